@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+/**
+ * `ri`: the one executable. Each command lives in its own module and is loaded on demand,
+ * so `ri tag` does not pay for the HTTP stack and `ri serve` does not load the generator.
+ */
+import { CliError } from './cli-error.js';
+
+type CommandModule = { run(args: string[]): Promise<number> };
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  serve: { summary: 'serve REST (and later MCP and web) on the current snapshot', load: () => import('./serve.js') },
+  ingest: { summary: 'ingest OpenAlex works files or snapshot folders into the corpus store', load: () => import('./ingest.js') },
+  build: { summary: 'compute and publish a new snapshot from the corpus store', load: () => import('./build.js') },
+  update: { summary: 'ingest + build + publish; --watch follows a folder', load: () => import('./update.js') },
+  generate: { summary: 'write a synthetic corpus in the OpenAlex layout', load: () => import('./generate.js') },
+  tag: { summary: 'tag titles on stdin with element symbols (one JSON array per line)', load: () => import('./tag.js') },
+  rollback: { summary: 'publish the previous snapshot again', load: () => import('./rollback.js') },
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ri ${name.padEnd(10)} ${c.summary}`);
+  return ['usage: ri <command> [options]', '', ...lines, '', 'ri <command> --help for its options'].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`ri: unknown command '${name}'\n\n${usage()}\n`);
+    return 2;
+  }
+  const module = await command.load();
+  return module.run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof CliError) {
+      process.stderr.write(`ri: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+      return;
+    }
+    process.stderr.write(`ri: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

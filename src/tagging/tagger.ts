@@ -1,0 +1,759 @@
+/**
+ * Headline-element tagger (DESIGN.md section 2, "Headline mapping"): the elements a paper title
+ * names as a subject, as a chemist reads it. Precision matters more than recall, so every rule
+ * below errs on the side of not tagging.
+ *
+ * Two passes over the (normalized) title:
+ * 1. Words (lowercase letter runs, case-insensitive):
+ *    - element names and spelling variants (iron, aluminium/aluminum, sulphur/sulfur, caesium/cesium,
+ *      phosphorous as a common misspelling of phosphorus), also as a whole hyphen part
+ *      ("lithium-ion", "cobalt-free", "nickel-iron") and plurals ("carbons");
+ *    - a name inside a longer word only with a chemical suffix (hydrogen+ation, carbon+ization,
+ *      oxygen+ated, nickel+ate, hydrogen+ase) and optional de-/re-/organo-/poly- prefix
+ *      ("dehydrogenation", "decarbonization", "organosilicon"). Not: "hydrocarbon" (a compound
+ *      class, not carbon as a subject), "carbonyl", "silicone", "ironic", "tinted", "non-ferrous".
+ *    - Latin adjectives (ferric, cupric, stannous, ...) and the acid adjectives sulfuric, phosphoric,
+ *      nitric, boric, hydrochloric, hydrofluoric (their defining element);
+ *    - anion / compound-class names for the defining element only, also with prefixes and plurals
+ *      ("oxyhydroxides" -> O, "borohydride" -> H, "aluminosilicate" -> Si); not "elaborate".
+ *    - "lead" is Pb only in a metal context (lead-free, lead halide, lead ions, of lead, zinc and
+ *      lead, lead(II) ...); never "leads", "leading", "lead to". "Iron Age", "gold standard" are not.
+ *    - not tagged (decided): graphene/graphite/diamond, ozone, water, oxidation/oxidative,
+ *      fluorinated/chlorinated (the full name is not in the word).
+ * 2. Tokens (whitespace-separated, symbol case matters), skipped entirely in an all-caps title:
+ *    - a token or each part of a -,/,@,: compound must parse completely as a formula: element
+ *      symbols with counts, decimals, x/y/z/δ/n variables, (), [], charges, oxidation states
+ *      "(III)", hydrate dots, isotope masses (13C, δ18O, 87Sr), MXene "Tx", perovskite "FA"/"MA";
+ *    - an all-capital token made only of one-letter symbols and no digits (COF, PVC, SOFC, NW, IV,
+ *      UV, BC, CN ...) is an abbreviation unless whitelisted (CO, NO, OH, HF, BN, KOH, HCN ...):
+ *      BN counts as boron nitride;
+ *    - a one-letter symbol alone counts only with a whitelisted count (H2, O2, N2, C60 ...), a
+ *      charge (K+, H+), an oxidation state (U(VI)), an isotope mass of >= 2 digits (13C), a
+ *      "-doped"/"-ion"-like suffix (N-doped, K-ion), or next to another symbol part in the same
+ *      compound (Pt/C, Co-N-C, Li-S, U-Pb); never a bare capital ("vitamin C", "S-scheme", "A-site");
+ *    - a bare two-letter symbol (Fe, Ni, Co) counts, except English/scientific words (In, As, At,
+ *      Be, He, No, Am, Pa, Po, Mt, Pm, Tm) unless in a formula, ion or "-doped"-like compound;
+ *      "Ga" after a number is giga-annum; "Co-"/"Bi-"/"Re-" prefixes (co-doping, bi-functional,
+ *      re-evaluation) need a chemical partner ("Co-based", "Co-N-C"; "Co-doped" only lowercase and
+ *      not after a list of dopants); "Ca." abbreviations; proper names ("La Niña", "Al Hajar") are
+ *      skipped when the next word is capitalized in a sentence-case title; some capitalized first
+ *      words (La, Se, Ce, Au, Na, ...) and titles in another language (French, Spanish, German,
+ *      Portuguese, Italian stop words) give no bare two-letter symbols;
+ *    - symbols heavier than Pu (Z > 94) never come from formulas (CDs, Es, Md, Ts are abbreviations).
+ */
+import { ELEMENTS } from './elements.js';
+
+/** Bump when the rules change: stored tags carry the version that made them. */
+export const TAGGER_VERSION = 1;
+
+const Z = new Map<string, number>(ELEMENTS.map((e) => [e.symbol, e.number]));
+/** Symbols that may appear in formulas (Z <= 94). */
+const FORMULA_SYMBOLS = new Set(ELEMENTS.filter((e) => e.number <= 94).map((e) => e.symbol));
+
+// ---------------------------------------------------------------- word rules
+
+/** Lowercase word -> symbol, for exact word matches. */
+const WORD_SYMBOL = new Map<string, string>();
+/** Element names (and variants) only: used for in-word prefix matching and "lead" context. */
+const NAME_SYMBOL = new Map<string, string>();
+for (const e of ELEMENTS) {
+  for (const v of new Set([e.name.toLowerCase(), ...e.variants])) NAME_SYMBOL.set(v, e.symbol);
+}
+NAME_SYMBOL.set('phosphorous', 'P');
+NAME_SYMBOL.delete('lead'); // context-dependent, see isLeadMetal
+for (const [w, s] of NAME_SYMBOL) WORD_SYMBOL.set(w, s);
+const NAME_LENGTHS = [...new Set([...NAME_SYMBOL.keys()].map((n) => n.length))].sort((a, b) => a - b);
+
+const ADJECTIVES: Record<string, string> = {
+  ferric: 'Fe',
+  ferrous: 'Fe',
+  cupric: 'Cu',
+  cuprous: 'Cu',
+  stannic: 'Sn',
+  stannous: 'Sn',
+  argentic: 'Ag',
+  auric: 'Au',
+  aurous: 'Au',
+  plumbic: 'Pb',
+  plumbous: 'Pb',
+  mercuric: 'Hg',
+  mercurous: 'Hg',
+  sulfuric: 'S',
+  sulphuric: 'S',
+  phosphoric: 'P',
+  nitric: 'N',
+  boric: 'B',
+  hydrochloric: 'Cl',
+  hydrofluoric: 'F',
+};
+for (const [w, s] of Object.entries(ADJECTIVES)) WORD_SYMBOL.set(w, s);
+
+/** Anion / compound-class stems (matched as word endings, singular). */
+const ANIONS: [string, string][] = [
+  ['oxide', 'O'],
+  ['sulfide', 'S'],
+  ['sulphide', 'S'],
+  ['sulfate', 'S'],
+  ['sulphate', 'S'],
+  ['sulfite', 'S'],
+  ['sulphite', 'S'],
+  ['nitride', 'N'],
+  ['nitrate', 'N'],
+  ['nitrite', 'N'],
+  ['carbide', 'C'],
+  ['carbonate', 'C'],
+  ['phosphide', 'P'],
+  ['phosphate', 'P'],
+  ['chloride', 'Cl'],
+  ['chlorate', 'Cl'],
+  ['fluoride', 'F'],
+  ['bromide', 'Br'],
+  ['iodide', 'I'],
+  ['hydride', 'H'],
+  ['boride', 'B'],
+  ['borate', 'B'],
+  ['silicide', 'Si'],
+  ['silicate', 'Si'],
+  ['selenide', 'Se'],
+  ['telluride', 'Te'],
+  ['arsenide', 'As'],
+  ['arsenate', 'As'],
+];
+/** Last three letters of every anion stem: a cheap filter before the endsWith loop. */
+const ANION_TAILS = new Set(ANIONS.map(([a]) => a.slice(-3)));
+/** Words that end like an anion but are not one. */
+const NOT_ANION = /(?:laborate|roborate)$/;
+
+/** What may follow an element name inside one word ("hydrogenation", "carbonized", "nickelates"). */
+const NAME_SUFFIXES = new Set([
+  'ation',
+  'ations',
+  'ated',
+  'ating',
+  'ate',
+  'ates',
+  'ase',
+  'ases',
+  'ous',
+  'aceous',
+  'ization',
+  'izations',
+  'ized',
+  'izing',
+  'isation',
+  'ised',
+  'ising',
+]);
+const NAME_PREFIXES = ['de', 're', 'organo', 'poly'];
+
+const WORD_STOP_NEXT: Record<string, Set<string>> = {
+  iron: new Set(['age', 'ages']),
+  gold: new Set(['standard', 'standards', 'medal', 'rush', 'coast']),
+  silver: new Set(['lining', 'bullet']),
+};
+
+/** Words after "lead" that make it the metal. */
+const LEAD_NEXT = new Set(
+  (
+    'free halide halides acid zirconate titanate oxide oxides dioxide monoxide sulfide sulphide selenide ' +
+    'telluride iodide iodides bromide chloride nitrate acetate carbonate chromate ion ions isotope isotopes ' +
+    'isotopic contamination contaminated poisoning exposure pollution concentration concentrations level ' +
+    'levels content contents toxicity ore ores mine mines mining smelter smelting zinc based perovskite ' +
+    'perovskites uptake adsorption removal accumulation bioaccumulation glass alloy alloys metal ii iv ' +
+    'and or tin'
+  ).split(' '),
+);
+const LEAD_PREV = new Set(['of', 'and', 'or', 'with', 'for', 'tetraethyl', 'blood', 'metallic', 'elemental']);
+
+// ---------------------------------------------------------------- token rules
+
+/** Two-letter symbols that are also common words or units: never tagged when bare. */
+const BARE_STOP = new Set([
+  'In',
+  'As',
+  'At',
+  'Be',
+  'He',
+  'No',
+  'Am',
+  'Pa',
+  'Po',
+  'Mt',
+  'Pm',
+  'Tm',
+  'Cf',
+  'Es',
+]);
+/** Bare two-letter symbols that are also capitalized words when they open a title. */
+const FIRST_WORD_STOP = new Set([
+  'La',
+  'Se',
+  'Ce',
+  'Au',
+  'Ne',
+  'Na',
+  'Al',
+  'Os',
+  'Er',
+  'Ho',
+  'Co',
+  'Bi',
+  'Re',
+]);
+/** Prefix-like symbols ("Co-doping", "Bi-functional", "Re-evaluation") that need a chemical partner. */
+const PREFIX_LIKE = new Set(['Co', 'Bi', 'Re']);
+/** Hyphen partners that make a bare or prefix-like symbol chemical: "In-doped", "Co-based", "K-ion". */
+const CHEM_PARTNER = new Set(
+  (
+    'doped codoped doping codoping based free rich poor deficient containing substituted modified loaded ' +
+    'decorated alloy alloys alloyed incorporated coordinated bearing supported catalyzed catalysed ' +
+    'mediated promoted porphyrin porphyrins phthalocyanine phthalocyanines ion ions atom atoms site sites ' +
+    'single nanoparticles nanoparticle nanoclusters cluster clusters complex complexes salen terminated ' +
+    'vacancy vacancies feldspar isotope isotopes metal air sulfur'
+  ).split(' '),
+);
+/** Partners that also hold for one-letter symbols (N-doped, K-ion, H-terminated, O-vacancy). */
+const SINGLE_PARTNER = new Set(
+  'doped codoped doping codoping rich deficient containing ion ions terminated vacancy vacancies feldspar'.split(
+    ' ',
+  ),
+);
+
+/** All-capital, one-letter-symbol tokens without digits that are real formulas. */
+const CAPS_FORMULA_OK = new Set([
+  'CO',
+  'NO',
+  'OH',
+  'HF',
+  'BN',
+  'KF',
+  'KI',
+  'HI',
+  'CH',
+  'NH',
+  'KOH',
+  'HCN',
+  'SCN',
+  'OCN',
+]);
+/** One-letter symbol with a count that names the element (H2, O2, C60); S1/T1/B12 do not. */
+const SINGLE_COUNT_OK = new Set([
+  'H2',
+  'O2',
+  'O3',
+  'N2',
+  'F2',
+  'I2',
+  'I3',
+  'C60',
+  'C70',
+  'S8',
+  'P4',
+  'H+',
+  'K+',
+  'F-',
+  'O2-',
+  'S2-',
+  'N3-',
+  'P3-',
+]);
+
+const FOREIGN_STOP = new Set(
+  (
+    'de la le les des du el los las del et para por con una une sur dans und der die das em com um uma y ' +
+    'aux pour sobre zur mit von im il della di che per nel ein eine dos da ou au en na'
+  ).split(' '),
+);
+
+/** Unicode forms folded before tokenizing: dashes to '-', sub/superscript digits, charges. */
+const FOLD: Record<string, string> = {
+  '\u2010': '-',
+  '\u2011': '-',
+  '\u2012': '-',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2212': '-',
+  '\u207a': '+',
+  '\u207b': '-',
+  '\u208a': '+',
+  '\u208b': '-',
+  '\u00b2': '2',
+  '\u00b3': '3',
+  '\u00b9': '1',
+  '\u2022': '\u00b7',
+  '\u00a0': ' ',
+};
+for (let d = 0; d <= 9; d++) {
+  FOLD[String.fromCharCode(0x2080 + d)] = String(d);
+  if (d !== 1 && d !== 2 && d !== 3) FOLD[String.fromCharCode(0x2070 + d)] = String(d);
+}
+const FOLD_RE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'g');
+const TAG_RE = /<\/?[a-zA-Z][^>]*>/g;
+
+// ---------------------------------------------------------------- formula parser
+
+interface Parsed {
+  symbols: string[];
+  /** Has a count, variable, charge, oxidation state or isotope mass. */
+  marked: boolean;
+  /** Leading isotope mass of two or more digits, or a δ prefix. */
+  isotope: boolean;
+}
+
+const ROMAN = /^\((?:I|II|III|IV|V|VI|VII|VIII|0)\)/;
+const COUNT = /^(?:\d+(?:\.\d+)?|\.\d+|[xyzδn])(?:[-+](?:\d+(?:\.\d+)?|[xyzδ]))*/;
+const CHARGE = /^\d*[+-]+$/;
+
+/** Parse a whole string as a formula, or return null. Symbol case matters. */
+function parseFormula(s: string): Parsed | null {
+  const symbols: string[] = [];
+  let marked = false;
+  let isotope = false;
+  let i = 0;
+  const n = s.length;
+  let depth = 0;
+  // isotope prefix: δ18O, 13C, 87Sr (a count before the first symbol)
+  if (s[0] === 'δ' || s[0] === 'Δ') {
+    i = 1;
+    isotope = true;
+  }
+  const lead = /^\d+/.exec(s.slice(i));
+  if (lead) {
+    if (lead[0].length >= 2 || isotope) isotope = true;
+    else return null; // "2H-MoS2", "3D": a one-digit prefix is a polytype or a label
+    i += lead[0].length;
+    marked = true;
+  }
+  while (i < n) {
+    const c = s.charCodeAt(i);
+    if (c >= 65 && c <= 90) {
+      const two = s.slice(i, i + 2);
+      if (two.length === 2 && FORMULA_SYMBOLS.has(two)) {
+        symbols.push(two);
+        i += 2;
+      } else if (two === 'Tx' || two === 'Tz') {
+        i += 2; // MXene surface terminations
+        marked = true;
+        continue;
+      } else if ((two === 'FA' || two === 'MA') && symbols.length === 0 && i + 2 < n) {
+        i += 2; // formamidinium / methylammonium in perovskite formulas
+        marked = true;
+        continue;
+      } else if (FORMULA_SYMBOLS.has(s[i]!)) {
+        symbols.push(s[i]!);
+        i += 1;
+      } else {
+        return null;
+      }
+      const roman = ROMAN.exec(s.slice(i, i + 7));
+      if (roman) {
+        i += roman[0].length;
+        marked = true;
+        continue;
+      }
+    } else if (c === 40 || c === 91) {
+      depth++;
+      i++;
+      continue;
+    } else if (c === 41 || c === 93) {
+      if (depth === 0) return null;
+      depth--;
+      i++;
+    } else if (c === 183 || c === 44) {
+      // hydrate dot (CuSO4·5H2O) or a comma inside parentheses ((Ni,Fe)OOH)
+      if (c === 44 && depth === 0) return null;
+      i++;
+      const k = /^\d+/.exec(s.slice(i));
+      if (k) i += k[0].length;
+      continue;
+    } else {
+      // the rest after a charge is not allowed
+      const rest = s.slice(i);
+      if (CHARGE.test(rest) && symbols.length > 0) {
+        marked = true;
+        i = n;
+        break;
+      }
+      return null;
+    }
+    const m = COUNT.exec(s.slice(i));
+    if (m) {
+      marked = true;
+      i += m[0].length;
+    }
+  }
+  if (depth !== 0 || symbols.length === 0) return null;
+  return { symbols, marked, isotope };
+}
+
+// ---------------------------------------------------------------- tagging
+
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+
+/** A letters-only token of one-letter symbols, all capitals ("COF", "PVC", "NOx" -> "NO"). */
+function capsOnlySingles(p: Parsed, token: string): boolean {
+  if (!p.symbols.every((s) => s.length === 1)) return false;
+  return !/\d/.test(token) && !/[+-]$/.test(token) && !token.includes('(');
+}
+
+function isLeadMetal(words: string[], i: number): boolean {
+  const next = words[i + 1];
+  const prev = words[i - 1];
+  if (next !== undefined && LEAD_NEXT.has(next)) {
+    if (next === 'and' || next === 'or') {
+      const after = words[i + 2];
+      return after !== undefined && (NAME_SYMBOL.has(after) || after === 'zinc');
+    }
+    return true;
+  }
+  if (prev !== undefined && LEAD_PREV.has(prev)) {
+    if (prev === 'and' || prev === 'or') {
+      const before = words[i - 2];
+      return before !== undefined && NAME_SYMBOL.has(before);
+    }
+    if (prev === 'of' || prev === 'with' || prev === 'for') {
+      // "removal of lead", "of lead from", not "the lead of" / "for lead optimization"
+      return next === undefined || next === 'in' || next === 'from' || next === 'by' || next === 'on';
+    }
+    return true;
+  }
+  if (prev !== undefined && NAME_SYMBOL.has(prev)) return true; // "copper lead zinc"
+  return false;
+}
+
+function wordSymbol(w: string): string | undefined {
+  const exact = WORD_SYMBOL.get(w);
+  if (exact) return exact;
+  const n = w.length;
+  if (n < 4) return undefined;
+  // plural of a name: "carbons"
+  if (w.charCodeAt(n - 1) === 115) {
+    const s = NAME_SYMBOL.get(w.slice(0, -1));
+    if (s) return s;
+  }
+  // anion word endings: "oxyhydroxides", "bicarbonate"
+  const base = w.charCodeAt(n - 1) === 115 ? w.slice(0, -1) : w;
+  if (ANION_TAILS.has(base.slice(-3)) && !NOT_ANION.test(base)) {
+    for (const [stem, sym] of ANIONS) if (base.endsWith(stem)) return sym;
+  }
+  // name + chemical suffix, optionally after a prefix: "dehydrogenation", "carbonization"
+  if (n > 6) {
+    for (const p of NAME_PREFIXES) {
+      if (!w.startsWith(p)) continue;
+      const r = nameWithSuffix(w, p.length);
+      if (r) return r;
+      if (p === 'organo' || p === 'poly') {
+        const whole = NAME_SYMBOL.get(w.slice(p.length));
+        if (whole) return whole;
+      }
+    }
+    return nameWithSuffix(w, 0);
+  }
+  return undefined;
+}
+
+function nameWithSuffix(w: string, start: number): string | undefined {
+  for (const len of NAME_LENGTHS) {
+    if (start + len >= w.length) break;
+    const s = NAME_SYMBOL.get(w.slice(start, start + len));
+    if (s && NAME_SUFFIXES.has(w.slice(start + len))) return s;
+  }
+  return undefined;
+}
+
+const WORD_SPLIT = /[^a-z]+/;
+const COMPOUND_SEP = /[-/@:]/;
+
+/** Outer punctuation that is not part of a formula. */
+function trimToken(t: string): string {
+  let a = 0;
+  let b = t.length;
+  while (a < b && `"'“‘«[{`.includes(t[a]!)) a++;
+  while (a < b && `"'”’».,;:!?]}`.includes(t[b - 1]!)) b--;
+  let s = t.slice(a, b);
+  // unbalanced parentheses at the ends: "(Fe", "Ni)", "(OER)"
+  let open = 0;
+  let close = 0;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    if (ch === 40) open++;
+    else if (ch === 41) close++;
+  }
+  while (open > close && s[0] === '(') {
+    s = s.slice(1);
+    open--;
+  }
+  while (close > open && s[s.length - 1] === ')') {
+    s = s.slice(0, -1);
+    close--;
+  }
+  if (s.length > 1 && s[0] === '(' && s[s.length - 1] === ')' && s.indexOf(')') === s.length - 1) {
+    s = s.slice(1, -1);
+  }
+  while (s.length > 0 && '.,;:'.includes(s[s.length - 1]!)) s = s.slice(0, -1);
+  return s;
+}
+
+type PartKind = 'formula' | 'bare2' | 'single' | 'word';
+
+interface Part {
+  kind: PartKind;
+  text: string;
+  symbols: string[];
+}
+
+function classify(text: string): Part {
+  if (
+    text.length === 0 ||
+    !(
+      isUpper(text.charCodeAt(0)) ||
+      text[0] === 'δ' ||
+      text[0] === 'Δ' ||
+      (text.charCodeAt(0) >= 48 && text.charCodeAt(0) <= 57) ||
+      text[0] === '(' ||
+      text[0] === '['
+    )
+  ) {
+    return { kind: 'word', text, symbols: [] };
+  }
+  const p = parseFormula(text);
+  if (!p) return { kind: 'word', text, symbols: [] };
+  if (p.symbols.length === 1 && !p.marked) {
+    return { kind: p.symbols[0]!.length === 2 ? 'bare2' : 'single', text, symbols: p.symbols };
+  }
+  if (p.symbols.length === 1 && p.symbols[0]!.length === 1) {
+    // one-letter symbol with a mark: only whitelisted counts, isotopes, oxidation states
+    if (SINGLE_COUNT_OK.has(text) || p.isotope || text.includes('(')) {
+      return { kind: 'formula', text, symbols: p.symbols };
+    }
+    return { kind: 'word', text, symbols: [] };
+  }
+  if (capsOnlySingles(p, text)) {
+    const letters = text.replace(/[xyz]$/, '');
+    if (!CAPS_FORMULA_OK.has(letters)) return { kind: 'word', text, symbols: [] };
+  }
+  return { kind: 'formula', text, symbols: p.symbols };
+}
+
+function isAllCaps(title: string): boolean {
+  let upper = 0;
+  let lower = 0;
+  for (let i = 0; i < title.length; i++) {
+    const c = title.charCodeAt(i);
+    if (c >= 65 && c <= 90) upper++;
+    else if (c >= 97 && c <= 122) lower++;
+  }
+  return upper + lower >= 12 && lower < (upper + lower) * 0.15;
+}
+
+/** Tag a title with its headline elements: unique symbols sorted by atomic number. */
+export function tagElements(title: string): string[] {
+  if (!title) return [];
+  let t = title;
+  if (t.includes('<')) t = t.replace(TAG_RE, '');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII range test
+  if (/[^\x00-\x7f]/.test(t)) t = t.replace(FOLD_RE, (ch) => FOLD[ch] ?? ch);
+  const found = new Set<string>();
+
+  // pass 1: words
+  const words = t.toLowerCase().split(WORD_SPLIT);
+  let foreignHits = 0;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.length < 2) continue;
+    if (FOREIGN_STOP.has(w)) foreignHits++;
+    if (w.length < 3) continue;
+    if (w === 'lead') {
+      if (isLeadMetal(words, i)) found.add('Pb');
+      continue;
+    }
+    const s = wordSymbol(w);
+    if (!s) continue;
+    const stop = WORD_STOP_NEXT[w];
+    if (stop?.has(words[i + 1] ?? '')) continue;
+    if (words[i - 1] === 'non' && (w === 'ferrous' || NAME_SYMBOL.has(w))) continue;
+    found.add(s);
+  }
+  const foreign = foreignHits >= 2;
+  if (foreign) found.delete('Sn'); // "tin" in other languages
+
+  // pass 2: formula tokens (not in an all-caps title)
+  if (!isAllCaps(t)) {
+    const raw = t.split(/\s+/);
+    const titleCase = isTitleCase(raw);
+    for (let k = 0; k < raw.length; k++) {
+      const r = raw[k]!;
+      if (r.length === 0) continue;
+      const c0 = r.charCodeAt(0);
+      // quick skip: formulas start with a capital, a digit, δ or a bracket ("g-C3N4" is a compound)
+      if (c0 >= 97 && c0 <= 122 && !COMPOUND_SEP.test(r)) continue;
+      tagToken(r, k, raw, titleCase, foreign, found);
+    }
+  }
+  if (found.size === 0) return [];
+  const out = [...found];
+  out.sort((a, b) => Z.get(a)! - Z.get(b)!);
+  return out;
+}
+
+function isTitleCase(raw: string[]): boolean {
+  let long = 0;
+  let cap = 0;
+  for (const w of raw) {
+    if (w.length < 4) continue;
+    const c = w.charCodeAt(0);
+    if (c >= 97 && c <= 122) long++;
+    else if (c >= 65 && c <= 90) {
+      long++;
+      cap++;
+    }
+  }
+  return long > 0 && cap / long >= 0.6;
+}
+
+function startsCapitalizedWord(s: string | undefined): boolean {
+  if (!s) return false;
+  const a = s.charCodeAt(0);
+  const b = s.charCodeAt(1);
+  return a >= 65 && a <= 90 && b >= 97 && b <= 122 && s.length > 3;
+}
+
+function tagToken(
+  r: string,
+  k: number,
+  raw: string[],
+  titleCase: boolean,
+  foreign: boolean,
+  found: Set<string>,
+): void {
+  const tok = trimToken(r);
+  if (tok.length === 0) return;
+  // "N,S-codoped", "Fe,Co-doped": every listed symbol is a dopant
+  const dop = /^((?:[A-Z][a-z]?,)+[A-Z][a-z]?)-(?:co-?)?dop(?:ed|ing)$/i.exec(tok);
+  if (dop) {
+    for (const s of dop[1]!.split(',')) if (FORMULA_SYMBOLS.has(s)) found.add(s);
+    return;
+  }
+  // commas outside parentheses separate list items: "Fe,Ni" (but "(Ni,Fe)OOH" is one formula)
+  const pieces = tok.includes(',') && !tok.includes('(') ? tok.split(',') : [tok];
+  for (const piece of pieces) {
+    if (piece.length === 0) continue;
+    let whole = classify(piece);
+    // CO2RR, NO3RR: a formula followed by the reaction abbreviation "RR"
+    if (whole.kind === 'word' && piece.length > 3 && piece.endsWith('RR')) {
+      const head = classify(piece.slice(0, -2));
+      if (head.kind === 'formula') whole = head;
+    }
+    if (whole.kind === 'formula') {
+      for (const s of whole.symbols) found.add(s);
+      continue;
+    }
+    if (whole.kind === 'bare2' || whole.kind === 'single') {
+      if (whole.kind === 'bare2' && bareOk(whole.symbols[0]!, r, k, raw, titleCase, foreign)) {
+        found.add(whole.symbols[0]!);
+      }
+      continue;
+    }
+    if (!COMPOUND_SEP.test(piece)) continue;
+    compound(piece, k, raw, titleCase, foreign, found);
+  }
+}
+
+/** Whether a bare two-letter symbol token (no hyphen partner) is the element. */
+function bareOk(
+  sym: string,
+  r: string,
+  k: number,
+  raw: string[],
+  titleCase: boolean,
+  foreign: boolean,
+): boolean {
+  if (BARE_STOP.has(sym) || foreign) return false;
+  const next = raw[k + 1];
+  if (k === 0 && FIRST_WORD_STOP.has(sym)) return false;
+  // "Ca. 100", "Co. Ltd": an abbreviation with a period inside the title
+  if (r.endsWith('.') && next !== undefined) return false;
+  // "2.7 Ga": giga-annum
+  if (sym === 'Ga' && k > 0 && /\d$/.test(raw[k - 1]!)) return false;
+  // "La Niña", "Al Hajar": a capitalized next word in a sentence-case title is a proper name
+  if (!titleCase && startsCapitalizedWord(next) && !isChemWord(next!)) return false;
+  return true;
+}
+
+function isChemWord(s: string): boolean {
+  const w = s.toLowerCase().replace(/[^a-z].*$/, '');
+  return WORD_SYMBOL.has(w) || w === 'lead' || wordSymbol(w) !== undefined || CHEM_PARTNER.has(w);
+}
+
+/** A token joined by -, /, @ or : (Pt/C, Co-N-C, Fe-doped, Li-ion, U-Pb, lithium-ion). */
+function compound(
+  piece: string,
+  k: number,
+  raw: string[],
+  titleCase: boolean,
+  foreign: boolean,
+  found: Set<string>,
+): void {
+  const texts = piece.split(/[-/@:]/);
+  const parts = texts.map(classify);
+  let symbolParts = 0;
+  for (const p of parts) if (p.kind !== 'word') symbolParts++;
+  for (let j = 0; j < parts.length; j++) {
+    const p = parts[j]!;
+    if (p.kind === 'word') continue;
+    if (p.kind === 'formula') {
+      for (const s of p.symbols) found.add(s);
+      continue;
+    }
+    const sym = p.symbols[0]!;
+    const nextText = texts[j + 1];
+    const partner = nextText?.toLowerCase();
+    const hasPartner = partner !== undefined && CHEM_PARTNER.has(partner);
+    if (p.kind === 'single') {
+      // "Pt/C", "Co-N-C", "Li-S", "U-Pb"; "N-doped", "K-ion"; not "N-C", "I-V", "S-scheme"
+      if (anchorOther(parts, j)) found.add(sym);
+      else if (partner !== undefined && SINGLE_PARTNER.has(partner)) found.add(sym);
+      continue;
+    }
+    // a two-letter symbol next to other symbols is the element: "Co-N-C", "In-Ga-Zn-O", "He-Ne"
+    if (symbolParts > 1 && (anchorOther(parts, j) || !BARE_STOP.has(sym))) {
+      if (!foreign || anchorOther(parts, j)) found.add(sym);
+      continue;
+    }
+    if (BARE_STOP.has(sym)) {
+      if (hasPartner) found.add(sym); // "In-doped", not "In-situ", "As-prepared"
+      continue;
+    }
+    if (PREFIX_LIKE.has(sym)) {
+      // "Co-doping", "Bi-functional", "Re-evaluation" are prefixes
+      if (partner === undefined || nextText === undefined) continue;
+      if (sym === 'Co' && (partner === 'doped' || partner === 'doping')) {
+        // "Co-doped ZnO" is cobalt; "Co-Doped" (title case) and "Mn and Co-doped" are co-doping
+        const prev = raw[k - 1];
+        const prevTok = prev ? trimToken(prev) : '';
+        const listy =
+          prev !== undefined &&
+          (prev.endsWith(',') || prevTok === 'and' || prevTok === 'or' || classify(prevTok).kind !== 'word');
+        if (nextText[0] === 'd' && !listy) found.add(sym);
+        continue;
+      }
+      if (hasPartner) found.add(sym);
+      continue;
+    }
+    if (foreign) continue;
+    if (k === 0 && j === 0 && FIRST_WORD_STOP.has(sym) && !hasPartner) continue;
+    // "Al-Khobar": a capitalized non-chemical partner in a sentence-case title is a proper name
+    if (!titleCase && nextText !== undefined && startsCapitalizedWord(nextText) && !isChemWord(nextText))
+      continue;
+    found.add(sym);
+  }
+}
+
+/** Another part of the compound is a formula or a two-letter symbol that is not a word. */
+function anchorOther(parts: Part[], j: number): boolean {
+  return parts.some(
+    (q, m) => m !== j && (q.kind === 'formula' || (q.kind === 'bare2' && !BARE_STOP.has(q.symbols[0]!))),
+  );
+}

@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
+import { openCorpusStore } from '../ingest/corpus-store.js';
+import { ingest, type IngestSummary } from '../ingest/ingest.js';
+import { expandWorksPaths } from '../ingest/sources.js';
+import { readTaxonomy } from '../ingest/taxonomy.js';
+import { buildSnapshot } from '../snapshot/build-snapshot.js';
+import { readPointer } from '../snapshot/publish.js';
+import { CliError } from './cli-error.js';
+import { ingestProgressReporter } from './progress.js';
+
+/** The steps the ingest, build, update and serve commands share. */
+
+export async function runIngest(dataDir: string, paths: string[], topicsPath: string | null): Promise<IngestSummary> {
+  const { root, corpus } = dataPaths(dataDir);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(root, { recursive: true });
+  let files: ReturnType<typeof expandWorksPaths>;
+  try {
+    files = expandWorksPaths(paths);
+  } catch (e) {
+    throw new CliError(`cannot read ${(e as NodeJS.ErrnoException).path ?? paths.join(' ')}: ${(e as Error).message}`);
+  }
+  if (files.length === 0) throw new CliError(`no works files found in ${paths.join(' ')}`);
+  const store = openCorpusStore(corpus);
+  const topics = topicsPath ?? (existsSync(BUNDLED_SAMPLE.topics) ? BUNDLED_SAMPLE.topics : null);
+  if (topics) store.loadTaxonomy(readTaxonomy(topics));
+  store.close();
+
+  const progress = ingestProgressReporter();
+  const log = process.stderr.isTTY ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
+  const summary = await ingest(corpus, files, {
+    onProgress: (p) => progress.update(p),
+    onFileDone: (r) =>
+      log(`ingest: ${r.file}: ${r.counts.read} read, ${r.counts.kept} kept, ${r.counts.replaced} replaced${r.error ? `, ERROR ${r.error}` : ''}`),
+  });
+  progress.stop();
+  for (const b of summary.badLines) process.stderr.write(`ingest: ${b.file}:${b.line}: ${b.reason}\n`);
+  for (const f of summary.fileErrors) process.stderr.write(`ingest: ${f.file}: could not be read to the end: ${f.error}\n`);
+  process.stderr.write(`${formatSummary(summary)}\n`);
+  return summary;
+}
+
+export function formatSummary(s: IngestSummary): string {
+  const c = s.counts;
+  const skipped = c.skipped.retracted + c.skipped.paratext + c.skipped.malformed + c.skipped.invalid;
+  return (
+    `ingest: ${s.files} file(s) in ${s.seconds.toFixed(1)} s: ${c.read} read, ${c.kept} kept, ${c.replaced} replaced, ` +
+    `${c.unchanged} unchanged, ${c.removed} removed, ${skipped} skipped (retracted ${c.skipped.retracted}, ` +
+    `paratext ${c.skipped.paratext}, malformed ${c.skipped.malformed}, invalid ${c.skipped.invalid})`
+  );
+}
+
+export async function runBuild(dataDir: string) {
+  const { corpus, snapshots } = dataPaths(dataDir);
+  if (!existsSync(corpus)) throw new CliError(`no corpus store at ${corpus}: run \`ri ingest PATH...\` first`);
+  const result = await buildSnapshot(corpus, snapshots, { log: (m) => process.stderr.write(`build: ${m}\n`) });
+  process.stderr.write(
+    `build: ${result.papers} papers, ${result.subjects} subjects in ${result.seconds.toFixed(1)} s; data_version ${result.version}` +
+      `${result.changed ? '' : ' (unchanged)'}\n`,
+  );
+  return result;
+}
+
+/** The embedded default: the bundled real sample, ingested and built on first start. */
+export async function ensureDefaultSnapshot(dataDir: string): Promise<void> {
+  const { snapshots } = dataPaths(dataDir);
+  if (readPointer(snapshots, 'CURRENT')) return;
+  process.stderr.write('serve: no snapshot yet; building one from the bundled real sample (first start only)\n');
+  await runIngest(dataDir, BUNDLED_SAMPLE.works, BUNDLED_SAMPLE.topics);
+  await runBuild(dataDir);
+}

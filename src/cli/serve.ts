@@ -1,0 +1,58 @@
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { dataPaths } from '../config/paths.js';
+import { startServer } from '../http/server.js';
+import { SnapshotManager } from '../snapshot/snapshot.js';
+import { CliError } from './cli-error.js';
+import { ensureDefaultSnapshot } from './pipeline.js';
+
+const USAGE = `usage: ri serve [--port N] [--host H] [--data-dir DIR]
+
+Serves the REST API at /v1 on the current snapshot of DATA_DIR and follows newly published
+snapshots without a restart. With no snapshot yet, builds one from the bundled real sample.`;
+
+export async function run(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    const env = { ...process.env };
+    if (values.port !== undefined) env.PORT = values.port;
+    if (values.host !== undefined) env.HOST = values.host;
+    if (values['data-dir'] !== undefined) env.DATA_DIR = values['data-dir'];
+    config = loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new CliError(e.message);
+    throw e;
+  }
+  const logger = pino({ level: config.LOG_LEVEL });
+  await ensureDefaultSnapshot(config.DATA_DIR);
+  const snapshots = new SnapshotManager(dataPaths(config.DATA_DIR).snapshots, (m) => logger.info(m));
+  snapshots.start();
+  const server = await startServer(config, snapshots, (m) => logger.error(m));
+  process.stdout.write(`ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`);
+
+  await new Promise<void>((resolve) => {
+    const stop = async (signal: string) => {
+      logger.info(`${signal}: finishing in-flight requests`);
+      await server.close();
+      snapshots.stop();
+      resolve();
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  });
+  return 0;
+}

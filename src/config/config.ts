@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/** Service configuration from the environment, validated once at start. */
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_URL: z.string().url().optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  EDITION: z.enum(['full', 'enterprise']).default('full'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof EnvSchema> & { publicUrl: string };
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`bad configuration: ${problems}`);
+  }
+  const merged = { ...parsed.data, ...overrides };
+  const host = merged.HOST === '0.0.0.0' || merged.HOST === '::' ? 'localhost' : merged.HOST;
+  const publicUrl = (merged.PUBLIC_URL ?? `http://${host}:${merged.PORT}`).replace(/\/+$/, '');
+  return { ...merged, publicUrl };
+}

@@ -1,0 +1,136 @@
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { ELEMENTS, findElement } from '../tagging/elements.js';
+import { ServiceError } from './errors.js';
+import { metricNotes, type Notes } from './notes.js';
+
+/** What the caller may see: set by the front door from the caller's plan. */
+export interface Viewer {
+  /** HRI is shown from the Personal plan up. */
+  hriAvailable: boolean;
+  publicUrl: string;
+}
+
+export interface ElementScore {
+  symbol: string;
+  name: string;
+  atomic_number: number;
+  group: number | null;
+  period: number;
+  ri: number;
+  ris: number;
+  hri: number | null;
+  paper_count: number;
+  canonical_url: string;
+}
+
+export interface ElementAnswer extends ElementScore {
+  notes: Notes;
+  data_version: string;
+}
+
+export interface ElementListAnswer {
+  elements: ElementScore[];
+  count: number;
+  canonical_url: string;
+  notes: Notes;
+  data_version: string;
+}
+
+interface SubjectRow {
+  id: string;
+  name: string;
+  paper_count: number;
+  ri: number;
+  ris: number;
+  hri: number | null;
+  extra: string;
+}
+
+/** All 118 elements' rows, read once per snapshot. */
+function elementRows(snapshot: Snapshot): Map<string, SubjectRow> {
+  return snapshot.memoize('element-rows', () => {
+    const rows = snapshot.db
+      .prepare("SELECT id, name, paper_count, ri, ris, hri, extra FROM subjects WHERE type = 'element'")
+      .all() as SubjectRow[];
+    return new Map(rows.map((r) => [r.id, r]));
+  });
+}
+
+function toScore(row: SubjectRow, viewer: Viewer): ElementScore {
+  const extra = JSON.parse(row.extra) as { number: number; group: number | null; period: number };
+  return {
+    symbol: row.id,
+    name: row.name,
+    atomic_number: extra.number,
+    group: extra.group,
+    period: extra.period,
+    ri: row.ri,
+    ris: row.ris,
+    hri: viewer.hriAvailable ? row.hri : null,
+    paper_count: row.paper_count,
+    canonical_url: `${viewer.publicUrl}/elements/${row.id}`,
+  };
+}
+
+const upgradeUrl = (viewer: Viewer) => `${viewer.publicUrl}/pricing`;
+
+export function listElements(snapshot: Snapshot, viewer: Viewer): ElementListAnswer {
+  const elements = [...elementRows(snapshot).values()]
+    .map((r) => toScore(r, viewer))
+    .sort((a, b) => a.atomic_number - b.atomic_number);
+  return {
+    elements,
+    count: elements.length,
+    canonical_url: `${viewer.publicUrl}/elements`,
+    notes: metricNotes(snapshot, { hriAvailable: viewer.hriAvailable, upgradeUrl: upgradeUrl(viewer) }),
+    data_version: snapshot.version,
+  };
+}
+
+/** One element by symbol, matched case-insensitively and answered in its canonical form. */
+export function getElement(snapshot: Snapshot, symbol: string, viewer: Viewer): ElementAnswer {
+  const element = findElement(symbol);
+  const row = element ? elementRows(snapshot).get(element.symbol) : undefined;
+  if (!row) {
+    throw new ServiceError('unknown_symbol', `'${symbol}' is not the symbol of a chemical element.`, {
+      suggestions: suggestSymbols(symbol),
+    });
+  }
+  return {
+    ...toScore(row, viewer),
+    notes: metricNotes(snapshot, { hriAvailable: viewer.hriAvailable, upgradeUrl: upgradeUrl(viewer) }),
+    data_version: snapshot.version,
+  };
+}
+
+/** "Did you mean": symbols one edit away, and an element whose name was typed in place of its symbol. */
+export function suggestSymbols(input: string): string[] {
+  const lower = input.trim().toLowerCase();
+  const byName = ELEMENTS.filter((e) => e.name.toLowerCase() === lower || e.variants.includes(lower));
+  if (byName.length) return byName.map((e) => e.symbol);
+  if (lower.length > 3) return ELEMENTS.filter((e) => e.name.toLowerCase().startsWith(lower.slice(0, 4))).map((e) => e.symbol).slice(0, 3);
+  return ELEMENTS.filter((e) => editDistanceAtMostOne(e.symbol.toLowerCase(), lower)).map((e) => e.symbol).slice(0, 5);
+}
+
+function editDistanceAtMostOne(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  let j = 0;
+  let edits = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      i++;
+      j++;
+      continue;
+    }
+    if (++edits > 1) return false;
+    if (a.length > b.length) i++;
+    else if (b.length > a.length) j++;
+    else {
+      i++;
+      j++;
+    }
+  }
+  return edits + (a.length - i) + (b.length - j) <= 1;
+}

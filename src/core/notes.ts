@@ -1,0 +1,37 @@
+import type { Snapshot } from '../snapshot/snapshot.js';
+
+/**
+ * How each metric should and should not be read, written for this data: the window, the corpus
+ * size, how much of it has citation data. Every answer carries these notes.
+ */
+export interface Notes {
+  ri: string;
+  ris: string;
+  hri: string;
+  data: string;
+}
+
+export function metricNotes(snapshot: Snapshot, options: { hriAvailable: boolean; upgradeUrl: string }): Notes {
+  const m = snapshot.meta;
+  const withCitations = Number(m.papers_with_citations ?? 0);
+  const total = Number(m.corpus_papers ?? 0);
+  return {
+    ri:
+      `RI (research intensity): fractional papers on this subject per 10,000 corpus papers published ` +
+      `${m.window_start} to ${m.window_end} (${m.window_papers} papers). A share of research output, ` +
+      `not a measure of quality or importance; a paper naming several subjects counts a fraction for each.`,
+    ris:
+      'RIS (research intensity score): 0-100, recency-weighted paper count (weight halves about every ' +
+      '2 years) on a log scale relative to the most-researched subject of the same type (100). Compare ' +
+      'subjects of the same type only; it is not a percentage and not comparable across data versions.',
+    hri: options.hriAvailable
+      ? `HRI (high-impact research intensity): the same share as RI, among high-impact papers only (top 10% ` +
+        `by impact_score within their field and year; ${m.window_high_impact_papers} in the window). HRI above ` +
+        `RI means over-representation in high-impact work. Null where no paper in the window has citation data.`
+      : `HRI is null: it needs the Personal plan or above. Get a key and a plan at ${options.upgradeUrl}, or pay per call.`,
+    data:
+      `Corpus cut-off ${m.cutoff_date}: ${total} works, of which ${withCitations} have citation data; works ` +
+      `without it have unknown impact (never counted as zero). Papers count only for their headline elements ` +
+      '(named in the title), topics and keywords.',
+  };
+}

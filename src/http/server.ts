@@ -1,0 +1,23 @@
+import { type ServerType, serve } from '@hono/node-server';
+import type { Config } from '../config/config.js';
+import type { SnapshotManager } from '../snapshot/snapshot.js';
+import { createApp } from './app.js';
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves the app on a port; close() stops accepting and lets in-flight requests finish. */
+export function startServer(config: Config, snapshots: SnapshotManager, log: (msg: string) => void): Promise<RunningServer> {
+  const app = createApp({ config, snapshots, log });
+  return new Promise((resolve) => {
+    const server: ServerType = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      resolve({
+        url: `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${info.port}`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      });
+    });
+  });
+}

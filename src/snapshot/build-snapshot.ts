@@ -1,0 +1,104 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { openCorpusStore } from '../ingest/corpus-store.js';
+import { assignClusters } from '../scoring/clusters.js';
+import { scoreCommunities } from '../scoring/communities.js';
+import { loadCorpus } from '../scoring/corpus.js';
+import { isoDay } from '../scoring/dates.js';
+import { computeImpact } from '../scoring/impact.js';
+import { DEFAULT_PARAMETERS, type ScoringParameters } from '../scoring/parameters.js';
+import { buildContext, periodTotals, scoreEntities } from '../scoring/score-entities.js';
+import { ELEMENTS } from '../tagging/elements.js';
+import { TAGGER_VERSION } from '../tagging/tagger.js';
+import { type PublishResult, publishSnapshot } from './publish.js';
+import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';
+import { writeSnapshot } from './write-snapshot.js';
+
+export interface BuildResult extends PublishResult {
+  papers: number;
+  subjects: number;
+  seconds: number;
+  file: string;
+}
+
+/**
+ * `ri build`: reads the corpus store, scores every element, topic and keyword, writes a new
+ * snapshot file beside the published ones and publishes it atomically.
+ */
+export async function buildSnapshot(
+  corpusPath: string,
+  snapshotDir: string,
+  options: { params?: ScoringParameters; log?: (msg: string) => void } = {},
+): Promise<BuildResult> {
+  const started = performance.now();
+  const params = options.params ?? DEFAULT_PARAMETERS;
+  const log = options.log ?? (() => {});
+  const lap = (what: string) => log(`${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+
+  const store = openCorpusStore(corpusPath, { readonly: true });
+  let corpus: ReturnType<typeof loadCorpus>;
+  try {
+    corpus = loadCorpus(store, params);
+  } finally {
+    store.close();
+  }
+  if (corpus.n === 0) throw new Error('the corpus store has no works: run `ri ingest PATH...` first');
+  lap(`loaded ${corpus.n} works, cut-off ${isoDay(corpus.cutoffDay)}`);
+
+  const impact = computeImpact(corpus, params);
+  const clusters = assignClusters(corpus);
+  const ctx = buildContext(corpus, impact, params);
+  lap('impact scores and clusters');
+  const scores = [
+    ...scoreEntities(ctx, 'element', corpus.elements, ELEMENTS.map((_, i) => i), ['yearly', 'monthly', 'daily']),
+    ...scoreEntities(ctx, 'topic', corpus.topics, corpus.topicIds.map((_, i) => i), ['yearly', 'monthly']),
+    ...scoreEntities(ctx, 'keyword', corpus.keywords, corpus.keywordSlugs.map((_, i) => i), ['yearly', 'monthly']),
+  ];
+  const { communities, elementCommunities } = scoreCommunities(corpus, params);
+  lap(`scored ${scores.length} subjects`);
+
+  mkdirSync(snapshotDir, { recursive: true });
+  const tmp = join(snapshotDir, `.build-${process.pid}-${Date.now()}.sqlite`);
+  try {
+    writeSnapshot(
+      tmp,
+      {
+        corpus,
+        impact,
+        clusters,
+        scores,
+        periods: periodTotals(ctx),
+        communities,
+        elementCommunities,
+        meta: {
+          schema_version: SNAPSHOT_SCHEMA_VERSION,
+          tagger_version: TAGGER_VERSION,
+          cutoff_date: isoDay(corpus.cutoffDay),
+          window_start: isoDay(ctx.window.startDay + 1),
+          window_end: isoDay(ctx.window.endDay),
+          window_papers: ctx.window.papers,
+          window_high_impact_papers: ctx.window.highImpactPapers,
+          corpus_papers: corpus.n,
+          papers_with_citations: corpus.citations.reduce((s, c) => s + (c >= 0 ? 1 : 0), 0),
+          citation_curves: JSON.stringify(
+            Object.fromEntries([...impact.curves].map(([f, c]) => [String(f), c.source])),
+          ),
+          parameters: JSON.stringify(params),
+        },
+      },
+      log,
+    );
+    lap('snapshot written');
+    const published = await publishSnapshot(snapshotDir, tmp);
+    lap(published.changed ? `published ${published.version}` : `unchanged: ${published.version} is already current`);
+    return {
+      ...published,
+      papers: corpus.n,
+      subjects: scores.length,
+      seconds: (performance.now() - started) / 1000,
+      file: join(snapshotDir, `${published.version}.sqlite`),
+    };
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}

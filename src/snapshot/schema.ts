@@ -1,0 +1,101 @@
+/**
+ * The snapshot file: everything the API serves for one data_version, read-only once published.
+ * Subjects of every type (element, topic, keyword) share one table keyed by (type, id).
+ */
+export const SNAPSHOT_SCHEMA_VERSION = 1;
+
+export const SNAPSHOT_SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE subjects (
+  type TEXT NOT NULL,
+  id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  description TEXT,
+  paper_count INTEGER NOT NULL,
+  window_papers INTEGER NOT NULL,
+  ri REAL NOT NULL,
+  ris REAL NOT NULL,
+  hri REAL,
+  total_ranked INTEGER NOT NULL,
+  extra TEXT NOT NULL,
+  PRIMARY KEY (type, id)
+) WITHOUT ROWID;
+CREATE TABLE history (
+  type TEXT NOT NULL,
+  id TEXT NOT NULL,
+  resolution TEXT NOT NULL,
+  series TEXT NOT NULL,
+  PRIMARY KEY (type, id, resolution)
+) WITHOUT ROWID;
+CREATE TABLE periods (
+  resolution TEXT NOT NULL,
+  period TEXT NOT NULL,
+  papers INTEGER NOT NULL,
+  high_impact_papers INTEGER NOT NULL,
+  PRIMARY KEY (resolution, period)
+) WITHOUT ROWID;
+CREATE TABLE papers (
+  ordinal INTEGER PRIMARY KEY,
+  work_id INTEGER NOT NULL,
+  doi TEXT,
+  title TEXT,
+  venue TEXT,
+  year INTEGER,
+  pub_date TEXT,
+  citations INTEGER,
+  impact_score REAL,
+  citation_percentile REAL,
+  high_impact INTEGER NOT NULL,
+  cluster INTEGER,
+  cluster_source TEXT,
+  elements TEXT NOT NULL,
+  topics TEXT NOT NULL,
+  keywords TEXT NOT NULL,
+  refs BLOB
+);
+CREATE TABLE ranked_papers (
+  type TEXT NOT NULL,
+  id TEXT NOT NULL,
+  rank INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL,
+  ris_contribution REAL NOT NULL,
+  PRIMARY KEY (type, id, rank)
+) WITHOUT ROWID;
+CREATE TABLE routed_elements (
+  type TEXT NOT NULL,
+  id TEXT NOT NULL,
+  rank INTEGER NOT NULL,
+  symbol TEXT NOT NULL,
+  share REAL NOT NULL,
+  PRIMARY KEY (type, id, rank)
+) WITHOUT ROWID;
+CREATE TABLE communities (
+  topic_id TEXT PRIMARY KEY,
+  paper_count INTEGER NOT NULL,
+  recent_papers INTEGER NOT NULL,
+  ri_recent REAL NOT NULL,
+  ri_before REAL NOT NULL,
+  rising INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE element_communities (
+  symbol TEXT NOT NULL,
+  topic_id TEXT NOT NULL,
+  paper_count INTEGER NOT NULL,
+  recent_papers INTEGER NOT NULL,
+  ri_recent REAL NOT NULL,
+  ri_before REAL NOT NULL,
+  rising INTEGER NOT NULL,
+  PRIMARY KEY (symbol, topic_id)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE subjects_fts USING fts5(type UNINDEXED, id UNINDEXED, name, description,
+  tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE papers_fts USING fts5(title, content = 'papers', content_rowid = 'ordinal',
+  tokenize = 'porter unicode61 remove_diacritics 2');
+`;
+
+/** Indexes created after the bulk load (faster than maintaining them row by row). */
+export const SNAPSHOT_INDEXES = `
+CREATE INDEX papers_work ON papers (work_id);
+CREATE INDEX papers_doi ON papers (doi);
+CREATE INDEX subjects_rank ON subjects (type, ris DESC);
+`;

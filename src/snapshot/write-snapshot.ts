@@ -1,0 +1,151 @@
+import Database from 'better-sqlite3';
+import type { Clusters } from '../scoring/clusters.js';
+import type { Community, ElementCommunity } from '../scoring/communities.js';
+import type { Corpus } from '../scoring/corpus.js';
+import type { PaperImpact } from '../scoring/impact.js';
+import type { EntityScore, PeriodTotals } from '../scoring/score-entities.js';
+import { ELEMENTS } from '../tagging/elements.js';
+import { SNAPSHOT_INDEXES, SNAPSHOT_SCHEMA } from './schema.js';
+
+export interface SnapshotContent {
+  corpus: Corpus;
+  impact: PaperImpact;
+  clusters: Clusters;
+  scores: EntityScore[];
+  periods: PeriodTotals[];
+  communities: Community[];
+  elementCommunities: ElementCommunity[];
+  meta: Record<string, string | number>;
+}
+
+export function topicSubjectId(topicId: number): string {
+  return `T${topicId}`;
+}
+
+/** The public id of a scored entity: element symbol, topic short id, keyword slug. */
+export function subjectIdOf(corpus: Corpus, s: Pick<EntityScore, 'type' | 'key'>): string {
+  if (s.type === 'element') return ELEMENTS[s.key]!.symbol;
+  if (s.type === 'topic') return topicSubjectId(corpus.topicIds[s.key]!);
+  return corpus.keywordSlugs[s.key]!;
+}
+
+/**
+ * Writes a complete snapshot file. Every row is written in a fixed order so the same corpus
+ * gives the same bytes, and so the same data_version.
+ */
+export function writeSnapshot(path: string, content: SnapshotContent, log: (msg: string) => void): void {
+  const db = new Database(path);
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.pragma('page_size = 8192');
+  db.pragma('cache_size = -524288');
+  db.exec(SNAPSHOT_SCHEMA);
+  const { corpus } = content;
+
+  const insert = db.transaction(() => {
+    const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+    for (const [k, v] of Object.entries(content.meta).sort(([a], [b]) => a.localeCompare(b))) meta.run(k, String(v));
+
+    const periods = db.prepare('INSERT INTO periods VALUES (?, ?, ?, ?)');
+    for (const p of content.periods) periods.run(p.resolution, p.period, p.papers, p.highImpactPapers);
+
+    writePapers(db, content);
+    log(`  papers: ${corpus.n}`);
+    writeSubjects(db, content);
+    log(`  subjects: ${content.scores.length}`);
+
+    const community = db.prepare('INSERT INTO communities VALUES (?, ?, ?, ?, ?, ?)');
+    for (const c of [...content.communities].sort((a, b) => a.topicId - b.topicId)) {
+      community.run(topicSubjectId(c.topicId), c.paperCount, c.recentPapers, c.riRecent, c.riBefore, c.rising ? 1 : 0);
+    }
+    const elementCommunity = db.prepare('INSERT INTO element_communities VALUES (?, ?, ?, ?, ?, ?, ?)');
+    for (const c of [...content.elementCommunities].sort((a, b) => a.element - b.element || a.topicId - b.topicId)) {
+      elementCommunity.run(
+        ELEMENTS[c.element]!.symbol,
+        topicSubjectId(c.topicId),
+        c.paperCount,
+        c.recentPapers,
+        c.riRecent,
+        c.riBefore,
+        c.rising ? 1 : 0,
+      );
+    }
+  });
+  insert();
+  db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
+  log('  full-text index built');
+  db.exec(SNAPSHOT_INDEXES);
+  db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('optimize'); INSERT INTO subjects_fts (subjects_fts) VALUES ('optimize')");
+  db.pragma('journal_mode = DELETE');
+  db.close();
+}
+
+function writePapers(db: Database.Database, { corpus, impact, clusters }: SnapshotContent): void {
+  const stmt = db.prepare('INSERT INTO papers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const list = (csr: Corpus['topics'], p: number, name: (v: number) => string) => {
+    const out: string[] = [];
+    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) out.push(name(csr.values[i]!));
+    return out.join(',');
+  };
+  for (let p = 0; p < corpus.n; p++) {
+    const rs = corpus.refs.start[p]!;
+    const re = corpus.refs.start[p + 1]!;
+    const cluster = clusters.topic[p]!;
+    stmt.run(
+      p,
+      corpus.workId[p],
+      corpus.doi[p],
+      corpus.title[p],
+      corpus.venue[p],
+      corpus.year[p] || null,
+      corpus.pubDate[p],
+      corpus.citations[p]! >= 0 ? corpus.citations[p] : null,
+      impact.impactScore[p],
+      impact.citationPercentile[p],
+      impact.highImpact[p],
+      cluster === -1 ? null : cluster,
+      cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic',
+      list(corpus.elements, p, (e) => ELEMENTS[e]!.symbol),
+      list(corpus.topics, p, (t) => topicSubjectId(corpus.topicIds[t]!)),
+      list(corpus.keywords, p, (k) => corpus.keywordSlugs[k]!),
+      re > rs ? Buffer.from(corpus.refs.values.slice(rs, re).buffer) : null,
+    );
+  }
+}
+
+function writeSubjects(db: Database.Database, { corpus, scores }: SnapshotContent): void {
+  const subject = db.prepare('INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const fts = db.prepare('INSERT INTO subjects_fts (type, id, name, description) VALUES (?, ?, ?, ?)');
+  const history = db.prepare('INSERT INTO history VALUES (?, ?, ?, ?)');
+  const ranked = db.prepare('INSERT INTO ranked_papers VALUES (?, ?, ?, ?, ?)');
+  const routed = db.prepare('INSERT INTO routed_elements VALUES (?, ?, ?, ?, ?)');
+  for (const s of scores) {
+    const id = subjectIdOf(corpus, s);
+    const { name, description, extra } = describe(corpus, s);
+    subject.run(s.type, id, name, description, s.paperCount, s.windowPapers, s.ri, s.ris, s.hri, s.ranked.length, JSON.stringify(extra));
+    fts.run(s.type, id, name, description);
+    for (const [res, series] of Object.entries(s.history)) history.run(s.type, id, res, JSON.stringify(series));
+    s.ranked.forEach((r, i) => ranked.run(s.type, id, i + 1, r.ordinal, r.risContribution));
+    s.routedElements.forEach((r, i) => routed.run(s.type, id, i + 1, ELEMENTS[r.element]!.symbol, r.share));
+  }
+}
+
+function describe(corpus: Corpus, s: EntityScore) {
+  if (s.type === 'element') {
+    const e = ELEMENTS[s.key]!;
+    return {
+      name: e.name,
+      description: e.variants.join(' '),
+      extra: { number: e.number, group: e.group, period: e.period },
+    };
+  }
+  if (s.type === 'topic') {
+    const t = corpus.topicTable.get(corpus.topicIds[s.key]!);
+    return {
+      name: t?.name ?? topicSubjectId(corpus.topicIds[s.key]!),
+      description: t?.description ?? null,
+      extra: { subfield: t?.subfield ?? null, field: t?.field ?? null, domain: t?.domain ?? null, keywords: t?.keywords ?? [] },
+    };
+  }
+  return { name: corpus.keywordNames[s.key]!, description: null, extra: {} };
+}

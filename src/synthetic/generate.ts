@@ -1,0 +1,343 @@
+/**
+ * Writes a synthetic OpenAlex corpus in the snapshot layout:
+ *   OUT/works/updated_date=YYYY-MM-DD/part_000.gz (gzip JSON lines, one work per line)
+ *
+ * The plan (which works go to which partition and part) and every record depend only on (seed, works),
+ * and each part file is written by one worker from its own spec, so the bytes never depend on
+ * scheduling or on the number of workers.
+ */
+import { once } from 'node:events';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { createGzip, constants as zlibConstants } from 'node:zlib';
+import { mix, Rng } from './random.js';
+import { buildWork, type Corpus, createCorpus, type TopicInput } from './records.js';
+
+/** At most this many works per part file. */
+export const MAX_WORKS_PER_PART = 50_000;
+/** Share of works that re-appear in a later partition with more citations. */
+export const UPDATE_SHARE = 0.02;
+/** The first partition date; later ones follow every few days. */
+const FIRST_PARTITION_DAY = Date.UTC(2025, 10, 6); // 2025-11-06
+const SALT_PLAN = 21;
+const SALT_UPDATE = 22;
+
+export interface PartSpec {
+  /** Position in the plan (stable, used for ordering and progress). */
+  index: number;
+  /** Partition date, YYYY-MM-DD. */
+  day: string;
+  /** Relative path under OUT: works/updated_date=DAY/part_NNN.gz */
+  path: string;
+  /** New works of this partition: indices [start, end). */
+  start: number;
+  end: number;
+  /** Re-appearing works (first written in an earlier partition). */
+  updates: number[];
+  /** Partition date of each update's first appearance (aligned with updates). */
+  updateFirstDays: string[];
+}
+
+export interface CorpusPlan {
+  works: number;
+  seed: number;
+  days: string[];
+  /** Number of new works per partition. */
+  partitionSizes: number[];
+  parts: PartSpec[];
+  /** Total lines written (works + re-appearances). */
+  lines: number;
+}
+
+function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Number of updated_date partitions for a corpus of n works (10..30). */
+export function partitionCount(works: number): number {
+  return Math.max(1, Math.min(works, Math.min(30, Math.max(10, Math.ceil(works / 40_000)))));
+}
+
+/** Decide partitions, their dates, the re-appearing works and the part files. Deterministic. */
+export function planCorpus(works: number, seed: number, maxPerPart = MAX_WORKS_PER_PART): CorpusPlan {
+  if (!Number.isInteger(works) || works < 1) throw new Error('works must be a positive integer');
+  const rng = new Rng(mix(seed, SALT_PLAN));
+  const k = partitionCount(works);
+  const days: string[] = [];
+  let ms = FIRST_PARTITION_DAY;
+  for (let p = 0; p < k; p++) {
+    days.push(isoDay(ms));
+    ms += (2 + (rng.nextU32() % 6)) * 86_400_000;
+  }
+  // The first partition is the big one (a full re-snapshot); later ones are smaller and uneven.
+  const weights = [k === 1 ? 1 : 0.3];
+  for (let p = 1; p < k; p++) weights.push((0.7 / (k - 1)) * (0.5 + rng.next()));
+  const total = weights.reduce((a, b) => a + b, 0);
+  const bounds = [0];
+  let acc = 0;
+  for (let p = 0; p < k; p++) {
+    acc += weights[p]! / total;
+    bounds.push(
+      p === k - 1 ? works : Math.max(bounds[p]! + 1, Math.min(works - (k - 1 - p), Math.round(acc * works))),
+    );
+  }
+  const partitionSizes = days.map((_d, p) => bounds[p + 1]! - bounds[p]!);
+
+  // Re-appearances: ~2% of works show up again in a strictly later partition.
+  const updates: number[][] = days.map(() => []);
+  const updateFirst: string[][] = days.map(() => []);
+  for (let p = 0; p < k - 1; p++) {
+    for (let i = bounds[p]!; i < bounds[p + 1]!; i++) {
+      const h = mix(seed, i, SALT_UPDATE);
+      if (h / 4294967296 >= UPDATE_SHARE) continue;
+      const target = p + 1 + (mix(h, 1) % (k - 1 - p));
+      updates[target]!.push(i);
+      updateFirst[target]!.push(days[p]!);
+    }
+  }
+
+  const parts: PartSpec[] = [];
+  let lines = 0;
+  for (let p = 0; p < k; p++) {
+    const start = bounds[p]!;
+    const end = bounds[p + 1]!;
+    const ups = updates[p]!;
+    const count = end - start + ups.length;
+    lines += count;
+    const nParts = Math.max(1, Math.ceil(count / maxPerPart));
+    const per = Math.ceil(count / nParts);
+    for (let q = 0; q < nParts; q++) {
+      // item positions [a, b) over the sequence: new works first, then re-appearances
+      const a = q * per;
+      const b = Math.min(count, a + per);
+      const newCount = end - start;
+      const s = start + Math.min(a, newCount);
+      const e = start + Math.min(b, newCount);
+      const ua = Math.max(0, a - newCount);
+      const ub = Math.max(0, b - newCount);
+      parts.push({
+        index: parts.length,
+        day: days[p]!,
+        path: `works/updated_date=${days[p]}/part_${String(q).padStart(3, '0')}.gz`,
+        start: s,
+        end: e,
+        updates: ups.slice(ua, ub),
+        updateFirstDays: updateFirst[p]!.slice(ua, ub),
+      });
+    }
+  }
+  return { works, seed, days, partitionSizes, parts, lines };
+}
+
+export interface PartResult {
+  index: number;
+  path: string;
+  works: number;
+  /** Uncompressed JSON bytes. */
+  rawBytes: number;
+  /** Gzip file size. */
+  bytes: number;
+}
+
+/** Gzip options: fixed, level 1 (the bytes only depend on input and the zlib version). */
+const GZIP_OPTIONS = { level: 1, memLevel: 8, windowBits: 15, strategy: zlibConstants.Z_DEFAULT_STRATEGY };
+const FLUSH_CHARS = 1 << 20;
+
+/** Write one part file (atomically: a hidden temp file renamed into place). */
+export async function writePart(corpus: Corpus, outDir: string, spec: PartSpec): Promise<PartResult> {
+  const target = join(outDir, spec.path);
+  await mkdir(dirname(target), { recursive: true });
+  const temp = join(dirname(target), `.${spec.path.split('/').pop()}.tmp`);
+  const gzip = createGzip(GZIP_OPTIONS);
+  const file = createWriteStream(temp);
+  gzip.pipe(file);
+  const closed = once(file, 'close');
+  let rawBytes = 0;
+  let chunk = '';
+  const flush = async (): Promise<void> => {
+    rawBytes += Buffer.byteLength(chunk);
+    const ok = gzip.write(chunk);
+    chunk = '';
+    if (!ok) await once(gzip, 'drain');
+  };
+  const firstDay = spec.day;
+  for (let i = spec.start; i < spec.end; i++) {
+    chunk += `${buildWork(corpus, i, { version: 0, updatedDay: spec.day, firstDay })}\n`;
+    if (chunk.length >= FLUSH_CHARS) await flush();
+  }
+  for (let u = 0; u < spec.updates.length; u++) {
+    const i = spec.updates[u]!;
+    chunk += `${buildWork(corpus, i, { version: 1, updatedDay: spec.day, firstDay: spec.updateFirstDays[u]! })}\n`;
+    if (chunk.length >= FLUSH_CHARS) await flush();
+  }
+  if (chunk.length > 0) await flush();
+  gzip.end();
+  await closed;
+  await rename(temp, target);
+  const { size } = await stat(target);
+  return {
+    index: spec.index,
+    path: spec.path,
+    works: spec.end - spec.start + spec.updates.length,
+    rawBytes,
+    bytes: size,
+  };
+}
+
+export async function loadTopics(path: string): Promise<TopicInput[]> {
+  const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+  const list = Array.isArray(parsed) ? parsed : (parsed as { results?: unknown }).results;
+  if (!Array.isArray(list) || list.length === 0)
+    throw new Error(`${path}: expected a non-empty JSON array of topics`);
+  for (const t of list as TopicInput[]) {
+    if (
+      typeof t?.id !== 'string' ||
+      typeof t.display_name !== 'string' ||
+      !t.subfield ||
+      !t.field ||
+      !t.domain
+    ) {
+      throw new Error(`${path}: every topic needs id, display_name, subfield, field and domain`);
+    }
+  }
+  return list as TopicInput[];
+}
+
+export interface GenerateOptions {
+  works: number;
+  seed: number;
+  outDir: string;
+  topicsPath: string;
+  /** Worker threads; 0 writes in this thread. Default 2. */
+  workers?: number;
+  /** Remove OUT/works first if it exists (otherwise a non-empty OUT/works is an error). */
+  force?: boolean;
+  maxWorksPerPart?: number;
+  onPart?: (result: PartResult, done: number, total: number) => void;
+}
+
+export interface GenerateSummary {
+  works: number;
+  lines: number;
+  files: number;
+  partitions: number;
+  rawBytes: number;
+  bytes: number;
+  seconds: number;
+  parts: PartResult[];
+}
+
+/** The compiled worker next to this module; absent when running from TypeScript sources (tests). */
+function workerUrl(): URL | null {
+  const url = new URL('./generate-worker.js', import.meta.url);
+  return import.meta.url.endsWith('.js') && existsSync(fileURLToPath(url)) ? url : null;
+}
+
+export class OutputNotEmptyError extends Error {}
+
+export async function generateCorpus(opts: GenerateOptions): Promise<GenerateSummary> {
+  const started = process.hrtime.bigint();
+  const plan = planCorpus(opts.works, opts.seed, opts.maxWorksPerPart);
+  const topics = await loadTopics(opts.topicsPath);
+  const worksDir = join(opts.outDir, 'works');
+  if (existsSync(worksDir) && (await readdir(worksDir)).length > 0) {
+    if (!opts.force) throw new OutputNotEmptyError(`${worksDir} is not empty (use --force to replace it)`);
+    await rm(worksDir, { recursive: true, force: true });
+  }
+  await mkdir(worksDir, { recursive: true });
+
+  // Largest parts first so two workers finish close together.
+  const queue = plan.parts
+    .slice()
+    .sort(
+      (a, b) =>
+        b.end - b.start + b.updates.length - (a.end - a.start + a.updates.length) || a.index - b.index,
+    );
+  const results: PartResult[] = [];
+  const report = (r: PartResult): void => {
+    results.push(r);
+    opts.onPart?.(r, results.length, plan.parts.length);
+  };
+  const url = workerUrl();
+  const nWorkers = url ? Math.min(opts.workers ?? 2, queue.length) : 0;
+  if (nWorkers <= 0) {
+    const corpus = createCorpus(opts.seed, opts.works, topics);
+    for (const spec of queue) report(await writePart(corpus, opts.outDir, spec));
+  } else {
+    await Promise.all(
+      Array.from({ length: nWorkers }, () =>
+        runWorker(
+          url!,
+          { seed: opts.seed, works: opts.works, topicsPath: opts.topicsPath, outDir: opts.outDir },
+          queue,
+          report,
+        ),
+      ),
+    );
+  }
+  results.sort((a, b) => a.index - b.index);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return {
+    works: opts.works,
+    lines: plan.lines,
+    files: results.length,
+    partitions: plan.days.length,
+    rawBytes: results.reduce((s, r) => s + r.rawBytes, 0),
+    bytes: results.reduce((s, r) => s + r.bytes, 0),
+    seconds,
+    parts: results,
+  };
+}
+
+export interface WorkerInit {
+  seed: number;
+  works: number;
+  topicsPath: string;
+  outDir: string;
+}
+
+export type WorkerReply = { ok: true; result: PartResult } | { ok: false; error: string };
+
+/** One worker pulls part specs from the shared queue until it is empty. */
+function runWorker(
+  url: URL,
+  init: WorkerInit,
+  queue: PartSpec[],
+  report: (r: PartResult) => void,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(url, { workerData: init });
+    let failed = false;
+    const next = (): void => {
+      const spec = queue.shift();
+      if (!spec) {
+        void worker.terminate().then(() => resolve());
+        return;
+      }
+      worker.postMessage(spec);
+    };
+    worker.on('message', (reply: WorkerReply) => {
+      if (!reply.ok) {
+        failed = true;
+        queue.length = 0;
+        void worker.terminate();
+        reject(new Error(reply.error));
+        return;
+      }
+      report(reply.result);
+      next();
+    });
+    worker.on('error', (error) => {
+      failed = true;
+      queue.length = 0;
+      reject(error);
+    });
+    worker.on('exit', (code) => {
+      if (!failed && code !== 0 && code !== 1) reject(new Error(`generate worker exited with code ${code}`));
+    });
+    next();
+  });
+}

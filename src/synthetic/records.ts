@@ -1,0 +1,1447 @@
+/**
+ * Synthetic OpenAlex work records. Pure: everything is derived from (seed, work index, version), so a
+ * record's bytes do not depend on which part file or worker produces it.
+ *
+ * Records are built as JSON text directly (template strings over pre-serialised fragments: topics,
+ * keywords, concepts, sources, institutions), which is what makes ~10k records/s per core possible.
+ * The top-level key order is the one of real OpenAlex works (2025 snapshot).
+ */
+import { ELEMENTS } from '../tagging/elements.js';
+import { hashString, mix, Rng, WeightedSampler, zipfSampler } from './random.js';
+
+/** One topic of the OpenAlex taxonomy, as in topics.json. */
+export interface TopicInput {
+  id: string;
+  display_name: string;
+  keywords?: string[];
+  subfield: { id: string; display_name: string };
+  field: { id: string; display_name: string };
+  domain: { id: string; display_name: string };
+}
+
+/** Top-level keys of a real OpenAlex work, in order. `content_urls` appears only when has_content.pdf. */
+export const WORK_KEYS = [
+  'id',
+  'doi',
+  'title',
+  'display_name',
+  'publication_year',
+  'publication_date',
+  'ids',
+  'language',
+  'primary_location',
+  'type',
+  'indexed_in',
+  'open_access',
+  'authorships',
+  'institutions',
+  'countries_distinct_count',
+  'institutions_distinct_count',
+  'corresponding_author_ids',
+  'corresponding_institution_ids',
+  'apc_list',
+  'apc_paid',
+  'fwci',
+  'has_fulltext',
+  'cited_by_count',
+  'citation_normalized_percentile',
+  'cited_by_percentile_year',
+  'biblio',
+  'is_retracted',
+  'is_paratext',
+  'is_xpac',
+  'primary_topic',
+  'topics',
+  'keywords',
+  'concepts',
+  'mesh',
+  'locations_count',
+  'locations',
+  'best_oa_location',
+  'sustainable_development_goals',
+  'awards',
+  'funders',
+  'has_content',
+  'content_urls',
+  'referenced_works_count',
+  'referenced_works',
+  'related_works',
+  'counts_by_year',
+  'updated_date',
+  'created_date',
+] as const;
+
+export const FIRST_YEAR = 2000;
+export const LAST_YEAR = 2026;
+/** Last complete citation year (the corpus is "as of" late 2025 / early 2026). */
+const CITATION_YEAR = 2025;
+/** counts_by_year covers this many years, like OpenAlex (2012..2025 in the 2025 snapshot). */
+const COUNTS_WINDOW_START = 2012;
+const YEAR_STRIDE = 32;
+
+const J = JSON.stringify;
+/** Float32-rounded score printed the way OpenAlex prints it (0.9491999745368958). */
+const f32 = (x: number): number => Math.fround(x);
+const OA = 'https://openalex.org/';
+
+// ---------------------------------------------------------------------------------------------
+// Static pools (pre-serialised once per process)
+// ---------------------------------------------------------------------------------------------
+
+type SourceRow = [
+  name: string,
+  issnL: string | null,
+  issn2: string | null,
+  publisher: string,
+  doiPrefix: string,
+  isOa: boolean,
+  type: string,
+];
+
+const SOURCES: SourceRow[] = [
+  [
+    'Journal of the American Chemical Society',
+    '0002-7863',
+    '1520-5126',
+    'American Chemical Society',
+    '1021',
+    false,
+    'journal',
+  ],
+  ['ACS Catalysis', '2155-5435', '2155-5435', 'American Chemical Society', '1021', false, 'journal'],
+  [
+    'ACS Applied Materials & Interfaces',
+    '1944-8244',
+    '1944-8252',
+    'American Chemical Society',
+    '1021',
+    false,
+    'journal',
+  ],
+  ['Inorganic Chemistry', '0020-1669', '1520-510X', 'American Chemical Society', '1021', false, 'journal'],
+  ['Chemistry of Materials', '0897-4756', '1520-5002', 'American Chemical Society', '1021', false, 'journal'],
+  ['Angewandte Chemie International Edition', '1433-7851', '1521-3773', 'Wiley', '1002', false, 'journal'],
+  ['Advanced Materials', '0935-9648', '1521-4095', 'Wiley', '1002', false, 'journal'],
+  ['Advanced Energy Materials', '1614-6832', '1614-6840', 'Wiley', '1002', false, 'journal'],
+  ['Chemical Engineering Journal', '1385-8947', '1873-3212', 'Elsevier BV', '1016', false, 'journal'],
+  [
+    'Applied Catalysis B: Environment and Energy',
+    '0926-3373',
+    '1873-3883',
+    'Elsevier BV',
+    '1016',
+    false,
+    'journal',
+  ],
+  ['Journal of Alloys and Compounds', '0925-8388', '1873-4669', 'Elsevier BV', '1016', false, 'journal'],
+  ['Geochimica et Cosmochimica Acta', '0016-7037', '1872-9533', 'Elsevier BV', '1016', false, 'journal'],
+  ['Journal of Power Sources', '0378-7753', '1873-2755', 'Elsevier BV', '1016', false, 'journal'],
+  ['Science of The Total Environment', '0048-9697', '1879-1026', 'Elsevier BV', '1016', false, 'journal'],
+  ['Nature Communications', '2041-1723', '2041-1723', 'Nature Portfolio', '1038', true, 'journal'],
+  ['Nature Materials', '1476-1122', '1476-4660', 'Nature Portfolio', '1038', false, 'journal'],
+  ['Scientific Reports', '2045-2322', '2045-2322', 'Nature Portfolio', '1038', true, 'journal'],
+  [
+    'Journal of Materials Chemistry A',
+    '2050-7488',
+    '2050-7496',
+    'Royal Society of Chemistry',
+    '1039',
+    false,
+    'journal',
+  ],
+  ['Chemical Science', '2041-6520', '2041-6539', 'Royal Society of Chemistry', '1039', true, 'journal'],
+  ['Dalton Transactions', '1477-9226', '1477-9234', 'Royal Society of Chemistry', '1039', false, 'journal'],
+  ['RSC Advances', '2046-2069', '2046-2069', 'Royal Society of Chemistry', '1039', true, 'journal'],
+  ['Physical Review B', '2469-9950', '2469-9969', 'American Physical Society', '1103', false, 'journal'],
+  [
+    'Physical Review Letters',
+    '0031-9007',
+    '1079-7114',
+    'American Physical Society',
+    '1103',
+    false,
+    'journal',
+  ],
+  [
+    'The Journal of Chemical Physics',
+    '0021-9606',
+    '1089-7690',
+    'American Institute of Physics',
+    '1063',
+    false,
+    'journal',
+  ],
+  [
+    'Materials',
+    '1996-1944',
+    '1996-1944',
+    'Multidisciplinary Digital Publishing Institute',
+    '3390',
+    true,
+    'journal',
+  ],
+  [
+    'Molecules',
+    '1420-3049',
+    '1420-3049',
+    'Multidisciplinary Digital Publishing Institute',
+    '3390',
+    true,
+    'journal',
+  ],
+  [
+    'Minerals',
+    '2075-163X',
+    '2075-163X',
+    'Multidisciplinary Digital Publishing Institute',
+    '3390',
+    true,
+    'journal',
+  ],
+  [
+    'Journal of Materials Science',
+    '0022-2461',
+    '1573-4803',
+    'Springer Science+Business Media',
+    '1007',
+    false,
+    'journal',
+  ],
+  [
+    'Contributions to Mineralogy and Petrology',
+    '0010-7999',
+    '1432-0967',
+    'Springer Science+Business Media',
+    '1007',
+    false,
+    'journal',
+  ],
+  ['Nanotechnology', '0957-4484', '1361-6528', 'IOP Publishing', '1088', false, 'journal'],
+  ['Frontiers in Chemistry', '2296-2646', '2296-2646', 'Frontiers Media', '3389', true, 'journal'],
+  ['Heliyon', '2405-8440', '2405-8440', 'Elsevier BV', '1016', true, 'journal'],
+  ['Elsevier eBooks', null, null, 'Elsevier BV', '1016', false, 'ebook platform'],
+  ['Springer eBooks', null, null, 'Springer Nature', '1007', false, 'ebook platform'],
+  ['arXiv (Cornell University)', null, null, 'Cornell University', '48550', true, 'repository'],
+  ['ChemRxiv', null, null, 'Cambridge University Press', '26434', true, 'repository'],
+];
+
+interface Source {
+  json: string;
+  name: string;
+  publisher: string;
+  doiPrefix: string;
+  isOa: boolean;
+  type: string;
+  abbrev: string;
+}
+
+function sourceJson(id: string, row: SourceRow, isInDoaj: boolean): string {
+  const [name, issnL, issn2, publisher, , isOa, type] = row;
+  const pub = `P${4310300000 + (hashString(publisher) % 99999)}`;
+  const issn = issnL ? (issn2 && issn2 !== issnL ? [issnL, issn2] : [issnL]) : null;
+  return J({
+    id,
+    display_name: name,
+    issn_l: issnL,
+    issn,
+    is_oa: isOa,
+    is_in_doaj: isInDoaj,
+    is_core: type === 'journal',
+    host_organization: `${OA}${pub}`,
+    host_organization_name: publisher,
+    host_organization_lineage: [`${OA}${pub}`],
+    host_organization_lineage_names: [publisher],
+    type,
+  });
+}
+
+const SOURCE_POOL: Source[] = SOURCES.map((row) => {
+  const id = `${OA}S${100000000 + (hashString(row[0]) % 4200000000)}`;
+  const abbrev = row[0]
+    .split(/[^A-Za-z]+/)
+    .filter((w) => w.length > 2)
+    .map((w) => w[0]!.toLowerCase())
+    .join('');
+  return {
+    json: sourceJson(id, row, row[5] && row[6] === 'journal'),
+    name: row[0],
+    publisher: row[3],
+    doiPrefix: row[4],
+    isOa: row[5],
+    type: row[6],
+    abbrev,
+  };
+});
+const JOURNALS = SOURCE_POOL.filter((s) => s.type === 'journal');
+const BOOKS = SOURCE_POOL.filter((s) => s.type === 'ebook platform');
+const PREPRINT_SERVERS = SOURCE_POOL.filter((s) => s.type === 'repository');
+const JOURNAL_SAMPLER = zipfSampler(JOURNALS.length, 0.7);
+
+/** Repository copies (green OA locations). */
+const REPOSITORIES = [
+  ['PubMed Central', 'https://www.ncbi.nlm.nih.gov/pmc/articles/PMC', 'pmh:oai:pubmedcentral.nih.gov:'],
+  [
+    'HAL (Le Centre pour la Communication Scientifique Directe)',
+    'https://hal.science/hal-0',
+    'pmh:oai:HAL:hal-0',
+  ],
+  [
+    'Zenodo (CERN European Organization for Nuclear Research)',
+    'https://zenodo.org/records/',
+    'pmh:oai:zenodo.org:',
+  ],
+  ['arXiv (Cornell University)', 'https://arxiv.org/abs/', 'pmh:oai:arXiv.org:'],
+  [
+    'OSTI OAI (U.S. Department of Energy Office of Scientific and Technical Information)',
+    'https://www.osti.gov/biblio/',
+    'pmh:oai:osti.gov:',
+  ],
+].map(([name, url, oai]) => ({
+  url: url!,
+  oai: oai!,
+  sourceJson: sourceJson(
+    `${OA}S${4306400000 + (hashString(name!) % 99999)}`,
+    [name!, null, null, name!, '', true, 'repository'],
+    false,
+  ),
+}));
+
+type InstitutionRow = [name: string, country: string, type: string, city: string];
+const INSTITUTIONS: InstitutionRow[] = [
+  ['Chinese Academy of Sciences', 'CN', 'government', 'Beijing'],
+  ['Tsinghua University', 'CN', 'education', 'Beijing'],
+  ['Zhejiang University', 'CN', 'education', 'Hangzhou'],
+  ['University of Science and Technology of China', 'CN', 'education', 'Hefei'],
+  ['Nanyang Technological University', 'SG', 'education', 'Singapore'],
+  ['Massachusetts Institute of Technology', 'US', 'education', 'Cambridge, MA'],
+  ['Stanford University', 'US', 'education', 'Stanford, CA'],
+  ['University of California, Berkeley', 'US', 'education', 'Berkeley, CA'],
+  ['Argonne National Laboratory', 'US', 'facility', 'Lemont, IL'],
+  ['Oak Ridge National Laboratory', 'US', 'facility', 'Oak Ridge, TN'],
+  ['Lawrence Berkeley National Laboratory', 'US', 'facility', 'Berkeley, CA'],
+  ['University of Cambridge', 'GB', 'education', 'Cambridge'],
+  ['University of Oxford', 'GB', 'education', 'Oxford'],
+  ['Imperial College London', 'GB', 'education', 'London'],
+  ['Max Planck Institute for Chemical Energy Conversion', 'DE', 'facility', 'Mülheim an der Ruhr'],
+  ['Karlsruhe Institute of Technology', 'DE', 'education', 'Karlsruhe'],
+  ['Technical University of Munich', 'DE', 'education', 'Munich'],
+  ['Centre National de la Recherche Scientifique', 'FR', 'government', 'Paris'],
+  ['Université Grenoble Alpes', 'FR', 'education', 'Grenoble'],
+  ['ETH Zurich', 'CH', 'education', 'Zurich'],
+  ['École Polytechnique Fédérale de Lausanne', 'CH', 'education', 'Lausanne'],
+  ['The University of Tokyo', 'JP', 'education', 'Tokyo'],
+  ['Kyoto University', 'JP', 'education', 'Kyoto'],
+  ['National Institute for Materials Science', 'JP', 'government', 'Tsukuba'],
+  ['Korea Advanced Institute of Science and Technology', 'KR', 'education', 'Daejeon'],
+  ['Seoul National University', 'KR', 'education', 'Seoul'],
+  ['Indian Institute of Technology Bombay', 'IN', 'education', 'Mumbai'],
+  ['Indian Institute of Science Bangalore', 'IN', 'education', 'Bengaluru'],
+  ['University of Toronto', 'CA', 'education', 'Toronto'],
+  ['Monash University', 'AU', 'education', 'Melbourne'],
+  ['University of New South Wales', 'AU', 'education', 'Sydney'],
+  ['Universidade de São Paulo', 'BR', 'education', 'São Paulo'],
+  ['Consejo Superior de Investigaciones Científicas', 'ES', 'government', 'Madrid'],
+  ['Consiglio Nazionale delle Ricerche', 'IT', 'government', 'Rome'],
+  ['Delft University of Technology', 'NL', 'education', 'Delft'],
+  ['KU Leuven', 'BE', 'education', 'Leuven'],
+  ['Uppsala University', 'SE', 'education', 'Uppsala'],
+  ['Technical University of Denmark', 'DK', 'education', 'Kongens Lyngby'],
+  ['King Abdullah University of Science and Technology', 'SA', 'education', 'Thuwal'],
+  ['Russian Academy of Sciences', 'RU', 'government', 'Moscow'],
+  ['Polish Academy of Sciences', 'PL', 'government', 'Warsaw'],
+  ['University of Cape Town', 'ZA', 'education', 'Cape Town'],
+];
+
+const DEPARTMENTS = [
+  'Department of Chemistry',
+  'School of Materials Science and Engineering',
+  'Department of Chemical Engineering',
+  'Institute of Physics',
+  'Department of Earth Sciences',
+  'State Key Laboratory of Catalysis',
+  'Department of Physics',
+  'Energy Materials Research Center',
+];
+
+interface Institution {
+  id: string;
+  country: string;
+  /** JSON of the institution object. */
+  json: string;
+  /** Per department: JSON string of the raw affiliation string. */
+  raw: string[];
+}
+
+const INSTITUTION_POOL: Institution[] = INSTITUTIONS.map(([name, country, type, city]) => {
+  const h = hashString(name);
+  const id = `${OA}I${10000000 + (h % 4000000000)}`;
+  const ror = `https://ror.org/0${(h % 0xfffffff).toString(36).padStart(6, '0').slice(0, 6)}${h % 89}`;
+  return {
+    id,
+    country,
+    json: J({ id, display_name: name, ror, country_code: country, type, lineage: [id] }),
+    raw: DEPARTMENTS.map((d) => J(`${d}, ${name}, ${city}, ${country}`)),
+  };
+});
+const INSTITUTION_SAMPLER = zipfSampler(INSTITUTION_POOL.length, 0.8);
+
+const FIRST_NAMES = [
+  'Wei',
+  'Jing',
+  'Li',
+  'Xin',
+  'Yang',
+  'Hao',
+  'Min',
+  'Jun',
+  'Yu',
+  'Lei',
+  'Hiroshi',
+  'Yuki',
+  'Takashi',
+  'Ji-hoon',
+  'Min-jun',
+  'Seo-yeon',
+  'Priya',
+  'Rahul',
+  'Anil',
+  'Sanjay',
+  'Maria',
+  'Anna',
+  'Elena',
+  'Laura',
+  'Sofia',
+  'Julia',
+  'Sarah',
+  'Emily',
+  'Jessica',
+  'Michael',
+  'David',
+  'James',
+  'John',
+  'Robert',
+  'Thomas',
+  'Daniel',
+  'Christian',
+  'Andreas',
+  'Stefan',
+  'Matthias',
+  'Pierre',
+  'Jean',
+  'François',
+  'Luca',
+  'Marco',
+  'Giovanni',
+  'Carlos',
+  'José',
+  'Juan',
+  'Pablo',
+  'Ahmed',
+  'Mohammed',
+  'Fatima',
+  'Omar',
+  'Olga',
+  'Dmitry',
+  'Sergei',
+  'Ivan',
+  'Katarzyna',
+  'Piotr',
+  'Lars',
+  'Erik',
+  'Ingrid',
+  'Kwame',
+  'Ngozi',
+  'Thabo',
+  'Ana',
+  'Rui',
+];
+const LAST_NAMES = [
+  'Wang',
+  'Li',
+  'Zhang',
+  'Liu',
+  'Chen',
+  'Yang',
+  'Huang',
+  'Zhao',
+  'Wu',
+  'Zhou',
+  'Xu',
+  'Sun',
+  'Ma',
+  'Zhu',
+  'Tanaka',
+  'Suzuki',
+  'Sato',
+  'Watanabe',
+  'Kim',
+  'Lee',
+  'Park',
+  'Choi',
+  'Sharma',
+  'Gupta',
+  'Patel',
+  'Singh',
+  'Kumar',
+  'Smith',
+  'Johnson',
+  'Brown',
+  'Miller',
+  'Davis',
+  'Wilson',
+  'Anderson',
+  'Taylor',
+  'Müller',
+  'Schmidt',
+  'Schneider',
+  'Fischer',
+  'Weber',
+  'Martin',
+  'Bernard',
+  'Dubois',
+  'Lefèvre',
+  'Rossi',
+  'Russo',
+  'Bianchi',
+  'García',
+  'Fernández',
+  'López',
+  'Martínez',
+  'Silva',
+  'Santos',
+  'Oliveira',
+  'Hassan',
+  'Ali',
+  'Ivanov',
+  'Petrov',
+  'Nowak',
+  'Kowalski',
+  'Johansson',
+  'Andersson',
+  'Nielsen',
+  'Jensen',
+  'Okafor',
+  'Mensah',
+  'Nkosi',
+  'Cohen',
+  'Levi',
+  "O'Brien",
+  'Murphy',
+  'Nguyen',
+  'Tran',
+  'Pham',
+  'Yilmaz',
+  'Kaya',
+];
+
+const FUNDERS = [
+  ['National Natural Science Foundation of China', 'https://ror.org/01h0zpd94'],
+  ['National Science Foundation', 'https://ror.org/021nxhr62'],
+  ['U.S. Department of Energy', 'https://ror.org/01bj3aw27'],
+  ['Deutsche Forschungsgemeinschaft', 'https://ror.org/018mejw64'],
+  ['European Research Council', 'https://ror.org/0472cxd90'],
+  ['Engineering and Physical Sciences Research Council', 'https://ror.org/0439y7842'],
+  ['Japan Society for the Promotion of Science', 'https://ror.org/00hhkn466'],
+  ['National Research Foundation of Korea', 'https://ror.org/013aysd81'],
+  ['Agence Nationale de la Recherche', 'https://ror.org/00rbzpz17'],
+  ['Natural Sciences and Engineering Research Council', 'https://ror.org/01h531d29'],
+  ['Australian Research Council', 'https://ror.org/05mmh0f86'],
+  ['Swiss National Science Foundation', 'https://ror.org/00yjd3n13'],
+  ['Horizon 2020', 'https://ror.org/00k4n6c32'],
+  ['Fundação de Amparo à Pesquisa do Estado de São Paulo', 'https://ror.org/02ddkpn78'],
+].map(([name, ror]) => {
+  const id = `${OA}F${4320300000 + (hashString(name!) % 99999)}`;
+  return { id, name: name!, json: J({ id, display_name: name, ror }), nameJson: J(name) };
+});
+
+const SDGS = [
+  'No poverty',
+  'Zero hunger',
+  'Good health and well-being',
+  'Quality Education',
+  'Gender equality',
+  'Clean water and sanitation',
+  'Affordable and clean energy',
+  'Decent work and economic growth',
+  'Industry, innovation and infrastructure',
+  'Reduced inequalities',
+  'Sustainable cities and communities',
+  'Responsible consumption and production',
+  'Climate action',
+  'Life below water',
+  'Life in Land',
+  'Peace, Justice and strong institutions',
+  'Partnerships for the goals',
+].map((name, i) => ({ name: J(name), id: J(`https://metadata.un.org/sdg/${i + 1}`) }));
+/** SDGs a chemistry/materials corpus mostly gets: clean energy, climate, water, health. */
+const SDG_SAMPLER = new WeightedSampler([1, 1, 4, 0.3, 0.1, 4, 10, 0.5, 2, 0.1, 2, 2, 6, 2, 1, 0.1, 0.1]);
+
+const MESH = [
+  ['D009944', 'Oxygen'],
+  ['D006859', 'Hydrogen'],
+  ['D002244', 'Carbon'],
+  ['D007501', 'Iron'],
+  ['D009532', 'Nickel'],
+  ['D003035', 'Cobalt'],
+  ['D003300', 'Copper'],
+  ['D015032', 'Zinc Oxide'],
+  ['D053758', 'Metal Nanoparticles'],
+  ['D002384', 'Catalysis'],
+  ['D017550', 'Spectrum Analysis, Raman'],
+  ['D014961', 'X-Ray Diffraction'],
+  ['D008855', 'Microscopy, Electron, Scanning'],
+  ['D055664', 'Electrochemical Techniques'],
+  ['D008670', 'Metals'],
+  ['D017673', 'Sodium Chloride, Dietary'],
+  ['D004587', 'Electrochemistry'],
+  ['D008958', 'Models, Molecular'],
+  ['D006863', 'Hydrogen-Ion Concentration'],
+  ['D004795', 'Enzyme Inhibitors'],
+];
+const MESH_QUALIFIERS = [
+  ['Q000737', 'chemistry'],
+  ['Q000138', 'chemical synthesis'],
+  ['Q000494', 'pharmacology'],
+  ['Q000633', 'toxicity'],
+  ['Q000032', 'analysis'],
+  ['', ''],
+];
+
+const GENERIC_CONCEPTS = [
+  ['Chemistry', 0],
+  ['Materials science', 0],
+  ['Physics', 0],
+  ['Computer science', 0],
+  ['Biology', 0],
+  ['Engineering', 0],
+  ['Geology', 0],
+  ['Organic chemistry', 1],
+  ['Physical chemistry', 1],
+  ['Inorganic chemistry', 1],
+  ['Nanotechnology', 1],
+  ['Chemical engineering', 1],
+  ['Condensed matter physics', 1],
+  ['Composite material', 1],
+  ['Metallurgy', 1],
+  ['Optoelectronics', 1],
+  ['Quantum mechanics', 1],
+  ['Biochemistry', 1],
+  ['Environmental science', 0],
+  ['Mathematics', 0],
+].map(([name, level]) => conceptPrefix(name as string, level as number));
+
+function conceptPrefix(name: string, level: number): string {
+  const h = hashString(name);
+  return `{"id":"${OA}C${10000000 + (h % 3000000000)}","wikidata":"https://www.wikidata.org/wiki/Q${100 + (h % 9000000)}","display_name":${J(name)},"level":${level},"score":`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Elements and titles
+// ---------------------------------------------------------------------------------------------
+
+/** Elements from most to least written about (rough order of the chemistry literature). */
+const ELEMENT_RANKING = (
+  'O C H N Fe Ni Co Cu Li Pt Zn Ti Mn Au Ag S Si Al Pd Mo Ce P Na Ca Mg Cr Ru Zr V Ir W Sn Bi Se Ga In ' +
+  'Cd Pb K Cl F B La Nb Ta Ge Sr Ba Y Rh Sb Te Gd Eu Er Yb Nd U Hg As Cs Re Tb Dy Sm Ho Pr Tm Lu Sc Hf I ' +
+  'Br Be Rb Tl Os He Ar Ne Kr Xe Th Pu Tc Am Np Cm Rn Ra Po Pm Ac Pa At Fr Bk Cf Es Fm Md No Lr Rf Db Sg ' +
+  'Bh Hs Mt Ds Rg Cn Nh Fl Mc Lv Ts Og'
+).split(' ');
+
+interface TitleElement {
+  symbol: string;
+  name: string;
+  lower: string;
+  number: number;
+}
+
+export const TITLE_ELEMENTS: readonly TitleElement[] = (() => {
+  const bySymbol = new Map(ELEMENTS.map((e) => [e.symbol, e]));
+  const order = ELEMENT_RANKING.filter((s) => bySymbol.has(s));
+  for (const e of ELEMENTS) if (!order.includes(e.symbol)) order.push(e.symbol);
+  return order.map((s) => {
+    const e = bySymbol.get(s)!;
+    const name = s === 'Al' ? 'Aluminum' : s === 'S' ? 'Sulfur' : s === 'Cs' ? 'Cesium' : e.name;
+    return { symbol: s, name, lower: name.toLowerCase(), number: e.number };
+  });
+})();
+/** Zipf over the ranking: O, C, H, N, Fe dominate; superheavy elements appear a few times per million. */
+const ELEMENT_SAMPLER = zipfSampler(TITLE_ELEMENTS.length, 1.25, 1.5);
+
+const NONMETAL_PHRASES: Record<string, string[]> = {
+  O: ['oxygen evolution reaction', 'oxygen vacancies', 'oxygen reduction', 'singlet oxygen', 'O2 activation'],
+  C: ['carbon nanotubes', 'graphitic carbon nitride', 'CO2 reduction', 'porous carbon', 'carbon dots'],
+  H: ['hydrogen evolution', 'hydrogen storage', 'H2 production', 'hydrogen bonding', 'H2O2 production'],
+  N: ['nitrogen-doped graphene', 'NH3 synthesis', 'N2 fixation', 'nitrogen reduction', 'NO2 sensing'],
+  S: ['sulfur cathodes', 'SO2 capture', 'sulfur vacancies', 'H2S sensing'],
+  P: ['phosphorus doping', 'black phosphorus', 'PO4 adsorption'],
+  Si: ['silicon anodes', 'SiO2 nanoparticles', 'silicon photonics', 'porous silicon'],
+  F: ['fluorine doping', 'PFAS degradation', 'fluorinated electrolytes'],
+  Cl: ['chlorine evolution', 'chloride-induced corrosion', 'Cl2 production'],
+  B: ['boron nitride nanosheets', 'boron doping', 'B4C ceramics'],
+  Se: ['selenium nanoparticles', 'SeO2 oxidation'],
+  I: ['iodine capture', 'triiodide electrolytes'],
+  Br: ['bromine flow batteries', 'bromide perovskites'],
+  He: ['helium isotopes', 'He bubbles in tungsten', 'liquid helium'],
+  Ne: ['neon plasma', 'neon isotopes'],
+  Ar: ['argon plasma treatment', 'Ar-Ar dating'],
+  Kr: ['krypton adsorption', 'krypton-xenon separation'],
+  Xe: ['xenon adsorption', 'Xe/Kr separation', 'hyperpolarized xenon'],
+  Rn: ['radon exposure', 'indoor radon'],
+};
+
+const ANIONS = [
+  'oxide',
+  'oxide',
+  'oxide',
+  'sulfide',
+  'phosphide',
+  'phosphate',
+  'nitride',
+  'carbide',
+  'selenide',
+  'hydroxide',
+  'chloride',
+  'fluoride',
+  'telluride',
+  'borate',
+  'silicate',
+  'nitrate',
+  'carbonate',
+  'alloy',
+  'complexes',
+  'nanoparticles',
+  'single atoms',
+  'clusters',
+  'oxyhydroxide',
+  'halide perovskites',
+];
+const METAL_FORMS: Array<(e: TitleElement, p: TitleElement, r: Rng) => string> = [
+  (e) => `${e.lower}`,
+  (e) => `${e.lower}-based catalysts`,
+  (e, _p, r) => `${e.lower} ${r.pick(ANIONS)}`,
+  (e, _p, r) => `${e.lower} ${r.pick(ANIONS)}`,
+  (e, _p, r) => `${e.symbol}${r.pick(['O', 'O2', '2O3', '3O4', 'O3'])}`,
+  (e, _p, r) => `${e.symbol}${r.pick(['S2', 'Se2', 'Te2', 'P', 'N', '2C'])}`,
+  (e) => `Li${e.symbol}PO4`,
+  (e, p) => `${e.symbol}${p.symbol}-LDH`,
+  (e, p) => `${e.symbol}0.5${p.symbol}0.5TiO3`,
+  (e, p) => `${e.symbol}-doped ${p.symbol}O2`,
+  (e) => `${e.symbol}-N-C single-atom catalysts`,
+  (e, p) => `${e.symbol}${p.symbol} alloy nanoparticles`,
+  (e) => `${e.name} isotopes`,
+  (e, p) => `${p.lower}-doped ${e.lower} oxide`,
+];
+const HEAVY_FORMS: Array<(e: TitleElement) => string> = [
+  (e) => `element ${e.number} (${e.lower})`,
+  (e) => `superheavy element ${e.lower}`,
+  (e) => `${e.lower} isotopes`,
+  (e) => `the chemistry of ${e.lower}`,
+];
+const ACTINIDE_FORMS: Array<(e: TitleElement) => string> = [
+  (e) => `${e.lower} complexes`,
+  (e) => `${e.symbol}(IV) oxide`,
+  (e) => `${e.lower}-bearing waste forms`,
+  (e) => `${e.lower} separation`,
+];
+
+function elementPhrase(r: Rng): string {
+  const e = TITLE_ELEMENTS[ELEMENT_SAMPLER.sample(r)]!;
+  const special = NONMETAL_PHRASES[e.symbol];
+  if (special) return r.pick(special);
+  if (e.number > 100) return r.pick(HEAVY_FORMS)(e);
+  if (e.number >= 89) return r.pick(ACTINIDE_FORMS)(e);
+  let p = TITLE_ELEMENTS[ELEMENT_SAMPLER.sample(r)]!;
+  if (p === e || NONMETAL_PHRASES[p.symbol] || p.number > 88) p = TITLE_ELEMENTS[4 + (r.nextU32() % 20)]!;
+  if (p === e) p = TITLE_ELEMENTS[e.symbol === 'Ni' ? 4 : 5]!;
+  return r.pick(METAL_FORMS)(e, p, r);
+}
+
+const METHODS = [
+  'density functional theory',
+  'in situ X-ray absorption spectroscopy',
+  'operando Raman spectroscopy',
+  'machine learning',
+  'molecular dynamics simulations',
+  'synchrotron X-ray diffraction',
+  'transmission electron microscopy',
+  'first-principles calculations',
+  'isotope labelling',
+  'high-throughput screening',
+  'electrochemical impedance spectroscopy',
+  'neutron scattering',
+];
+const STRATEGIES = [
+  'defect engineering',
+  'strain engineering',
+  'heteroatom doping',
+  'interface engineering',
+  'morphology control',
+  'electronic structure modulation',
+  'phase engineering',
+  'surface reconstruction',
+];
+const ADJECTIVES = ['comprehensive', 'facile', 'scalable', 'novel', 'systematic', 'combined', 'unified'];
+const CONTEXTS = [
+  'aqueous media',
+  'alkaline electrolytes',
+  'acidic conditions',
+  'high temperature',
+  'ambient conditions',
+  'the Tibetan Plateau',
+  'the South China Sea',
+  'urban soils',
+  'mine tailings',
+  'seawater',
+];
+
+type TitleParts = { e: string; e2: string; k: string; k2: string; f: string; r: Rng };
+const ELEMENT_TEMPLATES: Array<(t: TitleParts) => string> = [
+  ({ e, k }) => `${cap(e)} for ${k}`,
+  ({ e, k }) => `Synthesis and characterization of ${e} for ${k}`,
+  ({ e, k }) => `${cap(e)} as a highly efficient catalyst for ${k}`,
+  ({ e, k, r }) => `Enhanced ${k} of ${e} via ${r.pick(STRATEGIES)}`,
+  ({ e, k, r }) => `Role of ${e} in ${k}: insights from ${r.pick(METHODS)}`,
+  ({ e, k, k2 }) => `${cap(e)}-based materials for ${k} and ${k2}`,
+  ({ e, k, r }) => `Tuning ${k} in ${e} by ${r.pick(STRATEGIES)}`,
+  ({ e, k, r }) => `In situ ${r.pick(METHODS)} study of ${e} during ${k}`,
+  ({ e, k, r }) => `${cap(k)} using ${e}: a ${r.pick(ADJECTIVES)} approach`,
+  ({ e, k, k2 }) => `Effect of ${e} on ${k} in ${k2}`,
+  ({ e, e2, k }) => `${cap(e)} and ${e2} for ${k}`,
+  ({ e, e2, k, r }) => `${cap(e)} coupled with ${e2} boosts ${k} under ${r.pick(CONTEXTS)}`,
+  ({ e, k, r }) => `${cap(k)} of ${e} in ${r.pick(CONTEXTS)}`,
+  ({ e, f }) => `Recent advances in ${e} for ${f.toLowerCase()}`,
+];
+const PLAIN_TEMPLATES: Array<(t: TitleParts) => string> = [
+  ({ k, k2 }) => `${cap(k)} and ${k2}: a review`,
+  ({ k, f, r }) => `A ${r.pick(ADJECTIVES)} framework for ${k} in ${f.toLowerCase()}`,
+  ({ k }) => `${cap(k)}: recent advances and future perspectives`,
+  ({ k }) => `Machine learning prediction of ${k}`,
+  ({ k, k2 }) => `On the ${k} of ${k2}`,
+  ({ k, r }) => `Understanding ${k} through ${r.pick(METHODS)}`,
+  ({ k, r }) => `${cap(k)} in ${r.pick(CONTEXTS)}: evidence from a long-term study`,
+  ({ k, k2, r }) => `${cap(k)} and ${k2} revisited with ${r.pick(METHODS)}`,
+  ({ k, k2 }) => `Linking ${k} to ${k2}`,
+  ({ k, f }) => `${cap(k)} in ${f.toLowerCase()}: challenges and opportunities`,
+];
+
+function cap(s: string): string {
+  return s.length === 0 ? s : s[0]!.toUpperCase() + s.slice(1);
+}
+
+/** Keyword text as it reads inside a sentence-case title (acronyms and formulas kept). */
+function inTitle(keyword: string): string {
+  return keyword
+    .split(' ')
+    .map((w) => (/[A-Z].*[A-Z0-9]/.test(w.slice(1)) || /^[A-Z0-9-]+$/.test(w) ? w : w.toLowerCase()))
+    .join(' ');
+}
+
+function toTitleCase(s: string): string {
+  return s.replace(/\b([a-z])([a-z]{3,})/g, (_m, a: string, b: string) => a.toUpperCase() + b);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Topics, keywords, concepts
+// ---------------------------------------------------------------------------------------------
+
+interface Topic {
+  /** `{"id":...,"display_name":...,"score":` */
+  prefix: string;
+  /** `,"subfield":...,"field":...,"domain":...}` */
+  suffix: string;
+  fieldName: string;
+  subfieldIndex: number;
+  fieldIndex: number;
+  /** Title-ready keyword phrases. */
+  phrases: string[];
+  /** Keyword/concept JSON prefixes (index-aligned), built lazily. */
+  vocab?: { kw: string[]; concept: string[] };
+  raw: TopicInput;
+}
+
+function slug(s: string): string {
+  return s
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function topicVocab(t: Topic): { kw: string[]; concept: string[] } {
+  if (t.vocab) return t.vocab;
+  const names = [...(t.raw.keywords ?? []), t.raw.subfield.display_name, t.raw.field.display_name];
+  const seen = new Set<string>();
+  const kw: string[] = [];
+  const concept: string[] = [];
+  for (const n of names) {
+    const s = slug(n);
+    if (!s || seen.has(s)) continue;
+    seen.add(s);
+    kw.push(`{"id":"${OA}keywords/${s}","display_name":${J(n)},"score":`);
+    concept.push(conceptPrefix(n, 1 + (hashString(s) % 4)));
+  }
+  t.vocab = { kw, concept };
+  return t.vocab;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus
+// ---------------------------------------------------------------------------------------------
+
+export interface Corpus {
+  seed: number;
+  works: number;
+  topics: Topic[];
+  /** Topic index (into `topics`) of each work's primary topic. */
+  topicOf: Uint16Array;
+  /** Publication year - FIRST_YEAR of each work. */
+  yearOf: Uint8Array;
+  /** Works sorted by (topic, year); `keyStart[topic*32+year]` is where that bucket starts. */
+  byTopicYear: Int32Array;
+  keyStart: Int32Array;
+  topicSampler: WeightedSampler;
+  /** Topic indices per subfield / field, for secondary topics. */
+  subfieldTopics: number[][];
+  fieldTopics: number[][];
+  idOffset: number;
+}
+
+/** Relative number of works per publication year: growth toward recent years, few (in-press) 2026. */
+export function yearWeights(): number[] {
+  const w: number[] = [];
+  for (let y = FIRST_YEAR; y <= LAST_YEAR; y++)
+    w.push(y === LAST_YEAR ? 0.9 : Math.exp(0.085 * (y - FIRST_YEAR)));
+  return w;
+}
+
+const FIELD_BOOST: Record<string, number> = {
+  Chemistry: 8,
+  'Materials Science': 8,
+  'Chemical Engineering': 6,
+  Energy: 6,
+  'Physics and Astronomy': 4,
+  'Earth and Planetary Sciences': 4,
+  'Environmental Science': 3,
+  Engineering: 2,
+  'Biochemistry, Genetics and Molecular Biology': 1.5,
+  'Pharmacology, Toxicology and Pharmaceutics': 1.5,
+  'Agricultural and Biological Sciences': 1,
+  Medicine: 1,
+};
+
+/** Salts for the independent random streams derived from (seed, index). */
+const SALT_TOPIC = 11;
+const SALT_YEAR = 12;
+const SALT_RECORD = 13;
+const SALT_VERSION = 14;
+const SALT_RANK = 15;
+
+export function createCorpus(seed: number, works: number, topicInputs: readonly TopicInput[]): Corpus {
+  if (topicInputs.length === 0) throw new Error('the topic table is empty');
+  if (topicInputs.length > 65535) throw new Error('too many topics');
+  const subfieldIds = new Map<string, number>();
+  const fieldIds = new Map<string, number>();
+  const topics: Topic[] = topicInputs.map((t) => {
+    if (!subfieldIds.has(t.subfield.id)) subfieldIds.set(t.subfield.id, subfieldIds.size);
+    if (!fieldIds.has(t.field.id)) fieldIds.set(t.field.id, fieldIds.size);
+    const phrases = (t.keywords?.length ? t.keywords : [t.display_name]).map(inTitle);
+    return {
+      prefix: `{"id":${J(t.id)},"display_name":${J(t.display_name)},"score":`,
+      suffix: `,"subfield":${J({ id: t.subfield.id, display_name: t.subfield.display_name })},"field":${J({
+        id: t.field.id,
+        display_name: t.field.display_name,
+      })},"domain":${J({ id: t.domain.id, display_name: t.domain.display_name })}}`,
+      fieldName: t.field.display_name,
+      subfieldIndex: subfieldIds.get(t.subfield.id)!,
+      fieldIndex: fieldIds.get(t.field.id)!,
+      phrases,
+      raw: t,
+    };
+  });
+  const subfieldTopics: number[][] = Array.from({ length: subfieldIds.size }, () => []);
+  const fieldTopics: number[][] = Array.from({ length: fieldIds.size }, () => []);
+  topics.forEach((t, i) => {
+    subfieldTopics[t.subfieldIndex]!.push(i);
+    fieldTopics[t.fieldIndex]!.push(i);
+  });
+
+  // Popularity: chemistry/materials/energy topics first, seeded order within; Zipf over that rank.
+  const rankRng = new Rng(mix(seed, SALT_RANK));
+  const priority = topics.map((t) => (FIELD_BOOST[t.fieldName] ?? 0.4) * rankRng.next());
+  const order = topics.map((_t, i) => i).sort((a, b) => priority[b]! - priority[a]! || a - b);
+  const weights = new Float64Array(topics.length);
+  order.forEach((topicIndex, rank) => {
+    weights[topicIndex] = 1 / (rank + 3) ** 0.95;
+  });
+  const topicSampler = new WeightedSampler(weights);
+  const yearSampler = new WeightedSampler(yearWeights());
+
+  const topicOf = new Uint16Array(works);
+  const yearOf = new Uint8Array(works);
+  const keys = topics.length * YEAR_STRIDE;
+  const counts = new Int32Array(keys + 1);
+  for (let i = 0; i < works; i++) {
+    const t = topicSampler.sampleWith(mix(seed, i, SALT_TOPIC) / 4294967296);
+    const y = yearSampler.sampleWith(mix(seed, i, SALT_YEAR) / 4294967296);
+    topicOf[i] = t;
+    yearOf[i] = y;
+    counts[t * YEAR_STRIDE + y + 1]!++;
+  }
+  const keyStart = new Int32Array(keys + 1);
+  for (let k = 1; k <= keys; k++) keyStart[k] = keyStart[k - 1]! + counts[k]!;
+  const fill = keyStart.slice(0, keys);
+  const byTopicYear = new Int32Array(works);
+  for (let i = 0; i < works; i++) byTopicYear[fill[topicOf[i]! * YEAR_STRIDE + yearOf[i]!]!++] = i;
+
+  return {
+    seed,
+    works,
+    topics,
+    topicOf,
+    yearOf,
+    byTopicYear,
+    keyStart,
+    topicSampler,
+    subfieldTopics,
+    fieldTopics,
+    idOffset: mix(seed, 0x1d) & 0x7fffffff,
+  };
+}
+
+/** OpenAlex id number of work `index`: a bijection on [0, 2^31), so ids are unique in the corpus. */
+export function workIdNumber(corpus: Corpus, index: number): number {
+  return 2_000_000_000 + ((Math.imul(index, 0x2545f491) + corpus.idOffset) & 0x7fffffff);
+}
+
+/** Id numbers outside the corpus (cited works we do not have), below 2e9 so they never collide. */
+function externalId(r: Rng): number {
+  return 1_000_000_000 + (r.nextU32() % 999_999_999);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Record builder
+// ---------------------------------------------------------------------------------------------
+
+const TYPES: Array<[string, number, string]> = [
+  ['article', 0.835, 'journal-article'],
+  ['review', 0.05, 'journal-article'],
+  ['preprint', 0.05, 'posted-content'],
+  ['book-chapter', 0.04, 'book-chapter'],
+  ['dataset', 0.005, 'dataset'],
+  ['dissertation', 0.004, 'dissertation'],
+  ['letter', 0.003, 'journal-article'],
+  ['erratum', 0.003, 'journal-article'],
+  ['editorial', 0.002, 'journal-article'],
+  ['other', 0.003, 'other'],
+  ['paratext', 0.005, 'component'],
+];
+const TYPE_SAMPLER = new WeightedSampler(TYPES.map((t) => t[1]));
+const LANGS = ['"en"', 'null', '"fr"', '"de"', '"es"', '"zh"', '"ja"', '"pt"', '"ru"'];
+const LANG_SAMPLER = new WeightedSampler([96.5, 1, 0.6, 0.4, 0.4, 0.5, 0.2, 0.2, 0.2]);
+const OA_STATUS = ['closed', 'gold', 'green', 'hybrid', 'bronze', 'diamond'];
+const OA_SAMPLER = new WeightedSampler([60, 15, 8, 8, 5, 4]);
+const LICENSES = ['cc-by', 'cc-by-nc', 'cc-by-nc-nd', 'cc-by-sa', 'other-oa'];
+const VERSIONS = ['publishedVersion', 'acceptedVersion', 'submittedVersion'];
+
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+const pad6 = (n: number): string => `${n}`.padStart(6, '0');
+
+/** A reusable generator: avoids allocating one per record. */
+const rng = new Rng(1);
+const rng2 = new Rng(1);
+
+function score(r: Rng, lo: number, hi: number): number {
+  return f32(lo + r.next() * (hi - lo));
+}
+
+/** Distribute `total` citations over years first..last with a rise-then-decay profile. */
+function citationYears(total: number, first: number, last: number, r: Rng): number[] {
+  const n = last - first + 1;
+  const out = new Array<number>(n).fill(0);
+  if (total <= 0 || n <= 0) return out;
+  const peak = 2 + r.next() * 3;
+  let sum = 0;
+  const w = new Array<number>(n);
+  for (let k = 0; k < n; k++) {
+    const a = k + 0.6;
+    const v = (a / peak) * Math.exp(1 - a / peak) + 0.15;
+    w[k] = v;
+    sum += v;
+  }
+  let assigned = 0;
+  let best = 0;
+  for (let k = 0; k < n; k++) {
+    const c = Math.floor((total * w[k]!) / sum);
+    out[k] = c;
+    assigned += c;
+    if (w[k]! > w[best]!) best = k;
+  }
+  // remainders go to the most-cited years, deterministic
+  let rest = total - assigned;
+  for (let k = best; rest > 0; k = (k + 1) % n, rest--) out[k]!++;
+  return out;
+}
+
+export interface BuildOptions {
+  /** 0 for the first appearance, 1+ for a later re-appearance (more citations, newer updated_date). */
+  version: number;
+  /** Partition date YYYY-MM-DD; updated_date is this day at some time. */
+  updatedDay: string;
+  /** Partition date of the first appearance (created_date never exceeds it). */
+  firstDay: string;
+}
+
+/** The JSON text (no newline) of work `index`. */
+export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): string {
+  const r = rng.reseed(mix(corpus.seed, index, SALT_RECORD));
+  const idNum = workIdNumber(corpus, index);
+  const wid = `W${idNum}`;
+  const topicIndex = corpus.topicOf[index]!;
+  const topic = corpus.topics[topicIndex]!;
+  const year = FIRST_YEAR + corpus.yearOf[index]!;
+  const [type, , rawType] = TYPES[TYPE_SAMPLER.sample(r)]!;
+  const isParatext = type === 'paratext';
+  const isPreprint = type === 'preprint';
+  const isChapter = type === 'book-chapter';
+  const isRetracted = !isParatext && r.chance(0.003);
+
+  // dates
+  const month = year === LAST_YEAR ? 1 + (r.nextU32() % 9) : 1 + (r.nextU32() % 12);
+  const day = r.chance(0.12) ? 1 : 1 + (r.nextU32() % 28);
+  const pubDate = `${year}-${pad2(month)}-${pad2(day)}`;
+
+  // venue
+  const source = isPreprint
+    ? r.pick(PREPRINT_SERVERS)
+    : isChapter
+      ? r.pick(BOOKS)
+      : JOURNALS[JOURNAL_SAMPLER.sample(r)]!;
+  const hasDoi = !r.chance(isChapter ? 0.2 : 0.07);
+  let doiSuffix: string;
+  if (source.doiPrefix === '48550')
+    doiSuffix = `arxiv.${pad2(year % 100)}${pad2(month)}.${pad6(r.nextU32() % 99999).slice(1)}`;
+  else if (source.doiPrefix === '1016')
+    doiSuffix = isChapter
+      ? `b978-0-${r.int(10, 99)}-${r.int(100000, 999999)}-${r.int(1, 9)}.${pad6(r.int(1, 99999)).slice(1)}-${r.int(0, 9)}`
+      : `j.${source.abbrev}.${year}.${r.int(100000, 199999)}`;
+  else if (source.doiPrefix === '1021')
+    doiSuffix = `${source.abbrev}.${year % 10}c${pad6(r.int(0, 19999)).slice(1)}`;
+  else if (source.doiPrefix === '3390')
+    doiSuffix = `${source.abbrev}${r.int(10, 30)}${pad6(r.int(0, 99999)).slice(1)}`;
+  else doiSuffix = `s${r.int(10000, 99999)}-0${pad2(year % 100)}-${r.int(10000, 99999)}-${r.int(0, 9)}`;
+  const doiUrl = `https://doi.org/10.${source.doiPrefix}/${doiSuffix}`;
+  const doi = hasDoi ? `"${doiUrl}"` : 'null';
+
+  // open access
+  let oaStatus = source.isOa ? (r.chance(0.8) ? 'gold' : 'diamond') : OA_STATUS[OA_SAMPLER.sample(r)]!;
+  if (isPreprint) oaStatus = 'green';
+  const isOa = oaStatus !== 'closed';
+  const license = isOa && oaStatus !== 'bronze' && oaStatus !== 'green' ? `"${r.pick(LICENSES)}"` : 'null';
+  const licenseId = license === 'null' ? 'null' : `"${OA}licenses/${license.slice(1, -1)}"`;
+  const landing = hasDoi ? doiUrl : `https://www.example-publisher.org/article/${wid.toLowerCase()}`;
+  const pdfUrl = isOa
+    ? `"${landing.replace('https://doi.org/', 'https://www.pubs.example.org/doi/pdf/')}"`
+    : 'null';
+  const version = isPreprint ? 'submittedVersion' : r.chance(0.9) ? 'publishedVersion' : r.pick(VERSIONS);
+  const locId = hasDoi ? `doi:10.${source.doiPrefix}/${doiSuffix}` : `pmh:${wid.toLowerCase()}`;
+  const primaryLocation = `{"id":"${locId}","is_oa":${oaStatus !== 'closed' && oaStatus !== 'green'},"landing_page_url":"${landing}","pdf_url":${oaStatus === 'green' ? 'null' : pdfUrl},"source":${source.json},"license":${license},"license_id":${licenseId},"version":"${version}","is_accepted":${version !== 'submittedVersion'},"is_published":${version === 'publishedVersion'},"raw_source_name":${J(source.name)},"raw_type":"${rawType}"}`;
+  const locations = [primaryLocation];
+  let bestOa = isOa && oaStatus !== 'green' ? primaryLocation : 'null';
+  const repoCopies = oaStatus === 'green' ? 1 + (r.nextU32() % 2) : r.chance(0.25) ? 1 : 0;
+  for (let k = 0; k < repoCopies; k++) {
+    const repo = r.pick(REPOSITORIES);
+    const rid = `${r.int(1000000, 9999999)}`;
+    const loc = `{"id":"${repo.oai}${rid}","is_oa":true,"landing_page_url":"${repo.url}${rid}","pdf_url":"${repo.url}${rid}/pdf","source":${repo.sourceJson},"license":null,"license_id":null,"version":"${k === 0 ? 'acceptedVersion' : 'submittedVersion'}","is_accepted":${k === 0},"is_published":false,"raw_source_name":null,"raw_type":"${k === 0 ? 'info:eu-repo/semantics/article' : 'text'}"}`;
+    locations.push(loc);
+    if (bestOa === 'null') bestOa = loc;
+  }
+  const oaUrl = bestOa === 'null' ? 'null' : pdfUrl === 'null' ? `"${landing}"` : pdfUrl;
+
+  // authors: a topic has its own pool of recurring authors (communities)
+  const nAuthors = isParatext ? 0 : Math.min(40, 1 + r.powerLaw(4, 2.6) + (r.nextU32() % 3));
+  const authorships: string[] = [];
+  const countries = new Set<string>();
+  const institutions = new Set<string>();
+  const correspondingAuthors: string[] = [];
+  const correspondingInstitutions: string[] = [];
+  const mainInstitution = INSTITUTION_POOL[INSTITUTION_SAMPLER.sample(r)]!;
+  for (let a = 0; a < nAuthors; a++) {
+    const authorKey = mix(topicIndex, r.chance(0.6) ? r.nextU32() % 40 : r.nextU32());
+    const aid = `${OA}A5${pad6(authorKey % 1000000)}${pad6(mix(authorKey, 7) % 1000000).slice(3)}`;
+    const first = FIRST_NAMES[authorKey % FIRST_NAMES.length]!;
+    const last = LAST_NAMES[(authorKey >>> 8) % LAST_NAMES.length]!;
+    const name = J(`${first} ${last}`);
+    const orcid =
+      authorKey % 3 === 0
+        ? 'null'
+        : `"https://orcid.org/0000-000${authorKey % 3}-${pad6(authorKey % 9999).slice(2)}-${pad6(mix(authorKey, 3) % 9999).slice(2)}"`;
+    const inst = r.chance(0.55) ? mainInstitution : INSTITUTION_POOL[INSTITUTION_SAMPLER.sample(r)]!;
+    const hasInst = !r.chance(0.06);
+    const position = a === 0 ? 'first' : a === nAuthors - 1 ? 'last' : 'middle';
+    const corresponding = a === nAuthors - 1 || (a === 0 && r.chance(0.3));
+    if (corresponding) {
+      correspondingAuthors.push(`"${aid}"`);
+      if (hasInst) correspondingInstitutions.push(`"${inst.id}"`);
+    }
+    const rawName = J(`${last}, ${first[0]}.`);
+    if (hasInst) {
+      countries.add(inst.country);
+      institutions.add(inst.id);
+      const raw = inst.raw[authorKey % inst.raw.length]!;
+      authorships.push(
+        `{"author_position":"${position}","author":{"id":"${aid}","display_name":${name},"orcid":${orcid}},"institutions":[${inst.json}],"countries":["${inst.country}"],"is_corresponding":${corresponding},"raw_author_name":${rawName},"raw_affiliation_strings":[${raw}],"affiliations":[{"raw_affiliation_string":${raw},"institution_ids":["${inst.id}"]}]}`,
+      );
+    } else {
+      authorships.push(
+        `{"author_position":"${position}","author":{"id":"${aid}","display_name":${name},"orcid":${orcid}},"institutions":[],"countries":[],"is_corresponding":${corresponding},"raw_author_name":${rawName},"raw_affiliation_strings":[],"affiliations":[]}`,
+      );
+    }
+  }
+
+  // topics
+  const topicIdx: number[] = [];
+  const topicScores: number[] = [];
+  if (!isParatext) {
+    topicIdx.push(topicIndex);
+    topicScores.push(score(r, 0.9, 1.0));
+    const nTopics = r.chance(0.85) ? 3 : r.chance(0.5) ? 2 : 1;
+    for (let attempt = 0; topicIdx.length < nTopics && attempt < 8; attempt++) {
+      const u = r.next();
+      const pool =
+        u < 0.65
+          ? corpus.subfieldTopics[topic.subfieldIndex]!
+          : u < 0.85
+            ? corpus.fieldTopics[topic.fieldIndex]!
+            : null;
+      const t = pool ? pool[r.nextU32() % pool.length]! : corpus.topicSampler.sample(r);
+      if (topicIdx.includes(t)) continue;
+      topicIdx.push(t);
+      const prev = topicScores[topicScores.length - 1]!;
+      topicScores.push(r.chance(0.3) ? score(r, 0.9, prev) : score(r, 0.4, Math.min(prev, 0.9)));
+    }
+  }
+  const topicJson = topicIdx.map(
+    (t, k) => `${corpus.topics[t]!.prefix}${topicScores[k]}${corpus.topics[t]!.suffix}`,
+  );
+
+  // keywords and concepts from the topics' vocabularies
+  const keywordJson: string[] = [];
+  const conceptJson: string[] = [];
+  const keywordNames: string[] = [];
+  if (!isParatext) {
+    const nKeywords = 3 + (r.nextU32() % 13);
+    let s = 0.9 - r.next() * 0.05;
+    const step = (s - 0.2) / nKeywords;
+    const used = new Set<string>();
+    for (let k = 0, attempt = 0; k < nKeywords && attempt < nKeywords * 3; attempt++) {
+      const t = corpus.topics[topicIdx[k < 5 ? 0 : r.nextU32() % topicIdx.length]!]!;
+      const vocab = topicVocab(t);
+      const j = r.nextU32() % vocab.kw.length;
+      const kw = vocab.kw[j]!;
+      if (used.has(kw)) continue;
+      used.add(kw);
+      const sc = f32(Math.max(0.2, s));
+      keywordJson.push(`${kw}${sc}}`);
+      conceptJson.push(`${vocab.concept[j]}${sc}}`);
+      keywordNames.push(t.phrases[j] ?? t.phrases[0]!);
+      s -= step * (0.5 + r.next());
+      k++;
+    }
+    const generic = 1 + (r.nextU32() % 4);
+    for (let k = 0; k < generic; k++) {
+      conceptJson.push(
+        `${GENERIC_CONCEPTS[r.nextU32() % GENERIC_CONCEPTS.length]}${k === 0 ? f32(r.next() * 0.4) : 0}}`,
+      );
+    }
+  }
+
+  // title
+  const k1 = keywordNames[0] ?? r.pick(topic.phrases);
+  const k2 = keywordNames[1] ?? r.pick(topic.phrases);
+  const parts: TitleParts = {
+    e: '',
+    e2: '',
+    k: k1,
+    k2: k2 === k1 ? r.pick(topic.phrases) : k2,
+    f: topic.raw.subfield.display_name,
+    r,
+  };
+  let title: string;
+  if (isParatext)
+    title = r.pick([
+      'Editorial Board',
+      'Front Matter',
+      'Table of Contents',
+      'Cover Image',
+      'Issue Information',
+    ]);
+  else if (r.chance(0.65)) {
+    parts.e = elementPhrase(r);
+    parts.e2 = elementPhrase(r);
+    title = r.pick(ELEMENT_TEMPLATES)(parts);
+  } else title = r.pick(PLAIN_TEMPLATES)(parts);
+  if (type === 'erratum') title = `Correction to: ${title}`;
+  if (isRetracted && r.chance(0.5)) title = `RETRACTED: ${title}`;
+  const styleDraw = r.next();
+  if (styleDraw < 0.02) title = title.toUpperCase();
+  else if (styleDraw < 0.2) title = toTitleCase(title);
+  const titleJson = J(title);
+
+  // citations: power law, older works more; a re-appearance adds some
+  const age = CITATION_YEAR - year;
+  let cited = year === LAST_YEAR ? r.powerLaw(0.3, 2.5, 20) : r.powerLaw(0.6 + age * 1.1, 1.35, 60000);
+  if (isParatext) cited = 0;
+  const citeLast = year === LAST_YEAR ? LAST_YEAR : CITATION_YEAR;
+  const perYear = citationYears(cited, year, citeLast, r);
+  const fwciDraw = r.next();
+  const pctDraw = r.next();
+  const refDraw = r.next();
+  if (opts.version > 0) {
+    // the re-appearance: new citations counted in the year of the update
+    const r2 = rng2.reseed(mix(corpus.seed, index, SALT_VERSION, opts.version));
+    const extra = 1 + r2.powerLaw(1 + cited * 0.05, 1.5, 5000);
+    cited += extra;
+    const extraYear = Math.max(citeLast, Number(opts.updatedDay.slice(0, 4)));
+    if (extraYear > citeLast) perYear.push(extra);
+    else perYear[perYear.length - 1]! += extra;
+  }
+  const countsByYear: string[] = [];
+  for (let k = perYear.length - 1; k >= 0; k--) {
+    const y = year + k;
+    const c = perYear[k]!;
+    if (c > 0 && y >= COUNTS_WINDOW_START) countsByYear.push(`{"year":${y},"cited_by_count":${c}}`);
+  }
+  const expected = 1 + age * 2.2;
+  const fwci =
+    year === LAST_YEAR || age < 1
+      ? 'null'
+      : `${Math.round((cited / expected) * (0.6 + fwciDraw * 0.8) * 1e8) / 1e8}`;
+  const pct = Math.min(0.99999, 1 - 1 / (1 + cited / (expected * 0.9)) ** 1.3 + pctDraw * 0.01);
+  const percentile =
+    year === LAST_YEAR
+      ? 'null'
+      : `{"value":${Math.round(pct * 1e8) / 1e8},"is_in_top_1_percent":${pct >= 0.99},"is_in_top_10_percent":${pct >= 0.9}}`;
+  const pMin = Math.min(99, Math.floor(pct * 100));
+  const percentileYear = `{"min":${pMin},"max":${Math.min(100, pMin + 1 + (r.nextU32() % 6))}}`;
+
+  // references: earlier works of the same topic (community), some of co-topics, some external
+  const nRefs =
+    isParatext || type === 'erratum' || type === 'dataset' ? 0 : 10 + Math.floor(refDraw ** 1.6 * 51);
+  const refs = new Set<number>();
+  const related: string[] = [];
+  const yearSlot = corpus.yearOf[index]!;
+  for (let k = 0, attempt = 0; k < nRefs && attempt < nRefs * 3; attempt++) {
+    const u = r.next();
+    let ref = -1;
+    if (u < 0.85) {
+      const t =
+        u < 0.7 || topicIdx.length < 2 ? topicIndex : topicIdx[1 + (r.nextU32() % (topicIdx.length - 1))]!;
+      const base = t * YEAR_STRIDE;
+      const lo = corpus.keyStart[base]!;
+      const hi = corpus.keyStart[base + yearSlot]!; // works of strictly earlier years
+      if (hi > lo)
+        ref = workIdNumber(corpus, corpus.byTopicYear[lo + Math.floor((hi - lo) * r.next() ** 0.7)]!);
+    }
+    if (ref < 0) ref = externalId(r);
+    if (refs.has(ref)) continue;
+    refs.add(ref);
+    k++;
+  }
+  const referenced: string[] = [];
+  for (const ref of refs) referenced.push(`"${OA}W${ref}"`);
+  const nRelated = isParatext ? 0 : r.chance(0.9) ? 10 : 20;
+  {
+    const lo = corpus.keyStart[topicIndex * YEAR_STRIDE]!;
+    const hi = corpus.keyStart[(topicIndex + 1) * YEAR_STRIDE]!;
+    for (let k = 0; k < nRelated; k++) {
+      const id =
+        hi - lo > 1 && r.chance(0.7)
+          ? workIdNumber(corpus, corpus.byTopicYear[lo + (r.nextU32() % (hi - lo))]!)
+          : externalId(r);
+      related.push(`"${OA}W${id}"`);
+    }
+  }
+
+  // identifiers, misc
+  const hasMag = year < 2022 && r.chance(0.6);
+  const hasPmid = r.chance(0.07);
+  const pmid = 10000000 + (mix(idNum, 5) % 30000000);
+  const ids = `{"openalex":"${OA}${wid}"${hasDoi ? `,"doi":"${doiUrl}"` : ''}${hasMag ? `,"mag":"${idNum - 1000000000}"` : ''}${hasPmid ? `,"pmid":"https://pubmed.ncbi.nlm.nih.gov/${pmid}"` : ''}}`;
+  const indexedIn =
+    isPreprint && source.doiPrefix === '48550'
+      ? '["arxiv"]'
+      : hasPmid
+        ? '["crossref","pubmed"]'
+        : hasDoi
+          ? source.isOa
+            ? '["crossref","doaj"]'
+            : '["crossref"]'
+          : '[]';
+  const apc = source.isOa || oaStatus === 'hybrid' ? r.int(15, 55) * 100 : 0;
+  const apcList = apc ? `{"value":${apc},"currency":"USD","value_usd":${apc}}` : 'null';
+  const apcPaid = apc && r.chance(0.5) ? apcList : 'null';
+  const volume = isPreprint || isChapter ? 'null' : `"${Math.max(1, year - 1960 + (r.nextU32() % 80))}"`;
+  const issue = volume === 'null' || r.chance(0.3) ? 'null' : `"${1 + (r.nextU32() % 24)}"`;
+  const firstPage = isPreprint ? 0 : 1 + (r.nextU32() % 12000);
+  const biblio = `{"volume":${volume},"issue":${issue},"first_page":${firstPage ? `"${firstPage}"` : 'null'},"last_page":${firstPage ? `"${firstPage + 3 + (r.nextU32() % 20)}"` : 'null'}}`;
+  let mesh = '[]';
+  if (hasPmid) {
+    const m: string[] = [];
+    const n = 3 + (r.nextU32() % 8);
+    for (let k = 0; k < n; k++) {
+      const [dui, dname] = MESH[r.nextU32() % MESH.length]!;
+      const [qui, qname] = MESH_QUALIFIERS[r.nextU32() % MESH_QUALIFIERS.length]!;
+      m.push(
+        `{"descriptor_ui":"${dui}","descriptor_name":"${dname}","qualifier_ui":${qui ? `"${qui}"` : '""'},"qualifier_name":${qname ? `"${qname}"` : 'null'},"is_major_topic":${k < 2}}`,
+      );
+    }
+    mesh = `[${m.join(',')}]`;
+  }
+  const sdgs: string[] = [];
+  if (!isParatext && r.chance(0.45)) {
+    const a = SDG_SAMPLER.sample(r);
+    sdgs.push(`{"score":${f32(0.4 + r.next() * 0.55)},"display_name":${SDGS[a]!.name},"id":${SDGS[a]!.id}}`);
+    if (r.chance(0.2)) {
+      const b = SDG_SAMPLER.sample(r);
+      if (b !== a)
+        sdgs.push(
+          `{"score":${f32(0.1 + r.next() * 0.3)},"display_name":${SDGS[b]!.name},"id":${SDGS[b]!.id}}`,
+        );
+    }
+  }
+  const awards: string[] = [];
+  const funders: string[] = [];
+  if (!isParatext && year >= 2008 && r.chance(0.45)) {
+    const n = 1 + (r.nextU32() % 3);
+    const seen = new Set<number>();
+    for (let k = 0; k < n; k++) {
+      const f = r.nextU32() % FUNDERS.length;
+      const funder = FUNDERS[f]!;
+      awards.push(
+        `{"id":"${OA}G${1000000000 + r.nextU32()}","display_name":null,"funder_award_id":"${pad6(r.nextU32() % 999999)}${r.int(10, 99)}","funder_id":"${funder.id}","funder_display_name":${funder.nameJson}}`,
+      );
+      if (!seen.has(f)) {
+        seen.add(f);
+        funders.push(funder.json);
+      }
+    }
+  }
+  const hasPdf = isOa && r.chance(0.55);
+  const hasGrobid = hasPdf && r.chance(0.6);
+  const contentUrls = hasPdf
+    ? `"content_urls":{"pdf":"https://content.openalex.org/works/${wid}.pdf"${hasGrobid ? `,"grobid_xml":"https://content.openalex.org/works/${wid}.grobid-xml"` : ''}},`
+    : '';
+
+  // dates of the record
+  const t2 = rng2.reseed(mix(corpus.seed, index, SALT_VERSION + 100, opts.version));
+  const updated = `${opts.updatedDay}T${pad2(t2.nextU32() % 24)}:${pad2(t2.nextU32() % 60)}:${pad2(t2.nextU32() % 60)}.${pad6(t2.nextU32() % 1000000)}`;
+  const created =
+    pubDate < opts.firstDay && year < 2025 && r.chance(0.85)
+      ? '2025-10-10'
+      : pubDate < opts.firstDay
+        ? pubDate
+        : opts.firstDay;
+
+  const primaryTopic = topicJson.length > 0 ? topicJson[0] : 'null';
+  return `{"id":"${OA}${wid}","doi":${doi},"title":${titleJson},"display_name":${titleJson},"publication_year":${year},"publication_date":"${pubDate}","ids":${ids},"language":${LANGS[LANG_SAMPLER.sample(r)]},"primary_location":${primaryLocation},"type":"${type}","indexed_in":${indexedIn},"open_access":{"is_oa":${isOa},"oa_status":"${oaStatus}","oa_url":${oaUrl},"any_repository_has_fulltext":${repoCopies > 0}},"authorships":[${authorships.join(',')}],"institutions":[],"countries_distinct_count":${countries.size},"institutions_distinct_count":${institutions.size},"corresponding_author_ids":[${correspondingAuthors.join(',')}],"corresponding_institution_ids":[${correspondingInstitutions.join(',')}],"apc_list":${apcList},"apc_paid":${apcPaid},"fwci":${fwci},"has_fulltext":${hasPdf},"cited_by_count":${cited},"citation_normalized_percentile":${percentile},"cited_by_percentile_year":${percentileYear},"biblio":${biblio},"is_retracted":${isRetracted},"is_paratext":${isParatext},"is_xpac":false,"primary_topic":${primaryTopic},"topics":[${topicJson.join(',')}],"keywords":[${keywordJson.join(',')}],"concepts":[${conceptJson.join(',')}],"mesh":${mesh},"locations_count":${locations.length},"locations":[${locations.join(',')}],"best_oa_location":${bestOa},"sustainable_development_goals":[${sdgs.join(',')}],"awards":[${awards.join(',')}],"funders":[${funders.join(',')}],"has_content":{"grobid_xml":${hasGrobid},"pdf":${hasPdf}},${contentUrls}"referenced_works_count":${referenced.length},"referenced_works":[${referenced.join(',')}],"related_works":[${related.join(',')}],"counts_by_year":[${countsByYear.join(',')}],"updated_date":"${updated}","created_date":"${created}T00:00:00"}`;
+}

@@ -24,6 +24,7 @@ export function work(id: number, overrides: Record<string, unknown> = {}): Recor
     referenced_works: [],
     updated_date: '2025-01-01T00:00:00.000000',
     ...overrides,
+    display_name: overrides.display_name ?? overrides.title ?? `Work ${id}`,
   };
 }
 

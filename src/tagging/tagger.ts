@@ -322,7 +322,9 @@ interface Parsed {
 }
 
 const ROMAN = /^\((?:I|II|III|IV|V|VI|VII|VIII|0|\d{3,4})\)/; // oxidation state or Miller index
-const COUNT = /^(?:\d+(?:\.\d+)?|\.\d+|[xyzδn])(?:[-+](?:\d+(?:\.\d+)?|[xyzδ]))*/;
+// counts and variables; y/z/n only beside an x ("LixCoyO2"), so "N4Py" is not N, P
+const COUNT = /^(?:\d+(?:\.\d+)?|\.\d+|[xδ])(?:[-+](?:\d+(?:\.\d+)?|[xδ]))*/;
+const COUNT_XYZ = /^(?:\d+(?:\.\d+)?|\.\d+|[xyzδn])(?:[-+](?:\d+(?:\.\d+)?|[xyzδ]))*/;
 const CHARGE = /^\d*[+-]+$/;
 
 /** Parse a whole string as a formula, or return null. Symbol case matters. */
@@ -333,6 +335,7 @@ function parseFormula(s: string): Parsed | null {
   let i = 0;
   const n = s.length;
   let depth = 0;
+  const hasX = s.includes('x');
   // isotope prefix: δ18O, 13C, 87Sr (a count before the first symbol)
   if (s[0] === 'δ' || s[0] === 'Δ') {
     i = 1;
@@ -399,7 +402,7 @@ function parseFormula(s: string): Parsed | null {
       }
       return null;
     }
-    const m = COUNT.exec(s.slice(i));
+    const m = (hasX ? COUNT_XYZ : COUNT).exec(s.slice(i));
     if (m) {
       marked = true;
       i += m[0].length;

@@ -203,6 +203,7 @@ describe('tagElements: bare symbols', () => {
     'Indoor PM2.5 and Pm2.5 levels',
     'The CPOSS209 data set',
     'Bay of Bengal',
+    'The nonheme N4Py ligand',
     'Cold ironing of vessels',
     '2H-MoS2 is a polytype',
     'THE HYDROCARBON HABITAT OF THE OMAN BASIN',

@@ -14,6 +14,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   update: { summary: 'ingest + build + publish; --watch follows a folder', load: () => import('./update.js') },
   generate: { summary: 'write a synthetic corpus in the OpenAlex layout', load: () => import('./generate.js') },
   tag: { summary: 'tag titles on stdin with element symbols (one JSON array per line)', load: () => import('./tag.js') },
+  'tagger-eval': {
+    summary: 'precision and recall of the tagger on the hand-labelled titles',
+    load: () => import('./tagger-eval.js'),
+  },
   rollback: { summary: 'publish the previous snapshot again', load: () => import('./rollback.js') },
 };
 

@@ -1,7 +1,8 @@
 import { TAGGER_VERSION, tagElements } from '../tagging/tagger.js';
-import type { CorpusStore, ExcludedWork, TaggedWork } from './corpus-store.js';
+import type { BatchCounts, ExcludedWork, TaggedWork } from './corpus-store.js';
 import { readLines } from './line-reader.js';
-import { extractWork } from './work-record.js';
+import { readFields } from './field-scanner.js';
+import { extractWork, WORK_FIELDS } from './work-record.js';
 
 /** What ingesting one file did. Every line read is accounted for in exactly one count. */
 export interface IngestCounts {
@@ -54,12 +55,16 @@ export function addCounts(into: IngestCounts, from: IngestCounts): void {
   into.skipped.invalid += from.skipped.invalid;
 }
 
+/** Where parsed batches go: the corpus store itself, or the thread that owns it. */
+export type BatchSink = (works: TaggedWork[], excluded: ExcludedWork[], taggerVersion: number) => Promise<BatchCounts> | BatchCounts;
+
 /**
- * Streams one works file into the store. A malformed line is counted and reported with its line
+ * Streams one works file into a sink. A malformed line is counted and reported with its line
  * number and never stops the file; a file that breaks off (bad gzip) keeps what was read before.
+ * At most two batches are in flight, so memory stays bounded when the writer is slower.
  */
 export async function ingestFile(
-  store: CorpusStore,
+  sink: BatchSink,
   file: string,
   onProgress?: (compressedBytes: number, counts: IngestCounts) => void,
 ): Promise<FileResult> {
@@ -67,16 +72,23 @@ export async function ingestFile(
   const badLines: BadLine[] = [];
   let works: TaggedWork[] = [];
   let excluded: ExcludedWork[] = [];
+  const inFlight: Promise<void>[] = [];
 
-  const flush = () => {
-    if (works.length === 0 && excluded.length === 0) return;
-    const c = store.writeBatch(works, excluded, TAGGER_VERSION);
+  const add = (c: BatchCounts) => {
     counts.kept += c.kept;
     counts.replaced += c.replaced;
     counts.unchanged += c.unchanged;
     counts.removed += c.removed;
+  };
+  const flush = () => {
+    if (works.length === 0 && excluded.length === 0) return;
+    const written = Promise.resolve(sink(works, excluded, TAGGER_VERSION)).then(add);
+    inFlight.push(written);
     works = [];
     excluded = [];
+  };
+  const drain = async () => {
+    while (inFlight.length > 1) await inFlight.shift();
   };
   const bad = (line: number, reason: string) => {
     if (badLines.length < MAX_BAD_LINES_KEPT) badLines.push({ file, line, reason });
@@ -91,7 +103,7 @@ export async function ingestFile(
         counts.read++;
         let parsed: unknown;
         try {
-          parsed = JSON.parse(buf.toString('utf8', start, end));
+          parsed = readFields(buf, start, end, WORK_FIELDS);
         } catch (e) {
           counts.skipped.malformed++;
           bad(lineNumber, `malformed JSON: ${(e as Error).message}`);
@@ -110,11 +122,13 @@ export async function ingestFile(
         }
       },
       (bytes) => onProgress?.(bytes, counts),
+      drain,
     );
   } catch (e) {
     error = (e as Error).message;
   }
   flush();
+  await Promise.all(inFlight);
   return { file, counts, badLines, error };
 }
 

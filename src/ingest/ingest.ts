@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { openCorpusStore } from './corpus-store.js';
-import { addCounts, type BadLine, emptyCounts, type FileResult, type IngestCounts, ingestFile } from './ingest-file.js';
-import type { FromWorker } from './ingest-worker.js';
+import { addCounts, type BadLine, type BatchSink, emptyCounts, type FileResult, type IngestCounts, ingestFile } from './ingest-file.js';
+import type { FromWorker, ToWorker } from './ingest-worker.js';
 import type { WorksFile } from './sources.js';
 
 export interface IngestSummary {
@@ -37,8 +37,7 @@ const CAN_USE_WORKERS = fileURLToPath(import.meta.url).endsWith('.js');
 /** Ingests files into the corpus store at storePath, one file per worker at a time. */
 export async function ingest(storePath: string, files: readonly WorksFile[], options: IngestOptions = {}) {
   const started = performance.now();
-  // The schema exists before any worker opens the store.
-  openCorpusStore(storePath).close();
+  const store = openCorpusStore(storePath);
   const workers = CAN_USE_WORKERS ? Math.min(options.workers ?? availableParallelism(), files.length) : 0;
   const summary: IngestSummary = { files: files.length, counts: emptyCounts(), badLines: [], fileErrors: [], seconds: 0 };
   const totalBytes = files.reduce((s, f) => s + f.bytes, 0);
@@ -66,51 +65,56 @@ export async function ingest(storePath: string, files: readonly WorksFile[], opt
     progress();
   };
 
-  if (workers === 0) {
-    const store = openCorpusStore(storePath);
-    try {
+  const write: BatchSink = (works, excluded, taggerVersion) => store.writeBatch(works, excluded, taggerVersion);
+  try {
+    if (workers === 0) {
       for (const f of files) {
-        const r = await ingestFile(store, f.path, (bytes, counts) => {
+        const r = await ingestFile(write, f.path, (bytes, counts) => {
           doneBytes.inFlight.set(f.path, bytes);
           readInFlight.set(f.path, counts.read);
           progress();
         });
         finish(r, f.bytes);
       }
-    } finally {
-      store.close();
+    } else {
+      const queue = [...files];
+      const sizes = new Map(files.map((f) => [f.path, f.bytes]));
+      await Promise.all(
+        Array.from({ length: workers }, () =>
+          runWorker(queue, write, (msg) => {
+            if (msg.type === 'progress') {
+              doneBytes.inFlight.set(msg.file, msg.bytes);
+              readInFlight.set(msg.file, msg.read);
+              progress();
+            } else if (msg.type === 'result') {
+              finish(msg.result, sizes.get(msg.result.file) ?? 0);
+            }
+          }),
+        ),
+      );
     }
-  } else {
-    const queue = [...files];
-    const sizes = new Map(files.map((f) => [f.path, f.bytes]));
-    await Promise.all(
-      Array.from({ length: workers }, () =>
-        runWorker(storePath, queue, (msg) => {
-          if (msg.type === 'progress') {
-            doneBytes.inFlight.set(msg.file, msg.bytes);
-            readInFlight.set(msg.file, msg.read);
-            progress();
-          } else if (msg.type === 'result') {
-            finish(msg.result, sizes.get(msg.result.file) ?? 0);
-          }
-        }),
-      ),
-    );
+  } finally {
+    store.close();
   }
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
 }
 
-function runWorker(storePath: string, queue: WorksFile[], onMessage: (m: FromWorker) => void): Promise<void> {
+/** Runs one worker over the shared queue; its batches are written here, on the store's thread. */
+function runWorker(queue: WorksFile[], write: BatchSink, onMessage: (m: FromWorker) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_URL, { workerData: { storePath } });
+    const worker = new Worker(WORKER_URL);
+    const send = (msg: ToWorker) => worker.postMessage(msg);
     const next = () => {
       const file = queue.shift();
-      worker.postMessage(file ? { file: file.path } : { done: true });
+      send(file ? { type: 'file', file: file.path } : { type: 'done' });
     };
-    worker.on('message', (msg: FromWorker) => {
+    worker.on('message', async (msg: FromWorker) => {
       if (msg.type === 'ready') next();
-      else {
+      else if (msg.type === 'batch') {
+        const counts = await write(msg.works, msg.excluded, msg.taggerVersion);
+        send({ type: 'written', batch: msg.batch, counts });
+      } else {
         onMessage(msg);
         if (msg.type === 'result') next();
       }

@@ -10,6 +10,7 @@ export async function readLines(
   path: string,
   onLine: (buf: Buffer, start: number, end: number, lineNumber: number) => void,
   onProgress?: (compressedBytes: number) => void,
+  afterChunk?: () => Promise<void> | void,
 ): Promise<number> {
   const gzipped = await isGzip(path);
   const raw = createReadStream(path, { highWaterMark: 1 << 20 });
@@ -53,6 +54,8 @@ export async function readLines(
     if (start < buf.length) {
       carry = Buffer.from(buf.subarray(start)); // copy: the stream may reuse its chunk
     }
+    // Backpressure: the consumer may hold the next chunk until its writes catch up.
+    await afterChunk?.();
   }
   if (carry && carry.length > 0) onLine(carry, 0, carry.length, ++lineNumber);
   return lineNumber;

@@ -99,6 +99,27 @@ function keywordRef(v: unknown): KeywordRef | null {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** The top-level fields extractWork reads: ingest parses only these. */
+export const WORK_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'doi',
+  'title',
+  'display_name',
+  'publication_year',
+  'publication_date',
+  'primary_location',
+  'type',
+  'cited_by_count',
+  'counts_by_year',
+  'primary_topic',
+  'topics',
+  'keywords',
+  'referenced_works',
+  'is_retracted',
+  'is_paratext',
+  'updated_date',
+]);
+
 export function extractWork(record: unknown): ExtractResult {
   if (!isObject(record)) return { kind: 'invalid', reason: 'not a JSON object' };
   const id = openAlexNumber(record.id);

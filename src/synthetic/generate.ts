@@ -144,7 +144,8 @@ export interface PartResult {
 
 /** Gzip options: fixed, level 1 (the bytes only depend on input and the zlib version). */
 const GZIP_OPTIONS = { level: 1, memLevel: 8, windowBits: 15, strategy: zlibConstants.Z_DEFAULT_STRATEGY };
-const FLUSH_CHARS = 1 << 20;
+const FLUSH_BYTES = 512 << 10;
+const MAX_RECORD_BYTES = 256 << 10;
 
 /** Write one part file (atomically: a hidden temp file renamed into place). */
 export async function writePart(corpus: Corpus, outDir: string, spec: PartSpec): Promise<PartResult> {
@@ -156,24 +157,35 @@ export async function writePart(corpus: Corpus, outDir: string, spec: PartSpec):
   gzip.pipe(file);
   const closed = once(file, 'close');
   let rawBytes = 0;
-  let chunk = '';
+  // Records are encoded straight into a buffer (no joined string), handed to gzip when full.
+  let buffer = Buffer.allocUnsafe(FLUSH_BYTES + MAX_RECORD_BYTES);
+  let used = 0;
   const flush = async (): Promise<void> => {
-    rawBytes += Buffer.byteLength(chunk);
-    const ok = gzip.write(chunk);
-    chunk = '';
+    rawBytes += used;
+    const ok = gzip.write(buffer.subarray(0, used));
+    buffer = Buffer.allocUnsafe(FLUSH_BYTES + MAX_RECORD_BYTES);
+    used = 0;
     if (!ok) await once(gzip, 'drain');
+  };
+  const append = async (line: string): Promise<void> => {
+    // a UTF-16 code unit is at most 3 UTF-8 bytes
+    if (line.length * 3 + 1 > buffer.length - used) {
+      if (used > 0) await flush();
+      if (line.length * 3 + 1 > buffer.length) buffer = Buffer.allocUnsafe(line.length * 3 + 1);
+    }
+    used += buffer.write(line, used, 'utf8');
+    buffer[used++] = 0x0a;
+    if (used >= FLUSH_BYTES) await flush();
   };
   const firstDay = spec.day;
   for (let i = spec.start; i < spec.end; i++) {
-    chunk += `${buildWork(corpus, i, { version: 0, updatedDay: spec.day, firstDay })}\n`;
-    if (chunk.length >= FLUSH_CHARS) await flush();
+    await append(buildWork(corpus, i, { version: 0, updatedDay: spec.day, firstDay }));
   }
   for (let u = 0; u < spec.updates.length; u++) {
     const i = spec.updates[u]!;
-    chunk += `${buildWork(corpus, i, { version: 1, updatedDay: spec.day, firstDay: spec.updateFirstDays[u]! })}\n`;
-    if (chunk.length >= FLUSH_CHARS) await flush();
+    await append(buildWork(corpus, i, { version: 1, updatedDay: spec.day, firstDay: spec.updateFirstDays[u]! }));
   }
-  if (chunk.length > 0) await flush();
+  if (used > 0) await flush();
   gzip.end();
   await closed;
   await rename(temp, target);

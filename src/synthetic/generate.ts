@@ -183,7 +183,9 @@ export async function writePart(corpus: Corpus, outDir: string, spec: PartSpec):
   }
   for (let u = 0; u < spec.updates.length; u++) {
     const i = spec.updates[u]!;
-    await append(buildWork(corpus, i, { version: 1, updatedDay: spec.day, firstDay: spec.updateFirstDays[u]! }));
+    await append(
+      buildWork(corpus, i, { version: 1, updatedDay: spec.day, firstDay: spec.updateFirstDays[u]! }),
+    );
   }
   if (used > 0) await flush();
   gzip.end();
@@ -321,7 +323,7 @@ function runWorker(
   report: (r: PartResult) => void,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(url, { workerData: init });
+    const worker = new Worker(url, { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 64 } });
     let failed = false;
     const next = (): void => {
       const spec = queue.shift();

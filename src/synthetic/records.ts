@@ -1371,7 +1371,10 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     k++;
   }
   const referenced: string[] = [];
-  for (const ref of refs) referenced.push(ref >= 0 ? workIdText(corpus, ref) : `"${OA}W${1 + (-ref % 3)}${100_000_000 + (-ref % ID_SPACE)}"`);
+  for (const ref of refs)
+    referenced.push(
+      ref >= 0 ? workIdText(corpus, ref) : `"${OA}W${1 + (-ref % 3)}${100_000_000 + (-ref % ID_SPACE)}"`,
+    );
   const nRelated = isParatext ? 0 : r.chance(0.9) ? 10 : 20;
   {
     const lo = corpus.keyStart[topicIndex * YEAR_STRIDE]!;

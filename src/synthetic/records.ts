@@ -1205,7 +1205,8 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     const corresponding = a === nAuthors - 1 || (a === 0 && r.chance(0.3));
     if (corresponding) {
       correspondingAuthors.push(`"${aid}"`);
-      if (hasInst) correspondingInstitutions.push(`"${inst.id}"`);
+      const instText = `"${inst.id}"`;
+      if (hasInst && !correspondingInstitutions.includes(instText)) correspondingInstitutions.push(instText);
     }
     const rawName = J(`${last}, ${first[0]}.`);
     if (hasInst) {
@@ -1335,7 +1336,7 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     const c = perYear[k]!;
     if (c > 0 && y >= COUNTS_WINDOW_START) countsByYear.push(`{"year":${y},"cited_by_count":${c}}`);
   }
-  const expected = 1 + age * 2.2;
+  const expected = 1 + Math.max(0, age) * 2.2;
   const fwci =
     year === LAST_YEAR || age < 1
       ? 'null'

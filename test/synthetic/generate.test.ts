@@ -9,9 +9,9 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/cli-error.js';
 import { run } from '../../src/cli/generate.js';
-import { generateCorpus, planCorpus } from '../../src/synthetic/generate.js';
+import { generateCorpus, loadTopics, planCorpus } from '../../src/synthetic/generate.js';
 import { mix, Rng, WeightedSampler, zipfSampler } from '../../src/synthetic/random.js';
-import { TITLE_ELEMENTS, WORK_KEYS } from '../../src/synthetic/records.js';
+import { buildWork, createCorpus, TITLE_ELEMENTS, WORK_KEYS } from '../../src/synthetic/records.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TOPICS = existsSync(join(ROOT, 'fixtures/openalex/topics.json'))
@@ -108,6 +108,26 @@ describe('random', () => {
     const xs = Array.from({ length: 20_000 }, () => rng.powerLaw(2, 1.3));
     expect(xs.filter((x) => x <= 2).length / xs.length).toBeGreaterThan(0.4);
     expect(Math.max(...xs)).toBeGreaterThan(500);
+  });
+});
+
+describe('buildWork', () => {
+  it('writes valid JSON for every kind of work, first appearance and update', async () => {
+    const corpus = createCorpus(9, 6000, await loadTopics(TOPICS));
+    for (let i = 0; i < 6000; i++) {
+      for (const [version, day] of [
+        [0, '2025-11-06'],
+        [1, '2026-02-01'],
+      ] as const) {
+        const line = buildWork(corpus, i, { version, updatedDay: day, firstDay: '2025-11-06' });
+        expect(line).not.toMatch(/[:,[](NaN|undefined|-?Infinity)[,}\]]/);
+        const w = JSON.parse(line) as {
+          cited_by_count: number;
+          counts_by_year: Array<{ cited_by_count: number }>;
+        };
+        expect(w.cited_by_count).toBeGreaterThanOrEqual(0);
+      }
+    }
   });
 });
 
@@ -216,7 +236,8 @@ describe('generateCorpus (2,000 works)', () => {
     const ids = new Set(works.map((w) => w.work.id));
     let internalRefs = 0;
     let refs = 0;
-    for (const { work } of works) {
+    for (const { work, line } of works) {
+      expect(line).not.toMatch(/[:,[](NaN|undefined|-?Infinity)[,}\]]/);
       const w = work as unknown as WorkFields;
       if (w.is_paratext) paratext++;
       if (w.doi === null) nullDoi++;

@@ -22,17 +22,20 @@ export async function runIngest(dataDir: string, paths: string[], topicsPath: st
     throw new CliError(`cannot read ${(e as NodeJS.ErrnoException).path ?? paths.join(' ')}: ${(e as Error).message}`);
   }
   if (files.length === 0) throw new CliError(`no works files found in ${paths.join(' ')}`);
-  const store = openCorpusStore(corpus);
   const topics = topicsPath ?? (existsSync(BUNDLED_SAMPLE.topics) ? BUNDLED_SAMPLE.topics : null);
-  if (topics) store.loadTaxonomy(readTaxonomy(topics));
-  store.close();
+  if (topics) {
+    const store = await openCorpusStore(corpus);
+    try {
+      await store.loadTaxonomy(readTaxonomy(topics));
+    } finally {
+      store.close();
+    }
+  }
 
   const progress = ingestProgressReporter();
-  const log = process.stderr.isTTY ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
   const summary = await ingest(corpus, files, {
     onProgress: (p) => progress.update(p),
-    onFileDone: (r) =>
-      log(`ingest: ${r.file}: ${r.counts.read} read, ${r.counts.kept} kept, ${r.counts.replaced} replaced${r.error ? `, ERROR ${r.error}` : ''}`),
+    onLog: (line) => process.stderr.write(`${line}\n`),
   });
   progress.stop();
   for (const b of summary.badLines) process.stderr.write(`ingest: ${b.file}:${b.line}: ${b.reason}\n`);

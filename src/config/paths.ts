@@ -18,7 +18,7 @@ export function dataPaths(dataDir: string) {
   const root = resolve(dataDir);
   return {
     root,
-    corpus: join(root, 'corpus.sqlite'),
+    corpus: join(root, 'corpus.duckdb'),
     snapshots: join(root, 'snapshots'),
   };
 }

@@ -1,217 +1,288 @@
-import Database from 'better-sqlite3';
-import type { TopicRef, WorkRow } from './work-record.js';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { TaxonomyTopic } from './corpus-store-types.js';
+
+export type { TaxonomyTopic } from './corpus-store-types.js';
 
 /**
- * The corpus store: every kept work, newest version only, in one SQLite file. Ingest writes it
- * (from several worker threads, one transaction per batch); build reads it. Abstracts are never
- * stored. Unknown fields are stored as NULL, never as zero.
+ * The corpus store: every kept work, newest version only, in one DuckDB file. DuckDB reads the
+ * OpenAlex JSON itself (its reader parses only the declared fields, in C++, on all cores) and
+ * merges a batch with set operations, so ingest never materialises a record in JavaScript.
+ * Abstracts are never read. Unknown fields stay NULL, never zero.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS works (
-  id INTEGER PRIMARY KEY,
-  updated_date TEXT NOT NULL,
-  doi TEXT,
-  title TEXT,
+  id BIGINT NOT NULL,
+  updated_date VARCHAR NOT NULL,
+  doi VARCHAR,
+  title VARCHAR,
   year INTEGER,
-  pub_date TEXT,
-  venue TEXT,
-  type TEXT,
+  pub_date VARCHAR,
+  venue VARCHAR,
+  type VARCHAR,
   cited_by_count INTEGER,
-  counts_by_year TEXT,
+  counts_by_year STRUCT(year INTEGER, cited_by_count INTEGER)[],
   primary_topic INTEGER,
-  topics TEXT NOT NULL,
-  keywords TEXT,
-  refs BLOB,
-  elements TEXT NOT NULL,
-  tagger_version INTEGER NOT NULL
+  field_id INTEGER,
+  topics STRUCT(id INTEGER, score DOUBLE)[],
+  keywords STRUCT(slug VARCHAR, score DOUBLE)[],
+  refs BIGINT[]
 );
+CREATE TABLE IF NOT EXISTS tags (id BIGINT NOT NULL, symbols VARCHAR NOT NULL);
 CREATE TABLE IF NOT EXISTS topics (
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL,
-  description TEXT,
-  keywords TEXT,
-  subfield_id INTEGER, subfield TEXT,
-  field_id INTEGER, field TEXT,
-  domain_id INTEGER, domain TEXT
+  id INTEGER NOT NULL, name VARCHAR NOT NULL, description VARCHAR, keywords VARCHAR,
+  subfield VARCHAR, field_id INTEGER, field VARCHAR, domain VARCHAR
 );
-CREATE TABLE IF NOT EXISTS keywords (slug TEXT PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS keywords (slug VARCHAR NOT NULL, name VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR NOT NULL, value VARCHAR NOT NULL);
 `;
 
-export interface BatchCounts {
+/** The OpenAlex fields ingest reads, with the types DuckDB must find (a mismatch fails the fast path). */
+export const OPENALEX_COLUMNS = `{
+  id: 'VARCHAR', doi: 'VARCHAR', title: 'VARCHAR', display_name: 'VARCHAR',
+  publication_year: 'INTEGER', publication_date: 'VARCHAR',
+  primary_location: 'STRUCT(source STRUCT(display_name VARCHAR))', type: 'VARCHAR',
+  cited_by_count: 'INTEGER', counts_by_year: 'STRUCT(year INTEGER, cited_by_count INTEGER)[]',
+  primary_topic: 'STRUCT(id VARCHAR, display_name VARCHAR, subfield STRUCT(display_name VARCHAR), field STRUCT(id VARCHAR, display_name VARCHAR), domain STRUCT(display_name VARCHAR))',
+  topics: 'STRUCT(id VARCHAR, display_name VARCHAR, score DOUBLE)[]',
+  keywords: 'STRUCT(id VARCHAR, display_name VARCHAR, score DOUBLE)[]',
+  referenced_works: 'VARCHAR[]', is_retracted: 'BOOLEAN', is_paratext: 'BOOLEAN', updated_date: 'VARCHAR'
+}`;
+
+const OA = 'https://openalex.org/';
+
+/** From the raw JSON columns to the stored row (ids as numbers, DOIs without the resolver). */
+const STAGE_SELECT = `
+  TRY_CAST(replace(id, '${OA}W', '') AS BIGINT) AS id,
+  coalesce(updated_date, '') AS updated_date,
+  nullif(lower(regexp_replace(doi, '^https?://(dx\\.)?doi\\.org/', '')), '') AS doi,
+  nullif(coalesce(display_name, title), '') AS title,
+  coalesce(publication_year, TRY_CAST(substr(publication_date, 1, 4) AS INTEGER)) AS year,
+  CASE WHEN regexp_full_match(publication_date, '\\d{4}-\\d{2}-\\d{2}') THEN publication_date END AS pub_date,
+  primary_location.source.display_name AS venue,
+  type,
+  cited_by_count,
+  counts_by_year,
+  TRY_CAST(replace(primary_topic.id, '${OA}T', '') AS INTEGER) AS primary_topic,
+  TRY_CAST(replace(primary_topic.field.id, '${OA}fields/', '') AS INTEGER) AS field_id,
+  list_transform(topics, t -> {'id': TRY_CAST(replace(t.id, '${OA}T', '') AS INTEGER), 'score': t.score}) AS topics,
+  list_transform(keywords, k -> {'slug': replace(k.id, '${OA}keywords/', ''), 'score': k.score}) AS keywords,
+  list_filter(list_transform(referenced_works, r -> TRY_CAST(replace(r, '${OA}W', '') AS BIGINT)), r -> r IS NOT NULL) AS refs,
+  coalesce(is_retracted, false) AS is_retracted,
+  coalesce(is_paratext, false) AS is_paratext,
+  primary_topic AS primary_topic_raw,
+  topics AS topics_raw,
+  keywords AS keywords_raw,
+  filename`;
+
+const WORK_COLUMNS =
+  'id, updated_date, doi, title, year, pub_date, venue, type, cited_by_count, counts_by_year, primary_topic, field_id, topics, keywords, refs';
+
+export interface MergeCounts {
+  read: number;
   kept: number;
   replaced: number;
   unchanged: number;
   removed: number;
+  retracted: number;
+  paratext: number;
+  invalid: number;
 }
 
-export interface ExcludedWork {
-  id: number;
-  updatedDate: string;
-}
-
-export interface TaggedWork {
-  row: WorkRow;
-  elements: string[];
-}
-
-export function openCorpusStore(path: string, options: { readonly?: boolean } = {}): CorpusStore {
-  return new CorpusStore(path, options.readonly ?? false);
-}
+const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 export class CorpusStore {
-  readonly db: Database.Database;
-  private readonly lookup: Database.Statement<[number], { updated_date: string }>;
-  private readonly upsert: Database.Statement;
-  private readonly remove: Database.Statement<[number, string]>;
-  private readonly addTopic: Database.Statement;
-  private readonly addKeyword: Database.Statement;
-  private readonly knownTopics = new Set<number>();
-  private readonly knownKeywords = new Set<string>();
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    readonly con: DuckDBConnection,
+  ) {}
 
-  constructor(path: string, readonly: boolean) {
-    this.db = new Database(path, { readonly, fileMustExist: readonly });
-    this.db.pragma('busy_timeout = 120000');
-    if (!readonly) {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.exec(SCHEMA);
-    }
-    this.db.pragma('cache_size = -262144');
-    this.lookup = this.db.prepare('SELECT updated_date FROM works WHERE id = ?');
-    this.upsert = this.db.prepare(
-      `INSERT OR REPLACE INTO works (id, updated_date, doi, title, year, pub_date, venue, type, cited_by_count,
-        counts_by_year, primary_topic, topics, keywords, refs, elements, tagger_version)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.remove = this.db.prepare('DELETE FROM works WHERE id = ? AND updated_date < ?');
-    this.addTopic = this.db.prepare(
-      `INSERT OR IGNORE INTO topics (id, name, subfield_id, subfield, field_id, field, domain_id, domain)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.addKeyword = this.db.prepare('INSERT OR IGNORE INTO keywords (slug, name) VALUES (?, ?)');
+  static async open(path: string, options: { threads?: number; memoryLimit?: string } = {}): Promise<CorpusStore> {
+    const instance = await DuckDBInstance.create(path, {
+      threads: String(options.threads ?? 2),
+      memory_limit: options.memoryLimit ?? '1GB',
+      preserve_insertion_order: 'false',
+    });
+    const con = await instance.connect();
+    await con.run(SCHEMA);
+    return new CorpusStore(instance, con);
+  }
+
+  /** Rows as plain JS objects (BIGINT as bigint: cast in SQL where a number is wanted). */
+  async rows<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+    return (await this.con.runAndReadAll(sql)).getRowObjectsJS() as T[];
+  }
+
+  async columns(sql: string): Promise<unknown[][]> {
+    return (await this.con.runAndReadAll(sql)).getColumnsJS() as unknown[][];
+  }
+
+  async scalar<T>(sql: string): Promise<T> {
+    return (await this.con.runAndReadAll(sql)).getColumnsJS()[0]?.[0] as T;
   }
 
   /**
-   * Writes one batch in one transaction. A record replaces the stored one only when its
-   * updated_date is strictly newer, so ingesting the same file twice changes nothing. An excluded
-   * (retracted or paratext) newer version removes the older stored record.
+   * Reads works files (OpenAlex JSONL, plain or gzip) and merges them: a record replaces the
+   * stored one only when its updated_date is strictly newer, so the same file twice changes
+   * nothing; a newer excluded version (retracted, paratext) removes the stored one. Throws when
+   * DuckDB cannot read a file as OpenAlex works (the caller then takes the line-by-line path).
    */
-  writeBatch(works: readonly TaggedWork[], excluded: readonly ExcludedWork[], taggerVersion: number): BatchCounts {
-    const counts: BatchCounts = { kept: 0, replaced: 0, unchanged: 0, removed: 0 };
-    this.db.transaction(() => {
-      for (const { row, elements } of works) {
-        const existing = this.lookup.get(row.id);
-        if (existing && existing.updated_date >= row.updatedDate) {
-          counts.unchanged++;
-          continue;
-        }
-        if (existing) counts.replaced++;
-        else counts.kept++;
-        this.upsert.run(...workParams(row, elements, taggerVersion));
-        this.rememberVocabulary(row);
-      }
-      for (const e of excluded) counts.removed += this.remove.run(e.id, e.updatedDate).changes;
-    }).immediate();
-    return counts;
+  async mergeFiles(files: readonly string[]): Promise<{ counts: MergeCounts; invalidFiles: string[] }> {
+    const list = `[${files.map(sqlString).join(', ')}]`;
+    await this.con.run('DROP TABLE IF EXISTS stage');
+    await this.con.run(
+      `CREATE TEMP TABLE stage AS SELECT * FROM read_json(${list}, format = 'newline_delimited', columns = ${OPENALEX_COLUMNS},
+         maximum_object_size = 67108864, filename = true, hive_partitioning = false)`,
+    );
+    // Records with no usable work id: the caller re-reads their files line by line to say where.
+    const invalidFiles = (
+      await this.columns("SELECT DISTINCT filename FROM stage WHERE TRY_CAST(replace(id, 'https://openalex.org/W', '') AS BIGINT) IS NULL")
+    )[0] as string[] | undefined;
+    if (invalidFiles && invalidFiles.length > 0) {
+      await this.con.run(`DELETE FROM stage WHERE filename IN (${invalidFiles.map(sqlString).join(', ')})`);
+    }
+    const counts = await this.mergeStage();
+    return { counts, invalidFiles: invalidFiles ?? [] };
   }
 
-  private rememberVocabulary(row: WorkRow): void {
-    const topics = row.primaryTopic ? [row.primaryTopic, ...row.topics] : row.topics;
-    for (const t of topics) {
-      if (this.knownTopics.has(t.id)) continue;
-      this.knownTopics.add(t.id);
-      this.addTopic.run(...topicParams(t));
-    }
-    for (const k of row.keywords ?? []) {
-      if (this.knownKeywords.has(k.slug)) continue;
-      this.knownKeywords.add(k.slug);
-      this.addKeyword.run(k.slug, k.name);
+  /** Merges normalised records written by the line-by-line path (same layout as OpenAlex). */
+  async mergeNormalised(file: string): Promise<MergeCounts> {
+    await this.con.run('DROP TABLE IF EXISTS stage');
+    await this.con.run(
+      `CREATE TEMP TABLE stage AS SELECT * FROM read_json(${sqlString(file)}, format = 'newline_delimited',
+         columns = ${OPENALEX_COLUMNS}, maximum_object_size = 67108864, filename = true, hive_partitioning = false)`,
+    );
+    return this.mergeStage();
+  }
+
+  private async mergeStage(): Promise<MergeCounts> {
+    const c = this.con;
+    await c.run('DROP TABLE IF EXISTS staged');
+    await c.run(`CREATE TEMP TABLE staged AS SELECT ${STAGE_SELECT} FROM stage`);
+    await c.run('DROP TABLE stage');
+    await c.run('DROP TABLE IF EXISTS newer');
+    // The latest copy of each work in this batch, then only those newer than what is stored.
+    await c.run(`CREATE TEMP TABLE newer AS
+      WITH latest AS (
+        SELECT * FROM staged WHERE id IS NOT NULL
+        QUALIFY row_number() OVER (PARTITION BY id ORDER BY updated_date DESC, filename) = 1)
+      SELECT l.*, w.id IS NOT NULL AS existed FROM latest l LEFT JOIN works w ON w.id = l.id
+      WHERE w.id IS NULL OR l.updated_date > w.updated_date`);
+    await c.run('BEGIN TRANSACTION');
+    try {
+      await c.run('DELETE FROM works WHERE id IN (SELECT id FROM newer WHERE existed)');
+      await c.run('DELETE FROM tags WHERE id IN (SELECT id FROM newer WHERE existed)');
+      await c.run(`INSERT INTO works SELECT ${WORK_COLUMNS} FROM newer WHERE NOT is_retracted AND NOT is_paratext`);
+      // Names of topics and keywords the taxonomy does not have (the works carry them).
+      await c.run(`INSERT INTO topics (id, name, subfield, field_id, field, domain)
+        SELECT DISTINCT ON (id) id, name, subfield, field_id, field, domain FROM (
+          SELECT primary_topic AS id, primary_topic_raw.display_name AS name, primary_topic_raw.subfield.display_name AS subfield,
+                 field_id, primary_topic_raw.field.display_name AS field, primary_topic_raw.domain.display_name AS domain
+          FROM newer WHERE primary_topic IS NOT NULL
+          UNION ALL
+          SELECT TRY_CAST(replace(t.id, 'https://openalex.org/T', '') AS INTEGER), t.display_name, NULL, NULL, NULL, NULL
+          FROM (SELECT unnest(topics_raw) AS t FROM newer))
+        WHERE id IS NOT NULL AND name IS NOT NULL AND id NOT IN (SELECT id FROM topics)`);
+      await c.run(`INSERT INTO keywords
+        SELECT DISTINCT ON (slug) replace(k.id, 'https://openalex.org/keywords/', '') AS slug, k.display_name
+        FROM (SELECT unnest(keywords_raw) AS k FROM newer)
+        WHERE k.id IS NOT NULL AND k.display_name IS NOT NULL
+          AND replace(k.id, 'https://openalex.org/keywords/', '') NOT IN (SELECT slug FROM keywords)`);
+      const [row] = await this.rows<Record<keyof MergeCounts, bigint | number>>(`SELECT
+        (SELECT count(*) FROM staged) AS read,
+        (SELECT count(*) FROM staged WHERE id IS NULL) AS invalid,
+        (SELECT count(*) FROM staged WHERE id IS NOT NULL AND is_retracted) AS retracted,
+        (SELECT count(*) FROM staged WHERE id IS NOT NULL AND is_paratext AND NOT is_retracted) AS paratext,
+        (SELECT count(*) FROM newer WHERE NOT existed AND NOT is_retracted AND NOT is_paratext) AS kept,
+        (SELECT count(*) FROM newer WHERE existed AND NOT is_retracted AND NOT is_paratext) AS replaced,
+        (SELECT count(*) FROM newer WHERE existed AND (is_retracted OR is_paratext)) AS removed`);
+      await c.run('COMMIT');
+      const n = (k: keyof MergeCounts) => Number(row?.[k] ?? 0);
+      const counts: MergeCounts = {
+        read: n('read'),
+        invalid: n('invalid'),
+        retracted: n('retracted'),
+        paratext: n('paratext'),
+        kept: n('kept'),
+        replaced: n('replaced'),
+        removed: n('removed'),
+        unchanged: 0,
+      };
+      counts.unchanged = counts.read - counts.invalid - counts.retracted - counts.paratext - counts.kept - counts.replaced;
+      return counts;
+    } catch (e) {
+      await c.run('ROLLBACK');
+      throw e;
+    } finally {
+      await c.run('DROP TABLE IF EXISTS staged');
+      await c.run('DROP TABLE IF EXISTS newer');
     }
   }
 
   /** Loads the topic taxonomy (names, descriptions, keywords); descriptions describe communities. */
-  loadTaxonomy(topics: readonly TaxonomyTopic[]): number {
-    const stmt = this.db.prepare(
-      `INSERT INTO topics (id, name, description, keywords, subfield_id, subfield, field_id, field, domain_id, domain)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(id) DO UPDATE SET name = excluded.name, description = excluded.description,
-         keywords = excluded.keywords, subfield_id = excluded.subfield_id, subfield = excluded.subfield,
-         field_id = excluded.field_id, field = excluded.field, domain_id = excluded.domain_id, domain = excluded.domain`,
-    );
-    this.db.transaction(() => {
+  async loadTaxonomy(topics: readonly TaxonomyTopic[]): Promise<number> {
+    await this.con.run('BEGIN TRANSACTION');
+    try {
+      const ids = topics.map((t) => t.id).join(',') || 'NULL';
+      await this.con.run(`DELETE FROM topics WHERE id IN (${ids})`);
+      const appender = await this.con.createAppender('topics');
       for (const t of topics) {
-        stmt.run(
-          t.id,
-          t.name,
-          t.description,
-          JSON.stringify(t.keywords),
-          t.subfieldId,
-          t.subfield,
-          t.fieldId,
-          t.field,
-          t.domainId,
-          t.domain,
-        );
+        appender.appendInteger(t.id);
+        appender.appendVarchar(t.name);
+        appendNullable(appender, t.description);
+        appender.appendVarchar(JSON.stringify(t.keywords));
+        appendNullable(appender, t.subfield);
+        if (t.fieldId === null) appender.appendNull();
+        else appender.appendInteger(t.fieldId);
+        appendNullable(appender, t.field);
+        appendNullable(appender, t.domain);
+        appender.endRow();
       }
-    })();
+      appender.closeSync();
+      await this.con.run('COMMIT');
+    } catch (e) {
+      await this.con.run('ROLLBACK');
+      throw e;
+    }
     return topics.length;
   }
 
-  countWorks(): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM works').get() as { n: number }).n;
+  /** Works whose title has not been tagged by this tagger version yet. */
+  async untagged(taggerVersion: number): Promise<{ ids: bigint[]; titles: (string | null)[] }> {
+    const stored = await this.scalar<string | null>("SELECT max(value) FROM meta WHERE key = 'tagger_version'");
+    if (stored !== String(taggerVersion)) {
+      await this.con.run('DELETE FROM tags');
+      await this.con.run("DELETE FROM meta WHERE key = 'tagger_version'");
+      await this.con.run(`INSERT INTO meta VALUES ('tagger_version', '${taggerVersion}')`);
+    }
+    const [ids, titles] = await this.columns('SELECT w.id, w.title FROM works w ANTI JOIN tags t ON t.id = w.id');
+    return { ids: (ids ?? []) as bigint[], titles: (titles ?? []) as (string | null)[] };
+  }
+
+  async saveTags(ids: readonly bigint[], symbols: readonly string[]): Promise<void> {
+    const appender = await this.con.createAppender('tags');
+    for (let i = 0; i < ids.length; i++) {
+      appender.appendBigInt(ids[i]!);
+      appender.appendVarchar(symbols[i]!);
+      appender.endRow();
+    }
+    appender.closeSync();
+  }
+
+  async countWorks(): Promise<number> {
+    return Number(await this.scalar<bigint>('SELECT count(*) FROM works'));
   }
 
   close(): void {
-    this.db.close();
+    this.con.closeSync();
+    this.instance.closeSync();
   }
 }
 
-export interface TaxonomyTopic {
-  id: number;
-  name: string;
-  description: string | null;
-  keywords: string[];
-  subfieldId: number | null;
-  subfield: string | null;
-  fieldId: number | null;
-  field: string | null;
-  domainId: number | null;
-  domain: string | null;
+function appendNullable(appender: { appendVarchar(v: string): void; appendNull(): void }, v: string | null): void {
+  if (v === null) appender.appendNull();
+  else appender.appendVarchar(v);
 }
 
-function topicParams(t: TopicRef) {
-  return [t.id, t.name, t.subfieldId, t.subfield, t.fieldId, t.field, t.domainId, t.domain] as const;
-}
-
-/** Referenced work ids as little-endian float64 (ids exceed 2^32 but stay below 2^53). */
-export function encodeRefs(ids: readonly number[]): Buffer {
-  return Buffer.from(Float64Array.from(ids).buffer);
-}
-
-export function decodeRefs(blob: Buffer): Float64Array {
-  const copy = new Uint8Array(blob.byteLength);
-  copy.set(blob);
-  return new Float64Array(copy.buffer);
-}
-
-function workParams(row: WorkRow, elements: string[], taggerVersion: number) {
-  const topicPairs = row.topics.map((t) => [t.id, t.score]);
-  return [
-    row.id,
-    row.updatedDate,
-    row.doi,
-    row.title,
-    row.year,
-    row.publicationDate,
-    row.venue,
-    row.type,
-    row.citedByCount,
-    row.countsByYear ? JSON.stringify(row.countsByYear) : null,
-    row.primaryTopic?.id ?? null,
-    JSON.stringify(topicPairs),
-    row.keywords ? JSON.stringify(row.keywords.map((k) => [k.slug, k.score])) : null,
-    row.referencedWorks ? encodeRefs(row.referencedWorks) : null,
-    elements.join(','),
-    taggerVersion,
-  ] as const;
+export function openCorpusStore(path: string, options?: { threads?: number; memoryLimit?: string }): Promise<CorpusStore> {
+  return CorpusStore.open(path, options);
 }

@@ -1,21 +1,32 @@
-import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { openCorpusStore } from './corpus-store.js';
-import { addCounts, type BadLine, type BatchSink, emptyCounts, type FileResult, type IngestCounts, ingestFile } from './ingest-file.js';
-import type { FromWorker, ToWorker } from './ingest-worker.js';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TAGGER_VERSION, tagElements } from '../tagging/tagger.js';
+import { type CorpusStore, type MergeCounts, openCorpusStore } from './corpus-store.js';
+import { type BadLine, normaliseFile } from './normalise.js';
 import type { WorksFile } from './sources.js';
+
+/** What an ingest did. Every line read is accounted for in exactly one count. */
+export interface IngestCounts {
+  read: number;
+  kept: number;
+  replaced: number;
+  unchanged: number;
+  removed: number;
+  skipped: { retracted: number; paratext: number; malformed: number; invalid: number };
+}
 
 export interface IngestSummary {
   files: number;
   counts: IngestCounts;
   badLines: BadLine[];
   fileErrors: { file: string; error: string }[];
+  /** Titles tagged with elements in this run (new or changed works). */
+  tagged: number;
   seconds: number;
 }
 
 export interface IngestProgress {
-  /** Compressed bytes read over all files so far, and the total. */
   bytes: number;
   totalBytes: number;
   read: number;
@@ -24,75 +35,58 @@ export interface IngestProgress {
 }
 
 export interface IngestOptions {
-  /** Worker threads; 0 parses in this thread (used by unit tests that run from sources). */
-  workers?: number;
+  /** Files read together in one DuckDB pass (one thread each). */
+  filesPerPass?: number;
   onProgress?: (p: IngestProgress) => void;
-  onFileDone?: (r: FileResult) => void;
+  onLog?: (line: string) => void;
 }
 
-const WORKER_URL = new URL('./ingest-worker.js', import.meta.url);
-// Worker threads need the compiled file; from TypeScript sources (tests) we parse in-process.
-const CAN_USE_WORKERS = fileURLToPath(import.meta.url).endsWith('.js');
+export type { BadLine };
 
-/** Ingests files into the corpus store at storePath, one file per worker at a time. */
-export async function ingest(storePath: string, files: readonly WorksFile[], options: IngestOptions = {}) {
+function emptyCounts(): IngestCounts {
+  return { read: 0, kept: 0, replaced: 0, unchanged: 0, removed: 0, skipped: { retracted: 0, paratext: 0, malformed: 0, invalid: 0 } };
+}
+
+function add(into: IngestCounts, m: MergeCounts): void {
+  into.read += m.read;
+  into.kept += m.kept;
+  into.replaced += m.replaced;
+  into.unchanged += m.unchanged;
+  into.removed += m.removed;
+  into.skipped.retracted += m.retracted;
+  into.skipped.paratext += m.paratext;
+  into.skipped.invalid += m.invalid;
+}
+
+/**
+ * Ingests works files into the corpus store at storePath. Files go through DuckDB's JSON reader
+ * a few at a time (the fast path); a file it cannot read whole goes line by line instead, so
+ * that every bad line is reported with its number and the good ones are still kept. Then the
+ * titles of new and changed works are tagged with their elements.
+ */
+export async function ingest(storePath: string, files: readonly WorksFile[], options: IngestOptions = {}): Promise<IngestSummary> {
   const started = performance.now();
-  const store = openCorpusStore(storePath);
-  const workers = CAN_USE_WORKERS ? Math.min(options.workers ?? availableParallelism(), files.length) : 0;
-  const summary: IngestSummary = { files: files.length, counts: emptyCounts(), badLines: [], fileErrors: [], seconds: 0 };
+  const log = options.onLog ?? (() => {});
+  const store = await openCorpusStore(storePath);
+  const summary: IngestSummary = { files: files.length, counts: emptyCounts(), badLines: [], fileErrors: [], tagged: 0, seconds: 0 };
   const totalBytes = files.reduce((s, f) => s + f.bytes, 0);
-  const doneBytes = { finished: 0, inFlight: new Map<string, number>() };
-  const readInFlight = new Map<string, number>();
+  let bytes = 0;
   let filesDone = 0;
-
-  const progress = () =>
-    options.onProgress?.({
-      bytes: doneBytes.finished + [...doneBytes.inFlight.values()].reduce((a, b) => a + b, 0),
-      totalBytes,
-      read: summary.counts.read + [...readInFlight.values()].reduce((a, b) => a + b, 0),
-      filesDone,
-      files: files.length,
-    });
-  const finish = (r: FileResult, bytes: number) => {
-    addCounts(summary.counts, r.counts);
-    for (const b of r.badLines) if (summary.badLines.length < 100) summary.badLines.push(b);
-    if (r.error) summary.fileErrors.push({ file: r.file, error: r.error });
-    doneBytes.inFlight.delete(r.file);
-    readInFlight.delete(r.file);
-    doneBytes.finished += bytes;
-    filesDone++;
-    options.onFileDone?.(r);
-    progress();
+  const done = (group: readonly WorksFile[]) => {
+    bytes += group.reduce((s, f) => s + f.bytes, 0);
+    filesDone += group.length;
+    options.onProgress?.({ bytes, totalBytes, read: summary.counts.read, filesDone, files: files.length });
   };
 
-  const write: BatchSink = (works, excluded, taggerVersion) => store.writeBatch(works, excluded, taggerVersion);
   try {
-    if (workers === 0) {
-      for (const f of files) {
-        const r = await ingestFile(write, f.path, (bytes, counts) => {
-          doneBytes.inFlight.set(f.path, bytes);
-          readInFlight.set(f.path, counts.read);
-          progress();
-        });
-        finish(r, f.bytes);
-      }
-    } else {
-      const queue = [...files];
-      const sizes = new Map(files.map((f) => [f.path, f.bytes]));
-      await Promise.all(
-        Array.from({ length: workers }, () =>
-          runWorker(queue, write, (msg) => {
-            if (msg.type === 'progress') {
-              doneBytes.inFlight.set(msg.file, msg.bytes);
-              readInFlight.set(msg.file, msg.read);
-              progress();
-            } else if (msg.type === 'result') {
-              finish(msg.result, sizes.get(msg.result.file) ?? 0);
-            }
-          }),
-        ),
-      );
+    const perPass = Math.max(1, options.filesPerPass ?? 2);
+    options.onProgress?.({ bytes, totalBytes, read: 0, filesDone, files: files.length });
+    for (let i = 0; i < files.length; i += perPass) {
+      const group = files.slice(i, i + perPass);
+      await ingestGroup(store, group, summary, log);
+      done(group);
     }
+    summary.tagged = await tagNewWorks(store);
   } finally {
     store.close();
   }
@@ -100,26 +94,43 @@ export async function ingest(storePath: string, files: readonly WorksFile[], opt
   return summary;
 }
 
-/** Runs one worker over the shared queue; its batches are written here, on the store's thread. */
-function runWorker(queue: WorksFile[], write: BatchSink, onMessage: (m: FromWorker) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_URL);
-    const send = (msg: ToWorker) => worker.postMessage(msg);
-    const next = () => {
-      const file = queue.shift();
-      send(file ? { type: 'file', file: file.path } : { type: 'done' });
-    };
-    worker.on('message', async (msg: FromWorker) => {
-      if (msg.type === 'ready') next();
-      else if (msg.type === 'batch') {
-        const counts = await write(msg.works, msg.excluded, msg.taggerVersion);
-        send({ type: 'written', batch: msg.batch, counts });
-      } else {
-        onMessage(msg);
-        if (msg.type === 'result') next();
-      }
-    });
-    worker.on('error', reject);
-    worker.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ingest worker exited with ${code}`))));
-  });
+async function ingestGroup(store: CorpusStore, group: readonly WorksFile[], summary: IngestSummary, log: (l: string) => void) {
+  try {
+    const { counts, invalidFiles } = await store.mergeFiles(group.map((f) => f.path));
+    add(summary.counts, counts);
+    for (const file of invalidFiles) await ingestLineByLine(store, file, summary, log);
+    return;
+  } catch (e) {
+    if (group.length > 1) {
+      // One file of the pass is unreadable as a whole: find which, one file at a time.
+      for (const f of group) await ingestGroup(store, [f], summary, log);
+      return;
+    }
+    log(`ingest: ${group[0]!.path}: ${(e as Error).message.split('\n')[0]}; reading it line by line`);
+  }
+  await ingestLineByLine(store, group[0]!.path, summary, log);
+}
+
+async function ingestLineByLine(store: CorpusStore, file: string, summary: IngestSummary, log: (l: string) => void) {
+  const tmp = join(tmpdir(), `ri-normalised-${process.pid}-${Date.now()}.jsonl`);
+  try {
+    const r = await normaliseFile(file, tmp);
+    summary.counts.read += r.malformed + r.invalid;
+    summary.counts.skipped.malformed += r.malformed;
+    summary.counts.skipped.invalid += r.invalid;
+    for (const b of r.badLines) if (summary.badLines.length < 100) summary.badLines.push(b);
+    if (r.error) summary.fileErrors.push({ file, error: r.error });
+    add(summary.counts, await store.mergeNormalised(tmp));
+    log(`ingest: ${file}: ${r.malformed} malformed and ${r.invalid} invalid line(s) skipped${r.error ? `; stopped early: ${r.error}` : ''}`);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** Tags the titles of works that have no tags from this tagger version (new or replaced works). */
+export async function tagNewWorks(store: CorpusStore): Promise<number> {
+  const { ids, titles } = await store.untagged(TAGGER_VERSION);
+  const symbols = titles.map((t) => (t ? tagElements(t).join(',') : ''));
+  await store.saveTags(ids, symbols);
+  return ids.length;
 }

@@ -1,8 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { TaxonomyTopic } from './corpus-store.js';
-import { openAlexNumber } from './work-record.js';
 
 type Json = Record<string, unknown>;
+
+/** The numeric part of an OpenAlex id: https://openalex.org/T10074 -> 10074. */
+function openAlexNumber(v: unknown): number | null {
+  const m = typeof v === 'string' ? /[A-Z](\d+)$/.exec(v) : null;
+  return m ? Number(m[1]) : null;
+}
 const text = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 const idOf = (v: unknown): number | null => {
   const m = typeof v === 'string' ? /(\d+)$/.exec(v) : null;

@@ -1,6 +1,6 @@
 import type { CorpusStore } from '../ingest/corpus-store.js';
+import { tagNewWorks } from '../ingest/ingest.js';
 import { ELEMENT_INDEX } from '../tagging/elements.js';
-import { TAGGER_VERSION, tagElements } from '../tagging/tagger.js';
 import { dayNumber } from './dates.js';
 import type { ScoringParameters } from './parameters.js';
 
@@ -26,6 +26,12 @@ export interface TopicInfo {
   domain: string | null;
 }
 
+/** Citations by age summed over the fully cited papers of a field (the input of its curve). */
+export interface CitationTotals {
+  byAge: number[];
+  citedPapers: number;
+}
+
 export interface Corpus {
   n: number;
   workId: Float64Array;
@@ -41,7 +47,6 @@ export interface Corpus {
   pubDate: (string | null)[];
   /** cited_by_count, -1 when unknown. */
   citations: Int32Array;
-  countsByYear: (string | null)[];
   primaryTopic: Int32Array;
   /** Field id of the primary topic (the cohort for percentiles), -1 when unknown. */
   field: Int32Array;
@@ -54,68 +59,116 @@ export interface Corpus {
   topicIds: number[];
   keywordSlugs: string[];
   keywordNames: string[];
+  /** Per field (-1: no field) and for the whole corpus, for the citation curves. */
+  citationTotals: { byField: Map<number, CitationTotals>; all: CitationTotals };
   /** The latest date the data covers (see cutoffDay). */
   cutoffDay: number;
 }
 
 export const NO_DAY = -2_147_483_648;
 
-class CsrBuilder {
-  private readonly start: Int32Array;
-  private readonly rows: Int32Array[];
-
-  constructor(private readonly n: number) {
-    this.start = new Int32Array(n + 1);
-    this.rows = new Array(n);
-  }
-
-  set(ordinal: number, values: Int32Array): void {
-    this.rows[ordinal] = values;
-  }
-
-  finish(): Csr {
-    let total = 0;
-    for (let p = 0; p < this.n; p++) total += this.rows[p]?.length ?? 0;
-    const values = new Int32Array(total);
-    let length = 0;
-    for (let p = 0; p < this.n; p++) {
-      this.start[p] = length;
-      const row = this.rows[p];
-      if (row) {
-        values.set(row, length);
-        length += row.length;
-      }
-    }
-    this.start[this.n] = length;
-    return { start: this.start, values };
-  }
+/** Builds a CSR from (ordinal, value) pairs sorted by ordinal. */
+export function csrFromPairs(n: number, ordinals: ArrayLike<number>, values: ArrayLike<number>): Csr {
+  const start = new Int32Array(n + 1);
+  for (let i = 0; i < ordinals.length; i++) start[ordinals[i]! + 1]!++;
+  for (let p = 0; p < n; p++) start[p + 1]! += start[p]!;
+  return { start, values: Int32Array.from(values) };
 }
 
-const EMPTY = new Int32Array(0);
+const col = <T>(columns: unknown[][], i: number) => (columns[i] ?? []) as T[];
 
-type WorkDbRow = [
-  number, // id
-  string | null, // doi
-  string | null, // title
-  number | null, // year
-  string | null, // pub_date
-  string | null, // venue
-  number | null, // cited_by_count
-  string | null, // counts_by_year
-  number | null, // primary_topic
-  string, // topics
-  string | null, // keywords
-  Buffer | null, // refs
-  string, // elements
-  number, // tagger_version
-];
+export async function loadCorpus(store: CorpusStore, params: ScoringParameters): Promise<Corpus> {
+  await tagNewWorks(store);
+  const q = (sql: string) => store.columns(sql);
 
-export function loadCorpus(store: CorpusStore, params: ScoringParameters): Corpus {
-  const db = store.db;
-  const topicTable = new Map<number, TopicInfo>();
-  const topicRows = db
-    .prepare('SELECT id, name, description, keywords, field_id, field, subfield, domain FROM topics')
-    .all() as {
+  const cutoff = (await store.scalar<string | null>(`
+    WITH u AS (SELECT max(substr(updated_date, 1, 10)) FILTER (WHERE updated_date <> '') AS upd FROM works)
+    SELECT max(pub_date) FILTER (WHERE u.upd IS NULL OR pub_date <= u.upd) FROM works, u`)) as string | null;
+  const cutoffDay = cutoff ? dayNumber(cutoff) : NO_DAY;
+  const cutoffYear = cutoff ? Number(cutoff.slice(0, 4)) : 0;
+
+  await store.con.run(`CREATE OR REPLACE TEMP TABLE ord AS
+    SELECT id, (row_number() OVER (ORDER BY coalesce(pub_date, CAST(year AS VARCHAR) || '-07-01', ''), id) - 1)::INTEGER AS o
+    FROM works`);
+  const papers = await q(`SELECT w.id::DOUBLE, doi, title, year, pub_date, venue, cited_by_count, primary_topic, field_id, t.symbols
+    FROM works w JOIN ord USING (id) LEFT JOIN tags t ON t.id = w.id ORDER BY o`);
+  const n = col(papers, 0).length;
+
+  const corpus: Corpus = {
+    n,
+    workId: Float64Array.from(col<number>(papers, 0)),
+    doi: col<string | null>(papers, 1),
+    title: col<string | null>(papers, 2),
+    venue: col<string | null>(papers, 5),
+    year: Int16Array.from(col<number | null>(papers, 3), (y) => y ?? 0),
+    day: new Int32Array(n).fill(NO_DAY),
+    ageDay: new Int32Array(n).fill(NO_DAY),
+    pubDate: col<string | null>(papers, 4),
+    citations: Int32Array.from(col<number | null>(papers, 6), (c) => c ?? -1),
+    primaryTopic: Int32Array.from(col<number | null>(papers, 7), (t) => t ?? -1),
+    field: Int32Array.from(col<number | null>(papers, 8), (f) => f ?? -1),
+    topics: { start: new Int32Array(n + 1), values: new Int32Array(0) },
+    keywords: { start: new Int32Array(n + 1), values: new Int32Array(0) },
+    elements: { start: new Int32Array(n + 1), values: new Int32Array(0) },
+    refs: { start: new Int32Array(n + 1), values: new Int32Array(0) },
+    topicTable: new Map(),
+    topicIds: [],
+    keywordSlugs: [],
+    keywordNames: [],
+    citationTotals: { byField: new Map(), all: { byAge: [], citedPapers: 0 } },
+    cutoffDay,
+  };
+  const midYear = new Map<number, number>();
+  for (let p = 0; p < n; p++) {
+    const date = corpus.pubDate[p];
+    if (date) {
+      corpus.day[p] = dayNumber(date);
+      corpus.ageDay[p] = corpus.day[p]!;
+    } else if (corpus.year[p]) {
+      const y = corpus.year[p]!;
+      let d = midYear.get(y);
+      if (d === undefined) midYear.set(y, (d = dayNumber(`${String(y).padStart(4, '0')}-07-01`)));
+      corpus.ageDay[p] = d;
+    }
+  }
+
+  // Headline elements: the tags the ingest stored for each title.
+  const elementStart = corpus.elements.start;
+  const elementValues: number[] = [];
+  const symbols = col<string | null>(papers, 9);
+  for (let p = 0; p < n; p++) {
+    elementStart[p] = elementValues.length;
+    const s = symbols[p];
+    if (s) {
+      for (const symbol of s.split(',')) {
+        const e = ELEMENT_INDEX.get(symbol);
+        if (e !== undefined) elementValues.push(e);
+      }
+    }
+  }
+  elementStart[n] = elementValues.length;
+  corpus.elements.values = Int32Array.from(elementValues);
+
+  // Headline topics: the primary topic and any topic at or above the threshold.
+  const topicPairs = await q(`SELECT DISTINCT o, tid FROM (
+      SELECT o, primary_topic AS tid FROM works JOIN ord USING (id) WHERE primary_topic IS NOT NULL
+      UNION ALL
+      SELECT o, t.id FROM (SELECT o, unnest(topics) AS t FROM works JOIN ord USING (id))
+      WHERE t.id IS NOT NULL AND t.score >= ${params.topicScoreThreshold})
+    ORDER BY o, tid`);
+  const topicIndex = new Map<number, number>();
+  const topicValues = col<number>(topicPairs, 1).map((id) => {
+    let idx = topicIndex.get(id);
+    if (idx === undefined) {
+      idx = corpus.topicIds.length;
+      topicIndex.set(id, idx);
+      corpus.topicIds.push(id);
+    }
+    return idx;
+  });
+  corpus.topics = csrFromPairs(n, col<number>(topicPairs, 0), topicValues);
+
+  const topicRows = await store.rows<{
     id: number;
     name: string;
     description: string | null;
@@ -124,9 +177,9 @@ export function loadCorpus(store: CorpusStore, params: ScoringParameters): Corpu
     field: string | null;
     subfield: string | null;
     domain: string | null;
-  }[];
+  }>('SELECT DISTINCT ON (id) id, name, description, keywords, field_id, field, subfield, domain FROM topics ORDER BY id, description NULLS LAST');
   for (const t of topicRows) {
-    topicTable.set(t.id, {
+    corpus.topicTable.set(t.id, {
       id: t.id,
       name: t.name,
       description: t.description,
@@ -138,150 +191,61 @@ export function loadCorpus(store: CorpusStore, params: ScoringParameters): Corpu
     });
   }
 
-  // Ordinals in (date, id) order; papers with no date first.
-  const order = db.prepare("SELECT id FROM works ORDER BY coalesce(pub_date, year || '-07-01', ''), id").raw();
-  const ordinalOf = new Map<number, number>();
-  let n = 0;
-  for (const [id] of order.iterate() as IterableIterator<[number]>) ordinalOf.set(id, n++);
+  // Headline keywords, numbered by slug.
+  await store.con.run(`CREATE OR REPLACE TEMP TABLE kw AS
+    SELECT DISTINCT o, k.slug AS slug FROM (SELECT o, unnest(keywords) AS k FROM works JOIN ord USING (id))
+    WHERE k.slug IS NOT NULL AND k.slug <> '' AND k.score >= ${params.keywordScoreThreshold}`);
+  await store.con.run(`CREATE OR REPLACE TEMP TABLE kwidx AS
+    SELECT slug, (row_number() OVER (ORDER BY slug) - 1)::INTEGER AS idx FROM (SELECT DISTINCT slug FROM kw)`);
+  const vocabulary = await q(`SELECT slug, coalesce(k.name, slug) FROM kwidx LEFT JOIN
+    (SELECT DISTINCT ON (slug) slug, name FROM keywords) k USING (slug) ORDER BY idx`);
+  corpus.keywordSlugs = col<string>(vocabulary, 0);
+  corpus.keywordNames = col<string>(vocabulary, 1);
+  const keywordPairs = await q('SELECT o, idx FROM kw JOIN kwidx USING (slug) ORDER BY o, idx');
+  corpus.keywords = csrFromPairs(n, col<number>(keywordPairs, 0), col<number>(keywordPairs, 1));
 
-  const corpus: Corpus = {
-    n,
-    workId: new Float64Array(n),
-    doi: new Array(n).fill(null),
-    title: new Array(n).fill(null),
-    venue: new Array(n).fill(null),
-    year: new Int16Array(n),
-    day: new Int32Array(n).fill(NO_DAY),
-    ageDay: new Int32Array(n).fill(NO_DAY),
-    pubDate: new Array(n).fill(null),
-    citations: new Int32Array(n).fill(-1),
-    countsByYear: new Array(n).fill(null),
-    primaryTopic: new Int32Array(n).fill(-1),
-    field: new Int32Array(n).fill(-1),
-    topics: { start: EMPTY, values: EMPTY },
-    keywords: { start: EMPTY, values: EMPTY },
-    elements: { start: EMPTY, values: EMPTY },
-    refs: { start: EMPTY, values: EMPTY },
-    topicTable,
-    topicIds: [],
-    keywordSlugs: [],
-    keywordNames: [],
-    cutoffDay: NO_DAY,
-  };
-  const topics = new CsrBuilder(n);
-  const keywords = new CsrBuilder(n);
-  const elements = new CsrBuilder(n);
-  const refs = new CsrBuilder(n);
-  const keywordIndex = new Map<string, number>();
-  const topicIndex = new Map<number, number>();
-  const indexOfTopic = (id: number) => {
-    let idx = topicIndex.get(id);
-    if (idx === undefined) {
-      idx = corpus.topicIds.length;
-      topicIndex.set(id, idx);
-      corpus.topicIds.push(id);
-    }
-    return idx;
-  };
-  const keywordName = db.prepare('SELECT name FROM keywords WHERE slug = ?').pluck();
-  let maxDay = NO_DAY;
-  let maxUpdatedDay = NO_DAY;
+  // References inside the corpus, as ordinals.
+  const refPairs = await q(`SELECT DISTINCT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM works) u
+    JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref WHERE a.o <> b.o ORDER BY 1, 2`);
+  corpus.refs = csrFromPairs(n, col<number>(refPairs, 0), col<number>(refPairs, 1));
 
-  const rows = db
-    .prepare(
-      `SELECT id, doi, title, year, pub_date, venue, cited_by_count, counts_by_year, primary_topic, topics,
-              keywords, refs, elements, tagger_version FROM works`,
-    )
-    .raw();
-  const scratch = new Int32Array(4096);
-  for (const r of rows.iterate() as IterableIterator<WorkDbRow>) {
-    const p = ordinalOf.get(r[0])!;
-    corpus.workId[p] = r[0];
-    corpus.doi[p] = r[1];
-    corpus.title[p] = r[2];
-    corpus.year[p] = r[3] ?? 0;
-    corpus.pubDate[p] = r[4];
-    corpus.venue[p] = r[5];
-    if (r[4]) {
-      corpus.day[p] = dayNumber(r[4]);
-      corpus.ageDay[p] = corpus.day[p]!;
-    } else if (r[3]) {
-      corpus.ageDay[p] = dayNumber(`${r[3]}-07-01`);
-    }
-    if (corpus.day[p]! > maxDay) maxDay = corpus.day[p]!;
-    corpus.citations[p] = r[6] ?? -1;
-    corpus.countsByYear[p] = r[7];
-    if (r[8] !== null) {
-      corpus.primaryTopic[p] = r[8];
-      corpus.field[p] = topicTable.get(r[8])?.fieldId ?? -1;
-    }
-
-    // Headline topics: the primary topic and any topic at or above the threshold.
-    let k = 0;
-    if (r[8] !== null) scratch[k++] = indexOfTopic(r[8]);
-    for (const [tid, score] of JSON.parse(r[9]) as [number, number | null][]) {
-      if (tid !== r[8] && score !== null && score >= params.topicScoreThreshold) scratch[k++] = indexOfTopic(tid);
-    }
-    topics.set(p, k ? scratch.slice(0, k) : EMPTY);
-
-    k = 0;
-    if (r[10]) {
-      for (const [slug, score] of JSON.parse(r[10]) as [string, number][]) {
-        if (score < params.keywordScoreThreshold) continue;
-        let idx = keywordIndex.get(slug);
-        if (idx === undefined) {
-          idx = corpus.keywordSlugs.length;
-          keywordIndex.set(slug, idx);
-          corpus.keywordSlugs.push(slug);
-          corpus.keywordNames.push((keywordName.get(slug) as string | undefined) ?? slug);
-        }
-        scratch[k++] = idx;
-      }
-    }
-    keywords.set(p, k ? scratch.slice(0, k) : EMPTY);
-
-    // Tags from ingest stay valid while the tagger is the same version; otherwise tag again.
-    const symbols = r[13] === TAGGER_VERSION ? (r[12] ? r[12].split(',') : []) : r[2] ? tagElements(r[2]) : [];
-    k = 0;
-    for (const s of symbols) {
-      const e = ELEMENT_INDEX.get(s);
-      if (e !== undefined) scratch[k++] = e;
-    }
-    elements.set(p, k ? scratch.slice(0, k) : EMPTY);
-
-    if (r[11]) {
-      const ids = new Float64Array(r[11].buffer.slice(r[11].byteOffset, r[11].byteOffset + r[11].byteLength));
-      const list: number[] = [];
-      for (const id of ids) {
-        const o = ordinalOf.get(id);
-        if (o !== undefined && o !== p) list.push(o);
-      }
-      refs.set(p, list.length ? Int32Array.from(list) : EMPTY);
-    }
-  }
-  const updated = db.prepare("SELECT max(substr(updated_date, 1, 10)) FROM works WHERE updated_date <> ''").pluck().get() as
-    | string
-    | null;
-  if (updated) maxUpdatedDay = dayNumber(updated);
-
-  corpus.topics = topics.finish();
-  corpus.keywords = keywords.finish();
-  corpus.elements = elements.finish();
-  corpus.refs = refs.finish();
-  corpus.cutoffDay = cutoffDay(corpus, maxDay, maxUpdatedDay);
+  corpus.citationTotals = await citationTotals(store, params.citationHorizonYears, cutoffYear);
+  await store.con.run('DROP TABLE IF EXISTS kw; DROP TABLE IF EXISTS kwidx; DROP TABLE IF EXISTS ord');
   return corpus;
 }
 
 /**
- * The data's cut-off date: the latest publication date in the corpus, except dates after the
- * latest updated_date (in-press papers dated in the future), when the corpus has update dates.
+ * Citations by age (years after publication) summed per field, over papers old enough to be
+ * fully cited by the horizon and young enough for counts_by_year (which OpenAlex keeps for about
+ * the last decade) to cover their whole life.
  */
-function cutoffDay(corpus: Corpus, maxDay: number, maxUpdatedDay: number): number {
-  if (maxUpdatedDay === NO_DAY || maxDay <= maxUpdatedDay) return maxDay;
-  let best = NO_DAY;
-  for (let p = 0; p < corpus.n; p++) {
-    const d = corpus.day[p]!;
-    if (d <= maxUpdatedDay && d > best) best = d;
-  }
-  return best;
+async function citationTotals(store: CorpusStore, horizon: number, cutoffYear: number) {
+  const sql = (groupBy: string) => `
+    WITH coverage AS (SELECT min(c.year) AS first FROM (SELECT unnest(counts_by_year) AS c FROM works)),
+    eligible AS (
+      SELECT w.id, ${groupBy} AS grp, w.year, w.counts_by_year FROM works w, coverage
+      WHERE w.counts_by_year IS NOT NULL AND w.year >= coverage.first AND w.year + ${horizon} <= ${cutoffYear}),
+    flat AS (
+      SELECT id, grp, c.year - year AS age, c.cited_by_count AS n FROM (SELECT id, grp, year, unnest(counts_by_year) AS c FROM eligible)
+      WHERE c.year - year BETWEEN 0 AND ${horizon}),
+    cited AS (SELECT grp, count(DISTINCT id)::INTEGER AS cited FROM flat WHERE n > 0 GROUP BY grp)
+    SELECT grp, age, sum(n)::DOUBLE AS total, any_value(cited.cited) AS cited
+    FROM flat JOIN cited USING (grp) GROUP BY grp, age ORDER BY grp, age`;
+  const collect = (cols: unknown[][]) => {
+    const out = new Map<number, CitationTotals>();
+    const grp = col<number | null>(cols, 0);
+    const age = col<number>(cols, 1);
+    const total = col<number>(cols, 2);
+    const cited = col<number>(cols, 3);
+    grp.forEach((g, i) => {
+      const key = g ?? -1;
+      let t = out.get(key);
+      if (!t) out.set(key, (t = { byAge: new Array(horizon + 1).fill(0), citedPapers: cited[i]! }));
+      t.byAge[age[i]!] = total[i]!;
+    });
+    return out;
+  };
+  const byField = collect(await store.columns(sql('coalesce(w.field_id, -1)')));
+  const all = collect(await store.columns(sql('0'))).get(0) ?? { byAge: new Array(horizon + 1).fill(0), citedPapers: 0 };
+  return { byField, all };
 }

@@ -70,21 +70,30 @@ export function estimateCitationCurve(
   horizonYears: number,
   minPapers: number,
 ): number[] | null {
-  const cumulative = new Array<number>(horizonYears + 1).fill(0);
+  const totals = new Array<number>(horizonYears + 1).fill(0);
   let cited = 0;
   for (const counts of yearlyCounts) {
-    let total = 0;
-    for (let a = 0; a <= horizonYears; a++) total += counts[a] ?? 0;
-    if (total === 0) continue;
-    cited++;
-    let running = 0;
+    let sum = 0;
     for (let a = 0; a <= horizonYears; a++) {
-      running += counts[a] ?? 0;
-      cumulative[a]! += running;
+      totals[a]! += counts[a] ?? 0;
+      sum += counts[a] ?? 0;
     }
+    if (sum > 0) cited++;
   }
-  if (cited < minPapers) return null;
-  const full = cumulative[horizonYears]!;
+  return citationCurveFromTotals(totals, cited, minPapers);
+}
+
+/**
+ * The same curve from citations by age already summed over the papers (index a = citations in
+ * year a after publication) and the number of those papers with any citation: the pooled
+ * cumulative share is the cumulative sum of the totals over their sum by the horizon.
+ */
+export function citationCurveFromTotals(totalsByAge: readonly number[], citedPapers: number, minPapers: number): number[] | null {
+  if (citedPapers < minPapers || citedPapers === 0) return null;
+  let running = 0;
+  const cumulative = totalsByAge.map((t) => (running += t));
+  const full = cumulative[cumulative.length - 1]!;
+  if (full <= 0) return null;
   // A floor keeps projections finite for papers in their first months.
   return cumulative.map((c) => Math.max(MIN_SHARE, c / full));
 }

@@ -1,7 +1,7 @@
 import { type Corpus, NO_DAY } from './corpus.js';
 import {
+  citationCurveFromTotals,
   defaultCitationCurve,
-  estimateCitationCurve,
   expectedCitationShare,
   midRankPercentiles,
   projectedCitations,
@@ -19,49 +19,16 @@ export interface PaperImpact {
   curves: Map<number, { source: 'field' | 'corpus' | 'default'; curve: number[] }>;
 }
 
-/** Citations by year after publication (index 0 = the publication year), up to the horizon. */
-function countsByAge(json: string, year: number, horizon: number): number[] {
-  const counts = new Array<number>(horizon + 1).fill(0);
-  for (const [y, c] of JSON.parse(json) as [number, number][]) {
-    const age = y - year;
-    if (age >= 0 && age <= horizon) counts[age]! += c;
-  }
-  return counts;
-}
-
-/**
- * Citation curves per field from papers old enough to be fully cited and young enough for
- * counts_by_year to cover their whole life (OpenAlex gives roughly the last decade of counts).
- */
+/** Citation curves per field, falling back to the whole corpus, then to a default shape. */
 export function estimateCurves(corpus: Corpus, params: ScoringParameters) {
-  const horizon = params.citationHorizonYears;
-  const cutoffYear = new Date(corpus.cutoffDay * 86_400_000).getUTCFullYear();
-  let coverageStart = Number.POSITIVE_INFINITY;
-  for (let p = 0; p < corpus.n; p++) {
-    const json = corpus.countsByYear[p];
-    if (!json || json.length < 5) continue;
-    for (const [y] of JSON.parse(json) as [number, number][]) if (y < coverageStart) coverageStart = y;
-  }
-  const byField = new Map<number, number[][]>();
-  const all: number[][] = [];
-  for (let p = 0; p < corpus.n; p++) {
-    const json = corpus.countsByYear[p];
-    const year = corpus.year[p]!;
-    if (!json || year === 0 || year < coverageStart || year + horizon > cutoffYear) continue;
-    const counts = countsByAge(json, year, horizon);
-    all.push(counts);
-    const f = corpus.field[p]!;
-    let list = byField.get(f);
-    if (!list) byField.set(f, (list = []));
-    list.push(counts);
-  }
-  const corpusCurve = estimateCitationCurve(all, horizon, params.minPapersPerCurve);
+  const { byField, all } = corpus.citationTotals;
+  const corpusCurve = citationCurveFromTotals(all.byAge, all.citedPapers, params.minPapersPerCurve);
   const fallback = corpusCurve
     ? { source: 'corpus' as const, curve: corpusCurve }
-    : { source: 'default' as const, curve: defaultCitationCurve(horizon) };
+    : { source: 'default' as const, curve: defaultCitationCurve(params.citationHorizonYears) };
   const curves = new Map<number, { source: 'field' | 'corpus' | 'default'; curve: number[] }>();
-  for (const [field, list] of byField) {
-    const curve = estimateCitationCurve(list, horizon, params.minPapersPerCurve);
+  for (const [field, totals] of byField) {
+    const curve = citationCurveFromTotals(totals.byAge, totals.citedPapers, params.minPapersPerCurve);
     curves.set(field, curve ? { source: 'field', curve } : fallback);
   }
   return { curves, fallback };

@@ -35,10 +35,10 @@ export async function buildSnapshot(
   const log = options.log ?? (() => {});
   const lap = (what: string) => log(`${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
 
-  const store = openCorpusStore(corpusPath, { readonly: true });
-  let corpus: ReturnType<typeof loadCorpus>;
+  const store = await openCorpusStore(corpusPath);
+  let corpus: Awaited<ReturnType<typeof loadCorpus>>;
   try {
-    corpus = loadCorpus(store, params);
+    corpus = await loadCorpus(store, params);
   } finally {
     store.close();
   }

@@ -10,11 +10,11 @@ import { tempDir } from './works.js';
 /** A data directory holding a snapshot of the bundled real sample (about 3 s to make). */
 export async function sampleDataDir(): Promise<{ dataDir: string; snapshots: string; version: string }> {
   const dataDir = tempDir('ri-sample-');
-  const corpus = join(dataDir, 'corpus.sqlite');
-  const store = openCorpusStore(corpus);
-  store.loadTaxonomy(readTaxonomy(BUNDLED_SAMPLE.topics));
+  const corpus = join(dataDir, 'corpus.duckdb');
+  const store = await openCorpusStore(corpus);
+  await store.loadTaxonomy(readTaxonomy(BUNDLED_SAMPLE.topics));
   store.close();
-  await ingest(corpus, expandWorksPaths(BUNDLED_SAMPLE.works), { workers: 0 });
+  await ingest(corpus, expandWorksPaths(BUNDLED_SAMPLE.works));
   const snapshots = join(dataDir, 'snapshots');
   const result = await buildSnapshot(corpus, snapshots);
   return { dataDir, snapshots, version: result.version };

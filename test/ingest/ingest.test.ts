@@ -5,26 +5,29 @@ import { describe, expect, it } from 'vitest';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
-import { extractWork } from '../../src/ingest/work-record.js';
 import { tempDir, work, writeWorks } from '../helpers/works.js';
 
 async function ingestPaths(store: string, ...paths: string[]) {
-  return ingest(store, expandWorksPaths(paths), { workers: 0 });
+  return ingest(store, expandWorksPaths(paths));
 }
 
-function row(storePath: string, id: number) {
-  const store = openCorpusStore(storePath, { readonly: true });
+async function row(storePath: string, id: number) {
+  const store = await openCorpusStore(storePath);
   try {
-    return store.db.prepare('SELECT * FROM works WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    const [r] = await store.rows(
+      `SELECT w.id::DOUBLE AS id, updated_date, doi, title, year, pub_date, venue, cited_by_count, counts_by_year,
+              keywords, refs, t.symbols FROM works w LEFT JOIN tags t USING (id) WHERE w.id = ${id}`,
+    );
+    return r;
   } finally {
     store.close();
   }
 }
 
-function count(storePath: string) {
-  const store = openCorpusStore(storePath, { readonly: true });
+async function count(storePath: string) {
+  const store = await openCorpusStore(storePath);
   try {
-    return store.countWorks();
+    return await store.countWorks();
   } finally {
     store.close();
   }
@@ -34,16 +37,17 @@ describe('ingest', () => {
   it('is idempotent: the same file twice changes nothing', async () => {
     const dir = tempDir();
     const file = writeWorks(join(dir, 'works.jsonl.gz'), [work(1), work(2), work(3, { title: 'Iron oxide catalysts' })]);
-    const store = join(dir, 'corpus.sqlite');
+    const store = join(dir, 'corpus.duckdb');
     const first = await ingestPaths(store, file);
     expect(first.counts).toMatchObject({ read: 3, kept: 3, replaced: 0, unchanged: 0 });
-    const before = readFileSync(store).length;
-    const snapshotRow = row(store, 3);
+    expect(first.tagged).toBe(3);
+    const before = await row(store, 3);
     const second = await ingestPaths(store, file);
     expect(second.counts).toMatchObject({ read: 3, kept: 0, replaced: 0, unchanged: 3 });
-    expect(count(store)).toBe(3);
-    expect(row(store, 3)).toEqual(snapshotRow);
-    expect(readFileSync(store).length).toBe(before);
+    expect(second.tagged).toBe(0);
+    expect(await count(store)).toBe(3);
+    expect(await row(store, 3)).toEqual(before);
+    expect(before?.symbols).toBe('O,Fe');
   });
 
   it('replaces a record only with a newer updated_date, in whichever order files come', async () => {
@@ -52,17 +56,17 @@ describe('ingest', () => {
     const newer = work(7, { cited_by_count: 9, updated_date: '2025-06-01T00:00:00' });
     const a = writeWorks(join(dir, 'a/works/updated_date=2025-01-01/part_000.gz'), [older]);
     const b = writeWorks(join(dir, 'b/works/updated_date=2025-06-01/part_000.gz'), [newer]);
-    const store = join(dir, 'corpus.sqlite');
+    const store = join(dir, 'corpus.duckdb');
     await ingestPaths(store, b);
     const r = await ingestPaths(store, a); // the older copy arrives later: ignored
     expect(r.counts).toMatchObject({ unchanged: 1, replaced: 0 });
-    expect(row(store, 7)?.cited_by_count).toBe(9);
+    expect((await row(store, 7))?.cited_by_count).toBe(9);
 
-    const store2 = join(dir, 'corpus2.sqlite');
+    const store2 = join(dir, 'corpus2.duckdb');
     await ingestPaths(store2, a);
     const r2 = await ingestPaths(store2, b);
     expect(r2.counts).toMatchObject({ replaced: 1 });
-    expect(row(store2, 7)?.cited_by_count).toBe(9);
+    expect((await row(store2, 7))?.cited_by_count).toBe(9);
   });
 
   it('reads the snapshot layout from a folder, older partitions first', async () => {
@@ -73,10 +77,10 @@ describe('ingest', () => {
     writeFileSync(join(dir, 'works/README.txt'), 'not a works file');
     const files = expandWorksPaths([dir]);
     expect(files.map((f) => f.partitionDate)).toEqual(['2025-01-01', '2025-01-01', '2025-06-01']);
-    const store = join(dir, 'corpus.sqlite');
+    const store = join(dir, 'corpus.duckdb');
     const r = await ingestPaths(store, dir);
     expect(r.counts).toMatchObject({ read: 3, kept: 2, replaced: 1 });
-    expect(row(store, 1)?.updated_date).toBe('2025-06-01T00:00:00');
+    expect((await row(store, 1))?.updated_date).toBe('2025-06-01T00:00:00');
   });
 
   it('counts and reports malformed lines with file and line number, and goes on', async () => {
@@ -89,7 +93,7 @@ describe('ingest', () => {
       '',
       work(3),
     ]);
-    const store = join(dir, 'corpus.sqlite');
+    const store = join(dir, 'corpus.duckdb');
     const r = await ingestPaths(store, file);
     expect(r.counts).toMatchObject({ read: 5, kept: 2 });
     expect(r.counts.skipped).toMatchObject({ malformed: 1, invalid: 2 });
@@ -108,18 +112,18 @@ describe('ingest', () => {
     const path = join(dir, 'broken.jsonl.gz');
     writeFileSync(path, full.subarray(0, Math.floor(full.length * 0.6)));
     const good = writeWorks(join(dir, 'good.jsonl.gz'), [work(99999)]);
-    const store = join(dir, 'corpus.sqlite');
+    const store = join(dir, 'corpus.duckdb');
     const r = await ingestPaths(store, path, good);
     expect(r.fileErrors).toHaveLength(1);
     expect(r.fileErrors[0]!.file).toBe(path);
     expect(r.counts.kept).toBeGreaterThan(1);
     expect(r.counts.kept).toBeLessThan(3001);
-    expect(row(store, 99999)).toBeDefined();
+    expect(await row(store, 99999)).toBeDefined();
   });
 
   it('excludes retracted works and paratext, and a retracted newer version removes the older one', async () => {
     const dir = tempDir();
-    const store = join(dir, 'corpus.sqlite');
+    const store = join(dir, 'corpus.duckdb');
     await ingestPaths(store, writeWorks(join(dir, 'a.jsonl'), [work(1), work(2)]));
     const r = await ingestPaths(
       store,
@@ -130,9 +134,9 @@ describe('ingest', () => {
     );
     expect(r.counts.skipped).toMatchObject({ retracted: 1, paratext: 1 });
     expect(r.counts.removed).toBe(1);
-    expect(row(store, 1)).toBeUndefined();
-    expect(row(store, 3)).toBeUndefined();
-    expect(row(store, 2)).toBeDefined();
+    expect(await row(store, 1)).toBeUndefined();
+    expect(await row(store, 3)).toBeUndefined();
+    expect(await row(store, 2)).toBeDefined();
   });
 
   it('keeps a record with missing fields, those fields unknown (not zero)', async () => {
@@ -146,38 +150,44 @@ describe('ingest', () => {
       topics: [],
       primary_topic: null,
     };
-    const store = join(dir, 'corpus.sqlite');
+    const store = join(dir, 'corpus.duckdb');
     const r = await ingestPaths(store, writeWorks(join(dir, 'p.jsonl'), [partial]));
     expect(r.counts.kept).toBe(1);
-    const stored = row(store, 55)!;
+    const stored = (await row(store, 55))!;
     expect(stored.cited_by_count).toBeNull();
     expect(stored.counts_by_year).toBeNull();
     expect(stored.keywords).toBeNull();
     expect(stored.refs).toBeNull();
     expect(stored.doi).toBeNull();
     expect(stored.updated_date).toBe('');
-    expect(String(stored.elements).split(',')).toEqual(expect.arrayContaining(['Co', 'P', 'H']));
+    expect(stored.venue).toBe('ChemCatChem');
+    expect(String(stored.symbols).split(',')).toEqual(expect.arrayContaining(['Co', 'P', 'H']));
   });
 });
 
-describe('extractWork', () => {
-  it('normalises ids, DOIs and topics from a real record', () => {
+describe('a real record', () => {
+  it('is stored with ids, DOI, venue, topics, keywords and citations normalised', async () => {
     const gz = readFileSync(join(import.meta.dirname, '../../fixtures/openalex/works-geoscience.jsonl.gz'));
     const first = JSON.parse(gunzipSync(gz).toString('utf8').split('\n')[0]!) as Record<string, unknown>;
-    const r = extractWork(first);
-    expect(r.kind).toBe('work');
-    if (r.kind !== 'work') return;
-    expect(r.row.id).toBe(103112271);
-    expect(r.row.doi).toBe('10.1016/b978-044482465-3/50014-0');
-    expect(r.row.venue).toBe('Elsevier eBooks');
-    expect(r.row.primaryTopic?.id).toBe(10399);
-    expect(r.row.primaryTopic?.fieldId).toBe(22);
-    expect(r.row.citedByCount).toBe(1);
-    expect(r.row.countsByYear).toEqual([[2012, 1]]);
-    expect(r.row.keywords?.[0]).toEqual({ slug: 'geology', name: 'Geology', score: 0.8952196836471558 });
+    const dir = tempDir();
+    const store = join(dir, 'corpus.duckdb');
+    await ingestPaths(store, writeWorks(join(dir, 'real.jsonl'), [first]));
+    const r = (await row(store, 103112271))!;
+    expect(r.doi).toBe('10.1016/b978-044482465-3/50014-0');
+    expect(r.venue).toBe('Elsevier eBooks');
+    expect(r.cited_by_count).toBe(1);
+    expect(r.counts_by_year).toEqual([{ year: 2012, cited_by_count: 1 }]);
+    expect((r.keywords as { slug: string; score: number }[])[0]).toEqual({ slug: 'geology', score: 0.8952196836471558 });
   });
-  it('rejects records without a work id', () => {
-    expect(extractWork({ id: 'https://openalex.org/T1' }).kind).toBe('invalid');
-    expect(extractWork('text').kind).toBe('invalid');
+
+  it('goes line by line when a value has the wrong type, and keeps the record', async () => {
+    const dir = tempDir();
+    const store = join(dir, 'corpus.duckdb');
+    const odd = work(8, { publication_year: '2021', cited_by_count: 'many' });
+    const r = await ingestPaths(store, writeWorks(join(dir, 'odd.jsonl'), [odd, work(9)]));
+    expect(r.counts).toMatchObject({ read: 2, kept: 2 });
+    const stored = (await row(store, 8))!;
+    expect(stored.year).toBe(2021);
+    expect(stored.cited_by_count).toBeNull();
   });
 });

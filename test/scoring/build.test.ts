@@ -55,9 +55,9 @@ let version: string;
 
 beforeAll(async () => {
   const dir = tempDir();
-  corpusPath = join(dir, 'corpus.sqlite');
+  corpusPath = join(dir, 'corpus.duckdb');
   snapshotDir = join(dir, 'snapshots');
-  await ingest(corpusPath, expandWorksPaths([writeWorks(join(dir, 'w.jsonl'), CORPUS)]), { workers: 0 });
+  await ingest(corpusPath, expandWorksPaths([writeWorks(join(dir, 'w.jsonl'), CORPUS)]));
   const result = await buildSnapshot(corpusPath, snapshotDir);
   version = result.version;
   db = new Database(result.file, { readonly: true });
@@ -178,8 +178,8 @@ describe('HRI', () => {
       }),
     );
     const dir = tempDir();
-    await ingest(join(dir, 'c.sqlite'), expandWorksPaths([writeWorks(join(dir, 'w.jsonl'), papers)]), { workers: 0 });
-    const result = await buildSnapshot(join(dir, 'c.sqlite'), join(dir, 's'));
+    await ingest(join(dir, 'c.duckdb'), expandWorksPaths([writeWorks(join(dir, 'w.jsonl'), papers)]));
+    const result = await buildSnapshot(join(dir, 'c.duckdb'), join(dir, 's'));
     const snap = new Database(result.file, { readonly: true });
     const hri = (id: string) => snap.prepare("SELECT hri FROM subjects WHERE type = 'element' AND id = ?").pluck().get(id);
     // W10 is Cu, O (1/2 each) and the only high-impact paper: HRI = 10,000 x 0.5 / 1.

@@ -14,14 +14,14 @@ import { tempDir, work, writeWorks } from '../helpers/works.js';
 let dataDir: string;
 let snapshots: string;
 let first: string;
-const corpus = () => join(dataDir, 'corpus.sqlite');
+const corpus = () => join(dataDir, 'corpus.duckdb');
 
 /** Adds iron papers and publishes a new snapshot: a different data_version with a different Fe score. */
 async function publishAnother(n: number, startId: number) {
   const extra = Array.from({ length: n }, (_, i) =>
     work(startId + i, { title: `Iron oxide study ${i}`, publication_date: '2025-12-01', publication_year: 2025 }),
   );
-  await ingest(corpus(), expandWorksPaths([writeWorks(join(tempDir(), `extra-${startId}.jsonl`), extra)]), { workers: 0 });
+  await ingest(corpus(), expandWorksPaths([writeWorks(join(tempDir(), `extra-${startId}.jsonl`), extra)]));
   return buildSnapshot(corpus(), snapshots);
 }
 

@@ -17,6 +17,7 @@ CREATE TABLE subjects (
   ris REAL NOT NULL,
   hri REAL,
   total_ranked INTEGER NOT NULL,
+  ranked BLOB NOT NULL,
   extra TEXT NOT NULL,
   PRIMARY KEY (type, id)
 ) WITHOUT ROWID;
@@ -53,14 +54,6 @@ CREATE TABLE papers (
   keywords TEXT NOT NULL,
   refs BLOB
 );
-CREATE TABLE ranked_papers (
-  type TEXT NOT NULL,
-  id TEXT NOT NULL,
-  rank INTEGER NOT NULL,
-  ordinal INTEGER NOT NULL,
-  ris_contribution REAL NOT NULL,
-  PRIMARY KEY (type, id, rank)
-) WITHOUT ROWID;
 CREATE TABLE routed_elements (
   type TEXT NOT NULL,
   id TEXT NOT NULL,

@@ -5,6 +5,7 @@ import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
 import type { EntityScore, PeriodTotals } from '../scoring/score-entities.js';
 import { ELEMENTS } from '../tagging/elements.js';
+import { encodeRanked } from './ranked.js';
 import { SNAPSHOT_INDEXES, SNAPSHOT_SCHEMA } from './schema.js';
 
 export interface SnapshotContent {
@@ -114,18 +115,29 @@ function writePapers(db: Database.Database, { corpus, impact, clusters }: Snapsh
 }
 
 function writeSubjects(db: Database.Database, { corpus, scores }: SnapshotContent): void {
-  const subject = db.prepare('INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const subject = db.prepare('INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const fts = db.prepare('INSERT INTO subjects_fts (type, id, name, description) VALUES (?, ?, ?, ?)');
   const history = db.prepare('INSERT INTO history VALUES (?, ?, ?, ?)');
-  const ranked = db.prepare('INSERT INTO ranked_papers VALUES (?, ?, ?, ?, ?)');
   const routed = db.prepare('INSERT INTO routed_elements VALUES (?, ?, ?, ?, ?)');
   for (const s of scores) {
     const id = subjectIdOf(corpus, s);
     const { name, description, extra } = describe(corpus, s);
-    subject.run(s.type, id, name, description, s.paperCount, s.windowPapers, s.ri, s.ris, s.hri, s.ranked.length, JSON.stringify(extra));
+    subject.run(
+      s.type,
+      id,
+      name,
+      description,
+      s.paperCount,
+      s.windowPapers,
+      s.ri,
+      s.ris,
+      s.hri,
+      s.ranked.length,
+      encodeRanked(s.ranked),
+      JSON.stringify(extra),
+    );
     fts.run(s.type, id, name, description);
     for (const [res, series] of Object.entries(s.history)) history.run(s.type, id, res, JSON.stringify(series));
-    s.ranked.forEach((r, i) => ranked.run(s.type, id, i + 1, r.ordinal, r.risContribution));
     s.routedElements.forEach((r, i) => routed.run(s.type, id, i + 1, ELEMENTS[r.element]!.symbol, r.share));
   }
 }

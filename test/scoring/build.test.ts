@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
+import { decodeRanked } from '../../src/snapshot/ranked.js';
 import { topic, tempDir, work, writeWorks } from '../helpers/works.js';
 
 /**
@@ -102,12 +103,12 @@ describe('build on a hand-scored corpus', () => {
   });
 
   it('ranks known citations first, unknown last, with contributions summing to 1', () => {
-    const ranked = db
-      .prepare(
-        `SELECT r.rank, p.work_id, p.impact_score, p.citations, r.ris_contribution FROM ranked_papers r
-         JOIN papers p USING (ordinal) WHERE r.type = 'element' AND r.id = 'Fe' ORDER BY r.rank`,
-      )
-      .all() as { rank: number; work_id: number; impact_score: number | null; citations: number | null; ris_contribution: number }[];
+    const blob = db.prepare("SELECT ranked FROM subjects WHERE type = 'element' AND id = 'Fe'").pluck().get() as Buffer;
+    const paper = db.prepare('SELECT work_id, impact_score, citations FROM papers WHERE ordinal = ?');
+    const ranked = decodeRanked(blob).map((r) => ({
+      ...(paper.get(r.ordinal) as { work_id: number; impact_score: number | null; citations: number | null }),
+      ris_contribution: r.risContribution,
+    }));
     expect(ranked.map((r) => r.work_id)).toEqual([1, 3, 5]);
     expect(ranked.map((r) => r.impact_score)).toEqual([75, 50, null]);
     expect(ranked[2]!.citations).toBeNull();

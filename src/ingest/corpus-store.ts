@@ -1,4 +1,4 @@
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { type DuckDBConnection, type DuckDBDataChunk, DuckDBInstance } from '@duckdb/node-api';
 import type { TaxonomyTopic } from './corpus-store-types.js';
 
 export type { TaxonomyTopic } from './corpus-store-types.js';
@@ -114,6 +114,33 @@ export class CorpusStore {
 
   async columns(sql: string): Promise<unknown[][]> {
     return (await this.con.runAndReadAll(sql)).getColumnsJS() as unknown[][];
+  }
+
+  /**
+   * Streams a query's rows chunk by chunk (about 2,048 rows each) without converting the whole
+   * result: the callback reads the vectors it needs with getItem.
+   */
+  async forEachChunk(sql: string, onChunk: (chunk: DuckDBDataChunk) => void): Promise<void> {
+    const result = await this.con.stream(sql);
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      onChunk(chunk);
+    }
+  }
+
+  /** Integer columns of a query (NULL as the given value), as typed arrays. */
+  async intColumns(sql: string, columns: number, nullValue = -1): Promise<Int32Array[]> {
+    const out = Array.from({ length: columns }, () => new Growable(Int32Array));
+    await this.forEachChunk(sql, (chunk) => readNumbers(chunk, out, nullValue));
+    return out.map((g) => g.finish());
+  }
+
+  /** Number columns of a query (DOUBLE in SQL; NULL as NaN), as Float64Arrays. */
+  async doubleColumns(sql: string, columns: number): Promise<Float64Array[]> {
+    const out = Array.from({ length: columns }, () => new Growable(Float64Array));
+    await this.forEachChunk(sql, (chunk) => readNumbers(chunk, out, Number.NaN));
+    return out.map((g) => g.finish());
   }
 
   async scalar<T>(sql: string): Promise<T> {
@@ -281,6 +308,39 @@ export class CorpusStore {
 function appendNullable(appender: { appendVarchar(v: string): void; appendNull(): void }, v: string | null): void {
   if (v === null) appender.appendNull();
   else appender.appendVarchar(v);
+}
+
+type NumberArray = Int32Array | Float64Array;
+
+class Growable<T extends NumberArray> {
+  private data: T;
+  private length = 0;
+
+  constructor(private readonly Kind: { new (n: number): T }) {
+    this.data = new Kind(1 << 16);
+  }
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new this.Kind(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+
+  finish(): T {
+    return this.data.slice(0, this.length) as T;
+  }
+}
+
+function readNumbers(chunk: DuckDBDataChunk, out: Growable<NumberArray>[], nullValue: number): void {
+  const n = chunk.rowCount;
+  for (let c = 0; c < out.length; c++) {
+    const vector = chunk.getColumnVector(c);
+    const target = out[c]!;
+    for (let i = 0; i < n; i++) target.push((vector.getItem(i) as number | null) ?? nullValue);
+  }
 }
 
 export function openCorpusStore(path: string, options?: { threads?: number; memoryLimit?: string }): Promise<CorpusStore> {

@@ -1,6 +1,6 @@
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { tagNewWorks } from '../ingest/ingest.js';
-import { ELEMENT_INDEX } from '../tagging/elements.js';
+import { ELEMENTS } from '../tagging/elements.js';
 import { dayNumber } from './dates.js';
 import type { ScoringParameters } from './parameters.js';
 
@@ -35,16 +35,14 @@ export interface CitationTotals {
 export interface Corpus {
   n: number;
   workId: Float64Array;
-  doi: (string | null)[];
-  title: (string | null)[];
-  venue: (string | null)[];
+  /** Position of the paper's DOI in DOI order (papers without a DOI last): the ranking tie-break. */
+  doiRank: Int32Array;
   /** Publication year, 0 when unknown. */
   year: Int16Array;
   /** Exact publication date as a day number; NO_DAY when the record has no exact date. */
   day: Int32Array;
   /** Date used for ages: the exact date, or mid-year when only the year is known; NO_DAY if neither. */
   ageDay: Int32Array;
-  pubDate: (string | null)[];
   /** cited_by_count, -1 when unknown. */
   citations: Int32Array;
   primaryTopic: Int32Array;
@@ -67,46 +65,71 @@ export interface Corpus {
 
 export const NO_DAY = -2_147_483_648;
 
-/** Builds a CSR from (ordinal, value) pairs sorted by ordinal. */
-export function csrFromPairs(n: number, ordinals: ArrayLike<number>, values: ArrayLike<number>): Csr {
+/** Builds a CSR from (ordinal, value) pairs in any order (a counting sort by ordinal). */
+export function csrFromPairs(n: number, ordinals: Int32Array, values: Int32Array): Csr {
   const start = new Int32Array(n + 1);
   for (let i = 0; i < ordinals.length; i++) start[ordinals[i]! + 1]!++;
   for (let p = 0; p < n; p++) start[p + 1]! += start[p]!;
-  return { start, values: Int32Array.from(values) };
+  const fill = start.slice(0, n);
+  const sorted = new Int32Array(values.length);
+  for (let i = 0; i < ordinals.length; i++) sorted[fill[ordinals[i]!]!++] = values[i]!;
+  // Values of one paper in ascending order, so the CSR does not depend on query order.
+  for (let p = 0; p < n; p++) {
+    const a = start[p]!;
+    const b = start[p + 1]!;
+    if (b - a > 1) sorted.subarray(a, b).sort();
+  }
+  return { start, values: sorted };
 }
 
 const col = <T>(columns: unknown[][], i: number) => (columns[i] ?? []) as T[];
 
+/**
+ * Loads the corpus store for scoring. The store keeps a temporary table `ord` (work id ->
+ * ordinal) afterwards, which the snapshot writer reads the paper texts by.
+ */
 export async function loadCorpus(store: CorpusStore, params: ScoringParameters): Promise<Corpus> {
   await tagNewWorks(store);
-  const q = (sql: string) => store.columns(sql);
 
-  const cutoff = (await store.scalar<string | null>(`
+  const cutoff = await store.scalar<string | null>(`
     WITH u AS (SELECT max(substr(updated_date, 1, 10)) FILTER (WHERE updated_date <> '') AS upd FROM works)
-    SELECT max(pub_date) FILTER (WHERE u.upd IS NULL OR pub_date <= u.upd) FROM works, u`)) as string | null;
+    SELECT max(pub_date) FILTER (WHERE u.upd IS NULL OR pub_date <= u.upd) FROM works, u`);
   const cutoffDay = cutoff ? dayNumber(cutoff) : NO_DAY;
   const cutoffYear = cutoff ? Number(cutoff.slice(0, 4)) : 0;
 
   await store.con.run(`CREATE OR REPLACE TEMP TABLE ord AS
-    SELECT id, (row_number() OVER (ORDER BY coalesce(pub_date, CAST(year AS VARCHAR) || '-07-01', ''), id) - 1)::INTEGER AS o
+    SELECT id,
+      (row_number() OVER (ORDER BY coalesce(pub_date, CAST(year AS VARCHAR) || '-07-01', ''), id) - 1)::INTEGER AS o,
+      (dense_rank() OVER (ORDER BY doi NULLS LAST))::INTEGER AS doi_rank
     FROM works`);
-  const papers = await q(`SELECT w.id::DOUBLE, doi, title, year, pub_date, venue, cited_by_count, primary_topic, field_id, t.symbols
-    FROM works w JOIN ord USING (id) LEFT JOIN tags t ON t.id = w.id ORDER BY o`);
-  const n = col(papers, 0).length;
+  const [ordinal, year, day, citations, primaryTopic, field, doiRank] = await store.intColumns(
+    `SELECT o, year, (TRY_CAST(pub_date AS DATE) - DATE '1970-01-01')::INTEGER, cited_by_count, primary_topic, field_id, doi_rank
+     FROM works JOIN ord USING (id)`,
+    7,
+    NO_DAY,
+  );
+  const [idOrdinal, ids] = await store.doubleColumns('SELECT o::DOUBLE, id::DOUBLE FROM ord', 2);
+  const n = ordinal!.length;
+  const place = <T extends Int32Array | Int16Array>(values: Int32Array, target: T, nullTo: number): T => {
+    for (let i = 0; i < n; i++) {
+      const v = values[i]!;
+      target[ordinal![i]!] = v === NO_DAY ? nullTo : v;
+    }
+    return target;
+  };
+  const workId = new Float64Array(n);
+  for (let i = 0; i < n; i++) workId[idOrdinal![i]!] = ids![i]!;
 
   const corpus: Corpus = {
     n,
-    workId: Float64Array.from(col<number>(papers, 0)),
-    doi: col<string | null>(papers, 1),
-    title: col<string | null>(papers, 2),
-    venue: col<string | null>(papers, 5),
-    year: Int16Array.from(col<number | null>(papers, 3), (y) => y ?? 0),
-    day: new Int32Array(n).fill(NO_DAY),
+    workId,
+    doiRank: place(doiRank!, new Int32Array(n), n),
+    year: place(year!, new Int16Array(n), 0),
+    day: place(day!, new Int32Array(n), NO_DAY),
     ageDay: new Int32Array(n).fill(NO_DAY),
-    pubDate: col<string | null>(papers, 4),
-    citations: Int32Array.from(col<number | null>(papers, 6), (c) => c ?? -1),
-    primaryTopic: Int32Array.from(col<number | null>(papers, 7), (t) => t ?? -1),
-    field: Int32Array.from(col<number | null>(papers, 8), (f) => f ?? -1),
+    citations: place(citations!, new Int32Array(n), -1),
+    primaryTopic: place(primaryTopic!, new Int32Array(n), -1),
+    field: place(field!, new Int32Array(n), -1),
     topics: { start: new Int32Array(n + 1), values: new Int32Array(0) },
     keywords: { start: new Int32Array(n + 1), values: new Int32Array(0) },
     elements: { start: new Int32Array(n + 1), values: new Int32Array(0) },
@@ -120,11 +143,8 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
   };
   const midYear = new Map<number, number>();
   for (let p = 0; p < n; p++) {
-    const date = corpus.pubDate[p];
-    if (date) {
-      corpus.day[p] = dayNumber(date);
-      corpus.ageDay[p] = corpus.day[p]!;
-    } else if (corpus.year[p]) {
+    if (corpus.day[p] !== NO_DAY) corpus.ageDay[p] = corpus.day[p]!;
+    else if (corpus.year[p]) {
       const y = corpus.year[p]!;
       let d = midYear.get(y);
       if (d === undefined) midYear.set(y, (d = dayNumber(`${String(y).padStart(4, '0')}-07-01`)));
@@ -132,41 +152,30 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
     }
   }
 
-  // Headline elements: the tags the ingest stored for each title.
-  const elementStart = corpus.elements.start;
-  const elementValues: number[] = [];
-  const symbols = col<string | null>(papers, 9);
-  for (let p = 0; p < n; p++) {
-    elementStart[p] = elementValues.length;
-    const s = symbols[p];
-    if (s) {
-      for (const symbol of s.split(',')) {
-        const e = ELEMENT_INDEX.get(symbol);
-        if (e !== undefined) elementValues.push(e);
-      }
-    }
-  }
-  elementStart[n] = elementValues.length;
-  corpus.elements.values = Int32Array.from(elementValues);
+  // Headline elements: the tags stored for each title, as element indexes.
+  const symbols = ELEMENTS.map((e, i) => `('${e.symbol}', ${i})`).join(', ');
+  const [elementOrdinals, elementValues] = await store.intColumns(
+    `WITH symbols(symbol, idx) AS (VALUES ${symbols})
+     SELECT o, idx FROM (SELECT id, unnest(string_split(symbols, ',')) AS symbol FROM tags WHERE symbols <> '')
+     JOIN ord USING (id) JOIN symbols USING (symbol)`,
+    2,
+  );
+  corpus.elements = csrFromPairs(n, elementOrdinals!, elementValues!);
 
   // Headline topics: the primary topic and any topic at or above the threshold.
-  const topicPairs = await q(`SELECT DISTINCT o, tid FROM (
+  const [topicOrdinals, topicValues] = await store.intColumns(
+    `SELECT DISTINCT o, tid FROM (
       SELECT o, primary_topic AS tid FROM works JOIN ord USING (id) WHERE primary_topic IS NOT NULL
       UNION ALL
       SELECT o, t.id FROM (SELECT o, unnest(topics) AS t FROM works JOIN ord USING (id))
-      WHERE t.id IS NOT NULL AND t.score >= ${params.topicScoreThreshold})
-    ORDER BY o, tid`);
+      WHERE t.id IS NOT NULL AND t.score >= ${params.topicScoreThreshold})`,
+    2,
+  );
   const topicIndex = new Map<number, number>();
-  const topicValues = col<number>(topicPairs, 1).map((id) => {
-    let idx = topicIndex.get(id);
-    if (idx === undefined) {
-      idx = corpus.topicIds.length;
-      topicIndex.set(id, idx);
-      corpus.topicIds.push(id);
-    }
-    return idx;
-  });
-  corpus.topics = csrFromPairs(n, col<number>(topicPairs, 0), topicValues);
+  const sortedTopicIds = [...new Set(topicValues!)].sort((a, b) => a - b);
+  sortedTopicIds.forEach((id, i) => topicIndex.set(id, i));
+  corpus.topicIds = sortedTopicIds;
+  corpus.topics = csrFromPairs(n, topicOrdinals!, topicValues!.map((id) => topicIndex.get(id)!));
 
   const topicRows = await store.rows<{
     id: number;
@@ -197,20 +206,23 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
     WHERE k.slug IS NOT NULL AND k.slug <> '' AND k.score >= ${params.keywordScoreThreshold}`);
   await store.con.run(`CREATE OR REPLACE TEMP TABLE kwidx AS
     SELECT slug, (row_number() OVER (ORDER BY slug) - 1)::INTEGER AS idx FROM (SELECT DISTINCT slug FROM kw)`);
-  const vocabulary = await q(`SELECT slug, coalesce(k.name, slug) FROM kwidx LEFT JOIN
+  const vocabulary = await store.columns(`SELECT slug, coalesce(k.name, slug) FROM kwidx LEFT JOIN
     (SELECT DISTINCT ON (slug) slug, name FROM keywords) k USING (slug) ORDER BY idx`);
   corpus.keywordSlugs = col<string>(vocabulary, 0);
   corpus.keywordNames = col<string>(vocabulary, 1);
-  const keywordPairs = await q('SELECT o, idx FROM kw JOIN kwidx USING (slug) ORDER BY o, idx');
-  corpus.keywords = csrFromPairs(n, col<number>(keywordPairs, 0), col<number>(keywordPairs, 1));
+  const [keywordOrdinals, keywordValues] = await store.intColumns('SELECT o, idx FROM kw JOIN kwidx USING (slug)', 2);
+  corpus.keywords = csrFromPairs(n, keywordOrdinals!, keywordValues!);
+  await store.con.run('DROP TABLE kw; DROP TABLE kwidx');
 
   // References inside the corpus, as ordinals.
-  const refPairs = await q(`SELECT DISTINCT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM works) u
-    JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref WHERE a.o <> b.o ORDER BY 1, 2`);
-  corpus.refs = csrFromPairs(n, col<number>(refPairs, 0), col<number>(refPairs, 1));
+  const [refFrom, refTo] = await store.intColumns(
+    `SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM works) u
+     JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref WHERE a.o <> b.o`,
+    2,
+  );
+  corpus.refs = csrFromPairs(n, refFrom!, refTo!);
 
   corpus.citationTotals = await citationTotals(store, params.citationHorizonYears, cutoffYear);
-  await store.con.run('DROP TABLE IF EXISTS kw; DROP TABLE IF EXISTS kwidx; DROP TABLE IF EXISTS ord');
   return corpus;
 }
 

@@ -135,9 +135,10 @@ export function isRising(
 export interface RankablePaper {
   impactScore: number | null;
   citations: number | null;
-  doi: string | null;
-  /** ISO date, for ordering papers with unknown citations. */
-  publicationDate: string | null;
+  /** The paper's place in DOI order, papers without a DOI after all others. */
+  doiOrder: number;
+  /** Publication day number, for ordering papers with unknown citations; null if unknown. */
+  publicationDay: number | null;
   workId: number;
 }
 
@@ -157,17 +158,9 @@ export function compareForRanking(a: RankablePaper, b: RankablePaper): number {
     const byCitations = (b.citations ?? 0) - (a.citations ?? 0);
     if (byCitations !== 0) return byCitations;
   } else {
-    const byDate = (b.publicationDate ?? '').localeCompare(a.publicationDate ?? '');
-    if (byDate !== 0) return byDate;
+    const byDate = (b.publicationDay ?? Number.NEGATIVE_INFINITY) - (a.publicationDay ?? Number.NEGATIVE_INFINITY);
+    if (byDate !== 0 && !Number.isNaN(byDate)) return byDate;
   }
-  const byDoi = compareNullableLast(a.doi, b.doi);
-  if (byDoi !== 0) return byDoi;
+  if (a.doiOrder !== b.doiOrder) return a.doiOrder - b.doiOrder;
   return a.workId - b.workId;
-}
-
-function compareNullableLast(a: string | null, b: string | null): number {
-  if (a === b) return 0;
-  if (a === null) return 1;
-  if (b === null) return -1;
-  return a < b ? -1 : 1;
 }

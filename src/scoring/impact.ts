@@ -10,10 +10,10 @@ import { DAYS_PER_YEAR, type ScoringParameters } from './parameters.js';
 
 /** Per-paper citation facts: null where the paper's citations are unknown. */
 export interface PaperImpact {
-  /** 0-100 percentile of projected citations within field and year. */
-  impactScore: (number | null)[];
-  /** 0-100 percentile of raw citations within field and year. */
-  citationPercentile: (number | null)[];
+  /** 0-100 percentile of projected citations within field and year; NaN when citations are unknown. */
+  impactScore: Float64Array;
+  /** 0-100 percentile of raw citations within field and year; NaN when unknown. */
+  citationPercentile: Float64Array;
   highImpact: Uint8Array;
   /** How each field's curve was obtained, for the snapshot's notes. */
   curves: Map<number, { source: 'field' | 'corpus' | 'default'; curve: number[] }>;
@@ -37,8 +37,8 @@ export function estimateCurves(corpus: Corpus, params: ScoringParameters) {
 /** impact_score, citation_percentile and the high-impact flag of every paper with known citations. */
 export function computeImpact(corpus: Corpus, params: ScoringParameters): PaperImpact {
   const { curves, fallback } = estimateCurves(corpus, params);
-  const impactScore: (number | null)[] = new Array(corpus.n).fill(null);
-  const citationPercentile: (number | null)[] = new Array(corpus.n).fill(null);
+  const impactScore = new Float64Array(corpus.n).fill(Number.NaN);
+  const citationPercentile = new Float64Array(corpus.n).fill(Number.NaN);
   const highImpact = new Uint8Array(corpus.n);
 
   // Cohorts: field x publication year, papers with known citations and a known year only.

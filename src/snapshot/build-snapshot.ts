@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openCorpusStore } from '../ingest/corpus-store.js';
+import { type CorpusStore, openCorpusStore } from '../ingest/corpus-store.js';
 import { assignClusters } from '../scoring/clusters.js';
 import { scoreCommunities } from '../scoring/communities.js';
 import { loadCorpus } from '../scoring/corpus.js';
@@ -33,15 +33,23 @@ export async function buildSnapshot(
   const started = performance.now();
   const params = options.params ?? DEFAULT_PARAMETERS;
   const log = options.log ?? (() => {});
-  const lap = (what: string) => log(`${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
-
   const store = await openCorpusStore(corpusPath);
-  let corpus: Awaited<ReturnType<typeof loadCorpus>>;
   try {
-    corpus = await loadCorpus(store, params);
+    return await buildFromStore(store, snapshotDir, params, log, started);
   } finally {
     store.close();
   }
+}
+
+async function buildFromStore(
+  store: CorpusStore,
+  snapshotDir: string,
+  params: ScoringParameters,
+  log: (msg: string) => void,
+  started: number,
+): Promise<BuildResult> {
+  const lap = (what: string) => log(`${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  const corpus = await loadCorpus(store, params);
   if (corpus.n === 0) throw new Error('the corpus store has no works: run `ri ingest PATH...` first');
   lap(`loaded ${corpus.n} works, cut-off ${isoDay(corpus.cutoffDay)}`);
 
@@ -60,7 +68,7 @@ export async function buildSnapshot(
   mkdirSync(snapshotDir, { recursive: true });
   const tmp = join(snapshotDir, `.build-${process.pid}-${Date.now()}.sqlite`);
   try {
-    writeSnapshot(
+    await writeSnapshot(
       tmp,
       {
         corpus,
@@ -86,6 +94,7 @@ export async function buildSnapshot(
           parameters: JSON.stringify(params),
         },
       },
+      store,
       log,
     );
     lap('snapshot written');

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import type { CorpusStore } from '../ingest/corpus-store.js';
 import type { Clusters } from '../scoring/clusters.js';
 import type { Community, ElementCommunity } from '../scoring/communities.js';
 import type { Corpus } from '../scoring/corpus.js';
@@ -32,9 +33,15 @@ export function subjectIdOf(corpus: Corpus, s: Pick<EntityScore, 'type' | 'key'>
 
 /**
  * Writes a complete snapshot file. Every row is written in a fixed order so the same corpus
- * gives the same bytes, and so the same data_version.
+ * gives the same bytes, and so the same data_version. Paper texts (DOI, title, venue, date)
+ * stream from the corpus store, in ordinal order, and never sit in memory all at once.
  */
-export function writeSnapshot(path: string, content: SnapshotContent, log: (msg: string) => void): void {
+export async function writeSnapshot(
+  path: string,
+  content: SnapshotContent,
+  store: CorpusStore,
+  log: (msg: string) => void,
+): Promise<void> {
   const db = new Database(path);
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
@@ -43,6 +50,11 @@ export function writeSnapshot(path: string, content: SnapshotContent, log: (msg:
   db.exec(SNAPSHOT_SCHEMA);
   const { corpus } = content;
 
+  db.exec('BEGIN');
+  await writePapers(db, content, store);
+  db.exec('COMMIT');
+  log(`  papers: ${corpus.n}`);
+
   const insert = db.transaction(() => {
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     for (const [k, v] of Object.entries(content.meta).sort(([a], [b]) => a.localeCompare(b))) meta.run(k, String(v));
@@ -50,8 +62,6 @@ export function writeSnapshot(path: string, content: SnapshotContent, log: (msg:
     const periods = db.prepare('INSERT INTO periods VALUES (?, ?, ?, ?)');
     for (const p of content.periods) periods.run(p.resolution, p.period, p.papers, p.highImpactPapers);
 
-    writePapers(db, content);
-    log(`  papers: ${corpus.n}`);
     writeSubjects(db, content);
     log(`  subjects: ${content.scores.length}`);
 
@@ -81,37 +91,45 @@ export function writeSnapshot(path: string, content: SnapshotContent, log: (msg:
   db.close();
 }
 
-function writePapers(db: Database.Database, { corpus, impact, clusters }: SnapshotContent): void {
+async function writePapers(db: Database.Database, { corpus, impact, clusters }: SnapshotContent, store: CorpusStore) {
   const stmt = db.prepare('INSERT INTO papers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const list = (csr: Corpus['topics'], p: number, name: (v: number) => string) => {
-    const out: string[] = [];
-    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) out.push(name(csr.values[i]!));
-    return out.join(',');
+    let out = '';
+    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) out += (out ? ',' : '') + name(csr.values[i]!);
+    return out;
   };
-  for (let p = 0; p < corpus.n; p++) {
-    const rs = corpus.refs.start[p]!;
-    const re = corpus.refs.start[p + 1]!;
-    const cluster = clusters.topic[p]!;
-    stmt.run(
-      p,
-      corpus.workId[p],
-      corpus.doi[p],
-      corpus.title[p],
-      corpus.venue[p],
-      corpus.year[p] || null,
-      corpus.pubDate[p],
-      corpus.citations[p]! >= 0 ? corpus.citations[p] : null,
-      impact.impactScore[p],
-      impact.citationPercentile[p],
-      impact.highImpact[p],
-      cluster === -1 ? null : cluster,
-      cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic',
-      list(corpus.elements, p, (e) => ELEMENTS[e]!.symbol),
-      list(corpus.topics, p, (t) => topicSubjectId(corpus.topicIds[t]!)),
-      list(corpus.keywords, p, (k) => corpus.keywordSlugs[k]!),
-      re > rs ? Buffer.from(corpus.refs.values.slice(rs, re).buffer) : null,
-    );
-  }
+  const nullable = (v: number) => (Number.isNaN(v) ? null : v);
+  const symbol = (e: number) => ELEMENTS[e]!.symbol;
+  const topicId = (t: number) => topicSubjectId(corpus.topicIds[t]!);
+  const slug = (k: number) => corpus.keywordSlugs[k]!;
+  await store.forEachChunk('SELECT o, doi, title, venue, pub_date FROM works JOIN ord USING (id) ORDER BY o', (chunk) => {
+    const [ordinals, dois, titles, venues, dates] = [0, 1, 2, 3, 4].map((c) => chunk.getColumnVector(c));
+    for (let i = 0; i < chunk.rowCount; i++) {
+      const p = ordinals!.getItem(i) as number;
+      const rs = corpus.refs.start[p]!;
+      const re = corpus.refs.start[p + 1]!;
+      const cluster = clusters.topic[p]!;
+      stmt.run(
+        p,
+        corpus.workId[p],
+        dois!.getItem(i),
+        titles!.getItem(i),
+        venues!.getItem(i),
+        corpus.year[p] || null,
+        dates!.getItem(i),
+        corpus.citations[p]! >= 0 ? corpus.citations[p] : null,
+        nullable(impact.impactScore[p]!),
+        nullable(impact.citationPercentile[p]!),
+        impact.highImpact[p],
+        cluster === -1 ? null : cluster,
+        cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic',
+        list(corpus.elements, p, symbol),
+        list(corpus.topics, p, topicId),
+        list(corpus.keywords, p, slug),
+        re > rs ? Buffer.from(corpus.refs.values.buffer, corpus.refs.values.byteOffset + rs * 4, (re - rs) * 4) : null,
+      );
+    }
+  });
 }
 
 function writeSubjects(db: Database.Database, { corpus, scores }: SnapshotContent): void {

@@ -8,7 +8,6 @@ import {
   isRising,
   midRankPercentiles,
   projectedCitations,
-  type RankablePaper,
   recencyWeight,
   researchIntensity,
   researchIntensityScore,
@@ -113,12 +112,15 @@ describe('rising', () => {
 });
 
 describe('ranking order', () => {
-  const paper = (p: Partial<RankablePaper> & { workId: number }): RankablePaper => ({
-    impactScore: null,
-    citations: null,
-    doi: null,
-    publicationDate: null,
-    ...p,
+  // DOIs by their place in DOI order; a paper without a DOI sorts after every DOI.
+  const DOIS = ['10.1/a', '10.1/b', '10.1/c', '10.1/x', '10.1/y', '10.1/z'];
+  const day = (iso: string) => Date.parse(iso) / 86_400_000;
+  const paper = (p: { workId: number; impactScore?: number; citations?: number | null; doi?: string | null; date?: string }) => ({
+    impactScore: p.impactScore ?? null,
+    citations: p.citations ?? null,
+    doiOrder: p.doi ? DOIS.indexOf(p.doi) : DOIS.length,
+    publicationDay: p.date ? day(p.date) : null,
+    workId: p.workId,
   });
   const order = (list: RankablePaper[]) => [...list].sort(compareForRanking).map((p) => p.workId);
 
@@ -135,19 +137,19 @@ describe('ranking order', () => {
   it('never puts a paper with unknown citations above one with known citations', () => {
     expect(
       order([
-        paper({ workId: 1, citations: null, publicationDate: '2026-01-01' }),
-        paper({ workId: 2, impactScore: 0.5, citations: 0, publicationDate: '1990-01-01' }),
-        paper({ workId: 3, citations: null, publicationDate: '2025-01-01' }),
+        paper({ workId: 1, citations: null, date: '2026-01-01' }),
+        paper({ workId: 2, impactScore: 0.5, citations: 0, date: '1990-01-01' }),
+        paper({ workId: 3, citations: null, date: '2025-01-01' }),
       ]),
     ).toEqual([2, 1, 3]);
   });
   it('orders unknown-citation papers newest first, then by DOI (nulls last), then work id', () => {
     expect(
       order([
-        paper({ workId: 5, publicationDate: '2024-05-01', doi: null }),
-        paper({ workId: 4, publicationDate: '2024-05-01', doi: '10.1/x' }),
-        paper({ workId: 3, publicationDate: '2024-06-01', doi: '10.1/y' }),
-        paper({ workId: 2, publicationDate: '2024-05-01', doi: null }),
+        paper({ workId: 5, date: '2024-05-01', doi: null }),
+        paper({ workId: 4, date: '2024-05-01', doi: '10.1/x' }),
+        paper({ workId: 3, date: '2024-06-01', doi: '10.1/y' }),
+        paper({ workId: 2, date: '2024-05-01', doi: null }),
       ]),
     ).toEqual([3, 4, 2, 5]);
   });

@@ -36,6 +36,7 @@ export async function runIngest(dataDir: string, paths: string[], topicsPath: st
   const summary = await ingest(corpus, files, {
     onProgress: (p) => progress.update(p),
     onLog: (line) => process.stderr.write(`${line}\n`),
+    onDebug: process.env.RI_VERBOSE ? (line) => process.stderr.write(`ingest: ${line}\n`) : undefined,
   });
   progress.stop();
   for (const b of summary.badLines) process.stderr.write(`ingest: ${b.file}:${b.line}: ${b.reason}\n`);

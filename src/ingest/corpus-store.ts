@@ -51,7 +51,7 @@ export const OPENALEX_COLUMNS = `{
 const OA = 'https://openalex.org/';
 
 /** From the raw JSON columns to the stored row (ids as numbers, DOIs without the resolver). */
-const STAGE_SELECT = `
+export const STAGE_SELECT = `
   TRY_CAST(replace(id, '${OA}W', '') AS BIGINT) AS id,
   coalesce(updated_date, '') AS updated_date,
   nullif(lower(regexp_replace(doi, '^https?://(dx\\.)?doi\\.org/', '')), '') AS doi,
@@ -154,46 +154,42 @@ export class CorpusStore {
    * DuckDB cannot read a file as OpenAlex works (the caller then takes the line-by-line path).
    */
   async mergeFiles(files: readonly string[]): Promise<{ counts: MergeCounts; invalidFiles: string[] }> {
-    const list = `[${files.map(sqlString).join(', ')}]`;
-    await this.con.run('DROP TABLE IF EXISTS stage');
-    await this.con.run(
-      `CREATE TEMP TABLE stage AS SELECT * FROM read_json(${list}, format = 'newline_delimited', columns = ${OPENALEX_COLUMNS},
-         maximum_object_size = 67108864, filename = true, hive_partitioning = false)`,
-    );
+    await this.stage(files);
     // Records with no usable work id: the caller re-reads their files line by line to say where.
-    const invalidFiles = (
-      await this.columns("SELECT DISTINCT filename FROM stage WHERE TRY_CAST(replace(id, 'https://openalex.org/W', '') AS BIGINT) IS NULL")
-    )[0] as string[] | undefined;
-    if (invalidFiles && invalidFiles.length > 0) {
-      await this.con.run(`DELETE FROM stage WHERE filename IN (${invalidFiles.map(sqlString).join(', ')})`);
+    const invalidFiles = ((await this.columns('SELECT DISTINCT filename FROM staged WHERE id IS NULL'))[0] ?? []) as string[];
+    if (invalidFiles.length > 0) {
+      await this.con.run(`DELETE FROM staged WHERE filename IN (${invalidFiles.map(sqlString).join(', ')})`);
     }
-    const counts = await this.mergeStage();
-    return { counts, invalidFiles: invalidFiles ?? [] };
+    return { counts: await this.mergeStaged(), invalidFiles };
   }
 
   /** Merges normalised records written by the line-by-line path (same layout as OpenAlex). */
   async mergeNormalised(file: string): Promise<MergeCounts> {
-    await this.con.run('DROP TABLE IF EXISTS stage');
-    await this.con.run(
-      `CREATE TEMP TABLE stage AS SELECT * FROM read_json(${sqlString(file)}, format = 'newline_delimited',
-         columns = ${OPENALEX_COLUMNS}, maximum_object_size = 67108864, filename = true, hive_partitioning = false)`,
-    );
-    return this.mergeStage();
+    await this.stage([file]);
+    return this.mergeStaged();
   }
 
-  private async mergeStage(): Promise<MergeCounts> {
+  /** Reads files into the temporary table `staged`, already in the stored form. */
+  private async stage(files: readonly string[]): Promise<void> {
+    await this.con.run('DROP TABLE IF EXISTS staged');
+    await this.con.run(
+      `CREATE TEMP TABLE staged AS SELECT ${STAGE_SELECT}
+       FROM read_json([${files.map(sqlString).join(', ')}], format = 'newline_delimited', columns = ${OPENALEX_COLUMNS},
+         maximum_object_size = 67108864, filename = true, hive_partitioning = false)`,
+    );
+  }
+
+  private async mergeStaged(): Promise<MergeCounts> {
     const c = this.con;
-    await c.run('DROP TABLE IF EXISTS staged');
-    await c.run(`CREATE TEMP TABLE staged AS SELECT ${STAGE_SELECT} FROM stage`);
-    await c.run('DROP TABLE stage');
     await c.run('DROP TABLE IF EXISTS newer');
-    // The latest copy of each work in this batch, then only those newer than what is stored.
+    // The latest copy of each work in this batch (found on narrow columns, then joined back),
+    // kept only where it is newer than what is stored. Copies with the same updated_date: one wins.
     await c.run(`CREATE TEMP TABLE newer AS
-      WITH latest AS (
-        SELECT * FROM staged WHERE id IS NOT NULL
-        QUALIFY row_number() OVER (PARTITION BY id ORDER BY updated_date DESC, filename) = 1)
-      SELECT l.*, w.id IS NOT NULL AS existed FROM latest l LEFT JOIN works w ON w.id = l.id
-      WHERE w.id IS NULL OR l.updated_date > w.updated_date`);
+      SELECT s.*, w.id IS NOT NULL AS existed
+      FROM staged s
+      JOIN (SELECT arg_max(rowid, updated_date) AS r FROM staged WHERE id IS NOT NULL GROUP BY id) latest ON s.rowid = latest.r
+      LEFT JOIN works w ON w.id = s.id
+      WHERE w.id IS NULL OR s.updated_date > w.updated_date`);
     await c.run('BEGIN TRANSACTION');
     try {
       await c.run('DELETE FROM works WHERE id IN (SELECT id FROM newer WHERE existed)');

@@ -39,6 +39,8 @@ export interface IngestOptions {
   filesPerPass?: number;
   onProgress?: (p: IngestProgress) => void;
   onLog?: (line: string) => void;
+  /** Timings of each pass, for `--verbose` and the benchmark. */
+  onDebug?: (line: string) => void;
 }
 
 export type { BadLine };
@@ -83,10 +85,14 @@ export async function ingest(storePath: string, files: readonly WorksFile[], opt
     options.onProgress?.({ bytes, totalBytes, read: 0, filesDone, files: files.length });
     for (let i = 0; i < files.length; i += perPass) {
       const group = files.slice(i, i + perPass);
+      const t = performance.now();
       await ingestGroup(store, group, summary, log);
       done(group);
+      options.onDebug?.(`pass ${i / perPass + 1}: ${group.length} file(s) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
+    const t = performance.now();
     summary.tagged = await tagNewWorks(store);
+    options.onDebug?.(`tagged ${summary.tagged} titles in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   } finally {
     store.close();
   }

@@ -81,7 +81,7 @@ export async function ingest(storePath: string, files: readonly WorksFile[], opt
   };
 
   try {
-    const perPass = Math.max(1, options.filesPerPass ?? 2);
+    const perPass = Math.max(1, options.filesPerPass ?? 4);
     options.onProgress?.({ bytes, totalBytes, read: 0, filesDone, files: files.length });
     for (let i = 0; i < files.length; i += perPass) {
       const group = files.slice(i, i + perPass);

@@ -73,11 +73,20 @@ export function csrFromPairs(n: number, ordinals: Int32Array, values: Int32Array
   const fill = start.slice(0, n);
   const sorted = new Int32Array(values.length);
   for (let i = 0; i < ordinals.length; i++) sorted[fill[ordinals[i]!]!++] = values[i]!;
-  // Values of one paper in ascending order, so the CSR does not depend on query order.
+  // Values of one paper in ascending order, so the CSR does not depend on query order
+  // (insertion sort in place: lists are short, and a subarray per paper costs more than the sort).
   for (let p = 0; p < n; p++) {
     const a = start[p]!;
     const b = start[p + 1]!;
-    if (b - a > 1) sorted.subarray(a, b).sort();
+    for (let i = a + 1; i < b; i++) {
+      const v = sorted[i]!;
+      let j = i - 1;
+      while (j >= a && sorted[j]! > v) {
+        sorted[j + 1] = sorted[j]!;
+        j--;
+      }
+      sorted[j + 1] = v;
+    }
   }
   return { start, values: sorted };
 }

@@ -1,6 +1,6 @@
 import { ELEMENTS } from '../tagging/elements.js';
 import { type Corpus, type Csr, NO_DAY } from './corpus.js';
-import { isoDay, monthEndDay, monthIndexOfDay, monthLabel, monthsBefore, yearEndDay } from './dates.js';
+import { civilFromDays, isoDay, monthEndDay, monthIndexOfDay, monthLabel, monthsBefore, yearEndDay } from './dates.js';
 import {
   fractionalWeight,
   recencyWeight,
@@ -107,7 +107,7 @@ export function globalRankPositions(corpus: Corpus, impact: PaperImpact): Int32A
   return position;
 }
 
-/** The shared facts every entity type is scored against. */
+/** The shared facts every entity type is scored against, computed once per paper. */
 export interface ScoringContext {
   corpus: Corpus;
   impact: PaperImpact;
@@ -116,17 +116,17 @@ export interface ScoringContext {
   window: Window;
   /** Corpus papers (and high-impact papers) per period, by resolution. */
   totals: Record<Resolution, Map<number, { papers: number; high: number }>>;
+  /** Each paper's period key per resolution (NO_PERIOD when its date is too vague for it). */
+  periodKey: Record<Resolution, Int32Array>;
+  /** Each paper's recency weight at the end of its period (or the cut-off, if earlier). */
+  periodRecency: Record<Resolution, Float64Array>;
+  /** Each paper's recency weight at the cut-off; 0 when it has no date. */
+  recencyNow: Float64Array;
+  inWindow: Uint8Array;
 }
 
-function periodKeys(corpus: Corpus, p: number): Record<Resolution, number | null> {
-  const day = corpus.day[p]!;
-  const year = corpus.year[p]!;
-  return {
-    yearly: year !== 0 ? year : null,
-    monthly: day !== NO_DAY ? monthIndexOfDay(day) : null,
-    daily: day !== NO_DAY ? day : null,
-  };
-}
+const NO_PERIOD = -1;
+const RESOLUTIONS = ['yearly', 'monthly', 'daily'] as const;
 
 const PERIOD_END: Record<Resolution, (k: number) => number> = {
   yearly: yearEndDay,
@@ -140,20 +140,46 @@ const PERIOD_LABEL: Record<Resolution, (k: number) => string> = {
 };
 
 export function buildContext(corpus: Corpus, impact: PaperImpact, params: ScoringParameters): ScoringContext {
-  const startDay = monthsBefore(corpus.cutoffDay, params.currentWindowMonths);
-  const window: Window = { startDay, endDay: corpus.cutoffDay, papers: 0, highImpactPapers: 0 };
+  const n = corpus.n;
+  const cutoff = corpus.cutoffDay;
+  const startDay = monthsBefore(cutoff, params.currentWindowMonths);
+  const window: Window = { startDay, endDay: cutoff, papers: 0, highImpactPapers: 0 };
   const totals: ScoringContext['totals'] = { yearly: new Map(), monthly: new Map(), daily: new Map() };
-  for (let p = 0; p < corpus.n; p++) {
+  const periodKey = {
+    yearly: new Int32Array(n).fill(NO_PERIOD),
+    monthly: new Int32Array(n).fill(NO_PERIOD),
+    daily: new Int32Array(n).fill(NO_PERIOD),
+  };
+  const periodRecency = { yearly: new Float64Array(n), monthly: new Float64Array(n), daily: new Float64Array(n) };
+  const recencyNow = new Float64Array(n);
+  const inWindow = new Uint8Array(n);
+  const endOf = { yearly: new Map<number, number>(), monthly: new Map<number, number>(), daily: new Map<number, number>() };
+  const decay = (ageDays: number) => recencyWeight(ageDays / DAYS_PER_YEAR, params.risDecayYears);
+
+  for (let p = 0; p < n; p++) {
     const d = corpus.ageDay[p]!;
+    const exact = corpus.day[p]!;
     const high = impact.highImpact[p]!;
-    if (d !== NO_DAY && d > startDay && d <= corpus.cutoffDay) {
-      window.papers++;
-      window.highImpactPapers += high;
+    if (d !== NO_DAY) {
+      recencyNow[p] = decay(cutoff - d);
+      if (d > startDay && d <= cutoff) {
+        inWindow[p] = 1;
+        window.papers++;
+        window.highImpactPapers += high;
+      }
     }
-    const keys = periodKeys(corpus, p);
-    for (const r of ['yearly', 'monthly', 'daily'] as const) {
-      const k = keys[r];
-      if (k === null) continue;
+    // The year of the exact date where there is one, so keys follow ordinal (date) order.
+    periodKey.yearly[p] = exact !== NO_DAY ? civilFromDays(exact).year : corpus.year[p] || NO_PERIOD;
+    if (exact !== NO_DAY) {
+      periodKey.monthly[p] = monthIndexOfDay(exact);
+      periodKey.daily[p] = exact;
+    }
+    for (const r of RESOLUTIONS) {
+      const k = periodKey[r][p]!;
+      if (k === NO_PERIOD) continue;
+      let end = endOf[r].get(k);
+      if (end === undefined) endOf[r].set(k, (end = Math.min(PERIOD_END[r](k), cutoff)));
+      periodRecency[r][p] = d === NO_DAY ? 1 : decay(end - d);
       const t = totals[r].get(k);
       if (t) {
         t.papers++;
@@ -161,18 +187,71 @@ export function buildContext(corpus: Corpus, impact: PaperImpact, params: Scorin
       } else totals[r].set(k, { papers: 1, high });
     }
   }
-  return { corpus, impact, params, rankPosition: globalRankPositions(corpus, impact), window, totals };
+  return {
+    corpus,
+    impact,
+    params,
+    rankPosition: globalRankPositions(corpus, impact),
+    window,
+    totals,
+    periodKey,
+    periodRecency,
+    recencyNow,
+    inWindow,
+  };
 }
 
 export function periodTotals(ctx: ScoringContext): PeriodTotals[] {
   const out: PeriodTotals[] = [];
-  for (const r of ['yearly', 'monthly', 'daily'] as const) {
+  for (const r of RESOLUTIONS) {
     for (const k of [...ctx.totals[r].keys()].sort((a, b) => a - b)) {
       const t = ctx.totals[r].get(k)!;
       out.push({ resolution: r, period: PERIOD_LABEL[r](k), papers: t.papers, highImpactPapers: t.high });
     }
   }
   return out;
+}
+
+/** One entity's sums per period, appended in date order (papers come in ordinal order). */
+class PeriodRuns {
+  readonly keys: number[] = [];
+  readonly weight: number[] = [];
+  readonly high: number[] = [];
+  readonly raw: number[] = [];
+  readonly papers: number[] = [];
+  private last = NO_PERIOD;
+  private index = -1;
+  // Only used if keys ever arrive out of order (a date the store could not parse).
+  private seen: Map<number, number> | null = null;
+
+  add(key: number, w: number, high: boolean, raw: number): void {
+    if (key !== this.last) {
+      this.index = this.find(key);
+      this.last = key;
+    }
+    const i = this.index;
+    this.weight[i]! += w;
+    this.papers[i]!++;
+    if (high) this.high[i]! += w;
+    this.raw[i]! += raw;
+  }
+
+  private find(key: number): number {
+    const tail = this.keys.length - 1;
+    if (tail < 0 || key > this.keys[tail]!) return this.open(key);
+    this.seen ??= new Map(this.keys.map((k, i) => [k, i]));
+    return this.seen.get(key) ?? this.open(key);
+  }
+
+  private open(key: number): number {
+    this.keys.push(key);
+    this.weight.push(0);
+    this.high.push(0);
+    this.raw.push(0);
+    this.papers.push(0);
+    this.seen?.set(key, this.keys.length - 1);
+    return this.keys.length - 1;
+  }
 }
 
 /**
@@ -186,12 +265,11 @@ export function scoreEntities(
   keys: readonly number[],
   resolutions: readonly Resolution[],
 ): EntityScore[] {
-  const { corpus, impact, params, window } = ctx;
+  const { corpus, impact, params, window, periodKey, periodRecency, recencyNow, inWindow } = ctx;
   const inverted = invert(csr, corpus.n, keys.length);
-  const cutoff = corpus.cutoffDay;
   const scores: EntityScore[] = [];
-  const periodRaws: Record<Resolution, Map<number, number>> = { yearly: new Map(), monthly: new Map(), daily: new Map() };
-  const pending: { score: EntityScore; periods: Record<Resolution, Map<number, Accum>> }[] = [];
+  const periodMaxRaw: Record<Resolution, Map<number, number>> = { yearly: new Map(), monthly: new Map(), daily: new Map() };
+  const pending: { score: EntityScore; runs: Partial<Record<Resolution, PeriodRuns>> }[] = [];
   const elementShare = new Float64Array(ELEMENTS.length);
 
   for (let e = 0; e < keys.length; e++) {
@@ -201,39 +279,26 @@ export function scoreEntities(
     let windowHigh = 0;
     let windowPapers = 0;
     let raw = 0;
-    const periods: Record<Resolution, Map<number, Accum>> = { yearly: new Map(), monthly: new Map(), daily: new Map() };
+    const runs: Partial<Record<Resolution, PeriodRuns>> = {};
+    for (const res of resolutions) runs[res] = new PeriodRuns();
     const recency = new Float64Array(to - from);
-    const weights = new Float64Array(to - from);
     if (type !== 'element') elementShare.fill(0);
 
     for (let i = from; i < to; i++) {
       const p = inverted.papers[i]!;
       const w = fractionalWeight(csr.start[p + 1]! - csr.start[p]!);
-      const d = corpus.ageDay[p]!;
-      const high = impact.highImpact[p]!;
-      weights[i - from] = w;
-      if (d !== NO_DAY) {
-        const r = w * recencyWeight((cutoff - d) / DAYS_PER_YEAR, params.risDecayYears);
-        recency[i - from] = r;
-        raw += r;
-        if (d > window.startDay && d <= window.endDay) {
-          windowWeight += w;
-          windowPapers++;
-          if (high) windowHigh += w;
-        }
+      const high = impact.highImpact[p] === 1;
+      const r = w * recencyNow[p]!;
+      recency[i - from] = r;
+      raw += r;
+      if (inWindow[p]) {
+        windowWeight += w;
+        windowPapers++;
+        if (high) windowHigh += w;
       }
-      const pk = periodKeys(corpus, p);
       for (const res of resolutions) {
-        const k = pk[res];
-        if (k === null) continue;
-        const end = Math.min(PERIOD_END[res](k), cutoff);
-        const age = d === NO_DAY ? 0 : (end - d) / DAYS_PER_YEAR;
-        let a = periods[res].get(k);
-        if (!a) periods[res].set(k, (a = { weight: 0, high: 0, raw: 0, papers: 0 }));
-        a.weight += w;
-        a.papers++;
-        if (high) a.high += w;
-        a.raw += w * recencyWeight(age, params.risDecayYears);
+        const k = periodKey[res][p]!;
+        if (k !== NO_PERIOD) runs[res]!.add(k, w, high, w * periodRecency[res][p]!);
       }
       if (type !== 'element') {
         const es = corpus.elements.start[p]!;
@@ -244,9 +309,11 @@ export function scoreEntities(
     }
 
     for (const res of resolutions) {
-      for (const [k, a] of periods[res]) {
-        if (a.raw > (periodRaws[res].get(k) ?? 0)) periodRaws[res].set(k, a.raw);
-      }
+      const run = runs[res]!;
+      const max = periodMaxRaw[res];
+      run.keys.forEach((k, i) => {
+        if (run.raw[i]! > (max.get(k) ?? 0)) max.set(k, run.raw[i]!);
+      });
     }
 
     const score: EntityScore = {
@@ -257,76 +324,54 @@ export function scoreEntities(
       ri: researchIntensity(windowWeight, window.papers),
       ris: raw, // normalised below, once the type's maximum is known
       hri: window.highImpactPapers > 0 ? researchIntensity(windowHigh, window.highImpactPapers) : null,
-      ranked: topRanked(ctx, inverted.papers.subarray(from, to), weights, recency, raw),
+      ranked: topRanked(ctx, inverted.papers.subarray(from, to), recency, raw),
       history: {},
       routedElements: type === 'element' ? [] : routed(elementShare, params.routedElementsPerSubject),
     };
     scores.push(score);
-    pending.push({ score, periods });
+    pending.push({ score, runs });
   }
 
   const maxRaw = scores.reduce((m, s) => Math.max(m, s.ris), 0);
-  for (const { score, periods } of pending) {
+  for (const { score, runs } of pending) {
     score.ris = round(researchIntensityScore(score.ris, maxRaw), 4);
     score.ri = round(score.ri, 4);
     score.hri = score.hri === null ? null : round(score.hri, 4);
-    for (const res of resolutions) {
-      score.history[res] = series(ctx, res, periods[res], periodRaws[res]);
-    }
+    for (const res of resolutions) score.history[res] = series(ctx, res, runs[res]!, periodMaxRaw[res]);
   }
   return scores;
 }
 
-interface Accum {
-  weight: number;
-  high: number;
-  raw: number;
-  papers: number;
-}
-
-function series(
-  ctx: ScoringContext,
-  res: Resolution,
-  periods: Map<number, Accum>,
-  maxRaw: Map<number, number>,
-): HistorySeries {
+function series(ctx: ScoringContext, res: Resolution, run: PeriodRuns, maxRaw: Map<number, number>): HistorySeries {
   const out: HistorySeries = { period: [], papers: [], ri: [], ris: [], hri: [] };
-  for (const k of [...periods.keys()].sort((a, b) => a - b)) {
-    const a = periods.get(k)!;
+  const order = run.keys.map((_, i) => i).sort((a, b) => run.keys[a]! - run.keys[b]!);
+  for (const i of order) {
+    const k = run.keys[i]!;
     const t = ctx.totals[res].get(k)!;
     out.period.push(PERIOD_LABEL[res](k));
-    out.papers.push(a.papers);
-    out.ri.push(round(researchIntensity(a.weight, t.papers), 4));
-    out.ris.push(round(researchIntensityScore(a.raw, maxRaw.get(k) ?? 0), 4));
-    out.hri.push(t.high > 0 ? round(researchIntensity(a.high, t.high), 4) : null);
+    out.papers.push(run.papers[i]!);
+    out.ri.push(round(researchIntensity(run.weight[i]!, t.papers), 4));
+    out.ris.push(round(researchIntensityScore(run.raw[i]!, maxRaw.get(k) ?? 0), 4));
+    out.hri.push(t.high > 0 ? round(researchIntensity(run.high[i]!, t.high), 4) : null);
   }
   return out;
 }
 
-function topRanked(
-  ctx: ScoringContext,
-  papers: Int32Array,
-  weights: Float64Array,
-  recency: Float64Array,
-  raw: number,
-): RankedPaper[] {
+function topRanked(ctx: ScoringContext, papers: Int32Array, recency: Float64Array, raw: number): RankedPaper[] {
   const limit = ctx.params.rankedPapersPerEntity;
-  const idx = Array.from({ length: papers.length }, (_, i) => i);
   const pos = ctx.rankPosition;
-  if (idx.length > limit * 4) {
-    // Partial selection: keep the best `limit` by global rank position without a full sort.
-    const positions = Int32Array.from(idx, (i) => pos[papers[i]!]!);
-    const threshold = positions.slice().sort()[limit - 1]!;
-    const kept = idx.filter((i) => pos[papers[i]!]! <= threshold);
-    kept.sort((a, b) => pos[papers[a]!]! - pos[papers[b]!]!);
-    return kept.slice(0, limit).map((i) => ranked(papers[i]!, recency[i]!, weights[i]!, raw));
+  // (global position, index) packed into one exact float (both below 2^26 for 10^7 papers), so a
+  // typed-array sort orders them without a comparator.
+  const m = papers.length;
+  const keys = new Float64Array(m);
+  for (let i = 0; i < m; i++) keys[i] = pos[papers[i]!]! * m + i;
+  keys.sort();
+  const out: RankedPaper[] = [];
+  for (let r = 0; r < Math.min(limit, m); r++) {
+    const i = keys[r]! % m;
+    out.push({ ordinal: papers[i]!, risContribution: raw > 0 ? round(recency[i]! / raw, 8) : 0 });
   }
-  idx.sort((a, b) => pos[papers[a]!]! - pos[papers[b]!]!);
-  return idx.slice(0, limit).map((i) => ranked(papers[i]!, recency[i]!, weights[i]!, raw));
-}
-
-function ranked(ordinal: number, recency: number, _weight: number, raw: number): RankedPaper {
-  return { ordinal, risContribution: raw > 0 ? round(recency / raw, 8) : 0 };
+  return out;
 }
 
 function routed(shares: Float64Array, limit: number): { element: number; share: number }[] {

@@ -86,7 +86,6 @@ export async function writeSnapshot(
   db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
   log('  full-text index built');
   db.exec(SNAPSHOT_INDEXES);
-  db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('optimize'); INSERT INTO subjects_fts (subjects_fts) VALUES ('optimize')");
   db.pragma('journal_mode = DELETE');
   db.close();
 }

@@ -38,9 +38,13 @@ for (const n of sizes) {
   const corpus = join(benchDir, `corpus-${n}`);
   if (!existsSync(join(corpus, 'works'))) {
     console.error(`generating ${n} works (not timed)...`);
-    const g = spawnSync(process.execPath, [cli, 'generate', '--works', String(n), '--seed', '1', '--out', corpus, '--force'], {
-      stdio: 'inherit',
-    });
+    const g = spawnSync(
+      process.execPath,
+      [cli, 'generate', '--works', String(n), '--seed', '1', '--out', corpus, '--force'],
+      {
+        stdio: 'inherit',
+      },
+    );
     if (g.status !== 0) throw new Error('generate failed');
   }
   const data = join(benchDir, `data-${n}`);

@@ -8,9 +8,15 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-const candidates = [process.argv[2], join(root, '.bench/data-1000000'), join(root, '.bench/data-100000'), join(root, 'data')];
+const candidates = [
+  process.argv[2],
+  join(root, '.bench/data-1000000'),
+  join(root, '.bench/data-100000'),
+  join(root, 'data'),
+];
 const dataDir = candidates.find((d) => d && existsSync(join(d, 'snapshots/CURRENT')));
-if (!dataDir) throw new Error('no data directory with a snapshot: run npm run bench:build or npm start first');
+if (!dataDir)
+  throw new Error('no data directory with a snapshot: run npm run bench:build or npm start first');
 
 const { SnapshotManager } = await import(join(root, 'dist/snapshot/snapshot.js'));
 const { createApp } = await import(join(root, 'dist/http/app.js'));
@@ -26,10 +32,14 @@ manager.stop();
 
 const port = 18000 + Math.floor(Math.random() * 1000);
 t = performance.now();
-const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'serve', '--port', String(port), '--host', '127.0.0.1'], {
-  env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
-  stdio: 'ignore',
-});
+const child = spawn(
+  process.execPath,
+  [join(root, 'dist/cli/main.js'), 'serve', '--port', String(port), '--host', '127.0.0.1'],
+  {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    stdio: 'ignore',
+  },
+);
 let processMs = null;
 for (let i = 0; i < 500 && processMs === null; i++) {
   try {
@@ -40,4 +50,10 @@ for (let i = 0; i < 500 && processMs === null; i++) {
   }
 }
 child.kill('SIGTERM');
-console.log(JSON.stringify({ dataDir, in_process_open_and_first_request_ms: Math.round(inProcessMs), process_start_to_first_200_ms: Math.round(processMs ?? -1) }));
+console.log(
+  JSON.stringify({
+    dataDir,
+    in_process_open_and_first_request_ms: Math.round(inProcessMs),
+    process_start_to_first_200_ms: Math.round(processMs ?? -1),
+  }),
+);

@@ -8,7 +8,10 @@ Scores the corpus store and publishes a new snapshot (one immutable SQLite file 
 data_version); the previous snapshot is kept for \`ri rollback\`.`;
 
 export async function run(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    args,
+    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;

@@ -8,12 +8,30 @@ import { CliError } from './cli-error.js';
 type CommandModule = { run(args: string[]): Promise<number> };
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
-  serve: { summary: 'serve REST (and later MCP and web) on the current snapshot', load: () => import('./serve.js') },
-  ingest: { summary: 'ingest OpenAlex works files or snapshot folders into the corpus store', load: () => import('./ingest.js') },
-  build: { summary: 'compute and publish a new snapshot from the corpus store', load: () => import('./build.js') },
-  update: { summary: 'ingest + build + publish; --watch follows a folder', load: () => import('./update.js') },
-  generate: { summary: 'write a synthetic corpus in the OpenAlex layout', load: () => import('./generate.js') },
-  tag: { summary: 'tag titles on stdin with element symbols (one JSON array per line)', load: () => import('./tag.js') },
+  serve: {
+    summary: 'serve REST (and later MCP and web) on the current snapshot',
+    load: () => import('./serve.js'),
+  },
+  ingest: {
+    summary: 'ingest OpenAlex works files or snapshot folders into the corpus store',
+    load: () => import('./ingest.js'),
+  },
+  build: {
+    summary: 'compute and publish a new snapshot from the corpus store',
+    load: () => import('./build.js'),
+  },
+  update: {
+    summary: 'ingest + build + publish; --watch follows a folder',
+    load: () => import('./update.js'),
+  },
+  generate: {
+    summary: 'write a synthetic corpus in the OpenAlex layout',
+    load: () => import('./generate.js'),
+  },
+  tag: {
+    summary: 'tag titles on stdin with element symbols (one JSON array per line)',
+    load: () => import('./tag.js'),
+  },
   'tagger-eval': {
     summary: 'precision and recall of the tagger on the hand-labelled titles',
     load: () => import('./tagger-eval.js'),
@@ -23,7 +41,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ri ${name.padEnd(10)} ${c.summary}`);
-  return ['usage: ri <command> [options]', '', ...lines, '', 'ri <command> --help for its options'].join('\n');
+  return ['usage: ri <command> [options]', '', ...lines, '', 'ri <command> --help for its options'].join(
+    '\n',
+  );
 }
 
 async function main(argv: string[]): Promise<number> {

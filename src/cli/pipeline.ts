@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
 import { openCorpusStore } from '../ingest/corpus-store.js';
-import { ingest, type IngestSummary } from '../ingest/ingest.js';
+import { type IngestSummary, ingest } from '../ingest/ingest.js';
 import { expandWorksPaths } from '../ingest/sources.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
 import { buildSnapshot } from '../snapshot/build-snapshot.js';
@@ -11,7 +11,11 @@ import { ingestProgressReporter } from './progress.js';
 
 /** The steps the ingest, build, update and serve commands share. */
 
-export async function runIngest(dataDir: string, paths: string[], topicsPath: string | null): Promise<IngestSummary> {
+export async function runIngest(
+  dataDir: string,
+  paths: string[],
+  topicsPath: string | null,
+): Promise<IngestSummary> {
   const { root, corpus } = dataPaths(dataDir);
   const { mkdirSync } = await import('node:fs');
   mkdirSync(root, { recursive: true });
@@ -19,7 +23,9 @@ export async function runIngest(dataDir: string, paths: string[], topicsPath: st
   try {
     files = expandWorksPaths(paths);
   } catch (e) {
-    throw new CliError(`cannot read ${(e as NodeJS.ErrnoException).path ?? paths.join(' ')}: ${(e as Error).message}`);
+    throw new CliError(
+      `cannot read ${(e as NodeJS.ErrnoException).path ?? paths.join(' ')}: ${(e as Error).message}`,
+    );
   }
   if (files.length === 0) throw new CliError(`no works files found in ${paths.join(' ')}`);
   const topics = topicsPath ?? (existsSync(BUNDLED_SAMPLE.topics) ? BUNDLED_SAMPLE.topics : null);
@@ -40,7 +46,8 @@ export async function runIngest(dataDir: string, paths: string[], topicsPath: st
   });
   progress.stop();
   for (const b of summary.badLines) process.stderr.write(`ingest: ${b.file}:${b.line}: ${b.reason}\n`);
-  for (const f of summary.fileErrors) process.stderr.write(`ingest: ${f.file}: could not be read to the end: ${f.error}\n`);
+  for (const f of summary.fileErrors)
+    process.stderr.write(`ingest: ${f.file}: could not be read to the end: ${f.error}\n`);
   process.stderr.write(`${formatSummary(summary)}\n`);
   return summary;
 }
@@ -57,8 +64,11 @@ export function formatSummary(s: IngestSummary): string {
 
 export async function runBuild(dataDir: string) {
   const { corpus, snapshots } = dataPaths(dataDir);
-  if (!existsSync(corpus)) throw new CliError(`no corpus store at ${corpus}: run \`ri ingest PATH...\` first`);
-  const result = await buildSnapshot(corpus, snapshots, { log: (m) => process.stderr.write(`build: ${m}\n`) });
+  if (!existsSync(corpus))
+    throw new CliError(`no corpus store at ${corpus}: run \`ri ingest PATH...\` first`);
+  const result = await buildSnapshot(corpus, snapshots, {
+    log: (m) => process.stderr.write(`build: ${m}\n`),
+  });
   process.stderr.write(
     `build: ${result.papers} papers, ${result.subjects} subjects in ${result.seconds.toFixed(1)} s; data_version ${result.version}` +
       `${result.changed ? '' : ' (unchanged)'}\n`,
@@ -70,7 +80,9 @@ export async function runBuild(dataDir: string) {
 export async function ensureDefaultSnapshot(dataDir: string): Promise<void> {
   const { snapshots } = dataPaths(dataDir);
   if (readPointer(snapshots, 'CURRENT')) return;
-  process.stderr.write('serve: no snapshot yet; building one from the bundled real sample (first start only)\n');
+  process.stderr.write(
+    'serve: no snapshot yet; building one from the bundled real sample (first start only)\n',
+  );
   await runIngest(dataDir, BUNDLED_SAMPLE.works, BUNDLED_SAMPLE.topics);
   await runBuild(dataDir);
 }

@@ -7,7 +7,8 @@ export function ingestProgressReporter(stream: NodeJS.WriteStream = process.stde
     const bar = new cliProgress.SingleBar(
       {
         stream,
-        format: 'ingest [{bar}] {percentage}% | {read} works | files {filesDone}/{files} | {rate} works/s | eta {eta_formatted}',
+        format:
+          'ingest [{bar}] {percentage}% | {read} works | files {filesDone}/{files} | {rate} works/s | eta {eta_formatted}',
         hideCursor: true,
       },
       cliProgress.Presets.shades_classic,
@@ -36,7 +37,9 @@ export function ingestProgressReporter(stream: NodeJS.WriteStream = process.stde
       if (now - last < 5000) return;
       last = now;
       const pct = p.totalBytes ? ((100 * p.bytes) / p.totalBytes).toFixed(0) : '0';
-      stream.write(`ingest: ${pct}% ${p.read} works read, files ${p.filesDone}/${p.files}, ${rate(p.read, t0)} works/s\n`);
+      stream.write(
+        `ingest: ${pct}% ${p.read} works read, files ${p.filesDone}/${p.files}, ${rate(p.read, t0)} works/s\n`,
+      );
     },
     stop() {},
   };

@@ -5,7 +5,10 @@ import { rollback } from '../snapshot/publish.js';
 import { CliError } from './cli-error.js';
 
 export async function run(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    args,
+    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     process.stdout.write('usage: ri rollback [--data-dir DIR]\n\nServes the previous snapshot again.\n');
     return 0;

@@ -42,7 +42,9 @@ export async function run(args: string[]): Promise<number> {
   const snapshots = new SnapshotManager(dataPaths(config.DATA_DIR).snapshots, (m) => logger.info(m));
   snapshots.start();
   const server = await startServer(config, snapshots, (m) => logger.error(m));
-  process.stdout.write(`ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`);
+  process.stdout.write(
+    `ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`,
+  );
 
   await new Promise<void>((resolve) => {
     const stop = async (signal: string) => {

@@ -28,7 +28,8 @@ export async function run(args: string[]): Promise<number> {
   }
   if (positionals.length === 0) throw new CliError(`no PATH given\n${USAGE}`);
   const interval = Number(values.interval);
-  if (!Number.isFinite(interval) || interval <= 0) throw new CliError(`--interval must be a positive number of seconds`);
+  if (!Number.isFinite(interval) || interval <= 0)
+    throw new CliError(`--interval must be a positive number of seconds`);
   const dataDir = values['data-dir'] ?? loadConfig().DATA_DIR;
 
   // Files already taken, by path and size: a part that is still being written is taken again when it grows.

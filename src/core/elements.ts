@@ -108,8 +108,13 @@ export function suggestSymbols(input: string): string[] {
   const lower = input.trim().toLowerCase();
   const byName = ELEMENTS.filter((e) => e.name.toLowerCase() === lower || e.variants.includes(lower));
   if (byName.length) return byName.map((e) => e.symbol);
-  if (lower.length > 3) return ELEMENTS.filter((e) => e.name.toLowerCase().startsWith(lower.slice(0, 4))).map((e) => e.symbol).slice(0, 3);
-  return ELEMENTS.filter((e) => editDistanceAtMostOne(e.symbol.toLowerCase(), lower)).map((e) => e.symbol).slice(0, 5);
+  if (lower.length > 3)
+    return ELEMENTS.filter((e) => e.name.toLowerCase().startsWith(lower.slice(0, 4)))
+      .map((e) => e.symbol)
+      .slice(0, 3);
+  return ELEMENTS.filter((e) => editDistanceAtMostOne(e.symbol.toLowerCase(), lower))
+    .map((e) => e.symbol)
+    .slice(0, 5);
 }
 
 function editDistanceAtMostOne(a: string, b: string): boolean {

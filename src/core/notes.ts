@@ -11,7 +11,10 @@ export interface Notes {
   data: string;
 }
 
-export function metricNotes(snapshot: Snapshot, options: { hriAvailable: boolean; upgradeUrl: string }): Notes {
+export function metricNotes(
+  snapshot: Snapshot,
+  options: { hriAvailable: boolean; upgradeUrl: string },
+): Notes {
   const m = snapshot.meta;
   const withCitations = Number(m.papers_with_citations ?? 0);
   const total = Number(m.corpus_papers ?? 0);

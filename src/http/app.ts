@@ -19,7 +19,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         const name = issue?.path.join('.') || 'request';
         return problemResponse(
           c,
-          new ServiceError('invalid_parameter', `Parameter '${name}': ${issue?.message ?? 'invalid'}.`, { parameter: name }),
+          new ServiceError('invalid_parameter', `Parameter '${name}': ${issue?.message ?? 'invalid'}.`, {
+            parameter: name,
+          }),
         );
       }
       return undefined;
@@ -42,7 +44,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // The snapshot a request starts with is the one it answers from, even if a newer one is published meanwhile.
   app.use('/v1/*', async (c, next) => {
     const snapshot = deps.snapshots.acquire();
-    if (!snapshot) throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
+    if (!snapshot)
+      throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
     c.set('snapshot', snapshot);
     try {
       await next();
@@ -57,6 +60,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/v1', v1);
 
   app.notFound((c) => problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)));
-  app.onError((error, c) => handleError(error, c, (e) => log('request failed', { err: e.message, stack: e.stack })));
+  app.onError((error, c) =>
+    handleError(error, c, (e) => log('request failed', { err: e.message, stack: e.stack })),
+  );
   return app;
 }

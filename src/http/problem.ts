@@ -23,5 +23,8 @@ export function problemResponse(c: Context, error: ServiceError): Response {
 export function handleError(error: Error, c: Context, log: (e: Error) => void): Response {
   if (error instanceof ServiceError) return problemResponse(c, error);
   log(error);
-  return problemResponse(c, new ServiceError('internal_error', 'The service failed to answer; the error was logged.'));
+  return problemResponse(
+    c,
+    new ServiceError('internal_error', 'The service failed to answer; the error was logged.'),
+  );
 }

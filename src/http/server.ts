@@ -9,15 +9,22 @@ export interface RunningServer {
 }
 
 /** Serves the app on a port; close() stops accepting and lets in-flight requests finish. */
-export function startServer(config: Config, snapshots: SnapshotManager, log: (msg: string) => void): Promise<RunningServer> {
+export function startServer(
+  config: Config,
+  snapshots: SnapshotManager,
+  log: (msg: string) => void,
+): Promise<RunningServer> {
   const app = createApp({ config, snapshots, log });
   return new Promise((resolve) => {
-    const server: ServerType = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-      resolve({
-        url: `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${info.port}`,
-        close: () => new Promise<void>((done) => server.close(() => done())),
-      });
-    });
+    const server: ServerType = serve(
+      { fetch: app.fetch, port: config.PORT, hostname: config.HOST },
+      (info) => {
+        const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+        resolve({
+          url: `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${info.port}`,
+          close: () => new Promise<void>((done) => server.close(() => done())),
+        });
+      },
+    );
   });
 }

@@ -96,7 +96,10 @@ export class CorpusStore {
     readonly con: DuckDBConnection,
   ) {}
 
-  static async open(path: string, options: { threads?: number; memoryLimit?: string } = {}): Promise<CorpusStore> {
+  static async open(
+    path: string,
+    options: { threads?: number; memoryLimit?: string } = {},
+  ): Promise<CorpusStore> {
     const instance = await DuckDBInstance.create(path, {
       threads: String(options.threads ?? 2),
       memory_limit: options.memoryLimit ?? '1GB',
@@ -156,7 +159,8 @@ export class CorpusStore {
   async mergeFiles(files: readonly string[]): Promise<{ counts: MergeCounts; invalidFiles: string[] }> {
     await this.stage(files);
     // Records with no usable work id: the caller re-reads their files line by line to say where.
-    const invalidFiles = ((await this.columns('SELECT DISTINCT filename FROM staged WHERE id IS NULL'))[0] ?? []) as string[];
+    const invalidFiles = ((await this.columns('SELECT DISTINCT filename FROM staged WHERE id IS NULL'))[0] ??
+      []) as string[];
     if (invalidFiles.length > 0) {
       await this.con.run(`DELETE FROM staged WHERE filename IN (${invalidFiles.map(sqlString).join(', ')})`);
     }
@@ -181,20 +185,32 @@ export class CorpusStore {
 
   private async mergeStaged(): Promise<MergeCounts> {
     const c = this.con;
-    await c.run('DROP TABLE IF EXISTS newer');
+    await c.run('DROP TABLE IF EXISTS newer; DROP TABLE IF EXISTS latest');
     // The latest copy of each work in this batch (found on narrow columns, then joined back),
     // kept only where it is newer than what is stored. Copies with the same updated_date: one wins.
+    await c.run(
+      'CREATE TEMP TABLE latest AS SELECT arg_max(rowid, updated_date) AS r FROM staged WHERE id IS NOT NULL GROUP BY id',
+    );
+    // An older copy in the same batch counts as a record that was replaced (as if read one by one).
+    const supersededRows =
+      await this.columns(`SELECT count(*) FILTER (WHERE s.updated_date > coalesce(w.updated_date, '')),
+        count(*) FILTER (WHERE s.updated_date <= coalesce(w.updated_date, ''))
+      FROM staged s ANTI JOIN latest ON s.rowid = latest.r LEFT JOIN works w ON w.id = s.id
+      WHERE s.id IS NOT NULL AND NOT s.is_retracted AND NOT s.is_paratext`);
+    const superseded = Number(supersededRows[0]?.[0] ?? 0);
     await c.run(`CREATE TEMP TABLE newer AS
       SELECT s.*, w.id IS NOT NULL AS existed
       FROM staged s
-      JOIN (SELECT arg_max(rowid, updated_date) AS r FROM staged WHERE id IS NOT NULL GROUP BY id) latest ON s.rowid = latest.r
+      JOIN latest ON s.rowid = latest.r
       LEFT JOIN works w ON w.id = s.id
       WHERE w.id IS NULL OR s.updated_date > w.updated_date`);
     await c.run('BEGIN TRANSACTION');
     try {
       await c.run('DELETE FROM works WHERE id IN (SELECT id FROM newer WHERE existed)');
       await c.run('DELETE FROM tags WHERE id IN (SELECT id FROM newer WHERE existed)');
-      await c.run(`INSERT INTO works SELECT ${WORK_COLUMNS} FROM newer WHERE NOT is_retracted AND NOT is_paratext`);
+      await c.run(
+        `INSERT INTO works SELECT ${WORK_COLUMNS} FROM newer WHERE NOT is_retracted AND NOT is_paratext`,
+      );
       // Names of topics and keywords the taxonomy does not have (the works carry them).
       await c.run(`INSERT INTO topics (id, name, subfield, field_id, field, domain)
         SELECT DISTINCT ON (id) id, name, subfield, field_id, field, domain FROM (
@@ -226,18 +242,18 @@ export class CorpusStore {
         retracted: n('retracted'),
         paratext: n('paratext'),
         kept: n('kept'),
-        replaced: n('replaced'),
+        replaced: n('replaced') + superseded,
         removed: n('removed'),
         unchanged: 0,
       };
-      counts.unchanged = counts.read - counts.invalid - counts.retracted - counts.paratext - counts.kept - counts.replaced;
+      counts.unchanged =
+        counts.read - counts.invalid - counts.retracted - counts.paratext - counts.kept - counts.replaced;
       return counts;
     } catch (e) {
       await c.run('ROLLBACK');
       throw e;
     } finally {
-      await c.run('DROP TABLE IF EXISTS staged');
-      await c.run('DROP TABLE IF EXISTS newer');
+      await c.run('DROP TABLE IF EXISTS staged; DROP TABLE IF EXISTS newer; DROP TABLE IF EXISTS latest');
     }
   }
 
@@ -271,13 +287,17 @@ export class CorpusStore {
 
   /** Works whose title has not been tagged by this tagger version yet. */
   async untagged(taggerVersion: number): Promise<{ ids: bigint[]; titles: (string | null)[] }> {
-    const stored = await this.scalar<string | null>("SELECT max(value) FROM meta WHERE key = 'tagger_version'");
+    const stored = await this.scalar<string | null>(
+      "SELECT max(value) FROM meta WHERE key = 'tagger_version'",
+    );
     if (stored !== String(taggerVersion)) {
       await this.con.run('DELETE FROM tags');
       await this.con.run("DELETE FROM meta WHERE key = 'tagger_version'");
       await this.con.run(`INSERT INTO meta VALUES ('tagger_version', '${taggerVersion}')`);
     }
-    const [ids, titles] = await this.columns('SELECT w.id, w.title FROM works w ANTI JOIN tags t ON t.id = w.id');
+    const [ids, titles] = await this.columns(
+      'SELECT w.id, w.title FROM works w ANTI JOIN tags t ON t.id = w.id',
+    );
     return { ids: (ids ?? []) as bigint[], titles: (titles ?? []) as (string | null)[] };
   }
 
@@ -301,7 +321,10 @@ export class CorpusStore {
   }
 }
 
-function appendNullable(appender: { appendVarchar(v: string): void; appendNull(): void }, v: string | null): void {
+function appendNullable(
+  appender: { appendVarchar(v: string): void; appendNull(): void },
+  v: string | null,
+): void {
   if (v === null) appender.appendNull();
   else appender.appendVarchar(v);
 }
@@ -339,6 +362,9 @@ function readNumbers(chunk: DuckDBDataChunk, out: Growable<NumberArray>[], nullV
   }
 }
 
-export function openCorpusStore(path: string, options?: { threads?: number; memoryLimit?: string }): Promise<CorpusStore> {
+export function openCorpusStore(
+  path: string,
+  options?: { threads?: number; memoryLimit?: string },
+): Promise<CorpusStore> {
   return CorpusStore.open(path, options);
 }

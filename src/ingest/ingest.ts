@@ -46,7 +46,14 @@ export interface IngestOptions {
 export type { BadLine };
 
 function emptyCounts(): IngestCounts {
-  return { read: 0, kept: 0, replaced: 0, unchanged: 0, removed: 0, skipped: { retracted: 0, paratext: 0, malformed: 0, invalid: 0 } };
+  return {
+    read: 0,
+    kept: 0,
+    replaced: 0,
+    unchanged: 0,
+    removed: 0,
+    skipped: { retracted: 0, paratext: 0, malformed: 0, invalid: 0 },
+  };
 }
 
 function add(into: IngestCounts, m: MergeCounts): void {
@@ -66,11 +73,22 @@ function add(into: IngestCounts, m: MergeCounts): void {
  * that every bad line is reported with its number and the good ones are still kept. Then the
  * titles of new and changed works are tagged with their elements.
  */
-export async function ingest(storePath: string, files: readonly WorksFile[], options: IngestOptions = {}): Promise<IngestSummary> {
+export async function ingest(
+  storePath: string,
+  files: readonly WorksFile[],
+  options: IngestOptions = {},
+): Promise<IngestSummary> {
   const started = performance.now();
   const log = options.onLog ?? (() => {});
   const store = await openCorpusStore(storePath);
-  const summary: IngestSummary = { files: files.length, counts: emptyCounts(), badLines: [], fileErrors: [], tagged: 0, seconds: 0 };
+  const summary: IngestSummary = {
+    files: files.length,
+    counts: emptyCounts(),
+    badLines: [],
+    fileErrors: [],
+    tagged: 0,
+    seconds: 0,
+  };
   const totalBytes = files.reduce((s, f) => s + f.bytes, 0);
   let bytes = 0;
   let filesDone = 0;
@@ -88,7 +106,9 @@ export async function ingest(storePath: string, files: readonly WorksFile[], opt
       const t = performance.now();
       await ingestGroup(store, group, summary, log);
       done(group);
-      options.onDebug?.(`pass ${i / perPass + 1}: ${group.length} file(s) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      options.onDebug?.(
+        `pass ${i / perPass + 1}: ${group.length} file(s) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
     }
     const t = performance.now();
     summary.tagged = await tagNewWorks(store);
@@ -100,7 +120,12 @@ export async function ingest(storePath: string, files: readonly WorksFile[], opt
   return summary;
 }
 
-async function ingestGroup(store: CorpusStore, group: readonly WorksFile[], summary: IngestSummary, log: (l: string) => void) {
+async function ingestGroup(
+  store: CorpusStore,
+  group: readonly WorksFile[],
+  summary: IngestSummary,
+  log: (l: string) => void,
+) {
   try {
     const { counts, invalidFiles } = await store.mergeFiles(group.map((f) => f.path));
     add(summary.counts, counts);
@@ -117,7 +142,12 @@ async function ingestGroup(store: CorpusStore, group: readonly WorksFile[], summ
   await ingestLineByLine(store, group[0]!.path, summary, log);
 }
 
-async function ingestLineByLine(store: CorpusStore, file: string, summary: IngestSummary, log: (l: string) => void) {
+async function ingestLineByLine(
+  store: CorpusStore,
+  file: string,
+  summary: IngestSummary,
+  log: (l: string) => void,
+) {
   const tmp = join(tmpdir(), `ri-normalised-${process.pid}-${Date.now()}.jsonl`);
   try {
     const r = await normaliseFile(file, tmp);
@@ -127,7 +157,9 @@ async function ingestLineByLine(store: CorpusStore, file: string, summary: Inges
     for (const b of r.badLines) if (summary.badLines.length < 100) summary.badLines.push(b);
     if (r.error) summary.fileErrors.push({ file, error: r.error });
     add(summary.counts, await store.mergeNormalised(tmp));
-    log(`ingest: ${file}: ${r.malformed} malformed and ${r.invalid} invalid line(s) skipped${r.error ? `; stopped early: ${r.error}` : ''}`);
+    log(
+      `ingest: ${file}: ${r.malformed} malformed and ${r.invalid} invalid line(s) skipped${r.error ? `; stopped early: ${r.error}` : ''}`,
+    );
   } finally {
     rmSync(tmp, { force: true });
   }

@@ -4,8 +4,9 @@
  * numbers, and good records are rewritten with only the fields ingest reads, in the types it
  * expects, for DuckDB to merge like any other file.
  */
-import { createWriteStream } from 'node:fs';
+
 import type { WriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { readLines } from './line-reader.js';
 
 type Json = Record<string, unknown>;
@@ -35,24 +36,34 @@ export function normaliseRecord(r: Json): Json {
     type: text(r.type),
     cited_by_count: int(r.cited_by_count),
     counts_by_year: Array.isArray(r.counts_by_year)
-      ? r.counts_by_year.filter(isObject).map((c) => ({ year: int(c.year), cited_by_count: int(c.cited_by_count) }))
+      ? r.counts_by_year
+          .filter(isObject)
+          .map((c) => ({ year: int(c.year), cited_by_count: int(c.cited_by_count) }))
       : null,
     primary_topic: topic
       ? {
           id: text(topic.id),
           display_name: text(topic.display_name),
           subfield: named(topic.subfield),
-          field: isObject(topic.field) ? { id: text(topic.field.id), display_name: text(topic.field.display_name) } : null,
+          field: isObject(topic.field)
+            ? { id: text(topic.field.id), display_name: text(topic.field.display_name) }
+            : null,
           domain: named(topic.domain),
         }
       : null,
     topics: Array.isArray(r.topics)
-      ? r.topics.filter(isObject).map((t) => ({ id: text(t.id), display_name: text(t.display_name), score: num(t.score) }))
+      ? r.topics
+          .filter(isObject)
+          .map((t) => ({ id: text(t.id), display_name: text(t.display_name), score: num(t.score) }))
       : null,
     keywords: Array.isArray(r.keywords)
-      ? r.keywords.filter(isObject).map((k) => ({ id: text(k.id), display_name: text(k.display_name), score: num(k.score) }))
+      ? r.keywords
+          .filter(isObject)
+          .map((k) => ({ id: text(k.id), display_name: text(k.display_name), score: num(k.score) }))
       : null,
-    referenced_works: Array.isArray(r.referenced_works) ? r.referenced_works.filter((w) => typeof w === 'string') : null,
+    referenced_works: Array.isArray(r.referenced_works)
+      ? r.referenced_works.filter((w) => typeof w === 'string')
+      : null,
     is_retracted: bool(r.is_retracted),
     is_paratext: bool(r.is_paratext),
     updated_date: text(r.updated_date),
@@ -117,6 +128,8 @@ export async function normaliseFile(file: string, out: string): Promise<Normalis
     result.error = (e as Error).message;
   }
   await flush();
-  await new Promise<void>((resolve, reject) => sink.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    sink.end((err?: Error | null) => (err ? reject(err) : resolve())),
+  );
   return result;
 }

@@ -24,10 +24,10 @@ export function expandWorksPaths(paths: readonly string[]): WorksFile[] {
     if (st.isDirectory()) walk(full, files);
     else files.push(describe(full, st.size));
   }
-  const seen = new Set<string>();
-  return files
-    .filter((f) => (seen.has(f.path) ? false : (seen.add(f.path), true)))
-    .sort((a, b) => (a.partitionDate ?? '').localeCompare(b.partitionDate ?? '') || a.path.localeCompare(b.path));
+  const unique = new Map(files.map((f) => [f.path, f]));
+  return [...unique.values()].sort(
+    (a, b) => (a.partitionDate ?? '').localeCompare(b.partitionDate ?? '') || a.path.localeCompare(b.path),
+  );
 }
 
 function walk(dir: string, out: WorksFile[]): void {

@@ -18,7 +18,11 @@ const part = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as 
 /** Reads the OpenAlex topic taxonomy table (a JSON array of topics, as the topics endpoint gives). */
 export function readTaxonomy(path: string): TaxonomyTopic[] {
   const data: unknown = JSON.parse(readFileSync(path, 'utf8'));
-  const list = Array.isArray(data) ? data : Array.isArray(part(data).results) ? (part(data).results as unknown[]) : [];
+  const list = Array.isArray(data)
+    ? data
+    : Array.isArray(part(data).results)
+      ? (part(data).results as unknown[])
+      : [];
   const topics: TaxonomyTopic[] = [];
   for (const raw of list) {
     const t = part(raw);

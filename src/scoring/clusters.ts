@@ -1,3 +1,4 @@
+import { getOrCreate } from '../util/maps.js';
 import type { Corpus } from './corpus.js';
 
 export interface Clusters {
@@ -22,8 +23,7 @@ export function assignClusters(corpus: Corpus): Clusters {
   const votes = new Map<number, Map<number, number>>();
   const vote = (p: number, t: number) => {
     if (t === -1) return;
-    let m = votes.get(p);
-    if (!m) votes.set(p, (m = new Map()));
+    const m = getOrCreate(votes, p, () => new Map<number, number>());
     m.set(t, (m.get(t) ?? 0) + 1);
   };
   for (let p = 0; p < corpus.n; p++) {

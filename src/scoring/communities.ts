@@ -1,4 +1,5 @@
 import { ELEMENTS } from '../tagging/elements.js';
+import { getOrCreate } from '../util/maps.js';
 import { type Corpus, NO_DAY } from './corpus.js';
 import { monthsBefore } from './dates.js';
 import { fractionalWeight, isRising, researchIntensity } from './formulas.js';
@@ -32,8 +33,7 @@ export function scoreCommunities(corpus: Corpus, params: ScoringParameters) {
   const topics = new Map<number, Acc>();
   const pairs = new Map<number, Acc>();
   const bump = (map: Map<number, Acc>, key: number, w: number, phase: 0 | 1 | 2) => {
-    let a = map.get(key);
-    if (!a) map.set(key, (a = { papers: 0, recentPapers: 0, recent: 0, before: 0 }));
+    const a = getOrCreate(map, key, () => ({ papers: 0, recentPapers: 0, recent: 0, before: 0 }));
     a.papers++;
     if (phase === 1) {
       a.recent += w;

@@ -1,6 +1,7 @@
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { tagNewWorks } from '../ingest/ingest.js';
 import { ELEMENTS } from '../tagging/elements.js';
+import { getOrCreate } from '../util/maps.js';
 import { dayNumber } from './dates.js';
 import type { ScoringParameters } from './parameters.js';
 
@@ -155,9 +156,7 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
     if (corpus.day[p] !== NO_DAY) corpus.ageDay[p] = corpus.day[p]!;
     else if (corpus.year[p]) {
       const y = corpus.year[p]!;
-      let d = midYear.get(y);
-      if (d === undefined) midYear.set(y, (d = dayNumber(`${String(y).padStart(4, '0')}-07-01`)));
-      corpus.ageDay[p] = d;
+      corpus.ageDay[p] = getOrCreate(midYear, y, () => dayNumber(`${String(y).padStart(4, '0')}-07-01`));
     }
   }
 
@@ -182,9 +181,15 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
   );
   const topicIndex = new Map<number, number>();
   const sortedTopicIds = [...new Set(topicValues!)].sort((a, b) => a - b);
-  sortedTopicIds.forEach((id, i) => topicIndex.set(id, i));
+  sortedTopicIds.forEach((id, i) => {
+    topicIndex.set(id, i);
+  });
   corpus.topicIds = sortedTopicIds;
-  corpus.topics = csrFromPairs(n, topicOrdinals!, topicValues!.map((id) => topicIndex.get(id)!));
+  corpus.topics = csrFromPairs(
+    n,
+    topicOrdinals!,
+    topicValues!.map((id) => topicIndex.get(id)!),
+  );
 
   const topicRows = await store.rows<{
     id: number;
@@ -195,7 +200,9 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
     field: string | null;
     subfield: string | null;
     domain: string | null;
-  }>('SELECT DISTINCT ON (id) id, name, description, keywords, field_id, field, subfield, domain FROM topics ORDER BY id, description NULLS LAST');
+  }>(
+    'SELECT DISTINCT ON (id) id, name, description, keywords, field_id, field, subfield, domain FROM topics ORDER BY id, description NULLS LAST',
+  );
   for (const t of topicRows) {
     corpus.topicTable.set(t.id, {
       id: t.id,
@@ -219,7 +226,10 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
     (SELECT DISTINCT ON (slug) slug, name FROM keywords) k USING (slug) ORDER BY idx`);
   corpus.keywordSlugs = col<string>(vocabulary, 0);
   corpus.keywordNames = col<string>(vocabulary, 1);
-  const [keywordOrdinals, keywordValues] = await store.intColumns('SELECT o, idx FROM kw JOIN kwidx USING (slug)', 2);
+  const [keywordOrdinals, keywordValues] = await store.intColumns(
+    'SELECT o, idx FROM kw JOIN kwidx USING (slug)',
+    2,
+  );
   corpus.keywords = csrFromPairs(n, keywordOrdinals!, keywordValues!);
   await store.con.run('DROP TABLE kw; DROP TABLE kwidx');
 
@@ -260,13 +270,18 @@ async function citationTotals(store: CorpusStore, horizon: number, cutoffYear: n
     const cited = col<number>(cols, 3);
     grp.forEach((g, i) => {
       const key = g ?? -1;
-      let t = out.get(key);
-      if (!t) out.set(key, (t = { byAge: new Array(horizon + 1).fill(0), citedPapers: cited[i]! }));
+      const t = getOrCreate(out, key, () => ({
+        byAge: new Array<number>(horizon + 1).fill(0),
+        citedPapers: cited[i]!,
+      }));
       t.byAge[age[i]!] = total[i]!;
     });
     return out;
   };
   const byField = collect(await store.columns(sql('coalesce(w.field_id, -1)')));
-  const all = collect(await store.columns(sql('0'))).get(0) ?? { byAge: new Array(horizon + 1).fill(0), citedPapers: 0 };
+  const all = collect(await store.columns(sql('0'))).get(0) ?? {
+    byAge: new Array(horizon + 1).fill(0),
+    citedPapers: 0,
+  };
   return { byField, all };
 }

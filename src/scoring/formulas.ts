@@ -29,7 +29,9 @@ export function researchIntensityScore(raw: number, maxRaw: number): number {
  * Values are compared within the group only; null values get null and do not count in n.
  */
 export function midRankPercentiles(values: readonly (number | null)[]): (number | null)[] {
-  const known = values.map((v, i) => [v, i] as const).filter((e): e is readonly [number, number] => e[0] !== null);
+  const known = values
+    .map((v, i) => [v, i] as const)
+    .filter((e): e is readonly [number, number] => e[0] !== null);
   known.sort((a, b) => a[0] - b[0]);
   const out: (number | null)[] = values.map(() => null);
   const n = known.length;
@@ -88,7 +90,11 @@ export function estimateCitationCurve(
  * year a after publication) and the number of those papers with any citation: the pooled
  * cumulative share is the cumulative sum of the totals over their sum by the horizon.
  */
-export function citationCurveFromTotals(totalsByAge: readonly number[], citedPapers: number, minPapers: number): number[] | null {
+export function citationCurveFromTotals(
+  totalsByAge: readonly number[],
+  citedPapers: number,
+  minPapers: number,
+): number[] | null {
   if (citedPapers < minPapers || citedPapers === 0) return null;
   let running = 0;
   const cumulative = totalsByAge.map((t) => (running += t));
@@ -158,7 +164,8 @@ export function compareForRanking(a: RankablePaper, b: RankablePaper): number {
     const byCitations = (b.citations ?? 0) - (a.citations ?? 0);
     if (byCitations !== 0) return byCitations;
   } else {
-    const byDate = (b.publicationDay ?? Number.NEGATIVE_INFINITY) - (a.publicationDay ?? Number.NEGATIVE_INFINITY);
+    const byDate =
+      (b.publicationDay ?? Number.NEGATIVE_INFINITY) - (a.publicationDay ?? Number.NEGATIVE_INFINITY);
     if (byDate !== 0 && !Number.isNaN(byDate)) return byDate;
   }
   if (a.doiOrder !== b.doiOrder) return a.doiOrder - b.doiOrder;

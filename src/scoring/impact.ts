@@ -1,3 +1,4 @@
+import { getOrCreate } from '../util/maps.js';
 import { type Corpus, NO_DAY } from './corpus.js';
 import {
   citationCurveFromTotals,
@@ -46,9 +47,7 @@ export function computeImpact(corpus: Corpus, params: ScoringParameters): PaperI
   for (let p = 0; p < corpus.n; p++) {
     if (corpus.citations[p]! < 0 || corpus.year[p] === 0) continue;
     const key = (corpus.field[p]! + 1) * 10_000 + corpus.year[p]!;
-    let list = cohorts.get(key);
-    if (!list) cohorts.set(key, (list = []));
-    list.push(p);
+    getOrCreate(cohorts, key, () => []).push(p);
   }
   for (const members of cohorts.values()) {
     const shares = members.map((p) => {
@@ -59,7 +58,9 @@ export function computeImpact(corpus: Corpus, params: ScoringParameters): PaperI
     });
     const cites = members.map((p) => corpus.citations[p]!);
     const mean = cites.reduce((s, c, i) => s + c / shares[i]!, 0) / members.length;
-    const projected = cites.map((c, i) => projectedCitations(c, shares[i]!, mean, params.projectionShrinkage));
+    const projected = cites.map((c, i) =>
+      projectedCitations(c, shares[i]!, mean, params.projectionShrinkage),
+    );
     const impact = midRankPercentiles(projected);
     const raw = midRankPercentiles(cites);
     members.forEach((p, i) => {

@@ -1,12 +1,16 @@
 import { ELEMENTS } from '../tagging/elements.js';
+import { getOrCreate } from '../util/maps.js';
 import { type Corpus, type Csr, NO_DAY } from './corpus.js';
-import { civilFromDays, isoDay, monthEndDay, monthIndexOfDay, monthLabel, monthsBefore, yearEndDay } from './dates.js';
 import {
-  fractionalWeight,
-  recencyWeight,
-  researchIntensity,
-  researchIntensityScore,
-} from './formulas.js';
+  civilFromDays,
+  isoDay,
+  monthEndDay,
+  monthIndexOfDay,
+  monthLabel,
+  monthsBefore,
+  yearEndDay,
+} from './dates.js';
+import { fractionalWeight, recencyWeight, researchIntensity, researchIntensityScore } from './formulas.js';
 import { type PaperImpact, round } from './impact.js';
 import { DAYS_PER_YEAR, type ScoringParameters } from './parameters.js';
 
@@ -150,10 +154,18 @@ export function buildContext(corpus: Corpus, impact: PaperImpact, params: Scorin
     monthly: new Int32Array(n).fill(NO_PERIOD),
     daily: new Int32Array(n).fill(NO_PERIOD),
   };
-  const periodRecency = { yearly: new Float64Array(n), monthly: new Float64Array(n), daily: new Float64Array(n) };
+  const periodRecency = {
+    yearly: new Float64Array(n),
+    monthly: new Float64Array(n),
+    daily: new Float64Array(n),
+  };
   const recencyNow = new Float64Array(n);
   const inWindow = new Uint8Array(n);
-  const endOf = { yearly: new Map<number, number>(), monthly: new Map<number, number>(), daily: new Map<number, number>() };
+  const endOf = {
+    yearly: new Map<number, number>(),
+    monthly: new Map<number, number>(),
+    daily: new Map<number, number>(),
+  };
   const decay = (ageDays: number) => recencyWeight(ageDays / DAYS_PER_YEAR, params.risDecayYears);
 
   for (let p = 0; p < n; p++) {
@@ -177,8 +189,7 @@ export function buildContext(corpus: Corpus, impact: PaperImpact, params: Scorin
     for (const r of RESOLUTIONS) {
       const k = periodKey[r][p]!;
       if (k === NO_PERIOD) continue;
-      let end = endOf[r].get(k);
-      if (end === undefined) endOf[r].set(k, (end = Math.min(PERIOD_END[r](k), cutoff)));
+      const end = getOrCreate(endOf[r], k, () => Math.min(PERIOD_END[r](k), cutoff));
       periodRecency[r][p] = d === NO_DAY ? 1 : decay(end - d);
       const t = totals[r].get(k);
       if (t) {
@@ -268,7 +279,11 @@ export function scoreEntities(
   const { corpus, impact, params, window, periodKey, periodRecency, recencyNow, inWindow } = ctx;
   const inverted = invert(csr, corpus.n, keys.length);
   const scores: EntityScore[] = [];
-  const periodMaxRaw: Record<Resolution, Map<number, number>> = { yearly: new Map(), monthly: new Map(), daily: new Map() };
+  const periodMaxRaw: Record<Resolution, Map<number, number>> = {
+    yearly: new Map(),
+    monthly: new Map(),
+    daily: new Map(),
+  };
   const pending: { score: EntityScore; runs: Partial<Record<Resolution, PeriodRuns>> }[] = [];
   const elementShare = new Float64Array(ELEMENTS.length);
 
@@ -342,7 +357,12 @@ export function scoreEntities(
   return scores;
 }
 
-function series(ctx: ScoringContext, res: Resolution, run: PeriodRuns, maxRaw: Map<number, number>): HistorySeries {
+function series(
+  ctx: ScoringContext,
+  res: Resolution,
+  run: PeriodRuns,
+  maxRaw: Map<number, number>,
+): HistorySeries {
   const out: HistorySeries = { period: [], papers: [], ri: [], ris: [], hri: [] };
   const order = run.keys.map((_, i) => i).sort((a, b) => run.keys[a]! - run.keys[b]!);
   for (const i of order) {
@@ -357,7 +377,12 @@ function series(ctx: ScoringContext, res: Resolution, run: PeriodRuns, maxRaw: M
   return out;
 }
 
-function topRanked(ctx: ScoringContext, papers: Int32Array, recency: Float64Array, raw: number): RankedPaper[] {
+function topRanked(
+  ctx: ScoringContext,
+  papers: Int32Array,
+  recency: Float64Array,
+  raw: number,
+): RankedPaper[] {
   const limit = ctx.params.rankedPapersPerEntity;
   const pos = ctx.rankPosition;
   // (global position, index) packed into one exact float (both below 2^26 for 10^7 papers), so a

@@ -58,9 +58,27 @@ async function buildFromStore(
   const ctx = buildContext(corpus, impact, params);
   lap('impact scores and clusters');
   const scores = [
-    ...scoreEntities(ctx, 'element', corpus.elements, ELEMENTS.map((_, i) => i), ['yearly', 'monthly', 'daily']),
-    ...scoreEntities(ctx, 'topic', corpus.topics, corpus.topicIds.map((_, i) => i), ['yearly', 'monthly']),
-    ...scoreEntities(ctx, 'keyword', corpus.keywords, corpus.keywordSlugs.map((_, i) => i), ['yearly', 'monthly']),
+    ...scoreEntities(
+      ctx,
+      'element',
+      corpus.elements,
+      ELEMENTS.map((_, i) => i),
+      ['yearly', 'monthly', 'daily'],
+    ),
+    ...scoreEntities(
+      ctx,
+      'topic',
+      corpus.topics,
+      corpus.topicIds.map((_, i) => i),
+      ['yearly', 'monthly'],
+    ),
+    ...scoreEntities(
+      ctx,
+      'keyword',
+      corpus.keywords,
+      corpus.keywordSlugs.map((_, i) => i),
+      ['yearly', 'monthly'],
+    ),
   ];
   const { communities, elementCommunities } = scoreCommunities(corpus, params);
   lap(`scored ${scores.length} subjects`);
@@ -99,7 +117,11 @@ async function buildFromStore(
     );
     lap('snapshot written');
     const published = await publishSnapshot(snapshotDir, tmp);
-    lap(published.changed ? `published ${published.version}` : `unchanged: ${published.version} is already current`);
+    lap(
+      published.changed
+        ? `published ${published.version}`
+        : `unchanged: ${published.version} is already current`,
+    );
     return {
       ...published,
       papers: corpus.n,

@@ -24,7 +24,11 @@ export function decodeRanked(blob: Buffer | null | undefined): RankedEntry[] {
   if (!blob) return [];
   const out: RankedEntry[] = [];
   for (let i = 0; i + ENTRY <= blob.length; i += ENTRY) {
-    out.push({ rank: i / ENTRY + 1, ordinal: blob.readInt32LE(i), risContribution: blob.readDoubleLE(i + 4) });
+    out.push({
+      rank: i / ENTRY + 1,
+      ordinal: blob.readInt32LE(i),
+      risContribution: blob.readDoubleLE(i + 4),
+    });
   }
   return out;
 }

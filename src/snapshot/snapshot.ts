@@ -1,5 +1,5 @@
-import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
+import { watch } from 'node:fs';
 import Database from 'better-sqlite3';
 import { readPointer, snapshotFile } from './publish.js';
 

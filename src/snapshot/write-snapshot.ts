@@ -57,7 +57,8 @@ export async function writeSnapshot(
 
   const insert = db.transaction(() => {
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
-    for (const [k, v] of Object.entries(content.meta).sort(([a], [b]) => a.localeCompare(b))) meta.run(k, String(v));
+    for (const [k, v] of Object.entries(content.meta).sort(([a], [b]) => a.localeCompare(b)))
+      meta.run(k, String(v));
 
     const periods = db.prepare('INSERT INTO periods VALUES (?, ?, ?, ?)');
     for (const p of content.periods) periods.run(p.resolution, p.period, p.papers, p.highImpactPapers);
@@ -67,10 +68,19 @@ export async function writeSnapshot(
 
     const community = db.prepare('INSERT INTO communities VALUES (?, ?, ?, ?, ?, ?)');
     for (const c of [...content.communities].sort((a, b) => a.topicId - b.topicId)) {
-      community.run(topicSubjectId(c.topicId), c.paperCount, c.recentPapers, c.riRecent, c.riBefore, c.rising ? 1 : 0);
+      community.run(
+        topicSubjectId(c.topicId),
+        c.paperCount,
+        c.recentPapers,
+        c.riRecent,
+        c.riBefore,
+        c.rising ? 1 : 0,
+      );
     }
     const elementCommunity = db.prepare('INSERT INTO element_communities VALUES (?, ?, ?, ?, ?, ?, ?)');
-    for (const c of [...content.elementCommunities].sort((a, b) => a.element - b.element || a.topicId - b.topicId)) {
+    for (const c of [...content.elementCommunities].sort(
+      (a, b) => a.element - b.element || a.topicId - b.topicId,
+    )) {
       elementCommunity.run(
         ELEMENTS[c.element]!.symbol,
         topicSubjectId(c.topicId),
@@ -90,7 +100,11 @@ export async function writeSnapshot(
   db.close();
 }
 
-async function writePapers(db: Database.Database, { corpus, impact, clusters }: SnapshotContent, store: CorpusStore) {
+async function writePapers(
+  db: Database.Database,
+  { corpus, impact, clusters }: SnapshotContent,
+  store: CorpusStore,
+) {
   const stmt = db.prepare('INSERT INTO papers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const list = (csr: Corpus['topics'], p: number, name: (v: number) => string) => {
     let out = '';
@@ -101,34 +115,39 @@ async function writePapers(db: Database.Database, { corpus, impact, clusters }: 
   const symbol = (e: number) => ELEMENTS[e]!.symbol;
   const topicId = (t: number) => topicSubjectId(corpus.topicIds[t]!);
   const slug = (k: number) => corpus.keywordSlugs[k]!;
-  await store.forEachChunk('SELECT o, doi, title, venue, pub_date FROM works JOIN ord USING (id) ORDER BY o', (chunk) => {
-    const [ordinals, dois, titles, venues, dates] = [0, 1, 2, 3, 4].map((c) => chunk.getColumnVector(c));
-    for (let i = 0; i < chunk.rowCount; i++) {
-      const p = ordinals!.getItem(i) as number;
-      const rs = corpus.refs.start[p]!;
-      const re = corpus.refs.start[p + 1]!;
-      const cluster = clusters.topic[p]!;
-      stmt.run(
-        p,
-        corpus.workId[p],
-        dois!.getItem(i),
-        titles!.getItem(i),
-        venues!.getItem(i),
-        corpus.year[p] || null,
-        dates!.getItem(i),
-        corpus.citations[p]! >= 0 ? corpus.citations[p] : null,
-        nullable(impact.impactScore[p]!),
-        nullable(impact.citationPercentile[p]!),
-        impact.highImpact[p],
-        cluster === -1 ? null : cluster,
-        cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic',
-        list(corpus.elements, p, symbol),
-        list(corpus.topics, p, topicId),
-        list(corpus.keywords, p, slug),
-        re > rs ? Buffer.from(corpus.refs.values.buffer, corpus.refs.values.byteOffset + rs * 4, (re - rs) * 4) : null,
-      );
-    }
-  });
+  await store.forEachChunk(
+    'SELECT o, doi, title, venue, pub_date FROM works JOIN ord USING (id) ORDER BY o',
+    (chunk) => {
+      const [ordinals, dois, titles, venues, dates] = [0, 1, 2, 3, 4].map((c) => chunk.getColumnVector(c));
+      for (let i = 0; i < chunk.rowCount; i++) {
+        const p = ordinals!.getItem(i) as number;
+        const rs = corpus.refs.start[p]!;
+        const re = corpus.refs.start[p + 1]!;
+        const cluster = clusters.topic[p]!;
+        stmt.run(
+          p,
+          corpus.workId[p],
+          dois!.getItem(i),
+          titles!.getItem(i),
+          venues!.getItem(i),
+          corpus.year[p] || null,
+          dates!.getItem(i),
+          corpus.citations[p]! >= 0 ? corpus.citations[p] : null,
+          nullable(impact.impactScore[p]!),
+          nullable(impact.citationPercentile[p]!),
+          impact.highImpact[p],
+          cluster === -1 ? null : cluster,
+          cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic',
+          list(corpus.elements, p, symbol),
+          list(corpus.topics, p, topicId),
+          list(corpus.keywords, p, slug),
+          re > rs
+            ? Buffer.from(corpus.refs.values.buffer, corpus.refs.values.byteOffset + rs * 4, (re - rs) * 4)
+            : null,
+        );
+      }
+    },
+  );
 }
 
 function writeSubjects(db: Database.Database, { corpus, scores }: SnapshotContent): void {
@@ -154,8 +173,11 @@ function writeSubjects(db: Database.Database, { corpus, scores }: SnapshotConten
       JSON.stringify(extra),
     );
     fts.run(s.type, id, name, description);
-    for (const [res, series] of Object.entries(s.history)) history.run(s.type, id, res, JSON.stringify(series));
-    s.routedElements.forEach((r, i) => routed.run(s.type, id, i + 1, ELEMENTS[r.element]!.symbol, r.share));
+    for (const [res, series] of Object.entries(s.history))
+      history.run(s.type, id, res, JSON.stringify(series));
+    s.routedElements.forEach((r, i) => {
+      routed.run(s.type, id, i + 1, ELEMENTS[r.element]!.symbol, r.share);
+    });
   }
 }
 
@@ -173,7 +195,12 @@ function describe(corpus: Corpus, s: EntityScore) {
     return {
       name: t?.name ?? topicSubjectId(corpus.topicIds[s.key]!),
       description: t?.description ?? null,
-      extra: { subfield: t?.subfield ?? null, field: t?.field ?? null, domain: t?.domain ?? null, keywords: t?.keywords ?? [] },
+      extra: {
+        subfield: t?.subfield ?? null,
+        field: t?.field ?? null,
+        domain: t?.domain ?? null,
+        keywords: t?.keywords ?? [],
+      },
     };
   }
   return { name: corpus.keywordNames[s.key]!, description: null, extra: {} };

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { BUNDLED_SAMPLE } from '../../src/config/paths.js';
-import { ingest } from '../../src/ingest/ingest.js';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
+import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { readTaxonomy } from '../../src/ingest/taxonomy.js';
 import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';

@@ -9,7 +9,6 @@ export function work(id: number, overrides: Record<string, unknown> = {}): Recor
     id: `https://openalex.org/W${id}`,
     doi: `https://doi.org/10.1000/w${id}`,
     title: `Work ${id}`,
-    display_name: `Work ${id}`,
     publication_year: 2024,
     publication_date: '2024-06-01',
     primary_location: { source: { display_name: 'Journal of Tests' } },

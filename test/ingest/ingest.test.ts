@@ -36,7 +36,11 @@ async function count(storePath: string) {
 describe('ingest', () => {
   it('is idempotent: the same file twice changes nothing', async () => {
     const dir = tempDir();
-    const file = writeWorks(join(dir, 'works.jsonl.gz'), [work(1), work(2), work(3, { title: 'Iron oxide catalysts' })]);
+    const file = writeWorks(join(dir, 'works.jsonl.gz'), [
+      work(1),
+      work(2),
+      work(3, { title: 'Iron oxide catalysts' }),
+    ]);
     const store = join(dir, 'corpus.duckdb');
     const first = await ingestPaths(store, file);
     expect(first.counts).toMatchObject({ read: 3, kept: 3, replaced: 0, unchanged: 0 });
@@ -71,8 +75,12 @@ describe('ingest', () => {
 
   it('reads the snapshot layout from a folder, older partitions first', async () => {
     const dir = tempDir();
-    writeWorks(join(dir, 'works/updated_date=2025-06-01/part_000.gz'), [work(1, { updated_date: '2025-06-01T00:00:00' })]);
-    writeWorks(join(dir, 'works/updated_date=2025-01-01/part_000.gz'), [work(1, { updated_date: '2025-01-01T00:00:00' })]);
+    writeWorks(join(dir, 'works/updated_date=2025-06-01/part_000.gz'), [
+      work(1, { updated_date: '2025-06-01T00:00:00' }),
+    ]);
+    writeWorks(join(dir, 'works/updated_date=2025-01-01/part_000.gz'), [
+      work(1, { updated_date: '2025-01-01T00:00:00' }),
+    ]);
     writeWorks(join(dir, 'works/updated_date=2025-01-01/part_001.gz'), [work(2)]);
     writeFileSync(join(dir, 'works/README.txt'), 'not a works file');
     const files = expandWorksPaths([dir]);
@@ -177,7 +185,10 @@ describe('a real record', () => {
     expect(r.venue).toBe('Elsevier eBooks');
     expect(r.cited_by_count).toBe(1);
     expect(r.counts_by_year).toEqual([{ year: 2012, cited_by_count: 1 }]);
-    expect((r.keywords as { slug: string; score: number }[])[0]).toEqual({ slug: 'geology', score: 0.8952196836471558 });
+    expect((r.keywords as { slug: string; score: number }[])[0]).toEqual({
+      slug: 'geology',
+      score: 0.8952196836471558,
+    });
   });
 
   it('goes line by line when a value has the wrong type, and keeps the record', async () => {

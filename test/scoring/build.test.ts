@@ -5,7 +5,7 @@ import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
 import { decodeRanked } from '../../src/snapshot/ranked.js';
-import { topic, tempDir, work, writeWorks } from '../helpers/works.js';
+import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
 
 /**
  * A corpus small enough to score by hand. Cut-off 2024-06-01 (the latest publication date);
@@ -18,8 +18,20 @@ import { topic, tempDir, work, writeWorks } from '../helpers/works.js';
  */
 const T1 = topic(101, 'Iron and nickel materials', 0.98);
 const CORPUS = [
-  work(1, { title: 'Iron oxide nanoparticles', publication_date: '2024-06-01', cited_by_count: 10, primary_topic: T1, topics: [T1] }),
-  work(2, { title: 'Nickel catalysts', publication_date: '2024-03-01', cited_by_count: 5, primary_topic: T1, topics: [T1] }),
+  work(1, {
+    title: 'Iron oxide nanoparticles',
+    publication_date: '2024-06-01',
+    cited_by_count: 10,
+    primary_topic: T1,
+    topics: [T1],
+  }),
+  work(2, {
+    title: 'Nickel catalysts',
+    publication_date: '2024-03-01',
+    cited_by_count: 5,
+    primary_topic: T1,
+    topics: [T1],
+  }),
   work(3, {
     title: 'Iron carbide films',
     publication_year: 2023,
@@ -65,8 +77,12 @@ beforeAll(async () => {
 });
 
 const subject = (type: string, id: string) =>
-  db.prepare('SELECT * FROM subjects WHERE type = ? AND id = ?').get(type, id) as Record<string, number | string | null>;
-const meta = (key: string) => (db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string) ?? null;
+  db.prepare('SELECT * FROM subjects WHERE type = ? AND id = ?').get(type, id) as Record<
+    string,
+    number | string | null
+  >;
+const meta = (key: string) =>
+  (db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string) ?? null;
 
 describe('build on a hand-scored corpus', () => {
   it('finds the cut-off and the window', () => {
@@ -103,7 +119,10 @@ describe('build on a hand-scored corpus', () => {
   });
 
   it('ranks known citations first, unknown last, with contributions summing to 1', () => {
-    const blob = db.prepare("SELECT ranked FROM subjects WHERE type = 'element' AND id = 'Fe'").pluck().get() as Buffer;
+    const blob = db
+      .prepare("SELECT ranked FROM subjects WHERE type = 'element' AND id = 'Fe'")
+      .pluck()
+      .get() as Buffer;
     const paper = db.prepare('SELECT work_id, impact_score, citations FROM papers WHERE ordinal = ?');
     const ranked = decodeRanked(blob).map((r) => ({
       ...(paper.get(r.ordinal) as { work_id: number; impact_score: number | null; citations: number | null }),
@@ -136,7 +155,10 @@ describe('build on a hand-scored corpus', () => {
   it('writes yearly, monthly and daily history for elements', () => {
     const series = (res: string) =>
       JSON.parse(
-        db.prepare("SELECT series FROM history WHERE type = 'element' AND id = 'Fe' AND resolution = ?").pluck().get(res) as string,
+        db
+          .prepare("SELECT series FROM history WHERE type = 'element' AND id = 'Fe' AND resolution = ?")
+          .pluck()
+          .get(res) as string,
       );
     const yearly = series('yearly');
     expect(yearly.period).toEqual(['2023', '2024']);
@@ -145,19 +167,27 @@ describe('build on a hand-scored corpus', () => {
     expect(yearly.papers).toEqual([1, 2]);
     expect(series('monthly').period).toEqual(['2023-01', '2024-05', '2024-06']);
     expect(series('daily').period).toEqual(['2023-01-01', '2024-05-01', '2024-06-01']);
-    const topicHistory = db.prepare("SELECT resolution FROM history WHERE type = 'topic' AND id = 'T101'").pluck().all();
+    const topicHistory = db
+      .prepare("SELECT resolution FROM history WHERE type = 'topic' AND id = 'T101'")
+      .pluck()
+      .all();
     expect(topicHistory.sort()).toEqual(['monthly', 'yearly']);
   });
 
   it('puts a paper without a topic in the community of the papers it cites', () => {
-    const w4 = db.prepare('SELECT cluster, cluster_source, citations, impact_score FROM papers WHERE work_id = 4').get();
+    const w4 = db
+      .prepare('SELECT cluster, cluster_source, citations, impact_score FROM papers WHERE work_id = 4')
+      .get();
     expect(w4).toEqual({ cluster: 101, cluster_source: 'citations', citations: null, impact_score: null });
   });
 
   it('indexes titles and subject names for full-text search', () => {
     const hits = db.prepare("SELECT rowid FROM papers_fts WHERE papers_fts MATCH 'nickel'").all();
     expect(hits).toHaveLength(2);
-    const topics = db.prepare("SELECT id FROM subjects_fts WHERE subjects_fts MATCH 'nickel' AND type = 'topic'").pluck().all();
+    const topics = db
+      .prepare("SELECT id FROM subjects_fts WHERE subjects_fts MATCH 'nickel' AND type = 'topic'")
+      .pluck()
+      .all();
     expect(topics).toEqual(['T101']);
   });
 
@@ -182,7 +212,8 @@ describe('HRI', () => {
     await ingest(join(dir, 'c.duckdb'), expandWorksPaths([writeWorks(join(dir, 'w.jsonl'), papers)]));
     const result = await buildSnapshot(join(dir, 'c.duckdb'), join(dir, 's'));
     const snap = new Database(result.file, { readonly: true });
-    const hri = (id: string) => snap.prepare("SELECT hri FROM subjects WHERE type = 'element' AND id = ?").pluck().get(id);
+    const hri = (id: string) =>
+      snap.prepare("SELECT hri FROM subjects WHERE type = 'element' AND id = ?").pluck().get(id);
     // W10 is Cu, O (1/2 each) and the only high-impact paper: HRI = 10,000 x 0.5 / 1.
     expect(hri('Cu')).toBe(5000);
     expect(hri('O')).toBe(5000);

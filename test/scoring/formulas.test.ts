@@ -115,14 +115,20 @@ describe('ranking order', () => {
   // DOIs by their place in DOI order; a paper without a DOI sorts after every DOI.
   const DOIS = ['10.1/a', '10.1/b', '10.1/c', '10.1/x', '10.1/y', '10.1/z'];
   const day = (iso: string) => Date.parse(iso) / 86_400_000;
-  const paper = (p: { workId: number; impactScore?: number; citations?: number | null; doi?: string | null; date?: string }) => ({
+  const paper = (p: {
+    workId: number;
+    impactScore?: number;
+    citations?: number | null;
+    doi?: string | null;
+    date?: string;
+  }) => ({
     impactScore: p.impactScore ?? null,
     citations: p.citations ?? null,
     doiOrder: p.doi ? DOIS.indexOf(p.doi) : DOIS.length,
     publicationDay: p.date ? day(p.date) : null,
     workId: p.workId,
   });
-  const order = (list: RankablePaper[]) => [...list].sort(compareForRanking).map((p) => p.workId);
+  const order = (list: ReturnType<typeof paper>[]) => [...list].sort(compareForRanking).map((p) => p.workId);
 
   it('orders by impact_score, then citations, then DOI', () => {
     expect(

@@ -26,7 +26,9 @@ describe('the fast paper comparator', () => {
         } as unknown as Corpus;
         // Papers with unknown citations have no impact score.
         const impact = {
-          impactScore: Float64Array.from(papers, (p) => (p.citations === null || p.impact === null ? Number.NaN : p.impact)),
+          impactScore: Float64Array.from(papers, (p) =>
+            p.citations === null || p.impact === null ? Number.NaN : p.impact,
+          ),
         } as unknown as PaperImpact;
         const rule = (i: number, j: number) =>
           compareForRanking(

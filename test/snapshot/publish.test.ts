@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { startServer, type RunningServer } from '../../src/http/server.js';
+import { type RunningServer, startServer } from '../../src/http/server.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
@@ -19,7 +19,11 @@ const corpus = () => join(dataDir, 'corpus.duckdb');
 /** Adds iron papers and publishes a new snapshot: a different data_version with a different Fe score. */
 async function publishAnother(n: number, startId: number) {
   const extra = Array.from({ length: n }, (_, i) =>
-    work(startId + i, { title: `Iron oxide study ${i}`, publication_date: '2025-12-01', publication_year: 2025 }),
+    work(startId + i, {
+      title: `Iron oxide study ${i}`,
+      publication_date: '2025-12-01',
+      publication_year: 2025,
+    }),
   );
   await ingest(corpus(), expandWorksPaths([writeWorks(join(tempDir(), `extra-${startId}.jsonl`), extra)]));
   return buildSnapshot(corpus(), snapshots);
@@ -37,7 +41,9 @@ describe('publishing', () => {
     const third = await publishAnother(20, 900_000_101);
     expect(readPointer(snapshots, 'CURRENT')).toBe(third.version);
     expect(readPointer(snapshots, 'PREVIOUS')).toBe(second.version);
-    const files = readdirSync(snapshots).filter((f) => f.endsWith('.sqlite')).sort();
+    const files = readdirSync(snapshots)
+      .filter((f) => f.endsWith('.sqlite'))
+      .sort();
     expect(files).toEqual([`${second.version}.sqlite`, `${third.version}.sqlite`].sort());
     expect(readdirSync(snapshots).filter((f) => f.startsWith('.'))).toEqual([]);
 
@@ -76,7 +82,10 @@ describe('a running server switches snapshots without a restart', () => {
           errors.push(`status ${res.status}`);
           continue;
         }
-        const body = (await res.json()) as { data_version: string; elements: { symbol: string; ri: number }[] };
+        const body = (await res.json()) as {
+          data_version: string;
+          elements: { symbol: string; ri: number }[];
+        };
         const fe = body.elements.find((e) => e.symbol === 'Fe')!.ri;
         const known = feOf.get(body.data_version);
         if (known === undefined) feOf.set(body.data_version, fe);
@@ -87,7 +96,8 @@ describe('a running server switches snapshots without a restart', () => {
     await new Promise((r) => setTimeout(r, 200));
     const next = await publishAnother(50, 900_001_001);
     const deadline = Date.now() + 10_000;
-    while (manager.version !== next.version && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (manager.version !== next.version && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 300));
     stop = true;
     await Promise.all(loops);

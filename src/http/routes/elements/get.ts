@@ -14,7 +14,11 @@ const route = createRoute({
         .string()
         .min(1)
         .max(40)
-        .openapi({ param: { name: 'symbol', in: 'path' }, example: 'Fe', description: 'Chemical symbol, any case' }),
+        .openapi({
+          param: { name: 'symbol', in: 'path' },
+          example: 'Fe',
+          description: 'Chemical symbol, any case',
+        }),
     }),
   },
   responses: {
@@ -25,5 +29,7 @@ const route = createRoute({
 });
 
 export function registerGetElement(app: OpenAPIHono<AppEnv>, publicUrl: string): void {
-  app.openapi(route, (c) => c.json(getElement(c.get('snapshot'), c.req.valid('param').symbol, viewerOf(c, publicUrl)), 200));
+  app.openapi(route, (c) =>
+    c.json(getElement(c.get('snapshot'), c.req.valid('param').symbol, viewerOf(c, publicUrl)), 200),
+  );
 }

@@ -1,0 +1,54 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** The built CLI (npm test builds dist first via pretest). */
+export const MAIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
+
+export function ri(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [MAIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    timeout: 120_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Starts a long-running `ri` command; resolves once stdout matches the pattern. */
+export function riBackground(args: string[], env: Record<string, string>, ready: RegExp) {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
+  const started = new Promise<RegExpMatchArray>((resolveMatch, reject) => {
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      const m = stdout.match(ready);
+      if (m) resolveMatch(m);
+    });
+    child.on('exit', (code) => reject(new Error(`exited with ${code} before ready: ${stderr}`)));
+  });
+  return { child, started, output: () => ({ stdout, stderr }) };
+}
+
+export function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolveExit) => {
+    if (child.exitCode !== null) return resolveExit(child.exitCode);
+    child.once('exit', (code) => resolveExit(code));
+    child.kill('SIGTERM');
+  });
+}
+
+export async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -33,7 +33,11 @@ describe('ri generate, ingest, build, serve, update, rollback', () => {
   });
 
   it('serves the snapshot, switches to a newly published one, and rolls back, without a restart', async () => {
-    const server = riBackground(['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {}, /at (http:\/\/\S+)\/v1/);
+    const server = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+      {},
+      /at (http:\/\/\S+)\/v1/,
+    );
     children.push(server.child);
     const [, base] = await server.started;
     const first = await getJson(`${base}/v1/elements`);
@@ -43,7 +47,11 @@ describe('ri generate, ingest, build, serve, update, rollback', () => {
 
     // A new partition with iron papers: `ri update` ingests, builds and publishes.
     const extra = Array.from({ length: 30 }, (_, i) =>
-      work(990_000_000 + i, { title: `Iron phosphide catalysts ${i}`, publication_date: '2026-01-10', publication_year: 2026 }),
+      work(990_000_000 + i, {
+        title: `Iron phosphide catalysts ${i}`,
+        publication_date: '2026-01-10',
+        publication_year: 2026,
+      }),
     );
     writeWorks(join(root, 'more/works/updated_date=2026-02-20/part_000.gz'), extra);
     const update = ri(['update', join(root, 'more'), '--data-dir', dataDir]);
@@ -59,7 +67,9 @@ describe('ri generate, ingest, build, serve, update, rollback', () => {
     const back = ri(['rollback', '--data-dir', dataDir]);
     expect(back.status, back.stderr).toBe(0);
     expect(back.stdout.trim()).toBe(v1);
-    await until(async () => ((await getJson(`${base}/v1/elements`)).body.data_version === v1 ? true : undefined));
+    await until(async () =>
+      (await getJson(`${base}/v1/elements`)).body.data_version === v1 ? true : undefined,
+    );
 
     expect(await stop(server.child)).toBe(0);
   });
@@ -86,7 +96,9 @@ describe('ri update --watch', () => {
   it('picks up a new partition as it appears and publishes again', async () => {
     const root = tempDir('ri-watch-');
     const folder = join(root, 'feed');
-    writeWorks(join(folder, 'works/updated_date=2025-01-01/part_000.gz'), [work(1, { title: 'Nickel oxide films' })]);
+    writeWorks(join(folder, 'works/updated_date=2025-01-01/part_000.gz'), [
+      work(1, { title: 'Nickel oxide films' }),
+    ]);
     const dataDir = join(root, 'data');
     const watcher = riBackground(
       ['update', folder, '--watch', '--interval', '0.3', '--data-dir', dataDir],
@@ -96,7 +108,9 @@ describe('ri update --watch', () => {
     children.push(watcher.child);
     const [firstVersion] = await watcher.started;
     mkdirSync(join(folder, 'works/updated_date=2025-02-01'), { recursive: true });
-    writeWorks(join(folder, 'works/updated_date=2025-02-01/part_000.gz'), [work(2, { title: 'Cobalt oxide films' })]);
+    writeWorks(join(folder, 'works/updated_date=2025-02-01/part_000.gz'), [
+      work(2, { title: 'Cobalt oxide films' }),
+    ]);
     const second = await until(() => {
       const versions = watcher.output().stdout.trim().split('\n');
       return versions.length >= 2 ? versions.at(-1) : undefined;
@@ -110,7 +124,11 @@ describe('ri update --watch', () => {
 describe('ri serve on an empty data directory (what npm start does on a fresh clone)', () => {
   it('builds the bundled real sample first, then serves it', async () => {
     const dataDir = join(tempDir('ri-fresh-'), 'data');
-    const server = riBackground(['serve', '--port', '0', '--host', '127.0.0.1'], { DATA_DIR: dataDir }, /at (http:\/\/\S+)\/v1/);
+    const server = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1'],
+      { DATA_DIR: dataDir },
+      /at (http:\/\/\S+)\/v1/,
+    );
     children.push(server.child);
     const [, base] = await server.started;
     const { status, body } = await getJson(`${base}/v1/elements`);

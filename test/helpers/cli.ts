@@ -43,7 +43,10 @@ export function stop(child: ChildProcess): Promise<number | null> {
   });
 }
 
-export async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

@@ -1,0 +1,332 @@
+import { createHash } from 'node:crypto';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context, MiddlewareHandler } from 'hono';
+import { Redis } from 'ioredis';
+
+/** One counted request against one bucket: whether it may pass, and what is left of the window. */
+export interface RateLimitResult {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the current window after this one (never below 0). */
+  remaining: number;
+  /** Seconds until the window resets (at least 1 while counting). */
+  resetSeconds: number;
+  /** True when the store could not be reached and the request was let through uncounted. */
+  degraded?: boolean;
+}
+
+export interface RateLimiter {
+  /** Counts one request against `bucket`, which allows `limit` requests per `windowSeconds`. */
+  hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult>;
+  close(): Promise<void>;
+}
+
+type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+function result(count: number, limit: number, resetMs: number): RateLimitResult {
+  return {
+    allowed: count <= limit,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
+  };
+}
+
+/**
+ * Fixed-window counters in this process. Memory stays bounded: expired windows are swept at most
+ * once per `sweepMs`, and past `maxBuckets` the oldest buckets are dropped (they restart at zero).
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly buckets = new Map<string, { count: number; resetAt: number }>();
+  private nextSweep = 0;
+  private readonly maxBuckets: number;
+  private readonly sweepMs: number;
+  private readonly now: () => number;
+
+  constructor(options: { maxBuckets?: number; sweepMs?: number; now?: () => number } = {}) {
+    this.maxBuckets = options.maxBuckets ?? 100_000;
+    this.sweepMs = options.sweepMs ?? 10_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Live buckets, for tests and diagnostics. */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+    const now = this.now();
+    if (now >= this.nextSweep) this.sweep(now);
+    const key = `${bucket}:${windowSeconds}`;
+    let entry = this.buckets.get(key);
+    if (!entry || entry.resetAt <= now) {
+      // Re-insert so the Map's insertion order stays close to expiry order for eviction.
+      if (entry) this.buckets.delete(key);
+      entry = { count: 0, resetAt: now + windowSeconds * 1000 };
+      this.buckets.set(key, entry);
+      if (this.buckets.size > this.maxBuckets) this.evict(now);
+    }
+    entry.count++;
+    return result(entry.count, limit, entry.resetAt - now);
+  }
+
+  private sweep(now: number): void {
+    this.nextSweep = now + this.sweepMs;
+    for (const [key, entry] of this.buckets) if (entry.resetAt <= now) this.buckets.delete(key);
+  }
+
+  private evict(now: number): void {
+    this.sweep(now);
+    for (const key of this.buckets.keys()) {
+      if (this.buckets.size <= this.maxBuckets) break;
+      this.buckets.delete(key);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.buckets.clear();
+  }
+}
+
+// One round trip, atomic on the server: count, start the window on the first hit, report its TTL.
+// A key that somehow lost its TTL gets one again, so no bucket can block forever.
+const SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  return {count, tonumber(ARGV[1])}
+end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`;
+const SCRIPT_SHA = createHash('sha1').update(SCRIPT).digest('hex');
+
+export const REDIS_KEY_PREFIX = 'ri:rl:';
+
+export interface RedisRateLimiterOptions {
+  /** A command slower than this fails open (ms). Default 250. */
+  commandTimeoutMs?: number;
+  log?: Log;
+}
+
+/**
+ * Fixed-window counters in Redis (keys `ri:rl:<bucket>:<window>`), so every server process that
+ * shares the Redis shares the budgets. If Redis cannot be reached, requests are let through
+ * (fail open), logged once per outage, never answered with a 500.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  readonly redis: Redis;
+  private readonly log: Log;
+  private down = false;
+
+  constructor(url: string, options: RedisRateLimiterOptions = {}) {
+    this.log = options.log ?? (() => {});
+    this.redis = new Redis(url, {
+      // No queueing while disconnected: a request must not wait for Redis to come back.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.commandTimeoutMs ?? 250,
+      connectTimeout: 2_000,
+      retryStrategy: (times) => Math.min(times * 200, 5_000),
+    });
+    // ioredis reports connection errors as events; without a listener it prints each one.
+    this.redis.on('error', (error: Error) => this.markDown(error));
+    this.redis.on('ready', () => {
+      if (this.down) this.log('rate limiter: Redis reachable again', {});
+      this.down = false;
+    });
+  }
+
+  /** Resolves once connected (or rejects after `timeoutMs`); requests before then fail open. */
+  ready(timeoutMs = 5_000): Promise<void> {
+    if (this.redis.status === 'ready') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.redis.off('ready', onReady);
+        reject(new Error(`Redis not ready after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.redis.once('ready', onReady);
+    });
+  }
+
+  async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+    const key = `${REDIS_KEY_PREFIX}${bucket}:${windowSeconds}`;
+    const windowMs = String(windowSeconds * 1000);
+    try {
+      let reply: unknown;
+      try {
+        reply = await this.redis.evalsha(SCRIPT_SHA, 1, key, windowMs);
+      } catch (error) {
+        if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+        reply = await this.redis.eval(SCRIPT, 1, key, windowMs);
+      }
+      const [count, ttl] = reply as [number, number];
+      return result(count, limit, ttl);
+    } catch (error) {
+      this.markDown(error as Error);
+      return { allowed: true, limit, remaining: limit, resetSeconds: windowSeconds, degraded: true };
+    }
+  }
+
+  private markDown(error: Error): void {
+    if (this.down) return;
+    this.down = true;
+    this.log('rate limiter: Redis unreachable, letting requests through uncounted', { err: error.message });
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.redis.quit();
+    } catch {
+      this.redis.disconnect();
+    }
+  }
+}
+
+/** Redis when a URL is given (shared between replicas), otherwise counters in this process. */
+export function createRateLimiter(redisUrl?: string, options: RedisRateLimiterOptions = {}): RateLimiter {
+  return redisUrl ? new RedisRateLimiter(redisUrl, options) : new MemoryRateLimiter();
+}
+
+export interface LimitSpec {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface RateLimitPolicy {
+  /** Budget of each API key (by its prefix). Default 600 per 60 s. */
+  perKey: LimitSpec;
+  /** Budget of each client IP for requests without a key. Default 120 per 60 s. */
+  perIp: LimitSpec;
+  /**
+   * Read the client IP from X-Forwarded-For. `true` takes the left-most address (every proxy is
+   * trusted); a number n takes the n-th address from the right (n trusted proxies in front).
+   * Default false: the socket's peer address.
+   */
+  trustProxy?: boolean | number;
+  log?: Log;
+}
+
+export const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = {
+  perKey: { limit: 600, windowSeconds: 60 },
+  perIp: { limit: 120, windowSeconds: 60 },
+};
+
+/** The client IP: X-Forwarded-For only when the proxy is trusted, else the socket's peer. */
+export function clientIp(c: Context, trustProxy: boolean | number = false): string {
+  if (trustProxy) {
+    const forwarded = (c.req.header('x-forwarded-for') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const hops = trustProxy === true ? forwarded.length : trustProxy;
+    const ip = forwarded[Math.max(0, forwarded.length - hops)];
+    if (ip) return normalizeIp(ip);
+  }
+  try {
+    const address = getConnInfo(c).remote.address;
+    if (address) return normalizeIp(address);
+  } catch {
+    // No Node socket (e.g. app.request() in tests): fall through.
+  }
+  return 'unknown';
+}
+
+function normalizeIp(ip: string): string {
+  const v4mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  return (v4mapped?.[1] ?? ip).toLowerCase();
+}
+
+type Scope = 'per-key' | 'per-ip';
+
+/**
+ * Counts each request against the caller's budget: per API key when the auth middleware set
+ * `apiKeyPrefix`, otherwise per client IP. Keyed responses and every 429 carry the IETF draft
+ * `RateLimit-Policy` / `RateLimit` headers and the `X-RateLimit-*` ones; a 429 is a problem+json
+ * that says which limit was hit, its size and window, and when it resets. Fails open.
+ */
+export function rateLimit(limiter: RateLimiter, policy: Partial<RateLimitPolicy> = {}): MiddlewareHandler {
+  const perKey = policy.perKey ?? DEFAULT_RATE_LIMIT_POLICY.perKey;
+  const perIp = policy.perIp ?? DEFAULT_RATE_LIMIT_POLICY.perIp;
+  const log = policy.log ?? (() => {});
+  let failedOnce = false;
+
+  return async (c, next) => {
+    const keyPrefix = c.get('apiKeyPrefix') as unknown;
+    const keyed = typeof keyPrefix === 'string' && keyPrefix !== '';
+    const scope: Scope = keyed ? 'per-key' : 'per-ip';
+    const spec = keyed ? perKey : perIp;
+    const bucket = keyed ? `key:${keyPrefix}` : `ip:${clientIp(c, policy.trustProxy)}`;
+
+    let hit: RateLimitResult;
+    try {
+      hit = await limiter.hit(bucket, spec.limit, spec.windowSeconds);
+    } catch (error) {
+      if (!failedOnce)
+        log('rate limiter failed; letting requests through', { err: (error as Error).message });
+      failedOnce = true;
+      return next();
+    }
+    if (hit.degraded) return next();
+
+    const headers = rateLimitHeaders(scope, spec, hit);
+    if (!hit.allowed) return tooManyRequests(c, scope, spec, hit, headers, keyed ? keyPrefix : undefined);
+    // Set before the handler runs, so they reach every response, error problems included.
+    if (keyed) for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    await next();
+  };
+}
+
+function rateLimitHeaders(scope: Scope, spec: LimitSpec, hit: RateLimitResult): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"${scope}";q=${spec.limit};w=${spec.windowSeconds}`,
+    RateLimit: `"${scope}";r=${hit.remaining};t=${hit.resetSeconds}`,
+    'X-RateLimit-Limit': String(spec.limit),
+    'X-RateLimit-Remaining': String(hit.remaining),
+    // Epoch seconds, as GitHub and most APIs send it; `RateLimit`'s t= is the delta.
+    'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + hit.resetSeconds),
+  };
+}
+
+function tooManyRequests(
+  c: Context,
+  scope: Scope,
+  spec: LimitSpec,
+  hit: RateLimitResult,
+  headers: Record<string, string>,
+  keyPrefix: string | undefined,
+): Response {
+  const resetAt = new Date(Date.now() + hit.resetSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const who =
+    scope === 'per-key' ? `API key '${keyPrefix}'` : 'this IP address (requests without an API key)';
+  const hint = scope === 'per-ip' ? ' Send an API key for a larger budget.' : '';
+  const body = {
+    type: 'https://errors.research-intensity.dev/rate_limited',
+    title: 'Too many requests',
+    status: 429,
+    detail:
+      `Rate limit exceeded for ${who}: the ${scope} limit is ${spec.limit} requests per ` +
+      `${spec.windowSeconds} s. It resets in ${hit.resetSeconds} s (at ${resetAt}); retry after that.${hint}`,
+    code: 'rate_limited',
+    instance: c.req.path,
+    request_id: c.get('requestId') as string | undefined,
+    limit_scope: scope,
+    limit: spec.limit,
+    window_seconds: spec.windowSeconds,
+    retry_after: hit.resetSeconds,
+  };
+  return c.json(body, 429, {
+    'content-type': 'application/problem+json',
+    'cache-control': 'no-store',
+    'Retry-After': String(hit.resetSeconds),
+    ...headers,
+  });
+}

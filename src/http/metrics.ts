@@ -1,0 +1,101 @@
+import type { Context, Handler, MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
+import type { RouterRoute } from 'hono/types';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds; fine at the low end, where a read-only API over a local snapshot spends its time. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The label for requests that matched no endpoint, so unknown paths cannot add series. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<'method' | 'route' | 'status'>;
+  duration: Histogram<'method' | 'route' | 'status'>;
+  snapshotInfo: Gauge<'data_version'>;
+  /** Sets snapshot_info{data_version=v} to 1, dropping the previous version's series. */
+  setDataVersion(version: string | null): void;
+}
+
+/** A registry of its own (no global state) with the HTTP metrics, snapshot_info and process metrics. */
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, matched route pattern and status.',
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer HTTP requests, by method, matched route pattern and status.',
+    labelNames,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const snapshotInfo = new Gauge({
+    name: 'snapshot_info',
+    help: 'The data snapshot being served (value 1, version in the data_version label).',
+    labelNames: ['data_version'] as const,
+    registers: [registry],
+  });
+  return {
+    registry,
+    requests,
+    duration,
+    snapshotInfo,
+    setDataVersion(version) {
+      snapshotInfo.reset();
+      if (version) snapshotInfo.set({ data_version: version }, 1);
+    },
+  };
+}
+
+/**
+ * The route pattern a request matched (`/v1/elements/:symbol`), never its raw path: the most
+ * specific endpoint among the matched routes, or `unmatched` when only middleware matched.
+ */
+export function routeLabel(c: Context): string {
+  let routes: RouterRoute[];
+  try {
+    routes = matchedRoutes(c);
+  } catch {
+    return UNMATCHED_ROUTE;
+  }
+  for (let i = routes.length - 1; i >= 0; i--) {
+    const route = routes[i];
+    if (route && route.method !== 'ALL') return route.path;
+  }
+  return UNMATCHED_ROUTE;
+}
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Counts and times every request; mount it first so it sees every answer, errors and 429s too. */
+export function metricsMiddleware(metrics: Metrics): MiddlewareHandler {
+  return async (c, next) => {
+    const start = performance.now();
+    let status = 500;
+    try {
+      await next();
+      status = c.res.status;
+    } finally {
+      const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER';
+      const labels = { method, route: routeLabel(c), status: String(status) };
+      metrics.requests.inc(labels);
+      metrics.duration.observe(labels, (performance.now() - start) / 1000);
+    }
+  };
+}
+
+/** GET /metrics: the registry in Prometheus text format. */
+export function metricsHandler(metrics: Metrics): Handler {
+  return async (c) =>
+    c.body(await metrics.registry.metrics(), 200, {
+      'content-type': metrics.registry.contentType,
+      'cache-control': 'no-store',
+    });
+}

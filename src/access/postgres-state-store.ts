@@ -1,0 +1,259 @@
+/**
+ * The shared state store for several replicas: PostgreSQL through a pg Pool. Every statement is
+ * parameterised; identifiers (the optional schema) are validated and quoted, never taken raw.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { generateApiKey, hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
+import { PLANS, type Plan, parsePlan } from './plans.js';
+import {
+  type Account,
+  AccountExistsError,
+  type KeyInfo,
+  normaliseEmail,
+  PREFIX_ATTEMPTS,
+  StateNotFoundError,
+  type StateStore,
+} from './state-store.js';
+
+export interface PostgresStateStoreOptions {
+  connectionString: string;
+  /**
+   * Keep the tables in this schema (created by migrate() if missing): every pooled connection
+   * starts with search_path set to it. Used by tests for isolated runs on one database.
+   */
+  schema?: string;
+  /** Pool size (default 10). */
+  max?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+const PLAN_CHECK = PLANS.map((p) => `'${p}'`).join(', ');
+
+/** Append-only: a released migration is never edited, a change is a new version. */
+const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'accounts and api keys',
+    sql: `
+      CREATE TABLE accounts (
+        id text PRIMARY KEY,
+        email text UNIQUE,
+        plan text NOT NULL CHECK (plan IN (${PLAN_CHECK})),
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE api_keys (
+        prefix text PRIMARY KEY,
+        key_hash text NOT NULL UNIQUE,
+        account_id text NOT NULL REFERENCES accounts(id),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        revoked_at timestamptz,
+        last_used_at timestamptz
+      );
+      CREATE INDEX api_keys_account_id ON api_keys(account_id);
+    `,
+  },
+];
+
+interface AccountRow {
+  id: string;
+  email: string | null;
+  plan: string;
+  created_at: Date;
+}
+
+interface KeyRow {
+  prefix: string;
+  key_hash: string;
+  account_id: string;
+  email: string | null;
+  plan: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+const ACCOUNT_COLUMNS = 'id, email, plan, created_at';
+const KEY_COLUMNS =
+  'k.prefix, k.key_hash, k.account_id, a.email, a.plan, k.created_at, k.revoked_at, k.last_used_at';
+
+export class PostgresStateStore implements StateStore {
+  private readonly pool: pg.Pool;
+  private readonly schema: string | null;
+  private closed = false;
+
+  constructor(options: PostgresStateStoreOptions) {
+    const schema = options.schema ?? null;
+    if (schema !== null && !SCHEMA_NAME.test(schema)) {
+      throw new Error(`invalid schema name '${schema}' (expected [a-z_][a-z0-9_]*)`);
+    }
+    this.schema = schema;
+    this.pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.max ?? 10,
+      // A startup parameter, so the search_path is in force before the first query on every
+      // pooled connection (no race with a SET issued from a 'connect' handler).
+      ...(schema !== null ? { options: `-c search_path=${schema}` } : {}),
+    });
+    // An idle client losing its connection (server restart) must not crash the process: the pool
+    // drops that client and the next query opens a new connection.
+    this.pool.on('error', () => undefined);
+  }
+
+  async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Two processes starting at once: the second waits here until the first commits, then
+      // finds every migration applied. The lock is released at COMMIT or ROLLBACK.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+        `research-intensity:state-migrations:${this.schema ?? ''}`,
+      ]);
+      if (this.schema !== null) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+      const applied = new Set(rows.map((r) => r.version));
+      for (const m of MIGRATIONS) {
+        if (applied.has(m.version)) continue;
+        await client.query(m.sql);
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+          m.version,
+          m.name,
+        ]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async createAccount(input: { email: string | null; plan: Plan }): Promise<Account> {
+    const email = input.email === null ? null : normaliseEmail(input.email);
+    try {
+      const { rows } = await this.pool.query<AccountRow>(
+        `INSERT INTO accounts (id, email, plan) VALUES ($1, $2, $3) RETURNING ${ACCOUNT_COLUMNS}`,
+        [randomUUID(), email, parsePlan(input.plan)],
+      );
+      return toAccount(rows[0]!);
+    } catch (error) {
+      if (pgCode(error) === '23505' && email !== null) throw new AccountExistsError(email);
+      throw error;
+    }
+  }
+
+  async findAccountByEmail(email: string): Promise<Account | null> {
+    const { rows } = await this.pool.query<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = $1`,
+      [normaliseEmail(email)],
+    );
+    return rows[0] ? toAccount(rows[0]) : null;
+  }
+
+  async setPlan(email: string, plan: Plan): Promise<Account> {
+    const { rows } = await this.pool.query<AccountRow>(
+      `UPDATE accounts SET plan = $1 WHERE email = $2 RETURNING ${ACCOUNT_COLUMNS}`,
+      [parsePlan(plan), normaliseEmail(email)],
+    );
+    if (!rows[0]) throw new StateNotFoundError(`no account with email ${normaliseEmail(email)}`);
+    return toAccount(rows[0]);
+  }
+
+  async createKey(accountId: string): Promise<{ key: string; prefix: string }> {
+    for (let attempt = 1; ; attempt++) {
+      const { key, prefix, hash } = generateApiKey();
+      try {
+        await this.pool.query('INSERT INTO api_keys (prefix, key_hash, account_id) VALUES ($1, $2, $3)', [
+          prefix,
+          hash,
+          accountId,
+        ]);
+        return { key, prefix };
+      } catch (error) {
+        const code = pgCode(error);
+        if (code === '23503') throw new StateNotFoundError(`no account with id ${accountId}`);
+        if (code !== '23505' || attempt >= PREFIX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async authenticate(key: string): Promise<KeyInfo | null> {
+    const parsed = parseApiKey(key);
+    if (!parsed) return null;
+    const hash = hashApiKey(key);
+    // Looked up by the hash (unique index): the secret is never compared character by character.
+    const { rows } = await this.pool.query<KeyRow & { stale: boolean }>(
+      `SELECT ${KEY_COLUMNS},
+              (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        WHERE k.key_hash = $1`,
+      [hash],
+    );
+    const row = rows[0];
+    if (!row || !hashesEqual(row.key_hash, hash) || row.prefix !== parsed.prefix) return null;
+    if (row.revoked_at !== null) return null;
+    // last_used_at is written at most once a minute per key, so authentication is mostly a read.
+    if (row.stale) {
+      await this.pool.query('UPDATE api_keys SET last_used_at = now() WHERE prefix = $1', [row.prefix]);
+    }
+    return toKeyInfo(row);
+  }
+
+  async listKeys(): Promise<KeyInfo[]> {
+    const { rows } = await this.pool.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        ORDER BY k.created_at, k.prefix`,
+    );
+    return rows.map(toKeyInfo);
+  }
+
+  async revokeKey(prefix: string): Promise<boolean> {
+    const result = await this.pool.query(
+      'UPDATE api_keys SET revoked_at = now() WHERE prefix = $1 AND revoked_at IS NULL',
+      [prefix],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+function pgCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function iso(d: Date | null): string | null {
+  return d === null ? null : d.toISOString();
+}
+
+function toAccount(row: AccountRow): Account {
+  return { id: row.id, email: row.email, plan: parsePlan(row.plan), createdAt: row.created_at.toISOString() };
+}
+
+/** Leaves out key_hash on purpose: KeyInfo goes to listings and logs. */
+function toKeyInfo(row: KeyRow): KeyInfo {
+  return {
+    prefix: row.prefix,
+    accountId: row.account_id,
+    email: row.email,
+    plan: parsePlan(row.plan),
+    createdAt: row.created_at.toISOString(),
+    revokedAt: iso(row.revoked_at),
+    lastUsedAt: iso(row.last_used_at),
+  };
+}

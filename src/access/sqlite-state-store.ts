@@ -1,0 +1,222 @@
+/**
+ * The embedded state store: one SQLite file (WAL, so readers do not wait for the writer; a busy
+ * timeout, so a second process, e.g. `ri keys create` beside a running server, waits rather than fails).
+ * better-sqlite3 is synchronous; the methods are async only to share the StateStore interface.
+ */
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { generateApiKey, hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
+import { PLANS, type Plan, parsePlan } from './plans.js';
+import {
+  type Account,
+  AccountExistsError,
+  type KeyInfo,
+  normaliseEmail,
+  PREFIX_ATTEMPTS,
+  StateNotFoundError,
+  type StateStore,
+} from './state-store.js';
+
+const PLAN_CHECK = PLANS.map((p) => `'${p}'`).join(', ');
+
+/** Append-only: a released migration is never edited, a change is a new version. */
+const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'accounts and api keys',
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        email TEXT UNIQUE,
+        plan TEXT NOT NULL CHECK (plan IN (${PLAN_CHECK})),
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE api_keys (
+        prefix TEXT PRIMARY KEY,
+        key_hash TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        created_at TEXT NOT NULL,
+        revoked_at TEXT,
+        last_used_at TEXT
+      );
+      CREATE INDEX api_keys_account_id ON api_keys(account_id);
+    `,
+  },
+];
+
+/** last_used_at is written at most this often per key, so authentication is a read. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+interface AccountRow {
+  id: string;
+  email: string | null;
+  plan: string;
+  created_at: string;
+}
+
+interface KeyRow {
+  prefix: string;
+  key_hash: string;
+  account_id: string;
+  email: string | null;
+  plan: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+const KEY_COLUMNS = `k.prefix, k.key_hash, k.account_id, a.email, a.plan, k.created_at, k.revoked_at, k.last_used_at`;
+
+export class SqliteStateStore implements StateStore {
+  private readonly db: Database.Database;
+
+  constructor(readonly path: string) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('synchronous = NORMAL');
+  }
+
+  async migrate(): Promise<void> {
+    const apply = this.db.transaction(() => {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        applied_at TEXT NOT NULL
+      )`);
+      const applied = new Set(
+        (this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(
+          (r) => r.version,
+        ),
+      );
+      const record = this.db.prepare(
+        'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+      );
+      for (const m of MIGRATIONS) {
+        if (applied.has(m.version)) continue;
+        this.db.exec(m.sql);
+        record.run(m.version, m.name, now());
+      }
+    });
+    // IMMEDIATE takes the write lock first, so two processes migrating at once run one after the other.
+    apply.immediate();
+  }
+
+  async createAccount(input: { email: string | null; plan: Plan }): Promise<Account> {
+    const account: Account = {
+      id: randomUUID(),
+      email: input.email === null ? null : normaliseEmail(input.email),
+      plan: parsePlan(input.plan),
+      createdAt: now(),
+    };
+    try {
+      this.db
+        .prepare('INSERT INTO accounts (id, email, plan, created_at) VALUES (?, ?, ?, ?)')
+        .run(account.id, account.email, account.plan, account.createdAt);
+    } catch (error) {
+      if (isUniqueViolation(error) && account.email !== null) throw new AccountExistsError(account.email);
+      throw error;
+    }
+    return account;
+  }
+
+  async findAccountByEmail(email: string): Promise<Account | null> {
+    const row = this.db
+      .prepare('SELECT id, email, plan, created_at FROM accounts WHERE email = ?')
+      .get(normaliseEmail(email)) as AccountRow | undefined;
+    return row ? toAccount(row) : null;
+  }
+
+  async setPlan(email: string, plan: Plan): Promise<Account> {
+    const row = this.db
+      .prepare('UPDATE accounts SET plan = ? WHERE email = ? RETURNING id, email, plan, created_at')
+      .get(parsePlan(plan), normaliseEmail(email)) as AccountRow | undefined;
+    if (!row) throw new StateNotFoundError(`no account with email ${normaliseEmail(email)}`);
+    return toAccount(row);
+  }
+
+  async createKey(accountId: string): Promise<{ key: string; prefix: string }> {
+    const exists = this.db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(accountId);
+    if (!exists) throw new StateNotFoundError(`no account with id ${accountId}`);
+    const insert = this.db.prepare(
+      'INSERT INTO api_keys (prefix, key_hash, account_id, created_at) VALUES (?, ?, ?, ?)',
+    );
+    for (let attempt = 1; ; attempt++) {
+      const { key, prefix, hash } = generateApiKey();
+      try {
+        insert.run(prefix, hash, accountId, now());
+        return { key, prefix };
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= PREFIX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async authenticate(key: string): Promise<KeyInfo | null> {
+    const parsed = parseApiKey(key);
+    if (!parsed) return null;
+    const hash = hashApiKey(key);
+    // Looked up by the hash (unique index): the secret is never compared character by character.
+    const row = this.db
+      .prepare(
+        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
+      )
+      .get(hash) as KeyRow | undefined;
+    if (!row || !hashesEqual(row.key_hash, hash) || row.prefix !== parsed.prefix) return null;
+    if (row.revoked_at !== null) return null;
+    const at = Date.now();
+    if (row.last_used_at === null || Date.parse(row.last_used_at) < at - LAST_USED_RESOLUTION_MS) {
+      this.db
+        .prepare('UPDATE api_keys SET last_used_at = ? WHERE prefix = ?')
+        .run(new Date(at).toISOString(), row.prefix);
+    }
+    return toKeyInfo(row);
+  }
+
+  async listKeys(): Promise<KeyInfo[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.prefix`,
+      )
+      .all() as KeyRow[];
+    return rows.map(toKeyInfo);
+  }
+
+  async revokeKey(prefix: string): Promise<boolean> {
+    const result = this.db
+      .prepare('UPDATE api_keys SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL')
+      .run(now(), prefix);
+    return result.changes > 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+function toAccount(row: AccountRow): Account {
+  return { id: row.id, email: row.email, plan: parsePlan(row.plan), createdAt: row.created_at };
+}
+
+/** Leaves out key_hash on purpose: KeyInfo goes to listings and logs. */
+function toKeyInfo(row: KeyRow): KeyInfo {
+  return {
+    prefix: row.prefix,
+    accountId: row.account_id,
+    email: row.email,
+    plan: parsePlan(row.plan),
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * The state store: accounts, their plans and their API keys. Two implementations with the same
+ * behaviour: embedded SQLite (one process, the default) and PostgreSQL (several replicas).
+ *
+ * Nothing here caches keys or plans: every authenticate() reads the database, so a key created,
+ * revoked or re-planned through one process is honoured by every other process at once.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Plan } from './plans.js';
+
+export interface Account {
+  id: string;
+  /** Lower-cased and trimmed; unique when not null. */
+  email: string | null;
+  plan: Plan;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+}
+
+export interface KeyInfo {
+  prefix: string;
+  accountId: string;
+  email: string | null;
+  /** The account's current plan. */
+  plan: Plan;
+  createdAt: string;
+  revokedAt: string | null;
+  /** Last successful authentication, to about a minute (not written on every request). */
+  lastUsedAt?: string | null;
+}
+
+export interface StateStore {
+  /** Idempotent, versioned migrations (table schema_migrations); safe to run from two processes at once. */
+  migrate(): Promise<void>;
+  /** Throws AccountExistsError when the email is already taken. */
+  createAccount(input: { email: string | null; plan: Plan }): Promise<Account>;
+  findAccountByEmail(email: string): Promise<Account | null>;
+  /** Throws StateNotFoundError when there is no account with that email. */
+  setPlan(email: string, plan: Plan): Promise<Account>;
+  /** The only time the full key is returned; only its sha256 is stored. Throws StateNotFoundError for an unknown account. */
+  createKey(accountId: string): Promise<{ key: string; prefix: string }>;
+  /** Null for a malformed, unknown or revoked key; otherwise the key with its account's current plan. */
+  authenticate(key: string): Promise<KeyInfo | null>;
+  /** Every key, revoked ones included, oldest first. Never the key or its hash. */
+  listKeys(): Promise<KeyInfo[]>;
+  /** False when there is no active key with that prefix. */
+  revokeKey(prefix: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export class StateNotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StateNotFoundError';
+  }
+}
+
+export class AccountExistsError extends Error {
+  constructor(readonly email: string) {
+    super(`an account with email ${email} already exists`);
+    this.name = 'AccountExistsError';
+  }
+}
+
+export class StateUrlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StateUrlError';
+  }
+}
+
+/** Emails are compared case-insensitively: stored and looked up lower-cased and trimmed. */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Attempts at a fresh random prefix when one collides (36^8 values: a collision is very rare). */
+export const PREFIX_ATTEMPTS = 5;
+
+/**
+ * Opens (and migrates) the state store named by STATE_URL:
+ * - undefined or empty: SQLite file `${dataDir}/state.sqlite`
+ * - `sqlite:PATH`: that SQLite file (relative to the working directory)
+ * - `postgres://...` or `postgresql://...`: PostgreSQL. An extra query parameter `schema=NAME`
+ *   puts the tables in that schema (created if missing) instead of the default search_path.
+ */
+export async function openStateStore(url: string | undefined, dataDir: string): Promise<StateStore> {
+  let store: StateStore;
+  if (url === undefined || url.trim() === '') {
+    mkdirSync(dataDir, { recursive: true });
+    store = await openSqlite(join(dataDir, 'state.sqlite'));
+  } else if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (path === '') throw new StateUrlError('STATE_URL sqlite: needs a file path (sqlite:PATH)');
+    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+    store = await openSqlite(path);
+  } else if (/^postgres(ql)?:\/\//i.test(url)) {
+    const { PostgresStateStore } = await import('./postgres-state-store.js');
+    const { connectionString, schema } = splitSchemaParam(url);
+    store = new PostgresStateStore({ connectionString, ...(schema ? { schema } : {}) });
+  } else {
+    throw new StateUrlError(
+      `unsupported STATE_URL '${redactUrl(url)}' (expected postgres://..., postgresql://... or sqlite:PATH)`,
+    );
+  }
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  return store;
+}
+
+async function openSqlite(path: string): Promise<StateStore> {
+  const { SqliteStateStore } = await import('./sqlite-state-store.js');
+  return new SqliteStateStore(path);
+}
+
+/** Takes `schema=NAME` out of a PostgreSQL URL (pg does not know it). */
+export function splitSchemaParam(url: string): { connectionString: string; schema: string | null } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new StateUrlError(`STATE_URL is not a valid URL: '${redactUrl(url)}'`);
+  }
+  const schema = parsed.searchParams.get('schema');
+  if (schema === null) return { connectionString: url, schema: null };
+  parsed.searchParams.delete('schema');
+  return { connectionString: parsed.toString(), schema };
+}
+
+/** A URL with its password replaced, for error messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
+}

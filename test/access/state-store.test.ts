@@ -1,0 +1,422 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey, hashApiKey, hashesEqual, parseApiKey } from '../../src/access/api-keys.js';
+import { PLANS, parsePlan, UnknownPlanError } from '../../src/access/plans.js';
+import { PostgresStateStore } from '../../src/access/postgres-state-store.js';
+import { SqliteStateStore } from '../../src/access/sqlite-state-store.js';
+import {
+  AccountExistsError,
+  openStateStore,
+  StateNotFoundError,
+  type StateStore,
+  StateUrlError,
+} from '../../src/access/state-store.js';
+
+/** CI starts PostgreSQL; when it is not reachable the PostgreSQL half fails (it does not skip). */
+const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** One empty database of a backend: opens any number of store instances on it. */
+interface TestDatabase {
+  /** A new store instance on this database, not yet migrated. */
+  open(): StateStore;
+  /** Raw rows, bypassing the store (to look at what is really stored). */
+  rows(sql: string): Promise<Record<string, unknown>[]>;
+  drop(): Promise<void>;
+}
+
+interface Backend {
+  name: string;
+  createDatabase(): Promise<TestDatabase>;
+}
+
+const sqliteBackend: Backend = {
+  name: 'SQLite',
+  async createDatabase() {
+    const dir = mkdtempSync(join(tmpdir(), 'ri-state-'));
+    const path = join(dir, 'state.sqlite');
+    return {
+      open: () => new SqliteStateStore(path),
+      async rows(sql) {
+        const db = new Database(path, { readonly: true });
+        try {
+          return db.prepare(sql).all() as Record<string, unknown>[];
+        } finally {
+          db.close();
+        }
+      },
+      async drop() {
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+const postgresBackend: Backend = {
+  name: 'PostgreSQL',
+  async createDatabase() {
+    const schema = `ri_test_${randomBytes(6).toString('hex')}`;
+    // Fails here (and so fails the suite) when PostgreSQL is not reachable.
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.end();
+    return {
+      open: () => new PostgresStateStore({ connectionString: PG_URL, schema, max: 4 }),
+      async rows(sql) {
+        const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` });
+        await client.connect();
+        try {
+          return (await client.query(sql)).rows as Record<string, unknown>[];
+        } finally {
+          await client.end();
+        }
+      },
+      async drop() {
+        const client = new pg.Client({ connectionString: PG_URL });
+        await client.connect();
+        try {
+          await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        } finally {
+          await client.end();
+        }
+      },
+    };
+  },
+};
+
+function uniqueEmail(tag: string): string {
+  return `${tag}-${randomBytes(4).toString('hex')}@example.org`;
+}
+
+/** The one suite both implementations must pass. */
+function stateStoreSuite(backend: Backend) {
+  describe(`state store: ${backend.name}`, () => {
+    let db: TestDatabase;
+    let store: StateStore;
+    let other: StateStore;
+    const opened: StateStore[] = [];
+    const extraDatabases: TestDatabase[] = [];
+
+    async function openMigrated(on: TestDatabase = db): Promise<StateStore> {
+      const s = on.open();
+      opened.push(s);
+      await s.migrate();
+      return s;
+    }
+
+    beforeAll(async () => {
+      db = await backend.createDatabase();
+      store = await openMigrated();
+      other = await openMigrated();
+    });
+
+    afterAll(async () => {
+      for (const s of opened) await s.close();
+      for (const d of [db, ...extraDatabases]) await d?.drop();
+    });
+
+    it('migrate is versioned and idempotent: a second run (and a second instance) changes nothing', async () => {
+      const before = await db.rows('SELECT version, name FROM schema_migrations ORDER BY version');
+      expect(before.length).toBeGreaterThanOrEqual(1);
+      const account = await store.createAccount({ email: uniqueEmail('migrate'), plan: 'free' });
+      const { key } = await store.createKey(account.id);
+      await store.migrate();
+      await other.migrate();
+      expect(await db.rows('SELECT version, name FROM schema_migrations ORDER BY version')).toEqual(before);
+      expect((await store.authenticate(key))?.accountId).toBe(account.id);
+    });
+
+    it('two instances migrating a fresh database at the same time do not race', async () => {
+      const fresh = await backend.createDatabase();
+      extraDatabases.push(fresh);
+      const a = fresh.open();
+      const b = fresh.open();
+      opened.push(a, b);
+      await Promise.all([a.migrate(), b.migrate(), a.migrate()]);
+      const versions = await fresh.rows('SELECT version FROM schema_migrations');
+      expect(new Set(versions.map((r) => Number(r.version))).size).toBe(versions.length);
+      const account = await a.createAccount({ email: null, plan: 'free' });
+      const { key } = await a.createKey(account.id);
+      expect(await b.authenticate(key)).not.toBeNull();
+    });
+
+    it('creates accounts (email unique, normalised; anonymous accounts allowed) and finds them by email', async () => {
+      const email = uniqueEmail('Create');
+      const account = await store.createAccount({ email, plan: 'personal' });
+      expect(account).toMatchObject({ email: email.toLowerCase(), plan: 'personal' });
+      expect(account.id).toMatch(/\S/);
+      expect(Number.isNaN(Date.parse(account.createdAt))).toBe(false);
+      expect(await store.findAccountByEmail(email.toUpperCase())).toEqual(account);
+      expect(await other.findAccountByEmail(email)).toEqual(account);
+      expect(await store.findAccountByEmail(uniqueEmail('nobody'))).toBeNull();
+      await expect(
+        store.createAccount({ email: ` ${email.toUpperCase()} `, plan: 'free' }),
+      ).rejects.toBeInstanceOf(AccountExistsError);
+      const anon1 = await store.createAccount({ email: null, plan: 'free' });
+      const anon2 = await store.createAccount({ email: null, plan: 'free' });
+      expect(anon1.id).not.toBe(anon2.id);
+      expect(anon1.email).toBeNull();
+    });
+
+    it('creates a key and authenticates it with the current plan of its account', async () => {
+      const email = uniqueEmail('auth');
+      const account = await store.createAccount({ email, plan: 'professional' });
+      const { key, prefix } = await store.createKey(account.id);
+      expect(parseApiKey(key)).toEqual({ prefix });
+      const info = await store.authenticate(key);
+      expect(info).toMatchObject({
+        prefix,
+        accountId: account.id,
+        email,
+        plan: 'professional',
+        revokedAt: null,
+      });
+      expect(info).not.toHaveProperty('key');
+      expect(info).not.toHaveProperty('hash');
+      expect(info).not.toHaveProperty('key_hash');
+      // A second key of the same account works independently.
+      const second = await store.createKey(account.id);
+      expect(second.prefix).not.toBe(prefix);
+      expect((await store.authenticate(second.key))?.prefix).toBe(second.prefix);
+    });
+
+    it('refuses a key for an unknown account', async () => {
+      await expect(store.createKey('no-such-account')).rejects.toBeInstanceOf(StateNotFoundError);
+    });
+
+    it('returns null for a wrong secret, an unknown key and malformed keys', async () => {
+      const account = await store.createAccount({ email: null, plan: 'enterprise' });
+      const { key, prefix } = await store.createKey(account.id);
+      const secret = key.slice(`ri_${prefix}_`.length);
+      const flipped = `${secret[0] === 'A' ? 'B' : 'A'}${secret.slice(1)}`;
+      expect(await store.authenticate(`ri_${prefix}_${flipped}`)).toBeNull();
+      expect(
+        await store.authenticate(`ri_${prefix}_${generateApiKey().key.split('_').slice(2).join('_')}`),
+      ).toBeNull();
+      expect(await store.authenticate(generateApiKey().key)).toBeNull();
+      // The right secret under another prefix is not the key either.
+      const otherPrefix = prefix === 'aaaaaaaa' ? 'bbbbbbbb' : 'aaaaaaaa';
+      expect(await store.authenticate(`ri_${otherPrefix}_${secret}`)).toBeNull();
+      for (const bad of [
+        '',
+        'ri_',
+        prefix,
+        `ri_${prefix}`,
+        `ri_${prefix}_`,
+        `${key}x`,
+        key.slice(0, -1),
+        ` ${key}`,
+        `Bearer ${key}`,
+        key.toUpperCase(),
+        `rk_${prefix}_${secret}`,
+        `ri_${prefix.toUpperCase()}_${secret}`,
+        `ri_${prefix}_${secret.slice(0, -1)}=`,
+        "ri_' OR '1'='1",
+      ]) {
+        expect(await store.authenticate(bad), bad).toBeNull();
+      }
+      expect(await store.authenticate(key)).not.toBeNull();
+    });
+
+    it('revokes a key: refused at once, listed as revoked, and a second revoke is false', async () => {
+      const account = await store.createAccount({ email: uniqueEmail('revoke'), plan: 'free' });
+      const { key, prefix } = await store.createKey(account.id);
+      const keep = await store.createKey(account.id);
+      expect(await store.authenticate(key)).not.toBeNull();
+      expect(await store.revokeKey(prefix)).toBe(true);
+      expect(await store.authenticate(key)).toBeNull();
+      expect(await store.revokeKey(prefix)).toBe(false);
+      expect(await store.revokeKey('zzzzzzzz')).toBe(false);
+      expect(await store.authenticate(keep.key)).not.toBeNull();
+      const listed = (await store.listKeys()).find((k) => k.prefix === prefix);
+      expect(listed?.revokedAt).not.toBeNull();
+      expect(Number.isNaN(Date.parse(listed?.revokedAt ?? ''))).toBe(false);
+    });
+
+    it('a plan change is seen by authenticate at once (through this and another instance)', async () => {
+      const email = uniqueEmail('plan');
+      const account = await store.createAccount({ email, plan: 'free' });
+      const { key } = await store.createKey(account.id);
+      expect((await other.authenticate(key))?.plan).toBe('free');
+      const updated = await store.setPlan(email.toUpperCase(), 'professional');
+      expect(updated).toMatchObject({ id: account.id, plan: 'professional' });
+      expect((await store.authenticate(key))?.plan).toBe('professional');
+      expect((await other.authenticate(key))?.plan).toBe('professional');
+      await other.setPlan(email, 'personal');
+      expect((await store.authenticate(key))?.plan).toBe('personal');
+      await expect(store.setPlan(uniqueEmail('missing'), 'free')).rejects.toBeInstanceOf(StateNotFoundError);
+    });
+
+    it('two instances on one database: created through one is seen by the other, revoked through one is refused by the other', async () => {
+      const account = await store.createAccount({ email: null, plan: 'personal' });
+      const { key, prefix } = await store.createKey(account.id);
+      expect(await other.authenticate(key)).toMatchObject({ prefix, plan: 'personal' });
+      expect(await other.revokeKey(prefix)).toBe(true);
+      expect(await store.authenticate(key)).toBeNull();
+      expect(await other.authenticate(key)).toBeNull();
+      const fromOther = await other.createKey(account.id);
+      expect(await store.authenticate(fromOther.key)).toMatchObject({ prefix: fromOther.prefix });
+      expect((await store.listKeys()).map((k) => k.prefix)).toContain(fromOther.prefix);
+    });
+
+    it('listKeys lists every key with its account, never the key or its hash', async () => {
+      const email = uniqueEmail('list');
+      const account = await store.createAccount({ email, plan: 'personal' });
+      const a = await store.createKey(account.id);
+      const b = await store.createKey(account.id);
+      await store.revokeKey(b.prefix);
+      await store.authenticate(a.key);
+      const keys = await store.listKeys();
+      const mine = keys.filter((k) => k.accountId === account.id);
+      expect(mine.map((k) => k.prefix).sort()).toEqual([a.prefix, b.prefix].sort());
+      const ka = mine.find((k) => k.prefix === a.prefix);
+      expect(ka).toMatchObject({ email, plan: 'personal', revokedAt: null });
+      expect(ka?.lastUsedAt).toBeTruthy();
+      const serialised = JSON.stringify(keys);
+      for (const k of [a, b]) {
+        expect(serialised).not.toContain(k.key);
+        expect(serialised).not.toContain(k.key.split('_')[2]);
+        expect(serialised).not.toContain(hashApiKey(k.key));
+      }
+      for (const k of keys) {
+        expect(Object.keys(k).sort()).toEqual(
+          ['accountId', 'createdAt', 'email', 'lastUsedAt', 'plan', 'prefix', 'revokedAt'].sort(),
+        );
+      }
+    });
+
+    it('stores only sha256(key), not the key or its secret', async () => {
+      const account = await store.createAccount({ email: null, plan: 'free' });
+      const { key, prefix } = await store.createKey(account.id);
+      const secret = key.split('_')[2]!;
+      const rows = await db.rows('SELECT * FROM api_keys');
+      const row = rows.find((r) => r.prefix === prefix);
+      expect(row).toBeDefined();
+      expect(row?.key_hash).toBe(hashApiKey(key));
+      expect(row?.key_hash).toMatch(/^[0-9a-f]{64}$/);
+      for (const r of rows) {
+        for (const value of Object.values(r)) {
+          expect(String(value)).not.toContain(secret);
+          expect(String(value)).not.toContain(key);
+        }
+      }
+    });
+  });
+}
+
+stateStoreSuite(sqliteBackend);
+stateStoreSuite(postgresBackend);
+
+describe('API keys', () => {
+  it('have the format ri_<8 [a-z0-9]>_<43 base64url> and 256-bit secrets', () => {
+    const keys = Array.from({ length: 500 }, () => generateApiKey());
+    const prefixes = new Set<string>();
+    const secrets = new Set<string>();
+    const bitsSeen = { ones: new Array<number>(256).fill(0) };
+    for (const { key, prefix, hash } of keys) {
+      expect(key).toMatch(/^ri_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/);
+      expect(key.startsWith(`ri_${prefix}_`)).toBe(true);
+      expect(parseApiKey(key)).toEqual({ prefix });
+      expect(hash).toBe(hashApiKey(key));
+      expect(hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(hash).not.toContain(key);
+      const secret = Buffer.from(key.split('_').slice(2).join('_'), 'base64url');
+      expect(secret.length).toBe(32);
+      for (let bit = 0; bit < 256; bit++) {
+        if ((secret[bit >> 3]! >> (bit & 7)) & 1) bitsSeen.ones[bit]!++;
+      }
+      prefixes.add(prefix);
+      secrets.add(secret.toString('hex'));
+    }
+    expect(secrets.size).toBe(500);
+    expect(prefixes.size).toBeGreaterThan(495);
+    // Every one of the 256 bits varies (a constant or truncated secret would fail this).
+    for (const ones of bitsSeen.ones) {
+      expect(ones).toBeGreaterThan(150);
+      expect(ones).toBeLessThan(350);
+    }
+  });
+
+  it('compares hashes in constant time and without throwing on bad input', () => {
+    const h = hashApiKey('ri_abcdefgh_x');
+    expect(hashesEqual(h, h)).toBe(true);
+    expect(hashesEqual(h, hashApiKey('ri_abcdefgh_y'))).toBe(false);
+    expect(hashesEqual(h, h.slice(2))).toBe(false);
+    expect(hashesEqual(h, 'zz')).toBe(false);
+  });
+});
+
+describe('plans', () => {
+  it('parses case-insensitively and refuses unknown plans clearly', () => {
+    expect(PLANS).toEqual(['free', 'personal', 'professional', 'enterprise']);
+    expect(parsePlan('Personal')).toBe('personal');
+    expect(parsePlan(' ENTERPRISE ')).toBe('enterprise');
+    expect(() => parsePlan('gold')).toThrow(UnknownPlanError);
+    expect(() => parsePlan('gold')).toThrow(/unknown plan 'gold'.*free, personal, professional, enterprise/);
+    expect(() => parsePlan('')).toThrow(UnknownPlanError);
+  });
+});
+
+describe('openStateStore', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ri-open-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('defaults to DATA_DIR/state.sqlite, migrated', async () => {
+    const dataDir = join(tempDir(), 'nested', 'data');
+    const store = await openStateStore(undefined, dataDir);
+    try {
+      expect(store).toBeInstanceOf(SqliteStateStore);
+      expect(existsSync(join(dataDir, 'state.sqlite'))).toBe(true);
+      const account = await store.createAccount({ email: null, plan: 'free' });
+      expect((await store.authenticate((await store.createKey(account.id)).key))?.plan).toBe('free');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('opens sqlite:PATH', async () => {
+    const path = join(tempDir(), 'elsewhere', 'my.sqlite');
+    const store = await openStateStore(`sqlite:${path}`, '/nonexistent-data-dir');
+    await store.close();
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it('opens postgres:// and postgresql:// URLs, with an optional schema parameter', async () => {
+    const schema = `ri_test_${randomBytes(6).toString('hex')}`;
+    const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+    const a = await openStateStore(url, tempDir());
+    const b = await openStateStore(url.replace(/^postgres:/, 'postgresql:'), tempDir());
+    try {
+      expect(a).toBeInstanceOf(PostgresStateStore);
+      const account = await a.createAccount({ email: null, plan: 'personal' });
+      const { key } = await a.createKey(account.id);
+      expect((await b.authenticate(key))?.plan).toBe('personal');
+    } finally {
+      await a.close();
+      await b.close();
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    }
+  });
+
+  it('refuses other URLs and bad schema names', async () => {
+    await expect(openStateStore('mysql://x', tempDir())).rejects.toBeInstanceOf(StateUrlError);
+    await expect(openStateStore('sqlite:', tempDir())).rejects.toBeInstanceOf(StateUrlError);
+    await expect(openStateStore(`${PG_URL}?schema=Bad;Name`, tempDir())).rejects.toThrow(
+      /invalid schema name/,
+    );
+  });
+});

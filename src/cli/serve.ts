@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { openStateStore } from '../access/state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
 import { startServer } from '../http/server.js';
@@ -41,7 +42,9 @@ export async function run(args: string[]): Promise<number> {
   await ensureDefaultSnapshot(config.DATA_DIR);
   const snapshots = new SnapshotManager(dataPaths(config.DATA_DIR).snapshots, (m) => logger.info(m));
   snapshots.start();
-  const server = await startServer(config, snapshots, (m) => logger.error(m));
+  const state = await openStateStore(config.STATE_URL, config.DATA_DIR);
+  await state.migrate();
+  const server = await startServer(config, snapshots, state, (m) => logger.error(m));
   process.stdout.write(
     `ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`,
   );
@@ -51,6 +54,7 @@ export async function run(args: string[]): Promise<number> {
       logger.info(`${signal}: finishing in-flight requests`);
       await server.close();
       snapshots.stop();
+      await state.close();
       resolve();
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));

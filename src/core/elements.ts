@@ -1,14 +1,10 @@
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { ELEMENTS, findElement } from '../tagging/elements.js';
 import { ServiceError } from './errors.js';
-import { metricNotes, type Notes } from './notes.js';
+import type { Notes } from './notes.js';
+import { envelope, type Viewer } from './viewer.js';
 
-/** What the caller may see: set by the front door from the caller's plan. */
-export interface Viewer {
-  /** HRI is shown from the Personal plan up. */
-  hriAvailable: boolean;
-  publicUrl: string;
-}
+export type { Viewer } from './viewer.js';
 
 export interface ElementScore {
   symbol: string;
@@ -72,35 +68,36 @@ function toScore(row: SubjectRow, viewer: Viewer): ElementScore {
   };
 }
 
-const upgradeUrl = (viewer: Viewer) => `${viewer.publicUrl}/pricing`;
-
 export function listElements(snapshot: Snapshot, viewer: Viewer): ElementListAnswer {
   const elements = [...elementRows(snapshot).values()]
     .map((r) => toScore(r, viewer))
     .sort((a, b) => a.atomic_number - b.atomic_number);
-  return {
-    elements,
-    count: elements.length,
-    canonical_url: `${viewer.publicUrl}/elements`,
-    notes: metricNotes(snapshot, { hriAvailable: viewer.hriAvailable, upgradeUrl: upgradeUrl(viewer) }),
-    data_version: snapshot.version,
-  };
+  return { elements, count: elements.length, ...envelope(snapshot, viewer, '/elements') };
 }
 
 /** One element by symbol, matched case-insensitively and answered in its canonical form. */
 export function getElement(snapshot: Snapshot, symbol: string, viewer: Viewer): ElementAnswer {
+  const row = elementRow(snapshot, symbol);
+  const { canonical_url: _, ...rest } = envelope(snapshot, viewer, `/elements/${row.id}`);
+  return { ...toScore(row, viewer), ...rest };
+}
+
+/** The canonical symbol of an element, or a 404 unknown_symbol with suggestions. */
+export function canonicalSymbol(symbol: string): string {
   const element = findElement(symbol);
-  const row = element ? elementRows(snapshot).get(element.symbol) : undefined;
-  if (!row) {
+  if (!element) {
     throw new ServiceError('unknown_symbol', `'${symbol}' is not the symbol of a chemical element.`, {
       suggestions: suggestSymbols(symbol),
     });
   }
-  return {
-    ...toScore(row, viewer),
-    notes: metricNotes(snapshot, { hriAvailable: viewer.hriAvailable, upgradeUrl: upgradeUrl(viewer) }),
-    data_version: snapshot.version,
-  };
+  return element.symbol;
+}
+
+function elementRow(snapshot: Snapshot, symbol: string): SubjectRow {
+  const canonical = canonicalSymbol(symbol);
+  const row = elementRows(snapshot).get(canonical);
+  if (!row) throw new ServiceError('data_unavailable', `The snapshot has no row for ${canonical}.`);
+  return row;
 }
 
 /** "Did you mean": symbols one edit away, and an element whose name was typed in place of its symbol. */

@@ -2,31 +2,20 @@
  * The one error type of the service. Every front door turns it into its own shape (an RFC 9457
  * problem for REST), with the same stable code.
  */
-export type ErrorCode =
-  | 'unknown_symbol'
-  | 'unknown_subject'
-  | 'invalid_parameter'
-  | 'not_found'
-  | 'data_unavailable'
-  | 'internal_error';
+const ERRORS = {
+  unknown_symbol: { status: 404, title: 'Unknown element symbol' },
+  unknown_subject: { status: 404, title: 'Unknown subject' },
+  invalid_parameter: { status: 400, title: 'Invalid parameter' },
+  not_found: { status: 404, title: 'Not found' },
+  authentication_required: { status: 401, title: 'Authentication required' },
+  invalid_key: { status: 401, title: 'Invalid API key' },
+  plan_required: { status: 403, title: 'Plan required' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  data_unavailable: { status: 503, title: 'Data temporarily unavailable' },
+  internal_error: { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, { status: number; title: string }>;
 
-const STATUS: Record<ErrorCode, number> = {
-  unknown_symbol: 404,
-  unknown_subject: 404,
-  invalid_parameter: 400,
-  not_found: 404,
-  data_unavailable: 503,
-  internal_error: 500,
-};
-
-const TITLE: Record<ErrorCode, string> = {
-  unknown_symbol: 'Unknown element symbol',
-  unknown_subject: 'Unknown subject',
-  invalid_parameter: 'Invalid parameter',
-  not_found: 'Not found',
-  data_unavailable: 'Data temporarily unavailable',
-  internal_error: 'Internal error',
-};
+export type ErrorCode = keyof typeof ERRORS;
 
 export class ServiceError extends Error {
   readonly status: number;
@@ -36,9 +25,11 @@ export class ServiceError extends Error {
     readonly code: ErrorCode,
     readonly detail: string,
     readonly extra: Record<string, unknown> = {},
+    /** Response headers the error needs (WWW-Authenticate, Retry-After). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(detail);
-    this.status = STATUS[code];
-    this.title = TITLE[code];
+    this.status = ERRORS[code].status;
+    this.title = ERRORS[code].title;
   }
 }

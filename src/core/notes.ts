@@ -9,7 +9,23 @@ export interface Notes {
   ris: string;
   hri: string;
   data: string;
+  /** Paper lists: how rank, impact_score and ris_contribution should be read. */
+  papers?: string;
+  /** History: what a period holds and why some are missing. */
+  history?: string;
 }
+
+export const PAPER_NOTES =
+  'Papers are ranked by impact_score: citations projected to a common age (young papers pulled toward their ' +
+  'field-and-year mean), as a percentile within field and publication year. Papers with unknown citations come ' +
+  'after every paper with known citations, newest first. Only the top 100 papers of a subject are ranked. ' +
+  "ris_contribution is a paper's weight toward the subject's RIS (recent papers weigh more); it is NOT a " +
+  'measure of importance: do not sort by it. Abstracts are never returned; the DOI points to the source record.';
+
+export const HISTORY_NOTES =
+  'Each period holds RI, RIS and HRI computed from the papers of that period alone (RIS against the ' +
+  'most-researched subject of the same type in that period). Periods without a paper of this subject are ' +
+  'omitted: their values are 0. The current period may be incomplete.';
 
 export function metricNotes(
   snapshot: Snapshot,

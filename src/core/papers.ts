@@ -1,4 +1,8 @@
 import { decodeRanked } from '../snapshot/ranked.js';
+import { canonicalSymbol } from './elements.js';
+import { PAPER_NOTES } from './notes.js';
+import { findSubject, type SubjectType } from './subjects.js';
+import { type Envelope, envelope, type Viewer } from './viewer.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
 /** A paper as every paper list shows it (spec part 2). Abstracts are never returned. */
@@ -18,9 +22,11 @@ export interface PaperEntry {
   ris_contribution: number;
   publication_date: string | null;
   elements: string[];
+  keywords: string[];
 }
 
 interface PaperRow {
+  keywords: string;
   ordinal: number;
   work_id: number;
   doi: string | null;
@@ -52,7 +58,7 @@ export function rankedPapers(
   const rows = snapshot.db
     .prepare(
       `SELECT p.ordinal, p.work_id, p.doi, p.title, p.venue, p.year, p.pub_date, p.citations, p.impact_score,
-              p.citation_percentile, p.cluster, p.elements
+              p.citation_percentile, p.cluster, p.elements, p.keywords
        FROM papers p WHERE p.ordinal IN (SELECT value FROM json_each(?))`,
     )
     .all(JSON.stringify(ranked.map((r) => r.ordinal))) as PaperRow[];
@@ -78,7 +84,83 @@ export function rankedPapers(
       ris_contribution: r.risContribution,
       publication_date: p.pub_date,
       elements: p.elements ? p.elements.split(',') : [],
+      keywords: p.keywords ? p.keywords.split(',') : [],
     };
   });
   return { papers, totalRanked: subject.total_ranked, totalPapers: subject.paper_count };
+}
+
+export type PaperSort = 'impact' | 'newest' | 'foundational';
+
+export interface PaperListOptions {
+  sort: PaperSort;
+  limit: number;
+  /** Element route only: keep papers with this headline keyword (slug or name). */
+  keyword?: string;
+}
+
+export interface PaperListAnswer extends Envelope {
+  sort: PaperSort;
+  limit: number;
+  total_ranked: number;
+  papers: PaperEntry[];
+}
+
+const byNewest = (a: PaperEntry, b: PaperEntry) =>
+  (b.publication_date ?? '').localeCompare(a.publication_date ?? '') || a.rank - b.rank;
+// Most cited first; unknown citation counts last (never as zero).
+const byFoundational = (a: PaperEntry, b: PaperEntry) => (b.citations ?? -1) - (a.citations ?? -1) || a.rank - b.rank;
+
+function arrange(papers: PaperEntry[], options: PaperListOptions): PaperEntry[] {
+  let list = papers;
+  if (options.keyword) {
+    const slug = options.keyword.trim().toLowerCase().replace(/\s+/g, '-');
+    list = list.filter((p) => p.keywords.includes(slug));
+  }
+  if (options.sort === 'newest') list = [...list].sort(byNewest);
+  else if (options.sort === 'foundational') list = [...list].sort(byFoundational);
+  return list.slice(0, options.limit);
+}
+
+/** An element's papers: its top 100, optionally filtered by keyword, sorted and cut to the limit. */
+export function elementPapers(
+  snapshot: Snapshot,
+  symbol: string,
+  options: PaperListOptions,
+  viewer: Viewer,
+): PaperListAnswer & { symbol: string; keyword: string | null } {
+  const canonical = canonicalSymbol(symbol);
+  const ranked = rankedPapers(snapshot, 'element', canonical)!;
+  return {
+    symbol: canonical,
+    keyword: options.keyword ?? null,
+    sort: options.sort,
+    limit: options.limit,
+    total_ranked: ranked.totalRanked,
+    papers: arrange(ranked.papers, options),
+    ...envelope(snapshot, viewer, `/elements/${canonical}`, { papers: PAPER_NOTES }),
+  };
+}
+
+/** A topic's or keyword's papers; topics also say how many papers they really have. */
+export function subjectPapers(
+  snapshot: Snapshot,
+  type: SubjectType,
+  id: string,
+  options: PaperListOptions,
+  viewer: Viewer,
+): PaperListAnswer & { subject_type: SubjectType; subject_id: string; name: string; total_papers?: number } {
+  const subject = findSubject(snapshot, type, id);
+  const ranked = rankedPapers(snapshot, type, subject.id)!;
+  return {
+    subject_type: type,
+    subject_id: subject.id,
+    name: subject.name,
+    sort: options.sort,
+    limit: options.limit,
+    total_ranked: ranked.totalRanked,
+    ...(type === 'topic' ? { total_papers: ranked.totalPapers } : {}),
+    papers: arrange(ranked.papers, options),
+    ...envelope(snapshot, viewer, `/subjects/${type}/${subject.id}`, { papers: PAPER_NOTES }),
+  };
 }

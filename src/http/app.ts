@@ -1,10 +1,23 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { cors } from 'hono/cors';
 import { ServiceError } from '../core/errors.js';
+import { authenticate } from './auth.js';
+import { compression } from './compression.js';
 import type { AppDeps, AppEnv } from './context.js';
-import { handleError, problemResponse } from './problem.js';
+import { registerOpenApi } from './openapi.js';
+import { handleError, problemResponse, validationProblem } from './problem.js';
 import { registerGetElement } from './routes/elements/get.js';
+import { registerElementHistory } from './routes/elements/history.js';
 import { registerListElements } from './routes/elements/list.js';
+import { registerElementPapers } from './routes/elements/papers.js';
+import type { RouteDeps } from './routes/shared.js';
+import { registerSubjectElements } from './routes/subjects/elements.js';
+import { registerGetSubject } from './routes/subjects/get.js';
+import { registerSubjectHistory } from './routes/subjects/history.js';
+import { registerSubjectPapers } from './routes/subjects/papers.js';
+import { registerSearchSubjects } from './routes/subjects/search.js';
 
 /**
  * The REST front door at /v1: parses requests, calls the service core over the snapshot the
@@ -12,21 +25,9 @@ import { registerListElements } from './routes/elements/list.js';
  */
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const log = deps.log ?? (() => {});
-  const app = new OpenAPIHono<AppEnv>({
-    defaultHook: (result, c) => {
-      if (!result.success) {
-        const issue = result.error.issues[0];
-        const name = issue?.path.join('.') || 'request';
-        return problemResponse(
-          c,
-          new ServiceError('invalid_parameter', `Parameter '${name}': ${issue?.message ?? 'invalid'}.`, {
-            parameter: name,
-          }),
-        );
-      }
-      return undefined;
-    },
-  });
+  const defaultHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context<AppEnv>) =>
+    result.success ? undefined : validationProblem(c, (result.error?.issues ?? []) as Parameters<typeof validationProblem>[1]);
+  const app = new OpenAPIHono<AppEnv>({ defaultHook });
 
   app.use('*', async (c, next) => {
     const requestId = c.req.header('x-request-id')?.slice(0, 100) || randomUUID();
@@ -34,6 +35,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     c.header('x-request-id', requestId);
     await next();
   });
+  app.use('*', cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], exposeHeaders: ['ETag', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] }));
+  app.use('*', compression());
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/readyz', (c) => {
@@ -41,27 +44,55 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     return c.json({ ready: version !== null, data_version: version }, version ? 200 : 503);
   });
 
+  const routes: RouteDeps = { edition: deps.config.EDITION, publicUrl: deps.config.publicUrl };
+  const v1 = new OpenAPIHono<AppEnv>({ defaultHook });
+  registerOpenApi(v1, routes);
+
   // The snapshot a request starts with is the one it answers from, even if a newer one is published meanwhile.
-  app.use('/v1/*', async (c, next) => {
+  v1.use('*', async (c, next) => {
+    if (c.req.path === '/v1/openapi.json') return next();
     const snapshot = deps.snapshots.acquire();
-    if (!snapshot)
-      throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
+    if (!snapshot) throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
     c.set('snapshot', snapshot);
     try {
       await next();
+      cacheHeaders(c, snapshot.version);
     } finally {
       snapshot.release();
     }
   });
+  v1.use('*', authenticate(deps.state));
 
-  const v1 = new OpenAPIHono<AppEnv>({ defaultHook: app.defaultHook });
-  registerListElements(v1, deps.config.publicUrl);
-  registerGetElement(v1, deps.config.publicUrl);
+  registerListElements(v1, routes);
+  registerGetElement(v1, routes);
+  registerElementHistory(v1, routes);
+  registerElementPapers(v1, routes);
+  registerSearchSubjects(v1, routes);
+  registerGetSubject(v1, routes);
+  registerSubjectHistory(v1, routes);
+  registerSubjectElements(v1, routes);
+  registerSubjectPapers(v1, routes);
   app.route('/v1', v1);
 
   app.notFound((c) => problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)));
-  app.onError((error, c) =>
-    handleError(error, c, (e) => log('request failed', { err: e.message, stack: e.stack })),
-  );
+  app.onError((error, c) => handleError(error, c, (e) => log('request failed', { err: e.message, stack: e.stack })));
   return app;
+}
+
+/**
+ * ETag from the data version, the request and the caller's plan (answers differ by plan);
+ * If-None-Match answers 304. Anonymous answers may be cached by shared caches, keyed ones not.
+ */
+function cacheHeaders(c: Context<AppEnv>, version: string): void {
+  if (c.res.status !== 200 || c.req.method !== 'GET') return;
+  const plan = c.get('caller')?.plan ?? 'anonymous';
+  const tag = `W/"${createHash('sha1').update(`${version}|${c.req.url}|${plan}`).digest('base64url').slice(0, 22)}"`;
+  const keyed = plan !== 'anonymous';
+  c.header('ETag', tag);
+  c.header('Cache-Control', keyed ? 'private, max-age=300' : 'public, max-age=300');
+  c.header('Vary', 'Authorization, Accept-Encoding');
+  const inm = c.req.header('if-none-match');
+  if (inm && inm.split(',').some((t) => t.trim() === tag || t.trim() === '*')) {
+    c.res = new Response(null, { status: 304, headers: c.res.headers });
+  }
 }

@@ -1,16 +1,29 @@
+import type { StateStore } from '../access/state-store.js';
+import type { Plan } from '../access/plans.js';
 import type { Config } from '../config/config.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+
+/** Who is calling: no key (plan null) or a valid key with its account's current plan. */
+export interface Caller {
+  plan: Plan | null;
+  keyPrefix: string | null;
+  accountId: string | null;
+}
 
 /** What every request can reach through the Hono context. */
 export type AppEnv = {
   Variables: {
     requestId: string;
     snapshot: Snapshot;
+    caller: Caller;
+    /** Set for keyed callers; the rate limiter's per-key bucket. */
+    apiKeyPrefix: string | undefined;
   };
 };
 
 export interface AppDeps {
   config: Config;
   snapshots: SnapshotManager;
+  state: StateStore;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }

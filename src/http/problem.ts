@@ -13,9 +13,14 @@ export function problemResponse(c: Context, error: ServiceError): Response {
     request_id: c.get('requestId') as string | undefined,
     ...error.extra,
   };
-  return c.body(JSON.stringify(body), error.status as 400, {
-    'content-type': 'application/problem+json',
-    'cache-control': 'no-store',
+  return new Response(JSON.stringify(body), {
+    status: error.status,
+    headers: {
+      'content-type': 'application/problem+json',
+      'cache-control': 'no-store',
+      ...(c.get('requestId') ? { 'x-request-id': c.get('requestId') as string } : {}),
+      ...error.headers,
+    },
   });
 }
 
@@ -23,8 +28,31 @@ export function problemResponse(c: Context, error: ServiceError): Response {
 export function handleError(error: Error, c: Context, log: (e: Error) => void): Response {
   if (error instanceof ServiceError) return problemResponse(c, error);
   log(error);
+  return problemResponse(c, new ServiceError('internal_error', 'The service failed to answer; the error was logged.'));
+}
+
+interface ValidationIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+}
+
+/** The validation hook of every route: the first issue, as invalid_parameter naming the parameter. */
+export function validationProblem(c: Context, issues: readonly ValidationIssue[]): Response {
+  const issue = issues[0];
+  if (issue?.code === 'unrecognized_keys' && issue.keys?.length) {
+    const name = issue.keys[0]!;
+    return problemResponse(
+      c,
+      new ServiceError('invalid_parameter', `Unknown parameter '${name}': this endpoint does not take it (nothing is ignored silently).`, {
+        parameter: name,
+      }),
+    );
+  }
+  const name = issue?.path.map(String).join('.') || 'request';
   return problemResponse(
     c,
-    new ServiceError('internal_error', 'The service failed to answer; the error was logged.'),
+    new ServiceError('invalid_parameter', `Parameter '${name}': ${issue?.message ?? 'invalid'}.`, { parameter: name }),
   );
 }

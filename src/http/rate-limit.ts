@@ -160,6 +160,8 @@ export class RedisRateLimiter implements RateLimiter {
   async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
     const key = `${REDIS_KEY_PREFIX}${bucket}:${windowSeconds}`;
     const windowMs = String(windowSeconds * 1000);
+    // Not connected (yet, or any more): don't wait. A real outage is logged by the 'error' event.
+    if (this.redis.status !== 'ready') return this.failOpen(limit, windowSeconds);
     try {
       let reply: unknown;
       try {
@@ -172,8 +174,12 @@ export class RedisRateLimiter implements RateLimiter {
       return result(count, limit, ttl);
     } catch (error) {
       this.markDown(error as Error);
-      return { allowed: true, limit, remaining: limit, resetSeconds: windowSeconds, degraded: true };
+      return this.failOpen(limit, windowSeconds);
     }
+  }
+
+  private failOpen(limit: number, windowSeconds: number): RateLimitResult {
+    return { allowed: true, limit, remaining: limit, resetSeconds: windowSeconds, degraded: true };
   }
 
   private markDown(error: Error): void {

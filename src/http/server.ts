@@ -1,5 +1,6 @@
 import { type ServerType, serve } from '@hono/node-server';
 import type { Config } from '../config/config.js';
+import type { StateStore } from '../access/state-store.js';
 import type { SnapshotManager } from '../snapshot/snapshot.js';
 import { createApp } from './app.js';
 
@@ -12,9 +13,10 @@ export interface RunningServer {
 export function startServer(
   config: Config,
   snapshots: SnapshotManager,
+  state: StateStore,
   log: (msg: string) => void,
 ): Promise<RunningServer> {
-  const app = createApp({ config, snapshots, log });
+  const app = createApp({ config, snapshots, state, log });
   return new Promise((resolve) => {
     const server: ServerType = serve(
       { fetch: app.fetch, port: config.PORT, hostname: config.HOST },

@@ -6,6 +6,7 @@ import type { ElementAnswer, ElementListAnswer } from '../../src/core/elements.j
 import { createApp } from '../../src/http/app.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../helpers/sample.js';
+import { emptyState } from '../helpers/app.js';
 import { tempDir } from '../helpers/works.js';
 
 const config = loadConfig({}, { PUBLIC_URL: 'https://ri.example' });
@@ -18,7 +19,7 @@ beforeAll(async () => {
   version = sample.version;
   snapshots = new SnapshotManager(sample.snapshots);
   snapshots.start();
-  app = createApp({ config: { ...config, publicUrl: 'https://ri.example' }, snapshots });
+  app = createApp({ config: { ...config, publicUrl: 'https://ri.example' }, snapshots, state: await emptyState() });
 });
 afterAll(() => snapshots.stop());
 
@@ -102,7 +103,7 @@ describe('without a snapshot', () => {
     mkdirSync(empty);
     const none = new SnapshotManager(empty);
     none.start();
-    const bare = createApp({ config, snapshots: none });
+    const bare = createApp({ config, snapshots: none, state: await emptyState() });
     const res = await bare.request('/v1/elements');
     expect(res.status).toBe(503);
     expect(((await res.json()) as { code: string }).code).toBe('data_unavailable');

@@ -8,6 +8,7 @@ import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
 import { readPointer, rollback } from '../../src/snapshot/publish.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
+import { emptyState } from '../helpers/app.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir, work, writeWorks } from '../helpers/works.js';
 
@@ -66,7 +67,7 @@ describe('a running server switches snapshots without a restart', () => {
     manager = new SnapshotManager(snapshots);
     manager.start(50);
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1' });
-    server = await startServer(config, manager, () => {});
+    server = await startServer(config, manager, await emptyState(), () => {});
     const before = manager.version!;
 
     // Fe's score in each version, read through the API itself.

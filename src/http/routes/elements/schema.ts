@@ -1,8 +1,5 @@
 import { z } from '@hono/zod-openapi';
-
-export const NotesSchema = z
-  .object({ ri: z.string(), ris: z.string(), hri: z.string(), data: z.string() })
-  .openapi('Notes', { description: 'How each metric should and should not be read.' });
+import { envelopeShape, HistoryPointSchema, PaperSchema } from '../shared.js';
 
 export const ElementScoreSchema = z
   .object({
@@ -11,48 +8,37 @@ export const ElementScoreSchema = z
     atomic_number: z.number().int(),
     group: z.number().int().nullable(),
     period: z.number().int(),
-    ri: z.number().openapi({
-      description: 'Research intensity: fractional papers per 10,000 corpus papers, last 12 months.',
-    }),
-    ris: z.number().openapi({ description: 'Research intensity score, 0-100, log scale, recency-weighted.' }),
-    hri: z
-      .number()
-      .nullable()
-      .openapi({ description: 'High-impact research intensity; null below the Personal plan.' }),
+    ri: z.number().openapi({ description: 'Research intensity: fractional papers per 10,000 corpus papers, last 12 months' }),
+    ris: z.number().openapi({ description: 'Research intensity score, 0-100, log scale, recency-weighted' }),
+    hri: z.number().nullable().openapi({ description: 'High-impact research intensity; null below the Personal plan' }),
     paper_count: z.number().int(),
     canonical_url: z.string().url(),
   })
   .openapi('ElementScore');
 
-export const ElementSchema = ElementScoreSchema.extend({
-  notes: NotesSchema,
-  data_version: z.string(),
-}).openapi('Element');
+export const ElementSchema = ElementScoreSchema.extend(envelopeShape).openapi('Element');
 
 export const ElementListSchema = z
-  .object({
-    elements: z.array(ElementScoreSchema),
-    count: z.number().int(),
-    canonical_url: z.string().url(),
-    notes: NotesSchema,
-    data_version: z.string(),
-  })
+  .object({ elements: z.array(ElementScoreSchema), count: z.number().int(), ...envelopeShape })
   .openapi('ElementList');
 
-export const ProblemSchema = z
+export const ElementHistorySchema = z
   .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    detail: z.string(),
-    code: z.string(),
-    instance: z.string().optional(),
-    request_id: z.string().optional(),
+    symbol: z.string(),
+    resolution: z.enum(['yearly', 'monthly', 'daily']),
+    series: z.array(HistoryPointSchema),
+    ...envelopeShape,
   })
-  .passthrough()
-  .openapi('Problem');
+  .openapi('ElementHistory');
 
-export const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: ProblemSchema } },
-});
+export const ElementPapersSchema = z
+  .object({
+    symbol: z.string(),
+    keyword: z.string().nullable(),
+    sort: z.enum(['impact', 'newest', 'foundational']),
+    limit: z.number().int(),
+    total_ranked: z.number().int(),
+    papers: z.array(PaperSchema),
+    ...envelopeShape,
+  })
+  .openapi('ElementPapers');

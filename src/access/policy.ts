@@ -1,0 +1,129 @@
+/**
+ * The access and price table (spec part 4): one row per operation, read by every front door
+ * (REST routes, later MCP tools and the x402 layer) and by the OpenAPI generator. Change a
+ * price or a plan rule here and nowhere else.
+ */
+import type { Plan } from './plans.js';
+
+/** Who may call: anyone, any key, or a key on at least this plan tier. */
+export type AccessLevel = 'public' | 'key' | 'personal' | 'professional';
+export type Edition = 'full' | 'enterprise';
+
+export interface PriceTier {
+  /** Applies when the requested paper count is at most this (undefined: any request). */
+  upToPapers?: number;
+  usd: number;
+}
+
+export interface Operation {
+  id: string;
+  method: 'GET' | 'POST';
+  /** Path under /v1, in OpenAPI form. */
+  path: string;
+  access: AccessLevel;
+  /** Price per call without a key (x402); empty when free. */
+  prices: PriceTier[];
+  /** Only in the full edition (research, lab). */
+  fullEditionOnly?: boolean;
+}
+
+export const OPERATIONS = [
+  { id: 'listElements', method: 'GET', path: '/elements', access: 'public', prices: [] },
+  { id: 'getElement', method: 'GET', path: '/elements/{symbol}', access: 'public', prices: [] },
+  {
+    id: 'getElementHistory',
+    method: 'GET',
+    path: '/elements/{symbol}/history',
+    access: 'key',
+    prices: [{ usd: 0.05 }],
+  },
+  {
+    id: 'getElementPapers',
+    method: 'GET',
+    path: '/elements/{symbol}/papers',
+    access: 'personal',
+    prices: [
+      { upToPapers: 20, usd: 0.02 },
+      { upToPapers: 100, usd: 0.1 },
+    ],
+  },
+  { id: 'searchSubjects', method: 'GET', path: '/subjects/search', access: 'key', prices: [{ usd: 0.01 }] },
+  {
+    id: 'getSubject',
+    method: 'GET',
+    path: '/subjects/{subject_type}/{subject_id}',
+    access: 'personal',
+    prices: [{ usd: 0.01 }],
+  },
+  {
+    id: 'getSubjectHistory',
+    method: 'GET',
+    path: '/subjects/{subject_type}/{subject_id}/history',
+    access: 'personal',
+    prices: [{ usd: 0.1 }],
+  },
+  {
+    id: 'getSubjectElements',
+    method: 'GET',
+    path: '/subjects/{subject_type}/{subject_id}/elements',
+    access: 'personal',
+    prices: [{ usd: 0.1 }],
+  },
+  {
+    id: 'getSubjectPapers',
+    method: 'GET',
+    path: '/subjects/{subject_type}/{subject_id}/papers',
+    access: 'personal',
+    prices: [
+      { upToPapers: 20, usd: 0.02 },
+      { upToPapers: 100, usd: 0.1 },
+    ],
+  },
+] as const satisfies readonly Operation[];
+
+export type OperationId = (typeof OPERATIONS)[number]['id'];
+
+export function operation(id: OperationId): Operation {
+  return OPERATIONS.find((o) => o.id === id)!;
+}
+
+/** The plans of an edition, lowest first; a higher plan includes everything of a lower one. */
+export function planLadder(edition: Edition): Plan[] {
+  return edition === 'enterprise' ? ['free', 'enterprise'] : ['free', 'personal', 'professional'];
+}
+
+/** The plan a tier needs in an edition (the older edition has one gated plan, Enterprise). */
+export function requiredPlan(level: 'personal' | 'professional', edition: Edition): Plan {
+  return edition === 'enterprise' ? 'enterprise' : level;
+}
+
+/** Whether a key's plan reaches a tier. A plan from the other edition counts as its nearest tier. */
+export function planAllows(plan: Plan, level: AccessLevel, edition: Edition): boolean {
+  if (level === 'public' || level === 'key') return true;
+  const rank = (p: Plan) => {
+    if (edition === 'enterprise') return p === 'free' ? 0 : 2;
+    return { free: 0, personal: 1, professional: 2, enterprise: 2 }[p];
+  };
+  const need = edition === 'enterprise' ? 2 : level === 'personal' ? 1 : 2;
+  return rank(plan) >= need;
+}
+
+/** Price in USD of a call that asks for `papers` papers (paper routes price by the limit tier). */
+export function priceOf(op: Operation, papers?: number): number | null {
+  if (op.prices.length === 0) return null;
+  const tier = op.prices.find(
+    (t) => t.upToPapers === undefined || papers === undefined || papers <= t.upToPapers,
+  );
+  return (tier ?? op.prices[op.prices.length - 1]!).usd;
+}
+
+/** History resolutions: yearly with any key, monthly from Personal, daily from Professional (elements only). */
+export type Resolution = 'yearly' | 'monthly' | 'daily';
+export const RESOLUTION_ACCESS: Record<Resolution, AccessLevel> = {
+  yearly: 'key',
+  monthly: 'personal',
+  daily: 'professional',
+};
+
+/** HRI is shown from the Personal plan up. */
+export const HRI_ACCESS: AccessLevel = 'personal';

@@ -1,0 +1,181 @@
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { ELEMENTS } from '../tagging/elements.js';
+import { ServiceError } from './errors.js';
+import { type Envelope, envelope, type Viewer } from './viewer.js';
+
+export type SubjectType = 'topic' | 'keyword';
+export const SUBJECT_TYPES: readonly SubjectType[] = ['topic', 'keyword'];
+
+interface SubjectRow {
+  type: SubjectType;
+  id: string;
+  name: string;
+  description: string | null;
+  paper_count: number;
+  ri: number;
+  ris: number;
+  hri: number | null;
+  total_ranked: number;
+  extra: string;
+}
+
+/** A topic id as stored (T10074): accepts t10074, 10074 and the OpenAlex URL. */
+function normaliseId(type: SubjectType, id: string): string {
+  const trimmed = decodeURIComponent(id).trim();
+  if (type === 'topic') {
+    const m = /(?:^|\/)T?(\d+)$/i.exec(trimmed);
+    return m ? `T${m[1]}` : trimmed;
+  }
+  return trimmed.toLowerCase();
+}
+
+/** A subject by type and id, or 404 unknown_subject with the nearest names as suggestions. */
+export function findSubject(snapshot: Snapshot, type: SubjectType, id: string): SubjectRow {
+  const canonical = normaliseId(type, id);
+  const row = snapshot.db
+    .prepare('SELECT type, id, name, description, paper_count, ri, ris, hri, total_ranked, extra FROM subjects WHERE type = ? AND id = ?')
+    .get(type, canonical) as SubjectRow | undefined;
+  if (!row) {
+    const suggestions = searchRows(snapshot, id.replace(/[-_]/g, ' '), 3).map((r) => ({
+      subject_type: r.type,
+      subject_id: r.id,
+      name: r.name,
+    }));
+    throw new ServiceError('unknown_subject', `No ${type} with id '${id}' in this data.`, { suggestions });
+  }
+  return row;
+}
+
+export interface SubjectAnswer extends Envelope {
+  subject_type: SubjectType;
+  subject_id: string;
+  name: string;
+  description: string | null;
+  ri: number;
+  ris: number;
+  hri: number | null;
+  paper_count: number;
+  field?: string | null;
+  subfield?: string | null;
+  domain?: string | null;
+}
+
+export function getSubject(snapshot: Snapshot, type: SubjectType, id: string, viewer: Viewer): SubjectAnswer {
+  const row = findSubject(snapshot, type, id);
+  const extra = JSON.parse(row.extra) as { field?: string | null; subfield?: string | null; domain?: string | null };
+  return {
+    subject_type: type,
+    subject_id: row.id,
+    name: row.name,
+    description: row.description,
+    ri: row.ri,
+    ris: row.ris,
+    hri: viewer.hriAvailable ? row.hri : null,
+    paper_count: row.paper_count,
+    ...(type === 'topic' ? { field: extra.field ?? null, subfield: extra.subfield ?? null, domain: extra.domain ?? null } : {}),
+    ...envelope(snapshot, viewer, `/subjects/${type}/${row.id}`),
+  };
+}
+
+export interface SubjectElementsAnswer extends Envelope {
+  subject_type: SubjectType;
+  subject_id: string;
+  name: string;
+  elements: { rank: number; symbol: string; name: string; share: number; canonical_url: string }[];
+}
+
+/** The top 10 elements a subject is routed to; a subject with no element link is a 404. */
+export function subjectElements(snapshot: Snapshot, type: SubjectType, id: string, viewer: Viewer): SubjectElementsAnswer {
+  const row = findSubject(snapshot, type, id);
+  const routed = snapshot.db
+    .prepare('SELECT rank, symbol, share FROM routed_elements WHERE type = ? AND id = ? ORDER BY rank')
+    .all(type, row.id) as { rank: number; symbol: string; share: number }[];
+  if (routed.length === 0) {
+    throw new ServiceError('unknown_subject', `The ${type} '${row.id}' (${row.name}) has no paper that names an element.`, {
+      reason: 'no_element_links',
+    });
+  }
+  const names = new Map(ELEMENTS.map((e) => [e.symbol, e.name]));
+  return {
+    subject_type: type,
+    subject_id: row.id,
+    name: row.name,
+    elements: routed.map((r) => ({
+      rank: r.rank,
+      symbol: r.symbol,
+      name: names.get(r.symbol) ?? r.symbol,
+      share: r.share,
+      canonical_url: `${viewer.publicUrl}/elements/${r.symbol}`,
+    })),
+    ...envelope(snapshot, viewer, `/subjects/${type}/${row.id}`, {
+      papers:
+        "share: the subject's papers' weight on each element (fractional papers), as a share of the total over all elements.",
+    }),
+  };
+}
+
+export interface SearchCandidate {
+  subject_type: SubjectType;
+  subject_id: string;
+  name: string;
+  paper_count: number;
+  match: string;
+  canonical_url: string;
+}
+
+/** Words of a query, lower case, without FTS syntax. */
+function words(q: string): string[] {
+  return q
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0)
+    .slice(0, 12);
+}
+
+function searchRows(snapshot: Snapshot, q: string, limit: number) {
+  const terms = words(q);
+  if (terms.length === 0) return [];
+  const run = (match: string) =>
+    snapshot.db
+      .prepare(
+        `SELECT s.type, s.id, s.name, s.paper_count, bm25(subjects_fts, 0, 0, 10.0, 1.0) AS score
+         FROM subjects_fts JOIN subjects s ON s.type = subjects_fts.type AND s.id = subjects_fts.id
+         WHERE subjects_fts MATCH ? AND subjects_fts.type IN ('topic', 'keyword')
+         ORDER BY score, s.paper_count DESC, s.id LIMIT ?`,
+      )
+      .all(match, limit) as { type: SubjectType; id: string; name: string; paper_count: number; score: number }[];
+  // Every word (any order, stemmed so plurals match), else any word.
+  const quoted = terms.map((t) => `"${t}"`);
+  const all = run(quoted.join(' AND '));
+  return all.length > 0 ? all : run(quoted.join(' OR '));
+}
+
+/** Resolves free text to ranked topic and keyword candidates, each with why it matched. */
+export function searchSubjects(snapshot: Snapshot, q: string, viewer: Viewer): Envelope & { q: string; results: SearchCandidate[] } {
+  const terms = words(q);
+  if (terms.length === 0) {
+    throw new ServiceError('invalid_parameter', "Parameter 'q': give at least one word to search for.", { parameter: 'q' });
+  }
+  const rows = searchRows(snapshot, q, 20);
+  const results = rows.map((r) => {
+    const name = r.name.toLowerCase();
+    const inName = terms.filter((t) => name.includes(t.replace(/s$/, '')));
+    const match =
+      name === terms.join(' ')
+        ? 'exact name'
+        : inName.length === terms.length
+          ? 'name contains every word'
+          : inName.length > 0
+            ? `name contains ${inName.map((t) => `'${t}'`).join(', ')}; description matches the rest`
+            : 'description matches';
+    return {
+      subject_type: r.type,
+      subject_id: r.id,
+      name: r.name,
+      paper_count: r.paper_count,
+      match,
+      canonical_url: `${viewer.publicUrl}/subjects/${r.type}/${r.id}`,
+    };
+  });
+  return { q, results, ...envelope(snapshot, viewer, `/subjects/search?q=${encodeURIComponent(q)}`) };
+}

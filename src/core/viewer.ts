@@ -1,0 +1,32 @@
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { metricNotes, type Notes } from './notes.js';
+
+/** What the caller may see: set by the front door from the caller's plan. */
+export interface Viewer {
+  /** HRI is shown from the Personal plan up. */
+  hriAvailable: boolean;
+  publicUrl: string;
+}
+
+export interface Envelope {
+  canonical_url: string;
+  notes: Notes;
+  data_version: string;
+}
+
+/** Where a caller without the plan is sent. */
+export const upgradeUrl = (viewer: Viewer) => `${viewer.publicUrl}/pricing`;
+
+/** The fields every answer carries: attribution URL (a web page), notes, data version. */
+export function envelope(
+  snapshot: Snapshot,
+  viewer: Viewer,
+  canonicalPath: string,
+  extraNotes: Partial<Notes> = {},
+): Envelope {
+  return {
+    canonical_url: `${viewer.publicUrl}${canonicalPath}`,
+    notes: { ...metricNotes(snapshot, { hriAvailable: viewer.hriAvailable, upgradeUrl: upgradeUrl(viewer) }), ...extraNotes },
+    data_version: snapshot.version,
+  };
+}

@@ -1,0 +1,37 @@
+import type { MiddlewareHandler } from 'hono';
+import type { StateStore } from '../access/state-store.js';
+import { ServiceError } from '../core/errors.js';
+import type { AppEnv, Caller } from './context.js';
+
+const ANONYMOUS: Caller = { plan: null, keyPrefix: null, accountId: null };
+
+/**
+ * Reads the bearer key, if any, and sets the caller. A key that is sent but malformed, unknown
+ * or revoked is refused with 401 invalid_key on every route (a silent downgrade to anonymous
+ * would hide the mistake). The key itself is never logged or echoed.
+ */
+export function authenticate(state: StateStore): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization');
+    if (!header) {
+      c.set('caller', ANONYMOUS);
+      c.set('apiKeyPrefix', undefined);
+      return next();
+    }
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const info = m ? await state.authenticate(m[1]!) : null;
+    if (!info) {
+      throw new ServiceError(
+        'invalid_key',
+        m
+          ? 'The API key is not valid: it is unknown or has been revoked.'
+          : "The Authorization header must be 'Bearer <API_KEY>'.",
+        {},
+        { 'www-authenticate': 'Bearer realm="research-intensity", error="invalid_token"' },
+      );
+    }
+    c.set('caller', { plan: info.plan, keyPrefix: info.prefix, accountId: info.accountId });
+    c.set('apiKeyPrefix', info.prefix);
+    return next();
+  };
+}

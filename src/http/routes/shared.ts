@@ -1,0 +1,134 @@
+import { z } from '@hono/zod-openapi';
+import type { Edition } from '../../access/policy.js';
+
+/** What every route registration needs besides the app. */
+export interface RouteDeps {
+  edition: Edition;
+  publicUrl: string;
+}
+
+export const NotesSchema = z
+  .object({
+    ri: z.string(),
+    ris: z.string(),
+    hri: z.string(),
+    data: z.string(),
+    papers: z.string().optional(),
+    history: z.string().optional(),
+  })
+  .openapi('Notes', { description: 'How each metric should and should not be read, for this data.' });
+
+/** canonical_url, notes, data_version: on every successful answer. */
+export const envelopeShape = {
+  canonical_url: z.string().url().openapi({ description: 'Web page to cite for attribution' }),
+  notes: NotesSchema,
+  data_version: z.string().openapi({ description: 'Content hash of the snapshot the answer comes from' }),
+};
+
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.string().openapi({ description: 'Stable error code, e.g. unknown_symbol, invalid_parameter, plan_required' }),
+    instance: z.string().optional(),
+    request_id: z.string().optional(),
+    parameter: z.string().optional(),
+    required_plan: z.string().optional(),
+    upgrade_url: z.string().optional(),
+    suggestions: z.array(z.unknown()).optional(),
+  })
+  .passthrough()
+  .openapi('Problem', { description: 'RFC 9457 problem details' });
+
+export const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ProblemSchema } },
+});
+
+/** The error answers a route can give, by its access level. */
+export function errorResponses(kind: 'public' | 'keyed', extra: Record<number, string> = {}) {
+  return {
+    400: problem('A parameter is invalid or unknown (code invalid_parameter, naming the parameter)'),
+    ...(kind === 'keyed'
+      ? {
+          401: problem('No key (authentication_required) or a bad key (invalid_key); WWW-Authenticate: Bearer'),
+          403: problem('The key\'s plan is too low (plan_required, with required_plan and upgrade_url)'),
+        }
+      : { 401: problem('A key was sent but is not valid (invalid_key)') }),
+    429: problem('A rate limit was hit (rate_limited); Retry-After says when to retry'),
+    503: problem('No snapshot can be read (data_unavailable); temporary, never charged'),
+    ...Object.fromEntries(Object.entries(extra).map(([status, d]) => [status, problem(d)])),
+  };
+}
+
+export const SymbolParam = z.object({
+  symbol: z
+    .string()
+    .min(1)
+    .max(40)
+    .openapi({ param: { name: 'symbol', in: 'path' }, example: 'Fe', description: 'Chemical symbol, any case' }),
+});
+
+export const SubjectParams = z.object({
+  subject_type: z
+    .enum(['topic', 'keyword'])
+    .openapi({ param: { name: 'subject_type', in: 'path' }, example: 'topic' }),
+  subject_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({
+      param: { name: 'subject_id', in: 'path' },
+      example: 'T10030',
+      description: 'OpenAlex topic id (T10030) or keyword slug',
+    }),
+});
+
+export const ResolutionQuery = z
+  .enum(['yearly', 'monthly', 'daily'])
+  .default('yearly')
+  .openapi({ description: 'yearly (any key), monthly (Personal+), daily (Professional+, elements only)' });
+
+export const SortQuery = z
+  .enum(['impact', 'newest', 'foundational', 'ris'])
+  .default('impact')
+  .transform((s) => (s === 'ris' ? 'impact' : s))
+  .openapi({ description: 'impact (default; ris is accepted as an alias), newest, foundational (most cited first)' });
+
+export const LimitQuery = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .default(20)
+  .openapi({ description: 'Papers to return, 1-100 (default 20); only the top 100 are ranked' });
+
+export const HistoryPointSchema = z.object({
+  period: z.string(),
+  ri: z.number(),
+  ris: z.number(),
+  hri: z.number().nullable(),
+  papers: z.number().int(),
+});
+
+export const PaperSchema = z
+  .object({
+    title: z.string().nullable(),
+    doi: z.string().nullable(),
+    venue: z.string().nullable(),
+    year: z.number().int().nullable(),
+    citations: z.number().int().nullable().openapi({ description: 'null when the source has no citation data' }),
+    link: z.string().url(),
+    impact_score: z.number().nullable(),
+    citation_percentile: z.number().nullable(),
+    cluster: z.string().nullable(),
+    cluster_name: z.string().nullable(),
+    rank: z.number().int(),
+    ris_contribution: z.number().openapi({ description: 'Weight toward the RIS; NOT importance; do not sort by it' }),
+    publication_date: z.string().nullable(),
+    elements: z.array(z.string()),
+    keywords: z.array(z.string()),
+  })
+  .openapi('Paper');

@@ -1,0 +1,30 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { RESOLUTION_ACCESS } from '../../../access/policy.js';
+import { subjectHistory } from '../../../core/history.js';
+import type { AppEnv } from '../../context.js';
+import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
+import { errorResponses, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
+import { SubjectHistorySchema } from './schema.js';
+
+export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
+  const route = createRoute({
+    operationId: 'getSubjectHistory',
+    method: 'get',
+    path: '/subjects/{subject_type}/{subject_id}/history',
+    summary: 'Full history of a topic or keyword (yearly or monthly)',
+    security: [{ bearer: [] }],
+    middleware: [requireAccess('getSubjectHistory', deps.edition, deps.publicUrl)] as const,
+    request: { params: SubjectParams, query: z.object({ resolution: ResolutionQuery }).strict() },
+    responses: {
+      200: { description: 'The history', content: { 'application/json': { schema: SubjectHistorySchema } } },
+      ...errorResponses('keyed', { 404: 'Unknown subject (unknown_subject)' }),
+    },
+  });
+  app.openapi(route, (c) => {
+    const { resolution } = c.req.valid('query');
+    const { subject_type, subject_id } = c.req.valid('param');
+    if (resolution !== 'daily') checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
+    const viewer = viewerOf(c, deps.edition, deps.publicUrl);
+    return c.json(subjectHistory(c.get('snapshot'), subject_type, subject_id, resolution, viewer), 200);
+  });
+}

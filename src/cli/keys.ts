@@ -1,8 +1,15 @@
 import { parseArgs } from 'node:util';
 import { PREFIX_PATTERN } from '../access/api-keys.js';
 import { PLANS, type Plan, parsePlan, UnknownPlanError } from '../access/plans.js';
-import { type Account, AccountExistsError, openStateStore, type StateStore } from '../access/state-store.js';
-import { loadConfig } from '../config/config.js';
+import {
+  type Account,
+  AccountExistsError,
+  openStateStore,
+  redactUrl,
+  type StateStore,
+  StateUrlError,
+} from '../access/state-store.js';
+import { ConfigError, loadConfig } from '../config/config.js';
 import { CliError } from './cli-error.js';
 
 const USAGE = `usage: ri keys create --plan ${PLANS.join('|')} [--email E]
@@ -90,7 +97,18 @@ export async function withStore(
   dataDir: string | undefined,
   fn: (store: StateStore) => Promise<number>,
 ): Promise<number> {
-  const store = await openStateStore(process.env.STATE_URL, dataDir ?? loadConfig().DATA_DIR);
+  const url = process.env.STATE_URL;
+  let store: StateStore;
+  try {
+    // loadConfig() also validates the environment (STATE_URL included) even when --data-dir is given.
+    const config = loadConfig();
+    store = await openStateStore(url, dataDir ?? config.DATA_DIR);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof StateUrlError || error instanceof ConfigError) throw new CliError(message);
+    const where = url ? redactUrl(url) : 'the SQLite file in DATA_DIR';
+    throw new CliError(`cannot open the state store (${where}): ${message.split('\n')[0]}`, 1);
+  }
   try {
     return await fn(store);
   } finally {

@@ -236,4 +236,18 @@ describe('ri keys / ri plans: usage errors', () => {
     }
     expect(existsSync(env.DATA_DIR!)).toBe(false);
   });
+
+  it('reports a bad or unreachable STATE_URL as one line, without the password', () => {
+    const bad = ri('keys', ['list'], { ...env, STATE_URL: 'mysql://u:secret@x/db' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^ri: .*STATE_URL/);
+    expect(bad.stderr.trimEnd().split('\n')).toHaveLength(1);
+    const down = ri('keys', ['list'], { ...env, STATE_URL: 'postgres://u:secret@127.0.0.1:1/db' });
+    expect(down.status).toBe(1);
+    expect(down.stderr).toMatch(
+      /^ri: cannot open the state store \(postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db\): /,
+    );
+    expect(down.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(`${bad.stderr}${down.stderr}`).not.toContain('secret');
+  });
 });

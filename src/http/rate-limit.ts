@@ -122,6 +122,7 @@ export class RedisRateLimiter implements RateLimiter {
   readonly redis: Redis;
   private readonly log: Log;
   private down = false;
+  private everReady = false;
 
   constructor(url: string, options: RedisRateLimiterOptions = {}) {
     this.log = options.log ?? (() => {});
@@ -136,6 +137,7 @@ export class RedisRateLimiter implements RateLimiter {
     // ioredis reports connection errors as events; without a listener it prints each one.
     this.redis.on('error', (error: Error) => this.markDown(error));
     this.redis.on('ready', () => {
+      this.everReady = true;
       if (this.down) this.log('rate limiter: Redis reachable again', {});
       this.down = false;
     });
@@ -160,8 +162,12 @@ export class RedisRateLimiter implements RateLimiter {
   async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
     const key = `${REDIS_KEY_PREFIX}${bucket}:${windowSeconds}`;
     const windowMs = String(windowSeconds * 1000);
-    // Not connected (yet, or any more): don't wait. A real outage is logged by the 'error' event.
-    if (this.redis.status !== 'ready') return this.failOpen(limit, windowSeconds);
+    // Not connected (yet, or any more): don't wait. Before the first connection this is not an
+    // outage worth a log line; a refused connection is logged by the 'error' event anyway.
+    if (this.redis.status !== 'ready') {
+      if (this.everReady) this.markDown(new Error(`connection ${this.redis.status}`));
+      return this.failOpen(limit, windowSeconds);
+    }
     try {
       let reply: unknown;
       try {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,6 +145,28 @@ describe('RedisRateLimiter (real Redis at 127.0.0.1:6379)', () => {
       expect(logs[0]).toMatch(/Redis unreachable/);
     } finally {
       await down.close();
+    }
+  });
+
+  it('fails open while its connection is dropped, and counts again once reconnected', async () => {
+    const logs: string[] = [];
+    const c = new RedisRateLimiter(REDIS_URL, { log: (m) => logs.push(m) });
+    try {
+      await c.ready();
+      const bucket = `${prefix}:drop`;
+      expect(await c.hit(bucket, 5, 60)).toMatchObject({ remaining: 4 });
+      const id = await c.redis.client('ID');
+      const reconnected = once(c.redis, 'ready');
+      await admin.client('KILL', 'ID', String(id));
+      expect(await c.hit(bucket, 5, 60)).toMatchObject({ allowed: true, degraded: true });
+      await reconnected;
+      const after = await c.hit(bucket, 5, 60);
+      expect(after.degraded).toBeUndefined();
+      expect(after.remaining).toBe(3);
+      expect(logs[0]).toMatch(/Redis unreachable/);
+      expect(logs[1]).toMatch(/reachable again/);
+    } finally {
+      await c.close();
     }
   });
 

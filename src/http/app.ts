@@ -18,6 +18,7 @@ import { registerGetSubject } from './routes/subjects/get.js';
 import { registerSubjectHistory } from './routes/subjects/history.js';
 import { registerSubjectPapers } from './routes/subjects/papers.js';
 import { registerSearchSubjects } from './routes/subjects/search.js';
+import { registerDocs } from '../web/docs.js';
 
 /**
  * The REST front door at /v1: parses requests, calls the service core over the snapshot the
@@ -38,6 +39,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use('*', cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], exposeHeaders: ['ETag', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] }));
   app.use('*', compression());
 
+  registerDocs(app);
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/readyz', (c) => {
     const version = deps.snapshots.version;

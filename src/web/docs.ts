@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Env, Hono } from 'hono';
+
+// Swagger UI's files come from the npm package: the service never loads anything from a CDN.
+const require = createRequire(import.meta.url);
+const ASSET_DIR = (require('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+const cache = new Map<string, Buffer>();
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Research-Intensity API reference</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="icon" href="/docs/assets/favicon-32x32.png">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#reference', deepLinking: true });
+  </script>
+</body>
+</html>`;
+
+/** The API reference page at /docs, rendered by Swagger UI from /v1/openapi.json. */
+export function registerDocs<E extends Env>(app: Hono<E>): void {
+  app.get('/docs', (c) => c.html(PAGE));
+  app.get('/docs/assets/:file', (c) => {
+    const file = c.req.param('file');
+    const type = ASSETS[file];
+    if (!type) return c.notFound();
+    let body = cache.get(file);
+    if (!body) {
+      body = readFileSync(join(ASSET_DIR, file));
+      cache.set(file, body);
+    }
+    return c.body(new Uint8Array(body), 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
+  });
+}

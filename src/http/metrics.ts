@@ -91,11 +91,24 @@ export function metricsMiddleware(metrics: Metrics): MiddlewareHandler {
   };
 }
 
-/** GET /metrics: the registry in Prometheus text format. */
-export function metricsHandler(metrics: Metrics): Handler {
-  return async (c) =>
-    c.body(await metrics.registry.metrics(), 200, {
+/**
+ * GET /metrics: the registry in Prometheus text format. With `dataVersion`, snapshot_info is
+ * brought up to date on every scrape (e.g. `() => snapshots.version`), so no publish hook is needed.
+ */
+export function metricsHandler(
+  metrics: Metrics,
+  options: { dataVersion?: () => string | null } = {},
+): Handler {
+  let last: string | null | undefined;
+  return async (c) => {
+    if (options.dataVersion) {
+      const version = options.dataVersion();
+      if (version !== last) metrics.setDataVersion(version);
+      last = version;
+    }
+    return c.body(await metrics.registry.metrics(), 200, {
       'content-type': metrics.registry.contentType,
       'cache-control': 'no-store',
     });
+  };
 }

@@ -119,6 +119,18 @@ describe('metrics', () => {
       { name: 'snapshot_info', labels: { data_version: '2024-02-01T00-00-00Z' }, value: 1 },
     ]);
     metrics.setDataVersion(null);
+    // The handler can follow the served version itself, on every scrape.
+    let served: string | null = 'v1';
+    const follow = new Hono().get('/metrics', metricsHandler(metrics, { dataVersion: () => served }));
+    expect(await (await follow.request('/metrics')).text()).toMatch(
+      /^snapshot_info\{data_version="v1"\} 1$/m,
+    );
+    served = 'v2';
+    const text = await (await follow.request('/metrics')).text();
+    expect(text).toMatch(/^snapshot_info\{data_version="v2"\} 1$/m);
+    expect(text).not.toMatch(/data_version="v1"/);
+    served = null;
+    expect(await (await follow.request('/metrics')).text()).not.toMatch(/^snapshot_info\{/m);
     const none = parse(await (await app.request('/metrics')).text());
     expect(none.samples.filter((s) => s.name === 'snapshot_info')).toEqual([]);
   });

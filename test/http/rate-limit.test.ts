@@ -87,7 +87,7 @@ describe('RedisRateLimiter (real Redis at 127.0.0.1:6379)', () => {
     await Promise.all([a.ready(), b.ready()]);
   });
   afterAll(async () => {
-    const keys = await admin.keys(`ri:rl:${prefix}*`);
+    const keys = await admin.keys(`ri:rl:*${prefix}*`);
     if (keys.length) await admin.del(...keys);
     await Promise.all([a.close(), b.close(), admin.quit()]);
   });

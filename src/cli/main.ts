@@ -36,6 +36,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'precision and recall of the tagger on the hand-labelled titles',
     load: () => import('./tagger-eval.js'),
   },
+  keys: {
+    summary: 'create, list and revoke API keys (create prints the key once, on the last line)',
+    load: () => import('./keys.js'),
+  },
+  plans: { summary: "change an account's plan: ri plans set EMAIL PLAN", load: () => import('./plans.js') },
   rollback: { summary: 'publish the previous snapshot again', load: () => import('./rollback.js') },
 };
 

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { openStateStore } from '../access/state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
+import { createRateLimiter } from '../http/rate-limit.js';
 import { startServer } from '../http/server.js';
 import { SnapshotManager } from '../snapshot/snapshot.js';
 import { CliError } from './cli-error.js';
@@ -44,7 +45,8 @@ export async function run(args: string[]): Promise<number> {
   snapshots.start();
   const state = await openStateStore(config.STATE_URL, config.DATA_DIR);
   await state.migrate();
-  const server = await startServer(config, snapshots, state, (m) => logger.error(m));
+  const rateLimiter = createRateLimiter(config.REDIS_URL, { log: (m) => logger.warn(m) });
+  const server = await startServer(config, snapshots, state, (m) => logger.error(m), { logger, rateLimiter });
   process.stdout.write(
     `ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`,
   );
@@ -55,6 +57,7 @@ export async function run(args: string[]): Promise<number> {
       await server.close();
       snapshots.stop();
       await state.close();
+      await rateLimiter.close?.();
       resolve();
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));

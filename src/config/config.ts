@@ -11,7 +11,18 @@ const EnvSchema = z.object({
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:)/, 'must be postgres://..., postgresql://... or sqlite:PATH')
     .optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be redis://... or rediss://...').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be redis://... or rediss://...')
+    .optional(),
+  /** Requests per minute per API key and per client IP (without a key). */
+  RATE_LIMIT_PER_KEY: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(120),
+  /** Read the client IP from X-Forwarded-For (set when behind a trusted proxy). */
+  TRUST_PROXY: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

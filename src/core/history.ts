@@ -28,7 +28,13 @@ interface StoredSeries {
   hri: (number | null)[];
 }
 
-function readSeries(snapshot: Snapshot, type: string, id: string, resolution: Resolution, viewer: Viewer): HistoryPoint[] {
+function readSeries(
+  snapshot: Snapshot,
+  type: string,
+  id: string,
+  resolution: Resolution,
+  viewer: Viewer,
+): HistoryPoint[] {
   const json = snapshot.db
     .prepare('SELECT series FROM history WHERE type = ? AND id = ? AND resolution = ?')
     .pluck()
@@ -69,10 +75,14 @@ export function subjectHistory(
   viewer: Viewer,
 ): HistoryAnswer & { subject_type: SubjectType; subject_id: string; name: string } {
   if (resolution === 'daily') {
-    throw new ServiceError('invalid_parameter', "Parameter 'resolution': daily history exists for elements only.", {
-      parameter: 'resolution',
-      allowed: ['yearly', 'monthly'],
-    });
+    throw new ServiceError(
+      'invalid_parameter',
+      "Parameter 'resolution': daily history exists for elements only.",
+      {
+        parameter: 'resolution',
+        allowed: ['yearly', 'monthly'],
+      },
+    );
   }
   const subject = findSubject(snapshot, type, id);
   return {

@@ -1,9 +1,9 @@
 import { decodeRanked } from '../snapshot/ranked.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { canonicalSymbol } from './elements.js';
 import { PAPER_NOTES } from './notes.js';
 import { findSubject, type SubjectType } from './subjects.js';
 import { type Envelope, envelope, type Viewer } from './viewer.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
 
 /** A paper as every paper list shows it (spec part 2). Abstracts are never returned. */
 export interface PaperEntry {
@@ -109,7 +109,8 @@ export interface PaperListAnswer extends Envelope {
 const byNewest = (a: PaperEntry, b: PaperEntry) =>
   (b.publication_date ?? '').localeCompare(a.publication_date ?? '') || a.rank - b.rank;
 // Most cited first; unknown citation counts last (never as zero).
-const byFoundational = (a: PaperEntry, b: PaperEntry) => (b.citations ?? -1) - (a.citations ?? -1) || a.rank - b.rank;
+const byFoundational = (a: PaperEntry, b: PaperEntry) =>
+  (b.citations ?? -1) - (a.citations ?? -1) || a.rank - b.rank;
 
 function arrange(papers: PaperEntry[], options: PaperListOptions): PaperEntry[] {
   let list = papers;

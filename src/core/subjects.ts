@@ -33,7 +33,9 @@ function normaliseId(type: SubjectType, id: string): string {
 export function findSubject(snapshot: Snapshot, type: SubjectType, id: string): SubjectRow {
   const canonical = normaliseId(type, id);
   const row = snapshot.db
-    .prepare('SELECT type, id, name, description, paper_count, ri, ris, hri, total_ranked, extra FROM subjects WHERE type = ? AND id = ?')
+    .prepare(
+      'SELECT type, id, name, description, paper_count, ri, ris, hri, total_ranked, extra FROM subjects WHERE type = ? AND id = ?',
+    )
     .get(type, canonical) as SubjectRow | undefined;
   if (!row) {
     const suggestions = searchRows(snapshot, id.replace(/[-_]/g, ' '), 3).map((r) => ({
@@ -62,7 +64,11 @@ export interface SubjectAnswer extends Envelope {
 
 export function getSubject(snapshot: Snapshot, type: SubjectType, id: string, viewer: Viewer): SubjectAnswer {
   const row = findSubject(snapshot, type, id);
-  const extra = JSON.parse(row.extra) as { field?: string | null; subfield?: string | null; domain?: string | null };
+  const extra = JSON.parse(row.extra) as {
+    field?: string | null;
+    subfield?: string | null;
+    domain?: string | null;
+  };
   return {
     subject_type: type,
     subject_id: row.id,
@@ -72,7 +78,9 @@ export function getSubject(snapshot: Snapshot, type: SubjectType, id: string, vi
     ris: row.ris,
     hri: viewer.hriAvailable ? row.hri : null,
     paper_count: row.paper_count,
-    ...(type === 'topic' ? { field: extra.field ?? null, subfield: extra.subfield ?? null, domain: extra.domain ?? null } : {}),
+    ...(type === 'topic'
+      ? { field: extra.field ?? null, subfield: extra.subfield ?? null, domain: extra.domain ?? null }
+      : {}),
     ...envelope(snapshot, viewer, `/subjects/${type}/${row.id}`),
   };
 }
@@ -85,15 +93,24 @@ export interface SubjectElementsAnswer extends Envelope {
 }
 
 /** The top 10 elements a subject is routed to; a subject with no element link is a 404. */
-export function subjectElements(snapshot: Snapshot, type: SubjectType, id: string, viewer: Viewer): SubjectElementsAnswer {
+export function subjectElements(
+  snapshot: Snapshot,
+  type: SubjectType,
+  id: string,
+  viewer: Viewer,
+): SubjectElementsAnswer {
   const row = findSubject(snapshot, type, id);
   const routed = snapshot.db
     .prepare('SELECT rank, symbol, share FROM routed_elements WHERE type = ? AND id = ? ORDER BY rank')
     .all(type, row.id) as { rank: number; symbol: string; share: number }[];
   if (routed.length === 0) {
-    throw new ServiceError('unknown_subject', `The ${type} '${row.id}' (${row.name}) has no paper that names an element.`, {
-      reason: 'no_element_links',
-    });
+    throw new ServiceError(
+      'unknown_subject',
+      `The ${type} '${row.id}' (${row.name}) has no paper that names an element.`,
+      {
+        reason: 'no_element_links',
+      },
+    );
   }
   const names = new Map(ELEMENTS.map((e) => [e.symbol, e.name]));
   return {
@@ -143,7 +160,13 @@ function searchRows(snapshot: Snapshot, q: string, limit: number) {
          WHERE subjects_fts MATCH ? AND subjects_fts.type IN ('topic', 'keyword')
          ORDER BY score, s.paper_count DESC, s.id LIMIT ?`,
       )
-      .all(match, limit) as { type: SubjectType; id: string; name: string; paper_count: number; score: number }[];
+      .all(match, limit) as {
+      type: SubjectType;
+      id: string;
+      name: string;
+      paper_count: number;
+      score: number;
+    }[];
   // Every word (any order, stemmed so plurals match), else any word.
   const quoted = terms.map((t) => `"${t}"`);
   const all = run(quoted.join(' AND '));
@@ -151,10 +174,16 @@ function searchRows(snapshot: Snapshot, q: string, limit: number) {
 }
 
 /** Resolves free text to ranked topic and keyword candidates, each with why it matched. */
-export function searchSubjects(snapshot: Snapshot, q: string, viewer: Viewer): Envelope & { q: string; results: SearchCandidate[] } {
+export function searchSubjects(
+  snapshot: Snapshot,
+  q: string,
+  viewer: Viewer,
+): Envelope & { q: string; results: SearchCandidate[] } {
   const terms = words(q);
   if (terms.length === 0) {
-    throw new ServiceError('invalid_parameter', "Parameter 'q': give at least one word to search for.", { parameter: 'q' });
+    throw new ServiceError('invalid_parameter', "Parameter 'q': give at least one word to search for.", {
+      parameter: 'q',
+    });
   }
   const rows = searchRows(snapshot, q, 20);
   const results = rows.map((r) => {

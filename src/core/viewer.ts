@@ -26,7 +26,10 @@ export function envelope(
 ): Envelope {
   return {
     canonical_url: `${viewer.publicUrl}${canonicalPath}`,
-    notes: { ...metricNotes(snapshot, { hriAvailable: viewer.hriAvailable, upgradeUrl: upgradeUrl(viewer) }), ...extraNotes },
+    notes: {
+      ...metricNotes(snapshot, { hriAvailable: viewer.hriAvailable, upgradeUrl: upgradeUrl(viewer) }),
+      ...extraNotes,
+    },
     data_version: snapshot.version,
   };
 }

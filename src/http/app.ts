@@ -3,11 +3,15 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { cors } from 'hono/cors';
 import { ServiceError } from '../core/errors.js';
+import { registerDocs } from '../web/docs.js';
 import { authenticate } from './auth.js';
 import { compression } from './compression.js';
 import type { AppDeps, AppEnv } from './context.js';
+import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { handleError, problemResponse, validationProblem } from './problem.js';
+import { MemoryRateLimiter, rateLimit } from './rate-limit.js';
+import { requestLog } from './request-log.js';
 import { registerGetElement } from './routes/elements/get.js';
 import { registerElementHistory } from './routes/elements/history.js';
 import { registerListElements } from './routes/elements/list.js';
@@ -18,7 +22,6 @@ import { registerGetSubject } from './routes/subjects/get.js';
 import { registerSubjectHistory } from './routes/subjects/history.js';
 import { registerSubjectPapers } from './routes/subjects/papers.js';
 import { registerSearchSubjects } from './routes/subjects/search.js';
-import { registerDocs } from '../web/docs.js';
 
 /**
  * The REST front door at /v1: parses requests, calls the service core over the snapshot the
@@ -27,20 +30,43 @@ import { registerDocs } from '../web/docs.js';
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const log = deps.log ?? (() => {});
   const defaultHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context<AppEnv>) =>
-    result.success ? undefined : validationProblem(c, (result.error?.issues ?? []) as Parameters<typeof validationProblem>[1]);
+    result.success
+      ? undefined
+      : validationProblem(c, (result.error?.issues ?? []) as Parameters<typeof validationProblem>[1]);
   const app = new OpenAPIHono<AppEnv>({ defaultHook });
 
+  const metrics = deps.metrics ?? createMetrics();
+  const limiter = deps.rateLimiter ?? new MemoryRateLimiter();
   app.use('*', async (c, next) => {
     const requestId = c.req.header('x-request-id')?.slice(0, 100) || randomUUID();
     c.set('requestId', requestId);
     c.header('x-request-id', requestId);
     await next();
   });
-  app.use('*', cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], exposeHeaders: ['ETag', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'] }));
+  if (deps.logger) app.use('*', requestLog(deps.logger));
+  app.use('*', metricsMiddleware(metrics));
+  app.use(
+    '*',
+    cors({
+      origin: '*',
+      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      exposeHeaders: [
+        'ETag',
+        'X-Request-Id',
+        'RateLimit',
+        'RateLimit-Policy',
+        'Retry-After',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+      ],
+    }),
+  );
   app.use('*', compression());
 
   registerDocs(app);
   app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/metrics', metricsHandler(metrics, { dataVersion: () => deps.snapshots.version }));
   app.get('/readyz', (c) => {
     const version = deps.snapshots.version;
     return c.json({ ready: version !== null, data_version: version }, version ? 200 : 503);
@@ -54,7 +80,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   v1.use('*', async (c, next) => {
     if (c.req.path === '/v1/openapi.json') return next();
     const snapshot = deps.snapshots.acquire();
-    if (!snapshot) throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
+    if (!snapshot)
+      throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
     c.set('snapshot', snapshot);
     try {
       await next();
@@ -64,6 +91,15 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }
   });
   v1.use('*', authenticate(deps.state));
+  v1.use(
+    '*',
+    rateLimit(limiter, {
+      perKey: { limit: deps.config.RATE_LIMIT_PER_KEY, windowSeconds: 60 },
+      perIp: { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
+      trustProxy: deps.config.TRUST_PROXY,
+      log: (m) => log(m),
+    }),
+  );
 
   registerListElements(v1, routes);
   registerGetElement(v1, routes);
@@ -77,7 +113,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/v1', v1);
 
   app.notFound((c) => problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)));
-  app.onError((error, c) => handleError(error, c, (e) => log('request failed', { err: e.message, stack: e.stack })));
+  app.onError((error, c) =>
+    handleError(error, c, (e) => log('request failed', { err: e.message, stack: e.stack })),
+  );
   return app;
 }
 

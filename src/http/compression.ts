@@ -15,7 +15,13 @@ export function compression(): MiddlewareHandler {
     const res = c.res;
     const accept = c.req.header('accept-encoding') ?? '';
     const type = res.headers.get('content-type') ?? '';
-    if (!res.body || res.headers.has('content-encoding') || !COMPRESSIBLE.test(type) || c.req.method === 'HEAD') return;
+    if (
+      !res.body ||
+      res.headers.has('content-encoding') ||
+      !COMPRESSIBLE.test(type) ||
+      c.req.method === 'HEAD'
+    )
+      return;
     const encoding = /\bbr\b/.test(accept) ? 'br' : /\bgzip\b/.test(accept) ? 'gzip' : null;
     if (!encoding) return;
     const raw = Buffer.from(await res.arrayBuffer());
@@ -25,7 +31,9 @@ export function compression(): MiddlewareHandler {
     }
     const body =
       encoding === 'br'
-        ? brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } })
+        ? brotliCompressSync(raw, {
+            params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+          })
         : gzipSync(raw, { level: 6 });
     const headers = new Headers(res.headers);
     headers.set('content-encoding', encoding);

@@ -1,7 +1,10 @@
-import type { StateStore } from '../access/state-store.js';
+import type { Logger } from 'pino';
 import type { Plan } from '../access/plans.js';
+import type { StateStore } from '../access/state-store.js';
 import type { Config } from '../config/config.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+import type { Metrics } from './metrics.js';
+import type { RateLimiter } from './rate-limit.js';
 
 /** Who is calling: no key (plan null) or a valid key with its account's current plan. */
 export interface Caller {
@@ -26,4 +29,9 @@ export interface AppDeps {
   snapshots: SnapshotManager;
   state: StateStore;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** Request logs (pino JSON); none when absent. */
+  logger?: Logger;
+  /** Per key and per IP limits; in memory unless a Redis-backed limiter is given. */
+  rateLimiter?: RateLimiter;
+  metrics?: Metrics;
 }

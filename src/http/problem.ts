@@ -28,7 +28,10 @@ export function problemResponse(c: Context, error: ServiceError): Response {
 export function handleError(error: Error, c: Context, log: (e: Error) => void): Response {
   if (error instanceof ServiceError) return problemResponse(c, error);
   log(error);
-  return problemResponse(c, new ServiceError('internal_error', 'The service failed to answer; the error was logged.'));
+  return problemResponse(
+    c,
+    new ServiceError('internal_error', 'The service failed to answer; the error was logged.'),
+  );
 }
 
 interface ValidationIssue {
@@ -45,14 +48,20 @@ export function validationProblem(c: Context, issues: readonly ValidationIssue[]
     const name = issue.keys[0]!;
     return problemResponse(
       c,
-      new ServiceError('invalid_parameter', `Unknown parameter '${name}': this endpoint does not take it (nothing is ignored silently).`, {
-        parameter: name,
-      }),
+      new ServiceError(
+        'invalid_parameter',
+        `Unknown parameter '${name}': this endpoint does not take it (nothing is ignored silently).`,
+        {
+          parameter: name,
+        },
+      ),
     );
   }
   const name = issue?.path.map(String).join('.') || 'request';
   return problemResponse(
     c,
-    new ServiceError('invalid_parameter', `Parameter '${name}': ${issue?.message ?? 'invalid'}.`, { parameter: name }),
+    new ServiceError('invalid_parameter', `Parameter '${name}': ${issue?.message ?? 'invalid'}.`, {
+      parameter: name,
+    }),
   );
 }

@@ -1,8 +1,9 @@
 import { type ServerType, serve } from '@hono/node-server';
-import type { Config } from '../config/config.js';
 import type { StateStore } from '../access/state-store.js';
+import type { Config } from '../config/config.js';
 import type { SnapshotManager } from '../snapshot/snapshot.js';
 import { createApp } from './app.js';
+import type { AppDeps } from './context.js';
 
 export interface RunningServer {
   url: string;
@@ -15,8 +16,9 @@ export function startServer(
   snapshots: SnapshotManager,
   state: StateStore,
   log: (msg: string) => void,
+  extra: Pick<AppDeps, 'logger' | 'rateLimiter' | 'metrics'> = {},
 ): Promise<RunningServer> {
-  const app = createApp({ config, snapshots, state, log });
+  const app = createApp({ config, snapshots, state, log, ...extra });
   return new Promise((resolve) => {
     const server: ServerType = serve(
       { fetch: app.fetch, port: config.PORT, hostname: config.HOST },

@@ -43,6 +43,9 @@ export function registerDocs<E extends Env>(app: Hono<E>): void {
       body = readFileSync(join(ASSET_DIR, file));
       cache.set(file, body);
     }
-    return c.body(new Uint8Array(body), 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
+    return c.body(new Uint8Array(body), 200, {
+      'content-type': type,
+      'cache-control': 'public, max-age=86400',
+    });
   });
 }

@@ -54,7 +54,11 @@ describe('access matrix (full edition)', () => {
             expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
           }
           if (want === 403) {
-            expect(body).toMatchObject({ code: 'plan_required', required_plan: 'personal', current_plan: 'free' });
+            expect(body).toMatchObject({
+              code: 'plan_required',
+              required_plan: 'personal',
+              current_plan: 'free',
+            });
             expect(body.upgrade_url).toBe('https://ri.example/pricing');
           }
         }
@@ -65,9 +69,16 @@ describe('access matrix (full edition)', () => {
 
 describe('plan-dependent content', () => {
   it('shows HRI from the Personal plan up, and null with a note below', async () => {
-    const anon = (await (await ctx.app.request('/v1/elements/O')).json()) as { hri: unknown; notes: { hri: string } };
-    const free = (await (await ctx.app.request('/v1/elements/O', bearer(ctx.keys.free))).json()) as { hri: unknown };
-    const personal = (await (await ctx.app.request('/v1/elements/O', bearer(ctx.keys.personal))).json()) as { hri: unknown };
+    const anon = (await (await ctx.app.request('/v1/elements/O')).json()) as {
+      hri: unknown;
+      notes: { hri: string };
+    };
+    const free = (await (await ctx.app.request('/v1/elements/O', bearer(ctx.keys.free))).json()) as {
+      hri: unknown;
+    };
+    const personal = (await (await ctx.app.request('/v1/elements/O', bearer(ctx.keys.personal))).json()) as {
+      hri: unknown;
+    };
     expect(anon.hri).toBeNull();
     expect(anon.notes.hri).toMatch(/Personal plan/);
     expect(free.hri).toBeNull();
@@ -81,15 +92,24 @@ describe('plan-dependent content', () => {
     ['daily', 'personal', 403],
     ['daily', 'professional', 200],
   ] as const)('element history resolution=%s with a %s key -> %i', async (resolution, plan, status) => {
-    const res = await ctx.app.request(`/v1/elements/Fe/history?resolution=${resolution}`, bearer(ctx.keys[plan]));
+    const res = await ctx.app.request(
+      `/v1/elements/Fe/history?resolution=${resolution}`,
+      bearer(ctx.keys[plan]),
+    );
     expect(res.status).toBe(status);
     if (status === 403) expect(((await res.json()) as { code: string }).code).toBe('plan_required');
   });
 
   it('refuses daily history for a subject (elements only) with a 400 naming the parameter', async () => {
-    const res = await ctx.app.request('/v1/subjects/topic/T10030/history?resolution=daily', bearer(ctx.keys.professional));
+    const res = await ctx.app.request(
+      '/v1/subjects/topic/T10030/history?resolution=daily',
+      bearer(ctx.keys.professional),
+    );
     expect(res.status).toBe(400);
-    expect((await res.json()) as Record<string, unknown>).toMatchObject({ code: 'invalid_parameter', parameter: 'resolution' });
+    expect((await res.json()) as Record<string, unknown>).toMatchObject({
+      code: 'invalid_parameter',
+      parameter: 'resolution',
+    });
   });
 });
 

@@ -5,8 +5,8 @@ import { loadConfig } from '../../src/config/config.js';
 import type { ElementAnswer, ElementListAnswer } from '../../src/core/elements.js';
 import { createApp } from '../../src/http/app.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
-import { sampleDataDir } from '../helpers/sample.js';
 import { emptyState } from '../helpers/app.js';
+import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';
 
 const config = loadConfig({}, { PUBLIC_URL: 'https://ri.example' });
@@ -19,7 +19,11 @@ beforeAll(async () => {
   version = sample.version;
   snapshots = new SnapshotManager(sample.snapshots);
   snapshots.start();
-  app = createApp({ config: { ...config, publicUrl: 'https://ri.example' }, snapshots, state: await emptyState() });
+  app = createApp({
+    config: { ...config, publicUrl: 'https://ri.example' },
+    snapshots,
+    state: await emptyState(),
+  });
 });
 afterAll(() => snapshots.stop());
 

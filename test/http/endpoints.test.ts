@@ -23,7 +23,13 @@ describe('element history and papers', () => {
     const { res, body } = await get('/v1/elements/ni/history', pro);
     expect(res.status).toBe(200);
     expect(body).toMatchObject({ symbol: 'Ni', resolution: 'yearly', data_version: ctx.version });
-    const series = body.series as { period: string; ri: number; ris: number; hri: number | null; papers: number }[];
+    const series = body.series as {
+      period: string;
+      ri: number;
+      ris: number;
+      hri: number | null;
+      papers: number;
+    }[];
     expect(series.length).toBeGreaterThan(3);
     expect(series.map((p) => p.period)).toEqual([...series.map((p) => p.period)].sort());
     expect(series.reduce((s, p) => s + p.papers, 0)).toBeGreaterThan(1000);
@@ -39,7 +45,8 @@ describe('element history and papers', () => {
     const newest = (await get('/v1/elements/Fe/papers?sort=newest&limit=100', pro)).body.papers as Json[];
     const dates = newest.map((p) => String(p.publication_date ?? ''));
     expect(dates).toEqual([...dates].sort().reverse());
-    const cited = (await get('/v1/elements/Fe/papers?sort=foundational&limit=100', pro)).body.papers as Json[];
+    const cited = (await get('/v1/elements/Fe/papers?sort=foundational&limit=100', pro)).body
+      .papers as Json[];
     const counts = cited.map((p) => (p.citations as number | null) ?? -1);
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
     expect((await get('/v1/elements/Fe/papers', pro)).body.papers).toHaveLength(20);
@@ -48,7 +55,8 @@ describe('element history and papers', () => {
   it('filters element papers by keyword', async () => {
     const all = (await get('/v1/elements/Fe/papers?limit=100', pro)).body.papers as Json[];
     const keyword = all.flatMap((p) => p.keywords as string[])[0]!;
-    const filtered = (await get(`/v1/elements/Fe/papers?limit=100&keyword=${keyword}`, pro)).body.papers as Json[];
+    const filtered = (await get(`/v1/elements/Fe/papers?limit=100&keyword=${keyword}`, pro)).body
+      .papers as Json[];
     expect(filtered.length).toBeGreaterThan(0);
     expect(filtered.every((p) => (p.keywords as string[]).includes(keyword))).toBe(true);
   });
@@ -87,7 +95,11 @@ describe('subjects', () => {
 
   it('answers a topic with scores, its history, routed elements and papers', async () => {
     const topic = (await get('/v1/subjects/topic/t10030', pro)).body;
-    expect(topic).toMatchObject({ subject_type: 'topic', subject_id: 'T10030', name: 'Electrocatalysts for Energy Conversion' });
+    expect(topic).toMatchObject({
+      subject_type: 'topic',
+      subject_id: 'T10030',
+      name: 'Electrocatalysts for Energy Conversion',
+    });
     expect(topic.canonical_url).toBe('https://ri.example/subjects/topic/T10030');
     expect(typeof topic.hri === 'number' || topic.hri === null).toBe(true);
     const monthly = (await get('/v1/subjects/topic/T10030/history?resolution=monthly', pro)).body;
@@ -105,11 +117,14 @@ describe('subjects', () => {
     expect(unknown.res.status).toBe(404);
     expect(unknown.body.code).toBe('unknown_subject');
     const keyword = await get('/v1/subjects/keyword/geology/elements', pro);
-    if (keyword.res.status === 404) expect(keyword.body).toMatchObject({ code: 'unknown_subject', reason: 'no_element_links' });
+    if (keyword.res.status === 404)
+      expect(keyword.body).toMatchObject({ code: 'unknown_subject', reason: 'no_element_links' });
     // A geology topic: its papers name no element in their titles.
     const search = (await get('/v1/subjects/search?q=sedimentary%20basin', pro)).body.results as Json[];
     const statuses = await Promise.all(
-      search.filter((r) => r.subject_type === 'topic').map(async (r) => (await get(`/v1/subjects/topic/${r.subject_id}/elements`, pro)).res.status),
+      search
+        .filter((r) => r.subject_type === 'topic')
+        .map(async (r) => (await get(`/v1/subjects/topic/${r.subject_id}/elements`, pro)).res.status),
     );
     expect(statuses.every((s) => s === 200 || s === 404)).toBe(true);
   });
@@ -139,7 +154,9 @@ describe('HTTP behaviour', () => {
   });
 
   it('allows cross-origin GETs and echoes the request id in headers and error bodies', async () => {
-    const res = await ctx.app.request('/v1/elements/Xq', { headers: { origin: 'https://example.org', 'x-request-id': 'abc-123' } });
+    const res = await ctx.app.request('/v1/elements/Xq', {
+      headers: { origin: 'https://example.org', 'x-request-id': 'abc-123' },
+    });
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('x-request-id')).toBe('abc-123');
     expect(((await res.json()) as Json).request_id).toBe('abc-123');
@@ -152,7 +169,10 @@ describe('OpenAPI', () => {
     expect(doc.openapi).toBe('3.0.3');
     expect((doc.info as Json).version).toBe('1.0.0');
     await SwaggerParser.validate(structuredClone(doc) as never);
-    expect(((doc.components as Json).securitySchemes as Json).bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(((doc.components as Json).securitySchemes as Json).bearer).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
     expect(doc.security).toEqual([{ bearer: [] }]);
     const paths = doc.paths as Record<string, Record<string, Json>>;
     expect(paths['/elements']!.get!.security).toEqual([{}, { bearer: [] }]);

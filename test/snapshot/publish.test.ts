@@ -66,7 +66,8 @@ describe('a running server switches snapshots without a restart', () => {
   it('serves every request from one version while a new one is published under load', async () => {
     manager = new SnapshotManager(snapshots);
     manager.start(50);
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1' });
+    // A load test from one address: lift the per-IP limit.
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', RATE_LIMIT_PER_IP: '1000000' });
     server = await startServer(config, manager, await emptyState(), () => {});
     const before = manager.version!;
 

@@ -31,7 +31,9 @@ export const ProblemSchema = z
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
-    code: z.string().openapi({ description: 'Stable error code, e.g. unknown_symbol, invalid_parameter, plan_required' }),
+    code: z
+      .string()
+      .openapi({ description: 'Stable error code, e.g. unknown_symbol, invalid_parameter, plan_required' }),
     instance: z.string().optional(),
     request_id: z.string().optional(),
     parameter: z.string().optional(),
@@ -53,8 +55,10 @@ export function errorResponses(kind: 'public' | 'keyed', extra: Record<number, s
     400: problem('A parameter is invalid or unknown (code invalid_parameter, naming the parameter)'),
     ...(kind === 'keyed'
       ? {
-          401: problem('No key (authentication_required) or a bad key (invalid_key); WWW-Authenticate: Bearer'),
-          403: problem('The key\'s plan is too low (plan_required, with required_plan and upgrade_url)'),
+          401: problem(
+            'No key (authentication_required) or a bad key (invalid_key); WWW-Authenticate: Bearer',
+          ),
+          403: problem("The key's plan is too low (plan_required, with required_plan and upgrade_url)"),
         }
       : { 401: problem('A key was sent but is not valid (invalid_key)') }),
     429: problem('A rate limit was hit (rate_limited); Retry-After says when to retry'),
@@ -68,7 +72,11 @@ export const SymbolParam = z.object({
     .string()
     .min(1)
     .max(40)
-    .openapi({ param: { name: 'symbol', in: 'path' }, example: 'Fe', description: 'Chemical symbol, any case' }),
+    .openapi({
+      param: { name: 'symbol', in: 'path' },
+      example: 'Fe',
+      description: 'Chemical symbol, any case',
+    }),
 });
 
 export const SubjectParams = z.object({
@@ -95,7 +103,9 @@ export const SortQuery = z
   .enum(['impact', 'newest', 'foundational', 'ris'])
   .default('impact')
   .transform((s) => (s === 'ris' ? 'impact' : s))
-  .openapi({ description: 'impact (default; ris is accepted as an alias), newest, foundational (most cited first)' });
+  .openapi({
+    description: 'impact (default; ris is accepted as an alias), newest, foundational (most cited first)',
+  });
 
 export const LimitQuery = z.coerce
   .number()
@@ -119,14 +129,20 @@ export const PaperSchema = z
     doi: z.string().nullable(),
     venue: z.string().nullable(),
     year: z.number().int().nullable(),
-    citations: z.number().int().nullable().openapi({ description: 'null when the source has no citation data' }),
+    citations: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'null when the source has no citation data' }),
     link: z.string().url(),
     impact_score: z.number().nullable(),
     citation_percentile: z.number().nullable(),
     cluster: z.string().nullable(),
     cluster_name: z.string().nullable(),
     rank: z.number().int(),
-    ris_contribution: z.number().openapi({ description: 'Weight toward the RIS; NOT importance; do not sort by it' }),
+    ris_contribution: z
+      .number()
+      .openapi({ description: 'Weight toward the RIS; NOT importance; do not sort by it' }),
     publication_date: z.string().nullable(),
     elements: z.array(z.string()),
     keywords: z.array(z.string()),

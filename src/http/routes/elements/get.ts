@@ -19,6 +19,9 @@ export function registerGetElement(app: OpenAPIHono<AppEnv>, deps: RouteDeps): v
     },
   });
   app.openapi(route, (c) =>
-    c.json(getElement(c.get('snapshot'), c.req.valid('param').symbol, viewerOf(c, deps.edition, deps.publicUrl)), 200),
+    c.json(
+      getElement(c.get('snapshot'), c.req.valid('param').symbol, viewerOf(c, deps.edition, deps.publicUrl)),
+      200,
+    ),
   );
 }

@@ -14,9 +14,14 @@ export function registerListElements(app: OpenAPIHono<AppEnv>, deps: RouteDeps):
     middleware: [requireAccess('listElements', deps.edition, deps.publicUrl)] as const,
     request: { query: z.object({}).strict() },
     responses: {
-      200: { description: 'All 118 elements', content: { 'application/json': { schema: ElementListSchema } } },
+      200: {
+        description: 'All 118 elements',
+        content: { 'application/json': { schema: ElementListSchema } },
+      },
       ...errorResponses('public'),
     },
   });
-  app.openapi(route, (c) => c.json(listElements(c.get('snapshot'), viewerOf(c, deps.edition, deps.publicUrl)), 200));
+  app.openapi(route, (c) =>
+    c.json(listElements(c.get('snapshot'), viewerOf(c, deps.edition, deps.publicUrl)), 200),
+  );
 }

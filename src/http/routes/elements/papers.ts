@@ -17,7 +17,12 @@ export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
       params: SymbolParam,
       query: z
         .object({
-          keyword: z.string().min(1).max(100).optional().openapi({ description: 'Only papers with this keyword (slug or name)' }),
+          keyword: z
+            .string()
+            .min(1)
+            .max(100)
+            .optional()
+            .openapi({ description: 'Only papers with this keyword (slug or name)' }),
           sort: SortQuery,
           limit: LimitQuery,
         })

@@ -8,9 +8,16 @@ export const ElementScoreSchema = z
     atomic_number: z.number().int(),
     group: z.number().int().nullable(),
     period: z.number().int(),
-    ri: z.number().openapi({ description: 'Research intensity: fractional papers per 10,000 corpus papers, last 12 months' }),
+    ri: z
+      .number()
+      .openapi({
+        description: 'Research intensity: fractional papers per 10,000 corpus papers, last 12 months',
+      }),
     ris: z.number().openapi({ description: 'Research intensity score, 0-100, log scale, recency-weighted' }),
-    hri: z.number().nullable().openapi({ description: 'High-impact research intensity; null below the Personal plan' }),
+    hri: z
+      .number()
+      .nullable()
+      .openapi({ description: 'High-impact research intensity; null below the Personal plan' }),
     paper_count: z.number().int(),
     canonical_url: z.string().url(),
   })

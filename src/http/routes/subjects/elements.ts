@@ -15,12 +15,20 @@ export function registerSubjectElements(app: OpenAPIHono<AppEnv>, deps: RouteDep
     middleware: [requireAccess('getSubjectElements', deps.edition, deps.publicUrl)] as const,
     request: { params: SubjectParams, query: z.object({}).strict() },
     responses: {
-      200: { description: 'The routed elements', content: { 'application/json': { schema: SubjectElementsSchema } } },
-      ...errorResponses('keyed', { 404: 'Unknown subject, or a topic with no element links (unknown_subject)' }),
+      200: {
+        description: 'The routed elements',
+        content: { 'application/json': { schema: SubjectElementsSchema } },
+      },
+      ...errorResponses('keyed', {
+        404: 'Unknown subject, or a topic with no element links (unknown_subject)',
+      }),
     },
   });
   app.openapi(route, (c) => {
     const { subject_type, subject_id } = c.req.valid('param');
-    return c.json(subjectElements(c.get('snapshot'), subject_type, subject_id, viewerOf(c, deps.edition, deps.publicUrl)), 200);
+    return c.json(
+      subjectElements(c.get('snapshot'), subject_type, subject_id, viewerOf(c, deps.edition, deps.publicUrl)),
+      200,
+    );
   });
 }

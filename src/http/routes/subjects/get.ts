@@ -21,6 +21,9 @@ export function registerGetSubject(app: OpenAPIHono<AppEnv>, deps: RouteDeps): v
   });
   app.openapi(route, (c) => {
     const { subject_type, subject_id } = c.req.valid('param');
-    return c.json(getSubject(c.get('snapshot'), subject_type, subject_id, viewerOf(c, deps.edition, deps.publicUrl)), 200);
+    return c.json(
+      getSubject(c.get('snapshot'), subject_type, subject_id, viewerOf(c, deps.edition, deps.publicUrl)),
+      200,
+    );
   });
 }

@@ -23,7 +23,8 @@ export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
   app.openapi(route, (c) => {
     const { resolution } = c.req.valid('query');
     const { subject_type, subject_id } = c.req.valid('param');
-    if (resolution !== 'daily') checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
+    if (resolution !== 'daily')
+      checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
     return c.json(subjectHistory(c.get('snapshot'), subject_type, subject_id, resolution, viewer), 200);
   });

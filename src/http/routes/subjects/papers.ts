@@ -23,6 +23,9 @@ export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
     const { subject_type, subject_id } = c.req.valid('param');
     const q = c.req.valid('query');
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
-    return c.json(subjectPapers(c.get('snapshot'), subject_type, subject_id, { sort: q.sort, limit: q.limit }, viewer), 200);
+    return c.json(
+      subjectPapers(c.get('snapshot'), subject_type, subject_id, { sort: q.sort, limit: q.limit }, viewer),
+      200,
+    );
   });
 }

@@ -74,7 +74,11 @@ export const SubjectPapersSchema = z
     sort: z.enum(['impact', 'newest', 'foundational']),
     limit: z.number().int(),
     total_ranked: z.number().int(),
-    total_papers: z.number().int().optional().openapi({ description: 'Topics only: how many papers the topic has' }),
+    total_papers: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Topics only: how many papers the topic has' }),
     papers: z.array(PaperSchema),
     ...envelopeShape,
   })

@@ -15,15 +15,28 @@ export function registerSearchSubjects(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     middleware: [requireAccess('searchSubjects', deps.edition, deps.publicUrl)] as const,
     request: {
       query: z
-        .object({ q: z.string().trim().min(1).max(200).openapi({ description: 'Free text, 1-200 characters', example: 'oxygen evolution' }) })
+        .object({
+          q: z
+            .string()
+            .trim()
+            .min(1)
+            .max(200)
+            .openapi({ description: 'Free text, 1-200 characters', example: 'oxygen evolution' }),
+        })
         .strict(),
     },
     responses: {
-      200: { description: 'Ranked candidates', content: { 'application/json': { schema: SubjectSearchSchema } } },
+      200: {
+        description: 'Ranked candidates',
+        content: { 'application/json': { schema: SubjectSearchSchema } },
+      },
       ...errorResponses('keyed'),
     },
   });
   app.openapi(route, (c) =>
-    c.json(searchSubjects(c.get('snapshot'), c.req.valid('query').q, viewerOf(c, deps.edition, deps.publicUrl)), 200),
+    c.json(
+      searchSubjects(c.get('snapshot'), c.req.valid('query').q, viewerOf(c, deps.edition, deps.publicUrl)),
+      200,
+    ),
   );
 }

@@ -1,17 +1,18 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { cors } from 'hono/cors';
 import { ServiceError } from '../core/errors.js';
 import { registerDocs } from '../web/docs.js';
 import { authenticate } from './auth.js';
 import { compression } from './compression.js';
+import { cors } from './cors.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { handleError, problemResponse, validationProblem } from './problem.js';
 import { MemoryRateLimiter, rateLimit } from './rate-limit.js';
 import { requestLog } from './request-log.js';
+import { responseCache } from './response-cache.js';
 import { registerGetElement } from './routes/elements/get.js';
 import { registerElementHistory } from './routes/elements/history.js';
 import { registerListElements } from './routes/elements/list.js';
@@ -45,23 +46,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   if (deps.logger) app.use('*', requestLog(deps.logger));
   app.use('*', metricsMiddleware(metrics));
-  app.use(
-    '*',
-    cors({
-      origin: '*',
-      allowMethods: ['GET', 'POST', 'OPTIONS'],
-      exposeHeaders: [
-        'ETag',
-        'X-Request-Id',
-        'RateLimit',
-        'RateLimit-Policy',
-        'Retry-After',
-        'X-RateLimit-Limit',
-        'X-RateLimit-Remaining',
-        'X-RateLimit-Reset',
-      ],
-    }),
-  );
+  app.use('*', cors());
   app.use('*', compression());
 
   registerDocs(app);
@@ -85,7 +70,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     c.set('snapshot', snapshot);
     try {
       await next();
-      cacheHeaders(c, snapshot.version);
     } finally {
       snapshot.release();
     }
@@ -100,6 +84,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       log: (m) => log(m),
     }),
   );
+  v1.use('*', responseCache());
 
   registerListElements(v1, routes);
   registerGetElement(v1, routes);
@@ -117,22 +102,4 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     handleError(error, c, (e) => log('request failed', { err: e.message, stack: e.stack })),
   );
   return app;
-}
-
-/**
- * ETag from the data version, the request and the caller's plan (answers differ by plan);
- * If-None-Match answers 304. Anonymous answers may be cached by shared caches, keyed ones not.
- */
-function cacheHeaders(c: Context<AppEnv>, version: string): void {
-  if (c.res.status !== 200 || c.req.method !== 'GET') return;
-  const plan = c.get('caller')?.plan ?? 'anonymous';
-  const tag = `W/"${createHash('sha1').update(`${version}|${c.req.url}|${plan}`).digest('base64url').slice(0, 22)}"`;
-  const keyed = plan !== 'anonymous';
-  c.header('ETag', tag);
-  c.header('Cache-Control', keyed ? 'private, max-age=300' : 'public, max-age=300');
-  c.header('Vary', 'Authorization, Accept-Encoding');
-  const inm = c.req.header('if-none-match');
-  if (inm && inm.split(',').some((t) => t.trim() === tag || t.trim() === '*')) {
-    c.res = new Response(null, { status: 304, headers: c.res.headers });
-  }
 }

@@ -13,14 +13,11 @@ export function problemResponse(c: Context, error: ServiceError): Response {
     request_id: c.get('requestId') as string | undefined,
     ...error.extra,
   };
-  return new Response(JSON.stringify(body), {
-    status: error.status,
-    headers: {
-      'content-type': 'application/problem+json',
-      'cache-control': 'no-store',
-      ...(c.get('requestId') ? { 'x-request-id': c.get('requestId') as string } : {}),
-      ...error.headers,
-    },
+  // c.body keeps the headers middleware prepared (CORS, request id, rate limits).
+  return c.body(JSON.stringify(body), error.status as 400, {
+    'content-type': 'application/problem+json',
+    'cache-control': 'no-store',
+    ...error.headers,
   });
 }
 

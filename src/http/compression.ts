@@ -12,18 +12,15 @@ const MIN_BYTES = 1024;
 export function compression(): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    const res = c.res;
+    // Decide from the request and the headers first: touching the body of @hono/node-server's
+    // lightweight Response turns it into a stream and takes the slow path for every request.
     const accept = c.req.header('accept-encoding') ?? '';
-    const type = res.headers.get('content-type') ?? '';
-    if (
-      !res.body ||
-      res.headers.has('content-encoding') ||
-      !COMPRESSIBLE.test(type) ||
-      c.req.method === 'HEAD'
-    )
-      return;
     const encoding = /\bbr\b/.test(accept) ? 'br' : /\bgzip\b/.test(accept) ? 'gzip' : null;
-    if (!encoding) return;
+    if (!encoding || c.req.method === 'HEAD') return;
+    const res = c.res;
+    const type = res.headers.get('content-type') ?? '';
+    if (res.status === 204 || res.status === 304 || res.headers.has('content-encoding') || !COMPRESSIBLE.test(type)) return;
+    if (!res.body) return;
     const raw = Buffer.from(await res.arrayBuffer());
     if (raw.length < MIN_BYTES) {
       c.res = new Response(raw, res);

@@ -153,16 +153,18 @@ export class SqliteStateStore implements StateStore {
     }
   }
 
+  private byHash: Database.Statement | undefined;
+
   async authenticate(key: string): Promise<KeyInfo | null> {
     const parsed = parseApiKey(key);
     if (!parsed) return null;
     const hash = hashApiKey(key);
     // Looked up by the hash (unique index): the secret is never compared character by character.
-    const row = this.db
-      .prepare(
-        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
-      )
-      .get(hash) as KeyRow | undefined;
+    // Prepared once: this runs on every keyed request.
+    this.byHash ??= this.db.prepare(
+      `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
+    );
+    const row = this.byHash.get(hash) as KeyRow | undefined;
     if (!row || !hashesEqual(row.key_hash, hash) || row.prefix !== parsed.prefix) return null;
     if (row.revoked_at !== null) return null;
     const at = Date.now();

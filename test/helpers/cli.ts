@@ -16,7 +16,7 @@ export function ri(args: string[], env: Record<string, string> = {}) {
 /** Starts a long-running `ri` command; resolves once stdout matches the pattern. */
 export function riBackground(args: string[], env: Record<string, string>, ready: RegExp) {
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -21,6 +21,7 @@ beforeAll(async () => {
     STATE_URL: `${PG}?schema=${schema}`,
     REDIS_URL: 'redis://127.0.0.1:6379',
     RATE_LIMIT_PER_KEY: '6',
+    LOG_LEVEL: 'info',
   });
   for (let i = 0; i < 2; i++) {
     const server = riBackground(['serve', '--port', '0', '--host', '127.0.0.1'], env, /at (http:\/\/\S+)\/v1/);
@@ -81,5 +82,16 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
     expect(body.code).toBe('rate_limited');
     expect(body.detail).toMatch(/per-key limit is 6 requests per 60 s/);
     expect((await call(bases[1]!, key)).status).toBe(429);
+  });
+
+  it('log each request as JSON with the key prefix, never the key', async () => {
+    const key = createKey('personal', 'logs@example.org');
+    expect((await call(bases[0]!, key)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    const lines = servers[0]!.output().stdout.split('\n').filter((l) => l.startsWith('{'));
+    const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    const prefix = key.split('_')[1]!;
+    expect(requests.some((l) => l.key_prefix === prefix && l.route === '/v1/subjects/:subject_type/:subject_id')).toBe(true);
+    expect(servers[0]!.output().stdout).not.toContain(key.split('_')[2]!);
   });
 });

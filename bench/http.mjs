@@ -15,27 +15,44 @@ const root = resolve(import.meta.dirname, '..');
 const cli = join(root, 'dist/cli/main.js');
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
-let dataDir = [join(benchDir, 'data-1000000'), join(benchDir, 'data-100000')].find((d) => existsSync(join(d, 'snapshots/CURRENT')));
+let dataDir = [join(benchDir, 'data-1000000'), join(benchDir, 'data-100000')].find((d) =>
+  existsSync(join(d, 'snapshots/CURRENT')),
+);
 if (!dataDir) {
   dataDir = mkdtempSync(join(tmpdir(), 'ri-bench-http-'));
   console.error(`no bench data: serving the bundled sample from ${dataDir}`);
 }
-const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_KEY: '1000000000', RATE_LIMIT_PER_IP: '1000000000' };
+const env = {
+  ...process.env,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'silent',
+  RATE_LIMIT_PER_KEY: '1000000000',
+  RATE_LIMIT_PER_IP: '1000000000',
+};
 
-const created = spawnSync(process.execPath, [cli, 'keys', 'create', '--plan', 'personal'], { env, encoding: 'utf8' });
+const created = spawnSync(process.execPath, [cli, 'keys', 'create', '--plan', 'personal'], {
+  env,
+  encoding: 'utf8',
+});
 if (created.status !== 0) throw new Error(created.stderr);
 const key = created.stdout.trim().split('\n').at(-1);
 
 const port = 18600 + Math.floor(Math.random() * 200);
-const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+  env,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 await new Promise((ok) => child.stdout.on('data', (d) => String(d).includes('serving') && ok()));
 const service = `http://127.0.0.1:${port}`;
 
 // The bare baseline: the same bodies, from memory, on a plain Hono route in its own server.
 const bodies = {};
-for (const path of ['/v1/elements/Fe', '/v1/elements']) bodies[path] = await (await fetch(service + path)).text();
+for (const path of ['/v1/elements/Fe', '/v1/elements'])
+  bodies[path] = await (await fetch(service + path)).text();
 const bare = new Hono();
-bare.get('/v1/elements/Fe', (c) => c.body(bodies['/v1/elements/Fe'], 200, { 'content-type': 'application/json' }));
+bare.get('/v1/elements/Fe', (c) =>
+  c.body(bodies['/v1/elements/Fe'], 200, { 'content-type': 'application/json' }),
+);
 bare.get('/v1/elements', (c) => c.body(bodies['/v1/elements'], 200, { 'content-type': 'application/json' }));
 const barePort = port + 1000;
 const bareServer = serve({ fetch: bare.fetch, port: barePort, hostname: '127.0.0.1' });
@@ -46,14 +63,21 @@ function run(url, options = {}) {
     autocannon({ url, connections: 50, duration, ...options }, (err, r) => (err ? fail(err) : ok(r))),
   );
 }
-const summary = (r) => ({ rps: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, non2xx: r.non2xx });
+const summary = (r) => ({
+  rps: Math.round(r.requests.average),
+  p50_ms: r.latency.p50,
+  p99_ms: r.latency.p99,
+  non2xx: r.non2xx,
+});
 
 const rows = {};
 for (const path of ['/v1/elements/Fe', '/v1/elements']) {
   rows[`bare ${path}`] = summary(await run(baseline + path));
   rows[`service ${path}`] = summary(await run(service + path));
 }
-rows['service /v1/elements/Fe (keyed)'] = summary(await run(`${service}/v1/elements/Fe`, { headers: { authorization: `Bearer ${key}` } }));
+rows['service /v1/elements/Fe (keyed)'] = summary(
+  await run(`${service}/v1/elements/Fe`, { headers: { authorization: `Bearer ${key}` } }),
+);
 rows['service search (1 connection)'] = summary(
   await run(`${service}/v1/subjects/search?q=electrocatalyst%20oxygen%20evolution`, {
     connections: 1,
@@ -65,4 +89,6 @@ child.kill('SIGTERM');
 bareServer.close();
 console.log(JSON.stringify({ dataDir, duration_s: duration, rows }, null, 2));
 const ratio = (a, b) => (rows[a].rps / rows[b].rps).toFixed(2);
-console.log(`ratio Fe: ${ratio('service /v1/elements/Fe', 'bare /v1/elements/Fe')}  list: ${ratio('service /v1/elements', 'bare /v1/elements')}  keyed Fe: ${ratio('service /v1/elements/Fe (keyed)', 'bare /v1/elements/Fe')}`);
+console.log(
+  `ratio Fe: ${ratio('service /v1/elements/Fe', 'bare /v1/elements/Fe')}  list: ${ratio('service /v1/elements', 'bare /v1/elements')}  keyed Fe: ${ratio('service /v1/elements/Fe (keyed)', 'bare /v1/elements/Fe')}`,
+);

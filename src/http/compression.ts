@@ -19,7 +19,13 @@ export function compression(): MiddlewareHandler {
     if (!encoding || c.req.method === 'HEAD') return;
     const res = c.res;
     const type = res.headers.get('content-type') ?? '';
-    if (res.status === 204 || res.status === 304 || res.headers.has('content-encoding') || !COMPRESSIBLE.test(type)) return;
+    if (
+      res.status === 204 ||
+      res.status === 304 ||
+      res.headers.has('content-encoding') ||
+      !COMPRESSIBLE.test(type)
+    )
+      return;
     if (!res.body) return;
     const raw = Buffer.from(await res.arrayBuffer());
     if (raw.length < MIN_BYTES) {

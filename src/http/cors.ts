@@ -24,7 +24,8 @@ export function cors(): MiddlewareHandler {
       return c.body(null, 204, {
         'access-control-allow-origin': '*',
         'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': c.req.header('access-control-request-headers') ?? 'authorization, content-type',
+        'access-control-allow-headers':
+          c.req.header('access-control-request-headers') ?? 'authorization, content-type',
         'access-control-max-age': '86400',
         vary: 'Access-Control-Request-Headers',
       });

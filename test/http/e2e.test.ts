@@ -22,7 +22,11 @@ afterAll(async () => {
 
 const get = async (path: string, k?: string) => {
   const res = await fetch(base + path, k ? { headers: { authorization: `Bearer ${k}` } } : {});
-  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    body: (await res.json()) as Record<string, unknown>,
+  };
 };
 
 describe('every endpoint over real HTTP', () => {

@@ -24,7 +24,11 @@ beforeAll(async () => {
     LOG_LEVEL: 'info',
   });
   for (let i = 0; i < 2; i++) {
-    const server = riBackground(['serve', '--port', '0', '--host', '127.0.0.1'], env, /at (http:\/\/\S+)\/v1/);
+    const server = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1'],
+      env,
+      /at (http:\/\/\S+)\/v1/,
+    );
     servers.push(server);
     bases.push((await server.started)[1]!);
   }
@@ -88,10 +92,17 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
     const key = createKey('personal', 'logs@example.org');
     expect((await call(bases[0]!, key)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 200));
-    const lines = servers[0]!.output().stdout.split('\n').filter((l) => l.startsWith('{'));
-    const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    const lines = servers[0]!
+      .output()
+      .stdout.split('\n')
+      .filter((l) => l.startsWith('{'));
+    const requests = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request');
     const prefix = key.split('_')[1]!;
-    expect(requests.some((l) => l.key_prefix === prefix && l.route === '/v1/subjects/:subject_type/:subject_id')).toBe(true);
+    expect(
+      requests.some((l) => l.key_prefix === prefix && l.route === '/v1/subjects/:subject_type/:subject_id'),
+    ).toBe(true);
     expect(servers[0]!.output().stdout).not.toContain(key.split('_')[2]!);
   });
 });

@@ -8,11 +8,9 @@ export const ElementScoreSchema = z
     atomic_number: z.number().int(),
     group: z.number().int().nullable(),
     period: z.number().int(),
-    ri: z
-      .number()
-      .openapi({
-        description: 'Research intensity: fractional papers per 10,000 corpus papers, last 12 months',
-      }),
+    ri: z.number().openapi({
+      description: 'Research intensity: fractional papers per 10,000 corpus papers, last 12 months',
+    }),
     ris: z.number().openapi({ description: 'Research intensity score, 0-100, log scale, recency-weighted' }),
     hri: z
       .number()

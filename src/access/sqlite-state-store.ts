@@ -104,6 +104,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async createAccount(input: { email: string | null; plan: Plan }): Promise<Account> {
+    this.lookups.clear();
     const account: Account = {
       id: randomUUID(),
       email: input.email === null ? null : normaliseEmail(input.email),
@@ -129,6 +130,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async setPlan(email: string, plan: Plan): Promise<Account> {
+    this.lookups.clear();
     const row = this.db
       .prepare('UPDATE accounts SET plan = ? WHERE email = ? RETURNING id, email, plan, created_at')
       .get(parsePlan(plan), normaliseEmail(email)) as AccountRow | undefined;
@@ -137,6 +139,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async createKey(accountId: string): Promise<{ key: string; prefix: string }> {
+    this.lookups.clear();
     const exists = this.db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(accountId);
     if (!exists) throw new StateNotFoundError(`no account with id ${accountId}`);
     const insert = this.db.prepare(
@@ -154,24 +157,42 @@ export class SqliteStateStore implements StateStore {
   }
 
   private byHash: Database.Statement | undefined;
+  private dataVersion: Database.Statement | undefined;
+  /**
+   * Lookups by key hash, valid while no other connection has committed: SQLite's data_version
+   * changes on every commit by another process (a `ri keys revoke`, another replica), and this
+   * connection's own writes clear the cache, so a revoked key is refused at once.
+   */
+  private readonly lookups = new Map<string, KeyRow | null>();
+  private lookupsVersion: unknown = null;
 
   async authenticate(key: string): Promise<KeyInfo | null> {
     const parsed = parseApiKey(key);
     if (!parsed) return null;
     const hash = hashApiKey(key);
-    // Looked up by the hash (unique index): the secret is never compared character by character.
-    // Prepared once: this runs on every keyed request.
-    this.byHash ??= this.db.prepare(
-      `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
-    );
-    const row = this.byHash.get(hash) as KeyRow | undefined;
+    this.dataVersion ??= this.db.prepare('PRAGMA data_version').pluck();
+    const version = this.dataVersion.get();
+    if (version !== this.lookupsVersion) {
+      this.lookups.clear();
+      this.lookupsVersion = version;
+    }
+    let row = this.lookups.get(hash);
+    if (row === undefined) {
+      // Looked up by the hash (unique index): the secret is never compared character by character.
+      this.byHash ??= this.db.prepare(
+        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
+      );
+      row = (this.byHash.get(hash) as KeyRow | undefined) ?? null;
+      if (this.lookups.size >= 10_000) this.lookups.clear();
+      this.lookups.set(hash, row);
+    }
     if (!row || !hashesEqual(row.key_hash, hash) || row.prefix !== parsed.prefix) return null;
     if (row.revoked_at !== null) return null;
     const at = Date.now();
     if (row.last_used_at === null || Date.parse(row.last_used_at) < at - LAST_USED_RESOLUTION_MS) {
-      this.db
-        .prepare('UPDATE api_keys SET last_used_at = ? WHERE prefix = ?')
-        .run(new Date(at).toISOString(), row.prefix);
+      const stamp = new Date(at).toISOString();
+      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE prefix = ?').run(stamp, row.prefix);
+      row.last_used_at = stamp;
     }
     return toKeyInfo(row);
   }
@@ -186,6 +207,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async revokeKey(prefix: string): Promise<boolean> {
+    this.lookups.clear();
     const result = this.db
       .prepare('UPDATE api_keys SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL')
       .run(now(), prefix);

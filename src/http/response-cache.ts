@@ -11,8 +11,9 @@ import type { AppEnv } from './context.js';
  */
 interface Entry {
   body: string;
-  contentType: string;
   etag: string;
+  /** Every header of a hit, prepared once. */
+  headers: Record<string, string>;
 }
 
 const MAX_ENTRIES = 5_000;
@@ -30,32 +31,39 @@ export function responseCache(): MiddlewareHandler<AppEnv> {
       await next();
       if (c.res.status !== 200) return;
       const body = await c.res.clone().text();
+      const etag = `W/"${createHash('sha1').update(`${snapshot.version}|${key}`).digest('base64url').slice(0, 22)}"`;
       entry = {
         body,
-        contentType: c.res.headers.get('content-type') ?? 'application/json',
-        etag: `W/"${createHash('sha1').update(`${snapshot.version}|${key}`).digest('base64url').slice(0, 22)}"`,
+        etag,
+        headers: cacheHeaders(
+          c.res.headers.get('content-type') ?? 'application/json',
+          etag,
+          plan !== 'anonymous',
+        ),
       };
       if (body.length <= MAX_BODY) {
         if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
         cache.set(key, entry);
       }
-      setCacheHeaders(c.res.headers, entry.etag, plan !== 'anonymous');
+      for (const [name, value] of Object.entries(entry.headers)) c.res.headers.set(name, value);
       if (notModified(c, entry.etag)) c.res = new Response(null, { status: 304, headers: c.res.headers });
       return;
     }
     // A hit: the stored body with every header at once (headers set on a finished response
     // would make @hono/node-server rebuild it as a stream).
-    const headers = new Headers({ 'content-type': entry.contentType });
-    setCacheHeaders(headers, entry.etag, plan !== 'anonymous');
-    if (notModified(c, entry.etag)) return c.body(null, 304, Object.fromEntries(headers));
-    return c.body(entry.body, 200, Object.fromEntries(headers));
+    return notModified(c, entry.etag)
+      ? c.body(null, 304, entry.headers)
+      : c.body(entry.body, 200, entry.headers);
   };
 }
 
-function setCacheHeaders(headers: Headers, etag: string, keyed: boolean): void {
-  headers.set('ETag', etag);
-  headers.set('Cache-Control', keyed ? 'private, max-age=300' : 'public, max-age=300');
-  headers.set('Vary', 'Authorization, Accept-Encoding');
+function cacheHeaders(contentType: string, etag: string, keyed: boolean): Record<string, string> {
+  return {
+    'content-type': contentType,
+    etag,
+    'cache-control': keyed ? 'private, max-age=300' : 'public, max-age=300',
+    vary: 'Authorization, Accept-Encoding',
+  };
 }
 
 function notModified(c: Context<AppEnv>, etag: string): boolean {

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Env, Hono } from 'hono';
 
 // Swagger UI's files come from the npm package: the service never loads anything from a CDN.
+// The package folder, found without loading the package (its index loads the whole bundle).
 const require = createRequire(import.meta.url);
-const ASSET_DIR = (require('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+const ASSET_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',

@@ -79,6 +79,14 @@ export const OPERATIONS = [
       { upToPapers: 100, usd: 0.1 },
     ],
   },
+  {
+    id: 'research',
+    method: 'GET',
+    path: '/research',
+    access: 'personal',
+    prices: [{ usd: 0.05 }],
+    fullEditionOnly: true,
+  },
 ] as const satisfies readonly Operation[];
 
 export type OperationId = (typeof OPERATIONS)[number]['id'];

@@ -7,6 +7,8 @@ const ERRORS = {
   unknown_subject: { status: 404, title: 'Unknown subject' },
   invalid_parameter: { status: 400, title: 'Invalid parameter' },
   not_found: { status: 404, title: 'Not found' },
+  nothing_matched: { status: 404, title: 'Nothing matched' },
+  unknown_paper: { status: 404, title: 'Unknown paper' },
   authentication_required: { status: 401, title: 'Authentication required' },
   invalid_key: { status: 401, title: 'Invalid API key' },
   plan_required: { status: 403, title: 'Plan required' },

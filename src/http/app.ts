@@ -17,6 +17,7 @@ import { registerGetElement } from './routes/elements/get.js';
 import { registerElementHistory } from './routes/elements/history.js';
 import { registerListElements } from './routes/elements/list.js';
 import { registerElementPapers } from './routes/elements/papers.js';
+import { registerResearch } from './routes/research/get.js';
 import type { RouteDeps } from './routes/shared.js';
 import { registerSubjectElements } from './routes/subjects/elements.js';
 import { registerGetSubject } from './routes/subjects/get.js';
@@ -95,6 +96,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerSubjectHistory(v1, routes);
   registerSubjectElements(v1, routes);
   registerSubjectPapers(v1, routes);
+  // The older edition has no research, lab or payment endpoints: they answer 404.
+  if (routes.edition === 'full') registerResearch(v1, routes);
   app.route('/v1', v1);
 
   app.notFound((c) => problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)));

@@ -184,6 +184,7 @@ describe('OpenAPI', () => {
         '/elements/{symbol}',
         '/elements/{symbol}/history',
         '/elements/{symbol}/papers',
+        '/research',
         '/subjects/search',
         '/subjects/{subject_type}/{subject_id}',
         '/subjects/{subject_type}/{subject_id}/elements',

@@ -1,0 +1,488 @@
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { ELEMENTS, findElement } from '../tagging/elements.js';
+import { tagElements } from '../tagging/tagger.js';
+import { ServiceError } from './errors.js';
+import { PAPER_NOTES } from './notes.js';
+import { type Envelope, envelope, type Viewer } from './viewer.js';
+
+/**
+ * The research search: a question (or a paper) -> the research communities and element
+ * sub-communities behind it, and three reading lists (foundational, now, newest).
+ * Matching is full-text over paper titles and community descriptions (porter stemming), with
+ * abbreviations and element symbols expanded, and papers whose titles carry every word first.
+ */
+export type Lens = 'foundational' | 'now' | 'newest';
+export const LENSES: readonly Lens[] = ['foundational', 'now', 'newest'];
+export const MAX_PAGES = 5;
+export const PRICE_PER_PAGE_USD = 0.05;
+
+export interface ResearchRequest {
+  q?: string;
+  paper?: string;
+  pageSize: number;
+  lenses: Lens[];
+  page: number;
+}
+
+/** Shorthand of the field, expanded before matching (the question keeps its own words too). */
+const ABBREVIATIONS: Record<string, string> = {
+  her: 'hydrogen evolution',
+  oer: 'oxygen evolution',
+  orr: 'oxygen reduction',
+  co2rr: 'co2 reduction',
+  nrr: 'nitrogen reduction',
+  sei: 'solid electrolyte interphase',
+  ldh: 'layered double hydroxide',
+  mof: 'metal organic framework',
+  mofs: 'metal organic framework',
+  cof: 'covalent organic framework',
+  dft: 'density functional theory',
+  sofc: 'solid oxide fuel cell',
+  pem: 'proton exchange membrane',
+  lib: 'lithium ion battery',
+  libs: 'lithium ion battery',
+  saa: 'single atom',
+  sac: 'single atom catalyst',
+  sacs: 'single atom catalyst',
+};
+
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'the',
+  'of',
+  'for',
+  'in',
+  'on',
+  'to',
+  'with',
+  'by',
+  'from',
+  'at',
+  'is',
+  'are',
+  'vs',
+  'via',
+]);
+
+interface TermGroup {
+  /** The word of the question. */
+  word: string;
+  /** FTS alternatives: the word, its expansion, the element name or symbol. */
+  alternatives: string[];
+}
+
+function ftsToken(s: string): string {
+  return `"${s.replaceAll('"', '')}"`;
+}
+
+/** The question's words with their expansions (HER -> hydrogen evolution; Li <-> lithium). */
+export function termGroups(q: string): TermGroup[] {
+  const words = q
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0)
+    .slice(0, 16);
+  const groups: TermGroup[] = [];
+  for (const raw of words) {
+    const word = raw.toLowerCase();
+    if (STOP_WORDS.has(word)) continue;
+    const alternatives = [ftsToken(word)];
+    const expansion = ABBREVIATIONS[word];
+    if (expansion) alternatives.push(`(${expansion.split(' ').map(ftsToken).join(' AND ')})`);
+    // An element symbol as written (Li, Fe) or an element name: both spellings.
+    const bySymbol = /^[A-Z][a-z]?$/.test(raw) ? findElement(raw) : undefined;
+    const byName = ELEMENTS.find((e) => e.name.toLowerCase() === word || e.variants.includes(word));
+    const element = bySymbol ?? byName;
+    if (element) {
+      alternatives.push(ftsToken(element.name.toLowerCase()), ftsToken(element.symbol.toLowerCase()));
+      for (const v of element.variants) alternatives.push(ftsToken(v));
+    }
+    groups.push({ word: raw, alternatives: [...new Set(alternatives)] });
+  }
+  return groups;
+}
+
+const groupExpr = (g: TermGroup) =>
+  g.alternatives.length === 1 ? g.alternatives[0]! : `(${g.alternatives.join(' OR ')})`;
+
+interface MatchedPaper {
+  ordinal: number;
+  score: number;
+  allTerms: boolean;
+}
+
+const MATCH_CAP = 5_000;
+
+/** Papers whose titles match: every term if any do, else any term, best first (bm25). */
+function matchPapers(
+  snapshot: Snapshot,
+  groups: TermGroup[],
+): { papers: MatchedPaper[]; unmatched: string[] } {
+  const db = snapshot.db;
+  const search = db.prepare(
+    'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
+  );
+  const count = db
+    .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1)')
+    .pluck();
+  const subjectCount = db
+    .prepare(
+      "SELECT count(*) FROM (SELECT 1 FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' LIMIT 1)",
+    )
+    .pluck();
+  const unmatched = groups
+    .filter(
+      (g) => (count.get(groupExpr(g)) as number) === 0 && (subjectCount.get(groupExpr(g)) as number) === 0,
+    )
+    .map((g) => g.word);
+  const usable = groups.filter((g) => !unmatched.includes(g.word));
+  if (usable.length === 0) return { papers: [], unmatched };
+  const all = search.all(usable.map(groupExpr).join(' AND '), MATCH_CAP) as {
+    ordinal: number;
+    score: number;
+  }[];
+  const papers = all.map((r) => ({ ...r, allTerms: true }));
+  if (papers.length < 20 && usable.length > 1) {
+    const seen = new Set(papers.map((p) => p.ordinal));
+    for (const r of search.all(usable.map(groupExpr).join(' OR '), MATCH_CAP) as {
+      ordinal: number;
+      score: number;
+    }[]) {
+      if (!seen.has(r.ordinal)) papers.push({ ...r, allTerms: false });
+    }
+  }
+  return { papers, unmatched };
+}
+
+interface PaperRow {
+  ordinal: number;
+  work_id: number;
+  doi: string | null;
+  title: string | null;
+  venue: string | null;
+  year: number | null;
+  pub_date: string | null;
+  citations: number | null;
+  impact_score: number | null;
+  cluster: number | null;
+  refs: Buffer | null;
+}
+
+export interface ResearchPaper {
+  title: string | null;
+  doi: string | null;
+  link: string;
+  venue: string | null;
+  year: number | null;
+  citations: number | null;
+  impact_score: number | null;
+  reason: string;
+}
+
+export interface Community {
+  subject_type: 'topic';
+  subject_id: string;
+  name: string;
+  description: string | null;
+  matching_papers: number;
+  rising: boolean;
+  reason: string;
+  canonical_url: string;
+}
+
+export interface ElementCommunity {
+  symbol: string;
+  topic_id: string;
+  topic_name: string;
+  papers: number;
+  rising: boolean;
+  reason: string;
+}
+
+export interface ResearchAnswer extends Envelope {
+  q: string;
+  page: number;
+  page_size: number;
+  matched_papers: number;
+  communities: Community[];
+  element_communities: ElementCommunity[];
+  lists: Partial<Record<Lens, ResearchPaper[]>>;
+  unmatched_terms: string[];
+  next: { url: string; price: { usd: number; currency: 'USD' } } | null;
+}
+
+function loadPapers(snapshot: Snapshot, ordinals: number[]): Map<number, PaperRow> {
+  const rows = snapshot.db
+    .prepare(
+      `SELECT ordinal, work_id, doi, title, venue, year, pub_date, citations, impact_score, cluster, refs
+       FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(ordinals)) as PaperRow[];
+  return new Map(rows.map((r) => [r.ordinal, r]));
+}
+
+const link = (p: PaperRow) => (p.doi ? `https://doi.org/${p.doi}` : `https://openalex.org/W${p.work_id}`);
+
+function toPaper(p: PaperRow, reason: string): ResearchPaper {
+  return {
+    title: p.title,
+    doi: p.doi,
+    link: link(p),
+    venue: p.venue,
+    year: p.year,
+    citations: p.citations,
+    impact_score: p.impact_score,
+    reason,
+  };
+}
+
+/** A paper given by DOI (with or without the resolver) or by title. */
+function findPaper(snapshot: Snapshot, paper: string): PaperRow {
+  const doi = paper
+    .trim()
+    .replace(/^https?:\/\/(dx\.)?doi\.org\//i, '')
+    .toLowerCase();
+  const cols = 'ordinal, work_id, doi, title, venue, year, pub_date, citations, impact_score, cluster, refs';
+  let row = /^10\.\d{4,9}\//.test(doi)
+    ? (snapshot.db.prepare(`SELECT ${cols} FROM papers WHERE doi = ?`).get(doi) as PaperRow | undefined)
+    : undefined;
+  if (!row && !/^10\.\d{4,9}\//.test(doi)) {
+    const words = termGroups(paper).map((g) => ftsToken(g.word.toLowerCase()));
+    if (words.length > 0) {
+      row = snapshot.db
+        .prepare(
+          `SELECT ${cols} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
+        )
+        .get(words.join(' AND ')) as PaperRow | undefined;
+    }
+  }
+  if (!row) {
+    throw new ServiceError('unknown_paper', `No paper matching '${paper}' is in the corpus.`, {
+      parameter: 'paper',
+    });
+  }
+  return row;
+}
+
+export function research(snapshot: Snapshot, request: ResearchRequest, viewer: Viewer): ResearchAnswer {
+  const seed = request.paper ? findPaper(snapshot, request.paper) : null;
+  const q = seed ? (seed.title ?? '') : (request.q ?? '');
+  const groups = termGroups(q);
+  const { papers: matched, unmatched } = matchPapers(snapshot, groups);
+  const matchedSet = new Set(matched.map((m) => m.ordinal));
+  if (seed) matchedSet.delete(seed.ordinal);
+  const candidates = matched.filter((m) => matchedSet.has(m.ordinal));
+  if (candidates.length === 0) {
+    throw new ServiceError('nothing_matched', `Nothing in the corpus matches '${q}'.`, {
+      unmatched_terms: unmatched,
+      suggestion: 'Use fewer or broader words, or element names rather than formulas.',
+    });
+  }
+
+  const rows = loadPapers(
+    snapshot,
+    candidates.map((c) => c.ordinal),
+  );
+  const total = candidates.length;
+  // Evidence (citations, communities) comes from the papers with every word when there are
+  // enough of them; the looser matches only fill the lists.
+  const strict = candidates.filter((m) => m.allTerms);
+  const evidence = strict.length >= 10 ? strict : candidates;
+  const start = (request.page - 1) * request.pageSize;
+  const end = start + request.pageSize;
+  const lists: Partial<Record<Lens, ResearchPaper[]>> = {};
+  const cutoffYear = Number((snapshot.meta.cutoff_date ?? '0').slice(0, 4));
+  const leadsFirst = (a: MatchedPaper, b: MatchedPaper) => Number(b.allTerms) - Number(a.allTerms);
+  let hasMore = false;
+
+  for (const lens of request.lenses) {
+    let list: ResearchPaper[] = [];
+    if (lens === 'now') {
+      const ordered = [...candidates].sort(
+        (a, b) =>
+          leadsFirst(a, b) ||
+          (rows.get(b.ordinal)?.impact_score ?? -1) - (rows.get(a.ordinal)?.impact_score ?? -1) ||
+          a.score - b.score,
+      );
+      list = ordered.slice(start, end).map((m) => {
+        const p = rows.get(m.ordinal)!;
+        return toPaper(
+          p,
+          p.impact_score === null
+            ? 'matches the question; no citation data, so ranked after papers with known impact'
+            : `impact score ${p.impact_score.toFixed(1)} (percentile of projected citations in its field and year)${m.allTerms ? '; its title has every word of the question' : ''}`,
+        );
+      });
+      hasMore ||= ordered.length > end;
+    } else if (lens === 'newest') {
+      const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
+      const ordered = recent.sort(
+        (a, b) =>
+          leadsFirst(a, b) ||
+          (rows.get(b.ordinal)?.pub_date ?? '').localeCompare(rows.get(a.ordinal)?.pub_date ?? ''),
+      );
+      list = ordered.slice(start, end).map((m) => {
+        const p = rows.get(m.ordinal)!;
+        return toPaper(p, `published ${p.pub_date ?? p.year}, within the last two years of the data`);
+      });
+      hasMore ||= ordered.length > end;
+    } else {
+      // Foundational: the papers the matching papers cite most (found through their references).
+      const cited = new Map<number, number>();
+      for (const m of evidence) {
+        const blob = rows.get(m.ordinal)?.refs;
+        if (!blob) continue;
+        for (let i = 0; i + 4 <= blob.length; i += 4) {
+          const o = blob.readInt32LE(i);
+          cited.set(o, (cited.get(o) ?? 0) + 1);
+        }
+      }
+      if (seed?.refs)
+        for (let i = 0; i + 4 <= seed.refs.length; i += 4)
+          cited.set(seed.refs.readInt32LE(i), (cited.get(seed.refs.readInt32LE(i)) ?? 0) + 1);
+      const ordered = [...cited].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+      const slice = ordered.slice(start, end);
+      const classics = loadPapers(
+        snapshot,
+        slice.map(([o]) => o),
+      );
+      list = slice
+        .filter(([o]) => classics.has(o))
+        .map(([o, n]) =>
+          toPaper(classics.get(o)!, `cited by ${n} of the ${evidence.length} papers matching this question`),
+        );
+      hasMore ||= ordered.length > end;
+    }
+    lists[lens] = list;
+  }
+
+  const communities = matchCommunities(snapshot, groups, evidence, rows, viewer);
+  const elementCommunities = matchElementCommunities(snapshot, q, communities);
+  const nextPage = request.page + 1;
+  const query = new URLSearchParams({
+    ...(request.paper ? { paper: request.paper } : { q }),
+    page_size: String(request.pageSize),
+    lenses: request.lenses.join(','),
+    page: String(nextPage),
+  });
+  return {
+    q,
+    page: request.page,
+    page_size: request.pageSize,
+    matched_papers: total,
+    communities,
+    element_communities: elementCommunities,
+    lists,
+    unmatched_terms: unmatched,
+    next:
+      hasMore && nextPage <= MAX_PAGES
+        ? {
+            url: `${viewer.publicUrl}/v1/research?${query}`,
+            price: { usd: PRICE_PER_PAGE_USD, currency: 'USD' },
+          }
+        : null,
+    ...envelope(
+      snapshot,
+      viewer,
+      `/research?${new URLSearchParams(request.paper ? { paper: request.paper } : { q })}`,
+      {
+        papers: `${PAPER_NOTES} Each list holds page_size papers per page, up to ${MAX_PAGES} pages.`,
+      },
+    ),
+  };
+}
+
+/** Communities: topics whose descriptions match, and topics most of the matching papers belong to. */
+function matchCommunities(
+  snapshot: Snapshot,
+  groups: TermGroup[],
+  candidates: MatchedPaper[],
+  rows: Map<number, PaperRow>,
+  viewer: Viewer,
+): Community[] {
+  const byCluster = new Map<number, number>();
+  for (const m of candidates) {
+    const c = rows.get(m.ordinal)?.cluster;
+    if (c != null) byCluster.set(c, (byCluster.get(c) ?? 0) + 1);
+  }
+  const described = new Set<string>();
+  if (groups.length > 0) {
+    const expr = groups.map(groupExpr).join(' AND ');
+    for (const id of snapshot.db
+      .prepare(
+        "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY bm25(subjects_fts, 0, 0, 5.0, 1.0) LIMIT 10",
+      )
+      .pluck()
+      .all(expr) as string[])
+      described.add(id);
+  }
+  const ids = new Set<string>([
+    ...described,
+    ...[...byCluster]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 10)
+      .map(([t]) => `T${t}`),
+  ]);
+  const info = snapshot.db.prepare(
+    "SELECT s.id, s.name, s.description, coalesce(c.rising, 0) AS rising FROM subjects s LEFT JOIN communities c ON c.topic_id = s.id WHERE s.type = 'topic' AND s.id = ?",
+  );
+  const out: Community[] = [];
+  for (const id of ids) {
+    const row = info.get(id) as
+      | { id: string; name: string; description: string | null; rising: number }
+      | undefined;
+    if (!row) continue;
+    const n = byCluster.get(Number(id.slice(1))) ?? 0;
+    const reasons = [
+      ...(n > 0 ? [`${n} of the ${candidates.length} matching papers belong to it`] : []),
+      ...(described.has(id) ? ['its description matches the question'] : []),
+    ];
+    out.push({
+      subject_type: 'topic',
+      subject_id: row.id,
+      name: row.name,
+      description: row.description,
+      matching_papers: n,
+      rising: row.rising === 1,
+      reason: reasons.join('; '),
+      canonical_url: `${viewer.publicUrl}/subjects/topic/${row.id}`,
+    });
+  }
+  return out
+    .sort((a, b) => b.matching_papers - a.matching_papers || a.subject_id.localeCompare(b.subject_id))
+    .slice(0, 10);
+}
+
+/** Element sub-communities: the question's elements inside the matched communities. */
+function matchElementCommunities(
+  snapshot: Snapshot,
+  q: string,
+  communities: Community[],
+): ElementCommunity[] {
+  const symbols = new Set(tagElements(q));
+  for (const w of q.split(/[^\p{L}\p{N}]+/u)) {
+    const e = /^[A-Z][a-z]?$/.test(w) ? findElement(w) : undefined;
+    if (e) symbols.add(e.symbol);
+  }
+  if (symbols.size === 0 || communities.length === 0) return [];
+  const stmt = snapshot.db.prepare(
+    'SELECT paper_count, rising FROM element_communities WHERE symbol = ? AND topic_id = ?',
+  );
+  const out: ElementCommunity[] = [];
+  for (const symbol of symbols) {
+    for (const c of communities) {
+      const row = stmt.get(symbol, c.subject_id) as { paper_count: number; rising: number } | undefined;
+      if (!row) continue;
+      out.push({
+        symbol,
+        topic_id: c.subject_id,
+        topic_name: c.name,
+        papers: row.paper_count,
+        rising: row.rising === 1,
+        reason: `${row.paper_count} papers of '${c.name}' name ${symbol} in their titles`,
+      });
+    }
+  }
+  return out.sort((a, b) => b.papers - a.papers).slice(0, 10);
+}

@@ -1,0 +1,157 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { ServiceError } from '../../../core/errors.js';
+import { LENSES, type Lens, MAX_PAGES, research } from '../../../core/research.js';
+import type { AppEnv } from '../../context.js';
+import { requireAccess, viewerOf } from '../../guard.js';
+import { envelopeShape, errorResponses, type RouteDeps } from '../shared.js';
+
+const ResearchPaperSchema = z.object({
+  title: z.string().nullable(),
+  doi: z.string().nullable(),
+  link: z.string().url(),
+  venue: z.string().nullable(),
+  year: z.number().int().nullable(),
+  citations: z.number().int().nullable(),
+  impact_score: z.number().nullable(),
+  reason: z.string().openapi({ description: 'The evidence, in one line' }),
+});
+
+const ResearchSchema = z
+  .object({
+    q: z.string(),
+    page: z.number().int(),
+    page_size: z.number().int(),
+    matched_papers: z.number().int(),
+    communities: z.array(
+      z.object({
+        subject_type: z.literal('topic'),
+        subject_id: z.string(),
+        name: z.string(),
+        description: z.string().nullable(),
+        matching_papers: z.number().int(),
+        rising: z.boolean(),
+        reason: z.string(),
+        canonical_url: z.string().url(),
+      }),
+    ),
+    element_communities: z.array(
+      z.object({
+        symbol: z.string(),
+        topic_id: z.string(),
+        topic_name: z.string(),
+        papers: z.number().int(),
+        rising: z.boolean(),
+        reason: z.string(),
+      }),
+    ),
+    lists: z.object({
+      foundational: z.array(ResearchPaperSchema).optional(),
+      now: z.array(ResearchPaperSchema).optional(),
+      newest: z.array(ResearchPaperSchema).optional(),
+    }),
+    unmatched_terms: z.array(z.string()),
+    next: z
+      .object({ url: z.string().url(), price: z.object({ usd: z.number(), currency: z.literal('USD') }) })
+      .nullable()
+      .openapi({ description: 'The following page and its price, or null after the last' }),
+    ...envelopeShape,
+  })
+  .openapi('Research');
+
+const LensesQuery = z
+  .string()
+  .default(LENSES.join(','))
+  .transform((s, ctx) => {
+    const lenses = [
+      ...new Set(
+        s
+          .split(',')
+          .map((l) => l.trim())
+          .filter(Boolean),
+      ),
+    ];
+    const bad = lenses.filter((l) => !(LENSES as readonly string[]).includes(l));
+    if (bad.length > 0 || lenses.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `lenses are a comma list of ${LENSES.join(', ')} (got '${bad.join(',') || s}')`,
+      });
+      return z.NEVER;
+    }
+    return lenses as Lens[];
+  })
+  .openapi({ type: 'string', description: 'Comma list of foundational, now, newest (default: all three)' });
+
+export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
+  const route = createRoute({
+    operationId: 'research',
+    method: 'get',
+    path: '/research',
+    summary: 'A question or a paper -> research communities and three reading lists',
+    security: [{ bearer: [] }],
+    middleware: [requireAccess('research', deps.edition, deps.publicUrl)] as const,
+    request: {
+      query: z
+        .object({
+          q: z
+            .string()
+            .trim()
+            .min(1)
+            .max(300)
+            .optional()
+            .openapi({ description: 'The question', example: 'oxygen evolution nickel iron' }),
+          paper: z
+            .string()
+            .trim()
+            .min(1)
+            .max(500)
+            .optional()
+            .openapi({ description: 'A DOI or a title to start from, instead of q' }),
+          page_size: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(10)
+            .default(10)
+            .openapi({ description: 'Papers per lens, 1-10' }),
+          lenses: LensesQuery,
+          page: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(MAX_PAGES)
+            .default(1)
+            .openapi({ description: `Page, 1-${MAX_PAGES}` }),
+        })
+        .strict(),
+    },
+    responses: {
+      200: {
+        description: 'Communities and reading lists',
+        content: { 'application/json': { schema: ResearchSchema } },
+      },
+      ...errorResponses('keyed', {
+        404: 'Nothing matches the question (nothing_matched), or the paper is not in the corpus (unknown_paper)',
+      }),
+    },
+  });
+  app.openapi(route, (c) => {
+    const q = c.req.valid('query');
+    if ((q.q === undefined) === (q.paper === undefined)) {
+      throw new ServiceError(
+        'invalid_parameter',
+        "Give either 'q' (a question) or 'paper' (a DOI or title), not both or neither.",
+        {
+          parameter: q.q === undefined ? 'q' : 'paper',
+        },
+      );
+    }
+    const request = {
+      ...(q.q !== undefined ? { q: q.q } : { paper: q.paper! }),
+      pageSize: q.page_size,
+      lenses: q.lenses,
+      page: q.page,
+    };
+    return c.json(research(c.get('snapshot'), request, viewerOf(c, deps.edition, deps.publicUrl)), 200);
+  });
+}

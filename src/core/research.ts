@@ -112,7 +112,8 @@ interface MatchedPaper {
   allTerms: boolean;
 }
 
-const MATCH_CAP = 5_000;
+/** Candidates read per question (best bm25 first): enough for five pages of every lens and for the evidence. */
+const MATCH_CAP = 1_000;
 
 /** Papers whose titles match: every term if any do, else any term, best first (bm25). */
 function matchPapers(
@@ -387,7 +388,9 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
       viewer,
       `/research?${new URLSearchParams(request.paper ? { paper: request.paper } : { q })}`,
       {
-        papers: `${PAPER_NOTES} Each list holds page_size papers per page, up to ${MAX_PAGES} pages.`,
+        papers:
+        `${PAPER_NOTES} Each list holds page_size papers per page, up to ${MAX_PAGES} pages. matched_papers counts ` +
+        `the best-matching papers considered (at most ${MATCH_CAP}); communities and citation counts come from them.`,
       },
     ),
   };

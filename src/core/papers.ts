@@ -2,6 +2,7 @@ import { decodeRanked } from '../snapshot/ranked.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { canonicalSymbol } from './elements.js';
 import { PAPER_NOTES } from './notes.js';
+import { PAPER_COLUMNS, type PaperRow, paperLink } from './paper-row.js';
 import { findSubject, type SubjectType } from './subjects.js';
 import { type Envelope, envelope, type Viewer } from './viewer.js';
 
@@ -25,22 +26,6 @@ export interface PaperEntry {
   keywords: string[];
 }
 
-interface PaperRow {
-  keywords: string;
-  ordinal: number;
-  work_id: number;
-  doi: string | null;
-  title: string | null;
-  venue: string | null;
-  year: number | null;
-  pub_date: string | null;
-  citations: number | null;
-  impact_score: number | null;
-  citation_percentile: number | null;
-  cluster: number | null;
-  elements: string;
-}
-
 /**
  * The ranked papers of an element, topic or keyword (at most 100, rank 1 first), with every
  * field of the spec; null when the subject does not exist in this snapshot.
@@ -56,11 +41,7 @@ export function rankedPapers(
   if (!subject) return null;
   const ranked = decodeRanked(subject.ranked);
   const rows = snapshot.db
-    .prepare(
-      `SELECT p.ordinal, p.work_id, p.doi, p.title, p.venue, p.year, p.pub_date, p.citations, p.impact_score,
-              p.citation_percentile, p.cluster, p.elements, p.keywords
-       FROM papers p WHERE p.ordinal IN (SELECT value FROM json_each(?))`,
-    )
+    .prepare(`SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`)
     .all(JSON.stringify(ranked.map((r) => r.ordinal))) as PaperRow[];
   const byOrdinal = new Map(rows.map((r) => [r.ordinal, r]));
   const clusterNames = snapshot.db
@@ -75,7 +56,7 @@ export function rankedPapers(
       venue: p.venue,
       year: p.year,
       citations: p.citations,
-      link: p.doi ? `https://doi.org/${p.doi}` : `https://openalex.org/W${p.work_id}`,
+      link: paperLink(p),
       impact_score: p.impact_score,
       citation_percentile: p.citation_percentile,
       cluster,

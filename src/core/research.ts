@@ -3,6 +3,7 @@ import { ELEMENTS, findElement } from '../tagging/elements.js';
 import { tagElements } from '../tagging/tagger.js';
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
+import { PAPER_COLUMNS, type PaperRow, paperLink } from './paper-row.js';
 import { type Envelope, envelope, type Viewer } from './viewer.js';
 
 /**
@@ -156,20 +157,6 @@ function matchPapers(
   return { papers, unmatched };
 }
 
-interface PaperRow {
-  ordinal: number;
-  work_id: number;
-  doi: string | null;
-  title: string | null;
-  venue: string | null;
-  year: number | null;
-  pub_date: string | null;
-  citations: number | null;
-  impact_score: number | null;
-  cluster: number | null;
-  refs: Buffer | null;
-}
-
 export interface ResearchPaper {
   title: string | null;
   doi: string | null;
@@ -215,21 +202,16 @@ export interface ResearchAnswer extends Envelope {
 
 function loadPapers(snapshot: Snapshot, ordinals: number[]): Map<number, PaperRow> {
   const rows = snapshot.db
-    .prepare(
-      `SELECT ordinal, work_id, doi, title, venue, year, pub_date, citations, impact_score, cluster, refs
-       FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`,
-    )
+    .prepare(`SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`)
     .all(JSON.stringify(ordinals)) as PaperRow[];
   return new Map(rows.map((r) => [r.ordinal, r]));
 }
-
-const link = (p: PaperRow) => (p.doi ? `https://doi.org/${p.doi}` : `https://openalex.org/W${p.work_id}`);
 
 function toPaper(p: PaperRow, reason: string): ResearchPaper {
   return {
     title: p.title,
     doi: p.doi,
-    link: link(p),
+    link: paperLink(p),
     venue: p.venue,
     year: p.year,
     citations: p.citations,
@@ -244,7 +226,7 @@ function findPaper(snapshot: Snapshot, paper: string): PaperRow {
     .trim()
     .replace(/^https?:\/\/(dx\.)?doi\.org\//i, '')
     .toLowerCase();
-  const cols = 'ordinal, work_id, doi, title, venue, year, pub_date, citations, impact_score, cluster, refs';
+  const cols = PAPER_COLUMNS;
   let row = /^10\.\d{4,9}\//.test(doi)
     ? (snapshot.db.prepare(`SELECT ${cols} FROM papers WHERE doi = ?`).get(doi) as PaperRow | undefined)
     : undefined;
@@ -389,8 +371,8 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
       `/research?${new URLSearchParams(request.paper ? { paper: request.paper } : { q })}`,
       {
         papers:
-        `${PAPER_NOTES} Each list holds page_size papers per page, up to ${MAX_PAGES} pages. matched_papers counts ` +
-        `the best-matching papers considered (at most ${MATCH_CAP}); communities and citation counts come from them.`,
+          `${PAPER_NOTES} Each list holds page_size papers per page, up to ${MAX_PAGES} pages. matched_papers counts ` +
+          `the best-matching papers considered (at most ${MATCH_CAP}); communities and citation counts come from them.`,
       },
     ),
   };

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ServiceError } from '../core/errors.js';
@@ -39,15 +38,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   const metrics = deps.metrics ?? createMetrics();
   const limiter = deps.rateLimiter ?? new MemoryRateLimiter();
-  app.use('*', async (c, next) => {
-    const requestId = c.req.header('x-request-id')?.slice(0, 100) || randomUUID();
-    c.set('requestId', requestId);
-    c.header('x-request-id', requestId);
-    await next();
-  });
-  if (deps.logger) app.use('*', requestLog(deps.logger));
-  app.use('*', metricsMiddleware(metrics));
+  // Request id and CORS headers in one step, set before the handler (see cors.ts for why).
   app.use('*', cors());
+  if (deps.logger?.isLevelEnabled('info')) app.use('*', requestLog(deps.logger));
+  app.use('*', metricsMiddleware(metrics));
   app.use('*', compression());
 
   registerDocs(app);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 
 const EXPOSE = [
@@ -14,11 +15,11 @@ const EXPOSE = [
 ].join(', ');
 
 /**
- * CORS for a public read-only API: any origin, GET and POST, preflight answered here. Headers are
+ * The request id (taken from X-Request-Id or made) and CORS for a public read-only API: any origin, GET and POST, preflight answered here. Headers are
  * set with c.header() before the handler runs (hono/cors writes to c.res first, which makes
  * @hono/node-server rebuild every response as a stream: a quarter of the throughput).
  */
-export function cors(): MiddlewareHandler {
+export function cors(): MiddlewareHandler<{ Variables: { requestId: string } }> {
   return async (c, next) => {
     if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
       return c.body(null, 204, {
@@ -30,6 +31,9 @@ export function cors(): MiddlewareHandler {
         vary: 'Access-Control-Request-Headers',
       });
     }
+    const requestId = c.req.header('x-request-id')?.slice(0, 100) || randomUUID();
+    c.set('requestId', requestId);
+    c.header('x-request-id', requestId);
     c.header('access-control-allow-origin', '*');
     c.header('access-control-expose-headers', EXPOSE);
     await next();

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
 import { openCorpusStore } from '../ingest/corpus-store.js';
 import { type IngestSummary, ingest } from '../ingest/ingest.js';
@@ -17,7 +17,6 @@ export async function runIngest(
   topicsPath: string | null,
 ): Promise<IngestSummary> {
   const { root, corpus } = dataPaths(dataDir);
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(root, { recursive: true });
   let files: ReturnType<typeof expandWorksPaths>;
   try {

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 
 /**
@@ -62,7 +63,6 @@ export async function readLines(
 }
 
 async function isGzip(path: string): Promise<boolean> {
-  const { open } = await import('node:fs/promises');
   const fh = await open(path, 'r');
   try {
     const { buffer, bytesRead } = await fh.read(Buffer.alloc(2), 0, 2, 0);

@@ -133,8 +133,8 @@ export class CorpusStore {
   }
 
   /** Integer columns of a query (NULL as the given value), as typed arrays. */
-  async intColumns(sql: string, columns: number, nullValue = -1): Promise<Int32Array[]> {
-    const out = Array.from({ length: columns }, () => new Growable(Int32Array));
+  async intColumns(sql: string, columns: number, nullValue = -1, expectedRows = 0): Promise<Int32Array[]> {
+    const out = Array.from({ length: columns }, () => new Growable(Int32Array, expectedRows));
     await this.forEachChunk(sql, (chunk) => readNumbers(chunk, out, nullValue));
     return out.map((g) => g.finish());
   }
@@ -335,8 +335,12 @@ class Growable<T extends NumberArray> {
   private data: T;
   private length = 0;
 
-  constructor(private readonly Kind: { new (n: number): T }) {
-    this.data = new Kind(1 << 16);
+  /** expected: rows the caller expects (an upper bound avoids regrowing tens of millions of values). */
+  constructor(
+    private readonly Kind: { new (n: number): T },
+    expected = 0,
+  ) {
+    this.data = new Kind(Math.max(1 << 16, expected));
   }
 
   push(v: number): void {
@@ -348,7 +352,9 @@ class Growable<T extends NumberArray> {
     this.data[this.length++] = v;
   }
 
+  /** The values; a view when the buffer is nearly full (no copy of a large array), else a copy. */
   finish(): T {
+    if (this.length >= this.data.length * 0.9) return this.data.subarray(0, this.length) as T;
     return this.data.slice(0, this.length) as T;
   }
 }

@@ -234,10 +234,14 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
   await store.con.run('DROP TABLE kw; DROP TABLE kwidx');
 
   // References inside the corpus, as ordinals.
+  // Sized from the number of references (an upper bound): no regrowing of ~20M values per column.
+  const refCount = Number((await store.scalar<bigint | null>('SELECT sum(len(refs)) FROM works')) ?? 0);
   const [refFrom, refTo] = await store.intColumns(
     `SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM works) u
      JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref WHERE a.o <> b.o`,
     2,
+    -1,
+    refCount,
   );
   corpus.refs = csrFromPairs(n, refFrom!, refTo!);
 

@@ -46,7 +46,7 @@ export async function writeSnapshot(
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
   db.pragma('page_size = 8192');
-  db.pragma('cache_size = -524288');
+  db.pragma('cache_size = -131072'); // 128 MB: the build's peak memory budget is shared with the corpus
   db.exec(SNAPSHOT_SCHEMA);
   const { corpus } = content;
 

@@ -25,6 +25,8 @@ export interface Operation {
   prices: PriceTier[];
   /** Only in the full edition (research, lab). */
   fullEditionOnly?: boolean;
+  /** lab run: the price is the quoted price of the depth minus what the quote cost. */
+  pricedByQuote?: boolean;
 }
 
 export const OPERATIONS = [
@@ -87,6 +89,40 @@ export const OPERATIONS = [
     prices: [{ usd: 0.05 }],
     fullEditionOnly: true,
   },
+  {
+    id: 'labQuote',
+    method: 'GET',
+    path: '/lab/quote',
+    access: 'professional',
+    prices: [{ usd: 0.01 }],
+    fullEditionOnly: true,
+  },
+  {
+    id: 'labQuotePost',
+    method: 'POST',
+    path: '/lab/quote',
+    access: 'professional',
+    prices: [{ usd: 0.01 }],
+    fullEditionOnly: true,
+  },
+  {
+    id: 'labRun',
+    method: 'GET',
+    path: '/lab/run',
+    access: 'professional',
+    prices: [],
+    fullEditionOnly: true,
+    pricedByQuote: true,
+  },
+  {
+    id: 'labRunPost',
+    method: 'POST',
+    path: '/lab/run',
+    access: 'professional',
+    prices: [],
+    fullEditionOnly: true,
+    pricedByQuote: true,
+  },
 ] as const satisfies readonly Operation[];
 
 export type OperationId = (typeof OPERATIONS)[number]['id'];
@@ -135,3 +171,23 @@ export const RESOLUTION_ACCESS: Record<Resolution, AccessLevel> = {
 
 /** HRI is shown from the Personal plan up. */
 export const HRI_ACCESS: AccessLevel = 'personal';
+
+/** What a lab quote itself costs (the price of the lab quote operation). */
+export const LAB_QUOTE_USD = 0.01;
+
+/**
+ * The lab's deliverables: the top papers of the quoted query, ranked by impact. The quote binds
+ * these prices; lab run charges the price minus the LAB_QUOTE_USD already paid for the quote.
+ */
+export const LAB_DEPTHS = {
+  papers_20: { papers: 20, usd: 0.05 },
+  papers_100: { papers: 100, usd: 0.2 },
+} as const;
+export type LabDepth = keyof typeof LAB_DEPTHS;
+
+/** Above this many matches, years and communities come from a fixed sample (flagged). */
+export const LAB_SAMPLE_ABOVE = 2_000;
+/** Above this many matches the packet is a licence offer, not a price. */
+export const LAB_LICENCE_ABOVE = 100_000;
+/** How long a quote binds its prices. */
+export const LAB_QUOTE_TTL_SECONDS = 15 * 60;

@@ -12,8 +12,10 @@ import {
   type KeyInfo,
   normaliseEmail,
   PREFIX_ATTEMPTS,
+  QUOTE_RETENTION_MS,
   StateNotFoundError,
   type StateStore,
+  type StoredQuote,
 } from './state-store.js';
 
 export interface PostgresStateStoreOptions {
@@ -51,6 +53,22 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
         last_used_at timestamptz
       );
       CREATE INDEX api_keys_account_id ON api_keys(account_id);
+    `,
+  },
+  {
+    version: 2,
+    name: 'lab quotes and shared secrets',
+    sql: `
+      CREATE TABLE quotes (
+        id text PRIMARY KEY,
+        body text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX quotes_expires_at ON quotes(expires_at);
+      CREATE TABLE secrets (
+        name text PRIMARY KEY,
+        value text NOT NULL
+      );
     `,
   },
 ];
@@ -219,6 +237,34 @@ export class PostgresStateStore implements StateStore {
       [prefix],
     );
     return (result.rowCount ?? 0) > 0;
+  }
+
+  async saveQuote(quote: StoredQuote): Promise<void> {
+    await this.pool.query(
+      `WITH pruned AS (DELETE FROM quotes WHERE expires_at < now() - $4::interval)
+       INSERT INTO quotes (id, body, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (id) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at`,
+      [quote.id, quote.body, quote.expiresAt, `${QUOTE_RETENTION_MS / 1000} seconds`],
+    );
+  }
+
+  async findQuote(id: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ body: string }>('SELECT body FROM quotes WHERE id = $1', [id]);
+    return rows[0]?.body ?? null;
+  }
+
+  async secret(name: string, generate: () => string): Promise<string> {
+    const { rows } = await this.pool.query<{ value: string }>(
+      `WITH ins AS (INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING value)
+       SELECT value FROM ins UNION ALL SELECT value FROM secrets WHERE name = $1 LIMIT 1`,
+      [name, generate()],
+    );
+    if (rows[0]) return rows[0].value;
+    // Another replica stored it after this statement's snapshot was taken: read it now.
+    const again = await this.pool.query<{ value: string }>('SELECT value FROM secrets WHERE name = $1', [
+      name,
+    ]);
+    return again.rows[0]!.value;
   }
 
   async close(): Promise<void> {

@@ -13,8 +13,10 @@ import {
   type KeyInfo,
   normaliseEmail,
   PREFIX_ATTEMPTS,
+  QUOTE_RETENTION_MS,
   StateNotFoundError,
   type StateStore,
+  type StoredQuote,
 } from './state-store.js';
 
 const PLAN_CHECK = PLANS.map((p) => `'${p}'`).join(', ');
@@ -40,6 +42,22 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
         last_used_at TEXT
       );
       CREATE INDEX api_keys_account_id ON api_keys(account_id);
+    `,
+  },
+  {
+    version: 2,
+    name: 'lab quotes and shared secrets',
+    sql: `
+      CREATE TABLE quotes (
+        id TEXT PRIMARY KEY,
+        body TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+      CREATE INDEX quotes_expires_at ON quotes(expires_at);
+      CREATE TABLE secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
     `,
   },
 ];
@@ -212,6 +230,31 @@ export class SqliteStateStore implements StateStore {
       .prepare('UPDATE api_keys SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL')
       .run(now(), prefix);
     return result.changes > 0;
+  }
+
+  async saveQuote(quote: StoredQuote): Promise<void> {
+    const prune = new Date(Date.now() - QUOTE_RETENTION_MS).toISOString();
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM quotes WHERE expires_at < ?').run(prune);
+      this.db
+        .prepare(
+          'INSERT INTO quotes (id, body, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at',
+        )
+        .run(quote.id, quote.body, quote.expiresAt);
+    })();
+  }
+
+  async findQuote(id: string): Promise<string | null> {
+    return (
+      (this.db.prepare('SELECT body FROM quotes WHERE id = ?').pluck().get(id) as string | undefined) ?? null
+    );
+  }
+
+  async secret(name: string, generate: () => string): Promise<string> {
+    this.db
+      .prepare('INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING')
+      .run(name, generate());
+    return this.db.prepare('SELECT value FROM secrets WHERE name = ?').pluck().get(name) as string;
   }
 
   async close(): Promise<void> {

@@ -46,8 +46,28 @@ export interface StateStore {
   listKeys(): Promise<KeyInfo[]>;
   /** False when there is no active key with that prefix. */
   revokeKey(prefix: string): Promise<boolean>;
+  /** Keeps a lab quote (its JSON as returned) for runs by quote_id; the same id replaces the older copy. */
+  saveQuote(quote: StoredQuote): Promise<void>;
+  /** The stored quote's JSON, or null when there is none with that id. */
+  findQuote(id: string): Promise<string | null>;
+  /**
+   * A named secret shared by every replica: the stored value, or `generate()` stored and returned
+   * when there is none yet (the first process to store wins; the others read its value).
+   */
+  secret(name: string, generate: () => string): Promise<string>;
   close(): Promise<void>;
 }
+
+export interface StoredQuote {
+  id: string;
+  /** The quote as returned to the caller, JSON. */
+  body: string;
+  /** ISO 8601; expired quotes are pruned a day after they expire. */
+  expiresAt: string;
+}
+
+/** Expired quotes are kept this long (a run of an expired quote still says "expired", not "unknown"). */
+export const QUOTE_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export class StateNotFoundError extends Error {
   constructor(message: string) {

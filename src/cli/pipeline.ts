@@ -5,7 +5,9 @@ import { type IngestSummary, ingest } from '../ingest/ingest.js';
 import { expandWorksPaths } from '../ingest/sources.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
 import { buildSnapshot } from '../snapshot/build-snapshot.js';
-import { readPointer } from '../snapshot/publish.js';
+import { readPointer, snapshotFile } from '../snapshot/publish.js';
+import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
+import { snapshotSchemaVersion } from '../snapshot/snapshot.js';
 import { CliError } from './cli-error.js';
 import { ingestProgressReporter } from './progress.js';
 
@@ -75,10 +77,22 @@ export async function runBuild(dataDir: string) {
   return result;
 }
 
-/** The embedded default: the bundled real sample, ingested and built on first start. */
+/**
+ * The embedded default: the bundled real sample, ingested and built on first start. A snapshot
+ * written by an older version of the service (an older schema) is rebuilt from the corpus store.
+ */
 export async function ensureDefaultSnapshot(dataDir: string): Promise<void> {
-  const { snapshots } = dataPaths(dataDir);
-  if (readPointer(snapshots, 'CURRENT')) return;
+  const { snapshots, corpus } = dataPaths(dataDir);
+  const current = readPointer(snapshots, 'CURRENT');
+  if (current) {
+    const schema = snapshotSchemaVersion(snapshotFile(snapshots, current));
+    if (schema >= SNAPSHOT_SCHEMA_VERSION || !existsSync(corpus)) return;
+    process.stderr.write(
+      `serve: snapshot ${current} has schema ${schema}; rebuilding it with schema ${SNAPSHOT_SCHEMA_VERSION}\n`,
+    );
+    await runBuild(dataDir);
+    return;
+  }
   process.stderr.write(
     'serve: no snapshot yet; building one from the bundled real sample (first start only)\n',
   );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LAB_QUOTE_TTL_SECONDS } from '../access/policy.js';
 
 /** Service configuration from the environment, validated once at start. */
 const EnvSchema = z.object({
@@ -23,6 +24,10 @@ const EnvSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((v) => v === 'true'),
+  /** Signs lab quotes; unset: a random secret kept in the state store (shared by the replicas). */
+  QUOTE_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** How long a lab quote binds its prices, in seconds. */
+  QUOTE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(LAB_QUOTE_TTL_SECONDS),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

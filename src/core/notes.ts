@@ -13,6 +13,8 @@ export interface Notes {
   papers?: string;
   /** History: what a period holds and why some are missing. */
   history?: string;
+  /** The lab: what a match is, the sample, the licence threshold. */
+  lab?: string;
 }
 
 export const PAPER_NOTES =

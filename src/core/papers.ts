@@ -39,7 +39,15 @@ export function rankedPapers(
     .prepare('SELECT ranked, total_ranked, paper_count FROM subjects WHERE type = ? AND id = ?')
     .get(type, id) as { ranked: Buffer; total_ranked: number; paper_count: number } | undefined;
   if (!subject) return null;
-  const ranked = decodeRanked(subject.ranked);
+  const papers = paperEntries(snapshot, decodeRanked(subject.ranked));
+  return { papers, totalRanked: subject.total_ranked, totalPapers: subject.paper_count };
+}
+
+/** Ranked papers (ordinal, rank, ris_contribution) as paper entries, in the order given. */
+export function paperEntries(
+  snapshot: Snapshot,
+  ranked: readonly { ordinal: number; rank: number; risContribution: number }[],
+): PaperEntry[] {
   const rows = snapshot.db
     .prepare(`SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`)
     .all(JSON.stringify(ranked.map((r) => r.ordinal))) as PaperRow[];
@@ -47,7 +55,7 @@ export function rankedPapers(
   const clusterNames = snapshot.db
     .prepare("SELECT name FROM subjects WHERE type = 'topic' AND id = ?")
     .pluck();
-  const papers = ranked.map((r) => {
+  return ranked.map((r) => {
     const p = byOrdinal.get(r.ordinal)!;
     const cluster = p.cluster === null ? null : `T${p.cluster}`;
     return {
@@ -68,7 +76,6 @@ export function rankedPapers(
       keywords: p.keywords ? p.keywords.split(',') : [],
     };
   });
-  return { papers, totalRanked: subject.total_ranked, totalPapers: subject.paper_count };
 }
 
 export type PaperSort = 'impact' | 'newest' | 'foundational';

@@ -1,5 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
 import { ServiceError } from '../core/errors.js';
 import { registerDocs } from '../web/docs.js';
 import { authenticate } from './auth.js';
@@ -8,7 +10,7 @@ import type { AppDeps, AppEnv } from './context.js';
 import { cors } from './cors.js';
 import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
-import { handleError, problemResponse, validationProblem } from './problem.js';
+import { handleError, MAX_BODY_BYTES, problemResponse, validationProblem } from './problem.js';
 import { MemoryRateLimiter, rateLimit } from './rate-limit.js';
 import { requestLog } from './request-log.js';
 import { responseCache } from './response-cache.js';
@@ -16,6 +18,8 @@ import { registerGetElement } from './routes/elements/get.js';
 import { registerElementHistory } from './routes/elements/history.js';
 import { registerListElements } from './routes/elements/list.js';
 import { registerElementPapers } from './routes/elements/papers.js';
+import { registerLabQuote } from './routes/lab/quote.js';
+import { registerLabRun } from './routes/lab/run.js';
 import { registerResearch } from './routes/research/get.js';
 import type { RouteDeps } from './routes/shared.js';
 import { registerSubjectElements } from './routes/subjects/elements.js';
@@ -69,6 +73,15 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       snapshot.release();
     }
   });
+  v1.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HTTPException(413);
+      },
+    }),
+  );
   v1.use('*', authenticate(deps.state));
   v1.use(
     '*',
@@ -91,7 +104,17 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerSubjectElements(v1, routes);
   registerSubjectPapers(v1, routes);
   // The older edition has no research, lab or payment endpoints: they answer 404.
-  if (routes.edition === 'full') registerResearch(v1, routes);
+  if (routes.edition === 'full') {
+    registerResearch(v1, routes);
+    const lab = {
+      state: deps.state,
+      ttlSeconds: deps.config.QUOTE_TTL_SECONDS,
+      ...(deps.config.QUOTE_SECRET ? { quoteSecret: deps.config.QUOTE_SECRET } : {}),
+      ...(deps.now ? { now: deps.now } : {}),
+    };
+    registerLabQuote(v1, routes, lab);
+    registerLabRun(v1, routes, lab);
+  }
   app.route('/v1', v1);
 
   app.notFound((c) => problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)));

@@ -34,4 +34,6 @@ export interface AppDeps {
   /** Per key and per IP limits; in memory unless a Redis-backed limiter is given. */
   rateLimiter?: RateLimiter;
   metrics?: Metrics;
+  /** The clock lab quotes are issued and checked by (tests move it). */
+  now?: () => Date;
 }

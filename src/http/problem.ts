@@ -1,5 +1,9 @@
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { ServiceError } from '../core/errors.js';
+
+/** The largest request body taken (POST /lab/*: a query or a markdown text with one). */
+export const MAX_BODY_BYTES = 128 * 1024;
 
 /** RFC 9457 problem details, with the stable code and the request id every error carries. */
 export function problemResponse(c: Context, error: ServiceError): Response {
@@ -21,9 +25,26 @@ export function problemResponse(c: Context, error: ServiceError): Response {
   });
 }
 
-/** app.onError: a ServiceError keeps its code; anything else is a 500 without a stack trace. */
+/**
+ * app.onError: a ServiceError keeps its code; Hono's own refusals (a body that is not JSON, one
+ * over the size limit) become the matching problem; anything else is a 500 without a stack trace.
+ */
 export function handleError(error: Error, c: Context, log: (e: Error) => void): Response {
   if (error instanceof ServiceError) return problemResponse(c, error);
+  if (error instanceof HTTPException && error.status === 413) {
+    return problemResponse(
+      c,
+      new ServiceError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`),
+    );
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    return problemResponse(
+      c,
+      new ServiceError('invalid_parameter', `The request body could not be read: ${error.message}.`, {
+        parameter: 'body',
+      }),
+    );
+  }
   log(error);
   return problemResponse(
     c,

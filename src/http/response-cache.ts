@@ -29,7 +29,8 @@ export function responseCache(): MiddlewareHandler<AppEnv> {
     let entry = cache.get(key);
     if (!entry) {
       await next();
-      if (c.res.status !== 200) return;
+      // A route that answers no-store (a lab quote carries its own expiry) is never kept.
+      if (c.res.status !== 200 || c.res.headers.get('cache-control') === 'no-store') return;
       const body = await c.res.clone().text();
       const etag = `W/"${createHash('sha1').update(`${snapshot.version}|${key}`).digest('base64url').slice(0, 22)}"`;
       entry = {

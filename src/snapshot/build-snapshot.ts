@@ -96,6 +96,8 @@ async function buildFromStore(
         periods: periodTotals(ctx),
         communities,
         elementCommunities,
+        rankPosition: ctx.rankPosition,
+        recencyNow: ctx.recencyNow,
         meta: {
           schema_version: SNAPSHOT_SCHEMA_VERSION,
           tagger_version: TAGGER_VERSION,

@@ -2,7 +2,8 @@
  * The snapshot file: everything the API serves for one data_version, read-only once published.
  * Subjects of every type (element, topic, keyword) share one table keyed by (type, id).
  */
-export const SNAPSHOT_SCHEMA_VERSION = 1;
+/** 2: postings and paper_columns, for the lab's set algebra. */
+export const SNAPSHOT_SCHEMA_VERSION = 2;
 
 export const SNAPSHOT_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -80,6 +81,18 @@ CREATE TABLE element_communities (
   rising INTEGER NOT NULL,
   PRIMARY KEY (symbol, topic_id)
 ) WITHOUT ROWID;
+-- Each subject's papers (headline mapping) as little-endian int32 ordinals, ascending.
+CREATE TABLE postings (
+  type TEXT NOT NULL,
+  id TEXT NOT NULL,
+  ordinals BLOB NOT NULL,
+  PRIMARY KEY (type, id)
+);
+-- Whole-corpus columns indexed by ordinal, as little-endian typed arrays (see lab/lab-index.ts).
+CREATE TABLE paper_columns (
+  name TEXT PRIMARY KEY,
+  data BLOB NOT NULL
+);
 CREATE VIRTUAL TABLE subjects_fts USING fts5(type UNINDEXED, id UNINDEXED, name, description,
   tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE papers_fts USING fts5(title, content = 'papers', content_rowid = 'ordinal',

@@ -46,6 +46,21 @@ export class Snapshot {
   }
 }
 
+/** The schema version a snapshot file was written with (0 when unreadable). */
+export function snapshotSchemaVersion(path: string): number {
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      const v = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get();
+      return Number(v ?? 0);
+    } finally {
+      db.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * Follows the published CURRENT pointer and swaps to a newly published snapshot without a restart.
  * A request acquires the snapshot that is current when it starts and keeps it to the end, so no

@@ -4,7 +4,7 @@ import type { Clusters } from '../scoring/clusters.js';
 import type { Community, ElementCommunity } from '../scoring/communities.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
-import type { EntityScore, PeriodTotals } from '../scoring/score-entities.js';
+import { type EntityScore, invert, type PeriodTotals } from '../scoring/score-entities.js';
 import { ELEMENTS } from '../tagging/elements.js';
 import { encodeRanked } from './ranked.js';
 import { SNAPSHOT_INDEXES, SNAPSHOT_SCHEMA } from './schema.js';
@@ -17,6 +17,10 @@ export interface SnapshotContent {
   periods: PeriodTotals[];
   communities: Community[];
   elementCommunities: ElementCommunity[];
+  /** Each paper's position in the global ranking order (ranking rule of docs/metrics.md). */
+  rankPosition: Int32Array;
+  /** Each paper's recency weight at the cut-off (the RIS term), 0 without a date. */
+  recencyNow: Float64Array;
   meta: Record<string, string | number>;
 }
 
@@ -65,6 +69,7 @@ export async function writeSnapshot(
 
     writeSubjects(db, content);
     log(`  subjects: ${content.scores.length}`);
+    writeLabColumns(db, content);
 
     const community = db.prepare('INSERT INTO communities VALUES (?, ?, ?, ?, ?, ?)');
     for (const c of [...content.communities].sort((a, b) => a.topicId - b.topicId)) {
@@ -204,4 +209,30 @@ function describe(corpus: Corpus, s: EntityScore) {
     };
   }
   return { name: corpus.keywordNames[s.key]!, description: null, extra: {} };
+}
+
+/** A typed array's bytes as a Buffer (no copy). */
+const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/**
+ * What the lab's set algebra reads: every subject's postings (its papers, ordinals ascending)
+ * and whole-corpus columns by ordinal. Loaded as typed arrays in one read per snapshot.
+ */
+function writeLabColumns(db: Database.Database, content: SnapshotContent): void {
+  const { corpus, clusters, scores } = content;
+  const inverted = {
+    element: invert(corpus.elements, corpus.n, ELEMENTS.length),
+    topic: invert(corpus.topics, corpus.n, corpus.topicIds.length),
+    keyword: invert(corpus.keywords, corpus.n, corpus.keywordSlugs.length),
+  };
+  const posting = db.prepare('INSERT INTO postings VALUES (?, ?, ?)');
+  for (const s of scores) {
+    const { start, papers } = inverted[s.type];
+    posting.run(s.type, subjectIdOf(corpus, s), bytesOf(papers.subarray(start[s.key]!, start[s.key + 1]!)));
+  }
+  const column = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
+  column.run('year', bytesOf(corpus.year));
+  column.run('cluster', bytesOf(clusters.topic));
+  column.run('rank_position', bytesOf(content.rankPosition));
+  column.run('recency', bytesOf(content.recencyNow));
 }

@@ -15,6 +15,7 @@ export const NotesSchema = z
     data: z.string(),
     papers: z.string().optional(),
     history: z.string().optional(),
+    lab: z.string().optional(),
   })
   .openapi('Notes', { description: 'How each metric should and should not be read, for this data.' });
 

@@ -1,0 +1,319 @@
+/**
+ * The lab: a filter query -> a binding quote (how many papers match, their spread over years and
+ * communities, a price per deliverable), then a run that delivers the quote's top papers ranked
+ * by impact. The quote is signed, so a run refuses an edited, expired or stale quote before any
+ * payment is asked (DESIGN section 4).
+ */
+import {
+  LAB_DEPTHS,
+  LAB_LICENCE_ABOVE,
+  LAB_QUOTE_USD,
+  LAB_SAMPLE_ABOVE,
+  type LabDepth,
+} from '../access/policy.js';
+import { type LabIndex, labIndex } from '../lab/lab-index.js';
+import { isPositive, matchClauses } from '../lab/match.js';
+import type { LabQuery } from '../lab/query-ast.js';
+import { LabQueryError, parseLabQuery, printLabQuery } from '../lab/query-parser.js';
+import { quoteId, signQuote, verifyQuote } from '../lab/quote-signature.js';
+import { explainUnknown, type ResolvedClause, resolvedTerms, resolveQuery } from '../lab/resolve.js';
+import { countBy, evenSample, lowestK, type Postings } from '../lab/sets.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { ServiceError } from './errors.js';
+import { PAPER_NOTES } from './notes.js';
+import { type PaperEntry, paperEntries } from './papers.js';
+import { type Envelope, envelope, type Viewer } from './viewer.js';
+
+/** What quoting needs besides the snapshot: the signing secret, the quote lifetime, the clock. */
+export interface QuoteSettings {
+  secret: string;
+  ttlSeconds: number;
+  now: () => Date;
+}
+
+interface Usd {
+  usd: number;
+  currency: 'USD';
+}
+
+export interface LabQuote extends Envelope {
+  quote_id: string;
+  /** The query in canonical form, as parsed. */
+  query: string;
+  terms: {
+    term: string;
+    role: 'required' | 'excluded' | 'any_of';
+    subjects: { subject_type: string; subject_id: string; name: string; papers: number }[];
+    expansion?: { matched: number; truncated: boolean };
+  }[];
+  year: { from: number | null; to: number | null } | null;
+  matches: number;
+  years: { year: number | null; papers: number }[];
+  communities: { topic_id: string | null; name: string | null; papers: number }[];
+  /** Set when years and communities come from a fixed sample of the matches. */
+  sample: { used: boolean; size: number };
+  deliverables: Partial<Record<LabDepth, { papers: number; price: Usd; run_price: Usd }>>;
+  licence: { detail: string; contact_url: string } | null;
+  ignored: { term: string; position: number; reason: string; suggestions: string[] }[];
+  broader: { query: string; matches: number }[];
+  price: Usd;
+  data_version: string;
+  issued_at: string;
+  expires_at: string;
+  signature: string;
+}
+
+export interface LabRunAnswer extends Envelope {
+  quote_id: string;
+  query: string;
+  depth: LabDepth;
+  matches: number;
+  price: Usd;
+  papers: PaperEntry[];
+}
+
+const usd = (v: number): Usd => ({ usd: Math.round(v * 1e6) / 1e6, currency: 'USD' });
+/** Communities listed in a quote, at most. */
+const MAX_COMMUNITIES = 20;
+/** Broader queries are offered when the match count is below this. */
+const NARROW_BELOW = 20;
+const MAX_BROADER = 5;
+
+const LAB_NOTES =
+  'A lab match is a paper mapped to every required term through its headline elements, topics and keywords ' +
+  '(not its full text), so a narrow AND may give 0: see broader. matches counts every matching paper; above ' +
+  `${LAB_SAMPLE_ABOVE} matches, years and communities are counted on a fixed sample of ${LAB_SAMPLE_ABOVE} ` +
+  `matches spread evenly over publication dates (sample.used), so their papers are estimates. Above ` +
+  `${LAB_LICENCE_ABOVE} matches the packet is offered as a licence, not a price.`;
+
+/** The filter of a POST body: the query itself, or the first ```query block of a markdown text. */
+export function queryFromMarkdown(markdown: string): string {
+  const m = /```[ \t]*query[ \t]*\r?\n([\s\S]*?)\r?\n?```/i.exec(markdown);
+  if (!m) {
+    throw new ServiceError(
+      'unusable_query',
+      'The markdown has no ```query fenced block holding the filter.',
+      {
+        position: 0,
+        suggestion: 'put the filter in a block: ```query\\nperovskite -Pb year:2020..\\n```',
+      },
+    );
+  }
+  return m[1]!.trim();
+}
+
+function parse(input: string): LabQuery {
+  try {
+    return parseLabQuery(input);
+  } catch (e) {
+    if (e instanceof LabQueryError) {
+      throw new ServiceError('unusable_query', `Unusable lab query: ${e.message}.`, {
+        reason: e.code,
+        position: e.position,
+        ...(e.token !== undefined ? { token: e.token } : {}),
+        suggestion: e.suggestion,
+        query: input,
+      });
+    }
+    throw e;
+  }
+}
+
+const ROLE = { require: 'required', exclude: 'excluded', any: 'any_of' } as const;
+
+function describeTerms(clauses: ResolvedClause[]): LabQuote['terms'] {
+  return clauses.flatMap((c) => {
+    if (c.kind === 'year') return [];
+    const terms = c.kind === 'any' ? c.terms : [c.term];
+    return terms.map((t) => ({
+      term: t.term,
+      role: ROLE[c.kind],
+      subjects: t.subjects.map((s) => ({
+        subject_type: s.type,
+        subject_id: s.id,
+        name: s.name,
+        papers: s.paperCount,
+      })),
+      ...(t.expansion ? { expansion: t.expansion } : {}),
+    }));
+  });
+}
+
+/** One-step broader queries (one clause dropped) that match more, most matches first. */
+function broaderQueries(index: LabIndex, clauses: ResolvedClause[], matches: number) {
+  const out: { query: string; matches: number }[] = [];
+  for (let i = 0; i < clauses.length; i++) {
+    const rest = clauses.filter((_, j) => j !== i);
+    if (!rest.some(isPositive)) continue;
+    const n = matchClauses(index, rest).length;
+    if (n > matches) out.push({ query: printLabQuery({ clauses: rest.map((c) => c.clause) }), matches: n });
+  }
+  return out.sort((a, b) => b.matches - a.matches || a.query.localeCompare(b.query)).slice(0, MAX_BROADER);
+}
+
+function spreads(index: LabIndex, matched: Postings) {
+  const sampled = matched.length > LAB_SAMPLE_ABOVE;
+  const basis = sampled ? evenSample(matched, LAB_SAMPLE_ABOVE) : matched;
+  // From a sample, counts are scaled to the whole match (estimates, flagged by sample.used).
+  const scale = (n: number) => (sampled ? Math.round((n * matched.length) / basis.length) : n);
+  const years = [...countBy(basis, index.year)]
+    .sort((a, b) => (a[0] || 1e9) - (b[0] || 1e9))
+    .map(([year, n]) => ({ year: year === 0 ? null : year, papers: scale(n) }));
+  const communities = [...countBy(basis, index.cluster)]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, MAX_COMMUNITIES)
+    .map(([t, n]) => ({
+      topic_id: t === -1 ? null : `T${t}`,
+      name: t === -1 ? null : index.topicName(t),
+      papers: scale(n),
+    }));
+  return { years, communities, sample: { used: sampled, size: basis.length } };
+}
+
+interface Evaluated {
+  query: string;
+  clauses: ResolvedClause[];
+  matched: Postings;
+  index: LabIndex;
+}
+
+/** Parses, resolves and matches a query; a query with no known positive term is unusable. */
+function evaluate(snapshot: Snapshot, input: string): Evaluated {
+  const parsed = parse(input);
+  const index = labIndex(snapshot);
+  const clauses = resolveQuery(index, parsed);
+  if (!clauses.some(isPositive)) {
+    const unknown = resolvedTerms(clauses).filter((t) => t.subjects.length === 0);
+    throw new ServiceError(
+      'unusable_query',
+      `No required term of '${printLabQuery(parsed)}' is an element, topic or keyword this data knows.`,
+      {
+        reason: 'no_known_term',
+        position: unknown[0]?.position ?? 0,
+        suggestion: 'name an element (Fe, iron), a topic ("oxygen evolution reaction") or a keyword',
+        ignored: unknown.map((t) => ({ term: t.term, position: t.position, ...explainUnknown(index, t) })),
+      },
+    );
+  }
+  return { query: printLabQuery(parsed), clauses, matched: matchClauses(index, clauses), index };
+}
+
+export function labQuote(
+  snapshot: Snapshot,
+  input: string,
+  viewer: Viewer,
+  settings: QuoteSettings,
+): LabQuote {
+  const { query, clauses, matched, index } = evaluate(snapshot, input);
+  const matches = matched.length;
+  const licensed = matches > LAB_LICENCE_ABOVE;
+  const deliverables: LabQuote['deliverables'] = {};
+  if (matches > 0 && !licensed) {
+    for (const [depth, d] of Object.entries(LAB_DEPTHS) as [LabDepth, (typeof LAB_DEPTHS)[LabDepth]][]) {
+      deliverables[depth] = {
+        papers: Math.min(d.papers, matches),
+        price: usd(d.usd),
+        run_price: usd(d.usd - LAB_QUOTE_USD),
+      };
+    }
+  }
+  const year = clauses.find((c) => c.kind === 'year');
+  const issued = settings.now();
+  const unsigned: Omit<LabQuote, 'signature'> = {
+    quote_id: quoteId(query, snapshot.version),
+    query,
+    terms: describeTerms(clauses),
+    year: year?.kind === 'year' ? { from: year.from, to: year.to } : null,
+    matches,
+    ...spreads(index, matched),
+    deliverables,
+    licence: licensed
+      ? {
+          detail: `${matches} papers match: above ${LAB_LICENCE_ABOVE} the packet is a data licence, not a per-call price. Narrow the query, or ask for a licence.`,
+          contact_url: `${viewer.publicUrl}/pricing#licence`,
+        }
+      : null,
+    ignored: resolvedTerms(clauses)
+      .filter((t) => t.subjects.length === 0)
+      .map((t) => ({ term: t.term, position: t.position, ...explainUnknown(index, t) })),
+    broader: matches < NARROW_BELOW ? broaderQueries(index, clauses, matches) : [],
+    price: usd(LAB_QUOTE_USD),
+    issued_at: issued.toISOString(),
+    expires_at: new Date(issued.getTime() + settings.ttlSeconds * 1000).toISOString(),
+    ...envelope(snapshot, viewer, `/lab?${new URLSearchParams({ q: query })}`, { lab: LAB_NOTES }),
+  };
+  return {
+    ...unsigned,
+    signature: signQuote(unsigned as unknown as Record<string, unknown>, settings.secret),
+  };
+}
+
+/**
+ * The refusals of a run, before any payment is asked: edited (signature mismatch, 400), expired
+ * (410), stale (the data was republished since, 409), a licence offer (403), a depth not offered.
+ */
+export function checkQuote(
+  snapshot: Snapshot,
+  quote: Record<string, unknown>,
+  depth: LabDepth,
+  settings: QuoteSettings,
+): LabQuote {
+  if (!verifyQuote(quote, settings.secret)) {
+    throw new ServiceError(
+      'quote_edited',
+      'The quote does not match its signature: it was changed after it was issued. Send it exactly as returned, or ask for a new quote.',
+    );
+  }
+  const q = quote as unknown as LabQuote;
+  if (Date.parse(q.expires_at) <= settings.now().getTime()) {
+    throw new ServiceError('quote_expired', `The quote expired at ${q.expires_at}; ask for a new quote.`, {
+      expired_at: q.expires_at,
+    });
+  }
+  if (q.data_version !== snapshot.version) {
+    throw new ServiceError(
+      'quote_stale',
+      'The data was republished since the quote was issued; its numbers and prices no longer hold. Ask for a new quote.',
+      { quote_data_version: q.data_version, data_version: snapshot.version },
+    );
+  }
+  if (q.licence) {
+    throw new ServiceError('licence_required', q.licence.detail, { contact_url: q.licence.contact_url });
+  }
+  if (!q.deliverables[depth]) {
+    throw new ServiceError(
+      'invalid_parameter',
+      q.matches === 0
+        ? 'Nothing matches this quote, so it offers no deliverable; see its broader queries.'
+        : `The quote does not offer '${depth}'.`,
+      { parameter: 'depth' },
+    );
+  }
+  return q;
+}
+
+/** A checked quote's top papers, ranked by impact (rank 1 first). */
+export function labRun(snapshot: Snapshot, quote: LabQuote, depth: LabDepth, viewer: Viewer): LabRunAnswer {
+  const { matched, index } = evaluate(snapshot, quote.query);
+  const top = lowestK(matched, index.rankPosition, LAB_DEPTHS[depth].papers);
+  // ris_contribution: the paper's recency weight as a share of the whole match's (sums to 1 over all matches).
+  let total = 0;
+  for (let i = 0; i < matched.length; i++) total += index.recency[matched[i]!]!;
+  const ranked = top.map((ordinal, i) => ({
+    ordinal,
+    rank: i + 1,
+    risContribution: total > 0 ? index.recency[ordinal]! / total : 0,
+  }));
+  return {
+    quote_id: quote.quote_id,
+    query: quote.query,
+    depth,
+    matches: matched.length,
+    price: quote.deliverables[depth]!.run_price,
+    papers: paperEntries(snapshot, ranked),
+    ...envelope(snapshot, viewer, `/lab?${new URLSearchParams({ q: quote.query })}`, {
+      papers: PAPER_NOTES,
+      lab: LAB_NOTES,
+    }),
+  };
+}

@@ -1,0 +1,106 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { ServiceError } from '../../../core/errors.js';
+import { labQuote, queryFromMarkdown } from '../../../core/lab.js';
+import { MAX_QUERY_LENGTH } from '../../../lab/query-parser.js';
+import type { AppEnv } from '../../context.js';
+import { requireAccess, viewerOf } from '../../guard.js';
+import { errorResponses, type RouteDeps } from '../shared.js';
+import { LabQuoteSchema } from './schema.js';
+import { type LabDeps, quoteSettings } from './settings.js';
+
+const QUERY_HELP =
+  'The filter: +term or term (required), -term (excluded), (a OR b), "exact topic name", word* (topic names, up to 25), year:A..B, year:A.., year:A';
+
+const responses = {
+  200: { description: 'The quote', content: { 'application/json': { schema: LabQuoteSchema } } },
+  ...errorResponses('keyed', {
+    400: 'A parameter is invalid (invalid_parameter), or the query is unusable (unusable_query: what, where and a suggested fix)',
+  }),
+};
+
+/** GET and POST /lab/quote: a binding quote for a filter query. The quote is kept for runs by quote_id. */
+export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabDeps): void {
+  const settings = quoteSettings(lab);
+  const answer = async (c: Parameters<Parameters<typeof app.openapi>[1]>[0], input: string) => {
+    const quote = labQuote(
+      c.get('snapshot'),
+      input,
+      viewerOf(c, deps.edition, deps.publicUrl),
+      await settings(),
+    );
+    await lab.state.saveQuote({
+      id: quote.quote_id,
+      body: JSON.stringify(quote),
+      expiresAt: quote.expires_at,
+    });
+    // A quote carries its own expiry: never served from a cache.
+    return c.json(quote, 200, { 'cache-control': 'no-store' });
+  };
+
+  const get = createRoute({
+    operationId: 'labQuote',
+    method: 'get',
+    path: '/lab/quote',
+    summary: 'A binding quote for a filtered paper list: matches, spread, price per deliverable',
+    security: [{ bearer: [] }],
+    middleware: [requireAccess('labQuote', deps.edition, deps.publicUrl)] as const,
+    request: {
+      query: z
+        .object({
+          q: z
+            .string()
+            .max(MAX_QUERY_LENGTH * 2)
+            .openapi({ description: QUERY_HELP, example: 'perovskite -Pb year:2020..' }),
+        })
+        .strict(),
+    },
+    responses,
+  });
+  app.openapi(get, (c) => answer(c, c.req.valid('query').q));
+
+  const post = createRoute({
+    operationId: 'labQuotePost',
+    method: 'post',
+    path: '/lab/quote',
+    summary: 'The same quote, with the filter in a JSON body (query, or markdown with a ```query block)',
+    security: [{ bearer: [] }],
+    middleware: [requireAccess('labQuotePost', deps.edition, deps.publicUrl)] as const,
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: z
+              .object({
+                query: z
+                  .string()
+                  .max(MAX_QUERY_LENGTH * 2)
+                  .optional()
+                  .openapi({ description: QUERY_HELP }),
+                markdown: z
+                  .string()
+                  .max(64 * 1024)
+                  .optional()
+                  .openapi({ description: 'A text whose ```query fenced block holds the filter' }),
+              })
+              .strict(),
+          },
+        },
+      },
+    },
+    responses,
+  });
+  app.openapi(post, (c) => {
+    const body = c.req.valid('json');
+    if ((body.query === undefined) === (body.markdown === undefined)) {
+      throw new ServiceError(
+        'invalid_parameter',
+        "Send either 'query' or 'markdown' in the body, not both or neither.",
+        {
+          parameter: body.query === undefined ? 'query' : 'markdown',
+        },
+      );
+    }
+    return answer(c, body.query ?? queryFromMarkdown(body.markdown!));
+  });
+}

@@ -1,0 +1,106 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { LabDepth } from '../../../access/policy.js';
+import { ServiceError } from '../../../core/errors.js';
+import { checkQuote, labRun } from '../../../core/lab.js';
+import type { AppEnv } from '../../context.js';
+import { requireAccess, viewerOf } from '../../guard.js';
+import { errorResponses, type RouteDeps } from '../shared.js';
+import { DepthSchema, LabRunSchema } from './schema.js';
+import { type LabDeps, quoteSettings } from './settings.js';
+
+const responses = {
+  200: { description: 'The papers', content: { 'application/json': { schema: LabRunSchema } } },
+  ...errorResponses('keyed', {
+    404: 'No quote with that quote_id (unknown_quote)',
+    409: 'The data was republished since the quote (quote_stale); ask for a new quote',
+    410: 'The quote expired (quote_expired); ask for a new quote',
+    400: 'A parameter is invalid (invalid_parameter), or the quote was edited (quote_edited)',
+    403: "The key's plan is too low (plan_required), or the quote is a licence offer (licence_required)",
+  }),
+};
+
+/**
+ * GET and POST /lab/run: the quoted query's top papers, ranked by impact. An edited, expired or
+ * stale quote is refused before anything else (and, with pay-per-call, before payment is asked).
+ */
+export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabDeps): void {
+  const settings = quoteSettings(lab);
+  const answer = async (
+    c: Parameters<Parameters<typeof app.openapi>[1]>[0],
+    quote: Record<string, unknown>,
+    depth: LabDepth,
+  ) => {
+    const snapshot = c.get('snapshot');
+    const checked = checkQuote(snapshot, quote, depth, await settings());
+    const run = labRun(snapshot, checked, depth, viewerOf(c, deps.edition, deps.publicUrl));
+    return c.json(run, 200, { 'cache-control': 'no-store' });
+  };
+  const byId = async (id: string) => {
+    const body = await lab.state.findQuote(id);
+    if (body === null) {
+      throw new ServiceError('unknown_quote', `No quote with id '${id}': ask for one at /v1/lab/quote.`, {
+        parameter: 'quote_id',
+      });
+    }
+    return JSON.parse(body) as Record<string, unknown>;
+  };
+  const QuoteId = z.string().min(1).max(100).openapi({ description: 'The quote_id of a quote' });
+
+  const get = createRoute({
+    operationId: 'labRun',
+    method: 'get',
+    path: '/lab/run',
+    summary: 'The top papers of a quoted query, ranked by impact',
+    security: [{ bearer: [] }],
+    middleware: [requireAccess('labRun', deps.edition, deps.publicUrl)] as const,
+    request: { query: z.object({ quote_id: QuoteId, depth: DepthSchema }).strict() },
+    responses,
+  });
+  app.openapi(get, async (c) => {
+    const q = c.req.valid('query');
+    return answer(c, await byId(q.quote_id), q.depth);
+  });
+
+  const post = createRoute({
+    operationId: 'labRunPost',
+    method: 'post',
+    path: '/lab/run',
+    summary:
+      'The same run, with {quote_id, depth} or {quote, depth} (the whole quote as returned) in a JSON body',
+    security: [{ bearer: [] }],
+    middleware: [requireAccess('labRunPost', deps.edition, deps.publicUrl)] as const,
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: z
+              .object({
+                quote_id: QuoteId.optional(),
+                quote: z
+                  .record(z.string(), z.unknown())
+                  .optional()
+                  .openapi({ description: 'The whole quote as returned by /lab/quote' }),
+                depth: DepthSchema,
+              })
+              .strict(),
+          },
+        },
+      },
+    },
+    responses,
+  });
+  app.openapi(post, async (c) => {
+    const body = c.req.valid('json');
+    if ((body.quote_id === undefined) === (body.quote === undefined)) {
+      throw new ServiceError(
+        'invalid_parameter',
+        "Send either 'quote_id' or 'quote' in the body, not both or neither.",
+        {
+          parameter: body.quote_id === undefined ? 'quote_id' : 'quote',
+        },
+      );
+    }
+    return answer(c, body.quote ?? (await byId(body.quote_id!)), body.depth);
+  });
+}

@@ -1,0 +1,114 @@
+import { ServiceError } from '../core/errors.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { EMPTY, type Postings } from './sets.js';
+
+/** A subject a lab term can name. */
+export interface SubjectRef {
+  type: 'element' | 'topic' | 'keyword';
+  id: string;
+  name: string;
+  paperCount: number;
+}
+
+/**
+ * What the lab reads from one snapshot, loaded once and kept with it (snapshot.memoize):
+ * whole-corpus columns by paper ordinal, the topic and keyword names, and postings on demand.
+ */
+export interface LabIndex {
+  papers: number;
+  /** Publication year, 0 when unknown. */
+  year: Int16Array;
+  /** The paper's community (OpenAlex topic number), -1 when none. */
+  cluster: Int32Array;
+  /** Position in the global ranking order: lower is better (impact, then citations, then DOI). */
+  rankPosition: Int32Array;
+  /** Recency weight at the cut-off, the RIS term (0 without a date). */
+  recency: Float64Array;
+  /** Topics and keywords by lower-cased name (a name can be both). */
+  byName: Map<string, SubjectRef[]>;
+  /** Every topic, most papers first: the wildcard expands over these. */
+  topics: SubjectRef[];
+  topicName(topicNumber: number): string | null;
+  postings(ref: Pick<SubjectRef, 'type' | 'id'>): Postings;
+}
+
+/** A blob's bytes copied into an aligned typed array (SQLite hands out unaligned buffers). */
+function typed<T>(blob: Buffer, make: (b: ArrayBuffer) => T): T {
+  const copy = new ArrayBuffer(blob.length);
+  new Uint8Array(copy).set(blob);
+  return make(copy);
+}
+
+export function labIndex(snapshot: Snapshot): LabIndex {
+  return snapshot.memoize('lab-index', () => loadLabIndex(snapshot));
+}
+
+function loadLabIndex(snapshot: Snapshot): LabIndex {
+  const db = snapshot.db;
+  const hasColumns = db
+    .prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('paper_columns', 'postings')")
+    .pluck()
+    .get() as number;
+  if (hasColumns !== 2) {
+    throw new ServiceError(
+      'data_unavailable',
+      'This snapshot was built by an older version without the lab index; rebuild it with `ri build`.',
+    );
+  }
+  const column = (name: string) => {
+    const blob = db.prepare('SELECT data FROM paper_columns WHERE name = ?').pluck().get(name) as
+      | Buffer
+      | undefined;
+    if (!blob) throw new ServiceError('data_unavailable', `The snapshot lacks the lab column '${name}'.`);
+    return blob;
+  };
+  const year = typed(column('year'), (b) => new Int16Array(b));
+  const cluster = typed(column('cluster'), (b) => new Int32Array(b));
+  const rankPosition = typed(column('rank_position'), (b) => new Int32Array(b));
+  const recency = typed(column('recency'), (b) => new Float64Array(b));
+
+  const byName = new Map<string, SubjectRef[]>();
+  const topics: SubjectRef[] = [];
+  const topicNames = new Map<number, string>();
+  const rows = db
+    .prepare(
+      "SELECT type, id, name, paper_count AS paperCount FROM subjects WHERE type IN ('topic', 'keyword') ORDER BY paper_count DESC, type, id",
+    )
+    .all() as SubjectRef[];
+  for (const r of rows) {
+    const key = r.name.toLowerCase();
+    const list = byName.get(key);
+    if (list) list.push(r);
+    else byName.set(key, [r]);
+    if (r.type === 'topic') {
+      topics.push(r);
+      topicNames.set(Number(r.id.slice(1)), r.name);
+    }
+  }
+
+  const readPostings = db.prepare('SELECT ordinals FROM postings WHERE type = ? AND id = ?').pluck();
+  // Postings of the subjects asked for most stay decoded; the rest are read again (a fast PK read).
+  const cache = new Map<string, Postings>();
+  const CACHE_ENTRIES = 512;
+  return {
+    papers: year.length,
+    year,
+    cluster,
+    rankPosition,
+    recency,
+    byName,
+    topics,
+    topicName: (t) => topicNames.get(t) ?? null,
+    postings(ref) {
+      const key = `${ref.type}|${ref.id}`;
+      let list = cache.get(key);
+      if (!list) {
+        const blob = readPostings.get(ref.type, ref.id) as Buffer | undefined;
+        list = blob ? typed(blob, (b) => new Int32Array(b)) : EMPTY;
+        if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+        cache.set(key, list);
+      }
+      return list;
+    },
+  };
+}

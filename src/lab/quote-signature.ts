@@ -1,0 +1,40 @@
+/**
+ * Quote identity and integrity. The quote_id is a function of the canonical query and the data
+ * version alone (same query, same data: same id). The signature is an HMAC over the quote's
+ * content, data version and expiry, so an edited quote is detected without keeping any state.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+export function quoteId(canonicalQuery: string, dataVersion: string): string {
+  const digest = createHash('sha256').update(`${canonicalQuery}\n${dataVersion}`).digest('base64url');
+  return `q_${digest.slice(0, 24)}`;
+}
+
+/** JSON with object keys sorted at every level: the same value always gives the same text. */
+export function stableStringify(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+}
+
+/** Fields outside the signature: the signature itself and the envelope (attribution, notes). */
+const UNSIGNED = new Set(['signature', 'canonical_url', 'notes']);
+
+function signedContent(quote: Record<string, unknown>): string {
+  return stableStringify(Object.fromEntries(Object.entries(quote).filter(([k]) => !UNSIGNED.has(k))));
+}
+
+export function signQuote(quote: Record<string, unknown>, secret: string): string {
+  return createHmac('sha256', secret).update(signedContent(quote)).digest('base64url');
+}
+
+export function verifyQuote(quote: Record<string, unknown>, secret: string): boolean {
+  const given = quote.signature;
+  if (typeof given !== 'string') return false;
+  const expected = Buffer.from(signQuote(quote, secret));
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

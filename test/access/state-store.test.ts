@@ -263,6 +263,57 @@ function stateStoreSuite(backend: Backend) {
       expect((await store.listKeys()).map((k) => k.prefix)).toContain(fromOther.prefix);
     });
 
+    it('keeps lab quotes by id (a later copy replaces the older one) and shares them between instances', async () => {
+      const id = `q_${randomBytes(6).toString('hex')}`;
+      expect(await store.findQuote(id)).toBeNull();
+      const later = new Date(Date.now() + 60_000).toISOString();
+      await store.saveQuote({ id, body: '{"v":1}', expiresAt: later });
+      expect(await other.findQuote(id)).toBe('{"v":1}');
+      await other.saveQuote({ id, body: '{"v":2}', expiresAt: later });
+      expect(await store.findQuote(id)).toBe('{"v":2}');
+    });
+
+    it('prunes quotes a day after they expired, and keeps recently expired ones (a run then says expired)', async () => {
+      const old = `q_old_${randomBytes(4).toString('hex')}`;
+      const recent = `q_recent_${randomBytes(4).toString('hex')}`;
+      await store.saveQuote({
+        id: old,
+        body: '{}',
+        expiresAt: new Date(Date.now() - 2 * 86_400_000).toISOString(),
+      });
+      await store.saveQuote({
+        id: recent,
+        body: '{}',
+        expiresAt: new Date(Date.now() - 60_000).toISOString(),
+      });
+      await store.saveQuote({
+        id: `q_${randomBytes(4).toString('hex')}`,
+        body: '{}',
+        expiresAt: new Date().toISOString(),
+      });
+      expect(await store.findQuote(old)).toBeNull();
+      expect(await store.findQuote(recent)).toBe('{}');
+    });
+
+    it('a named secret is generated once and then the same for every instance', async () => {
+      const name = `test_${randomBytes(4).toString('hex')}`;
+      let calls = 0;
+      const make = () => `secret-${++calls}-${randomBytes(8).toString('hex')}`;
+      const first = await store.secret(name, make);
+      expect(first).toMatch(/^secret-1-/);
+      expect(await other.secret(name, make)).toBe(first);
+      expect(await store.secret(name, make)).toBe(first);
+    });
+
+    it('two instances asking for a new secret at once agree on one value', async () => {
+      const name = `race_${randomBytes(4).toString('hex')}`;
+      const [a, b] = await Promise.all([
+        store.secret(name, () => 'from-store'),
+        other.secret(name, () => 'from-other'),
+      ]);
+      expect(a).toBe(b);
+    });
+
     it('listKeys lists every key with its account, never the key or its hash', async () => {
       const email = uniqueEmail('list');
       const account = await store.createAccount({ email, plan: 'personal' });

@@ -8,14 +8,14 @@ import { sampleDataDir } from './sample.js';
 import { tempDir } from './works.js';
 
 /** An app over a snapshot of the bundled sample, with an SQLite state store and a key per plan. */
-export async function sampleApp(overrides: Partial<Config> = {}) {
+export async function sampleApp(overrides: Partial<Config> = {}, options: { now?: () => Date } = {}) {
   const sample = await sampleDataDir();
   const snapshots = new SnapshotManager(sample.snapshots);
   snapshots.start();
   const state = await openStateStore(undefined, tempDir('ri-state-'));
   await state.migrate();
   const config = loadConfig({}, { PUBLIC_URL: 'https://ri.example', ...overrides });
-  const app = createApp({ config, snapshots, state });
+  const app = createApp({ config, snapshots, state, ...options });
   const keys: Partial<Record<Plan, string>> = {};
   for (const plan of ['free', 'personal', 'professional', 'enterprise'] as const) {
     const account = await state.createAccount({ email: `${plan}@example.org`, plan });

@@ -5,7 +5,8 @@ import { bearer, sampleApp } from '../helpers/app.js';
  * Spec part 4, written out independently of the policy table: every endpoint against every kind
  * of caller. 200 = answered; 401 = needs a key (or the key is bad); 403 = plan too low.
  */
-const ENDPOINTS: { path: string; access: 'public' | 'key' | 'personal' }[] = [
+type Access = 'public' | 'key' | 'personal' | 'professional';
+const ENDPOINTS: { path: string; access: Access }[] = [
   { path: '/v1/elements', access: 'public' },
   { path: '/v1/elements/Fe', access: 'public' },
   { path: '/v1/elements/Fe/history', access: 'key' },
@@ -16,15 +17,17 @@ const ENDPOINTS: { path: string; access: 'public' | 'key' | 'personal' }[] = [
   { path: '/v1/subjects/topic/T10030/elements', access: 'personal' },
   { path: '/v1/subjects/topic/T10030/papers', access: 'personal' },
   { path: '/v1/research?q=oxygen%20evolution', access: 'personal' },
+  { path: '/v1/lab/quote?q=Ni%20Fe', access: 'professional' },
 ];
 
 const CALLERS = ['none', 'bad', 'free', 'personal', 'professional'] as const;
 
-function expected(access: 'public' | 'key' | 'personal', caller: (typeof CALLERS)[number]): number {
+function expected(access: Access, caller: (typeof CALLERS)[number]): number {
   if (caller === 'bad') return 401;
   if (access === 'public') return 200;
   if (caller === 'none') return 401;
   if (access === 'key') return 200;
+  if (access === 'professional') return caller === 'professional' ? 200 : 403;
   return caller === 'free' ? 403 : 200;
 }
 
@@ -57,8 +60,8 @@ describe('access matrix (full edition)', () => {
           if (want === 403) {
             expect(body).toMatchObject({
               code: 'plan_required',
-              required_plan: 'personal',
-              current_plan: 'free',
+              required_plan: access,
+              current_plan: caller,
             });
             expect(body.upgrade_url).toBe('https://ri.example/pricing');
           }
@@ -123,7 +126,7 @@ describe('access matrix (enterprise edition)', () => {
 
   it('gates the paid endpoints on the one Enterprise plan', async () => {
     for (const { path, access } of ENDPOINTS) {
-      if (access !== 'personal' || path.startsWith('/v1/research')) continue;
+      if (access !== 'personal' || path.startsWith('/v1/research') || path.startsWith('/v1/lab')) continue;
       const personal = await ent.app.request(path, bearer(ent.keys.free));
       expect(personal.status).toBe(403);
       expect(((await personal.json()) as { required_plan: string }).required_plan).toBe('enterprise');

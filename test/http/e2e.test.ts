@@ -65,6 +65,26 @@ describe('every endpoint over real HTTP', () => {
     expect(typeof r.body.request_id).toBe('string');
   });
 
+  it('quotes a lab query and runs the quote (GET by id, POST with the whole quote)', async () => {
+    const quote = await get('/v1/lab/quote?q=Ni%20Fe%20year:2024', key);
+    expect(quote.status).toBe(200);
+    expect(quote.body).toMatchObject({ query: 'Ni Fe year:2024', licence: null });
+    const id = String(quote.body.quote_id);
+    const run = await get(`/v1/lab/run?quote_id=${id}&depth=papers_20`, key);
+    expect(run.status).toBe(200);
+    expect((run.body.papers as unknown[]).length).toBe(Math.min(20, Number(quote.body.matches)));
+    const posted = await fetch(`${base}/v1/lab/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ quote: { ...quote.body, matches: 1 }, depth: 'papers_20' }),
+    });
+    expect(posted.status).toBe(400);
+    expect(((await posted.json()) as { code: string }).code).toBe('quote_edited');
+    const unusable = await get('/v1/lab/quote?q=Ni%20(Fe', key);
+    expect(unusable.status).toBe(400);
+    expect(unusable.body).toMatchObject({ code: 'unusable_query', position: 3 });
+  });
+
   it('serves the OpenAPI document, the reference page, health, readiness and metrics', async () => {
     expect((await get('/v1/openapi.json')).body.openapi).toBe('3.0.3');
     expect((await fetch(`${base}/docs`)).status).toBe(200);

@@ -184,6 +184,8 @@ describe('OpenAPI', () => {
         '/elements/{symbol}',
         '/elements/{symbol}/history',
         '/elements/{symbol}/papers',
+        '/lab/quote',
+        '/lab/run',
         '/research',
         '/subjects/search',
         '/subjects/{subject_type}/{subject_id}',
@@ -191,6 +193,10 @@ describe('OpenAPI', () => {
         '/subjects/{subject_type}/{subject_id}/history',
         '/subjects/{subject_type}/{subject_id}/papers',
       ].sort(),
+    );
+    expect(Object.keys(paths['/lab/quote']!)).toEqual(['get', 'post']);
+    expect(Object.keys(paths['/lab/run']!.post!.responses as Json)).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403', '404', '409', '410', '503']),
     );
     expect(Object.keys(paths['/elements/{symbol}/papers']!.get!.responses as Json)).toEqual(
       expect.arrayContaining(['200', '400', '401', '403', '404', '429', '503']),

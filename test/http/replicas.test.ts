@@ -88,6 +88,24 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
     expect((await call(bases[1]!, key)).status).toBe(429);
   });
 
+  it('run a lab quote issued by one replica on the other (quotes and the signing secret are shared)', async () => {
+    const key = createKey('professional', 'lab@example.org');
+    const auth = { headers: { authorization: `Bearer ${key}` } };
+    const quote = (await (await fetch(`${bases[0]}/v1/lab/quote?q=Ni%20Fe`, auth)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(quote.quote_id).toEqual(expect.any(String));
+    const byId = await fetch(`${bases[1]}/v1/lab/run?quote_id=${quote.quote_id}&depth=papers_20`, auth);
+    expect(byId.status).toBe(200);
+    const byBody = await fetch(`${bases[1]}/v1/lab/run`, {
+      method: 'POST',
+      headers: { ...auth.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ quote, depth: 'papers_20' }),
+    });
+    expect(byBody.status).toBe(200);
+  });
+
   it('log each request as JSON with the key prefix, never the key', async () => {
     const key = createKey('personal', 'logs@example.org');
     expect((await call(bases[0]!, key)).status).toBe(200);

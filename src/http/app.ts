@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { ServiceError } from '../core/errors.js';
+import { createLabService } from '../core/lab-service.js';
 import { registerDocs } from '../web/docs.js';
 import { authenticate } from './auth.js';
 import { compression } from './compression.js';
@@ -106,12 +107,12 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // The older edition has no research, lab or payment endpoints: they answer 404.
   if (routes.edition === 'full') {
     registerResearch(v1, routes);
-    const lab = {
+    const lab = createLabService({
       state: deps.state,
       ttlSeconds: deps.config.QUOTE_TTL_SECONDS,
       ...(deps.config.QUOTE_SECRET ? { quoteSecret: deps.config.QUOTE_SECRET } : {}),
       ...(deps.now ? { now: deps.now } : {}),
-    };
+    });
     registerLabQuote(v1, routes, lab);
     registerLabRun(v1, routes, lab);
   }

@@ -1,12 +1,12 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { ServiceError } from '../../../core/errors.js';
-import { labQuote, queryFromMarkdown } from '../../../core/lab.js';
+import { queryFromMarkdown } from '../../../core/lab.js';
+import type { LabService } from '../../../core/lab-service.js';
 import { MAX_QUERY_LENGTH } from '../../../lab/query-parser.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { errorResponses, type RouteDeps } from '../shared.js';
 import { LabQuoteSchema } from './schema.js';
-import { type LabDeps, quoteSettings } from './settings.js';
 
 const QUERY_HELP =
   'The filter: +term or term (required), -term (excluded), (a OR b), "exact topic name", word* (topic names, up to 25), year:A..B, year:A.., year:A';
@@ -19,20 +19,9 @@ const responses = {
 };
 
 /** GET and POST /lab/quote: a binding quote for a filter query. The quote is kept for runs by quote_id. */
-export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabDeps): void {
-  const settings = quoteSettings(lab);
+export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabService): void {
   const answer = async (c: Parameters<Parameters<typeof app.openapi>[1]>[0], input: string) => {
-    const quote = labQuote(
-      c.get('snapshot'),
-      input,
-      viewerOf(c, deps.edition, deps.publicUrl),
-      await settings(),
-    );
-    await lab.state.saveQuote({
-      id: quote.quote_id,
-      body: JSON.stringify(quote),
-      expiresAt: quote.expires_at,
-    });
+    const quote = await lab.quote(c.get('snapshot'), input, viewerOf(c, deps.edition, deps.publicUrl));
     // A quote carries its own expiry: never served from a cache.
     return c.json(quote, 200, { 'cache-control': 'no-store' });
   };

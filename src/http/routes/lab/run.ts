@@ -1,12 +1,11 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { LabDepth } from '../../../access/policy.js';
 import { ServiceError } from '../../../core/errors.js';
-import { checkQuote, labRun } from '../../../core/lab.js';
+import type { LabRunRequest, LabService } from '../../../core/lab-service.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { errorResponses, type RouteDeps } from '../shared.js';
 import { DepthSchema, LabRunSchema } from './schema.js';
-import { type LabDeps, quoteSettings } from './settings.js';
 
 const responses = {
   200: { description: 'The papers', content: { 'application/json': { schema: LabRunSchema } } },
@@ -23,26 +22,16 @@ const responses = {
  * GET and POST /lab/run: the quoted query's top papers, ranked by impact. An edited, expired or
  * stale quote is refused before anything else (and, with pay-per-call, before payment is asked).
  */
-export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabDeps): void {
-  const settings = quoteSettings(lab);
+export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabService): void {
   const answer = async (
     c: Parameters<Parameters<typeof app.openapi>[1]>[0],
-    quote: Record<string, unknown>,
+    request: LabRunRequest,
     depth: LabDepth,
   ) => {
     const snapshot = c.get('snapshot');
-    const checked = checkQuote(snapshot, quote, depth, await settings());
-    const run = labRun(snapshot, checked, depth, viewerOf(c, deps.edition, deps.publicUrl));
+    const quote = await lab.check(snapshot, request, depth);
+    const run = lab.run(snapshot, quote, depth, viewerOf(c, deps.edition, deps.publicUrl));
     return c.json(run, 200, { 'cache-control': 'no-store' });
-  };
-  const byId = async (id: string) => {
-    const body = await lab.state.findQuote(id);
-    if (body === null) {
-      throw new ServiceError('unknown_quote', `No quote with id '${id}': ask for one at /v1/lab/quote.`, {
-        parameter: 'quote_id',
-      });
-    }
-    return JSON.parse(body) as Record<string, unknown>;
   };
   const QuoteId = z.string().min(1).max(100).openapi({ description: 'The quote_id of a quote' });
 
@@ -58,7 +47,7 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
   });
   app.openapi(get, async (c) => {
     const q = c.req.valid('query');
-    return answer(c, await byId(q.quote_id), q.depth);
+    return answer(c, { quoteId: q.quote_id }, q.depth);
   });
 
   const post = createRoute({
@@ -101,6 +90,6 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
         },
       );
     }
-    return answer(c, body.quote ?? (await byId(body.quote_id!)), body.depth);
+    return answer(c, body.quote ? { quote: body.quote } : { quoteId: body.quote_id! }, body.depth);
   });
 }

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { Edition } from '../../access/policy.js';
+import { ServiceError } from '../../core/errors.js';
 
 /** What every route registration needs besides the app. */
 export interface RouteDeps {
@@ -149,3 +150,21 @@ export const PaperSchema = z
     keywords: z.array(z.string()),
   })
   .openapi('Paper');
+
+/**
+ * Two parameters of which exactly one must be given (q or paper; query or markdown; quote_id or
+ * quote): 400 invalid_parameter naming the one to add, or the second of two.
+ */
+export function requireExactlyOne(given: Record<string, unknown>, what: string): void {
+  const [first, second] = Object.keys(given) as [string, string];
+  const present = Object.entries(given).filter(([, v]) => v !== undefined);
+  if (present.length === 1) return;
+  throw new ServiceError('invalid_parameter', `Give either ${what}, not both or neither.`, {
+    parameter: present.length === 0 ? first : second,
+  });
+}
+
+/** A required JSON request body with this schema. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { body: { required: true, content: { 'application/json': { schema } } } };
+}

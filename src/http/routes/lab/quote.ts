@@ -1,11 +1,10 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { ServiceError } from '../../../core/errors.js';
 import { queryFromMarkdown } from '../../../core/lab.js';
 import type { LabService } from '../../../core/lab-service.js';
 import { MAX_QUERY_LENGTH } from '../../../lab/query-parser.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
-import { errorResponses, type RouteDeps } from '../shared.js';
+import { errorResponses, jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
 import { LabQuoteSchema } from './schema.js';
 
 const QUERY_HELP =
@@ -54,42 +53,27 @@ export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab:
     summary: 'The same quote, with the filter in a JSON body (query, or markdown with a ```query block)',
     security: [{ bearer: [] }],
     middleware: [requireAccess('labQuotePost', deps.edition, deps.publicUrl)] as const,
-    request: {
-      body: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: z
-              .object({
-                query: z
-                  .string()
-                  .max(MAX_QUERY_LENGTH * 2)
-                  .optional()
-                  .openapi({ description: QUERY_HELP }),
-                markdown: z
-                  .string()
-                  .max(64 * 1024)
-                  .optional()
-                  .openapi({ description: 'A text whose ```query fenced block holds the filter' }),
-              })
-              .strict(),
-          },
-        },
-      },
-    },
+    request: jsonBody(
+      z
+        .object({
+          query: z
+            .string()
+            .max(MAX_QUERY_LENGTH * 2)
+            .optional()
+            .openapi({ description: QUERY_HELP }),
+          markdown: z
+            .string()
+            .max(64 * 1024)
+            .optional()
+            .openapi({ description: 'A text whose ```query fenced block holds the filter' }),
+        })
+        .strict(),
+    ),
     responses,
   });
   app.openapi(post, (c) => {
     const body = c.req.valid('json');
-    if ((body.query === undefined) === (body.markdown === undefined)) {
-      throw new ServiceError(
-        'invalid_parameter',
-        "Send either 'query' or 'markdown' in the body, not both or neither.",
-        {
-          parameter: body.query === undefined ? 'query' : 'markdown',
-        },
-      );
-    }
+    requireExactlyOne({ query: body.query, markdown: body.markdown }, "'query' or 'markdown' in the body");
     return answer(c, body.query ?? queryFromMarkdown(body.markdown!));
   });
 }

@@ -1,10 +1,9 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { LabDepth } from '../../../access/policy.js';
-import { ServiceError } from '../../../core/errors.js';
 import type { LabRunRequest, LabService } from '../../../core/lab-service.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
-import { errorResponses, type RouteDeps } from '../shared.js';
+import { errorResponses, jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
 import { DepthSchema, LabRunSchema } from './schema.js';
 
 const responses = {
@@ -58,38 +57,23 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
       'The same run, with {quote_id, depth} or {quote, depth} (the whole quote as returned) in a JSON body',
     security: [{ bearer: [] }],
     middleware: [requireAccess('labRunPost', deps.edition, deps.publicUrl)] as const,
-    request: {
-      body: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: z
-              .object({
-                quote_id: QuoteId.optional(),
-                quote: z
-                  .record(z.string(), z.unknown())
-                  .optional()
-                  .openapi({ description: 'The whole quote as returned by /lab/quote' }),
-                depth: DepthSchema,
-              })
-              .strict(),
-          },
-        },
-      },
-    },
+    request: jsonBody(
+      z
+        .object({
+          quote_id: QuoteId.optional(),
+          quote: z
+            .record(z.string(), z.unknown())
+            .optional()
+            .openapi({ description: 'The whole quote as returned by /lab/quote' }),
+          depth: DepthSchema,
+        })
+        .strict(),
+    ),
     responses,
   });
   app.openapi(post, async (c) => {
     const body = c.req.valid('json');
-    if ((body.quote_id === undefined) === (body.quote === undefined)) {
-      throw new ServiceError(
-        'invalid_parameter',
-        "Send either 'quote_id' or 'quote' in the body, not both or neither.",
-        {
-          parameter: body.quote_id === undefined ? 'quote_id' : 'quote',
-        },
-      );
-    }
+    requireExactlyOne({ quote_id: body.quote_id, quote: body.quote }, "'quote_id' or 'quote' in the body");
     return answer(c, body.quote ? { quote: body.quote } : { quoteId: body.quote_id! }, body.depth);
   });
 }

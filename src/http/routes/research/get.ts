@@ -1,9 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { ServiceError } from '../../../core/errors.js';
 import { LENSES, type Lens, MAX_PAGES, research } from '../../../core/research.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
-import { envelopeShape, errorResponses, type RouteDeps } from '../shared.js';
+import { envelopeShape, errorResponses, type RouteDeps, requireExactlyOne } from '../shared.js';
 
 const ResearchPaperSchema = z.object({
   title: z.string().nullable(),
@@ -137,15 +136,7 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
   });
   app.openapi(route, (c) => {
     const q = c.req.valid('query');
-    if ((q.q === undefined) === (q.paper === undefined)) {
-      throw new ServiceError(
-        'invalid_parameter',
-        "Give either 'q' (a question) or 'paper' (a DOI or title), not both or neither.",
-        {
-          parameter: q.q === undefined ? 'q' : 'paper',
-        },
-      );
-    }
+    requireExactlyOne({ q: q.q, paper: q.paper }, "'q' (a question) or 'paper' (a DOI or title)");
     const request = {
       ...(q.q !== undefined ? { q: q.q } : { paper: q.paper! }),
       pageSize: q.page_size,

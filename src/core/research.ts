@@ -116,38 +116,73 @@ interface MatchedPaper {
 /** Candidates read per question (best bm25 first): enough for five pages of every lens and for the evidence. */
 const MATCH_CAP = 1_000;
 
+/** The research statements, prepared once per snapshot. */
+function statements(snapshot: Snapshot) {
+  return snapshot.memoize('research:statements', () => {
+    const db = snapshot.db;
+    return {
+      search: db.prepare(
+        'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
+      ),
+      any: db
+        .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1)')
+        .pluck(),
+      anySubject: db
+        .prepare(
+          "SELECT count(*) FROM (SELECT 1 FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' LIMIT 1)",
+        )
+        .pluck(),
+      /** What the lists, the evidence and the communities read of every candidate. */
+      candidates: db.prepare(
+        'SELECT ordinal, year, pub_date, impact_score, cluster FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))',
+      ),
+      candidatesWithRefs: db.prepare(
+        'SELECT ordinal, year, pub_date, impact_score, cluster, refs FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))',
+      ),
+      papers: db.prepare(
+        `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`,
+      ),
+      byDoi: db.prepare(`SELECT ${PAPER_COLUMNS} FROM papers WHERE doi = ?`),
+      byTitle: db.prepare(
+        `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
+      ),
+      describedTopics: db
+        .prepare(
+          "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY bm25(subjects_fts, 0, 0, 5.0, 1.0) LIMIT 10",
+        )
+        .pluck(),
+      topic: db.prepare(
+        "SELECT s.id, s.name, s.description, coalesce(c.rising, 0) AS rising FROM subjects s LEFT JOIN communities c ON c.topic_id = s.id WHERE s.type = 'topic' AND s.id = ?",
+      ),
+      elementCommunity: db.prepare(
+        'SELECT paper_count, rising FROM element_communities WHERE symbol = ? AND topic_id = ?',
+      ),
+    };
+  });
+}
+type Statements = ReturnType<typeof statements>;
+
 /** Papers whose titles match: every term if any do, else any term, best first (bm25). */
 function matchPapers(
-  snapshot: Snapshot,
+  stmts: Statements,
   groups: TermGroup[],
 ): { papers: MatchedPaper[]; unmatched: string[] } {
-  const db = snapshot.db;
-  const search = db.prepare(
-    'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
-  );
-  const count = db
-    .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1)')
-    .pluck();
-  const subjectCount = db
-    .prepare(
-      "SELECT count(*) FROM (SELECT 1 FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' LIMIT 1)",
-    )
-    .pluck();
   const unmatched = groups
     .filter(
-      (g) => (count.get(groupExpr(g)) as number) === 0 && (subjectCount.get(groupExpr(g)) as number) === 0,
+      (g) =>
+        (stmts.any.get(groupExpr(g)) as number) === 0 && (stmts.anySubject.get(groupExpr(g)) as number) === 0,
     )
     .map((g) => g.word);
   const usable = groups.filter((g) => !unmatched.includes(g.word));
   if (usable.length === 0) return { papers: [], unmatched };
-  const all = search.all(usable.map(groupExpr).join(' AND '), MATCH_CAP) as {
+  const all = stmts.search.all(usable.map(groupExpr).join(' AND '), MATCH_CAP) as {
     ordinal: number;
     score: number;
   }[];
   const papers = all.map((r) => ({ ...r, allTerms: true }));
   if (papers.length < 20 && usable.length > 1) {
     const seen = new Set(papers.map((p) => p.ordinal));
-    for (const r of search.all(usable.map(groupExpr).join(' OR '), MATCH_CAP) as {
+    for (const r of stmts.search.all(usable.map(groupExpr).join(' OR '), MATCH_CAP) as {
       ordinal: number;
       score: number;
     }[]) {
@@ -200,10 +235,26 @@ export interface ResearchAnswer extends Envelope {
   next: { url: string; price: { usd: number; currency: 'USD' } } | null;
 }
 
-function loadPapers(snapshot: Snapshot, ordinals: number[]): Map<number, PaperRow> {
-  const rows = snapshot.db
-    .prepare(`SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(ordinals)) as PaperRow[];
+/** What research reads of every candidate paper (the full rows only for the papers shown). */
+interface CandidateRow {
+  ordinal: number;
+  year: number | null;
+  pub_date: string | null;
+  impact_score: number | null;
+  cluster: number | null;
+  refs?: Buffer | null;
+}
+
+function loadCandidates(stmts: Statements, ordinals: number[], withRefs: boolean): Map<number, CandidateRow> {
+  const rows = (withRefs ? stmts.candidatesWithRefs : stmts.candidates).all(
+    JSON.stringify(ordinals),
+  ) as CandidateRow[];
+  return new Map(rows.map((r) => [r.ordinal, r]));
+}
+
+function loadPapers(stmts: Statements, ordinals: number[]): Map<number, PaperRow> {
+  if (ordinals.length === 0) return new Map();
+  const rows = stmts.papers.all(JSON.stringify(ordinals)) as PaperRow[];
   return new Map(rows.map((r) => [r.ordinal, r]));
 }
 
@@ -221,23 +272,16 @@ function toPaper(p: PaperRow, reason: string): ResearchPaper {
 }
 
 /** A paper given by DOI (with or without the resolver) or by title. */
-function findPaper(snapshot: Snapshot, paper: string): PaperRow {
+function findPaper(stmts: Statements, paper: string): PaperRow {
   const doi = paper
     .trim()
     .replace(/^https?:\/\/(dx\.)?doi\.org\//i, '')
     .toLowerCase();
-  const cols = PAPER_COLUMNS;
-  let row = /^10\.\d{4,9}\//.test(doi)
-    ? (snapshot.db.prepare(`SELECT ${cols} FROM papers WHERE doi = ?`).get(doi) as PaperRow | undefined)
-    : undefined;
+  let row = /^10\.\d{4,9}\//.test(doi) ? (stmts.byDoi.get(doi) as PaperRow | undefined) : undefined;
   if (!row && !/^10\.\d{4,9}\//.test(doi)) {
     const words = termGroups(paper).map((g) => ftsToken(g.word.toLowerCase()));
     if (words.length > 0) {
-      row = snapshot.db
-        .prepare(
-          `SELECT ${cols} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
-        )
-        .get(words.join(' AND ')) as PaperRow | undefined;
+      row = stmts.byTitle.get(words.join(' AND ')) as PaperRow | undefined;
     }
   }
   if (!row) {
@@ -249,10 +293,11 @@ function findPaper(snapshot: Snapshot, paper: string): PaperRow {
 }
 
 export function research(snapshot: Snapshot, request: ResearchRequest, viewer: Viewer): ResearchAnswer {
-  const seed = request.paper ? findPaper(snapshot, request.paper) : null;
+  const stmts = statements(snapshot);
+  const seed = request.paper ? findPaper(stmts, request.paper) : null;
   const q = seed ? (seed.title ?? '') : (request.q ?? '');
   const groups = termGroups(q);
-  const { papers: matched, unmatched } = matchPapers(snapshot, groups);
+  const { papers: matched, unmatched } = matchPapers(stmts, groups);
   const matchedSet = new Set(matched.map((m) => m.ordinal));
   if (seed) matchedSet.delete(seed.ordinal);
   const candidates = matched.filter((m) => matchedSet.has(m.ordinal));
@@ -263,9 +308,10 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
     });
   }
 
-  const rows = loadPapers(
-    snapshot,
+  const rows = loadCandidates(
+    stmts,
     candidates.map((c) => c.ordinal),
+    request.lenses.includes('foundational'),
   );
   const total = candidates.length;
   // Evidence (citations, communities) comes from the papers with every word when there are
@@ -288,8 +334,13 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
           (rows.get(b.ordinal)?.impact_score ?? -1) - (rows.get(a.ordinal)?.impact_score ?? -1) ||
           a.score - b.score,
       );
-      list = ordered.slice(start, end).map((m) => {
-        const p = rows.get(m.ordinal)!;
+      const page = ordered.slice(start, end);
+      const shown = loadPapers(
+        stmts,
+        page.map((m) => m.ordinal),
+      );
+      list = page.map((m) => {
+        const p = shown.get(m.ordinal)!;
         return toPaper(
           p,
           p.impact_score === null
@@ -305,8 +356,13 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
           leadsFirst(a, b) ||
           (rows.get(b.ordinal)?.pub_date ?? '').localeCompare(rows.get(a.ordinal)?.pub_date ?? ''),
       );
-      list = ordered.slice(start, end).map((m) => {
-        const p = rows.get(m.ordinal)!;
+      const page = ordered.slice(start, end);
+      const shown = loadPapers(
+        stmts,
+        page.map((m) => m.ordinal),
+      );
+      list = page.map((m) => {
+        const p = shown.get(m.ordinal)!;
         return toPaper(p, `published ${p.pub_date ?? p.year}, within the last two years of the data`);
       });
       hasMore ||= ordered.length > end;
@@ -327,7 +383,7 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
       const ordered = [...cited].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
       const slice = ordered.slice(start, end);
       const classics = loadPapers(
-        snapshot,
+        stmts,
         slice.map(([o]) => o),
       );
       list = slice
@@ -340,8 +396,8 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
     lists[lens] = list;
   }
 
-  const communities = matchCommunities(snapshot, groups, evidence, rows, viewer);
-  const elementCommunities = matchElementCommunities(snapshot, q, communities);
+  const communities = matchCommunities(stmts, groups, evidence, rows, viewer);
+  const elementCommunities = matchElementCommunities(stmts, q, communities);
   const nextPage = request.page + 1;
   const query = new URLSearchParams({
     ...(request.paper ? { paper: request.paper } : { q }),
@@ -380,10 +436,10 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
 
 /** Communities: topics whose descriptions match, and topics most of the matching papers belong to. */
 function matchCommunities(
-  snapshot: Snapshot,
+  stmts: Statements,
   groups: TermGroup[],
   candidates: MatchedPaper[],
-  rows: Map<number, PaperRow>,
+  rows: Map<number, CandidateRow>,
   viewer: Viewer,
 ): Community[] {
   const byCluster = new Map<number, number>();
@@ -394,13 +450,7 @@ function matchCommunities(
   const described = new Set<string>();
   if (groups.length > 0) {
     const expr = groups.map(groupExpr).join(' AND ');
-    for (const id of snapshot.db
-      .prepare(
-        "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY bm25(subjects_fts, 0, 0, 5.0, 1.0) LIMIT 10",
-      )
-      .pluck()
-      .all(expr) as string[])
-      described.add(id);
+    for (const id of stmts.describedTopics.all(expr) as string[]) described.add(id);
   }
   const ids = new Set<string>([
     ...described,
@@ -409,12 +459,9 @@ function matchCommunities(
       .slice(0, 10)
       .map(([t]) => `T${t}`),
   ]);
-  const info = snapshot.db.prepare(
-    "SELECT s.id, s.name, s.description, coalesce(c.rising, 0) AS rising FROM subjects s LEFT JOIN communities c ON c.topic_id = s.id WHERE s.type = 'topic' AND s.id = ?",
-  );
   const out: Community[] = [];
   for (const id of ids) {
-    const row = info.get(id) as
+    const row = stmts.topic.get(id) as
       | { id: string; name: string; description: string | null; rising: number }
       | undefined;
     if (!row) continue;
@@ -440,24 +487,19 @@ function matchCommunities(
 }
 
 /** Element sub-communities: the question's elements inside the matched communities. */
-function matchElementCommunities(
-  snapshot: Snapshot,
-  q: string,
-  communities: Community[],
-): ElementCommunity[] {
+function matchElementCommunities(stmts: Statements, q: string, communities: Community[]): ElementCommunity[] {
   const symbols = new Set(tagElements(q));
   for (const w of q.split(/[^\p{L}\p{N}]+/u)) {
     const e = /^[A-Z][a-z]?$/.test(w) ? findElement(w) : undefined;
     if (e) symbols.add(e.symbol);
   }
   if (symbols.size === 0 || communities.length === 0) return [];
-  const stmt = snapshot.db.prepare(
-    'SELECT paper_count, rising FROM element_communities WHERE symbol = ? AND topic_id = ?',
-  );
   const out: ElementCommunity[] = [];
   for (const symbol of symbols) {
     for (const c of communities) {
-      const row = stmt.get(symbol, c.subject_id) as { paper_count: number; rising: number } | undefined;
+      const row = stmts.elementCommunity.get(symbol, c.subject_id) as
+        | { paper_count: number; rising: number }
+        | undefined;
       if (!row) continue;
       out.push({
         symbol,

@@ -116,6 +116,13 @@ interface MatchedPaper {
 /** Candidates read per question (best bm25 first): enough for five pages of every lens and for the evidence. */
 const MATCH_CAP = 1_000;
 
+/**
+ * Title matches the looser search ranks by bm25 at most, as far as the question allows: bm25 reads
+ * every title holding a word of the expression (hundreds of thousands for a common word at 1M
+ * works), so the looser search reads the question's rarest words, which weigh most in bm25.
+ */
+export const LOOSE_SCAN = 20_000;
+
 /** The research statements, prepared once per snapshot. */
 function statements(snapshot: Snapshot) {
   return snapshot.memoize('research:statements', () => {
@@ -124,6 +131,10 @@ function statements(snapshot: Snapshot) {
       search: db.prepare(
         'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
       ),
+      /** Title matches of one word, counted up to LOOSE_SCAN + 1. */
+      matches: db
+        .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)')
+        .pluck(),
       any: db
         .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1)')
         .pluck(),
@@ -162,6 +173,52 @@ function statements(snapshot: Snapshot) {
 }
 type Statements = ReturnType<typeof statements>;
 
+type Scored = { ordinal: number; score: number };
+
+/**
+ * The looser matches, when fewer than 20 titles have every word: titles with any of the words,
+ * best first (bm25). The words are taken rarest first while their titles fit in LOOSE_SCAN
+ * (always the rarest one); when even the rarest word is common, the titles with every word but
+ * the commonest come first, and are enough when they make 20 with the strict matches.
+ * At most MATCH_CAP papers in all.
+ */
+function looseMatches(stmts: Statements, groups: TermGroup[], strict: MatchedPaper[]): MatchedPaper[] {
+  const seen = new Set(strict.map((p) => p.ordinal));
+  const room = MATCH_CAP - strict.length;
+  const out: MatchedPaper[] = [];
+  const add = (chosen: { g: TermGroup; i: number }[], op: 'AND' | 'OR') => {
+    // In the question's order, so the expression reads as the question does.
+    const expr = [...chosen]
+      .sort((a, b) => a.i - b.i)
+      .map((c) => groupExpr(c.g))
+      .join(` ${op} `);
+    for (const r of stmts.search.all(expr, MATCH_CAP) as Scored[]) {
+      if (out.length >= room) break;
+      if (seen.has(r.ordinal)) continue;
+      seen.add(r.ordinal);
+      out.push({ ...r, allTerms: false });
+    }
+  };
+  const counted = groups
+    .map((g, i) => ({ g, i, n: stmts.matches.get(groupExpr(g), LOOSE_SCAN + 1) as number }))
+    .filter((c) => c.n > 0)
+    .sort((a, b) => a.n - b.n || a.i - b.i);
+  if (counted.length === 0) return out;
+  if (counted[0]!.n > LOOSE_SCAN && counted.length >= 3) {
+    add(counted.slice(0, -1), 'AND');
+    if (strict.length + out.length >= 20) return out;
+  }
+  const kept: typeof counted = [];
+  let scanned = 0;
+  for (const c of counted) {
+    if (kept.length > 0 && scanned + c.n > LOOSE_SCAN) break;
+    kept.push(c);
+    scanned += c.n;
+  }
+  add(kept, 'OR');
+  return out;
+}
+
 /** Papers whose titles match: every term if any do, else any term, best first (bm25). */
 function matchPapers(
   stmts: Statements,
@@ -175,20 +232,9 @@ function matchPapers(
     .map((g) => g.word);
   const usable = groups.filter((g) => !unmatched.includes(g.word));
   if (usable.length === 0) return { papers: [], unmatched };
-  const all = stmts.search.all(usable.map(groupExpr).join(' AND '), MATCH_CAP) as {
-    ordinal: number;
-    score: number;
-  }[];
-  const papers = all.map((r) => ({ ...r, allTerms: true }));
-  if (papers.length < 20 && usable.length > 1) {
-    const seen = new Set(papers.map((p) => p.ordinal));
-    for (const r of stmts.search.all(usable.map(groupExpr).join(' OR '), MATCH_CAP) as {
-      ordinal: number;
-      score: number;
-    }[]) {
-      if (!seen.has(r.ordinal)) papers.push({ ...r, allTerms: false });
-    }
-  }
+  const all = stmts.search.all(usable.map(groupExpr).join(' AND '), MATCH_CAP) as Scored[];
+  const papers: MatchedPaper[] = all.map((r) => ({ ...r, allTerms: true }));
+  if (papers.length < 20 && usable.length > 1) papers.push(...looseMatches(stmts, usable, papers));
   return { papers, unmatched };
 }
 

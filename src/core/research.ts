@@ -2,6 +2,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { ELEMENTS, findElement } from '../tagging/elements.js';
 import { tagElements } from '../tagging/tagger.js';
 import { ServiceError } from './errors.js';
+import { mostCited } from './most-cited.js';
 import { PAPER_NOTES } from './notes.js';
 import { PAPER_COLUMNS, type PaperRow, paperLink } from './paper-row.js';
 import { type Envelope, envelope, type Viewer } from './viewer.js';
@@ -374,11 +375,9 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
   for (const lens of request.lenses) {
     let list: ResearchPaper[] = [];
     if (lens === 'now') {
+      const impact = new Map(candidates.map((m) => [m, rows.get(m.ordinal)?.impact_score ?? -1]));
       const ordered = [...candidates].sort(
-        (a, b) =>
-          leadsFirst(a, b) ||
-          (rows.get(b.ordinal)?.impact_score ?? -1) - (rows.get(a.ordinal)?.impact_score ?? -1) ||
-          a.score - b.score,
+        (a, b) => leadsFirst(a, b) || impact.get(b)! - impact.get(a)! || a.score - b.score,
       );
       const page = ordered.slice(start, end);
       const shown = loadPapers(
@@ -397,11 +396,12 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
       hasMore ||= ordered.length > end;
     } else if (lens === 'newest') {
       const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
-      const ordered = recent.sort(
-        (a, b) =>
-          leadsFirst(a, b) ||
-          (rows.get(b.ordinal)?.pub_date ?? '').localeCompare(rows.get(a.ordinal)?.pub_date ?? ''),
-      );
+      // ISO dates: code-unit order is date order (and what localeCompare gave, without ICU).
+      const date = new Map(recent.map((m) => [m, rows.get(m.ordinal)?.pub_date ?? '']));
+      const ordered = recent.sort((a, b) => {
+        const [da, db] = [date.get(a)!, date.get(b)!];
+        return leadsFirst(a, b) || (db < da ? -1 : db > da ? 1 : 0);
+      });
       const page = ordered.slice(start, end);
       const shown = loadPapers(
         stmts,
@@ -414,20 +414,11 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
       hasMore ||= ordered.length > end;
     } else {
       // Foundational: the papers the matching papers cite most (found through their references).
-      const cited = new Map<number, number>();
-      for (const m of evidence) {
-        const blob = rows.get(m.ordinal)?.refs;
-        if (!blob) continue;
-        for (let i = 0; i + 4 <= blob.length; i += 4) {
-          const o = blob.readInt32LE(i);
-          cited.set(o, (cited.get(o) ?? 0) + 1);
-        }
-      }
-      if (seed?.refs)
-        for (let i = 0; i + 4 <= seed.refs.length; i += 4)
-          cited.set(seed.refs.readInt32LE(i), (cited.get(seed.refs.readInt32LE(i)) ?? 0) + 1);
-      const ordered = [...cited].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-      const slice = ordered.slice(start, end);
+      const { page: slice, distinct } = mostCited(
+        [...evidence.map((m) => rows.get(m.ordinal)?.refs), seed?.refs],
+        start,
+        end,
+      );
       const classics = loadPapers(
         stmts,
         slice.map(([o]) => o),
@@ -437,7 +428,7 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
         .map(([o, n]) =>
           toPaper(classics.get(o)!, `cited by ${n} of the ${evidence.length} papers matching this question`),
         );
-      hasMore ||= ordered.length > end;
+      hasMore ||= distinct > end;
     }
     lists[lens] = list;
   }

@@ -16,7 +16,7 @@ function naive(blobs: (Buffer | null)[], start: number, end: number) {
 
 const blob = (ordinals: number[], offset = 0, tail = 0) => {
   const b = Buffer.alloc(offset + ordinals.length * 4 + tail);
-  ordinals.forEach((o, i) => b.writeInt32LE(o, offset + i * 4));
+  for (const [i, o] of ordinals.entries()) b.writeInt32LE(o, offset + i * 4);
   return b.subarray(offset);
 };
 

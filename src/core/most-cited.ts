@@ -28,37 +28,36 @@ export function mostCited(blobs: Iterable<Buffer | null | undefined>, start: num
     k += n;
   }
   all.sort();
-  // Runs of the sorted ordinals: distinct ordinals ascending, with their counts.
-  const ordinals: number[] = [];
-  const counts: number[] = [];
-  let maxCount = 0;
+  // First pass over the runs of equal ordinals: how many papers are cited how often.
+  const byCount: number[] = [0];
+  let distinct = 0;
   for (let i = 0; i < total; ) {
     let j = i + 1;
     while (j < total && all[j] === all[i]) j++;
-    ordinals.push(all[i]!);
-    counts.push(j - i);
-    if (j - i > maxCount) maxCount = j - i;
+    const c = j - i;
+    while (byCount.length <= c) byCount.push(0);
+    byCount[c]!++;
+    distinct++;
     i = j;
   }
-  const distinct = ordinals.length;
   // The lowest count a paper needs to rank before `end`: every paper cited at least that often
   // is ordered; the rest cannot reach the page.
   let threshold = 1;
   if (end < distinct) {
-    const atLeast = new Array<number>(maxCount + 2).fill(0);
-    for (const c of counts) atLeast[c]!++;
     let n = 0;
-    for (threshold = maxCount; threshold > 1; threshold--) {
-      n += atLeast[threshold]!;
+    for (threshold = byCount.length - 1; threshold > 1; threshold--) {
+      n += byCount[threshold]!;
       if (n >= end) break;
     }
   }
-  const ranked: number[] = [];
-  for (let i = 0; i < distinct; i++) if (counts[i]! >= threshold) ranked.push(i);
-  // Indices ascend with the ordinal, so ties on the count keep the lower ordinal first.
-  ranked.sort((a, b) => counts[b]! - counts[a]! || a - b);
-  return {
-    page: ranked.slice(start, end).map((i) => [ordinals[i]!, counts[i]!]),
-    distinct,
-  };
+  const ranked: [number, number][] = [];
+  for (let i = 0; i < total; ) {
+    let j = i + 1;
+    while (j < total && all[j] === all[i]) j++;
+    if (j - i >= threshold) ranked.push([all[i]!, j - i]);
+    i = j;
+  }
+  // Pushed in ascending ordinal order, and the sort is stable: ties keep the lower ordinal first.
+  ranked.sort((a, b) => b[1] - a[1]);
+  return { page: ranked.slice(start, end), distinct };
 }

@@ -179,9 +179,10 @@ type Scored = { ordinal: number; score: number };
 /**
  * The looser matches, when fewer than 20 titles have every word: titles with any of the words,
  * best first (bm25). The words are taken rarest first while their titles fit in LOOSE_SCAN
- * (always the rarest one); when even the rarest word is common, the titles with every word but
- * the commonest come first, and are enough when they make 20 with the strict matches.
- * At most MATCH_CAP papers in all.
+ * (always at least one; words are counted up to LOOSE_SCAN + 1, so beyond it the question's order
+ * decides). When every word (three or more) has more matches than that, the titles with every word
+ * but the last of the question come first, and are enough when they make 20 with the strict
+ * matches. At most MATCH_CAP papers in all.
  */
 function looseMatches(stmts: Statements, groups: TermGroup[], strict: MatchedPaper[]): MatchedPaper[] {
   const seen = new Set(strict.map((p) => p.ordinal));

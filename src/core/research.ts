@@ -122,7 +122,7 @@ const MATCH_CAP = 1_000;
  * every title holding a word of the expression (hundreds of thousands for a common word at 1M
  * works), so the looser search reads the question's rarest words, which weigh most in bm25.
  */
-export const LOOSE_SCAN = 20_000;
+const LOOSE_SCAN = 20_000;
 
 /** The research statements, prepared once per snapshot. */
 function statements(snapshot: Snapshot) {
@@ -131,6 +131,10 @@ function statements(snapshot: Snapshot) {
     return {
       search: db.prepare(
         'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
+      ),
+      /** The best of the newest title matches (at most the given number scanned), by bm25. */
+      searchNewest: db.prepare(
+        'SELECT ordinal, score FROM (SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score LIMIT ?',
       ),
       /** Title matches of one word, counted up to LOOSE_SCAN + 1. */
       matches: db
@@ -182,19 +186,23 @@ type Scored = { ordinal: number; score: number };
  * (always at least one; words are counted up to LOOSE_SCAN + 1, so beyond it the question's order
  * decides). When every word (three or more) has more matches than that, the titles with every word
  * but the last of the question come first, and are enough when they make 20 with the strict
- * matches. At most MATCH_CAP papers in all.
+ * matches; past them, the newest LOOSE_SCAN titles with the first word are ranked. At most
+ * MATCH_CAP papers in all.
  */
 function looseMatches(stmts: Statements, groups: TermGroup[], strict: MatchedPaper[]): MatchedPaper[] {
   const seen = new Set(strict.map((p) => p.ordinal));
   const room = MATCH_CAP - strict.length;
   const out: MatchedPaper[] = [];
-  const add = (chosen: { g: TermGroup; i: number }[], op: 'AND' | 'OR') => {
+  const add = (chosen: { g: TermGroup; i: number }[], op: 'AND' | 'OR', scanNewest = false) => {
     // In the question's order, so the expression reads as the question does.
     const expr = [...chosen]
       .sort((a, b) => a.i - b.i)
       .map((c) => groupExpr(c.g))
       .join(` ${op} `);
-    for (const r of stmts.search.all(expr, MATCH_CAP) as Scored[]) {
+    const found = scanNewest
+      ? stmts.searchNewest.all(expr, LOOSE_SCAN, MATCH_CAP)
+      : stmts.search.all(expr, MATCH_CAP);
+    for (const r of found as Scored[]) {
       if (out.length >= room) break;
       if (seen.has(r.ordinal)) continue;
       seen.add(r.ordinal);
@@ -217,7 +225,8 @@ function looseMatches(stmts: Statements, groups: TermGroup[], strict: MatchedPap
     kept.push(c);
     scanned += c.n;
   }
-  add(kept, 'OR');
+  // One word with more matches than LOOSE_SCAN: its newest LOOSE_SCAN titles are ranked.
+  add(kept, 'OR', scanned > LOOSE_SCAN);
   return out;
 }
 

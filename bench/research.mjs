@@ -5,8 +5,10 @@
 // in this process, then over HTTP to `ri serve` with a Personal key (its own process, so its
 // response cache is empty and every answer is computed). Prints p50/p95/p99/max for both.
 // Usage: node bench/research.mjs [DATA_DIR] (default: the 1M bench data in BENCH_DIR or .bench/,
-// else the 100k one, else ./data). BENCH_HTTP=0 skips the HTTP part. The key lives in a
-// throw-away state store under the system temp folder; DATA_DIR is only read.
+// else the 100k one, else ./data). BENCH_HTTP=0 skips the HTTP part; BENCH_VERBOSE=1 prints every
+// question's time (stderr). Three unlisted questions warm up first (FTS index, JIT), as in a
+// running server. The key lives in a throw-away state store under the system temp folder;
+// DATA_DIR is only read. The machine's other load shows in the tail: run it more than once.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { ELEMENTS, findElement } from '../tagging/elements.js';
 import { tagElements } from '../tagging/tagger.js';
 import { ServiceError } from './errors.js';
+import { mostCited } from './most-cited.js';
 import { PAPER_NOTES } from './notes.js';
 import { PAPER_COLUMNS, type PaperRow, paperLink } from './paper-row.js';
 import { type Envelope, envelope, type Viewer } from './viewer.js';
@@ -116,44 +117,135 @@ interface MatchedPaper {
 /** Candidates read per question (best bm25 first): enough for five pages of every lens and for the evidence. */
 const MATCH_CAP = 1_000;
 
+/**
+ * Title matches the looser search ranks by bm25 at most, as far as the question allows: bm25 reads
+ * every title holding a word of the expression (hundreds of thousands for a common word at 1M
+ * works), so the looser search reads the question's rarest words, which weigh most in bm25.
+ */
+const LOOSE_SCAN = 20_000;
+
+/** The research statements, prepared once per snapshot. */
+function statements(snapshot: Snapshot) {
+  return snapshot.memoize('research:statements', () => {
+    const db = snapshot.db;
+    return {
+      search: db.prepare(
+        'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
+      ),
+      /** The best of the newest title matches (at most the given number scanned), by bm25. */
+      searchNewest: db.prepare(
+        'SELECT ordinal, score FROM (SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score LIMIT ?',
+      ),
+      /** Title matches of one word, counted up to LOOSE_SCAN + 1. */
+      matches: db
+        .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)')
+        .pluck(),
+      any: db
+        .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1)')
+        .pluck(),
+      anySubject: db
+        .prepare(
+          "SELECT count(*) FROM (SELECT 1 FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' LIMIT 1)",
+        )
+        .pluck(),
+      /** What the lists, the evidence and the communities read of every candidate. */
+      candidates: db.prepare(
+        'SELECT ordinal, year, pub_date, impact_score, cluster FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))',
+      ),
+      candidatesWithRefs: db.prepare(
+        'SELECT ordinal, year, pub_date, impact_score, cluster, refs FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))',
+      ),
+      papers: db.prepare(
+        `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`,
+      ),
+      byDoi: db.prepare(`SELECT ${PAPER_COLUMNS} FROM papers WHERE doi = ?`),
+      byTitle: db.prepare(
+        `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
+      ),
+      describedTopics: db
+        .prepare(
+          "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY bm25(subjects_fts, 0, 0, 5.0, 1.0) LIMIT 10",
+        )
+        .pluck(),
+      topic: db.prepare(
+        "SELECT s.id, s.name, s.description, coalesce(c.rising, 0) AS rising FROM subjects s LEFT JOIN communities c ON c.topic_id = s.id WHERE s.type = 'topic' AND s.id = ?",
+      ),
+      elementCommunity: db.prepare(
+        'SELECT paper_count, rising FROM element_communities WHERE symbol = ? AND topic_id = ?',
+      ),
+    };
+  });
+}
+type Statements = ReturnType<typeof statements>;
+
+type Scored = { ordinal: number; score: number };
+
+/**
+ * The looser matches, when fewer than 20 titles have every word: titles with any of the words,
+ * best first (bm25). The words are taken rarest first while their titles fit in LOOSE_SCAN
+ * (always at least one; words are counted up to LOOSE_SCAN + 1, so beyond it the question's order
+ * decides). When every word (three or more) has more matches than that, the titles with every word
+ * but the last of the question come first, and are enough when they make 20 with the strict
+ * matches; past them, the newest LOOSE_SCAN titles with the first word are ranked. At most
+ * MATCH_CAP papers in all.
+ */
+function looseMatches(stmts: Statements, groups: TermGroup[], strict: MatchedPaper[]): MatchedPaper[] {
+  const seen = new Set(strict.map((p) => p.ordinal));
+  const room = MATCH_CAP - strict.length;
+  const out: MatchedPaper[] = [];
+  const add = (chosen: { g: TermGroup; i: number }[], op: 'AND' | 'OR', scanNewest = false) => {
+    // In the question's order, so the expression reads as the question does.
+    const expr = [...chosen]
+      .sort((a, b) => a.i - b.i)
+      .map((c) => groupExpr(c.g))
+      .join(` ${op} `);
+    const found = scanNewest
+      ? stmts.searchNewest.all(expr, LOOSE_SCAN, MATCH_CAP)
+      : stmts.search.all(expr, MATCH_CAP);
+    for (const r of found as Scored[]) {
+      if (out.length >= room) break;
+      if (seen.has(r.ordinal)) continue;
+      seen.add(r.ordinal);
+      out.push({ ...r, allTerms: false });
+    }
+  };
+  const counted = groups
+    .map((g, i) => ({ g, i, n: stmts.matches.get(groupExpr(g), LOOSE_SCAN + 1) as number }))
+    .filter((c) => c.n > 0)
+    .sort((a, b) => a.n - b.n || a.i - b.i);
+  if (counted.length === 0) return out;
+  if (counted[0]!.n > LOOSE_SCAN && counted.length >= 3) {
+    add(counted.slice(0, -1), 'AND');
+    if (strict.length + out.length >= 20) return out;
+  }
+  const kept: typeof counted = [];
+  let scanned = 0;
+  for (const c of counted) {
+    if (kept.length > 0 && scanned + c.n > LOOSE_SCAN) break;
+    kept.push(c);
+    scanned += c.n;
+  }
+  // One word with more matches than LOOSE_SCAN: its newest LOOSE_SCAN titles are ranked.
+  add(kept, 'OR', scanned > LOOSE_SCAN);
+  return out;
+}
+
 /** Papers whose titles match: every term if any do, else any term, best first (bm25). */
 function matchPapers(
-  snapshot: Snapshot,
+  stmts: Statements,
   groups: TermGroup[],
 ): { papers: MatchedPaper[]; unmatched: string[] } {
-  const db = snapshot.db;
-  const search = db.prepare(
-    'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
-  );
-  const count = db
-    .prepare('SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1)')
-    .pluck();
-  const subjectCount = db
-    .prepare(
-      "SELECT count(*) FROM (SELECT 1 FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' LIMIT 1)",
-    )
-    .pluck();
   const unmatched = groups
     .filter(
-      (g) => (count.get(groupExpr(g)) as number) === 0 && (subjectCount.get(groupExpr(g)) as number) === 0,
+      (g) =>
+        (stmts.any.get(groupExpr(g)) as number) === 0 && (stmts.anySubject.get(groupExpr(g)) as number) === 0,
     )
     .map((g) => g.word);
   const usable = groups.filter((g) => !unmatched.includes(g.word));
   if (usable.length === 0) return { papers: [], unmatched };
-  const all = search.all(usable.map(groupExpr).join(' AND '), MATCH_CAP) as {
-    ordinal: number;
-    score: number;
-  }[];
-  const papers = all.map((r) => ({ ...r, allTerms: true }));
-  if (papers.length < 20 && usable.length > 1) {
-    const seen = new Set(papers.map((p) => p.ordinal));
-    for (const r of search.all(usable.map(groupExpr).join(' OR '), MATCH_CAP) as {
-      ordinal: number;
-      score: number;
-    }[]) {
-      if (!seen.has(r.ordinal)) papers.push({ ...r, allTerms: false });
-    }
-  }
+  const all = stmts.search.all(usable.map(groupExpr).join(' AND '), MATCH_CAP) as Scored[];
+  const papers: MatchedPaper[] = all.map((r) => ({ ...r, allTerms: true }));
+  if (papers.length < 20 && usable.length > 1) papers.push(...looseMatches(stmts, usable, papers));
   return { papers, unmatched };
 }
 
@@ -200,10 +292,26 @@ export interface ResearchAnswer extends Envelope {
   next: { url: string; price: { usd: number; currency: 'USD' } } | null;
 }
 
-function loadPapers(snapshot: Snapshot, ordinals: number[]): Map<number, PaperRow> {
-  const rows = snapshot.db
-    .prepare(`SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(ordinals)) as PaperRow[];
+/** What research reads of every candidate paper (the full rows only for the papers shown). */
+interface CandidateRow {
+  ordinal: number;
+  year: number | null;
+  pub_date: string | null;
+  impact_score: number | null;
+  cluster: number | null;
+  refs?: Buffer | null;
+}
+
+function loadCandidates(stmts: Statements, ordinals: number[], withRefs: boolean): Map<number, CandidateRow> {
+  const rows = (withRefs ? stmts.candidatesWithRefs : stmts.candidates).all(
+    JSON.stringify(ordinals),
+  ) as CandidateRow[];
+  return new Map(rows.map((r) => [r.ordinal, r]));
+}
+
+function loadPapers(stmts: Statements, ordinals: number[]): Map<number, PaperRow> {
+  if (ordinals.length === 0) return new Map();
+  const rows = stmts.papers.all(JSON.stringify(ordinals)) as PaperRow[];
   return new Map(rows.map((r) => [r.ordinal, r]));
 }
 
@@ -221,23 +329,16 @@ function toPaper(p: PaperRow, reason: string): ResearchPaper {
 }
 
 /** A paper given by DOI (with or without the resolver) or by title. */
-function findPaper(snapshot: Snapshot, paper: string): PaperRow {
+function findPaper(stmts: Statements, paper: string): PaperRow {
   const doi = paper
     .trim()
     .replace(/^https?:\/\/(dx\.)?doi\.org\//i, '')
     .toLowerCase();
-  const cols = PAPER_COLUMNS;
-  let row = /^10\.\d{4,9}\//.test(doi)
-    ? (snapshot.db.prepare(`SELECT ${cols} FROM papers WHERE doi = ?`).get(doi) as PaperRow | undefined)
-    : undefined;
+  let row = /^10\.\d{4,9}\//.test(doi) ? (stmts.byDoi.get(doi) as PaperRow | undefined) : undefined;
   if (!row && !/^10\.\d{4,9}\//.test(doi)) {
     const words = termGroups(paper).map((g) => ftsToken(g.word.toLowerCase()));
     if (words.length > 0) {
-      row = snapshot.db
-        .prepare(
-          `SELECT ${cols} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
-        )
-        .get(words.join(' AND ')) as PaperRow | undefined;
+      row = stmts.byTitle.get(words.join(' AND ')) as PaperRow | undefined;
     }
   }
   if (!row) {
@@ -249,10 +350,11 @@ function findPaper(snapshot: Snapshot, paper: string): PaperRow {
 }
 
 export function research(snapshot: Snapshot, request: ResearchRequest, viewer: Viewer): ResearchAnswer {
-  const seed = request.paper ? findPaper(snapshot, request.paper) : null;
+  const stmts = statements(snapshot);
+  const seed = request.paper ? findPaper(stmts, request.paper) : null;
   const q = seed ? (seed.title ?? '') : (request.q ?? '');
   const groups = termGroups(q);
-  const { papers: matched, unmatched } = matchPapers(snapshot, groups);
+  const { papers: matched, unmatched } = matchPapers(stmts, groups);
   const matchedSet = new Set(matched.map((m) => m.ordinal));
   if (seed) matchedSet.delete(seed.ordinal);
   const candidates = matched.filter((m) => matchedSet.has(m.ordinal));
@@ -263,9 +365,10 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
     });
   }
 
-  const rows = loadPapers(
-    snapshot,
+  const rows = loadCandidates(
+    stmts,
     candidates.map((c) => c.ordinal),
+    request.lenses.includes('foundational'),
   );
   const total = candidates.length;
   // Evidence (citations, communities) comes from the papers with every word when there are
@@ -282,14 +385,17 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
   for (const lens of request.lenses) {
     let list: ResearchPaper[] = [];
     if (lens === 'now') {
+      const impact = new Map(candidates.map((m) => [m, rows.get(m.ordinal)?.impact_score ?? -1]));
       const ordered = [...candidates].sort(
-        (a, b) =>
-          leadsFirst(a, b) ||
-          (rows.get(b.ordinal)?.impact_score ?? -1) - (rows.get(a.ordinal)?.impact_score ?? -1) ||
-          a.score - b.score,
+        (a, b) => leadsFirst(a, b) || impact.get(b)! - impact.get(a)! || a.score - b.score,
       );
-      list = ordered.slice(start, end).map((m) => {
-        const p = rows.get(m.ordinal)!;
+      const page = ordered.slice(start, end);
+      const shown = loadPapers(
+        stmts,
+        page.map((m) => m.ordinal),
+      );
+      list = page.map((m) => {
+        const p = shown.get(m.ordinal)!;
         return toPaper(
           p,
           p.impact_score === null
@@ -300,34 +406,31 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
       hasMore ||= ordered.length > end;
     } else if (lens === 'newest') {
       const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
-      const ordered = recent.sort(
-        (a, b) =>
-          leadsFirst(a, b) ||
-          (rows.get(b.ordinal)?.pub_date ?? '').localeCompare(rows.get(a.ordinal)?.pub_date ?? ''),
+      // ISO dates: code-unit order is date order (and what localeCompare gave, without ICU).
+      const date = new Map(recent.map((m) => [m, rows.get(m.ordinal)?.pub_date ?? '']));
+      const ordered = recent.sort((a, b) => {
+        const [da, db] = [date.get(a)!, date.get(b)!];
+        return leadsFirst(a, b) || (db < da ? -1 : db > da ? 1 : 0);
+      });
+      const page = ordered.slice(start, end);
+      const shown = loadPapers(
+        stmts,
+        page.map((m) => m.ordinal),
       );
-      list = ordered.slice(start, end).map((m) => {
-        const p = rows.get(m.ordinal)!;
+      list = page.map((m) => {
+        const p = shown.get(m.ordinal)!;
         return toPaper(p, `published ${p.pub_date ?? p.year}, within the last two years of the data`);
       });
       hasMore ||= ordered.length > end;
     } else {
       // Foundational: the papers the matching papers cite most (found through their references).
-      const cited = new Map<number, number>();
-      for (const m of evidence) {
-        const blob = rows.get(m.ordinal)?.refs;
-        if (!blob) continue;
-        for (let i = 0; i + 4 <= blob.length; i += 4) {
-          const o = blob.readInt32LE(i);
-          cited.set(o, (cited.get(o) ?? 0) + 1);
-        }
-      }
-      if (seed?.refs)
-        for (let i = 0; i + 4 <= seed.refs.length; i += 4)
-          cited.set(seed.refs.readInt32LE(i), (cited.get(seed.refs.readInt32LE(i)) ?? 0) + 1);
-      const ordered = [...cited].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-      const slice = ordered.slice(start, end);
+      const { page: slice, distinct } = mostCited(
+        [...evidence.map((m) => rows.get(m.ordinal)?.refs), seed?.refs],
+        start,
+        end,
+      );
       const classics = loadPapers(
-        snapshot,
+        stmts,
         slice.map(([o]) => o),
       );
       list = slice
@@ -335,13 +438,13 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
         .map(([o, n]) =>
           toPaper(classics.get(o)!, `cited by ${n} of the ${evidence.length} papers matching this question`),
         );
-      hasMore ||= ordered.length > end;
+      hasMore ||= distinct > end;
     }
     lists[lens] = list;
   }
 
-  const communities = matchCommunities(snapshot, groups, evidence, rows, viewer);
-  const elementCommunities = matchElementCommunities(snapshot, q, communities);
+  const communities = matchCommunities(stmts, groups, evidence, rows, viewer);
+  const elementCommunities = matchElementCommunities(stmts, q, communities);
   const nextPage = request.page + 1;
   const query = new URLSearchParams({
     ...(request.paper ? { paper: request.paper } : { q }),
@@ -380,10 +483,10 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
 
 /** Communities: topics whose descriptions match, and topics most of the matching papers belong to. */
 function matchCommunities(
-  snapshot: Snapshot,
+  stmts: Statements,
   groups: TermGroup[],
   candidates: MatchedPaper[],
-  rows: Map<number, PaperRow>,
+  rows: Map<number, CandidateRow>,
   viewer: Viewer,
 ): Community[] {
   const byCluster = new Map<number, number>();
@@ -394,13 +497,7 @@ function matchCommunities(
   const described = new Set<string>();
   if (groups.length > 0) {
     const expr = groups.map(groupExpr).join(' AND ');
-    for (const id of snapshot.db
-      .prepare(
-        "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY bm25(subjects_fts, 0, 0, 5.0, 1.0) LIMIT 10",
-      )
-      .pluck()
-      .all(expr) as string[])
-      described.add(id);
+    for (const id of stmts.describedTopics.all(expr) as string[]) described.add(id);
   }
   const ids = new Set<string>([
     ...described,
@@ -409,12 +506,9 @@ function matchCommunities(
       .slice(0, 10)
       .map(([t]) => `T${t}`),
   ]);
-  const info = snapshot.db.prepare(
-    "SELECT s.id, s.name, s.description, coalesce(c.rising, 0) AS rising FROM subjects s LEFT JOIN communities c ON c.topic_id = s.id WHERE s.type = 'topic' AND s.id = ?",
-  );
   const out: Community[] = [];
   for (const id of ids) {
-    const row = info.get(id) as
+    const row = stmts.topic.get(id) as
       | { id: string; name: string; description: string | null; rising: number }
       | undefined;
     if (!row) continue;
@@ -440,24 +534,19 @@ function matchCommunities(
 }
 
 /** Element sub-communities: the question's elements inside the matched communities. */
-function matchElementCommunities(
-  snapshot: Snapshot,
-  q: string,
-  communities: Community[],
-): ElementCommunity[] {
+function matchElementCommunities(stmts: Statements, q: string, communities: Community[]): ElementCommunity[] {
   const symbols = new Set(tagElements(q));
   for (const w of q.split(/[^\p{L}\p{N}]+/u)) {
     const e = /^[A-Z][a-z]?$/.test(w) ? findElement(w) : undefined;
     if (e) symbols.add(e.symbol);
   }
   if (symbols.size === 0 || communities.length === 0) return [];
-  const stmt = snapshot.db.prepare(
-    'SELECT paper_count, rising FROM element_communities WHERE symbol = ? AND topic_id = ?',
-  );
   const out: ElementCommunity[] = [];
   for (const symbol of symbols) {
     for (const c of communities) {
-      const row = stmt.get(symbol, c.subject_id) as { paper_count: number; rising: number } | undefined;
+      const row = stmts.elementCommunity.get(symbol, c.subject_id) as
+        | { paper_count: number; rising: number }
+        | undefined;
       if (!row) continue;
       out.push({
         symbol,

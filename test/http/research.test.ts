@@ -62,6 +62,18 @@ describe('research on the real sample', () => {
     expect(body.lists.newest!.every((p) => (p.year ?? 0) >= 2025)).toBe(true);
   });
 
+  it('fills the lists with looser matches when few titles have every word, never past 1,000 papers', async () => {
+    const { status, body } = await research('q=copper%20catalyst%20methane%20oxidation&lenses=now,newest');
+    expect(status).toBe(200);
+    expect(body.matched_papers).toBeGreaterThan(20);
+    expect(body.matched_papers).toBeLessThanOrEqual(1000);
+    expect(body.lists.now).toHaveLength(10);
+    expect(body.next).not.toBeNull();
+    // Titles with every word lead; the looser matches come after them.
+    const every = body.lists.now!.map((p) => p.reason.includes('every word'));
+    expect(every).toEqual([...every].sort((a, b) => Number(b) - Number(a)));
+  });
+
   it('lists words found nowhere as unmatched_terms, never drops them silently', async () => {
     const { body } = await research('q=perovskite%20stability%20zzqxv');
     expect(body.unmatched_terms).toEqual(['zzqxv']);

@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+// npm run bench:research: latency of the research search (GET /v1/research) on cold questions
+// (budget on the 1M-works snapshot: p50 <= 30 ms, p99 <= 100 ms). Every question of a fixed list
+// (2-word, 3-4-word, rare-word, shorthand, paper=) is asked once: first to the core research()
+// in this process, then over HTTP to `ri serve` with a Personal key (its own process, so its
+// response cache is empty and every answer is computed). Prints p50/p95/p99/max for both.
+// Usage: node bench/research.mjs [DATA_DIR] (default: the 1M bench data in BENCH_DIR or .bench/,
+// else the 100k one, else ./data). BENCH_HTTP=0 skips the HTTP part; BENCH_VERBOSE=1 prints every
+// question's time (stderr). Three unlisted questions warm up first (FTS index, JIT), as in a
+// running server. The key lives in a throw-away state store under the system temp folder;
+// DATA_DIR is only read. The machine's other load shows in the tail: run it more than once.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const cli = join(root, 'dist/cli/main.js');
+const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
+const dataDir = [
+  process.argv[2],
+  join(benchDir, 'data-1000000'),
+  join(benchDir, 'data-100000'),
+  join(root, 'data'),
+].find((d) => d && existsSync(join(d, 'snapshots/CURRENT')));
+if (!dataDir) throw new Error('no data directory with a snapshot: run npm run bench:build first');
+
+/** Questions in the words of the synthetic titles (src/synthetic/records.ts) and topics. */
+const QUESTIONS = [
+  // two words
+  'oxygen vacancies',
+  'hydrogen evolution',
+  'porous carbon',
+  'machine learning',
+  'CO2 reduction',
+  'carbon nanotubes',
+  'singlet oxygen',
+  'heteroatom doping',
+  'nickel oxide',
+  'silicon anodes',
+  'cobalt phosphide',
+  'platinum catalysts',
+  // three or four words
+  'oxygen evolution nickel iron',
+  'CO2 reduction copper',
+  'HER MoS2',
+  'single atom catalysts iron',
+  'graphitic carbon nitride photocatalysis',
+  'lithium iron phosphate cathode',
+  'in situ Raman spectroscopy',
+  'defect engineering oxygen vacancies',
+  'machine learning prediction catalysts',
+  'reservoir porosity carbonate',
+  'electrospun nanofibers biomedical applications',
+  'hydrogen storage magnesium alloys',
+  'nitrogen-doped graphene oxygen reduction',
+  'perovskite solar cells stability',
+  // rare words (and a word found nowhere)
+  'hyperpolarized xenon',
+  'krypton xenon separation',
+  'superheavy element oganesson',
+  'tennessine isotopes',
+  'radon exposure',
+  'neptunium separation',
+  'yersinia pestis',
+  'Tibetan Plateau soils',
+  'perovskite stability zzqxv',
+  'zzqxv flibbertigibbet',
+];
+
+const { SnapshotManager } = await import(join(root, 'dist/snapshot/snapshot.js'));
+const { research, LENSES } = await import(join(root, 'dist/core/research.js'));
+const manager = new SnapshotManager(join(dataDir, 'snapshots'));
+manager.start();
+const snapshot = manager.acquire();
+const n = snapshot.db.prepare('SELECT max(ordinal) FROM papers').pluck().get() + 1;
+
+// paper= calls: by DOI and by title, at fixed places of the corpus.
+const paperAt = (i) =>
+  snapshot.db
+    .prepare('SELECT doi, title FROM papers WHERE ordinal >= ? AND doi IS NOT NULL ORDER BY ordinal LIMIT 1')
+    .get(Math.floor(n * i));
+const PAPERS = [
+  paperAt(0.123).doi,
+  `https://doi.org/${paperAt(0.5).doi}`,
+  paperAt(0.777).doi,
+  paperAt(0.31).title,
+];
+
+const requests = [
+  ...QUESTIONS.map((q) => ({ label: `q=${q}`, query: { q } })),
+  ...PAPERS.map((paper) => ({ label: `paper=${paper}`, query: { paper } })),
+];
+const viewer = { hriAvailable: true, publicUrl: 'http://localhost' };
+
+function stats(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (p) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+  const r = (v) => Math.round(v * 10) / 10;
+  return { n: s.length, p50_ms: r(at(50)), p95_ms: r(at(95)), p99_ms: r(at(99)), max_ms: r(s.at(-1)) };
+}
+
+// Core: research() in this process. A few unlisted questions first open the FTS index and warm
+// the JIT, as in a running server; the listed ones are each asked once.
+const WARM_UP = ['catalysis', 'zinc oxide nanoparticles', 'iridium oxide thin films acidic'];
+for (const q of WARM_UP) research(snapshot, { q, pageSize: 10, lenses: [...LENSES], page: 1 }, viewer);
+const core = [];
+const slowest = [];
+for (const { label, query } of requests) {
+  const t = performance.now();
+  let outcome;
+  try {
+    const a = research(snapshot, { ...query, pageSize: 10, lenses: [...LENSES], page: 1 }, viewer);
+    outcome = `${a.matched_papers} matched`;
+  } catch (e) {
+    outcome = e.code ?? e.message;
+  }
+  const ms = performance.now() - t;
+  core.push(ms);
+  slowest.push({ label, ms: Math.round(ms * 10) / 10, outcome });
+}
+snapshot.release();
+manager.stop();
+
+const result = { dataDir, version: snapshot.version, core: stats(core) };
+if (process.env.BENCH_VERBOSE)
+  for (const r of slowest.sort((a, b) => b.ms - a.ms)) console.error(`${r.ms}\t${r.label}\t${r.outcome}`);
+else result.slowest_core = slowest.sort((a, b) => b.ms - a.ms).slice(0, 5);
+
+if (process.env.BENCH_HTTP !== '0') {
+  const stateDir = mkdtempSync(join(tmpdir(), 'ri-bench-research-'));
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    STATE_URL: `sqlite:${join(stateDir, 'state.sqlite')}`,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_KEY: '1000000000',
+    RATE_LIMIT_PER_IP: '1000000000',
+  };
+  const created = spawnSync(process.execPath, [cli, 'keys', 'create', '--plan', 'personal'], {
+    env,
+    encoding: 'utf8',
+  });
+  if (created.status !== 0) throw new Error(created.stderr);
+  const key = created.stdout.trim().split('\n').at(-1);
+  const port = 18800 + Math.floor(Math.random() * 200);
+  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise((ok) => child.stdout.on('data', (d) => String(d).includes('serving') && ok()));
+  const base = `http://127.0.0.1:${port}/v1/research?`;
+  const headers = { authorization: `Bearer ${key}` };
+  // The same unlisted warm-up questions, then every listed one once.
+  for (const q of WARM_UP) await (await fetch(base + new URLSearchParams({ q }), { headers })).text();
+  const http = [];
+  const statuses = {};
+  const slowestHttp = [];
+  for (const { label, query } of requests) {
+    const t = performance.now();
+    const res = await fetch(base + new URLSearchParams(query), { headers });
+    await res.text();
+    const ms = performance.now() - t;
+    http.push(ms);
+    slowestHttp.push({ label, ms: Math.round(ms * 10) / 10, outcome: res.status });
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+  }
+  child.kill('SIGTERM');
+  await new Promise((ok) => child.on('exit', ok));
+  rmSync(stateDir, { recursive: true, force: true });
+  result.http = { ...stats(http), statuses };
+  slowestHttp.sort((a, b) => b.ms - a.ms);
+  if (process.env.BENCH_VERBOSE)
+    for (const r of slowestHttp) console.error(`http ${r.ms}\t${r.label}\t${r.outcome}`);
+  else result.slowest_http = slowestHttp.slice(0, 5);
+}
+
+console.log(JSON.stringify(result, null, 2));

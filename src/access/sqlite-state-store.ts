@@ -83,6 +83,12 @@ interface KeyRow {
   last_used_at: string | null;
 }
 
+/** A known, unrevoked key's row, with last_used_at as a number for the per-request check. */
+interface Verified {
+  row: KeyRow;
+  lastUsedMs: number;
+}
+
 const KEY_COLUMNS = `k.prefix, k.key_hash, k.account_id, a.email, a.plan, k.created_at, k.revoked_at, k.last_used_at`;
 
 export class SqliteStateStore implements StateStore {
@@ -177,42 +183,55 @@ export class SqliteStateStore implements StateStore {
   private byHash: Database.Statement | undefined;
   private dataVersion: Database.Statement | undefined;
   /**
-   * Lookups by key hash, valid while no other connection has committed: SQLite's data_version
-   * changes on every commit by another process (a `ri keys revoke`, another replica), and this
-   * connection's own writes clear the cache, so a revoked key is refused at once.
+   * What authenticate() found for each key presented, by the key as presented, valid while no
+   * other connection has committed: SQLite's data_version changes on every commit by another
+   * process (a `ri keys revoke`, another replica) and is read on every call, and this connection's
+   * own writes clear the map, so a revoked key is refused at once. A repeated key then costs a
+   * data_version read and a map lookup: no SHA-256, no query. Only well-formed keys get here.
+   * (Looking up a secret in a Map compares strings only after their 32-bit hashes match; the hash,
+   * the indexed query and the constant-time comparison are still what decide a key the first time.)
+   * Bounded: past 10,000 keys the map starts afresh.
    */
-  private readonly lookups = new Map<string, KeyRow | null>();
+  private readonly lookups = new Map<string, Verified | null>();
   private lookupsVersion: unknown = null;
 
   async authenticate(key: string): Promise<KeyInfo | null> {
     const parsed = parseApiKey(key);
     if (!parsed) return null;
-    const hash = hashApiKey(key);
     this.dataVersion ??= this.db.prepare('PRAGMA data_version').pluck();
     const version = this.dataVersion.get();
     if (version !== this.lookupsVersion) {
       this.lookups.clear();
       this.lookupsVersion = version;
     }
-    let row = this.lookups.get(hash);
-    if (row === undefined) {
-      // Looked up by the hash (unique index): the secret is never compared character by character.
-      this.byHash ??= this.db.prepare(
-        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
-      );
-      row = (this.byHash.get(hash) as KeyRow | undefined) ?? null;
+    let found = this.lookups.get(key);
+    if (found === undefined) {
+      found = this.verify(key, parsed.prefix);
       if (this.lookups.size >= 10_000) this.lookups.clear();
-      this.lookups.set(hash, row);
+      this.lookups.set(key, found);
     }
-    if (!row || !hashesEqual(row.key_hash, hash) || row.prefix !== parsed.prefix) return null;
-    if (row.revoked_at !== null) return null;
+    if (!found) return null;
     const at = Date.now();
-    if (row.last_used_at === null || Date.parse(row.last_used_at) < at - LAST_USED_RESOLUTION_MS) {
+    if (found.lastUsedMs < at - LAST_USED_RESOLUTION_MS) {
       const stamp = new Date(at).toISOString();
-      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE prefix = ?').run(stamp, row.prefix);
-      row.last_used_at = stamp;
+      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE prefix = ?').run(stamp, found.row.prefix);
+      found.row.last_used_at = stamp;
+      found.lastUsedMs = at;
     }
-    return toKeyInfo(row);
+    return toKeyInfo(found.row);
+  }
+
+  /** The key's row if the key is known and not revoked, else null (the hash and query, once per key). */
+  private verify(key: string, prefix: string): Verified | null {
+    const hash = hashApiKey(key);
+    // Looked up by the hash (unique index): the secret is never compared character by character.
+    this.byHash ??= this.db.prepare(
+      `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
+    );
+    const row = this.byHash.get(hash) as KeyRow | undefined;
+    if (!row || !hashesEqual(row.key_hash, hash) || row.prefix !== prefix) return null;
+    if (row.revoked_at !== null) return null;
+    return { row, lastUsedMs: row.last_used_at === null ? -Infinity : Date.parse(row.last_used_at) };
   }
 
   async listKeys(): Promise<KeyInfo[]> {

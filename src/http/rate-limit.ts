@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { Redis } from 'ioredis';
+import { addAnswerHeaders } from './answer-headers.js';
 
 /** One counted request against one bucket: whether it may pass, and what is left of the window. */
 export interface RateLimitResult {
@@ -289,22 +290,29 @@ export function rateLimit(limiter: RateLimiter, policy: Partial<RateLimitPolicy>
     }
     if (hit.degraded) return next();
 
-    const headers = rateLimitHeaders(scope, spec, hit);
-    if (!hit.allowed) return tooManyRequests(c, scope, spec, hit, headers, keyed ? keyPrefix : undefined);
-    // Set before the handler runs, so they reach every response, error problems included.
-    if (keyed) for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    if (!hit.allowed)
+      return tooManyRequests(
+        c,
+        scope,
+        spec,
+        hit,
+        rateLimitHeaders(scope, spec, hit),
+        keyed ? keyPrefix : undefined,
+      );
+    // On every keyed answer, error problems included (answer-headers.ts).
+    if (keyed) addAnswerHeaders(c, rateLimitHeaders(scope, spec, hit));
     await next();
   };
 }
 
 function rateLimitHeaders(scope: Scope, spec: LimitSpec, hit: RateLimitResult): Record<string, string> {
   return {
-    'RateLimit-Policy': `"${scope}";q=${spec.limit};w=${spec.windowSeconds}`,
-    RateLimit: `"${scope}";r=${hit.remaining};t=${hit.resetSeconds}`,
-    'X-RateLimit-Limit': String(spec.limit),
-    'X-RateLimit-Remaining': String(hit.remaining),
+    'ratelimit-policy': `"${scope}";q=${spec.limit};w=${spec.windowSeconds}`,
+    ratelimit: `"${scope}";r=${hit.remaining};t=${hit.resetSeconds}`,
+    'x-ratelimit-limit': String(spec.limit),
+    'x-ratelimit-remaining': String(hit.remaining),
     // Epoch seconds, as GitHub and most APIs send it; `RateLimit`'s t= is the delta.
-    'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + hit.resetSeconds),
+    'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + hit.resetSeconds),
   };
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
+import { takeAnswerHeaders } from './answer-headers.js';
 import type { AppEnv } from './context.js';
 
 /**
@@ -51,10 +52,12 @@ export function responseCache(): MiddlewareHandler<AppEnv> {
       return;
     }
     // A hit: the stored body with every header at once (headers set on a finished response
-    // would make @hono/node-server rebuild it as a stream).
-    return notModified(c, entry.etag)
-      ? c.body(null, 304, entry.headers)
-      : c.body(entry.body, 200, entry.headers);
+    // would make @hono/node-server rebuild it as a stream), in a plain object with the headers
+    // every answer carries, so @hono/node-server writes them as they are (answer-headers.ts).
+    const fresh = notModified(c, entry.etag);
+    const headers = takeAnswerHeaders(c, entry.headers);
+    if (headers) return new Response(fresh ? null : entry.body, { status: fresh ? 304 : 200, headers });
+    return fresh ? c.body(null, 304, entry.headers) : c.body(entry.body, 200, entry.headers);
   };
 }
 

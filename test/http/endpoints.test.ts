@@ -143,6 +143,30 @@ describe('HTTP behaviour', () => {
     expect(keyed.headers.get('cache-control')).toBe('private, max-age=300');
   });
 
+  it('gives a cached answer (and its 304) the same headers as the first one', async () => {
+    const names = ['content-type', 'etag', 'cache-control', 'vary', 'access-control-allow-origin'];
+    const rateNames = ['ratelimit-policy', 'x-ratelimit-limit'];
+    const pick = (res: Response, list: string[]) => list.map((n) => [n, res.headers.get(n)]);
+    for (const init of [{ headers: {} }, pro]) {
+      const path = '/v1/elements/Co';
+      const first = await ctx.app.request(path, { headers: { ...init.headers, 'x-request-id': 'one' } });
+      const hit = await ctx.app.request(path, { headers: { ...init.headers, 'x-request-id': 'two' } });
+      expect(pick(hit, names)).toEqual(pick(first, names));
+      expect(pick(hit, rateNames)).toEqual(pick(first, rateNames));
+      expect(hit.headers.get('access-control-expose-headers')).toMatch(/X-Request-Id/);
+      expect([first.headers.get('x-request-id'), hit.headers.get('x-request-id')]).toEqual(['one', 'two']);
+      expect(hit.headers.has('ratelimit')).toBe(init === pro);
+      expect(await hit.text()).toBe(await first.text());
+      const etag = first.headers.get('etag')!;
+      const fresh = await ctx.app.request(path, { headers: { ...init.headers, 'if-none-match': etag } });
+      expect(fresh.status).toBe(304);
+      expect(pick(fresh, [...names.slice(1), ...rateNames])).toEqual(
+        pick(first, [...names.slice(1), ...rateNames]),
+      );
+      expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   it('compresses with br or gzip by Accept-Encoding', async () => {
     const br = await ctx.app.request('/v1/elements', { headers: { 'accept-encoding': 'gzip, br' } });
     expect(br.headers.get('content-encoding')).toBe('br');

@@ -1,0 +1,65 @@
+import type { Context } from 'hono';
+
+/**
+ * Headers that every answer to a request carries whatever produced it (request id, CORS, rate
+ * limit), collected as a plain object instead of being set with c.header().
+ *
+ * Why: c.header() before the handler makes Hono build a WHATWG Headers object for the answer, and
+ * @hono/node-server then validates, sorts and copies every header of it on every request; with a
+ * plain object it hands the headers to Node's writeHead as they are. For an answer served from
+ * the response cache that was most of the CPU time the service spent above a bare route.
+ *
+ * How: the front middleware (cors.ts) opens the collection with startAnswerHeaders(). Middleware
+ * adds to it with addAnswerHeaders(). A cached answer takes the collection into its own plain
+ * header object in one step (takeAnswerHeaders()); any other answer (handlers, errors, 404s) gets
+ * the headers it does not set itself at the end, from the front middleware (applyAnswerHeaders()).
+ * Either way the answer carries the same headers as with c.header(), and the answer's own headers
+ * win over collected ones of the same name, as before.
+ *
+ * Names are lower-case, as Headers would have made them.
+ */
+export interface AnswerHeaders {
+  values: Record<string, string>;
+  /** True once an answer has taken the values into its own headers. */
+  taken: boolean;
+}
+
+const VAR = 'answerHeaders';
+type WithAnswerHeaders = { Variables: { [VAR]?: AnswerHeaders } };
+
+export function startAnswerHeaders(c: Context, values: Record<string, string>): AnswerHeaders {
+  const collected: AnswerHeaders = { values, taken: false };
+  (c as Context<WithAnswerHeaders>).set(VAR, collected);
+  return collected;
+}
+
+/** Adds headers to every answer of this request; without the front middleware, c.header(). */
+export function addAnswerHeaders(c: Context, headers: Record<string, string>): void {
+  const collected = (c as Context<WithAnswerHeaders>).get(VAR);
+  if (collected && !collected.taken) {
+    Object.assign(collected.values, headers);
+    return;
+  }
+  for (const name in headers) c.header(name, headers[name]);
+}
+
+/**
+ * The collected headers merged under `own` (own wins), for an answer built here with a plain
+ * header object; null when nothing was collected (then answer through c.body(), which includes
+ * whatever c.header() set).
+ */
+export function takeAnswerHeaders(c: Context, own: Record<string, string>): Record<string, string> | null {
+  const collected = (c as Context<WithAnswerHeaders>).get(VAR);
+  if (!collected || collected.taken) return null;
+  collected.taken = true;
+  // Into the request's own object: object spread here costs microseconds, Object.assign does not.
+  return Object.assign(collected.values, own);
+}
+
+/** Sets the collected headers the answer does not carry yet (unless a cached answer took them). */
+export function applyAnswerHeaders(c: Context, collected: AnswerHeaders): void {
+  if (collected.taken) return;
+  collected.taken = true;
+  const headers = c.res.headers;
+  for (const name in collected.values) if (!headers.has(name)) headers.set(name, collected.values[name]!);
+}

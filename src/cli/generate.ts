@@ -3,6 +3,7 @@
  * corpus in the snapshot layout (DIR/works/updated_date=YYYY-MM-DD/part_NNN.gz), for benchmarks.
  */
 import { parseArgs } from 'node:util';
+import { BUNDLED_SAMPLE } from '../config/paths.js';
 import { generateCorpus, OutputNotEmptyError, type PartResult } from '../synthetic/generate.js';
 import { CliError } from './cli-error.js';
 
@@ -14,7 +15,7 @@ The same N and seed always give the same bytes.
   --works N       number of distinct works (required)
   --out DIR       output folder (required); DIR/works must be empty or absent
   --seed S        integer seed (default 1)
-  --topics PATH   OpenAlex topic table (default fixtures/openalex/topics.json)
+  --topics PATH   OpenAlex topic table (default: the bundled fixtures/openalex/topics.json)
   --workers W     worker threads (default 2)
   --force         replace an existing DIR/works
   --help          this text`;
@@ -41,7 +42,8 @@ export async function run(args: string[]): Promise<number> {
         works: { type: 'string' },
         seed: { type: 'string', default: '1' },
         out: { type: 'string' },
-        topics: { type: 'string', default: 'fixtures/openalex/topics.json' },
+        // The bundled table, wherever the command is run from.
+        topics: { type: 'string', default: BUNDLED_SAMPLE.topics },
         workers: { type: 'string', default: '2' },
         force: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },

@@ -211,7 +211,9 @@ export class CorpusStore {
       await c.run(
         `INSERT INTO works SELECT ${WORK_COLUMNS} FROM newer WHERE NOT is_retracted AND NOT is_paratext`,
       );
-      // Names of topics and keywords the taxonomy does not have (the works carry them).
+      // Names of topics and keywords the taxonomy does not have (the works carry them). Copies
+      // may spell a name differently: the ORDER BY makes the pick the same whatever order the
+      // parallel reader staged the rows in (else the snapshot, and its data_version, would vary).
       await c.run(`INSERT INTO topics (id, name, subfield, field_id, field, domain)
         SELECT DISTINCT ON (id) id, name, subfield, field_id, field, domain FROM (
           SELECT primary_topic AS id, primary_topic_raw.display_name AS name, primary_topic_raw.subfield.display_name AS subfield,
@@ -220,12 +222,14 @@ export class CorpusStore {
           UNION ALL
           SELECT TRY_CAST(replace(t.id, 'https://openalex.org/T', '') AS INTEGER), t.display_name, NULL, NULL, NULL, NULL
           FROM (SELECT unnest(topics_raw) AS t FROM newer))
-        WHERE id IS NOT NULL AND name IS NOT NULL AND id NOT IN (SELECT id FROM topics)`);
+        WHERE id IS NOT NULL AND name IS NOT NULL AND id NOT IN (SELECT id FROM topics)
+        ORDER BY id, subfield IS NULL, name, subfield, field, domain`);
       await c.run(`INSERT INTO keywords
         SELECT DISTINCT ON (slug) replace(k.id, 'https://openalex.org/keywords/', '') AS slug, k.display_name
         FROM (SELECT unnest(keywords_raw) AS k FROM newer)
         WHERE k.id IS NOT NULL AND k.display_name IS NOT NULL
-          AND replace(k.id, 'https://openalex.org/keywords/', '') NOT IN (SELECT slug FROM keywords)`);
+          AND replace(k.id, 'https://openalex.org/keywords/', '') NOT IN (SELECT slug FROM keywords)
+        ORDER BY slug, k.display_name`);
       const [row] = await this.rows<Record<keyof MergeCounts, bigint | number>>(`SELECT
         (SELECT count(*) FROM staged) AS read,
         (SELECT count(*) FROM staged WHERE id IS NULL) AS invalid,

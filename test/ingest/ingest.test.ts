@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
-import { tempDir, work, writeWorks } from '../helpers/works.js';
+import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
 
 async function ingestPaths(store: string, ...paths: string[]) {
   return ingest(store, expandWorksPaths(paths));
@@ -52,6 +52,34 @@ describe('ingest', () => {
     expect(await count(store)).toBe(3);
     expect(await row(store, 3)).toEqual(before);
     expect(before?.symbols).toBe('O,Fe');
+  });
+
+  it('names a keyword or topic the same whichever order its differently spelt copies are read in', async () => {
+    const dir = tempDir();
+    const spelt = (id: number, keyword: string, topicName: string) =>
+      work(id, {
+        keywords: [{ id: 'https://openalex.org/keywords/catalysis', display_name: keyword, score: 0.8 }],
+        primary_topic: topic(99001, topicName, 0.99),
+        topics: [topic(99001, topicName, 0.99)],
+      });
+    const a = writeWorks(join(dir, 'a.jsonl'), [spelt(1, 'Catalysis', 'Zeolite Catalysis')]);
+    const b = writeWorks(join(dir, 'b.jsonl'), [spelt(2, 'catalysis (chemistry)', 'Zeolite catalysis')]);
+    const names = async (files: string[]) => {
+      const path = join(tempDir(), 'corpus.duckdb');
+      // In this order, unsorted: as DuckDB's parallel reader may stage them.
+      await ingest(path, files.flatMap((f) => expandWorksPaths([f])));
+      const store = await openCorpusStore(path);
+      try {
+        return await store.rows(
+          "SELECT (SELECT name FROM keywords WHERE slug = 'catalysis') AS keyword, (SELECT name FROM topics WHERE id = 99001) AS topic",
+        );
+      } finally {
+        store.close();
+      }
+    };
+    const forward = await names([a, b]);
+    expect(await names([b, a])).toEqual(forward);
+    expect(forward).toEqual([{ keyword: 'Catalysis', topic: 'Zeolite Catalysis' }]);
   });
 
   it('replaces a record only with a newer updated_date, in whichever order files come', async () => {

@@ -72,5 +72,5 @@ function cacheHeaders(contentType: string, etag: string, keyed: boolean): Record
 
 function notModified(c: Context<AppEnv>, etag: string): boolean {
   const inm = c.req.header('if-none-match');
-  return inm !== undefined && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*');
+  return inm?.split(',').some((t) => t.trim() === etag || t.trim() === '*') ?? false;
 }

@@ -67,7 +67,10 @@ describe('ingest', () => {
     const names = async (files: string[]) => {
       const path = join(tempDir(), 'corpus.duckdb');
       // In this order, unsorted: as DuckDB's parallel reader may stage them.
-      await ingest(path, files.flatMap((f) => expandWorksPaths([f])));
+      await ingest(
+        path,
+        files.flatMap((f) => expandWorksPaths([f])),
+      );
       const store = await openCorpusStore(path);
       try {
         return await store.rows(

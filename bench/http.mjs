@@ -4,16 +4,15 @@
 // connections, 10 s each, after a short warm-up), plus the p50 of subject search with one connection,
 // and whether each point of the budget is met. BENCH_REPEAT=n repeats the measurements n times.
 // Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import autocannon from 'autocannon';
 import { Hono } from 'hono';
+import { startBenchServer } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-const cli = join(root, 'dist/cli/main.js');
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
 let dataDir = [join(benchDir, 'data-1000000'), join(benchDir, 'data-100000')].find((d) =>
@@ -23,28 +22,9 @@ if (!dataDir) {
   dataDir = mkdtempSync(join(tmpdir(), 'ri-bench-http-'));
   console.error(`no bench data: serving the bundled sample from ${dataDir}`);
 }
-const env = {
-  ...process.env,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'silent',
-  RATE_LIMIT_PER_KEY: '1000000000',
-  RATE_LIMIT_PER_IP: '1000000000',
-};
-
-const created = spawnSync(process.execPath, [cli, 'keys', 'create', '--plan', 'personal'], {
-  env,
-  encoding: 'utf8',
-});
-if (created.status !== 0) throw new Error(created.stderr);
-const key = created.stdout.trim().split('\n').at(-1);
-
-const port = 18600 + Math.floor(Math.random() * 200);
-const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
-  env,
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-await new Promise((ok) => child.stdout.on('data', (d) => String(d).includes('serving') && ok()));
-const service = `http://127.0.0.1:${port}`;
+const server = await startBenchServer(dataDir, { plan: 'personal', portBase: 18600 });
+const { key, child } = server;
+const service = server.base;
 
 // The bare baseline: the same bodies, from memory, on a plain Hono route in its own server.
 const bodies = {};
@@ -55,7 +35,7 @@ bare.get('/v1/elements/Fe', (c) =>
   c.body(bodies['/v1/elements/Fe'], 200, { 'content-type': 'application/json' }),
 );
 bare.get('/v1/elements', (c) => c.body(bodies['/v1/elements'], 200, { 'content-type': 'application/json' }));
-const barePort = port + 1000;
+const barePort = Number(new URL(service).port) + 1000;
 const bareServer = serve({ fetch: bare.fetch, port: barePort, hostname: '127.0.0.1' });
 const baseline = `http://127.0.0.1:${barePort}`;
 

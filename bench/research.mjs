@@ -9,13 +9,11 @@
 // question's time (stderr). Three unlisted questions warm up first (FTS index, JIT), as in a
 // running server. The key lives in a throw-away state store under the system temp folder;
 // DATA_DIR is only read. The machine's other load shows in the tail: run it more than once.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { startBenchServer } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-const cli = join(root, 'dist/cli/main.js');
 const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
 const dataDir = [
   process.argv[2],
@@ -128,28 +126,9 @@ if (process.env.BENCH_VERBOSE)
 else result.slowest_core = slowest.sort((a, b) => b.ms - a.ms).slice(0, 5);
 
 if (process.env.BENCH_HTTP !== '0') {
-  const stateDir = mkdtempSync(join(tmpdir(), 'ri-bench-research-'));
-  const env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    STATE_URL: `sqlite:${join(stateDir, 'state.sqlite')}`,
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_KEY: '1000000000',
-    RATE_LIMIT_PER_IP: '1000000000',
-  };
-  const created = spawnSync(process.execPath, [cli, 'keys', 'create', '--plan', 'personal'], {
-    env,
-    encoding: 'utf8',
-  });
-  if (created.status !== 0) throw new Error(created.stderr);
-  const key = created.stdout.trim().split('\n').at(-1);
-  const port = 18800 + Math.floor(Math.random() * 200);
-  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise((ok) => child.stdout.on('data', (d) => String(d).includes('serving') && ok()));
-  const base = `http://127.0.0.1:${port}/v1/research?`;
+  const server = await startBenchServer(dataDir, { plan: 'personal', portBase: 18800 });
+  const { key } = server;
+  const base = `${server.base}/v1/research?`;
   const headers = { authorization: `Bearer ${key}` };
   // The same unlisted warm-up questions, then every listed one once.
   for (const q of WARM_UP) await (await fetch(base + new URLSearchParams({ q }), { headers })).text();
@@ -165,9 +144,7 @@ if (process.env.BENCH_HTTP !== '0') {
     slowestHttp.push({ label, ms: Math.round(ms * 10) / 10, outcome: res.status });
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
   }
-  child.kill('SIGTERM');
-  await new Promise((ok) => child.on('exit', ok));
-  rmSync(stateDir, { recursive: true, force: true });
+  await server.stop();
   result.http = { ...stats(http), statuses };
   slowestHttp.sort((a, b) => b.ms - a.ms);
   if (process.env.BENCH_VERBOSE)

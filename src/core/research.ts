@@ -315,6 +315,22 @@ function loadPapers(stmts: Statements, ordinals: number[]): Map<number, PaperRow
   return new Map(rows.map((r) => [r.ordinal, r]));
 }
 
+/** A page of matched papers, loaded in full and each given its one-line reason. */
+function showPage(
+  stmts: Statements,
+  page: MatchedPaper[],
+  reason: (m: MatchedPaper, p: PaperRow) => string,
+): ResearchPaper[] {
+  const shown = loadPapers(
+    stmts,
+    page.map((m) => m.ordinal),
+  );
+  return page.map((m) => {
+    const p = shown.get(m.ordinal)!;
+    return toPaper(p, reason(m, p));
+  });
+}
+
 function toPaper(p: PaperRow, reason: string): ResearchPaper {
   return {
     title: p.title,
@@ -389,20 +405,11 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
       const ordered = [...candidates].sort(
         (a, b) => leadsFirst(a, b) || impact.get(b)! - impact.get(a)! || a.score - b.score,
       );
-      const page = ordered.slice(start, end);
-      const shown = loadPapers(
-        stmts,
-        page.map((m) => m.ordinal),
+      list = showPage(stmts, ordered.slice(start, end), (m, p) =>
+        p.impact_score === null
+          ? 'matches the question; no citation data, so ranked after papers with known impact'
+          : `impact score ${p.impact_score.toFixed(1)} (percentile of projected citations in its field and year)${m.allTerms ? '; its title has every word of the question' : ''}`,
       );
-      list = page.map((m) => {
-        const p = shown.get(m.ordinal)!;
-        return toPaper(
-          p,
-          p.impact_score === null
-            ? 'matches the question; no citation data, so ranked after papers with known impact'
-            : `impact score ${p.impact_score.toFixed(1)} (percentile of projected citations in its field and year)${m.allTerms ? '; its title has every word of the question' : ''}`,
-        );
-      });
       hasMore ||= ordered.length > end;
     } else if (lens === 'newest') {
       const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
@@ -412,15 +419,11 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
         const [da, db] = [date.get(a)!, date.get(b)!];
         return leadsFirst(a, b) || (db < da ? -1 : db > da ? 1 : 0);
       });
-      const page = ordered.slice(start, end);
-      const shown = loadPapers(
+      list = showPage(
         stmts,
-        page.map((m) => m.ordinal),
+        ordered.slice(start, end),
+        (_, p) => `published ${p.pub_date ?? p.year}, within the last two years of the data`,
       );
-      list = page.map((m) => {
-        const p = shown.get(m.ordinal)!;
-        return toPaper(p, `published ${p.pub_date ?? p.year}, within the last two years of the data`);
-      });
       hasMore ||= ordered.length > end;
     } else {
       // Foundational: the papers the matching papers cite most (found through their references).

@@ -1,0 +1,47 @@
+// A `ri serve` for the HTTP benchmarks: its own process on a random local port, limits off, and
+// a key on the given plan in a throw-away state store (the bench data folder is only read).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const cli = join(resolve(import.meta.dirname, '..'), 'dist/cli/main.js');
+
+export async function startBenchServer(dataDir, { plan = 'personal', portBase = 18600 } = {}) {
+  const stateDir = mkdtempSync(join(tmpdir(), 'ri-bench-state-'));
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    STATE_URL: `sqlite:${join(stateDir, 'state.sqlite')}`,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_KEY: '1000000000',
+    RATE_LIMIT_PER_IP: '1000000000',
+  };
+  const created = spawnSync(process.execPath, [cli, 'keys', 'create', '--plan', plan], {
+    env,
+    encoding: 'utf8',
+  });
+  if (created.status !== 0) throw new Error(created.stderr);
+  const key = created.stdout.trim().split('\n').at(-1);
+  const port = portBase + Math.floor(Math.random() * 200);
+  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // A benchmark that fails half way must not leave the server running (nor wait for it).
+  process.on('exit', () => child.kill('SIGTERM'));
+  process.on('uncaughtException', (e) => {
+    console.error(e);
+    process.exit(1);
+  });
+  await new Promise((ok) => child.stdout.on('data', (d) => String(d).includes('serving') && ok()));
+  return {
+    key,
+    child,
+    base: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((ok) => child.on('exit', ok));
+    },
+  };
+}

@@ -1,3 +1,5 @@
+import type { Snapshot } from '../snapshot/snapshot.js';
+
 /** A row of the snapshot's papers table, as the paper lists and the research search read it. */
 export interface PaperRow {
   ordinal: number;
@@ -22,4 +24,16 @@ export const PAPER_COLUMNS =
 /** The paper's URL: its DOI where it has one, else its OpenAlex record. */
 export function paperLink(p: Pick<PaperRow, 'doi' | 'work_id'>): string {
   return p.doi ? `https://doi.org/${p.doi}` : `https://openalex.org/W${p.work_id}`;
+}
+
+/** Papers by ordinal (any order, missing ones left out), with one statement per snapshot. */
+export function loadPaperRows(snapshot: Snapshot, ordinals: readonly number[]): Map<number, PaperRow> {
+  if (ordinals.length === 0) return new Map();
+  const stmt = snapshot.memoize('paper-rows', () =>
+    snapshot.db.prepare(
+      `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`,
+    ),
+  );
+  const rows = stmt.all(JSON.stringify(ordinals)) as PaperRow[];
+  return new Map(rows.map((r) => [r.ordinal, r]));
 }

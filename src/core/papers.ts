@@ -2,7 +2,7 @@ import { decodeRanked } from '../snapshot/ranked.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { canonicalSymbol } from './elements.js';
 import { PAPER_NOTES } from './notes.js';
-import { PAPER_COLUMNS, type PaperRow, paperLink } from './paper-row.js';
+import { loadPaperRows, paperLink } from './paper-row.js';
 import { findSubject, type SubjectType } from './subjects.js';
 import { type Envelope, envelope, type Viewer } from './viewer.js';
 
@@ -48,13 +48,13 @@ export function paperEntries(
   snapshot: Snapshot,
   ranked: readonly { ordinal: number; rank: number; risContribution: number }[],
 ): PaperEntry[] {
-  const rows = snapshot.db
-    .prepare(`SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(ranked.map((r) => r.ordinal))) as PaperRow[];
-  const byOrdinal = new Map(rows.map((r) => [r.ordinal, r]));
-  const clusterNames = snapshot.db
-    .prepare("SELECT name FROM subjects WHERE type = 'topic' AND id = ?")
-    .pluck();
+  const byOrdinal = loadPaperRows(
+    snapshot,
+    ranked.map((r) => r.ordinal),
+  );
+  const clusterNames = snapshot.memoize('topic-names', () =>
+    snapshot.db.prepare("SELECT name FROM subjects WHERE type = 'topic' AND id = ?").pluck(),
+  );
   return ranked.map((r) => {
     const p = byOrdinal.get(r.ordinal)!;
     const cluster = p.cluster === null ? null : `T${p.cluster}`;

@@ -4,7 +4,7 @@ import { tagElements } from '../tagging/tagger.js';
 import { ServiceError } from './errors.js';
 import { mostCited } from './most-cited.js';
 import { PAPER_NOTES } from './notes.js';
-import { PAPER_COLUMNS, type PaperRow, paperLink } from './paper-row.js';
+import { loadPaperRows, PAPER_COLUMNS, type PaperRow, paperLink } from './paper-row.js';
 import { type Envelope, envelope, type Viewer } from './viewer.js';
 
 /**
@@ -154,9 +154,6 @@ function statements(snapshot: Snapshot) {
       ),
       candidatesWithRefs: db.prepare(
         'SELECT ordinal, year, pub_date, impact_score, cluster, refs FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))',
-      ),
-      papers: db.prepare(
-        `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`,
       ),
       byDoi: db.prepare(`SELECT ${PAPER_COLUMNS} FROM papers WHERE doi = ?`),
       byTitle: db.prepare(
@@ -309,20 +306,14 @@ function loadCandidates(stmts: Statements, ordinals: number[], withRefs: boolean
   return new Map(rows.map((r) => [r.ordinal, r]));
 }
 
-function loadPapers(stmts: Statements, ordinals: number[]): Map<number, PaperRow> {
-  if (ordinals.length === 0) return new Map();
-  const rows = stmts.papers.all(JSON.stringify(ordinals)) as PaperRow[];
-  return new Map(rows.map((r) => [r.ordinal, r]));
-}
-
 /** A page of matched papers, loaded in full and each given its one-line reason. */
 function showPage(
-  stmts: Statements,
+  snapshot: Snapshot,
   page: MatchedPaper[],
   reason: (m: MatchedPaper, p: PaperRow) => string,
 ): ResearchPaper[] {
-  const shown = loadPapers(
-    stmts,
+  const shown = loadPaperRows(
+    snapshot,
     page.map((m) => m.ordinal),
   );
   return page.map((m) => {
@@ -405,7 +396,7 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
       const ordered = [...candidates].sort(
         (a, b) => leadsFirst(a, b) || impact.get(b)! - impact.get(a)! || a.score - b.score,
       );
-      list = showPage(stmts, ordered.slice(start, end), (m, p) =>
+      list = showPage(snapshot, ordered.slice(start, end), (m, p) =>
         p.impact_score === null
           ? 'matches the question; no citation data, so ranked after papers with known impact'
           : `impact score ${p.impact_score.toFixed(1)} (percentile of projected citations in its field and year)${m.allTerms ? '; its title has every word of the question' : ''}`,
@@ -420,7 +411,7 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
         return leadsFirst(a, b) || (db < da ? -1 : db > da ? 1 : 0);
       });
       list = showPage(
-        stmts,
+        snapshot,
         ordered.slice(start, end),
         (_, p) => `published ${p.pub_date ?? p.year}, within the last two years of the data`,
       );
@@ -432,8 +423,8 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
         start,
         end,
       );
-      const classics = loadPapers(
-        stmts,
+      const classics = loadPaperRows(
+        snapshot,
         slice.map(([o]) => o),
       );
       list = slice

@@ -26,8 +26,8 @@ export interface LabIndex {
   recency: Float64Array;
   /** Topics and keywords by lower-cased name (a name can be both). */
   byName: Map<string, SubjectRef[]>;
-  /** Every topic, most papers first: the wildcard expands over these. */
-  topics: SubjectRef[];
+  /** Every topic with the lower-cased words of its name, most papers first: wildcards expand over these. */
+  topics: { ref: SubjectRef; words: string[] }[];
   topicName(topicNumber: number): string | null;
   postings(ref: Pick<SubjectRef, 'type' | 'id'>): Postings;
 }
@@ -68,7 +68,7 @@ function loadLabIndex(snapshot: Snapshot): LabIndex {
   const recency = typed(column('recency'), (b) => new Float64Array(b));
 
   const byName = new Map<string, SubjectRef[]>();
-  const topics: SubjectRef[] = [];
+  const topics: LabIndex['topics'] = [];
   const topicNames = new Map<number, string>();
   const rows = db
     .prepare(
@@ -81,7 +81,7 @@ function loadLabIndex(snapshot: Snapshot): LabIndex {
     if (list) list.push(r);
     else byName.set(key, [r]);
     if (r.type === 'topic') {
-      topics.push(r);
+      topics.push({ ref: r, words: key.split(/[^\p{L}\p{N}]+/u) });
       topicNames.set(Number(r.id.slice(1)), r.name);
     }
   }

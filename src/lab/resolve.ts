@@ -42,12 +42,7 @@ function elementRef(index: LabIndex, e: Element): SubjectRef {
 /** Topic names with a word starting with the prefix, most papers first, at most 25. */
 function expandWildcard(index: LabIndex, prefix: string): { subjects: SubjectRef[]; matched: number } {
   const p = prefix.toLowerCase();
-  const matches = index.topics.filter((t) =>
-    t.name
-      .toLowerCase()
-      .split(/[^\p{L}\p{N}]+/u)
-      .some((w) => w.startsWith(p)),
-  );
+  const matches = index.topics.filter((t) => t.words.some((w) => w.startsWith(p))).map((t) => t.ref);
   return { subjects: matches.slice(0, MAX_WILDCARD_EXPANSION), matched: matches.length };
 }
 

@@ -23,7 +23,7 @@ const { createApp } = await import(join(root, 'dist/http/app.js'));
 const { loadConfig } = await import(join(root, 'dist/config/config.js'));
 let t = performance.now();
 const manager = new SnapshotManager(join(dataDir, 'snapshots'));
-manager.start();
+await manager.start();
 const { openStateStore } = await import(join(root, 'dist/access/state-store.js'));
 const state = await openStateStore(undefined, dataDir);
 await state.migrate();

@@ -69,7 +69,7 @@ const QUESTIONS = [
 const { SnapshotManager } = await import(join(root, 'dist/snapshot/snapshot.js'));
 const { research, LENSES } = await import(join(root, 'dist/core/research.js'));
 const manager = new SnapshotManager(join(dataDir, 'snapshots'));
-manager.start();
+await manager.start();
 const snapshot = manager.acquire();
 const n = snapshot.db.prepare('SELECT max(ordinal) FROM papers').pluck().get() + 1;
 

@@ -5,7 +5,7 @@ import { type IngestSummary, ingest } from '../ingest/ingest.js';
 import { expandWorksPaths } from '../ingest/sources.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
 import { buildSnapshot } from '../snapshot/build-snapshot.js';
-import { readPointer, snapshotFile } from '../snapshot/publish.js';
+import { listSnapshotVersions, readPointerName, snapshotFile, verifySnapshot } from '../snapshot/publish.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
 import { snapshotSchemaVersion } from '../snapshot/snapshot.js';
 import { CliError } from './cli-error.js';
@@ -72,24 +72,35 @@ export async function runBuild(dataDir: string) {
   });
   process.stderr.write(
     `build: ${result.papers} papers, ${result.subjects} subjects in ${result.seconds.toFixed(1)} s; data_version ${result.version}` +
-      `${result.changed ? '' : ' (unchanged)'}\n`,
+      `${result.repaired ? ' (rewrote a missing or damaged file)' : result.changed ? '' : ' (unchanged)'}\n`,
   );
   return result;
 }
 
 /**
  * The embedded default: the bundled real sample, ingested and built on first start. A snapshot
- * written by an older version of the service (an older schema) is rebuilt from the corpus store.
+ * written by an older version of the service (an older schema) is rebuilt from the corpus store,
+ * and so is a damaged current one when no other good snapshot can be served meanwhile (with one,
+ * the server starts at once on it and says the current one needs `ri build`).
  */
 export async function ensureDefaultSnapshot(dataDir: string): Promise<void> {
   const { snapshots, corpus } = dataPaths(dataDir);
-  const current = readPointer(snapshots, 'CURRENT');
+  const current = readPointerName(snapshots, 'CURRENT');
   if (current) {
-    const schema = snapshotSchemaVersion(snapshotFile(snapshots, current));
-    if (schema >= SNAPSHOT_SCHEMA_VERSION || !existsSync(corpus)) return;
-    process.stderr.write(
-      `serve: snapshot ${current} has schema ${schema}; rebuilding it with schema ${SNAPSHOT_SCHEMA_VERSION}\n`,
-    );
+    const sound = await verifySnapshot(snapshots, current);
+    const schema = sound ? snapshotSchemaVersion(snapshotFile(snapshots, current)) : 0;
+    if ((sound && schema >= SNAPSHOT_SCHEMA_VERSION) || !existsSync(corpus)) return;
+    if (sound) {
+      process.stderr.write(
+        `serve: snapshot ${current} has schema ${schema}; rebuilding it with schema ${SNAPSHOT_SCHEMA_VERSION}\n`,
+      );
+    } else {
+      const others = listSnapshotVersions(snapshots).filter((v) => v !== current);
+      for (const v of others) if (await verifySnapshot(snapshots, v)) return;
+      process.stderr.write(
+        `serve: snapshot ${current} is missing or damaged; rebuilding it from the corpus store\n`,
+      );
+    }
     await runBuild(dataDir);
     return;
   }

@@ -41,12 +41,25 @@ export async function run(args: string[]): Promise<number> {
   }
   const logger = pino({ level: config.LOG_LEVEL });
   await ensureDefaultSnapshot(config.DATA_DIR);
-  const snapshots = new SnapshotManager(dataPaths(config.DATA_DIR).snapshots, (m) => logger.info(m));
-  snapshots.start();
+  const snapshots = new SnapshotManager(
+    dataPaths(config.DATA_DIR).snapshots,
+    (m) => logger.info(m),
+    (m) => logger.warn(m),
+  );
+  await snapshots.start();
   const state = await openStateStore(config.STATE_URL, config.DATA_DIR);
   await state.migrate();
   const rateLimiter = createRateLimiter(config.REDIS_URL, { log: (m) => logger.warn(m) });
-  const server = await startServer(config, snapshots, state, (m) => logger.error(m), { logger, rateLimiter });
+  const server = await startServer(
+    config,
+    snapshots,
+    state,
+    (msg, fields) => logger.error(fields ?? {}, msg),
+    {
+      logger,
+      rateLimiter,
+    },
+  );
   process.stdout.write(
     `ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`,
   );

@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { ServiceError } from '../core/errors.js';
 import { createLabService } from '../core/lab-service.js';
+import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
 import { registerDocs } from '../web/docs.js';
 import { authenticate } from './auth.js';
 import { compression } from './compression.js';
@@ -52,9 +53,19 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerDocs(app);
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/metrics', metricsHandler(metrics, { dataVersion: () => deps.snapshots.version }));
+  // Ready while some verified snapshot is served; `degraded` says when it is not the current one.
   app.get('/readyz', (c) => {
-    const version = deps.snapshots.version;
-    return c.json({ ready: version !== null, data_version: version }, version ? 200 : 503);
+    const { serving, current, problem } = deps.snapshots.health();
+    return c.json(
+      {
+        ready: serving !== null,
+        status: serving === null ? 'unavailable' : problem ? 'degraded' : 'ok',
+        data_version: serving,
+        current_version: current,
+        ...(problem ? { problem } : {}),
+      },
+      serving ? 200 : 503,
+    );
   });
 
   const routes: RouteDeps = { edition: deps.config.EDITION, publicUrl: deps.config.publicUrl };
@@ -119,8 +130,31 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route('/v1', v1);
 
   app.notFound((c) => problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)));
-  app.onError((error, c) =>
-    handleError(error, c, (e) => log('request failed', { err: e.message, stack: e.stack })),
-  );
+  app.onError((error, c) => {
+    // A damaged snapshot page: a temporary data error (never charged); the file is checked at once.
+    const snapshot = c.get('snapshot') as Snapshot | undefined;
+    if (snapshot && isCorruption(error)) {
+      log('snapshot read failed', {
+        err: error.message,
+        data_version: snapshot.version,
+        req_id: c.get('requestId'),
+      });
+      void deps.snapshots.suspect(snapshot);
+      return problemResponse(
+        c,
+        new ServiceError(
+          'data_unavailable',
+          'The data snapshot could not be read; try again shortly.',
+          {},
+          {
+            'retry-after': '1',
+          },
+        ),
+      );
+    }
+    return handleError(error, c, (e) =>
+      log('request failed', { err: e.message, stack: e.stack, req_id: c.get('requestId'), path: c.req.path }),
+    );
+  });
   return app;
 }

@@ -15,7 +15,7 @@ export function startServer(
   config: Config,
   snapshots: SnapshotManager,
   state: StateStore,
-  log: (msg: string) => void,
+  log: NonNullable<AppDeps['log']>,
   extra: Pick<AppDeps, 'logger' | 'rateLimiter' | 'metrics'> = {},
 ): Promise<RunningServer> {
   const app = createApp({ config, snapshots, state, log, ...extra });

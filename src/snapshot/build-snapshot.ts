@@ -122,7 +122,9 @@ async function buildFromStore(
     lap(
       published.changed
         ? `published ${published.version}`
-        : `unchanged: ${published.version} is already current`,
+        : published.repaired
+          ? `rewrote the missing or damaged file of ${published.version} (current)`
+          : `unchanged: ${published.version} is already current`,
     );
     return {
       ...published,

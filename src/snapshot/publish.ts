@@ -4,11 +4,13 @@ import {
   createReadStream,
   existsSync,
   fsyncSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -25,13 +27,36 @@ export function snapshotFile(dir: string, version: string): string {
   return join(dir, `${version}.sqlite`);
 }
 
-export function readPointer(dir: string, name: 'CURRENT' | 'PREVIOUS'): string | null {
+/** The version a pointer names, whether or not its file is there. */
+export function readPointerName(dir: string, name: 'CURRENT' | 'PREVIOUS'): string | null {
   try {
     const v = readFileSync(join(dir, name), 'utf8').trim();
-    return VERSION.test(v) && existsSync(snapshotFile(dir, v)) ? v : null;
+    return VERSION.test(v) ? v : null;
   } catch {
     return null;
   }
+}
+
+/** The version a pointer names, when its file is there. */
+export function readPointer(dir: string, name: 'CURRENT' | 'PREVIOUS'): string | null {
+  const v = readPointerName(dir, name);
+  return v && existsSync(snapshotFile(dir, v)) ? v : null;
+}
+
+/** Every published snapshot file in the folder, newest first. */
+export function listSnapshotVersions(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => /^([0-9a-f]{16})\.sqlite$/.exec(name)?.[1])
+    .filter((v): v is string => v !== undefined)
+    .map((v) => ({ v, mtime: fileStamp(snapshotFile(dir, v))?.mtimeMs ?? 0 }))
+    .sort((a, b) => b.mtime - a.mtime)
+    .map((x) => x.v);
 }
 
 /** The data_version of a snapshot file: a content hash of its bytes. */
@@ -39,6 +64,64 @@ export async function contentHash(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22 })) hash.update(chunk as Buffer);
   return hash.digest('hex').slice(0, 16);
+}
+
+/** Size, mtime and inode of a file: when they are unchanged, so (for our purposes) are its bytes. */
+export function fileStamp(path: string): { key: string; mtimeMs: number } | null {
+  try {
+    const st = statSync(path);
+    return { key: `${st.size}:${st.mtimeMs}:${st.ino}`, mtimeMs: st.mtimeMs };
+  } catch {
+    return null;
+  }
+}
+
+/** Content hashes already computed, by path and stamp: a file is hashed again only when it changes. */
+const hashed = new Map<string, string>();
+
+/**
+ * True when the snapshot file of `version` is there and its bytes still hash to its name. Flipped
+ * bytes or zeroed pages change the hash, so a damaged file is never opened or kept as published.
+ */
+export async function verifySnapshot(dir: string, version: string): Promise<boolean> {
+  const path = snapshotFile(dir, version);
+  const stamp = fileStamp(path);
+  if (!stamp) return false;
+  const key = `${path}:${stamp.key}`;
+  let hash = hashed.get(key);
+  if (hash === undefined) {
+    try {
+      hash = await contentHash(path);
+    } catch {
+      return false;
+    }
+    if (hashed.size > 256) hashed.clear();
+    hashed.set(key, hash);
+  }
+  return hash === version;
+}
+
+/** Quarantined files kept for a post-mortem; older ones are removed. */
+const QUARANTINE_KEEP = 3;
+
+/**
+ * Moves a damaged snapshot file out of the published set (into `quarantine/`), so neither this
+ * process nor a restart opens it again and `ri build` can write a good copy under its name.
+ * Returns where it went, or null when it could not be moved (a read-only folder).
+ */
+export function quarantineSnapshot(dir: string, version: string): string | null {
+  const qdir = join(dir, 'quarantine');
+  const to = join(qdir, `${version}-${Date.now()}.sqlite`);
+  try {
+    mkdirSync(qdir, { recursive: true });
+    renameSync(snapshotFile(dir, version), to);
+  } catch {
+    return null;
+  }
+  const kept = readdirSync(qdir).sort();
+  for (const old of kept.slice(0, Math.max(0, kept.length - QUARANTINE_KEEP)))
+    rmSync(join(qdir, old), { force: true });
+  return to;
 }
 
 function fsyncPath(path: string): void {
@@ -62,24 +145,38 @@ export interface PublishResult {
   version: string;
   /** False when this content was already the current snapshot. */
   changed: boolean;
+  /** True when a published file of this version was missing or damaged and is now rewritten. */
+  repaired: boolean;
   previous: string | null;
 }
 
-/** Publishes a finished snapshot file (moved into place) and keeps the one before it. */
+/**
+ * Publishes a finished snapshot file (moved into place) and keeps the one before it. A file
+ * already published under the same version is kept only if it still verifies: a damaged one
+ * (or one that was quarantined) is replaced by the fresh build.
+ */
 export async function publishSnapshot(dir: string, builtFile: string): Promise<PublishResult> {
   const version = await contentHash(builtFile);
   const target = snapshotFile(dir, version);
-  if (existsSync(target)) rmSync(builtFile);
+  const existed = existsSync(target);
+  const pointed = readPointerName(dir, 'CURRENT') === version || readPointerName(dir, 'PREVIOUS') === version;
+  let repaired = false;
+  if (existed && (await verifySnapshot(dir, version))) rmSync(builtFile);
   else {
+    repaired = existed || pointed;
     fsyncPath(builtFile);
     renameSync(builtFile, target);
+    fsyncPath(dir);
   }
   const current = readPointer(dir, 'CURRENT');
-  if (current === version) return { version, changed: false, previous: readPointer(dir, 'PREVIOUS') };
+  if (current === version) {
+    prune(dir);
+    return { version, changed: false, repaired, previous: readPointer(dir, 'PREVIOUS') };
+  }
   if (current) writePointer(dir, 'PREVIOUS', current);
   writePointer(dir, 'CURRENT', version);
   prune(dir);
-  return { version, changed: true, previous: current };
+  return { version, changed: true, repaired, previous: current };
 }
 
 /** Serves the previous snapshot again (and keeps the current one as the new previous). */
@@ -92,11 +189,25 @@ export function rollback(dir: string): { version: string; previous: string } | n
   return { version: previous, previous: current };
 }
 
-/** Removes snapshot files other than CURRENT and PREVIOUS (an open file stays readable on POSIX). */
+/**
+ * Removes snapshot files other than CURRENT and PREVIOUS (an open file stays readable on POSIX),
+ * and the half-written files of builds that were killed (their process is gone).
+ */
 function prune(dir: string): void {
   const keep = new Set([readPointer(dir, 'CURRENT'), readPointer(dir, 'PREVIOUS')]);
   for (const name of readdirSync(dir)) {
     const m = /^([0-9a-f]{16})\.sqlite$/.exec(name);
     if (m && !keep.has(m[1]!)) rmSync(join(dir, name), { force: true });
+    const b = /^\.build-(\d+)-\d+\.sqlite(-journal|-wal|-shm)?$/.exec(name);
+    if (b && !processAlive(Number(b[1]))) rmSync(join(dir, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

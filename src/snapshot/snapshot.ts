@@ -1,7 +1,15 @@
 import type { FSWatcher } from 'node:fs';
 import { watch } from 'node:fs';
 import Database from 'better-sqlite3';
-import { readPointer, snapshotFile } from './publish.js';
+import {
+  fileStamp,
+  listSnapshotVersions,
+  quarantineSnapshot,
+  readPointer,
+  readPointerName,
+  snapshotFile,
+  verifySnapshot,
+} from './publish.js';
 
 /** One open, read-only snapshot. Requests hold it (acquire/release) while they run. */
 export class Snapshot {
@@ -61,52 +69,165 @@ export function snapshotSchemaVersion(path: string): number {
   }
 }
 
+/** What /readyz and the log say about the snapshots: which one is served, and why not the current one. */
+export interface SnapshotHealth {
+  /** The version being served, null when none can be read. */
+  serving: string | null;
+  /** The version the CURRENT pointer names. */
+  current: string | null;
+  /** Why the served version is not the current one (a damaged file, quarantined), or null. */
+  problem: string | null;
+}
+
 /**
  * Follows the published CURRENT pointer and swaps to a newly published snapshot without a restart.
  * A request acquires the snapshot that is current when it starts and keeps it to the end, so no
  * request mixes two data versions; the old file is closed when its last request finishes.
+ *
+ * Snapshots defend themselves: a file is opened only when its bytes still hash to its version,
+ * and the served file is checked again whenever its size or mtime changes (or SQLite reports it
+ * corrupt). A damaged file is quarantined and the newest good one served (PREVIOUS, then any
+ * other published file), with `health()` saying so, until `ri build` rewrites the damaged one.
  */
 export class SnapshotManager {
   private current: Snapshot | null = null;
+  private currentStamp: string | null = null;
+  private problem: string | null = null;
+  /** Files that failed and could not be moved aside, by version: their stamp, so each is reported once. */
+  private readonly rejected = new Map<string, string>();
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private running: Promise<boolean> | null = null;
+  private again = false;
   private readonly listeners: ((s: Snapshot) => void)[] = [];
 
   constructor(
     readonly dir: string,
     private readonly log: (msg: string) => void = () => {},
+    private readonly warn: (msg: string) => void = log,
   ) {}
 
-  /** Opens the current snapshot (if any) and starts following the pointer. */
-  start(pollMs = 1000): void {
-    this.refresh();
+  /** Opens the current snapshot (if any, or the newest good one) and starts following the pointer. */
+  async start(pollMs = 1000): Promise<void> {
+    await this.refresh();
     try {
-      this.watcher = watch(this.dir, () => this.refresh());
+      this.watcher = watch(this.dir, () => void this.refresh());
       this.watcher.on('error', () => {});
     } catch {
       // The folder may not exist yet; polling picks the first snapshot up.
     }
-    this.timer = setInterval(() => this.refresh(), pollMs);
+    this.timer = setInterval(() => void this.refresh(), pollMs);
     this.timer.unref();
   }
 
-  /** Re-reads CURRENT and switches if it names another version. Returns true on a switch. */
-  refresh(): boolean {
-    const version = readPointer(this.dir, 'CURRENT');
-    if (!version || version === this.current?.version) return false;
-    let next: Snapshot;
-    try {
-      next = new Snapshot(version, snapshotFile(this.dir, version));
-    } catch (e) {
-      this.log(`cannot open snapshot ${version}: ${(e as Error).message}`);
+  /**
+   * Re-reads CURRENT, re-checks the served file, and switches when another version should be
+   * served. Calls made while one runs share it (and it runs once more). Resolves true on a switch.
+   */
+  refresh(): Promise<boolean> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      let switched = false;
+      do {
+        this.again = false;
+        switched = (await this.step()) || switched;
+      } while (this.again);
+      return switched;
+    })().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /**
+   * A request met SQLite corruption in `snapshot`: check its bytes now rather than at the next
+   * poll. Resolves once the check (and any fallback) is done.
+   */
+  suspect(snapshot: Snapshot): Promise<boolean> {
+    if (snapshot === this.current) this.currentStamp = null;
+    return this.refresh();
+  }
+
+  private async step(): Promise<boolean> {
+    let dropped = false;
+    // The served file changed in place (it never should): verify it again.
+    if (this.current) {
+      const stamp = fileStamp(snapshotFile(this.dir, this.current.version))?.key ?? null;
+      if (stamp !== this.currentStamp) {
+        if (await verifySnapshot(this.dir, this.current.version)) this.currentStamp = stamp;
+        else {
+          this.condemn(this.current.version, 'its bytes changed while it was served');
+          const old = this.current;
+          this.current = null;
+          this.currentStamp = null;
+          old.retire();
+          dropped = true;
+        }
+      }
+    }
+    const pointed = readPointerName(this.dir, 'CURRENT');
+    const wanted = readPointer(this.dir, 'CURRENT');
+    if (wanted && wanted === this.current?.version) {
+      this.problem = null;
       return false;
     }
-    const old = this.current;
-    this.current = next;
-    old?.retire();
-    this.log(`serving snapshot ${version}`);
-    for (const l of this.listeners) l(next);
-    return true;
+    const candidates = [
+      ...new Set([wanted, readPointer(this.dir, 'PREVIOUS'), ...listSnapshotVersions(this.dir)]),
+    ].filter((v): v is string => v !== null);
+    for (const version of candidates) {
+      // Serving a fallback already: only a better candidate (earlier in the list) replaces it.
+      if (version === this.current?.version) break;
+      const next = await this.open(version);
+      if (!next) continue;
+      const old = this.current;
+      this.current = next;
+      this.currentStamp = fileStamp(snapshotFile(this.dir, version))?.key ?? null;
+      old?.retire();
+      this.problem =
+        version === pointed || pointed === null
+          ? null
+          : `current snapshot ${pointed} is missing or damaged; serving ${version} until \`ri build\` rewrites it`;
+      if (this.problem) this.warn(this.problem);
+      else this.log(`serving snapshot ${version}`);
+      for (const l of this.listeners) l(next);
+      return true;
+    }
+    if (this.current && pointed !== this.current.version && !this.problem)
+      this.problem = `current snapshot ${pointed} is missing or damaged; serving ${this.current.version} until \`ri build\` rewrites it`;
+    if (!this.current && pointed)
+      this.problem = `no readable snapshot: ${pointed} is missing or damaged; run \`ri build\``;
+    return dropped;
+  }
+
+  /** Opens a snapshot whose bytes verify; a damaged one is quarantined (or, if it cannot be moved, skipped quietly). */
+  private async open(version: string): Promise<Snapshot | null> {
+    const path = snapshotFile(this.dir, version);
+    const stamp = fileStamp(path)?.key;
+    if (!stamp || this.rejected.get(version) === stamp) return null;
+    if (!(await verifySnapshot(this.dir, version))) {
+      this.condemn(version, 'its bytes do not hash to its data_version');
+      return null;
+    }
+    try {
+      return new Snapshot(version, path);
+    } catch (e) {
+      this.rejected.set(version, stamp);
+      this.warn(`cannot open snapshot ${version}: ${(e as Error).message}`);
+      return null;
+    }
+  }
+
+  private condemn(version: string, why: string): void {
+    const to = quarantineSnapshot(this.dir, version);
+    if (to) this.warn(`snapshot ${version} is damaged (${why}): moved to ${to}`);
+    else {
+      const stamp = fileStamp(snapshotFile(this.dir, version))?.key;
+      if (stamp) this.rejected.set(version, stamp);
+      this.warn(`snapshot ${version} is damaged (${why}) and could not be moved aside; it is not served`);
+    }
   }
 
   onSwitch(listener: (s: Snapshot) => void): void {
@@ -124,10 +245,20 @@ export class SnapshotManager {
     return this.current?.version ?? null;
   }
 
+  health(): SnapshotHealth {
+    return { serving: this.version, current: readPointerName(this.dir, 'CURRENT'), problem: this.problem };
+  }
+
   stop(): void {
     this.watcher?.close();
     if (this.timer) clearInterval(this.timer);
     this.current?.retire();
     this.current = null;
   }
+}
+
+/** True for the errors SQLite raises when a database file's pages are damaged. */
+export function isCorruption(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT_INDEX';
 }

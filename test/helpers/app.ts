@@ -11,7 +11,7 @@ import { tempDir } from './works.js';
 export async function sampleApp(overrides: Partial<Config> = {}, options: { now?: () => Date } = {}) {
   const sample = await sampleDataDir();
   const snapshots = new SnapshotManager(sample.snapshots);
-  snapshots.start();
+  await snapshots.start();
   const state = await openStateStore(undefined, tempDir('ri-state-'));
   await state.migrate();
   const config = loadConfig({}, { PUBLIC_URL: 'https://ri.example', ...overrides });

@@ -18,7 +18,7 @@ beforeAll(async () => {
   const sample = await sampleDataDir();
   version = sample.version;
   snapshots = new SnapshotManager(sample.snapshots);
-  snapshots.start();
+  await snapshots.start();
   app = createApp({
     config: { ...config, publicUrl: 'https://ri.example' },
     snapshots,
@@ -106,7 +106,7 @@ describe('without a snapshot', () => {
     const empty = join(tempDir(), 'snapshots');
     mkdirSync(empty);
     const none = new SnapshotManager(empty);
-    none.start();
+    await none.start();
     const bare = createApp({ config, snapshots: none, state: await emptyState() });
     const res = await bare.request('/v1/elements');
     expect(res.status).toBe(503);

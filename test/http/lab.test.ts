@@ -459,7 +459,7 @@ describe('lab run on republished data', () => {
     w.close();
     const published = await publishSnapshot(dir, tmp);
     expect(published.version).not.toBe(q.data_version);
-    ctx.snapshots.refresh();
+    await ctx.snapshots.refresh();
     for (const res of [
       await ctx.app.request(`/v1/lab/run?quote_id=${q.quote_id}&depth=papers_20`, pro()),
       await post('/v1/lab/run', { quote: q, depth: 'papers_20' }),

@@ -65,7 +65,7 @@ describe('a running server switches snapshots without a restart', () => {
 
   it('serves every request from one version while a new one is published under load', async () => {
     manager = new SnapshotManager(snapshots);
-    manager.start(50);
+    await manager.start(50);
     // A load test from one address: lift the per-IP limit.
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', RATE_LIMIT_PER_IP: '1000000' });
     server = await startServer(config, manager, await emptyState(), () => {});
@@ -115,7 +115,7 @@ describe('a running server switches snapshots without a restart', () => {
     const held = manager.acquire()!;
     const heldVersion = held.version;
     const next = await publishAnother(5, 900_002_001);
-    manager.refresh(); // the folder watcher may already have switched
+    await manager.refresh(); // the folder watcher may already have switched
     expect(manager.version).toBe(next.version);
     // The old snapshot still answers the request that holds it.
     expect(held.db.open).toBe(true);

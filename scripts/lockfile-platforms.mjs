@@ -9,14 +9,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const path = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(path, 'utf8'));
 const packages = lock.packages;
-const PLATFORM = /-(android|darwin|linux|win32)-(arm64|x64)(-musl)?$/;
+const PLATFORM = /-(android|darwin|linux|win32)-(arm64|x64|amd64)(-musl)?$/;
 let added = 0;
 for (const entry of Object.values(packages)) {
   for (const [name, version] of Object.entries(entry.optionalDependencies ?? {})) {
     const key = `node_modules/${name}`;
     const m = PLATFORM.exec(name);
     if (packages[key] || !m) continue;
-    packages[key] = { version, cpu: [m[2]], optional: true, os: [m[1]], ...(m[3] ? { libc: ['musl'] } : {}) };
+    packages[key] = { version, cpu: [m[2] === 'amd64' ? 'x64' : m[2]], optional: true, os: [m[1]], ...(m[3] ? { libc: ['musl'] } : {}) };
     added++;
   }
 }

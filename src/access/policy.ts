@@ -21,6 +21,8 @@ export interface Operation {
   /** Path under /v1, in OpenAPI form. */
   path: string;
   access: AccessLevel;
+  /** One line on what it answers: for /.well-known/x402, the 402 terms and the MCP tools. */
+  description: string;
   /** Price per call without a key (x402); empty when free. */
   prices: PriceTier[];
   /** Only in the full edition (research, lab). */
@@ -29,11 +31,30 @@ export interface Operation {
   pricedByQuote?: boolean;
 }
 
+/** What a lab quote itself costs (the price of the lab quote operations). */
+export const LAB_QUOTE_USD = 0.01;
+
 export const OPERATIONS = [
-  { id: 'listElements', method: 'GET', path: '/elements', access: 'public', prices: [] },
-  { id: 'getElement', method: 'GET', path: '/elements/{symbol}', access: 'public', prices: [] },
+  {
+    id: 'listElements',
+    description: 'All 118 elements with RI and RIS (HRI from Personal)',
+    method: 'GET',
+    path: '/elements',
+    access: 'public',
+    prices: [],
+  },
+  {
+    id: 'getElement',
+    description: "One element's RI, RIS and HRI",
+    method: 'GET',
+    path: '/elements/{symbol}',
+    access: 'public',
+    prices: [],
+  },
   {
     id: 'getElementHistory',
+    description:
+      "An element's full history of RIS and HRI (yearly; monthly from Personal; daily from Professional)",
     method: 'GET',
     path: '/elements/{symbol}/history',
     access: 'key',
@@ -41,6 +62,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getElementPapers',
+    description: "An element's top papers (at most 100 ranked), by impact, newest or most cited",
     method: 'GET',
     path: '/elements/{symbol}/papers',
     access: 'personal',
@@ -49,9 +71,17 @@ export const OPERATIONS = [
       { upToPapers: 100, usd: 0.1 },
     ],
   },
-  { id: 'searchSubjects', method: 'GET', path: '/subjects/search', access: 'key', prices: [{ usd: 0.01 }] },
+  {
+    id: 'searchSubjects',
+    description: 'Resolves free text to topics and keywords (subject_type and subject_id)',
+    method: 'GET',
+    path: '/subjects/search',
+    access: 'key',
+    prices: [{ usd: 0.01 }],
+  },
   {
     id: 'getSubject',
+    description: "A topic's or keyword's RI, RIS, HRI and paper count",
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}',
     access: 'personal',
@@ -59,6 +89,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getSubjectHistory',
+    description: "A topic's or keyword's full history (yearly or monthly)",
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}/history',
     access: 'personal',
@@ -66,6 +97,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getSubjectElements',
+    description: 'The top 10 elements a topic or keyword is routed to',
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}/elements',
     access: 'personal',
@@ -73,6 +105,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getSubjectPapers',
+    description: "A topic's or keyword's top papers (at most 100 ranked)",
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}/papers',
     access: 'personal',
@@ -83,6 +116,7 @@ export const OPERATIONS = [
   },
   {
     id: 'research',
+    description: 'A question or a paper -> research communities and three reading lists (one page)',
     method: 'GET',
     path: '/research',
     access: 'personal',
@@ -91,22 +125,25 @@ export const OPERATIONS = [
   },
   {
     id: 'labQuote',
+    description: 'A binding quote for a lab filter query: matches, years, communities, prices',
     method: 'GET',
     path: '/lab/quote',
     access: 'professional',
-    prices: [{ usd: 0.01 }],
+    prices: [{ usd: LAB_QUOTE_USD }],
     fullEditionOnly: true,
   },
   {
     id: 'labQuotePost',
+    description: 'The same quote, with the query (or a markdown text with a query block) in a JSON body',
     method: 'POST',
     path: '/lab/quote',
     access: 'professional',
-    prices: [{ usd: 0.01 }],
+    prices: [{ usd: LAB_QUOTE_USD }],
     fullEditionOnly: true,
   },
   {
     id: 'labRun',
+    description: 'The top papers of a quoted lab query, ranked by impact',
     method: 'GET',
     path: '/lab/run',
     access: 'professional',
@@ -116,6 +153,7 @@ export const OPERATIONS = [
   },
   {
     id: 'labRunPost',
+    description: 'The same run, with the quote_id or the whole quote in a JSON body',
     method: 'POST',
     path: '/lab/run',
     access: 'professional',
@@ -171,9 +209,6 @@ export const RESOLUTION_ACCESS: Record<Resolution, AccessLevel> = {
 
 /** HRI is shown from the Personal plan up. */
 export const HRI_ACCESS: AccessLevel = 'personal';
-
-/** What a lab quote itself costs (the price of the lab quote operation). */
-export const LAB_QUOTE_USD = 0.01;
 
 /**
  * The lab's deliverables: the top papers of the quoted query, ranked by impact. The quote binds

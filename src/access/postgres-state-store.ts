@@ -4,6 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import {
+  type NewPayment,
+  type PaymentDbRow,
+  type PaymentOutcome,
+  type PaymentRow,
+  type PaymentStatus,
+  toPaymentRow,
+} from '../payments/ledger.js';
 import { generateApiKey, hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
 import { PLANS, type Plan, parsePlan } from './plans.js';
 import {
@@ -69,6 +77,29 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
         name text PRIMARY KEY,
         value text NOT NULL
       );
+    `,
+  },
+  {
+    version: 3,
+    name: 'payments ledger',
+    sql: `
+      CREATE TABLE payments (
+        id text PRIMARY KEY,
+        operation text NOT NULL,
+        resource text NOT NULL,
+        amount text NOT NULL,
+        network text NOT NULL,
+        asset text NOT NULL,
+        payer text NOT NULL,
+        nonce text NOT NULL,
+        status text NOT NULL CHECK (status IN ('pending', 'settled', 'failed')),
+        "transaction" text,
+        error text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE UNIQUE INDEX payments_one_use ON payments(network, nonce) WHERE status <> 'failed';
+      CREATE INDEX payments_created_at ON payments(created_at);
     `,
   },
 ];
@@ -265,6 +296,44 @@ export class PostgresStateStore implements StateStore {
       name,
     ]);
     return again.rows[0]!.value;
+  }
+
+  async recordPayment(row: NewPayment): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending') ON CONFLICT DO NOTHING`,
+      [row.id, row.operation, row.resource, row.amount, row.network, row.asset, row.payer, row.nonce],
+    );
+    return rowCount === 1;
+  }
+
+  async finishPayment(id: string, outcome: PaymentOutcome): Promise<void> {
+    await this.pool.query(
+      'UPDATE payments SET status = $2, "transaction" = $3, error = $4, updated_at = now() WHERE id = $1',
+      [
+        id,
+        outcome.status,
+        outcome.status === 'settled' ? outcome.transaction : null,
+        outcome.status === 'failed' ? outcome.error : null,
+      ],
+    );
+  }
+
+  async findPayment(network: string, nonce: string): Promise<PaymentRow | null> {
+    const { rows } = await this.pool.query<PaymentDbRow>(
+      `SELECT * FROM payments WHERE network = $1 AND nonce = $2 AND status <> 'failed'`,
+      [network, nonce],
+    );
+    return rows[0] ? toPaymentRow(rows[0]) : null;
+  }
+
+  async listPayments(filter: { since?: string; status?: PaymentStatus } = {}): Promise<PaymentRow[]> {
+    const { rows } = await this.pool.query<PaymentDbRow>(
+      `SELECT * FROM payments WHERE ($1::timestamptz IS NULL OR created_at >= $1) AND ($2::text IS NULL OR status = $2)
+       ORDER BY created_at DESC, id`,
+      [filter.since ?? null, filter.status ?? null],
+    );
+    return rows.map(toPaymentRow);
   }
 
   async close(): Promise<void> {

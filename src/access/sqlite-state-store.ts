@@ -5,6 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import {
+  type NewPayment,
+  type PaymentDbRow,
+  type PaymentOutcome,
+  type PaymentRow,
+  type PaymentStatus,
+  toPaymentRow,
+} from '../payments/ledger.js';
 import { generateApiKey, hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
 import { PLANS, type Plan, parsePlan } from './plans.js';
 import {
@@ -58,6 +66,29 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
         name TEXT PRIMARY KEY,
         value TEXT NOT NULL
       );
+    `,
+  },
+  {
+    version: 3,
+    name: 'payments ledger',
+    sql: `
+      CREATE TABLE payments (
+        id TEXT PRIMARY KEY,
+        operation TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        network TEXT NOT NULL,
+        asset TEXT NOT NULL,
+        payer TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'settled', 'failed')),
+        "transaction" TEXT,
+        error TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX payments_one_use ON payments(network, nonce) WHERE status <> 'failed';
+      CREATE INDEX payments_created_at ON payments(created_at);
     `,
   },
 ];
@@ -274,6 +305,67 @@ export class SqliteStateStore implements StateStore {
       .prepare('INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING')
       .run(name, generate());
     return this.db.prepare('SELECT value FROM secrets WHERE name = ?').pluck().get(name) as string;
+  }
+
+  async recordPayment(row: NewPayment): Promise<boolean> {
+    const at = now();
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, status, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+        )
+        .run(
+          row.id,
+          row.operation,
+          row.resource,
+          row.amount,
+          row.network,
+          row.asset,
+          row.payer,
+          row.nonce,
+          at,
+          at,
+        );
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async finishPayment(id: string, outcome: PaymentOutcome): Promise<void> {
+    this.db
+      .prepare('UPDATE payments SET status = ?, "transaction" = ?, error = ?, updated_at = ? WHERE id = ?')
+      .run(
+        outcome.status,
+        outcome.status === 'settled' ? outcome.transaction : null,
+        outcome.status === 'failed' ? outcome.error : null,
+        now(),
+        id,
+      );
+  }
+
+  async findPayment(network: string, nonce: string): Promise<PaymentRow | null> {
+    const row = this.db
+      .prepare(`SELECT * FROM payments WHERE network = ? AND nonce = ? AND status <> 'failed'`)
+      .get(network, nonce) as PaymentDbRow | undefined;
+    return row ? toPaymentRow(row) : null;
+  }
+
+  async listPayments(filter: { since?: string; status?: PaymentStatus } = {}): Promise<PaymentRow[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM payments WHERE (? IS NULL OR created_at >= ?) AND (? IS NULL OR status = ?)
+         ORDER BY created_at DESC, id`,
+      )
+      .all(
+        filter.since ?? null,
+        filter.since ?? null,
+        filter.status ?? null,
+        filter.status ?? null,
+      ) as PaymentDbRow[];
+    return rows.map(toPaymentRow);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The state store: accounts, their plans and their API keys. Two implementations with the same
+ * The state store: accounts, their plans and their API keys, lab quotes, and the payments ledger. Two implementations with the same
  * behaviour: embedded SQLite (one process, the default) and PostgreSQL (several replicas).
  *
  * Nothing here caches keys or plans: every authenticate() reads the database, so a key created,
@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { PaymentLedger } from '../payments/ledger.js';
 import type { Plan } from './plans.js';
 
 export interface Account {
@@ -30,7 +31,7 @@ export interface KeyInfo {
   lastUsedAt?: string | null;
 }
 
-export interface StateStore {
+export interface StateStore extends PaymentLedger {
   /** Idempotent, versioned migrations (table schema_migrations); safe to run from two processes at once. */
   migrate(): Promise<void>;
   /** Throws AccountExistsError when the email is already taken. */

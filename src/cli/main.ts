@@ -42,6 +42,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   plans: { summary: "change an account's plan: ri plans set EMAIL PLAN", load: () => import('./plans.js') },
   rollback: { summary: 'publish the previous snapshot again', load: () => import('./rollback.js') },
+  payments: {
+    summary: 'the per-call payments ledger: list, and reconcile after a crash',
+    load: () => import('./payments.js'),
+  },
+  facilitator: {
+    summary: 'a local x402 facilitator over HTTP (development and tests)',
+    load: () => import('./facilitator.js'),
+  },
 };
 
 function usage(): string {

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import { startServer } from '../http/server.js';
+import { paymentsFromConfig } from '../payments/from-config.js';
 import { SnapshotManager } from '../snapshot/snapshot.js';
 import { CliError } from './cli-error.js';
 import { ensureDefaultSnapshot } from './pipeline.js';
@@ -49,17 +50,19 @@ export async function run(args: string[]): Promise<number> {
   await snapshots.start();
   const state = await openStateStore(config.STATE_URL, config.DATA_DIR);
   await state.migrate();
+  const payments = paymentsFromConfig(config, state, {
+    log: (msg, fields) => logger.warn(fields ?? {}, msg),
+  });
   const rateLimiter = createRateLimiter(config.REDIS_URL, { log: (m) => logger.warn(m) });
   const server = await startServer(
     config,
     snapshots,
     state,
     (msg, fields) => logger.error(fields ?? {}, msg),
-    {
-      logger,
-      rateLimiter,
-    },
+    { logger, rateLimiter, payments },
   );
+  if (payments.enabled)
+    process.stdout.write(`ri: per-call payments (x402) on ${payments.offered.join(', ')}\n`);
   process.stdout.write(
     `ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`,
   );
@@ -71,6 +74,7 @@ export async function run(args: string[]): Promise<number> {
       snapshots.stop();
       await state.close();
       await rateLimiter.close?.();
+      await payments.close();
       resolve();
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { LAB_QUOTE_TTL_SECONDS } from '../access/policy.js';
+import { NETWORKS, type NetworkName } from '../payments/networks.js';
+
+const NETWORK_NAMES = Object.keys(NETWORKS) as [NetworkName, ...NetworkName[]];
 
 /** Service configuration from the environment, validated once at start. */
 const EnvSchema = z.object({
@@ -28,6 +31,36 @@ const EnvSchema = z.object({
   QUOTE_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How long a lab quote binds its prices, in seconds. */
   QUOTE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(LAB_QUOTE_TTL_SECONDS),
+  /** Networks offered for per-call payment (x402), by name; each needs its payTo below. */
+  X402_NETWORKS: z
+    .string()
+    .default('base,solana')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(NETWORK_NAMES)).min(1)),
+  /** Where USDC paid on Base is sent; unset: Base is not offered. */
+  X402_PAY_TO_EVM: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address (0x and 40 hex digits)')
+    .optional(),
+  /** Where USDC paid on Solana is sent; unset: Solana is not offered. */
+  X402_PAY_TO_SOLANA: z
+    .string()
+    .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a Solana address (base58)')
+    .optional(),
+  /** The x402 facilitator that verifies and settles payments (default: the x402 reference one). */
+  X402_FACILITATOR_URL: z.string().url().optional(),
+  /** An EVM JSON-RPC endpoint: read by `ri payments reconcile` and served by `ri facilitator`. */
+  X402_EVM_RPC_URL: z.string().url().optional(),
+  /** `ri facilitator` only: the key that submits settlements and pays their gas (development). */
+  X402_FACILITATOR_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key')
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

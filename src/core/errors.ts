@@ -20,6 +20,11 @@ const ERRORS = {
   plan_required: { status: 403, title: 'Plan required' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  payment_required: { status: 402, title: 'Payment required' },
+  payment_invalid: { status: 402, title: 'Payment not accepted' },
+  payment_replayed: { status: 402, title: 'Payment already used' },
+  settlement_failed: { status: 402, title: 'Payment could not be settled' },
+  payment_unavailable: { status: 503, title: 'Payments temporarily unavailable' },
   data_unavailable: { status: 503, title: 'Data temporarily unavailable' },
   internal_error: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>;

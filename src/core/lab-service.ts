@@ -18,8 +18,12 @@ export interface LabServiceDeps {
 export type LabRunRequest = { quoteId: string } | { quote: Record<string, unknown> };
 
 export interface LabService {
-  /** A binding quote for a filter, kept in the state store for runs by quote_id. */
-  quote(snapshot: Snapshot, input: string, viewer: Viewer): Promise<LabQuote>;
+  /**
+   * A binding quote for a filter, kept in the state store for runs by quote_id. `pay`, when
+   * given, runs once the quote is known to be good and before it is kept (an unusable query is
+   * refused before any payment is asked; an unpaid quote is never stored).
+   */
+  quote(snapshot: Snapshot, input: string, viewer: Viewer, pay?: () => Promise<void>): Promise<LabQuote>;
   /** The refusals of a run (before any payment), by quote_id or with the whole quote. */
   check(snapshot: Snapshot, request: LabRunRequest, depth: LabDepth): Promise<LabQuote>;
   /** A checked quote's papers. */
@@ -41,8 +45,9 @@ export function createLabService(deps: LabServiceDeps): LabService {
     }
   };
   return {
-    async quote(snapshot, input, viewer) {
+    async quote(snapshot, input, viewer, pay) {
       const quote = labQuote(snapshot, input, viewer, await settings());
+      await pay?.();
       await deps.state.saveQuote({
         id: quote.quote_id,
         body: JSON.stringify(quote),

@@ -49,7 +49,7 @@ export function metricNotes(
       ? `HRI (high-impact research intensity): the same share as RI, among high-impact papers only (top 10% ` +
         `by impact_score within their field and year; ${m.window_high_impact_papers} in the window). HRI above ` +
         `RI means over-representation in high-impact work. Null where no paper in the window has citation data.`
-      : `HRI is null: it needs the Personal plan or above. Get a key and a plan at ${options.upgradeUrl}, or pay per call.`,
+      : `HRI is null: it needs the Personal plan or above. Get a key and a plan at ${options.upgradeUrl}.`,
     data:
       `Corpus cut-off ${m.cutoff_date}: ${total} works, of which ${withCitations} have citation data; works ` +
       `without it have unknown impact (never counted as zero). Papers count only for their headline elements ` +

@@ -1,3 +1,4 @@
+import { operation, priceOf } from '../access/policy.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { ELEMENTS, findElement } from '../tagging/elements.js';
 import { tagElements } from '../tagging/tagger.js';
@@ -16,7 +17,8 @@ import { type Envelope, envelope, type Viewer } from './viewer.js';
 export type Lens = 'foundational' | 'now' | 'newest';
 export const LENSES: readonly Lens[] = ['foundational', 'now', 'newest'];
 export const MAX_PAGES = 5;
-export const PRICE_PER_PAGE_USD = 0.05;
+/** One page's price, from the price table. */
+export const PRICE_PER_PAGE_USD = priceOf(operation('research'))!;
 
 export interface ResearchRequest {
   q?: string;

@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { ServiceError } from '../core/errors.js';
 import { createLabService } from '../core/lab-service.js';
+import { discoveryDocument } from '../payments/discovery.js';
 import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
 import { registerDocs } from '../web/docs.js';
 import { authenticate } from './auth.js';
@@ -12,6 +13,7 @@ import type { AppDeps, AppEnv } from './context.js';
 import { cors } from './cors.js';
 import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
+import { paymentGate } from './payment.js';
 import { handleError, MAX_BODY_BYTES, problemResponse, validationProblem } from './problem.js';
 import { MemoryRateLimiter, rateLimit } from './rate-limit.js';
 import { requestLog } from './request-log.js';
@@ -45,13 +47,20 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const metrics = deps.metrics ?? createMetrics();
   const limiter = deps.rateLimiter ?? new MemoryRateLimiter();
   // Request id and CORS headers in one step, set before the handler (see cors.ts for why).
-  app.use('*', cors());
+  const paymentsOn = deps.config.EDITION === 'full' && deps.payments?.enabled === true;
+  app.use('*', cors(paymentsOn));
   if (deps.logger?.isLevelEnabled('info')) app.use('*', requestLog(deps.logger));
   app.use('*', metricsMiddleware(metrics));
   app.use('*', compression());
 
   registerDocs(app);
   app.get('/healthz', (c) => c.json({ ok: true }));
+  // The priced operations for x402 indexers (a convention of theirs, not of the x402 spec).
+  app.get('/.well-known/x402', (c) =>
+    paymentsOn
+      ? c.json(discoveryDocument(deps.config.publicUrl, deps.payments!.offered))
+      : problemResponse(c, new ServiceError('not_found', 'This server takes no per-call payment (x402).')),
+  );
   app.get('/metrics', metricsHandler(metrics, { dataVersion: () => deps.snapshots.version }));
   // Ready while some verified snapshot is served; `degraded` says when it is not the current one.
   app.get('/readyz', (c) => {
@@ -70,7 +79,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   const routes: RouteDeps = { edition: deps.config.EDITION, publicUrl: deps.config.publicUrl };
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook });
-  registerOpenApi(v1, routes);
+  registerOpenApi(v1, routes, paymentsOn ? deps.payments : undefined);
 
   // The snapshot a request starts with is the one it answers from, even if a newer one is published meanwhile.
   v1.use('*', async (c, next) => {
@@ -104,6 +113,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       log: (m) => log(m),
     }),
   );
+  // Pay per call (x402), only in the full edition and when a network is offered.
+  if (paymentsOn) v1.use('*', paymentGate(deps.payments!, routes.edition, routes.publicUrl));
   v1.use('*', responseCache());
 
   registerListElements(v1, routes);

@@ -2,8 +2,10 @@ import type { Logger } from 'pino';
 import type { Plan } from '../access/plans.js';
 import type { StateStore } from '../access/state-store.js';
 import type { Config } from '../config/config.js';
+import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { Metrics } from './metrics.js';
+import type { PaymentContext } from './payment.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** Who is calling: no key (plan null) or a valid key with its account's current plan. */
@@ -11,6 +13,8 @@ export interface Caller {
   plan: Plan | null;
   keyPrefix: string | null;
   accountId: string | null;
+  /** A per-call payer (x402): `plan` is the plan the operation needs, bought for this call only. */
+  payer?: boolean;
 }
 
 /** What every request can reach through the Hono context. */
@@ -21,6 +25,10 @@ export type AppEnv = {
     caller: Caller;
     /** Set for keyed callers; the rate limiter's per-key bucket. */
     apiKeyPrefix: string | undefined;
+    /** Set by the payment gate on priced operations when payments are on. */
+    payments: PaymentService | undefined;
+    /** Set when this call is to be paid per call (x402). */
+    payment: PaymentContext | undefined;
   };
 };
 
@@ -34,6 +42,8 @@ export interface AppDeps {
   /** Per key and per IP limits; in memory unless a Redis-backed limiter is given. */
   rateLimiter?: RateLimiter;
   metrics?: Metrics;
+  /** Pay per call (x402); absent or with no network offered: payments are off. */
+  payments?: PaymentService;
   /** The clock lab quotes are issued and checked by (tests move it). */
   now?: () => Date;
 }

@@ -11,9 +11,9 @@ const EXPOSE = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
-  'PAYMENT-REQUIRED',
-  'PAYMENT-RESPONSE',
-].join(', ');
+];
+/** x402's headers are exposed only by a server that takes per-call payments. */
+const EXPOSE_PAYMENTS = [...EXPOSE, 'PAYMENT-REQUIRED', 'PAYMENT-RESPONSE'].join(', ');
 
 /**
  * The request id (taken from X-Request-Id or made) and CORS for a public read-only API: any origin,
@@ -22,7 +22,8 @@ const EXPOSE = [
  * writes to c.res before the handler, which makes @hono/node-server rebuild every response as a
  * stream (a quarter of the throughput).
  */
-export function cors(): MiddlewareHandler<{ Variables: { requestId: string } }> {
+export function cors(payments = false): MiddlewareHandler<{ Variables: { requestId: string } }> {
+  const expose = payments ? EXPOSE_PAYMENTS : EXPOSE.join(', ');
   return async (c, next) => {
     if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
       return c.body(null, 204, {
@@ -39,7 +40,7 @@ export function cors(): MiddlewareHandler<{ Variables: { requestId: string } }> 
     const collected = startAnswerHeaders(c, {
       'x-request-id': requestId,
       'access-control-allow-origin': '*',
-      'access-control-expose-headers': EXPOSE,
+      'access-control-expose-headers': expose,
     });
     await next();
     applyAnswerHeaders(c, collected);

@@ -1,14 +1,21 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { OPERATIONS, planLadder } from '../access/policy.js';
+import { PRICED_OPERATIONS, paymentInfo } from '../payments/discovery.js';
+import type { PaymentService } from '../payments/payment-service.js';
 import type { AppEnv } from './context.js';
 import type { RouteDeps } from './routes/shared.js';
 
 /**
  * The machine-readable reference at /v1/openapi.json, generated from the route schemas:
  * OpenAPI 3.0.3, info.version 1.0.0, one HTTP bearer scheme required by default; the two
- * public element routes accept no credentials or the bearer.
+ * public element routes accept no credentials or the bearer. With per-call payments on, every
+ * priced operation carries x-payment-info and documents its 402.
  */
-export function registerOpenApi(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
+export function registerOpenApi(
+  app: OpenAPIHono<AppEnv>,
+  deps: RouteDeps,
+  payments: PaymentService | undefined,
+): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
@@ -31,6 +38,21 @@ export function registerOpenApi(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void
       if (!item) continue;
       if (op.access === 'public') item.security = [{}, { bearer: [] }];
       (item as unknown as Record<string, unknown>)['x-access'] = op.access;
+      // Pay per call: the terms' shape (from the price table) and the 402 answer.
+      if (payments?.enabled && PRICED_OPERATIONS.includes(op)) {
+        (item as unknown as Record<string, unknown>)['x-payment-info'] = paymentInfo(op, payments.offered);
+        item.responses['402'] = {
+          description:
+            'No key and no payment (payment_required), or a payment not accepted (payment_invalid, payment_replayed, settlement_failed): the x402 terms are in the PAYMENT-REQUIRED header',
+          headers: {
+            'PAYMENT-REQUIRED': {
+              description: 'base64 JSON of the x402 v2 PaymentRequired',
+              schema: { type: 'string' },
+            },
+          },
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        };
+      }
     }
     return c.json(doc);
   });

@@ -22,7 +22,8 @@ const MAX_BODY = 512 * 1024;
 
 export function responseCache(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (c.req.method !== 'GET') return next();
+    // Paid calls are never answered from the cache: each is verified and settled on its own.
+    if (c.req.method !== 'GET' || c.get('payment')) return next();
     const snapshot = c.get('snapshot');
     const plan = c.get('caller')?.plan ?? 'anonymous';
     const key = `${plan}|${c.req.url}`;

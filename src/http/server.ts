@@ -16,7 +16,7 @@ export function startServer(
   snapshots: SnapshotManager,
   state: StateStore,
   log: NonNullable<AppDeps['log']>,
-  extra: Pick<AppDeps, 'logger' | 'rateLimiter' | 'metrics'> = {},
+  extra: Pick<AppDeps, 'logger' | 'rateLimiter' | 'metrics' | 'payments'> = {},
 ): Promise<RunningServer> {
   const app = createApp({ config, snapshots, state, log, ...extra });
   return new Promise((resolve) => {

@@ -1,21 +1,37 @@
 import { join } from 'node:path';
+import type { FacilitatorClient } from '@x402/core/server';
 import type { Plan } from '../../src/access/plans.js';
 import { openStateStore, type StateStore } from '../../src/access/state-store.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
+import { paymentsFromConfig } from '../../src/payments/from-config.js';
+import type { PaymentLedger } from '../../src/payments/ledger.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
 import { sampleDataDir } from './sample.js';
 import { tempDir } from './works.js';
 
 /** An app over a snapshot of the bundled sample, with an SQLite state store and a key per plan. */
-export async function sampleApp(overrides: Partial<Config> = {}, options: { now?: () => Date } = {}) {
+export async function sampleApp(
+  overrides: Partial<Config> = {},
+  options: {
+    now?: () => Date;
+    facilitator?: FacilitatorClient;
+    /** Wraps the ledger the payments write to (crash-window tests). */
+    ledger?: (state: StateStore) => PaymentLedger;
+  } = {},
+) {
   const sample = await sampleDataDir();
   const snapshots = new SnapshotManager(sample.snapshots);
   await snapshots.start();
-  const state = await openStateStore(undefined, tempDir('ri-state-'));
+  const stateDir = tempDir('ri-state-');
+  const state = await openStateStore(undefined, stateDir);
   await state.migrate();
   const config = loadConfig({}, { PUBLIC_URL: 'https://ri.example', ...overrides });
-  const app = createApp({ config, snapshots, state, ...options });
+  const { facilitator, ledger, ...rest } = options;
+  const payments = paymentsFromConfig(config, ledger ? ledger(state) : state, {
+    ...(facilitator ? { facilitator } : {}),
+  });
+  const app = createApp({ config, snapshots, state, payments, ...rest });
   const keys: Partial<Record<Plan, string>> = {};
   for (const plan of ['free', 'personal', 'professional', 'enterprise'] as const) {
     const account = await state.createAccount({ email: `${plan}@example.org`, plan });
@@ -24,10 +40,12 @@ export async function sampleApp(overrides: Partial<Config> = {}, options: { now?
   return {
     app,
     state,
+    payments,
     snapshots,
     version: sample.version,
     keys: keys as Record<Plan, string>,
     dataDir: sample.dataDir,
+    statePath: join(stateDir, 'state.sqlite'),
     close: async () => {
       snapshots.stop();
       await state.close();

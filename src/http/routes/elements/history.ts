@@ -3,6 +3,7 @@ import { RESOLUTION_ACCESS } from '../../../access/policy.js';
 import { elementHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
+import { paid } from '../../payment.js';
 import { errorResponses, ResolutionQuery, type RouteDeps, SymbolParam } from '../shared.js';
 import { ElementHistorySchema } from './schema.js';
 
@@ -20,10 +21,13 @@ export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
       ...errorResponses('keyed', { 404: 'Unknown symbol (unknown_symbol)' }),
     },
   });
-  app.openapi(route, (c) => {
+  app.openapi(route, async (c) => {
     const { resolution } = c.req.valid('query');
     checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
-    return c.json(elementHistory(c.get('snapshot'), c.req.valid('param').symbol, resolution, viewer), 200);
+    return c.json(
+      await paid(c, elementHistory(c.get('snapshot'), c.req.valid('param').symbol, resolution, viewer)),
+      200,
+    );
   });
 }

@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { elementPapers } from '../../../core/papers.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
+import { paid } from '../../payment.js';
 import { errorResponses, LimitQuery, type RouteDeps, SortQuery, SymbolParam } from '../shared.js';
 import { ElementPapersSchema } from './schema.js';
 
@@ -33,10 +34,13 @@ export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
       ...errorResponses('keyed', { 404: 'Unknown symbol (unknown_symbol)' }),
     },
   });
-  app.openapi(route, (c) => {
+  app.openapi(route, async (c) => {
     const q = c.req.valid('query');
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
     const options = { sort: q.sort, limit: q.limit, ...(q.keyword ? { keyword: q.keyword } : {}) };
-    return c.json(elementPapers(c.get('snapshot'), c.req.valid('param').symbol, options, viewer), 200);
+    return c.json(
+      await paid(c, elementPapers(c.get('snapshot'), c.req.valid('param').symbol, options, viewer)),
+      200,
+    );
   });
 }

@@ -4,6 +4,7 @@ import type { LabService } from '../../../core/lab-service.js';
 import { MAX_QUERY_LENGTH } from '../../../lab/query-parser.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
+import { charge } from '../../payment.js';
 import { errorResponses, jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
 import { LabQuoteSchema } from './schema.js';
 
@@ -20,7 +21,8 @@ const responses = {
 /** GET and POST /lab/quote: a binding quote for a filter query. The quote is kept for runs by quote_id. */
 export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabService): void {
   const answer = async (c: Parameters<Parameters<typeof app.openapi>[1]>[0], input: string) => {
-    const quote = await lab.quote(c.get('snapshot'), input, viewerOf(c, deps.edition, deps.publicUrl));
+    const viewer = viewerOf(c, deps.edition, deps.publicUrl);
+    const quote = await lab.quote(c.get('snapshot'), input, viewer, () => charge(c));
     // A quote carries its own expiry: never served from a cache.
     return c.json(quote, 200, { 'cache-control': 'no-store' });
   };

@@ -1,8 +1,10 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { LabDepth } from '../../../access/policy.js';
+import { ServiceError } from '../../../core/errors.js';
 import type { LabRunRequest, LabService } from '../../../core/lab-service.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
+import { charge } from '../../payment.js';
 import { errorResponses, jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
 import { DepthSchema, LabRunSchema } from './schema.js';
 
@@ -28,7 +30,13 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
     depth: LabDepth,
   ) => {
     const snapshot = c.get('snapshot');
+    // The quote's refusals (edited, expired, stale, licence) come before any payment is asked;
+    // a run costs the quoted price of the depth minus what the quote cost.
     const quote = await lab.check(snapshot, request, depth);
+    const price = quote.deliverables[depth]!.run_price.usd;
+    if (!(price > 0))
+      throw new ServiceError('quote_edited', 'The quote names a price this service never quotes.');
+    await charge(c, price);
     const run = lab.run(snapshot, quote, depth, viewerOf(c, deps.edition, deps.publicUrl));
     return c.json(run, 200, { 'cache-control': 'no-store' });
   };

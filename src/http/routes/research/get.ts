@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { LENSES, type Lens, MAX_PAGES, research } from '../../../core/research.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
+import { charge } from '../../payment.js';
 import { envelopeShape, errorResponses, type RouteDeps, requireExactlyOne } from '../shared.js';
 
 const ResearchPaperSchema = z.object({
@@ -134,7 +135,7 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
       }),
     },
   });
-  app.openapi(route, (c) => {
+  app.openapi(route, async (c) => {
     const q = c.req.valid('query');
     requireExactlyOne({ q: q.q, paper: q.paper }, "'q' (a question) or 'paper' (a DOI or title)");
     const request = {
@@ -143,6 +144,9 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
       lenses: q.lenses,
       page: q.page,
     };
+    // Research is costly: the payment is asked for (and checked) before the answer is computed.
+    // A question nothing matches is a 404 after it, and is never charged.
+    await charge(c);
     return c.json(research(c.get('snapshot'), request, viewerOf(c, deps.edition, deps.publicUrl)), 200);
   });
 }

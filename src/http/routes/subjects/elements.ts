@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { subjectElements } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
+import { paid } from '../../payment.js';
 import { errorResponses, type RouteDeps, SubjectParams } from '../shared.js';
 import { SubjectElementsSchema } from './schema.js';
 
@@ -24,10 +25,18 @@ export function registerSubjectElements(app: OpenAPIHono<AppEnv>, deps: RouteDep
       }),
     },
   });
-  app.openapi(route, (c) => {
+  app.openapi(route, async (c) => {
     const { subject_type, subject_id } = c.req.valid('param');
     return c.json(
-      subjectElements(c.get('snapshot'), subject_type, subject_id, viewerOf(c, deps.edition, deps.publicUrl)),
+      await paid(
+        c,
+        subjectElements(
+          c.get('snapshot'),
+          subject_type,
+          subject_id,
+          viewerOf(c, deps.edition, deps.publicUrl),
+        ),
+      ),
       200,
     );
   });

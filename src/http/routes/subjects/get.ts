@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { getSubject } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
+import { paid } from '../../payment.js';
 import { errorResponses, type RouteDeps, SubjectParams } from '../shared.js';
 import { SubjectSchema } from './schema.js';
 
@@ -19,10 +20,13 @@ export function registerGetSubject(app: OpenAPIHono<AppEnv>, deps: RouteDeps): v
       ...errorResponses('keyed', { 404: 'Unknown subject (unknown_subject), with suggestions' }),
     },
   });
-  app.openapi(route, (c) => {
+  app.openapi(route, async (c) => {
     const { subject_type, subject_id } = c.req.valid('param');
     return c.json(
-      getSubject(c.get('snapshot'), subject_type, subject_id, viewerOf(c, deps.edition, deps.publicUrl)),
+      await paid(
+        c,
+        getSubject(c.get('snapshot'), subject_type, subject_id, viewerOf(c, deps.edition, deps.publicUrl)),
+      ),
       200,
     );
   });

@@ -3,6 +3,7 @@ import { RESOLUTION_ACCESS } from '../../../access/policy.js';
 import { subjectHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
+import { paid } from '../../payment.js';
 import { errorResponses, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
 import { SubjectHistorySchema } from './schema.js';
 
@@ -20,12 +21,15 @@ export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
       ...errorResponses('keyed', { 404: 'Unknown subject (unknown_subject)' }),
     },
   });
-  app.openapi(route, (c) => {
+  app.openapi(route, async (c) => {
     const { resolution } = c.req.valid('query');
     const { subject_type, subject_id } = c.req.valid('param');
     if (resolution !== 'daily')
       checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
-    return c.json(subjectHistory(c.get('snapshot'), subject_type, subject_id, resolution, viewer), 200);
+    return c.json(
+      await paid(c, subjectHistory(c.get('snapshot'), subject_type, subject_id, resolution, viewer)),
+      200,
+    );
   });
 }

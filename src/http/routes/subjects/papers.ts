@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { subjectPapers } from '../../../core/papers.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
+import { paid } from '../../payment.js';
 import { errorResponses, LimitQuery, type RouteDeps, SortQuery, SubjectParams } from '../shared.js';
 import { SubjectPapersSchema } from './schema.js';
 
@@ -19,12 +20,15 @@ export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
       ...errorResponses('keyed', { 404: 'Unknown subject (unknown_subject)' }),
     },
   });
-  app.openapi(route, (c) => {
+  app.openapi(route, async (c) => {
     const { subject_type, subject_id } = c.req.valid('param');
     const q = c.req.valid('query');
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
     return c.json(
-      subjectPapers(c.get('snapshot'), subject_type, subject_id, { sort: q.sort, limit: q.limit }, viewer),
+      await paid(
+        c,
+        subjectPapers(c.get('snapshot'), subject_type, subject_id, { sort: q.sort, limit: q.limit }, viewer),
+      ),
       200,
     );
   });

@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { searchSubjects } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
+import { paid } from '../../payment.js';
 import { errorResponses, type RouteDeps } from '../shared.js';
 import { SubjectSearchSchema } from './schema.js';
 
@@ -33,9 +34,12 @@ export function registerSearchSubjects(app: OpenAPIHono<AppEnv>, deps: RouteDeps
       ...errorResponses('keyed'),
     },
   });
-  app.openapi(route, (c) =>
+  app.openapi(route, async (c) =>
     c.json(
-      searchSubjects(c.get('snapshot'), c.req.valid('query').q, viewerOf(c, deps.edition, deps.publicUrl)),
+      await paid(
+        c,
+        searchSubjects(c.get('snapshot'), c.req.valid('query').q, viewerOf(c, deps.edition, deps.publicUrl)),
+      ),
       200,
     ),
   );

@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/config.js';
+import type { PaymentStatus } from '../payments/ledger.js';
+import { evmAuthorizationReader, reconcilePayments } from '../payments/reconcile.js';
+import { CliError } from './cli-error.js';
+import { withStore } from './keys.js';
+
+const USAGE = `usage: ri payments list [--since DATE] [--status pending|settled|failed]
+       ri payments reconcile
+
+list       the payments ledger, newest first: time, status, operation, amount (USDC), network,
+           payer, transaction, resource. One tab-separated line each.
+reconcile  resolves rows left pending by a crash between settlement and the ledger write: a
+           payment whose authorization was used on chain becomes settled (with its transaction);
+           one not used and older than 10 minutes becomes failed. Reads X402_EVM_RPC_URL.
+
+State: STATE_URL (postgres://... or sqlite:PATH), else DATA_DIR/state.sqlite.
+Options: --data-dir DIR overrides DATA_DIR.`;
+
+const STATUSES = ['pending', 'settled', 'failed'] as const;
+
+export async function run(args: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const [sub, ...rest] = positionals;
+  if (rest.length > 0) throw new CliError(`unexpected argument '${rest[0]}'\n${USAGE}`);
+  if (sub === 'list') {
+    const status = values.status;
+    if (status !== undefined && !(STATUSES as readonly string[]).includes(status))
+      throw new CliError(`--status must be one of ${STATUSES.join(', ')}`);
+    const since = values.since;
+    if (since !== undefined && Number.isNaN(Date.parse(since)))
+      throw new CliError(`--since must be a date (2026-11-23 or an ISO 8601 time), not '${since}'`);
+    return withStore(values['data-dir'], async (store) => {
+      const rows = await store.listPayments({
+        ...(since ? { since: new Date(since).toISOString() } : {}),
+        ...(status ? { status: status as PaymentStatus } : {}),
+      });
+      for (const r of rows) {
+        const usdc = (Number(r.amount) / 1e6).toFixed(6);
+        process.stdout.write(
+          `${[r.createdAt, r.status, r.operation, usdc, r.network, r.payer, r.transaction ?? r.error ?? '-', r.resource].join('\t')}\n`,
+        );
+      }
+      process.stderr.write(`${rows.length} payment(s)\n`);
+      return 0;
+    });
+  }
+  if (sub === 'reconcile') {
+    const rpc = loadConfig().X402_EVM_RPC_URL;
+    return withStore(values['data-dir'], async (store) => {
+      const report = await reconcilePayments(store, rpc ? evmAuthorizationReader(rpc) : null);
+      for (const r of report.settled)
+        process.stdout.write(`settled\t${r.id}\t${r.operation}\t${r.resource}\n`);
+      for (const r of report.failed) process.stdout.write(`failed\t${r.id}\t${r.operation}\t${r.resource}\n`);
+      for (const { row, why } of report.left) process.stdout.write(`pending\t${row.id}\t${why}\n`);
+      process.stderr.write(
+        `reconcile: ${report.settled.length} settled, ${report.failed.length} failed, ${report.left.length} left pending\n`,
+      );
+      return 0;
+    });
+  }
+  throw new CliError(
+    sub === undefined ? `no subcommand given\n${USAGE}` : `unknown subcommand 'payments ${sub}'`,
+  );
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      since: { type: 'string' },
+      status: { type: 'string' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}

@@ -1,0 +1,57 @@
+import { LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS, type Operation } from '../access/policy.js';
+import { NETWORKS, type NetworkName } from './networks.js';
+
+/** The price of an operation as the table states it: one price, tiers by limit, or the quote's. */
+export function priceInfo(op: Operation) {
+  if (op.pricedByQuote) {
+    return {
+      rule: `the quoted price of the depth minus the ${LAB_QUOTE_USD} USD the quote cost`,
+      by_depth_usd: Object.fromEntries(
+        Object.entries(LAB_DEPTHS).map(([depth, d]) => [
+          depth,
+          Math.round((d.usd - LAB_QUOTE_USD) * 1e6) / 1e6,
+        ]),
+      ),
+    };
+  }
+  if (op.prices.length === 1) return { usd: op.prices[0]!.usd };
+  return {
+    rule: 'by the limit parameter (default 20)',
+    tiers: op.prices.map((t) => ({ up_to_papers: t.upToPapers ?? null, usd: t.usd })),
+  };
+}
+
+export const PRICED_OPERATIONS: readonly Operation[] = OPERATIONS.filter(
+  (o) => o.prices.length > 0 || ('pricedByQuote' in o && o.pricedByQuote),
+);
+
+/** How a priced operation is paid: the x-payment-info extension of the OpenAPI document. */
+export function paymentInfo(op: Operation, offered: readonly NetworkName[]) {
+  return {
+    protocol: 'x402',
+    x402Version: 2,
+    scheme: 'exact',
+    asset: 'USDC',
+    price: priceInfo(op),
+    networks: offered.map((n) => NETWORKS[n].caip2),
+  };
+}
+
+/** GET /.well-known/x402: every priced operation, its price or price rule, networks and description. */
+export function discoveryDocument(publicUrl: string, offered: readonly NetworkName[]) {
+  return {
+    x402Version: 2,
+    service: 'Research-Intensity Data Service',
+    networks: offered.map((n) => ({ name: n, network: NETWORKS[n].caip2, label: NETWORKS[n].label })),
+    how_to_pay:
+      'Call the operation with no key: the 402 answer carries the terms in PAYMENT-REQUIRED. Sign them with an x402 client and repeat the request with PAYMENT-SIGNATURE; the receipt returns in PAYMENT-RESPONSE. Errors are never charged.',
+    operations: PRICED_OPERATIONS.map((op) => ({
+      method: op.method,
+      path: `/v1${op.path}`,
+      url: `${publicUrl}/v1${op.path}`,
+      description: op.description,
+      access_with_key: op.access,
+      ...paymentInfo(op, offered),
+    })),
+  };
+}

@@ -1,0 +1,37 @@
+import type { FacilitatorClient } from '@x402/core/server';
+import { Redis } from 'ioredis';
+import type { Config } from '../config/config.js';
+import { httpFacilitator } from './facilitator.js';
+import type { PaymentLedger } from './ledger.js';
+import { MemoryNonceLock, type NonceLock, RedisNonceLock } from './nonce-lock.js';
+import { PaymentService } from './payment-service.js';
+
+/**
+ * The payment service the configuration asks for: the networks of X402_NETWORKS that have a payTo,
+ * the facilitator at X402_FACILITATOR_URL (or the one given, in tests and development), nonce
+ * locks in Redis when REDIS_URL is set. With no payTo set, payments are off.
+ */
+export function paymentsFromConfig(
+  config: Config,
+  ledger: PaymentLedger,
+  options: {
+    facilitator?: FacilitatorClient;
+    log?: (msg: string, fields?: Record<string, unknown>) => void;
+  } = {},
+): PaymentService {
+  const on = Boolean(config.X402_PAY_TO_EVM || config.X402_PAY_TO_SOLANA);
+  let locks: NonceLock = new MemoryNonceLock();
+  if (on && config.REDIS_URL) {
+    const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    redis.on('error', () => {}); // an unreachable Redis falls back to this process's locks
+    locks = new RedisNonceLock(redis);
+  }
+  return new PaymentService({
+    networks: config.X402_NETWORKS,
+    payTo: { evm: config.X402_PAY_TO_EVM, solana: config.X402_PAY_TO_SOLANA },
+    facilitator: options.facilitator ?? httpFacilitator(config.X402_FACILITATOR_URL),
+    ledger,
+    locks,
+    ...(options.log ? { log: options.log } : {}),
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * The payments ledger: one row per paid answer. Written in this order, so a crash at any point
+ * leaves a row that says what may have happened:
+ *   1. `pending`, before the facilitator is asked to settle (the row's unique key on network and
+ *      authorization nonce refuses a payment already used or in flight on another replica);
+ *   2. `settled` with the transaction, or `failed` with the reason, after it answered.
+ * A row still `pending` after a crash between 1 and 2 is resolved by `ri payments reconcile`.
+ */
+export type PaymentStatus = 'pending' | 'settled' | 'failed';
+
+export interface NewPayment {
+  id: string;
+  /** The policy table's operation id (getElementHistory, labRun, ...). */
+  operation: string;
+  /** The URL that was answered. */
+  resource: string;
+  /** USDC atomic units (6 decimals). */
+  amount: string;
+  /** CAIP-2 id. */
+  network: string;
+  /** The token paid in (USDC's address or mint on that network). */
+  asset: string;
+  payer: string;
+  /** Identifies the signed authorization: `payer:nonce` on EVM, a hash of the transaction on Solana. */
+  nonce: string;
+}
+
+export interface PaymentRow extends NewPayment {
+  status: PaymentStatus;
+  transaction: string | null;
+  error: string | null;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type PaymentOutcome = { status: 'settled'; transaction: string } | { status: 'failed'; error: string };
+
+export interface PaymentLedger {
+  /** False when a pending or settled row already holds this network and nonce (a replay). */
+  recordPayment(row: NewPayment): Promise<boolean>;
+  finishPayment(id: string, outcome: PaymentOutcome): Promise<void>;
+  /** The pending or settled row for this network and nonce, if any. */
+  findPayment(network: string, nonce: string): Promise<PaymentRow | null>;
+  /** Newest first. */
+  listPayments(filter?: { since?: string; status?: PaymentStatus }): Promise<PaymentRow[]>;
+}
+
+/** A ledger row as both state stores read it (PostgreSQL gives timestamps as Date). */
+export interface PaymentDbRow {
+  id: string;
+  operation: string;
+  resource: string;
+  amount: string;
+  network: string;
+  asset: string;
+  payer: string;
+  nonce: string;
+  status: PaymentStatus;
+  transaction: string | null;
+  error: string | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+export function toPaymentRow(r: PaymentDbRow): PaymentRow {
+  const iso = (t: string | Date) => (typeof t === 'string' ? t : t.toISOString());
+  return {
+    id: r.id,
+    operation: r.operation,
+    resource: r.resource,
+    amount: r.amount,
+    network: r.network,
+    asset: r.asset,
+    payer: r.payer,
+    nonce: r.nonce,
+    status: r.status,
+    transaction: r.transaction,
+    error: r.error,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}

@@ -1,0 +1,44 @@
+import { createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import type { Hono } from 'hono';
+import { privateKeyToAccount } from 'viem/accounts';
+import { DEV_KEYS, type DevChain, startDevChain } from '../../src/payments/dev-chain.js';
+import { localFacilitator } from '../../src/payments/local-facilitator.js';
+
+export const PAYER = privateKeyToAccount(DEV_KEYS.payer);
+export const PAY_TO = privateKeyToAccount(DEV_KEYS.payTo).address;
+
+/** The local chain with the payer funded, and an in-process facilitator settling on it. */
+export async function paidSetup(fundAtomic = 10_000_000n) {
+  const chain: DevChain = await startDevChain();
+  await chain.fund(PAYER.address, fundAtomic);
+  const facilitator = localFacilitator({
+    rpcUrl: chain.rpcUrl,
+    privateKey: DEV_KEYS.facilitator,
+    networks: ['base-sepolia'],
+  });
+  return { chain, facilitator };
+}
+
+/** The configuration a service taking payments on the local chain runs with. */
+export const PAID_CONFIG = { X402_NETWORKS: ['base-sepolia' as const], X402_PAY_TO_EVM: PAY_TO };
+
+/** The official x402 fetch client, paying as PAYER. */
+export function payingFetch() {
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: PAYER });
+  return { client, fetch: wrapFetchWithPayment(fetch, client) };
+}
+
+/** Serves an app over real HTTP on a free loopback port. */
+export async function listen(app: Hono<never>): Promise<{ base: string; close(): Promise<void> }> {
+  const server = createServer(getRequestListener(app.fetch));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}

@@ -1,0 +1,389 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
+import type { FacilitatorClient } from '@x402/core/server';
+import type { PaymentRequired } from '@x402/core/types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS, operation, priceOf } from '../../src/access/policy.js';
+import { BASE_SEPOLIA_USDC, type DevChain } from '../../src/payments/dev-chain.js';
+import { usdToAtomic } from '../../src/payments/networks.js';
+import { bearer, sampleApp } from '../helpers/app.js';
+import { listen, PAID_CONFIG, PAY_TO, PAYER, paidSetup, payingFetch } from '../helpers/x402.js';
+
+type Ctx = Awaited<ReturnType<typeof sampleApp>>;
+let chain: DevChain;
+let facilitator: FacilitatorClient;
+let ctx: Ctx;
+let server: { base: string; close(): Promise<void> };
+
+beforeAll(async () => {
+  ({ chain, facilitator } = await paidSetup());
+  ctx = await sampleApp(PAID_CONFIG, { facilitator });
+  server = await listen(ctx.app as never);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  await ctx?.close();
+  await chain?.stop();
+});
+
+const url = (path: string) => `${server.base}/v1${path}`;
+
+/** A topic with element links, from the API itself. */
+async function aTopic(): Promise<string> {
+  const res = await fetch(url('/subjects/search?q=oxygen%20evolution'), bearer(ctx.keys.professional));
+  const body = (await res.json()) as { results: { subject_type: string; subject_id: string }[] };
+  return body.results.find((r) => r.subject_type === 'topic')!.subject_id;
+}
+
+async function aQuote(q = 'Ni Fe'): Promise<{ quote_id: string }> {
+  const res = await fetch(url(`/lab/quote?q=${encodeURIComponent(q)}`), bearer(ctx.keys.professional));
+  expect(res.status).toBe(200);
+  return (await res.json()) as { quote_id: string };
+}
+
+async function terms(res: Response): Promise<PaymentRequired> {
+  expect(res.status).toBe(402);
+  const header = res.headers.get('payment-required');
+  expect(header).toBeTruthy();
+  return decodePaymentRequiredHeader(header!);
+}
+
+/** A payment signed by PAYER for the terms a request is answered with. */
+async function signedFor(path: string, init: RequestInit = {}): Promise<string> {
+  const required = await terms(await fetch(url(path), init));
+  const { client } = payingFetch();
+  return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+}
+
+const balances = async () => ({
+  payer: await chain.balanceOf(PAYER.address),
+  payTo: await chain.balanceOf(PAY_TO),
+});
+
+describe('402 terms (no key, no payment)', () => {
+  it('every priced endpoint answers 402 with x402 v2 terms priced from the table', async () => {
+    const topic = await aTopic();
+    const quote = await aQuote();
+    const cases: [string, number, RequestInit?][] = [
+      ['/elements/Fe/history', priceOf(operation('getElementHistory'))!],
+      ['/elements/Fe/papers', priceOf(operation('getElementPapers'), 20)!],
+      ['/elements/Fe/papers?limit=21', priceOf(operation('getElementPapers'), 21)!],
+      ['/subjects/search?q=iron', priceOf(operation('searchSubjects'))!],
+      [`/subjects/topic/${topic}`, priceOf(operation('getSubject'))!],
+      [`/subjects/topic/${topic}/history`, priceOf(operation('getSubjectHistory'))!],
+      [`/subjects/topic/${topic}/elements`, priceOf(operation('getSubjectElements'))!],
+      [`/subjects/topic/${topic}/papers?limit=100`, priceOf(operation('getSubjectPapers'), 100)!],
+      ['/research?q=oxygen%20evolution%20nickel', priceOf(operation('research'))!],
+      ['/lab/quote?q=Ni%20Fe', LAB_QUOTE_USD],
+      [
+        '/lab/quote',
+        LAB_QUOTE_USD,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"Ni Fe"}' },
+      ],
+      [`/lab/run?quote_id=${quote.quote_id}&depth=papers_20`, LAB_DEPTHS.papers_20.usd - LAB_QUOTE_USD],
+      [`/lab/run?quote_id=${quote.quote_id}&depth=papers_100`, LAB_DEPTHS.papers_100.usd - LAB_QUOTE_USD],
+    ];
+    for (const [path, usd, init] of cases) {
+      const res = await fetch(url(path), init);
+      const t = await terms(res);
+      expect(t.x402Version).toBe(2);
+      expect(t.resource?.url).toBe(`https://ri.example/v1${path}`);
+      expect(t.accepts).toHaveLength(1);
+      expect(t.accepts[0]).toMatchObject({
+        scheme: 'exact',
+        network: 'eip155:84532',
+        amount: usdToAtomic(usd),
+        asset: BASE_SEPOLIA_USDC,
+        payTo: PAY_TO,
+        extra: { name: 'USDC', version: '2' },
+      });
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      const body = (await res.json()) as { code: string; price_usd: number };
+      expect(body.code).toBe('payment_required');
+      expect(body.price_usd).toBeCloseTo(usd, 9);
+    }
+  });
+
+  it('free calls never answer 402', async () => {
+    for (const path of ['/elements', '/elements/Fe']) expect((await fetch(url(path))).status).toBe(200);
+  });
+
+  it('answers what cannot be answered with its own 4xx before any 402', async () => {
+    const topic = await aTopic();
+    const quote = await aQuote();
+    const cases: [string, number, string, RequestInit?][] = [
+      ['/elements/Xx/history', 404, 'unknown_symbol'],
+      ['/elements/Fe/history?resolution=hourly', 400, 'invalid_parameter'],
+      ['/elements/Fe/papers?limit=101', 400, 'invalid_parameter'],
+      ['/subjects/topic/T99999999', 404, 'unknown_subject'],
+      ['/subjects/topic/T99999999/elements', 404, 'unknown_subject'],
+      [`/subjects/topic/${topic}/papers?bogus=1`, 400, 'invalid_parameter'],
+      ['/research?q=a&paper=b', 400, 'invalid_parameter'],
+      ['/lab/quote?q=-Fe', 400, 'unusable_query'],
+      ['/lab/run?quote_id=nope&depth=papers_20', 404, 'unknown_quote'],
+      [
+        '/lab/run',
+        400,
+        'quote_edited',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ quote: { ...quote, matches: 1 }, depth: 'papers_20' }),
+        },
+      ],
+    ];
+    for (const [path, status, code, init] of cases) {
+      const res = await fetch(url(path), init);
+      expect([path, res.status]).toEqual([path, status]);
+      expect(res.headers.get('payment-required')).toBeNull();
+      expect(((await res.json()) as { code: string }).code).toBe(code);
+    }
+  });
+});
+
+describe('paid calls on the local chain', () => {
+  it('pays one call of each endpoint family with @x402/fetch; balances move by exactly the prices', async () => {
+    const topic = await aTopic();
+    const quote = await aQuote('Cu');
+    const { fetch: pay } = payingFetch();
+    const before = await balances();
+    const calls: [string, number, RequestInit?][] = [
+      ['/elements/Fe/history', 0.05],
+      [`/subjects/topic/${topic}/papers`, 0.02],
+      ['/research?q=oxygen%20evolution%20nickel&page_size=2', 0.05],
+      ['/lab/quote?q=Ni%20Co', 0.01],
+      [`/lab/run?quote_id=${quote.quote_id}&depth=papers_20`, 0.04],
+    ];
+    let total = 0n;
+    for (const [path, usd, init] of calls) {
+      const res = await pay(url(path), init);
+      expect([path, res.status]).toEqual([path, 200]);
+      const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+      expect(receipt).toMatchObject({ success: true, network: 'eip155:84532' });
+      expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      const body = (await res.json()) as { data_version: string };
+      expect(body.data_version).toBe(ctx.version);
+      total += BigInt(usdToAtomic(usd));
+    }
+    const after = await balances();
+    expect(before.payer - after.payer).toBe(total);
+    expect(after.payTo - before.payTo).toBe(total);
+    const rows = await ctx.state.listPayments({ status: 'settled' });
+    expect(rows.length).toBeGreaterThanOrEqual(calls.length);
+    expect(
+      rows
+        .slice(0, calls.length)
+        .map((r) => r.operation)
+        .sort(),
+    ).toEqual(['getElementHistory', 'getSubjectPapers', 'research', 'labQuote', 'labRun'].sort());
+  });
+
+  it('a paid subject answer shows HRI (the payment stands for the Personal plan)', async () => {
+    const topic = await aTopic();
+    const { fetch: pay } = payingFetch();
+    const res = await pay(url(`/subjects/topic/${topic}`));
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { notes: { hri: string } };
+    expect(body.notes.hri).not.toMatch(/HRI is null/);
+  });
+
+  it('never charges what it cannot answer, even with a valid signed payment', async () => {
+    const payment = await signedFor('/research?q=oxygen%20evolution');
+    const before = await balances();
+    const rowsBefore = (await ctx.state.listPayments()).length;
+    // Nothing matches this question: verified, computed, 404, not settled.
+    const res = await fetch(url('/research?q=zzqxv%20wwkpj'), { headers: { 'payment-signature': payment } });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { code: string }).code).toBe('nothing_matched');
+    expect(res.headers.get('payment-response')).toBeNull();
+    // An unknown symbol with a payment attached: its own 404.
+    const history = await signedFor('/elements/Fe/history');
+    const unknown = await fetch(url('/elements/Xx/history'), { headers: { 'payment-signature': history } });
+    expect(unknown.status).toBe(404);
+    expect(await balances()).toEqual(before);
+    expect((await ctx.state.listPayments()).length).toBe(rowsBefore);
+    // The payment was not used up: it still buys an answer.
+    const ok = await fetch(url('/research?q=oxygen%20evolution'), {
+      headers: { 'payment-signature': payment },
+    });
+    expect(ok.status).toBe(200);
+    expect(before.payer - (await balances()).payer).toBe(50_000n);
+  });
+
+  it('one payment buys one answer: a replay and a concurrent duplicate are refused', async () => {
+    const path = '/elements/Ni/history';
+    const payment = await signedFor(path);
+    const before = await balances();
+    const first = await fetch(url(path), { headers: { 'payment-signature': payment } });
+    expect(first.status).toBe(200);
+    const replay = await fetch(url(path), { headers: { 'payment-signature': payment } });
+    expect(replay.status).toBe(402);
+    expect(((await replay.json()) as { code: string }).code).toBe('payment_replayed');
+
+    const twice = await signedFor('/elements/Co/history');
+    const both = await Promise.all(
+      [0, 1].map(() => fetch(url('/elements/Co/history'), { headers: { 'payment-signature': twice } })),
+    );
+    expect(both.map((r) => r.status).sort()).toEqual([200, 402]);
+    expect(before.payer - (await balances()).payer).toBe(2n * 50_000n);
+  });
+
+  it('a payment for another price or network is refused, and nothing is charged', async () => {
+    const cheap = await signedFor('/subjects/search?q=iron'); // 0.01
+    const before = await balances();
+    const res = await fetch(url('/elements/Fe/history'), { headers: { 'payment-signature': cheap } }); // 0.05
+    expect(res.status).toBe(402);
+    expect(((await res.json()) as { code: string }).code).toBe('payment_invalid');
+    const garbage = await fetch(url('/elements/Fe/history'), {
+      headers: { 'payment-signature': 'bm90IGpzb24' },
+    });
+    expect(garbage.status).toBe(402);
+    expect(await balances()).toEqual(before);
+  });
+});
+
+describe('keys and payments together', () => {
+  it('a key whose plan covers the call is never asked to pay, even with a payment attached', async () => {
+    const payment = await signedFor('/elements/Fe/history');
+    const before = await balances();
+    const res = await fetch(url('/elements/Fe/history'), {
+      headers: { authorization: `Bearer ${ctx.keys.free}`, 'payment-signature': payment },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('payment-response')).toBeNull();
+    expect(await balances()).toEqual(before);
+  });
+
+  it('a key below the plan gets 403 with the per-call price, and a valid payment is honoured with it', async () => {
+    const res = await fetch(url('/elements/Fe/papers?limit=50'), bearer(ctx.keys.free));
+    expect(res.status).toBe(403);
+    const body = (await res.json()) as {
+      code: string;
+      price_usd: number;
+      pay_per_call: boolean;
+      detail: string;
+    };
+    expect(body).toMatchObject({ code: 'plan_required', price_usd: 0.1, pay_per_call: true });
+    expect(body.detail).toMatch(/paid per call without a key/);
+    const payment = await signedFor('/elements/Fe/papers?limit=50');
+    const paidRes = await fetch(url('/elements/Fe/papers?limit=50'), {
+      headers: { authorization: `Bearer ${ctx.keys.free}`, 'payment-signature': payment },
+    });
+    expect(paidRes.status).toBe(200);
+    expect(decodePaymentResponseHeader(paidRes.headers.get('payment-response')!).success).toBe(true);
+  });
+});
+
+describe('when settlement or the facilitator fails', () => {
+  it('a failed settlement returns no content, and the ledger row says failed', async () => {
+    const failing: FacilitatorClient = {
+      verify: (p, r) => facilitator.verify(p, r),
+      settle: async (_p, r) => ({
+        success: false,
+        errorReason: 'insufficient_funds',
+        transaction: '',
+        network: r.network,
+      }),
+      getSupported: () => facilitator.getSupported(),
+    };
+    const broken = await sampleApp(PAID_CONFIG, { facilitator: failing });
+    const path = '/elements/Fe/history';
+    const required = await terms(await broken.app.request(`/v1${path}`));
+    const payment = encodePaymentSignatureHeader(await payingFetch().client.createPaymentPayload(required));
+    const before = await balances();
+    const res = await broken.app.request(`/v1${path}`, { headers: { 'payment-signature': payment } });
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.code).toBe('settlement_failed');
+    expect(body).not.toHaveProperty('history');
+    expect(res.headers.get('payment-required')).toBeTruthy();
+    expect(await balances()).toEqual(before);
+    const rows = await broken.state.listPayments();
+    expect(rows.map((r) => r.status)).toEqual(['failed']);
+    await broken.close();
+  });
+
+  it('with the facilitator unreachable it still states its terms, and a payment is 503 payment_unavailable', async () => {
+    const down: FacilitatorClient = {
+      verify: async () => {
+        throw new Error('connect ECONNREFUSED');
+      },
+      settle: async () => {
+        throw new Error('connect ECONNREFUSED');
+      },
+      getSupported: async () => {
+        throw new Error('connect ECONNREFUSED');
+      },
+    };
+    const away = await sampleApp(PAID_CONFIG, { facilitator: down });
+    const required = await terms(await away.app.request('/v1/elements/Fe/history'));
+    expect(required.accepts[0]?.amount).toBe('50000');
+    const payment = encodePaymentSignatureHeader(await payingFetch().client.createPaymentPayload(required));
+    const res = await away.app.request('/v1/elements/Fe/history', {
+      headers: { 'payment-signature': payment },
+    });
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { code: string }).code).toBe('payment_unavailable');
+    expect(await away.state.listPayments()).toEqual([]);
+    await away.close();
+  });
+});
+
+describe('a server that takes no per-call payment', () => {
+  it('keeps its 401 with a note, and exposes no payment headers', async () => {
+    const plain = await sampleApp();
+    const res = await plain.app.request('/v1/elements/Fe/history');
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/takes no per-call payment/);
+    expect(res.headers.get('access-control-expose-headers')).not.toMatch(/PAYMENT/);
+    const own = await fetch(url('/elements'));
+    expect(own.headers.get('access-control-expose-headers')).toMatch(/PAYMENT-REQUIRED/);
+    await plain.close();
+  });
+});
+
+describe('discovery', () => {
+  it('GET /.well-known/x402 lists every priced operation with its price from the table', async () => {
+    const res = await fetch(`${server.base}/.well-known/x402`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as {
+      networks: { network: string }[];
+      operations: { method: string; path: string; price: Record<string, unknown>; networks: string[] }[];
+    };
+    expect(doc.networks.map((n) => n.network)).toEqual(['eip155:84532']);
+    const priced = OPERATIONS.filter((o) => o.prices.length > 0 || 'pricedByQuote' in o);
+    expect(doc.operations.map((o) => `${o.method} ${o.path}`).sort()).toEqual(
+      priced.map((o) => `${o.method} /v1${o.path}`).sort(),
+    );
+    const history = doc.operations.find((o) => o.path === '/v1/elements/{symbol}/history')!;
+    expect(history.price).toEqual({ usd: 0.05 });
+    const papers = doc.operations.find((o) => o.path === '/v1/elements/{symbol}/papers')!;
+    expect(papers.price.tiers).toEqual([
+      { up_to_papers: 20, usd: 0.02 },
+      { up_to_papers: 100, usd: 0.1 },
+    ]);
+    const run = doc.operations.find((o) => o.path === '/v1/lab/run' && o.method === 'GET')!;
+    expect(run.price.by_depth_usd).toEqual({ papers_20: 0.04, papers_100: 0.19 });
+  });
+
+  it('every priced operation in the OpenAPI document carries x-payment-info and its 402', async () => {
+    const doc = (await (await fetch(url('/openapi.json'))).json()) as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, unknown>; 'x-payment-info'?: unknown }>
+      >;
+    };
+    for (const op of OPERATIONS) {
+      const item = doc.paths[op.path]![op.method.toLowerCase()]!;
+      const priced = op.prices.length > 0 || 'pricedByQuote' in op;
+      expect([op.id, Boolean(item['x-payment-info'])]).toEqual([op.id, priced]);
+      expect([op.id, '402' in item.responses]).toEqual([op.id, priced]);
+    }
+    await SwaggerParser.validate(structuredClone(doc) as never);
+  });
+});

@@ -7,7 +7,10 @@ import { join, resolve } from 'node:path';
 
 const cli = join(resolve(import.meta.dirname, '..'), 'dist/cli/main.js');
 
-export async function startBenchServer(dataDir, { plan = 'personal', portBase = 18600 } = {}) {
+export async function startBenchServer(
+  dataDir,
+  { plan = 'personal', portBase = 18600, env: extraEnv = {} } = {},
+) {
   const stateDir = mkdtempSync(join(tmpdir(), 'ri-bench-state-'));
   const env = {
     ...process.env,
@@ -16,6 +19,7 @@ export async function startBenchServer(dataDir, { plan = 'personal', portBase = 
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_KEY: '1000000000',
     RATE_LIMIT_PER_IP: '1000000000',
+    ...extraEnv,
   };
   const created = spawnSync(process.execPath, [cli, 'keys', 'create', '--plan', plan], {
     env,

@@ -16,10 +16,18 @@ for (const entry of Object.values(packages)) {
     const key = `node_modules/${name}`;
     const m = PLATFORM.exec(name);
     if (packages[key] || !m) continue;
-    packages[key] = { version, cpu: [m[2] === 'amd64' ? 'x64' : m[2]], optional: true, os: [m[1]], ...(m[3] ? { libc: ['musl'] } : {}) };
+    packages[key] = {
+      version,
+      cpu: [m[2] === 'amd64' ? 'x64' : m[2]],
+      optional: true,
+      os: [m[1]],
+      ...(m[3] ? { libc: ['musl'] } : {}),
+    };
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`lockfile-platforms: ${added} platform entries added`);

@@ -21,6 +21,8 @@ export interface Operation {
   /** Path under /v1, in OpenAPI form. */
   path: string;
   access: AccessLevel;
+  /** The MCP tool that offers the same call (spec part 4), if any. */
+  tool?: string;
   /** One line on what it answers: for /.well-known/x402, the 402 terms and the MCP tools. */
   description: string;
   /** Price per call without a key (x402); empty when free. */
@@ -45,6 +47,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getElement',
+    tool: 'get_element_ri',
     description: "One element's RI, RIS and HRI",
     method: 'GET',
     path: '/elements/{symbol}',
@@ -62,6 +65,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getElementPapers',
+    tool: 'get_element_papers',
     description: "An element's top papers (at most 100 ranked), by impact, newest or most cited",
     method: 'GET',
     path: '/elements/{symbol}/papers',
@@ -73,6 +77,7 @@ export const OPERATIONS = [
   },
   {
     id: 'searchSubjects',
+    tool: 'search_subjects',
     description: 'Resolves free text to topics and keywords (subject_type and subject_id)',
     method: 'GET',
     path: '/subjects/search',
@@ -81,6 +86,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getSubject',
+    tool: 'get_subject_ri',
     description: "A topic's or keyword's RI, RIS, HRI and paper count",
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}',
@@ -89,6 +95,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getSubjectHistory',
+    tool: 'get_subject_history',
     description: "A topic's or keyword's full history (yearly or monthly)",
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}/history',
@@ -105,6 +112,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getSubjectPapers',
+    tool: 'get_subject_papers',
     description: "A topic's or keyword's top papers (at most 100 ranked)",
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}/papers',
@@ -116,6 +124,7 @@ export const OPERATIONS = [
   },
   {
     id: 'research',
+    tool: 'research',
     description: 'A question or a paper -> research communities and three reading lists (one page)',
     method: 'GET',
     path: '/research',
@@ -125,6 +134,7 @@ export const OPERATIONS = [
   },
   {
     id: 'labQuote',
+    tool: 'lab_quote',
     description: 'A binding quote for a lab filter query: matches, years, communities, prices',
     method: 'GET',
     path: '/lab/quote',
@@ -143,6 +153,7 @@ export const OPERATIONS = [
   },
   {
     id: 'labRun',
+    tool: 'lab_run',
     description: 'The top papers of a quoted lab query, ranked by impact',
     method: 'GET',
     path: '/lab/run',

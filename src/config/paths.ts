@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,3 +23,8 @@ export function dataPaths(dataDir: string) {
     snapshots: join(root, 'snapshots'),
   };
 }
+
+/** The service's own version (package.json), as the MCP server and the skill report it. */
+export const SERVICE_VERSION: string = (
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;

@@ -2,8 +2,10 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { SERVICE_VERSION } from '../config/paths.js';
 import { ServiceError } from '../core/errors.js';
 import { createLabService } from '../core/lab-service.js';
+import { createMcp } from '../mcp/server.js';
 import { discoveryDocument } from '../payments/discovery.js';
 import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
 import { registerDocs } from '../web/docs.js';
@@ -26,6 +28,7 @@ import { registerLabQuote } from './routes/lab/quote.js';
 import { registerLabRun } from './routes/lab/run.js';
 import { registerResearch } from './routes/research/get.js';
 import type { RouteDeps } from './routes/shared.js';
+import { registerSkill } from './routes/skill/get.js';
 import { registerSubjectElements } from './routes/subjects/elements.js';
 import { registerGetSubject } from './routes/subjects/get.js';
 import { registerSubjectHistory } from './routes/subjects/history.js';
@@ -54,12 +57,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use('*', compression());
 
   registerDocs(app);
+  registerSkill(app, { edition: deps.config.EDITION, publicUrl: deps.config.publicUrl });
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The priced operations for x402 indexers (a convention of theirs, not of the x402 spec).
   app.get('/.well-known/x402', (c) =>
-    paymentsOn
-      ? c.json(discoveryDocument(deps.config.publicUrl, deps.payments!.offered))
-      : problemResponse(c, new ServiceError('not_found', 'This server takes no per-call payment (x402).')),
+    c.json(discoveryDocument(deps.config.publicUrl, paymentsOn ? deps.payments!.offered : [])),
   );
   app.get('/metrics', metricsHandler(metrics, { dataVersion: () => deps.snapshots.version }));
   // Ready while some verified snapshot is served; `degraded` says when it is not the current one.
@@ -103,16 +105,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     },
   });
   v1.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  const limits = rateLimit(limiter, {
+    perKey: { limit: deps.config.RATE_LIMIT_PER_KEY, windowSeconds: 60 },
+    perIp: { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
+    trustProxy: deps.config.TRUST_PROXY,
+    log: (m) => log(m),
+  });
   v1.use('*', authenticate(deps.state));
-  v1.use(
-    '*',
-    rateLimit(limiter, {
-      perKey: { limit: deps.config.RATE_LIMIT_PER_KEY, windowSeconds: 60 },
-      perIp: { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
-      trustProxy: deps.config.TRUST_PROXY,
-      log: (m) => log(m),
-    }),
-  );
+  v1.use('*', limits);
   // Pay per call (x402), only in the full edition and when a network is offered.
   if (paymentsOn) v1.use('*', paymentGate(deps.payments!, routes.edition, routes.publicUrl));
   v1.use('*', responseCache());
@@ -127,18 +127,34 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerSubjectElements(v1, routes);
   registerSubjectPapers(v1, routes);
   // The older edition has no research, lab or payment endpoints: they answer 404.
-  if (routes.edition === 'full') {
+  const lab =
+    routes.edition === 'full'
+      ? createLabService({
+          state: deps.state,
+          ttlSeconds: deps.config.QUOTE_TTL_SECONDS,
+          ...(deps.config.QUOTE_SECRET ? { quoteSecret: deps.config.QUOTE_SECRET } : {}),
+          ...(deps.now ? { now: deps.now } : {}),
+        })
+      : null;
+  if (lab) {
     registerResearch(v1, routes);
-    const lab = createLabService({
-      state: deps.state,
-      ttlSeconds: deps.config.QUOTE_TTL_SECONDS,
-      ...(deps.config.QUOTE_SECRET ? { quoteSecret: deps.config.QUOTE_SECRET } : {}),
-      ...(deps.now ? { now: deps.now } : {}),
-    });
     registerLabQuote(v1, routes, lab);
     registerLabRun(v1, routes, lab);
   }
   app.route('/v1', v1);
+
+  // The MCP tool server: the same core, access table and payments; the key is the connection's.
+  const mcp = createMcp({
+    snapshots: deps.snapshots,
+    edition: routes.edition,
+    publicUrl: routes.publicUrl,
+    lab,
+    payments: paymentsOn ? deps.payments : undefined,
+    version: SERVICE_VERSION,
+    log,
+  });
+  app.use('/mcp', limitBody, authenticate(deps.state), limits);
+  app.all('/mcp', (c) => mcp(c.req.raw, { plan: c.get('caller').plan }));
 
   app.notFound((c) => problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)));
   app.onError((error, c) => {

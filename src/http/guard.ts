@@ -10,11 +10,9 @@ import {
   priceOf,
   requiredPlan,
 } from '../access/policy.js';
-import { ServiceError } from '../core/errors.js';
+import { accessRefusal } from '../access/refusal.js';
 import type { Viewer } from '../core/viewer.js';
 import type { AppEnv } from './context.js';
-
-const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="research-intensity"' };
 
 /** Refuses a caller below the level: 401 without a key, 403 plan_required with a plan too low. */
 export function checkAccess(
@@ -25,45 +23,18 @@ export function checkAccess(
   what: string,
   op?: Operation,
 ): void {
-  if (level === 'public') return;
-  const caller = c.get('caller');
-  // Priced without a key, on a server that takes per-call payments: the payment gate handles it.
-  const price = op && c.get('payments') ? priceOf(op, Number(c.req.query('limit') ?? 20)) : null;
-  if (caller.plan === null) {
-    throw new ServiceError(
-      'authentication_required',
-      `${what} needs an API key: send 'Authorization: Bearer <API_KEY>'. Create a free key at ${publicUrl}/account.` +
-        (op && op.prices.length + (op.pricedByQuote ? 1 : 0) > 0
-          ? ' This server takes no per-call payment.'
-          : ''),
-      {
-        required_plan: level === 'key' ? 'free' : requiredPlan(level, edition),
-        upgrade_url: `${publicUrl}/pricing`,
-      },
-      WWW_AUTHENTICATE,
-    );
-  }
-  if (level === 'key' || planAllows(caller.plan, level, edition)) return;
-  const needed = requiredPlan(level, edition);
-  const payable = op && c.get('payments') && (price !== null || op.pricedByQuote);
-  throw new ServiceError(
-    'plan_required',
-    caller.payer
-      ? `${what} needs the ${capitalise(needed)} plan; a per-call payment for this endpoint does not include it.`
-      : `${what} needs the ${capitalise(needed)} plan; this key is on the ${capitalise(caller.plan)} plan.` +
-          (payable
-            ? ` The call can also be paid per call without a key (x402): ${price !== null ? `${price} USD` : 'the quoted price of the depth minus 0.01 USD'}.`
-            : ''),
-    {
-      required_plan: needed,
-      current_plan: caller.payer ? null : caller.plan,
-      upgrade_url: `${publicUrl}/pricing`,
-      ...(payable ? { price_usd: price, pay_per_call: true } : {}),
-    },
-  );
+  const payments = Boolean(c.get('payments'));
+  const price = op && payments ? priceOf(op, Number(c.req.query('limit') ?? 20)) : null;
+  const refusal = accessRefusal(c.get('caller'), level, {
+    edition,
+    publicUrl,
+    what,
+    payments,
+    price,
+    ...(op ? { op } : {}),
+  });
+  if (refusal) throw refusal;
 }
-
-const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** Route middleware: the operation's access level from the policy table. */
 export function requireAccess(

@@ -37,11 +37,24 @@ export function paymentInfo(op: Operation, offered: readonly NetworkName[]) {
   };
 }
 
-/** GET /.well-known/x402: every priced operation, its price or price rule, networks and description. */
+/**
+ * GET /.well-known/x402: every priced operation, its price or price rule, networks and
+ * description. A server that takes no per-call payment says so (enabled false, no operations).
+ */
 export function discoveryDocument(publicUrl: string, offered: readonly NetworkName[]) {
+  if (offered.length === 0)
+    return {
+      x402Version: 2,
+      service: 'Research-Intensity Data Service',
+      enabled: false,
+      detail: "This server takes no per-call payment: use an API key ('Authorization: Bearer <API_KEY>').",
+      networks: [],
+      operations: [],
+    };
   return {
     x402Version: 2,
     service: 'Research-Intensity Data Service',
+    enabled: true,
     networks: offered.map((n) => ({ name: n, network: NETWORKS[n].caip2, label: NETWORKS[n].label })),
     how_to_pay:
       'Call the operation with no key: the 402 answer carries the terms in PAYMENT-REQUIRED. Sign them with an x402 client and repeat the request with PAYMENT-SIGNATURE; the receipt returns in PAYMENT-RESPONSE. Errors are never charged.',

@@ -33,6 +33,8 @@ export interface RedisLike {
   set(key: string, value: string, px: 'PX', ttl: number, nx: 'NX'): Promise<string | null>;
   del(key: string): Promise<number>;
   quit(): Promise<unknown>;
+  /** Drops the connection at once and stops reconnecting (quit refuses while Redis is unreachable). */
+  disconnect(): void;
 }
 
 /** Redis when it answers; this process's memory when it does not (the ledger still guards replicas). */
@@ -57,7 +59,12 @@ export class RedisNonceLock implements NonceLock {
     await this.redis.del(`ri:x402:${key}`).catch(() => 0);
   }
 
+  /** Never throws: with Redis unreachable quit is refused, so the client is disconnected instead. */
   async close(): Promise<void> {
-    await this.redis.quit();
+    try {
+      await this.redis.quit();
+    } catch {
+      this.redis.disconnect();
+    }
   }
 }

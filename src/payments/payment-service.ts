@@ -254,10 +254,17 @@ export class PaymentService {
   private ensureInitialized(): Promise<void> {
     const stale = !this.facilitator.reachable && Date.now() - this.initializedAt > RETRY_SUPPORTED_MS;
     if (!this.initialized || (stale && this.initializedAt > 0)) {
-      this.initialized = this.server.initialize().then(() => {
-        this.initializedAt = Date.now();
-        this.terms.clear();
-      });
+      // A facilitator that cannot be reached leaves only what needs nothing from it (or nothing):
+      // never a rejected promise kept for good, so it is asked again after RETRY_SUPPORTED_MS.
+      this.initialized = this.server
+        .initialize()
+        .catch((e) => {
+          this.options.log?.('x402 facilitator supported kinds unavailable', { err: (e as Error).message });
+        })
+        .then(() => {
+          this.initializedAt = Date.now();
+          this.terms.clear();
+        });
     }
     return this.initialized;
   }

@@ -16,6 +16,7 @@ import {
   type StateStore,
   StateUrlError,
 } from '../../src/access/state-store.js';
+import type { NewPayment } from '../../src/payments/ledger.js';
 
 /** CI starts PostgreSQL; when it is not reachable the PostgreSQL half fails (it does not skip). */
 const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -90,6 +91,25 @@ const postgresBackend: Backend = {
 
 function uniqueEmail(tag: string): string {
   return `${tag}-${randomBytes(4).toString('hex')}@example.org`;
+}
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const newId = () => `pay_${randomBytes(8).toString('hex')}`;
+
+/** A ledger row with a fresh id and a fresh nonce (the suite shares one database across tests). */
+function newPayment(): NewPayment {
+  const payer = `0x${randomBytes(20).toString('hex')}`;
+  return {
+    id: newId(),
+    operation: 'getElementHistory',
+    resource: 'https://api.example.org/v1/elements/Li/history',
+    amount: '123456789012345678901234567890',
+    network: 'eip155:84532',
+    asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    payer,
+    nonce: `${payer}:0x${randomBytes(32).toString('hex')}`,
+  };
 }
 
 /** The one suite both implementations must pass. */
@@ -354,6 +374,180 @@ function stateStoreSuite(backend: Backend) {
           expect(String(value)).not.toContain(secret);
           expect(String(value)).not.toContain(key);
         }
+      }
+    });
+
+    it('ledger: the payments migration is version 3', async () => {
+      const rows = await db.rows('SELECT version, name FROM schema_migrations ORDER BY version');
+      expect(rows.map((r) => [Number(r.version), r.name])).toContainEqual([3, 'payments ledger']);
+    });
+
+    it('ledger: a recorded payment is pending, listed and found with every field', async () => {
+      const before = Date.now();
+      const p = newPayment();
+      expect(await store.recordPayment(p)).toBe(true);
+      const listed = (await store.listPayments()).find((r) => r.id === p.id);
+      expect(listed).toEqual({
+        ...p,
+        status: 'pending',
+        transaction: null,
+        error: null,
+        createdAt: expect.stringMatching(ISO_MS),
+        updatedAt: expect.stringMatching(ISO_MS),
+      });
+      expect(Object.keys(listed ?? {}).sort()).toEqual(
+        [
+          'amount',
+          'asset',
+          'createdAt',
+          'error',
+          'id',
+          'network',
+          'nonce',
+          'operation',
+          'payer',
+          'resource',
+          'status',
+          'transaction',
+          'updatedAt',
+        ].sort(),
+      );
+      const created = Date.parse(listed?.createdAt ?? '');
+      expect(created).toBeGreaterThanOrEqual(before - 1_000);
+      expect(created).toBeLessThanOrEqual(Date.now() + 1_000);
+      expect(listed?.updatedAt).toBe(listed?.createdAt);
+      // Found through this and another instance; the amount stays an exact string.
+      expect(await store.findPayment(p.network, p.nonce)).toEqual(listed);
+      expect(await other.findPayment(p.network, p.nonce)).toEqual(listed);
+      expect(listed?.amount).toBe('123456789012345678901234567890');
+    });
+
+    it('ledger: the same network and nonce is refused while pending and after settled, on any instance', async () => {
+      const p = newPayment();
+      expect(await store.recordPayment(p)).toBe(true);
+      expect(await store.recordPayment({ ...p, id: newId() })).toBe(false);
+      expect(await other.recordPayment({ ...p, id: newId(), payer: '0xsomeoneelse' })).toBe(false);
+      await store.finishPayment(p.id, { status: 'settled', transaction: '0xabc' });
+      expect(await store.recordPayment({ ...p, id: newId() })).toBe(false);
+      expect(await other.recordPayment({ ...p, id: newId() })).toBe(false);
+      // Only the first row exists for this nonce.
+      const mine = (await store.listPayments()).filter((r) => r.nonce === p.nonce);
+      expect(mine.map((r) => r.id)).toEqual([p.id]);
+      expect(mine[0]).toMatchObject({ status: 'settled', transaction: '0xabc' });
+      // The same nonce on another network is another payment.
+      expect(await store.recordPayment({ ...p, id: newId(), network: `${p.network}-other` })).toBe(true);
+    });
+
+    it('ledger: after a failed outcome the same network and nonce can be recorded again', async () => {
+      const p = newPayment();
+      expect(await store.recordPayment(p)).toBe(true);
+      await store.finishPayment(p.id, { status: 'failed', error: 'insufficient_funds' });
+      expect(await store.findPayment(p.network, p.nonce)).toBeNull();
+      const retry = { ...p, id: newId() };
+      expect(await other.recordPayment(retry)).toBe(true);
+      expect((await store.findPayment(p.network, p.nonce))?.id).toBe(retry.id);
+      // ...but only once more while that retry is pending or settled.
+      expect(await store.recordPayment({ ...p, id: newId() })).toBe(false);
+      await store.finishPayment(retry.id, { status: 'settled', transaction: '0xretry' });
+      expect(await store.recordPayment({ ...p, id: newId() })).toBe(false);
+      const mine = (await store.listPayments()).filter((r) => r.nonce === p.nonce);
+      expect(mine.map((r) => [r.id, r.status]).sort()).toEqual(
+        [
+          [p.id, 'failed'],
+          [retry.id, 'settled'],
+        ].sort(),
+      );
+    });
+
+    it('ledger: finishPayment writes the settled transaction or the failure reason', async () => {
+      const settled = newPayment();
+      const failed = newPayment();
+      await store.recordPayment(settled);
+      await store.recordPayment(failed);
+      const [pendingSettled] = (await store.listPayments()).filter((r) => r.id === settled.id);
+      await sleep(5);
+      await other.finishPayment(settled.id, { status: 'settled', transaction: '0xfeed' });
+      await other.finishPayment(failed.id, { status: 'failed', error: 'facilitator said no' });
+      const rows = (await store.listPayments()).filter((r) => r.id === settled.id || r.id === failed.id);
+      const s = rows.find((r) => r.id === settled.id);
+      const f = rows.find((r) => r.id === failed.id);
+      expect(s).toEqual({
+        ...settled,
+        status: 'settled',
+        transaction: '0xfeed',
+        error: null,
+        createdAt: pendingSettled?.createdAt,
+        updatedAt: expect.stringMatching(ISO_MS),
+      });
+      expect(Date.parse(s?.updatedAt ?? '')).toBeGreaterThan(Date.parse(s?.createdAt ?? ''));
+      expect(f).toEqual({
+        ...failed,
+        status: 'failed',
+        transaction: null,
+        error: 'facilitator said no',
+        createdAt: expect.stringMatching(ISO_MS),
+        updatedAt: expect.stringMatching(ISO_MS),
+      });
+      expect(await store.findPayment(settled.network, settled.nonce)).toEqual(s);
+      // An unknown id changes nothing and does not throw.
+      await store.finishPayment(newId(), { status: 'settled', transaction: '0xnone' });
+      expect(await store.findPayment(settled.network, settled.nonce)).toEqual(s);
+    });
+
+    it('ledger: listPayments is newest first and filters by status and since', async () => {
+      const ps = [newPayment(), newPayment(), newPayment(), newPayment()];
+      for (const p of ps) {
+        await store.recordPayment(p);
+        await sleep(5); // distinct created_at (SQLite stores milliseconds)
+      }
+      await store.finishPayment(ps[0]!.id, { status: 'settled', transaction: '0x0' });
+      await store.finishPayment(ps[1]!.id, { status: 'failed', error: 'e1' });
+      await store.finishPayment(ps[3]!.id, { status: 'settled', transaction: '0x3' });
+      const ids = new Set(ps.map((p) => p.id));
+      const mine = (rows: { id: string }[]) => rows.filter((r) => ids.has(r.id)).map((r) => r.id);
+      const all = await other.listPayments();
+      expect(mine(all)).toEqual([ps[3]!.id, ps[2]!.id, ps[1]!.id, ps[0]!.id]);
+      // Newest first over the whole list, not only these rows.
+      const times = all.map((r) => Date.parse(r.createdAt));
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      expect(mine(await store.listPayments({ status: 'settled' }))).toEqual([ps[3]!.id, ps[0]!.id]);
+      expect(mine(await store.listPayments({ status: 'failed' }))).toEqual([ps[1]!.id]);
+      expect(mine(await store.listPayments({ status: 'pending' }))).toEqual([ps[2]!.id]);
+      for (const status of ['pending', 'settled', 'failed'] as const) {
+        expect((await store.listPayments({ status })).every((r) => r.status === status)).toBe(true);
+      }
+      const since = all.find((r) => r.id === ps[1]!.id)!.createdAt;
+      expect(mine(await store.listPayments({ since }))).toEqual([ps[3]!.id, ps[2]!.id, ps[1]!.id]);
+      expect(
+        (await store.listPayments({ since })).every((r) => Date.parse(r.createdAt) >= Date.parse(since)),
+      ).toBe(true);
+      expect(mine(await store.listPayments({ since, status: 'settled' }))).toEqual([ps[3]!.id]);
+      expect(mine(await store.listPayments({ since, status: 'failed' }))).toEqual([ps[1]!.id]);
+      const future = new Date(Date.now() + 3_600_000).toISOString();
+      expect(await store.listPayments({ since: future })).toEqual([]);
+    });
+
+    it('ledger: findPayment ignores failed rows and unknown nonces', async () => {
+      const p = newPayment();
+      expect(await store.findPayment(p.network, p.nonce)).toBeNull();
+      await store.recordPayment(p);
+      await store.finishPayment(p.id, { status: 'failed', error: 'expired' });
+      expect(await store.findPayment(p.network, p.nonce)).toBeNull();
+      expect(await other.findPayment(p.network, p.nonce)).toBeNull();
+      // The failed row is still in the ledger.
+      expect((await store.listPayments({ status: 'failed' })).map((r) => r.id)).toContain(p.id);
+      expect(await store.findPayment(`${p.network}-other`, p.nonce)).toBeNull();
+    });
+
+    it('ledger: concurrent records of one network and nonce from two instances: exactly one wins', async () => {
+      for (let round = 0; round < 10; round++) {
+        const p = newPayment();
+        const attempts = Array.from({ length: 6 }, (_, i) => ({ ...p, id: newId(), payer: `payer-${i}` }));
+        const results = await Promise.all(attempts.map((a, i) => (i % 2 ? other : store).recordPayment(a)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const winner = attempts[results.indexOf(true)]!;
+        expect((await store.findPayment(p.network, p.nonce))?.id).toBe(winner.id);
+        expect((await other.listPayments()).filter((r) => r.nonce === p.nonce)).toHaveLength(1);
       }
     });
   });

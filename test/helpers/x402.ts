@@ -32,13 +32,13 @@ export function payingFetch() {
   return { client, fetch: wrapFetchWithPayment(fetch, client) };
 }
 
-/** Serves an app over real HTTP on a free loopback port. */
-export async function listen(app: Hono<never>): Promise<{ base: string; close(): Promise<void> }> {
+/** Serves an app over real HTTP on a loopback port (a free one by default). */
+export async function listen(app: Hono<never>, port = 0): Promise<{ base: string; close(): Promise<void> }> {
   const server = createServer(getRequestListener(app.fetch));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+  const bound = (server.address() as { port: number }).port;
   return {
-    base: `http://127.0.0.1:${port}`,
+    base: `http://127.0.0.1:${bound}`,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

@@ -16,7 +16,7 @@ const ResearchPaperSchema = z.object({
   reason: z.string().openapi({ description: 'The evidence, in one line' }),
 });
 
-const ResearchSchema = z
+export const ResearchSchema = z
   .object({
     q: z.string(),
     page: z.number().int(),
@@ -58,7 +58,7 @@ const ResearchSchema = z
   })
   .openapi('Research');
 
-const LensesQuery = z
+export const LensesQuery = z
   .string()
   .default(LENSES.join(','))
   .transform((s, ctx) => {

@@ -1,0 +1,44 @@
+import type { Hono } from 'hono';
+import { buildSkill, type Skill } from '../../../skill/skill.js';
+import type { AppEnv } from '../../context.js';
+import type { RouteDeps } from '../shared.js';
+
+/**
+ * The agent skill: GET /v1/skill (a zip in the Agent Skills layout), GET /skill.md (its main
+ * file) and GET /v1/skill/version (what the skill checks to tell its user about a newer one).
+ * Free and keyless; built once, with this server's address in every link.
+ */
+export function registerSkill(app: Hono<AppEnv>, deps: RouteDeps): void {
+  let skill: Skill | null = null;
+  const get = () => {
+    skill ??= buildSkill(deps.publicUrl);
+    return skill;
+  };
+  app.get('/v1/skill', (c) => {
+    const s = get();
+    return c.body(s.zip as Uint8Array<ArrayBuffer>, 200, {
+      'content-type': 'application/zip',
+      'content-disposition': `attachment; filename="research-intensity-skill-${s.version}.zip"`,
+      'cache-control': 'public, max-age=300',
+    });
+  });
+  app.get('/v1/skill/version', (c) => {
+    const s = get();
+    return c.json(
+      {
+        name: 'research-intensity',
+        version: s.version,
+        zip_url: `${deps.publicUrl}/v1/skill`,
+        skill_md_url: `${deps.publicUrl}/skill.md`,
+      },
+      200,
+      { 'cache-control': 'public, max-age=60' },
+    );
+  });
+  app.get('/skill.md', (c) =>
+    c.body(get().files.get('SKILL.md')!, 200, {
+      'content-type': 'text/markdown; charset=utf-8',
+      'cache-control': 'public, max-age=300',
+    }),
+  );
+}

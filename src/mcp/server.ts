@@ -1,0 +1,240 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { PaymentRequired } from '@x402/core/types';
+import { z } from 'zod';
+import type { Plan } from '../access/plans.js';
+import { type Edition, HRI_ACCESS, operation, planAllows, priceOf } from '../access/policy.js';
+import { accessRefusal } from '../access/refusal.js';
+import { ServiceError } from '../core/errors.js';
+import type { LabService } from '../core/lab-service.js';
+import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
+import { isCorruption, type SnapshotManager } from '../snapshot/snapshot.js';
+import { type ToolDef, toolDefinitions } from './tools.js';
+
+export interface McpDeps {
+  snapshots: SnapshotManager;
+  edition: Edition;
+  publicUrl: string;
+  lab: LabService | null;
+  /** Pay per call (x402), when this server takes it. */
+  payments: PaymentService | undefined;
+  version: string;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** Who is calling on this connection (from its Authorization header). */
+export interface McpCaller {
+  plan: Plan | null;
+}
+
+/** An unpaid (or not accepted) priced call: the x402 MCP transport's payment-required result. */
+class PaymentNeeded extends Error {
+  constructor(readonly terms: PaymentRequired) {
+    super('payment required');
+  }
+}
+
+/**
+ * The remote MCP tool server: the nine tools of the spec over the same core, access table and
+ * payment module as REST. Stateless Streamable HTTP: a protocol server per request. A user's
+ * mistake is a tool result with isError and the REST error code, never a protocol error.
+ */
+export function createMcp(deps: McpDeps) {
+  const tools = toolDefinitions().filter((t) => deps.edition === 'full' || !operation(t.op).fullEditionOnly);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const listing: Tool[] = tools.map((t) => ({
+    name: t.name,
+    title: operation(t.op).description,
+    description: t.description,
+    inputSchema: z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
+    outputSchema: z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Tool['outputSchema'],
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  }));
+  const payments = deps.payments?.enabled ? deps.payments : undefined;
+
+  async function callTool(
+    name: string,
+    args: unknown,
+    meta: Record<string, unknown> | undefined,
+    caller: McpCaller,
+  ) {
+    const tool = byName.get(name);
+    if (!tool) return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
+    const op = operation(tool.op);
+    const priced = op.prices.length > 0 || op.pricedByQuote === true;
+    const sent = meta?.['x402/payment'];
+    const limit = (args as { limit?: unknown } | undefined)?.limit;
+    let plan = caller.plan;
+    let payer = false;
+    if (
+      priced &&
+      payments &&
+      (plan === null || (sent !== undefined && !planAllows(plan, op.access, deps.edition)))
+    ) {
+      plan = op.access === 'professional' ? 'professional' : op.access === 'personal' ? 'personal' : 'free';
+      payer = true;
+    }
+    // Access first, as on REST (a caller without the plan learns that before anything about the arguments).
+    const refusal = accessRefusal({ plan, payer }, op.access, {
+      edition: deps.edition,
+      publicUrl: deps.publicUrl,
+      what: `The tool ${name}`,
+      op,
+      payments: Boolean(payments),
+      price: priced ? priceOf(op, typeof limit === 'number' ? limit : undefined) : null,
+    });
+    if (refusal) return errorResult(refusal);
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) return errorResult(inputProblem(parsed.error.issues));
+    const input = parsed.data as Record<string, unknown>;
+    const snapshot = deps.snapshots.acquire();
+    if (!snapshot)
+      return errorResult(new ServiceError('data_unavailable', 'No data snapshot is published yet.'));
+    let verified: VerifiedPayment | undefined;
+    const resource = {
+      operation: op.id,
+      url: `${deps.publicUrl}/mcp`,
+      description: `MCP tool ${name}: ${op.description}`,
+    };
+    const charge = async (usd?: number) => {
+      if (!payer || !payments) return;
+      const price = usd ?? priceOf(op, input.limit as number | undefined)!;
+      if (sent === undefined) throw new PaymentNeeded(await payments.paymentRequired(price, resource));
+      try {
+        verified = await payments.verify(sent, price, resource);
+      } catch (e) {
+        if (!(e instanceof PaymentError)) throw e;
+        if (e.code === 'payment_unavailable')
+          throw new ServiceError(
+            'payment_unavailable',
+            `The payment could not be verified now (${e.reason}); nothing was charged.`,
+          );
+        throw new PaymentNeeded(await payments.paymentRequired(price, resource, e.reason));
+      }
+    };
+    try {
+      const viewer = {
+        hriAvailable: plan !== null && planAllows(plan, HRI_ACCESS, deps.edition),
+        publicUrl: deps.publicUrl,
+      };
+      if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
+        return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
+      const answer = await tool.run({ snapshot, viewer, lab: deps.lab!, charge }, input);
+      let receipt: Record<string, unknown> | undefined;
+      if (verified && payments) {
+        const v = verified;
+        verified = undefined;
+        try {
+          receipt = { 'x402/payment-response': await payments.settle(v) };
+        } catch (e) {
+          if (!(e instanceof PaymentError)) throw e;
+          // Settlement failed after the tool ran: the payment-required shape and no content.
+          return paymentResult(
+            await payments.paymentRequired(Number(v.requirements.amount) / 1e6, resource, e.reason),
+          );
+        }
+      }
+      return {
+        structuredContent: answer as Record<string, unknown>,
+        content: [{ type: 'text' as const, text: render(tool, answer) }],
+        ...(receipt ? { _meta: receipt } : {}),
+      };
+    } catch (e) {
+      if (verified && payments) await payments.release(verified);
+      if (e instanceof PaymentNeeded) return paymentResult(e.terms);
+      if (e instanceof ServiceError) return errorResult(e);
+      if (isCorruption(e)) {
+        void deps.snapshots.suspect(snapshot);
+        return errorResult(
+          new ServiceError('data_unavailable', 'The data snapshot could not be read; try again shortly.'),
+        );
+      }
+      deps.log?.('tool failed', { tool: name, err: (e as Error).message, stack: (e as Error).stack });
+      return errorResult(
+        new ServiceError('internal_error', 'The tool failed to answer; the error was logged.'),
+      );
+    } finally {
+      snapshot.release();
+    }
+  }
+
+  /** Answers one HTTP request at /mcp. */
+  return async function handle(request: Request, caller: McpCaller): Promise<Response> {
+    const server = new Server(
+      { name: 'research-intensity', version: deps.version },
+      { capabilities: { tools: { listChanged: false } } },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
+    server.setRequestHandler(CallToolRequestSchema, async (req) =>
+      callTool(
+        req.params.name,
+        req.params.arguments,
+        req.params._meta as Record<string, unknown> | undefined,
+        caller,
+      ),
+    );
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request);
+    } finally {
+      void server.close();
+    }
+  };
+}
+
+/** A ServiceError as a tool result: isError, the same body as the REST problem, and a line of text. */
+function errorResult(e: ServiceError): CallToolResult {
+  const body = { code: e.code, title: e.title, status: e.status, detail: e.detail, ...e.extra };
+  return {
+    isError: true,
+    structuredContent: body,
+    content: [{ type: 'text', text: `${e.code}: ${e.detail}` }],
+  };
+}
+
+function paymentResult(terms: PaymentRequired): CallToolResult {
+  return {
+    isError: true,
+    structuredContent: terms as unknown as Record<string, unknown>,
+    content: [{ type: 'text', text: JSON.stringify(terms) }],
+  };
+}
+
+function inputProblem(issues: readonly z.core.$ZodIssue[]): ServiceError {
+  const issue = issues[0];
+  if (issue?.code === 'unrecognized_keys' && issue.keys.length) {
+    return new ServiceError(
+      'invalid_parameter',
+      `Unknown parameter '${issue.keys[0]}': this tool does not take it.`,
+      {
+        parameter: issue.keys[0],
+      },
+    );
+  }
+  const name = issue?.path.map(String).join('.') || 'arguments';
+  return new ServiceError('invalid_parameter', `Parameter '${name}': ${issue?.message ?? 'invalid'}.`, {
+    parameter: name,
+  });
+}
+
+/** A short text beside the structured answer: its scalar fields and list sizes, and where to cite it. */
+function render(tool: ToolDef, answer: unknown): string {
+  const a = answer as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(a)) {
+    if (k === 'notes' || k === 'canonical_url' || k === 'data_version') continue;
+    if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) parts.push(`${k}: ${v}`);
+    else if (Array.isArray(v)) parts.push(`${k}: ${v.length} item(s)`);
+  }
+  return `${tool.name} -> ${parts.slice(0, 12).join('; ')}. Full answer in structuredContent. Cite ${a.canonical_url ?? ''} (data_version ${a.data_version ?? ''}).`;
+}

@@ -1,0 +1,265 @@
+import { z } from '@hono/zod-openapi';
+import { LAB_DEPTHS, type OperationId, operation } from '../access/policy.js';
+import { getElement } from '../core/elements.js';
+import { ServiceError } from '../core/errors.js';
+import { subjectHistory } from '../core/history.js';
+import { queryFromMarkdown } from '../core/lab.js';
+import type { LabService } from '../core/lab-service.js';
+import { elementPapers, subjectPapers } from '../core/papers.js';
+import { MAX_PAGES, research } from '../core/research.js';
+import { getSubject, searchSubjects } from '../core/subjects.js';
+import type { Viewer } from '../core/viewer.js';
+import { ElementPapersSchema, ElementSchema } from '../http/routes/elements/schema.js';
+import { LabQuoteSchema, LabRunSchema } from '../http/routes/lab/schema.js';
+import { LensesQuery, ResearchSchema } from '../http/routes/research/get.js';
+import {
+  LimitQuery,
+  ResolutionQuery,
+  requireExactlyOne,
+  SortQuery,
+  SubjectParams,
+  SymbolParam,
+} from '../http/routes/shared.js';
+import {
+  SubjectHistorySchema,
+  SubjectPapersSchema,
+  SubjectSchema,
+  SubjectSearchSchema,
+} from '../http/routes/subjects/schema.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+
+/** What a tool runs with: the snapshot of this call, the caller's view, the lab, and the payment hook. */
+export interface ToolContext {
+  snapshot: Snapshot;
+  viewer: Viewer;
+  lab: LabService;
+  /** Once the call is known to be answerable: asks for (or checks) payment; a no-op on a plan that covers it. */
+  charge(usd?: number): Promise<void>;
+}
+
+export interface ToolDef {
+  name: string;
+  op: OperationId;
+  description: string;
+  input: z.ZodObject;
+  output: z.ZodType;
+  run(ctx: ToolContext, args: Record<string, unknown>): Promise<unknown>;
+}
+
+const READING =
+  ' RI is a share of research output (papers per 10,000), not quality; RIS (0-100) compares subjects of one type within one data_version only; HRI is the share among high-impact papers (null below the Personal plan). Cite canonical_url; read notes.';
+
+const PAPERS =
+  ' Papers are ranked by rank (citation impact, young papers projected); at most 100 per subject are ranked. ris_contribution is a weight toward RIS, NOT importance: never sort by it. Abstracts are never returned; the DOI points to the source.';
+
+const SUBJECT_HINT =
+  ' subject_type is topic (subject_id like T10030) or keyword (its slug); find them with search_subjects.';
+
+/** The nine tools of the spec: each is the REST operation of the same name in the price table, over the same core. */
+export function toolDefinitions(): ToolDef[] {
+  const d = (id: OperationId) => operation(id).description;
+  return [
+    {
+      name: 'research',
+      op: 'research',
+      description: `${d('research')}. Ask a question (q) or start from a paper (a DOI or title): returns the research communities and element sub-communities it is about (each with why it matched and whether it is rising) and three reading lists: foundational (classics the question's papers cite most), now (highest impact, young papers projected) and newest (last two years). Each page is one call; next gives the following page and its price.${READING}`,
+      input: z
+        .object({
+          q: z
+            .string()
+            .trim()
+            .min(1)
+            .max(300)
+            .optional()
+            .describe('The question, e.g. "oxygen evolution nickel iron"'),
+          paper: z
+            .string()
+            .trim()
+            .min(1)
+            .max(500)
+            .optional()
+            .describe('A DOI or title to start from, instead of q'),
+          page_size: z.number().int().min(1).max(10).default(10).describe('Papers per lens, 1-10'),
+          lenses: LensesQuery.describe('Comma list of foundational, now, newest (default all three)'),
+          page: z.number().int().min(1).max(MAX_PAGES).default(1).describe(`Page, 1-${MAX_PAGES}`),
+        })
+        .strict(),
+      output: ResearchSchema,
+      async run(ctx, a) {
+        requireExactlyOne({ q: a.q, paper: a.paper }, "'q' (a question) or 'paper' (a DOI or title)");
+        // Costly: paid before it is computed (a question nothing matches is then not charged).
+        await ctx.charge();
+        const request = {
+          ...(a.q !== undefined ? { q: a.q as string } : { paper: a.paper as string }),
+          pageSize: a.page_size as number,
+          lenses: a.lenses as ('foundational' | 'now' | 'newest')[],
+          page: a.page as number,
+        };
+        return research(ctx.snapshot, request, ctx.viewer);
+      },
+    },
+    {
+      name: 'get_element_ri',
+      op: 'getElement',
+      description: `${d('getElement')} (symbol in any case: Fe, fe). Free, no key needed.${READING}`,
+      input: SymbolParam.strict(),
+      output: ElementSchema,
+      run: async (ctx, a) => getElement(ctx.snapshot, a.symbol as string, ctx.viewer),
+    },
+    {
+      name: 'search_subjects',
+      op: 'searchSubjects',
+      description: `${d('searchSubjects')}: use it to find the subject_type and subject_id the subject tools take.`,
+      input: z
+        .object({ q: z.string().trim().min(1).max(200).describe('Free text, e.g. "co2 reduction copper"') })
+        .strict(),
+      output: SubjectSearchSchema,
+      run: async (ctx, a) => paid(ctx, searchSubjects(ctx.snapshot, a.q as string, ctx.viewer)),
+    },
+    {
+      name: 'get_subject_ri',
+      op: 'getSubject',
+      description: `${d('getSubject')}.${SUBJECT_HINT}${READING}`,
+      input: SubjectParams.strict(),
+      output: SubjectSchema,
+      run: async (ctx, a) =>
+        paid(ctx, getSubject(ctx.snapshot, a.subject_type as 'topic', a.subject_id as string, ctx.viewer)),
+    },
+    {
+      name: 'get_subject_history',
+      op: 'getSubjectHistory',
+      description: `${d('getSubjectHistory')}.${SUBJECT_HINT} resolution: yearly (default) or monthly.${READING}`,
+      input: SubjectParams.extend({ resolution: ResolutionQuery }).strict(),
+      output: SubjectHistorySchema,
+      async run(ctx, a) {
+        if (a.resolution === 'daily')
+          throw new ServiceError(
+            'invalid_parameter',
+            'Subject history is yearly or monthly; daily is for elements only.',
+            {
+              parameter: 'resolution',
+            },
+          );
+        const answer = subjectHistory(
+          ctx.snapshot,
+          a.subject_type as 'topic',
+          a.subject_id as string,
+          a.resolution as 'yearly',
+          ctx.viewer,
+        );
+        return paid(ctx, answer);
+      },
+    },
+    {
+      name: 'get_subject_papers',
+      op: 'getSubjectPapers',
+      description: `${d('getSubjectPapers')}.${SUBJECT_HINT} sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20; up to 20 and up to 100 are priced apart).${PAPERS}`,
+      input: SubjectParams.extend({ sort: SortQuery, limit: LimitQuery }).strict(),
+      output: SubjectPapersSchema,
+      run: async (ctx, a) =>
+        paid(
+          ctx,
+          subjectPapers(
+            ctx.snapshot,
+            a.subject_type as 'topic',
+            a.subject_id as string,
+            { sort: a.sort as 'impact', limit: a.limit as number },
+            ctx.viewer,
+          ),
+        ),
+    },
+    {
+      name: 'get_element_papers',
+      op: 'getElementPapers',
+      description: `${d('getElementPapers')}. keyword narrows to papers with that keyword; sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20).${PAPERS}`,
+      input: SymbolParam.extend({
+        keyword: z
+          .string()
+          .min(1)
+          .max(100)
+          .optional()
+          .describe('Only papers with this keyword (slug or name)'),
+        sort: SortQuery,
+        limit: LimitQuery,
+      }).strict(),
+      output: ElementPapersSchema,
+      run: async (ctx, a) =>
+        paid(
+          ctx,
+          elementPapers(
+            ctx.snapshot,
+            a.symbol as string,
+            {
+              sort: a.sort as 'impact',
+              limit: a.limit as number,
+              ...(a.keyword ? { keyword: a.keyword as string } : {}),
+            },
+            ctx.viewer,
+          ),
+        ),
+    },
+    {
+      name: 'lab_quote',
+      op: 'labQuote',
+      description: `${d('labQuote')}. The filter language: Fe or +Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (up to 25 topic names), year:2020..2024, year:2020.., year:2024. Terms are element symbols (case-sensitive) or names, topic and keyword names. Give query, or markdown whose \`\`\`query block holds it. Terms it does not know are listed under ignored, never dropped silently. Then call lab_run with the quote_id.`,
+      input: z
+        .object({
+          query: z
+            .string()
+            .min(1)
+            .max(2000)
+            .optional()
+            .describe('The filter, e.g. (Ni OR Co) Fe -Pt year:2024..'),
+          markdown: z
+            .string()
+            .min(1)
+            .max(100_000)
+            .optional()
+            .describe('A text whose ```query fenced block holds the filter'),
+        })
+        .strict(),
+      output: LabQuoteSchema,
+      async run(ctx, a) {
+        requireExactlyOne({ query: a.query, markdown: a.markdown }, "'query' or 'markdown'");
+        const input = a.query !== undefined ? (a.query as string) : queryFromMarkdown(a.markdown as string);
+        return ctx.lab.quote(ctx.snapshot, input, ctx.viewer, () => ctx.charge());
+      },
+    },
+    {
+      name: 'lab_run',
+      op: 'labRun',
+      description: `${d('labRun')}: papers_20 or papers_100, at the quoted price minus the 0.01 USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again.${PAPERS}`,
+      input: z
+        .object({
+          quote_id: z.string().min(1).max(100).optional().describe('The quote_id of a quote'),
+          quote: z
+            .record(z.string(), z.unknown())
+            .optional()
+            .describe('The whole quote as returned by lab_quote'),
+          depth: z
+            .enum(Object.keys(LAB_DEPTHS) as ['papers_20', 'papers_100'])
+            .describe('papers_20 or papers_100'),
+        })
+        .strict(),
+      output: LabRunSchema,
+      async run(ctx, a) {
+        requireExactlyOne({ quote_id: a.quote_id, quote: a.quote }, "'quote_id' or 'quote'");
+        const depth = a.depth as 'papers_20';
+        const request = a.quote
+          ? { quote: a.quote as Record<string, unknown> }
+          : { quoteId: a.quote_id as string };
+        const quote = await ctx.lab.check(ctx.snapshot, request, depth);
+        const price = quote.deliverables[depth]!.run_price.usd;
+        if (!(price > 0))
+          throw new ServiceError('quote_edited', 'The quote names a price this service never quotes.');
+        await ctx.charge(price);
+        return ctx.lab.run(ctx.snapshot, quote, depth, ctx.viewer);
+      },
+    },
+  ];
+}
+
+async function paid<T>(ctx: ToolContext, answer: T): Promise<T> {
+  await ctx.charge();
+  return answer;
+}

@@ -1,0 +1,273 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import type { FacilitatorClient } from '@x402/core/server';
+import type { PaymentRequired } from '@x402/core/types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS, operation, priceOf } from '../../src/access/policy.js';
+import type { DevChain } from '../../src/payments/dev-chain.js';
+import { usdToAtomic } from '../../src/payments/networks.js';
+import { sampleApp } from '../helpers/app.js';
+import { listen, PAID_CONFIG, PAYER, paidSetup, payingFetch } from '../helpers/x402.js';
+
+type Ctx = Awaited<ReturnType<typeof sampleApp>>;
+let chain: DevChain;
+let facilitator: FacilitatorClient;
+let ctx: Ctx;
+let server: { base: string; close(): Promise<void> };
+
+beforeAll(async () => {
+  ({ chain, facilitator } = await paidSetup());
+  ctx = await sampleApp(PAID_CONFIG, { facilitator });
+  server = await listen(ctx.app as never);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  await ctx?.close();
+  await chain?.stop();
+});
+
+/** An official MCP SDK client over Streamable HTTP, with the key (if any) on the connection. */
+async function connect(key?: string, base = server.base): Promise<Client> {
+  const client = new Client({ name: 'ri-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
+  });
+  await client.connect(transport);
+  return client;
+}
+
+const call = async (
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  meta?: Record<string, unknown>,
+) => (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
+
+const codeOf = (r: CallToolResult) => (r.structuredContent as { code?: string } | undefined)?.code;
+
+const TOOLS = [
+  'research',
+  'get_element_ri',
+  'search_subjects',
+  'get_subject_ri',
+  'get_subject_history',
+  'get_subject_papers',
+  'get_element_papers',
+  'lab_quote',
+  'lab_run',
+];
+
+async function aTopic(client: Client): Promise<string> {
+  const r = await call(client, 'search_subjects', { q: 'oxygen evolution' });
+  const results = (r.structuredContent as { results: { subject_type: string; subject_id: string }[] })
+    .results;
+  return results.find((x) => x.subject_type === 'topic')!.subject_id;
+}
+
+describe('the MCP tool server', () => {
+  it('lists the nine tools of the spec with input and output schemas, read-only', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.outputSchema?.type).toBe('object');
+      expect(t.annotations?.readOnlyHint).toBe(true);
+      expect(t.description!.length).toBeGreaterThan(40);
+    }
+    const papers = tools.find((t) => t.name === 'get_subject_papers')!;
+    expect(Object.keys(papers.inputSchema.properties!).sort()).toEqual([
+      'limit',
+      'sort',
+      'subject_id',
+      'subject_type',
+    ]);
+    await client.close();
+  });
+
+  it('answers every tool on the plan it needs with the same JSON as REST', async () => {
+    const pro = await connect(ctx.keys.professional);
+    const topic = await aTopic(pro);
+    const quote = (await call(pro, 'lab_quote', { query: 'Ni Fe' })).structuredContent as {
+      quote_id: string;
+    };
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['get_element_ri', { symbol: 'fe' }, '/v1/elements/fe'],
+      ['search_subjects', { q: 'iron' }, '/v1/subjects/search?q=iron'],
+      ['get_subject_ri', { subject_type: 'topic', subject_id: topic }, `/v1/subjects/topic/${topic}`],
+      [
+        'get_subject_history',
+        { subject_type: 'topic', subject_id: topic, resolution: 'monthly' },
+        `/v1/subjects/topic/${topic}/history?resolution=monthly`,
+      ],
+      [
+        'get_subject_papers',
+        { subject_type: 'topic', subject_id: topic, limit: 5 },
+        `/v1/subjects/topic/${topic}/papers?limit=5`,
+      ],
+      [
+        'get_element_papers',
+        { symbol: 'Ni', sort: 'newest', limit: 3 },
+        '/v1/elements/Ni/papers?sort=newest&limit=3',
+      ],
+      [
+        'research',
+        { q: 'oxygen evolution nickel', page_size: 2 },
+        '/v1/research?q=oxygen%20evolution%20nickel&page_size=2',
+      ],
+      [
+        'lab_run',
+        { quote_id: quote.quote_id, depth: 'papers_20' },
+        `/v1/lab/run?quote_id=${quote.quote_id}&depth=papers_20`,
+      ],
+    ];
+    for (const [tool, args, path] of cases) {
+      const r = await call(pro, tool, args);
+      expect([tool, r.isError ?? false]).toEqual([tool, false]);
+      const rest = await ctx.app.request(path, {
+        headers: { authorization: `Bearer ${ctx.keys.professional}` },
+      });
+      expect(rest.status).toBe(200);
+      expect(r.structuredContent).toEqual(await rest.json());
+      expect((r.content as { text: string }[])[0]!.text).toMatch(/canonical_url|Cite https:\/\/ri\.example/);
+    }
+    await pro.close();
+  });
+
+  it('gates each tool exactly as REST: no key, a key on a plan too low', async () => {
+    const plain = await sampleApp(); // a server that takes no per-call payment
+    const local = await listen(plain.app as never);
+    const anon = await connect(undefined, local.base);
+    const free = await connect(plain.keys.free, local.base);
+    const personal = await connect(plain.keys.personal, local.base);
+    for (const name of TOOLS) {
+      const op = OPERATIONS.find((o) => 'tool' in o && o.tool === name)!;
+      const args = name === 'get_element_ri' ? { symbol: 'Fe' } : {};
+      const r = await call(anon, name, args);
+      if (op.access === 'public') expect(r.isError ?? false).toBe(false);
+      else expect([name, codeOf(r)]).toEqual([name, 'authentication_required']);
+    }
+    // Below the plan: plan_required with required_plan (before the arguments are even used).
+    for (const [client, name, args, plan] of [
+      [free, 'get_subject_ri', { subject_type: 'topic', subject_id: 'T10001' }, 'personal'],
+      [free, 'research', { q: 'iron' }, 'personal'],
+      [personal, 'lab_quote', { query: 'Fe' }, 'professional'],
+    ] as const) {
+      const r = await call(client, name, args);
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent).toMatchObject({ code: 'plan_required', required_plan: plan });
+    }
+    for (const c of [anon, free, personal]) await c.close();
+    await local.close();
+    await plain.close();
+  });
+
+  it('answers user mistakes as tool results with the REST codes, never as protocol errors', async () => {
+    const pro = await connect(ctx.keys.professional);
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['get_element_ri', { symbol: 'Xx' }, 'unknown_symbol'],
+      ['get_element_ri', {}, 'invalid_parameter'],
+      ['get_element_ri', { symbol: 'Fe', extra: 1 }, 'invalid_parameter'],
+      ['get_subject_ri', { subject_type: 'topic', subject_id: 'T99999999' }, 'unknown_subject'],
+      ['get_subject_papers', { subject_type: 'galaxy', subject_id: 'x' }, 'invalid_parameter'],
+      ['get_element_papers', { symbol: 'Fe', limit: 101 }, 'invalid_parameter'],
+      ['research', { q: 'zzqxv wwkpj' }, 'nothing_matched'],
+      ['research', { q: 'a', paper: 'b' }, 'invalid_parameter'],
+      ['lab_quote', { query: '-Fe' }, 'unusable_query'],
+      ['lab_run', { quote_id: 'nope', depth: 'papers_20' }, 'unknown_quote'],
+      ['no_such_tool', {}, 'not_found'],
+    ];
+    for (const [tool, args, code] of cases) {
+      const r = await call(pro, tool, args);
+      expect([tool, r.isError, codeOf(r)]).toEqual([tool, true, code]);
+    }
+    await pro.close();
+  });
+
+  it('returns the x402 terms for an unpaid priced tool, and takes a payment in _meta["x402/payment"]', async () => {
+    const anon = await connect();
+    const unpaid = await call(anon, 'get_subject_papers', {
+      subject_type: 'topic',
+      subject_id: await aTopic(await connect(ctx.keys.free)),
+      limit: 50,
+    });
+    expect(unpaid.isError).toBe(true);
+    const terms = unpaid.structuredContent as unknown as PaymentRequired;
+    expect(terms.x402Version).toBe(2);
+    expect(terms.accepts[0]!.amount).toBe(usdToAtomic(priceOf(operation('getSubjectPapers'), 50)!));
+    expect(JSON.parse((unpaid.content as { text: string }[])[0]!.text)).toEqual(terms);
+
+    const { client } = payingFetch();
+    const payload = await client.createPaymentPayload(terms);
+    const before = await chain.balanceOf(PAYER.address);
+    const args = {
+      subject_type: 'topic',
+      subject_id: terms.resource ? await aTopic(await connect(ctx.keys.free)) : '',
+      limit: 50,
+    };
+    const paid = await call(anon, 'get_subject_papers', args, { 'x402/payment': payload });
+    expect(paid.isError ?? false).toBe(false);
+    const receipt = paid._meta?.['x402/payment-response'] as { success: boolean; transaction: string };
+    expect(receipt.success).toBe(true);
+    expect(before - (await chain.balanceOf(PAYER.address))).toBe(100_000n);
+    // A replay is refused with fresh terms, and nothing more is charged.
+    const replay = await call(anon, 'get_subject_papers', args, { 'x402/payment': payload });
+    expect(replay.isError).toBe(true);
+    expect((replay.structuredContent as { error?: string }).error).toMatch(/already/);
+    // A base64 string is accepted too; an error is never charged.
+    const other = await client.createPaymentPayload(
+      (await call(anon, 'get_element_papers', { symbol: 'Fe' }))
+        .structuredContent as unknown as PaymentRequired,
+    );
+    const encoded = Buffer.from(JSON.stringify(other)).toString('base64');
+    const wrong = await call(anon, 'get_element_papers', { symbol: 'Xx' }, { 'x402/payment': encoded });
+    expect(codeOf(wrong)).toBe('unknown_symbol');
+    const right = await call(anon, 'get_element_papers', { symbol: 'Fe' }, { 'x402/payment': encoded });
+    expect(right.isError ?? false).toBe(false);
+    expect(
+      decodePaymentResponseHeader(
+        Buffer.from(JSON.stringify(right._meta!['x402/payment-response'])).toString('base64'),
+      ).success,
+    ).toBe(true);
+    expect(before - (await chain.balanceOf(PAYER.address))).toBe(100_000n + 20_000n);
+    await anon.close();
+  });
+
+  it('lists only the older edition tools in the enterprise edition', async () => {
+    const ent = await sampleApp({ EDITION: 'enterprise' });
+    const local = await listen(ent.app as never);
+    const client = await connect(ent.keys.enterprise, local.base);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        'get_element_ri',
+        'search_subjects',
+        'get_subject_ri',
+        'get_subject_history',
+        'get_subject_papers',
+        'get_element_papers',
+      ].sort(),
+    );
+    expect(codeOf(await call(client, 'research', { q: 'iron' }))).toBe('not_found');
+    await client.close();
+    await local.close();
+    await ent.close();
+  });
+
+  it('refuses a bad key on the connection with 401 invalid_key', async () => {
+    const res = await fetch(`${server.base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer ri_nope',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { code: string }).code).toBe('invalid_key');
+  });
+});

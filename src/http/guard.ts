@@ -8,7 +8,6 @@ import {
   operation,
   planAllows,
   priceOf,
-  requiredPlan,
 } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
 import type { Viewer } from '../core/viewer.js';

@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ri, riBackground, stop } from '../helpers/cli.js';
+import { sampleDataDir } from '../helpers/sample.js';
+import { tempDir } from '../helpers/works.js';
+
+const require = createRequire(import.meta.url);
+const INSPECTOR = join(
+  dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')),
+  'build/index.js',
+);
+
+function inspect(args: string[]) {
+  // Run from its build folder: it finds its own package.json by a path relative to the working directory.
+  const r = spawnSync(process.execPath, [INSPECTOR, ...args], {
+    cwd: dirname(INSPECTOR),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+describe('@modelcontextprotocol/inspector-cli against a real ri serve', () => {
+  it('lists the tools and calls one, with a key on the connection', async () => {
+    const { dataDir } = await sampleDataDir();
+    const env = { STATE_URL: `sqlite:${tempDir('ri-mcp-state-')}/state.sqlite` };
+    const created = ri(['keys', 'create', '--plan', 'personal'], env);
+    expect(created.status).toBe(0);
+    const key = created.stdout.trim().split('\n').at(-1)!;
+    const server = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+      env,
+      /at (http:\/\/\S+)\/v1/,
+    );
+    const base = (await server.started)[1]!;
+    try {
+      const listed = inspect([`${base}/mcp`, '--method', 'tools/list']) as { tools: { name: string }[] };
+      expect(listed.tools).toHaveLength(9);
+      const element = inspect([
+        `${base}/mcp`,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'get_element_ri',
+        '--tool-arg',
+        'symbol=Fe',
+      ]) as { structuredContent: { symbol: string; ri: number } };
+      expect(element.structuredContent.symbol).toBe('Fe');
+      const subject = inspect([
+        `${base}/mcp`,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'search_subjects',
+        '--tool-arg',
+        'q=oxygen evolution',
+        '--header',
+        `Authorization: Bearer ${key}`,
+      ]) as { isError?: boolean; structuredContent: { results: unknown[] } };
+      expect(subject.isError ?? false).toBe(false);
+      expect(subject.structuredContent.results.length).toBeGreaterThan(0);
+    } finally {
+      await stop(server.child);
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import { SERVICE_VERSION } from '../config/paths.js';
 import { ServiceError } from '../core/errors.js';
 import { createLabService } from '../core/lab-service.js';
+import { readBody } from '../mcp/body.js';
 import { createMcp } from '../mcp/server.js';
 import { discoveryDocument } from '../payments/discovery.js';
 import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
@@ -153,8 +154,34 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     version: SERVICE_VERSION,
     log,
   });
-  app.use('/mcp', limitBody, authenticate(deps.state), limits);
-  app.all('/mcp', (c) => mcp(c.req.raw, { plan: c.get('caller').plan }));
+  app.use('/mcp', authenticate(deps.state), limits);
+  app.all('/mcp', async (c) => {
+    // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
+    if (c.req.method !== 'POST')
+      return c.json(
+        {
+          jsonrpc: '2.0',
+          error: {
+            code: -32000,
+            message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC requests.',
+          },
+          id: null,
+        },
+        405,
+        { allow: 'POST' },
+      );
+    const text = await readBody(c, MAX_BODY_BYTES);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return c.json(
+        { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null },
+        400,
+      );
+    }
+    return mcp(c.req.raw, { plan: c.get('caller').plan }, body);
+  });
 
   app.notFound((c) => problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)));
   app.onError((error, c) => {

@@ -6,6 +6,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { PaymentRequired } from '@x402/core/types';
 import { z } from 'zod';
 import type { Plan } from '../access/plans.js';
@@ -164,11 +165,14 @@ export function createMcp(deps: McpDeps) {
     }
   }
 
-  /** Answers one HTTP request at /mcp. */
-  return async function handle(request: Request, caller: McpCaller): Promise<Response> {
+  // One JSON Schema validator for every request: the SDK would otherwise build an Ajv per server.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
+  /** Answers one HTTP request at /mcp (a POST's JSON body already read and parsed). */
+  return async function handle(request: Request, caller: McpCaller, parsedBody?: unknown): Promise<Response> {
     const server = new Server(
       { name: 'research-intensity', version: deps.version },
-      { capabilities: { tools: { listChanged: false } } },
+      { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
     server.setRequestHandler(CallToolRequestSchema, async (req) =>
@@ -184,11 +188,9 @@ export function createMcp(deps: McpDeps) {
       enableJsonResponse: true,
     });
     await server.connect(transport);
-    try {
-      return await transport.handleRequest(request);
-    } finally {
-      void server.close();
-    }
+    // Not closed afterwards: in stateless JSON mode nothing outlives the answer, and close()
+    // would abort every handler's signal with an error object (a tenth of a small call's cost).
+    return transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
   };
 }
 

@@ -271,3 +271,14 @@ describe('the MCP tool server', () => {
     expect(((await res.json()) as { code: string }).code).toBe('invalid_key');
   });
 });
+
+describe('a stateless server', () => {
+  it('opens no server-to-client stream: GET and DELETE answer 405 (no connection is held open)', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${server.base}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      await res.text();
+    }
+  });
+});

@@ -33,9 +33,13 @@ export function localFacilitator(options: LocalFacilitatorOptions): FacilitatorC
     rpcUrls: { default: { http: [options.rpcUrl] } },
   });
   const account = privateKeyToAccount(options.privateKey);
-  const client = createWalletClient({ account, chain, transport: http(options.rpcUrl) }).extend(
-    publicActions,
-  );
+  // Receipts polled every 250 ms (viem polls a chain it does not know every 4 s); a local chain mines at once.
+  const client = createWalletClient({
+    account,
+    chain,
+    transport: http(options.rpcUrl),
+    pollingInterval: 250,
+  }).extend(publicActions);
   const signer = toFacilitatorEvmSigner(
     { ...client, address: account.address } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0],
     { confirmationTimeoutMs: 30_000 },

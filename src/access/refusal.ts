@@ -40,7 +40,7 @@ export function accessRefusal(
   if (caller.plan === null) {
     return new ServiceError(
       'authentication_required',
-      `${what} needs an API key: send 'Authorization: Bearer <API_KEY>'. Create a free key at ${publicUrl}/account.` +
+      `${what} needs an API key: send 'Authorization: Bearer <API_KEY>'. Get a key: ${publicUrl}/account.` +
         (priced && !ctx.payments ? ' This server takes no per-call payment.' : ''),
       {
         required_plan: level === 'key' ? 'free' : requiredPlan(level, edition),

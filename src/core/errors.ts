@@ -31,6 +31,13 @@ const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/** Every code with its status and title (for the /docs/errors page). */
+export const ERROR_CODES = Object.entries(ERRORS).map(([code, e]) => ({
+  code,
+  status: e.status,
+  title: e.title,
+}));
+
 export class ServiceError extends Error {
   readonly status: number;
   readonly title: string;

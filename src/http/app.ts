@@ -10,6 +10,7 @@ import { createMcp } from '../mcp/server.js';
 import { discoveryDocument } from '../payments/discovery.js';
 import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
 import { registerDocs } from '../web/docs.js';
+import { registerPages } from '../web/pages.js';
 import { authenticate } from './auth.js';
 import { compression } from './compression.js';
 import type { AppDeps, AppEnv } from './context.js';
@@ -52,12 +53,18 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const limiter = deps.rateLimiter ?? new MemoryRateLimiter();
   // Request id and CORS headers in one step, set before the handler (see cors.ts for why).
   const paymentsOn = deps.config.EDITION === 'full' && deps.payments?.enabled === true;
-  app.use('*', cors(paymentsOn));
+  app.use('*', cors(paymentsOn, deps.config.publicUrl));
   if (deps.logger?.isLevelEnabled('info')) app.use('*', requestLog(deps.logger));
   app.use('*', metricsMiddleware(metrics));
   app.use('*', compression());
 
   registerDocs(app);
+  registerPages(app, {
+    snapshots: deps.snapshots,
+    publicUrl: deps.config.publicUrl,
+    edition: deps.config.EDITION,
+    payments: paymentsOn,
+  });
   registerSkill(app, { edition: deps.config.EDITION, publicUrl: deps.config.publicUrl });
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The priced operations for x402 indexers (a convention of theirs, not of the x402 spec).

@@ -21,6 +21,8 @@ export interface Caller {
 export type AppEnv = {
   Variables: {
     requestId: string;
+    /** PUBLIC_URL: where problem types and pages live. */
+    publicUrl: string;
     snapshot: Snapshot;
     caller: Caller;
     /** Set for keyed callers; the rate limiter's per-key bucket. */

@@ -22,7 +22,10 @@ const EXPOSE_PAYMENTS = [...EXPOSE, 'PAYMENT-REQUIRED', 'PAYMENT-RESPONSE'].join
  * writes to c.res before the handler, which makes @hono/node-server rebuild every response as a
  * stream (a quarter of the throughput).
  */
-export function cors(payments = false): MiddlewareHandler<{ Variables: { requestId: string } }> {
+export function cors(
+  payments = false,
+  publicUrl = '',
+): MiddlewareHandler<{ Variables: { requestId: string; publicUrl: string } }> {
   const expose = payments ? EXPOSE_PAYMENTS : EXPOSE.join(', ');
   return async (c, next) => {
     if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
@@ -37,6 +40,7 @@ export function cors(payments = false): MiddlewareHandler<{ Variables: { request
     }
     const requestId = c.req.header('x-request-id')?.slice(0, 100) || randomUUID();
     c.set('requestId', requestId);
+    c.set('publicUrl', publicUrl);
     const collected = startAnswerHeaders(c, {
       'x-request-id': requestId,
       'access-control-allow-origin': '*',

@@ -5,10 +5,15 @@ import { ServiceError } from '../core/errors.js';
 /** The largest request body taken (POST /lab/*: a query or a markdown text with one). */
 export const MAX_BODY_BYTES = 128 * 1024;
 
+/** Where a problem type is explained: the /docs/errors page of this server, at the code's anchor. */
+export function problemType(c: Context, code: string): string {
+  return `${(c.get('publicUrl') as string | undefined) ?? ''}/docs/errors#${code}`;
+}
+
 /** RFC 9457 problem details, with the stable code and the request id every error carries. */
 export function problemResponse(c: Context, error: ServiceError): Response {
   const body = {
-    type: `https://errors.research-intensity.dev/${error.code}`,
+    type: problemType(c, error.code),
     title: error.title,
     status: error.status,
     detail: error.detail,

@@ -3,6 +3,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { Redis } from 'ioredis';
 import { addAnswerHeaders } from './answer-headers.js';
+import { problemType } from './problem.js';
 
 /** One counted request against one bucket: whether it may pass, and what is left of the window. */
 export interface RateLimitResult {
@@ -329,7 +330,7 @@ function tooManyRequests(
     scope === 'per-key' ? `API key '${keyPrefix}'` : 'this IP address (requests without an API key)';
   const hint = scope === 'per-ip' ? ' Send an API key for a larger budget.' : '';
   const body = {
-    type: 'https://errors.research-intensity.dev/rate_limited',
+    type: problemType(c, 'rate_limited'),
     title: 'Too many requests',
     status: 429,
     detail:

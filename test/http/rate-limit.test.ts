@@ -218,7 +218,7 @@ describe('rateLimit middleware', () => {
     expect(res.headers.get('X-RateLimit-Remaining')).toBe('0');
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({
-      type: 'https://errors.research-intensity.dev/rate_limited',
+      type: '/docs/errors#rate_limited',
       title: 'Too many requests',
       status: 429,
       code: 'rate_limited',

@@ -1,0 +1,88 @@
+/** Small helpers for the server-rendered pages: escaping, the shared layout and stylesheet. */
+
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes text for HTML content and attribute values. */
+export function esc(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
+}
+
+/** A tagged template whose interpolations are escaped unless they are Html already. */
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0]!;
+  values.forEach((v, i) => {
+    const part = Array.isArray(v)
+      ? v.map((x) => (x instanceof Html ? x.text : esc(x))).join('')
+      : v instanceof Html
+        ? v.text
+        : esc(v);
+    out += part + strings[i + 1]!;
+  });
+  return new Html(out);
+}
+
+export const raw = (text: string) => new Html(text);
+
+/** Every page: one stylesheet from this server, no script, a nav to the places a visitor needs. */
+export function page(title: string, body: Html, options: { description?: string } = {}): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)} · Research Intensity</title>
+${options.description ? `<meta name="description" content="${esc(options.description)}">` : ''}
+<link rel="stylesheet" href="/assets/site.css">
+</head>
+<body>
+<header class="site"><a class="brand" href="/">Research Intensity</a>
+<nav aria-label="Site"><a href="/">Periodic table</a><a href="/pricing">Pricing</a><a href="/docs">API</a><a href="/account">Account</a></nav></header>
+<main>
+${body.text}
+</main>
+<footer class="site"><p>Scores computed from OpenAlex works (CC0). API at <a href="/v1/openapi.json">/v1</a>, MCP at <code>/mcp</code>, agent skill at <a href="/v1/skill">/v1/skill</a>.</p></footer>
+</body>
+</html>`;
+}
+
+/** The one stylesheet (served at /assets/site.css, cached). */
+export const SITE_CSS = `
+:root{--ink:#1b1f24;--muted:#57606a;--line:#d0d7de;--bg:#fff;--accent:#0b5cad;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
+body{margin:0;line-height:1.5}
+a{color:var(--accent)}
+a:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
+header.site,footer.site{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;justify-content:space-between;padding:.75rem 1.25rem;border-bottom:1px solid var(--line)}
+footer.site{border-top:1px solid var(--line);border-bottom:0;color:var(--muted);font-size:.9rem}
+header.site nav{display:flex;gap:1rem;flex-wrap:wrap}
+.brand{font-weight:700;text-decoration:none;color:var(--ink)}
+main{max-width:1200px;margin:0 auto;padding:1rem 1.25rem}
+h1{font-size:1.6rem;margin:.5rem 0}
+.muted{color:var(--muted)}
+table.data{border-collapse:collapse;margin:1rem 0}
+table.data th,table.data td{border:1px solid var(--line);padding:.35rem .6rem;text-align:left}
+.ptable{display:grid;grid-template-columns:repeat(18,minmax(0,1fr));gap:3px;margin:1rem 0}
+.ptable a{display:block;aspect-ratio:1/1;border-radius:4px;text-decoration:none;color:#111;padding:2px 3px;font-size:.7rem;overflow:hidden;border:1px solid rgba(0,0,0,.15)}
+.ptable a b{display:block;font-size:1.05rem;line-height:1.1}
+.ptable a span{display:block}
+.ptable .gap{grid-column:1/-1;height:.6rem}
+.b0{background:#f3f6f9}.b1{background:#d6e6f5}.b2{background:#a9cbe8}.b3{background:#6fa7d6;color:#000}.b4{background:#3d7fbf;color:#fff!important}.b5{background:#174f8a;color:#fff!important}
+.b4 *,.b5 *{color:#fff}
+.legend{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;font-size:.85rem}
+.legend i{display:inline-block;width:1.2rem;height:1rem;border:1px solid rgba(0,0,0,.2);vertical-align:middle}
+form.year{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
+.chart{max-width:720px;width:100%;height:auto}
+@media (max-width:700px){.ptable{gap:1px}.ptable a{font-size:.5rem;padding:1px}.ptable a b{font-size:.7rem}.ptable a span{display:none}}
+`;

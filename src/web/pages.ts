@@ -1,0 +1,318 @@
+import type { Context, Env, Hono } from 'hono';
+import { LAB_DEPTHS, LAB_LICENCE_ABOVE, LAB_QUOTE_USD, OPERATIONS, planLadder } from '../access/policy.js';
+import { type ElementScore, getElement, listElements } from '../core/elements.js';
+import { ERROR_CODES, ServiceError } from '../core/errors.js';
+import { elementHistory } from '../core/history.js';
+import { findSubject, type SubjectType } from '../core/subjects.js';
+import type { Viewer } from '../core/viewer.js';
+import { priceInfo } from '../payments/discovery.js';
+import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+import { lineChart } from './chart.js';
+import { type Html, html, page, SITE_CSS } from './html.js';
+
+export interface WebDeps {
+  snapshots: SnapshotManager;
+  publicUrl: string;
+  edition: 'full' | 'enterprise';
+  /** Whether this server takes per-call payments. */
+  payments: boolean;
+}
+
+/** RIS bins for the table's colours: 0-100 in six steps. */
+const BINS = [0, 1, 10, 25, 50, 75];
+const bin = (ris: number) => BINS.reduce((b, lower, i) => (ris >= lower ? i : b), 0);
+
+/**
+ * The web pages: every canonical_url, upgrade_url and problem type the API prints is one of
+ * these. Server-rendered HTML from the same core as REST, one stylesheet, no script. A visitor
+ * is not signed in: nothing the spec puts behind a plan (HRI, paper lists, subject data) is shown.
+ */
+export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void {
+  const viewer: Viewer = { hriAvailable: false, publicUrl: deps.publicUrl };
+  // biome-ignore lint/suspicious/noExplicitAny: every route's context, whatever its path parameters
+  const withSnapshot = (c: Context<any, any, any>, render: (s: Snapshot) => Response | Promise<Response>) => {
+    const snapshot = deps.snapshots.acquire();
+    if (!snapshot)
+      return c.html(
+        page(
+          'Data unavailable',
+          html`<h1>Data unavailable</h1><p>No data is published yet; try again shortly.</p>`,
+        ),
+        503,
+      );
+    try {
+      return render(snapshot);
+    } catch (e) {
+      if (e instanceof ServiceError && e.status === 404)
+        return c.html(
+          page(
+            'Not found',
+            html`<h1>Not found</h1><p>${e.detail}</p><p><a href="/">The periodic table</a></p>`,
+          ),
+          404,
+        );
+      throw e;
+    } finally {
+      snapshot.release();
+    }
+  };
+  const cacheable = { 'cache-control': 'public, max-age=300' };
+
+  app.get('/assets/site.css', (c) =>
+    c.body(SITE_CSS, 200, {
+      'content-type': 'text/css; charset=utf-8',
+      'cache-control': 'public, max-age=86400',
+    }),
+  );
+
+  // biome-ignore lint/suspicious/noExplicitAny: shared by two paths
+  const table = (c: Context<any, any, any>) =>
+    withSnapshot(c, (snapshot) => {
+      const years = yearsOf(snapshot, viewer);
+      const asked = c.req.query('year');
+      const year = asked && years.includes(asked) ? asked : null;
+      const elements = listElements(snapshot, viewer).elements;
+      const yearly = year ? yearScores(snapshot, viewer, year) : null;
+      const cells = elements.map((e) => {
+        const s = yearly?.get(e.symbol) ?? { ri: e.ri, ris: e.ris, papers: e.paper_count };
+        return { e, ...s, ...position(e) };
+      });
+      const body = html`<h1>Research intensity of the elements${year ? ` in ${year}` : ''}</h1>
+<p class="muted">Each element coloured by RIS, its research intensity score (0-100, log scale, relative to the most-researched element), ${year ? `for papers published in ${year}` : `for the 12 months to ${snapshot.meta.window_end}`}. Data version ${snapshot.version}.</p>
+<form class="year" method="get" action="/"><label for="year">Year</label>
+<select id="year" name="year"><option value="">Last 12 months</option>${years.map((y) => html`<option value="${y}"${y === year ? html` selected` : html``}>${y}</option>`)}</select>
+<button type="submit">Show</button>${navYears(years, year)}</form>
+<div class="legend" aria-label="Legend: RIS">RIS: ${BINS.map((lower, i) => html`<span><i class="b${i}"></i> ${i === BINS.length - 1 ? `${lower}+` : `${lower}-${BINS[i + 1]}`}</span>`)}</div>
+<div class="ptable">${cells.map(
+        (x) =>
+          html`<a class="b${bin(x.ris)}" style="grid-column:${x.col};grid-row:${x.row}" href="/elements/${x.e.symbol}" title="${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers" aria-label="${x.e.name} (${x.e.symbol}): RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers"><b>${x.e.symbol}</b><span>${x.ris.toFixed(0)}</span></a>`,
+      )}</div>
+${howToRead()}
+<h2>Use the data</h2>
+<ul><li>REST API: <a href="/docs">reference</a>, <a href="/v1/elements">/v1/elements</a> (free, no key).</li>
+<li>MCP tool server for AI agents: <code>${deps.publicUrl}/mcp</code>; agent skill: <a href="/skill.md">skill.md</a>, <a href="/v1/skill">download</a>.</li>
+<li>Plans and per-call prices: <a href="/pricing">pricing</a>.</li></ul>`;
+      return c.html(
+        page('Periodic table', body, { description: 'The 118 elements coloured by research intensity.' }),
+        200,
+        cacheable,
+      );
+    });
+  app.get('/', table);
+  app.get('/elements', table);
+
+  app.get('/elements/:symbol', (c) =>
+    withSnapshot(c, (snapshot) => {
+      const e = getElement(snapshot, c.req.param('symbol'), viewer);
+      const series = elementHistory(snapshot, e.symbol, 'yearly', viewer).series;
+      const body = html`<p><a href="/">← Periodic table</a></p>
+<h1>${e.name} (${e.symbol})</h1>
+<p class="muted">Atomic number ${e.atomic_number}, period ${e.period}${e.group === null ? '' : `, group ${e.group}`}. Data version ${snapshot.version}.</p>
+<table class="data"><tbody>
+<tr><th scope="row">RI (research intensity)</th><td>${e.ri.toFixed(4)}</td></tr>
+<tr><th scope="row">RIS (research intensity score)</th><td>${e.ris.toFixed(2)}</td></tr>
+<tr><th scope="row">HRI (high-impact research intensity)</th><td>Shown from the Personal plan (<a href="/pricing">pricing</a>)</td></tr>
+<tr><th scope="row">Papers naming it (all years)</th><td>${e.paper_count}</td></tr>
+</tbody></table>
+${
+  series.length > 0
+    ? lineChart(
+        series.map((p) => ({ label: p.period, value: p.ris })),
+        { title: `${e.name}: RIS by year`, unit: 'RIS', max: 100 },
+      )
+    : html``
+}
+${
+  series.length > 0
+    ? lineChart(
+        series.map((p) => ({ label: p.period, value: p.ri })),
+        { title: `${e.name}: RI by year (papers per 10,000)`, unit: 'RI' },
+      )
+    : html``
+}
+${howToRead()}
+<h2>More on ${e.name}</h2>
+<p>The same numbers as JSON: <a href="/v1/elements/${e.symbol}">/v1/elements/${e.symbol}</a> (free). Its history by month or day, its top papers and HRI need a key (<a href="/account">account</a>, <a href="/pricing">plans</a>)${deps.payments ? ', or can be paid per call' : ''}.</p>`;
+      return c.html(page(`${e.name} (${e.symbol})`, body), 200, cacheable);
+    }),
+  );
+
+  app.get('/subjects/search', (c) =>
+    c.html(
+      page(
+        'Subject search',
+        gated(
+          `Subject search for “${c.req.query('q') ?? ''}”`,
+          'resolves free text to topics and keywords (subject_type and subject_id)',
+          `/v1/subjects/search?q=${encodeURIComponent(c.req.query('q') ?? '')}`,
+          'any key',
+        ),
+      ),
+    ),
+  );
+  app.get('/subjects/:type/:id', (c) =>
+    withSnapshot(c, (snapshot) => {
+      const type = c.req.param('type');
+      if (type !== 'topic' && type !== 'keyword')
+        throw new ServiceError('not_found', `No subject type '${type}'.`);
+      const row = findSubject(snapshot, type as SubjectType, c.req.param('id'));
+      return c.html(
+        page(
+          row.name,
+          gated(
+            `${type === 'topic' ? 'Topic' : 'Keyword'}: ${row.name}`,
+            `its RI, RIS, HRI, history, top papers and the elements it is routed to`,
+            `/v1/subjects/${type}/${row.id}`,
+            'the Personal plan',
+          ),
+        ),
+        200,
+        cacheable,
+      );
+    }),
+  );
+  app.get('/research', (c) => {
+    const q = c.req.query('q') ?? c.req.query('paper') ?? '';
+    return c.html(
+      page(
+        'Research',
+        gated(
+          `Research: ${q}`,
+          'the research communities behind a question and three reading lists (foundational, now, newest)',
+          `/v1/research?${new URLSearchParams(c.req.query('paper') ? { paper: q } : { q })}`,
+          'the Personal plan',
+        ),
+      ),
+    );
+  });
+  app.get('/lab', (c) => {
+    const q = c.req.query('q') ?? '';
+    return c.html(
+      page(
+        'Lab',
+        gated(
+          `Lab query: ${q}`,
+          'a binding quote (matches, years, communities, prices) and then the matching papers ranked by impact',
+          `/v1/lab/quote?${new URLSearchParams({ q })}`,
+          'the Professional plan',
+        ),
+      ),
+    );
+  });
+
+  app.get('/pricing', (c) => c.html(page('Pricing', pricing(deps)), 200, cacheable));
+  app.get('/account', (c) =>
+    c.html(
+      page(
+        'Account',
+        html`<h1>Account and API keys</h1>
+<p>Keys are sent as <code>Authorization: Bearer &lt;API_KEY&gt;</code>. A free key opens element history and subject search; the Personal and Professional plans open the rest (<a href="/pricing">pricing</a>).</p>
+<p>On this server keys are issued by its operator: ask them for one. An operator creates it with <code>ri keys create --plan free --email you@example.org</code> (the key is shown once).</p>
+<p>The current element scores need no key: <a href="/">the periodic table</a>, <a href="/v1/elements">/v1/elements</a>.</p>`,
+      ),
+    ),
+  );
+  app.get('/docs/errors', (c) =>
+    c.html(
+      page(
+        'Errors',
+        html`<h1>Errors</h1>
+<p>Every error is an RFC 9457 <code>application/problem+json</code> body with <code>type</code> (a link to this page), <code>title</code>, <code>status</code>, <code>detail</code>, a stable <code>code</code> and the <code>request_id</code>. Errors are never charged.</p>
+<table class="data"><thead><tr><th scope="col">code</th><th scope="col">status</th><th scope="col">meaning</th></tr></thead><tbody>
+${ERROR_CODES.map((e) => html`<tr id="${e.code}"><td><code>${e.code}</code></td><td>${e.status}</td><td>${e.title}</td></tr>`)}
+</tbody></table>`,
+      ),
+      200,
+      cacheable,
+    ),
+  );
+}
+
+/** A page for an answer a visitor cannot see: what it is, where to get it, and what it needs. */
+function gated(title: string, what: string, apiPath: string, needs: string): Html {
+  return html`<h1>${title}</h1>
+<p>This answer is ${what}. It is available from the API at <a href="${apiPath}"><code>${apiPath}</code></a> with ${needs} (<a href="/pricing">plans and per-call prices</a>, <a href="/account">keys</a>), and to AI agents through the MCP tool server.</p>
+<p><a href="/">The periodic table</a> is free.</p>`;
+}
+
+function howToRead(): Html {
+  return html`<h2>How to read these numbers</h2>
+<dl><dt>RI, research intensity</dt><dd>Fractional papers on the subject per 10,000 corpus papers: a share of research output, not a measure of quality or importance.</dd>
+<dt>RIS, research intensity score</dt><dd>0-100, recency-weighted, on a log scale relative to the most-researched subject of the same type. Compare elements with elements, within one data version.</dd>
+<dt>HRI, high-impact research intensity</dt><dd>The same share among high-impact papers only (top 10% by impact in their field and year); from the Personal plan.</dd></dl>`;
+}
+
+function pricing(deps: WebDeps): Html {
+  const access = {
+    public: 'no key',
+    key: 'any key',
+    personal: 'Personal',
+    professional: 'Professional',
+  } as const;
+  const ops = OPERATIONS.filter(
+    (o) => deps.edition === 'full' || !('fullEditionOnly' in o && o.fullEditionOnly),
+  );
+  const price = (o: (typeof OPERATIONS)[number]) => {
+    const p = priceInfo(o);
+    if ('usd' in p) return `${p.usd} USD`;
+    if ('tiers' in p && p.tiers)
+      return p.tiers.map((t) => `${t.usd} USD up to ${t.up_to_papers} papers`).join('; ');
+    if ('by_depth_usd' in p)
+      return Object.entries(p.by_depth_usd)
+        .map(([d, u]) => `${u} USD (${d})`)
+        .join('; ');
+    return 'free';
+  };
+  return html`<h1>Plans and prices</h1>
+<p>Plans: ${planLadder(deps.edition).join(', ')}. A key goes in <code>Authorization: Bearer &lt;API_KEY&gt;</code> (<a href="/account">account</a>).</p>
+<table class="data"><thead><tr><th scope="col">Call</th><th scope="col">With a key</th><th scope="col">Per call without a key</th></tr></thead><tbody>
+${ops.map((o) => html`<tr><td><code>${o.method} /v1${o.path}</code><br><span class="muted">${o.description}</span></td><td>${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td>${o.prices.length === 0 && !('pricedByQuote' in o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}
+</tbody></table>
+${
+  deps.edition === 'full'
+    ? html`<p>HRI is shown from the Personal plan. History: yearly with any key, monthly from Personal, daily (elements) from Professional.</p>
+<h2 id="licence">Lab licences</h2>
+<p>A lab query matching more than ${LAB_LICENCE_ABOVE.toLocaleString('en')} papers is offered as a data licence, not a per-call price: narrow the query, or ask the operator of this server. Below that, a quote costs ${LAB_QUOTE_USD} USD and a run costs the quoted depth (${Object.entries(
+        LAB_DEPTHS,
+      )
+        .map(([d, v]) => `${d}: ${v.usd} USD`)
+        .join(', ')}) minus the quote.</p>
+${deps.payments ? html`<h2>Paying per call</h2><p>Priced calls without a key answer 402 with x402 terms (USDC on Base or Solana): see <a href="/.well-known/x402">/.well-known/x402</a>. Errors are never charged.</p>` : html``}`
+    : html``
+}`;
+}
+
+/** The grid position of an element: group and period, the f-block in two rows below. */
+function position(e: ElementScore): { col: number; row: number } {
+  if (e.group !== null) return { col: e.group, row: e.period };
+  const lanthanide = e.atomic_number >= 57 && e.atomic_number <= 71;
+  return { col: 3 + e.atomic_number - (lanthanide ? 57 : 89), row: lanthanide ? 9 : 10 };
+}
+
+/** The years of the yearly history (the same for every element), oldest first. */
+function yearsOf(snapshot: Snapshot, viewer: Viewer): string[] {
+  return snapshot.memoize('web:years', () =>
+    elementHistory(snapshot, 'Fe', 'yearly', viewer).series.map((p) => p.period),
+  );
+}
+
+/** Every element's RI, RIS and paper count in one year, read once per snapshot and year. */
+function yearScores(snapshot: Snapshot, viewer: Viewer, year: string) {
+  return snapshot.memoize(`web:year:${year}`, () => {
+    const out = new Map<string, { ri: number; ris: number; papers: number }>();
+    for (const e of listElements(snapshot, viewer).elements) {
+      const p = elementHistory(snapshot, e.symbol, 'yearly', viewer).series.find((x) => x.period === year);
+      out.set(e.symbol, { ri: p?.ri ?? 0, ris: p?.ris ?? 0, papers: p?.papers ?? 0 });
+    }
+    return out;
+  });
+}
+
+/** Previous / next year links, so the years can be stepped through without a script. */
+function navYears(years: string[], year: string | null): Html {
+  if (years.length === 0) return html``;
+  const i = year ? years.indexOf(year) : years.length;
+  const prev = i > 0 ? years[i - 1] : null;
+  const next = year && i < years.length - 1 ? years[i + 1] : null;
+  return html`${prev ? html`<a href="/?year=${prev}" rel="prev">← ${prev}</a>` : html``} ${next ? html`<a href="/?year=${next}" rel="next">${next} →</a>` : year ? html`<a href="/">last 12 months →</a>` : html``}`;
+}

@@ -4,6 +4,7 @@
  * better-sqlite3 is synchronous; the methods are async only to share the StateStore interface.
  */
 import { randomUUID } from 'node:crypto';
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   type NewPayment,
@@ -126,6 +127,7 @@ export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
 
   constructor(readonly path: string) {
+    ownerOnly(path);
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
@@ -370,6 +372,22 @@ export class SqliteStateStore implements StateStore {
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+  }
+}
+
+/**
+ * The state file holds key hashes, the ledger and the quote-signing secret: readable by its owner
+ * only (0600), created so before SQLite opens it (its -wal and -shm take the same mode), and
+ * tightened if an older release left it wider.
+ */
+function ownerOnly(path: string): void {
+  if (path === ':memory:' || path === '') return;
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      if (file === path) closeSync(openSync(path, 'a', 0o600));
+    }
   }
 }
 

@@ -15,6 +15,13 @@ export interface LabServiceDeps {
   now?: () => Date;
 }
 
+export interface QuoteOptions {
+  /** Runs once the quote is known to be good, before it is kept (per-call payment). */
+  pay?: () => Promise<void>;
+  /** False for a request that only looks (HEAD): the quote is computed, not stored. */
+  keep?: boolean;
+}
+
 export type LabRunRequest = { quoteId: string } | { quote: Record<string, unknown> };
 
 export interface LabService {
@@ -23,7 +30,7 @@ export interface LabService {
    * given, runs once the quote is known to be good and before it is kept (an unusable query is
    * refused before any payment is asked; an unpaid quote is never stored).
    */
-  quote(snapshot: Snapshot, input: string, viewer: Viewer, pay?: () => Promise<void>): Promise<LabQuote>;
+  quote(snapshot: Snapshot, input: string, viewer: Viewer, options?: QuoteOptions): Promise<LabQuote>;
   /** The refusals of a run (before any payment), by quote_id or with the whole quote. */
   check(snapshot: Snapshot, request: LabRunRequest, depth: LabDepth): Promise<LabQuote>;
   /** A checked quote's papers. */
@@ -45,9 +52,10 @@ export function createLabService(deps: LabServiceDeps): LabService {
     }
   };
   return {
-    async quote(snapshot, input, viewer, pay) {
+    async quote(snapshot, input, viewer, options = {}) {
       const quote = labQuote(snapshot, input, viewer, await settings());
-      await pay?.();
+      await options.pay?.();
+      if (options.keep === false) return quote;
       await deps.state.saveQuote({
         id: quote.quote_id,
         body: JSON.stringify(quote),

@@ -92,7 +92,8 @@ export function termGroups(q: string): TermGroup[] {
     const word = raw.toLowerCase();
     if (STOP_WORDS.has(word)) continue;
     const alternatives = [ftsToken(word)];
-    const expansion = ABBREVIATIONS[word];
+    // Own keys only: a question word such as 'constructor' is not an abbreviation.
+    const expansion = Object.hasOwn(ABBREVIATIONS, word) ? ABBREVIATIONS[word] : undefined;
     if (expansion) alternatives.push(`(${expansion.split(' ').map(ftsToken).join(' AND ')})`);
     // An element symbol as written (Li, Fe) or an element name: both spellings.
     const bySymbol = /^[A-Z][a-z]?$/.test(raw) ? findElement(raw) : undefined;

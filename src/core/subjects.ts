@@ -19,9 +19,13 @@ interface SubjectRow {
   extra: string;
 }
 
-/** A topic id as stored (T10074): accepts t10074, 10074 and the OpenAlex URL. */
+/**
+ * A topic id as stored (T10074): accepts t10074, 10074 and the OpenAlex URL. The id arrives
+ * decoded once (by the router, or as a tool argument): it is never decoded again, so '%' is just
+ * a character of an unknown id.
+ */
 function normaliseId(type: SubjectType, id: string): string {
-  const trimmed = decodeURIComponent(id).trim();
+  const trimmed = id.trim();
   if (type === 'topic') {
     const m = /(?:^|\/)T?(\d+)$/i.exec(trimmed);
     return m ? `T${m[1]}` : trimmed;

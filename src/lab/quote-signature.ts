@@ -31,9 +31,20 @@ export function signQuote(quote: Record<string, unknown>, secret: string): strin
   return createHmac('sha256', secret).update(signedContent(quote)).digest('base64url');
 }
 
+/** Deeper than any quote this service issues: such a "quote" is refused unread (no deep recursion). */
+const MAX_QUOTE_DEPTH = 16;
+
+function depthWithin(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (limit === 0) return false;
+  for (const v of Object.values(value as Record<string, unknown>))
+    if (!depthWithin(v, limit - 1)) return false;
+  return true;
+}
+
 export function verifyQuote(quote: Record<string, unknown>, secret: string): boolean {
   const given = quote.signature;
-  if (typeof given !== 'string') return false;
+  if (typeof given !== 'string' || !depthWithin(quote, MAX_QUOTE_DEPTH)) return false;
   const expected = Buffer.from(signQuote(quote, secret));
   const actual = Buffer.from(given);
   return actual.length === expected.length && timingSafeEqual(actual, expected);

@@ -222,7 +222,7 @@ export function toolDefinitions(): ToolDef[] {
       async run(ctx, a) {
         requireExactlyOne({ query: a.query, markdown: a.markdown }, "'query' or 'markdown'");
         const input = a.query !== undefined ? (a.query as string) : queryFromMarkdown(a.markdown as string);
-        return ctx.lab.quote(ctx.snapshot, input, ctx.viewer, () => ctx.charge());
+        return ctx.lab.quote(ctx.snapshot, input, ctx.viewer, { pay: () => ctx.charge() });
       },
     },
     {

@@ -22,7 +22,10 @@ const responses = {
 export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabService): void {
   const answer = async (c: Parameters<Parameters<typeof app.openapi>[1]>[0], input: string) => {
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
-    const quote = await lab.quote(c.get('snapshot'), input, viewer, () => charge(c));
+    const quote = await lab.quote(c.get('snapshot'), input, viewer, {
+      pay: () => charge(c),
+      keep: c.req.method !== 'HEAD',
+    });
     // A quote carries its own expiry: never served from a cache.
     return c.json(quote, 200, { 'cache-control': 'no-store' });
   };

@@ -1,0 +1,73 @@
+import { statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, sampleApp } from '../helpers/app.js';
+
+type Ctx = Awaited<ReturnType<typeof sampleApp>>;
+let ctx: Ctx;
+
+beforeAll(async () => {
+  ctx = await sampleApp();
+}, 120_000);
+
+afterAll(async () => {
+  await ctx?.close();
+});
+
+const pro = () => bearer(ctx.keys.professional);
+
+describe('input that once answered 500', () => {
+  it('a question word that is also an object property (constructor, __proto__) is just a word', async () => {
+    for (const q of [
+      'q=constructor',
+      'paper=constructor',
+      'q=__proto__%20constructor%20toString',
+      'q=hasOwnProperty',
+    ]) {
+      const res = await ctx.app.request(`/v1/research?${q}`, pro());
+      expect([q, res.status < 500]).toEqual([q, true]);
+      expect([200, 404]).toContain(res.status);
+    }
+  });
+
+  it('a raw %, %25 or invalid UTF-8 in a subject id is an unknown subject (decoded once, never twice)', async () => {
+    for (const id of ['%', '%25', '%ff', '%25ff', '%E0%A4%A']) {
+      const res = await ctx.app.request(`/v1/subjects/keyword/${id}`, pro());
+      expect([id, res.status]).toEqual([id, 404]);
+      expect(((await res.json()) as { code: string }).code).toBe('unknown_subject');
+    }
+  });
+
+  it('a quote nested 5,000 deep is refused as edited, not a stack overflow', async () => {
+    const nested = `${'{"a":'.repeat(5000)}"x"${'}'.repeat(5000)}`;
+    const res = await ctx.app.request('/v1/lab/run', {
+      method: 'POST',
+      headers: { ...pro().headers, 'content-type': 'application/json' },
+      body: `{"quote":{"signature":"x","deep":${nested}},"depth":"papers_20"}`,
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe('quote_edited');
+  });
+
+  it('HEAD /v1/lab/quote computes the quote but does not store it', async () => {
+    const count = () => {
+      const db = new Database(ctx.statePath, { readonly: true });
+      try {
+        return db.prepare('SELECT count(*) FROM quotes').pluck().get() as number;
+      } finally {
+        db.close();
+      }
+    };
+    const before = count();
+    const head = await ctx.app.request('/v1/lab/quote?q=Co%20Mn', { ...pro(), method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(count()).toBe(before);
+    expect((await ctx.app.request('/v1/lab/quote?q=Co%20Mn', pro())).status).toBe(200);
+    expect(count()).toBe(before + 1);
+  });
+
+  it('keeps the state file (key hashes, ledger, quote secret) readable by its owner only', () => {
+    for (const file of [ctx.statePath, `${ctx.statePath}-wal`])
+      expect([file, statSync(file).mode & 0o777]).toEqual([file, 0o600]);
+  });
+});

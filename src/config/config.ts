@@ -22,11 +22,15 @@ const EnvSchema = z.object({
   /** Requests per minute per API key and per client IP (without a key). */
   RATE_LIMIT_PER_KEY: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(120),
-  /** Read the client IP from X-Forwarded-For (set when behind a trusted proxy). */
+  /**
+   * Proxies in front of the service whose X-Forwarded-For entries are trusted, counted from the
+   * right: false (none, the default), true (one), or a hop count.
+   */
   TRUST_PROXY: z
-    .enum(['true', 'false'])
+    .string()
+    .regex(/^(true|false|\d{1,2})$/, 'must be false, true or a hop count (0-99)')
     .default('false')
-    .transform((v) => v === 'true'),
+    .transform((v) => (v === 'true' ? 1 : v === 'false' ? 0 : Number(v))),
   /** Signs lab quotes; unset: a random secret kept in the state store (shared by the replicas). */
   QUOTE_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How long a lab quote binds its prices, in seconds. */
@@ -61,6 +65,16 @@ const EnvSchema = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key')
     .optional(),
+  /** Who may read /metrics besides loopback: addresses or IPv4 CIDR ranges, comma-separated. */
+  METRICS_ALLOW: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -15,11 +15,12 @@ import { authenticate } from './auth.js';
 import { compression } from './compression.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { cors } from './cors.js';
+import { ipAllowed } from './ip-allow.js';
 import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentGate } from './payment.js';
 import { handleError, MAX_BODY_BYTES, problemResponse, validationProblem } from './problem.js';
-import { MemoryRateLimiter, rateLimit } from './rate-limit.js';
+import { clientIp, MemoryRateLimiter, rateLimit } from './rate-limit.js';
 import { requestLog } from './request-log.js';
 import { responseCache } from './response-cache.js';
 import { registerGetElement } from './routes/elements/get.js';
@@ -71,7 +72,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.get('/.well-known/x402', (c) =>
     c.json(discoveryDocument(deps.config.publicUrl, paymentsOn ? deps.payments!.offered : [])),
   );
-  app.get('/metrics', metricsHandler(metrics, { dataVersion: () => deps.snapshots.version }));
+  // Operators only: loopback, or METRICS_ALLOW (the socket's address, not X-Forwarded-For).
+  const metricsPage = metricsHandler(metrics, { dataVersion: () => deps.snapshots.version });
+  app.get('/metrics', (c, next) =>
+    ipAllowed(clientIp(c), deps.config.METRICS_ALLOW)
+      ? metricsPage(c, next)
+      : problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)),
+  );
   // Ready while some verified snapshot is served; `degraded` says when it is not the current one.
   app.get('/readyz', (c) => {
     const { serving, current, problem } = deps.snapshots.health();

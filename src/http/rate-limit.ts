@@ -236,13 +236,16 @@ export const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = {
 
 /** The client IP: X-Forwarded-For only when the proxy is trusted, else the socket's peer. */
 export function clientIp(c: Context, trustProxy: boolean | number = false): string {
-  if (trustProxy) {
+  // Trusted hops count from the right: each trusted proxy appended the address it saw, so the
+  // client is the entry the outermost trusted proxy appended. Entries left of it are the client's
+  // own words (forgeable), never trusted. `true` means one proxy.
+  const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : trustProxy;
+  if (hops > 0) {
     const forwarded = (c.req.header('x-forwarded-for') ?? '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    const hops = trustProxy === true ? forwarded.length : trustProxy;
-    const ip = forwarded[Math.max(0, forwarded.length - hops)];
+    const ip = forwarded.length >= hops ? forwarded[forwarded.length - hops] : undefined;
     if (ip) return normalizeIp(ip);
   }
   try {

@@ -17,8 +17,15 @@ interface Entry {
   headers: Record<string, string>;
 }
 
-const MAX_ENTRIES = 5_000;
+/** The whole cache of one snapshot holds at most this many bytes of bodies (oldest entries go first). */
+const MAX_BYTES = 64 * 1024 * 1024;
 const MAX_BODY = 512 * 1024;
+
+/** The bodies of one snapshot's cache, in insertion order, with their total size. */
+interface Store {
+  entries: Map<string, Entry>;
+  bytes: number;
+}
 
 export function responseCache(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -26,8 +33,12 @@ export function responseCache(): MiddlewareHandler<AppEnv> {
     if (c.req.method !== 'GET' || c.get('payment')) return next();
     const snapshot = c.get('snapshot');
     const plan = c.get('caller')?.plan ?? 'anonymous';
-    const key = `${plan}|${c.req.url}`;
-    const cache = snapshot.memoize('response-cache', () => new Map<string, Entry>());
+    // Path and query only: the Host header (or any other header) is not part of an answer, and
+    // keying on it let one client fill memory with copies of the same answer.
+    const url = c.req.url;
+    const key = `${plan}|${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;
+    const store = snapshot.memoize('response-cache', (): Store => ({ entries: new Map(), bytes: 0 }));
+    const cache = store.entries;
     let entry = cache.get(key);
     if (!entry) {
       await next();
@@ -44,9 +55,14 @@ export function responseCache(): MiddlewareHandler<AppEnv> {
           plan !== 'anonymous',
         ),
       };
-      if (body.length <= MAX_BODY) {
-        if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+      if (body.length <= MAX_BODY && !cache.has(key)) {
+        for (const [oldKey, old] of cache) {
+          if (store.bytes + body.length <= MAX_BYTES) break;
+          cache.delete(oldKey);
+          store.bytes -= old.body.length;
+        }
         cache.set(key, entry);
+        store.bytes += body.length;
       }
       for (const [name, value] of Object.entries(entry.headers)) c.res.headers.set(name, value);
       if (notModified(c, entry.etag)) c.res = new Response(null, { status: 304, headers: c.res.headers });

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ipAllowed } from '../../src/http/ip-allow.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
@@ -69,5 +70,56 @@ describe('input that once answered 500', () => {
   it('keeps the state file (key hashes, ledger, quote secret) readable by its owner only', () => {
     for (const file of [ctx.statePath, `${ctx.statePath}-wal`])
       expect([file, statSync(file).mode & 0o777]).toEqual([file, 0o600]);
+  });
+});
+
+describe('the response cache', () => {
+  it('keeps one copy of an answer whatever the Host header says', async () => {
+    for (let i = 0; i < 150; i++) {
+      const res = await ctx.app.request(`http://host-${i}.example/v1/elements/Fe`, pro());
+      expect(res.status).toBe(200);
+    }
+    const snapshot = ctx.snapshots.acquire()!;
+    try {
+      const store = snapshot.memo.get('response-cache') as { entries: Map<string, unknown>; bytes: number };
+      const keys = [...store.entries.keys()].filter((k) => k.endsWith('/v1/elements/Fe'));
+      expect(keys).toEqual(['professional|/v1/elements/Fe']);
+      expect(store.bytes).toBe(
+        [...store.entries.values()].reduce((sum: number, e) => sum + (e as { body: string }).body.length, 0),
+      );
+    } finally {
+      snapshot.release();
+    }
+  });
+});
+
+describe('/metrics', () => {
+  const fromIp = (ip: string) => ({ incoming: { socket: { remoteAddress: ip } } });
+
+  it('answers loopback and METRICS_ALLOW only, judged on the socket (not X-Forwarded-For)', async () => {
+    const allowed = await sampleApp({ METRICS_ALLOW: ['10.1.0.0/16', '192.0.2.7'] });
+    const forged = { headers: { 'x-forwarded-for': '127.0.0.1' } };
+    for (const [ip, status] of [
+      ['127.0.0.1', 200],
+      ['::1', 200],
+      ['::ffff:127.0.0.1', 200],
+      ['10.1.200.3', 200],
+      ['192.0.2.7', 200],
+      ['10.2.0.1', 404],
+      ['203.0.113.9', 404],
+    ] as const) {
+      const res = await allowed.app.request('/metrics', forged, fromIp(ip));
+      expect([ip, res.status]).toEqual([ip, status]);
+    }
+    await allowed.close();
+  });
+
+  it('ipAllowed: exact addresses and IPv4 ranges', () => {
+    expect(ipAllowed('10.0.0.5', ['10.0.0.0/8'])).toBe(true);
+    expect(ipAllowed('11.0.0.5', ['10.0.0.0/8'])).toBe(false);
+    expect(ipAllowed('2001:db8::1', ['2001:db8::1'])).toBe(true);
+    expect(ipAllowed('2001:db8::2', ['10.0.0.0/0'])).toBe(false);
+    expect(ipAllowed('8.8.8.8', ['0.0.0.0/0'])).toBe(true);
+    expect(ipAllowed('999.1.1.1', ['0.0.0.0/0'])).toBe(false);
   });
 });

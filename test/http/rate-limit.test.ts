@@ -271,15 +271,16 @@ describe('rateLimit middleware', () => {
     expect((await untrusted.request('/v1/things', xff('2.2.2.2'), proxy)).status).toBe(429);
   });
 
-  it('clientIp: left-most address with trustProxy true, socket address otherwise', async () => {
+  it('clientIp: the address the outermost trusted proxy saw (never a forged left-most entry), socket address otherwise', async () => {
     const app = new Hono();
-    app.get('/', (c) => c.text(`${clientIp(c, true)} ${clientIp(c, 2)} ${clientIp(c)}`));
+    app.get('/', (c) => c.text(`${clientIp(c, true)} ${clientIp(c, 2)} ${clientIp(c, 4)} ${clientIp(c)}`));
     const res = await app.request(
       '/',
       { headers: { 'x-forwarded-for': '1.1.1.1, 2.2.2.2, 3.3.3.3' } },
       fromIp('9.9.9.9'),
     );
-    expect(await res.text()).toBe('1.1.1.1 2.2.2.2 9.9.9.9');
+    // true = one proxy: the right-most entry; 2 hops: the one before; more hops than entries: the socket.
+    expect(await res.text()).toBe('3.3.3.3 2.2.2.2 9.9.9.9 9.9.9.9');
     const bare = await new Hono().get('/', (c) => c.text(clientIp(c))).request('/');
     expect(await bare.text()).toBe('unknown');
   });

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { openStateStore } from '../access/state-store.js';
+import { openStateStore, redactUrl } from '../access/state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
 import { createRateLimiter } from '../http/rate-limit.js';
@@ -41,26 +41,44 @@ export async function run(args: string[]): Promise<number> {
     throw e;
   }
   const logger = pino({ level: config.LOG_LEVEL });
-  await ensureDefaultSnapshot(config.DATA_DIR);
+  // Each start step fails with one line naming what could not be done, and nothing left running
+  // (a watcher or a pool would keep the process alive without serving).
+  const opened: { close(): unknown }[] = [];
+  const fail = async (what: string, e: unknown): Promise<never> => {
+    for (const o of opened.reverse()) await Promise.resolve(o.close()).catch(() => undefined);
+    const message = e instanceof Error ? e.message.split('\n')[0] : String(e);
+    throw new CliError(`cannot ${what}: ${message}`, 1);
+  };
+  await ensureDefaultSnapshot(config.DATA_DIR).catch((e) =>
+    fail(`prepare the data in ${config.DATA_DIR}`, e),
+  );
   const snapshots = new SnapshotManager(
     dataPaths(config.DATA_DIR).snapshots,
     (m) => logger.info(m),
     (m) => logger.warn(m),
   );
   await snapshots.start();
-  const state = await openStateStore(config.STATE_URL, config.DATA_DIR);
-  await state.migrate();
+  opened.push({ close: () => snapshots.stop() });
+  const state = await openStateStore(config.STATE_URL, config.DATA_DIR).catch((e) =>
+    fail(
+      `open the state store (${config.STATE_URL ? redactUrl(config.STATE_URL) : 'SQLite in DATA_DIR'})`,
+      e,
+    ),
+  );
+  opened.push(state);
   const payments = paymentsFromConfig(config, state, {
     log: (msg, fields) => logger.warn(fields ?? {}, msg),
   });
+  opened.push(payments);
   const rateLimiter = createRateLimiter(config.REDIS_URL, { log: (m) => logger.warn(m) });
+  opened.push({ close: () => rateLimiter.close?.() });
   const server = await startServer(
     config,
     snapshots,
     state,
     (msg, fields) => logger.error(fields ?? {}, msg),
     { logger, rateLimiter, payments },
-  );
+  ).catch((e) => fail(`listen on ${config.HOST}:${config.PORT}`, e));
   if (payments.enabled)
     process.stdout.write(`ri: per-call payments (x402) on ${payments.offered.join(', ')}\n`);
   process.stdout.write(

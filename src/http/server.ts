@@ -19,7 +19,7 @@ export function startServer(
   extra: Pick<AppDeps, 'logger' | 'rateLimiter' | 'metrics' | 'payments'> = {},
 ): Promise<RunningServer> {
   const app = createApp({ config, snapshots, state, log, ...extra });
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const server: ServerType = serve(
       { fetch: app.fetch, port: config.PORT, hostname: config.HOST },
       (info) => {
@@ -30,5 +30,7 @@ export function startServer(
         });
       },
     );
+    // A port in use or not ours: fail the start (rather than never listening).
+    server.once('error', reject);
   });
 }

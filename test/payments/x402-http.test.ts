@@ -247,6 +247,47 @@ describe('paid calls on the local chain', () => {
   });
 });
 
+describe('more that is never charged', () => {
+  it('a topic with no element links: its own 404 before any 402, and no charge with a payment attached', async () => {
+    const snapshot = ctx.snapshots.acquire()!;
+    const lonely = snapshot.db
+      .prepare(
+        "SELECT id FROM subjects s WHERE type = 'topic' AND NOT EXISTS (SELECT 1 FROM routed_elements r WHERE r.type = 'topic' AND r.id = s.id) LIMIT 1",
+      )
+      .pluck()
+      .get() as string;
+    snapshot.release();
+    expect(lonely).toBeTruthy();
+    const path = `/subjects/topic/${lonely}/elements`;
+    const unpaid = await fetch(url(path));
+    expect(unpaid.status).toBe(404);
+    expect(unpaid.headers.get('payment-required')).toBeNull();
+    expect(((await unpaid.json()) as { reason: string }).reason).toBe('no_element_links');
+    const payment = await signedFor('/subjects/topic/T10001/elements'.replace('T10001', await aTopic()));
+    const before = await balances();
+    const paid = await fetch(url(path), { headers: { 'payment-signature': payment } });
+    expect(paid.status).toBe(404);
+    expect(await balances()).toEqual(before);
+  });
+
+  it('a data error (503, no snapshot to answer from) with a valid payment attached is not charged', async () => {
+    const empty = await sampleApp(PAID_CONFIG, { facilitator });
+    const required = await terms(await empty.app.request('/v1/elements/Fe/history'));
+    const payment = encodePaymentSignatureHeader(await payingFetch().client.createPaymentPayload(required));
+    empty.snapshots.stop(); // the data goes away: every answer is now a 503
+    const before = await balances();
+    const res = await empty.app.request('/v1/elements/Fe/history', {
+      headers: { 'payment-signature': payment },
+    });
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { code: string }).code).toBe('data_unavailable');
+    expect(res.headers.get('payment-response')).toBeNull();
+    expect(await balances()).toEqual(before);
+    expect(await empty.state.listPayments()).toEqual([]);
+    await empty.close();
+  });
+});
+
 describe('keys and payments together', () => {
   it('a key whose plan covers the call is never asked to pay, even with a payment attached', async () => {
     const payment = await signedFor('/elements/Fe/history');

@@ -18,6 +18,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 const root = resolve(import.meta.dirname, '..');
 const MAIN = join(root, 'dist/cli/main.js');
 const { startDevChain, DEV_KEYS, BASE_SEPOLIA_USDC } = await import(join(root, 'dist/payments/dev-chain.js'));
+// Prices from the one price table (src/access/policy.ts), as '0.05' strings.
+const { priceOf, operation, LAB_DEPTHS, LAB_QUOTE_USD } = await import(join(root, 'dist/access/policy.js'));
+const usd = (v) => (Math.round(v * 1e6) / 1e6).toFixed(2);
 
 const OVERALL_TIMEOUT_MS = 90_000;
 const START_TIMEOUT_MS = 60_000;
@@ -175,14 +178,23 @@ async function main() {
   let quoteId;
 
   const calls = [
-    { usd: '0.01', path: '/v1/subjects/search?q=iron' },
-    { usd: '0.02', path: '/v1/elements/Fe/papers?limit=20' },
-    { usd: '0.05', path: '/v1/elements/Fe/history' },
-    { usd: '0.10', path: '/v1/elements/Fe/papers?limit=100' },
-    { usd: '0.05', path: '/v1/research?q=oxygen%20evolution%20nickel&page_size=3' },
-    { usd: '0.01', path: '/v1/lab/quote?q=Ni%20Fe', quote: true },
-    { usd: '0.04', path: () => `/v1/lab/run?quote_id=${encodeURIComponent(quoteId)}&depth=papers_20` },
-    { usd: '0.19', path: () => `/v1/lab/run?quote_id=${encodeURIComponent(quoteId)}&depth=papers_100` },
+    { usd: usd(priceOf(operation('searchSubjects'))), path: '/v1/subjects/search?q=iron' },
+    { usd: usd(priceOf(operation('getElementPapers'), 20)), path: '/v1/elements/Fe/papers?limit=20' },
+    { usd: usd(priceOf(operation('getElementHistory'))), path: '/v1/elements/Fe/history' },
+    { usd: usd(priceOf(operation('getElementPapers'), 100)), path: '/v1/elements/Fe/papers?limit=100' },
+    {
+      usd: usd(priceOf(operation('research'))),
+      path: '/v1/research?q=oxygen%20evolution%20nickel&page_size=3',
+    },
+    { usd: usd(LAB_QUOTE_USD), path: '/v1/lab/quote?q=Ni%20Fe', quote: true },
+    {
+      usd: usd(LAB_DEPTHS.papers_20.usd - LAB_QUOTE_USD),
+      path: () => `/v1/lab/run?quote_id=${encodeURIComponent(quoteId)}&depth=papers_20`,
+    },
+    {
+      usd: usd(LAB_DEPTHS.papers_100.usd - LAB_QUOTE_USD),
+      path: () => `/v1/lab/run?quote_id=${encodeURIComponent(quoteId)}&depth=papers_100`,
+    },
   ];
 
   console.log(`\n${'price USD'.padStart(9)}  status  ${'transaction'.padEnd(66)}  path`);

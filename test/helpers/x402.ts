@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
@@ -6,6 +7,7 @@ import type { Hono } from 'hono';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEV_KEYS, type DevChain, startDevChain } from '../../src/payments/dev-chain.js';
 import { localFacilitator } from '../../src/payments/local-facilitator.js';
+import { sampleApp } from './app.js';
 
 export const PAYER = privateKeyToAccount(DEV_KEYS.payer);
 export const PAY_TO = privateKeyToAccount(DEV_KEYS.payTo).address;
@@ -40,5 +42,49 @@ export async function listen(app: Hono<never>, port = 0): Promise<{ base: string
   return {
     base: `http://127.0.0.1:${bound}`,
     close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** A free loopback port (to give an app its PUBLIC_URL before it listens). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createNetServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The sample app served over real HTTP at an address that is also its PUBLIC_URL (links in answers work). */
+export async function servedSample(
+  overrides: Parameters<typeof sampleApp>[0] = {},
+  options: Parameters<typeof sampleApp>[1] = {},
+) {
+  const port = await freePort();
+  const publicUrl = `http://127.0.0.1:${port}`;
+  const ctx = await sampleApp({ PUBLIC_URL: publicUrl, publicUrl, ...overrides }, options);
+  const server = await listen(ctx.app as never, port);
+  return {
+    ctx,
+    server,
+    close: async () => {
+      await server.close();
+      await ctx.close();
+    },
+  };
+}
+
+/** A service taking payments on the local chain, served over real HTTP, with the chain and facilitator. */
+export async function paidService() {
+  const { chain, facilitator } = await paidSetup();
+  const served = await servedSample(PAID_CONFIG, { facilitator });
+  return {
+    chain,
+    facilitator,
+    ...served,
+    close: async () => {
+      await served.close();
+      await chain.stop();
+    },
   };
 }

@@ -9,7 +9,7 @@ import { OPERATIONS, operation, priceOf } from '../../src/access/policy.js';
 import type { DevChain } from '../../src/payments/dev-chain.js';
 import { usdToAtomic } from '../../src/payments/networks.js';
 import { sampleApp } from '../helpers/app.js';
-import { listen, PAID_CONFIG, PAYER, paidSetup, payingFetch } from '../helpers/x402.js';
+import { listen, PAID_CONFIG, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
 let chain: DevChain;
@@ -17,16 +17,15 @@ let facilitator: FacilitatorClient;
 let ctx: Ctx;
 let server: { base: string; close(): Promise<void> };
 
+let service: Awaited<ReturnType<typeof paidService>>;
+
 beforeAll(async () => {
-  ({ chain, facilitator } = await paidSetup());
-  ctx = await sampleApp(PAID_CONFIG, { facilitator });
-  server = await listen(ctx.app as never);
+  service = await paidService();
+  ({ chain, facilitator, ctx, server } = service);
 }, 120_000);
 
 afterAll(async () => {
-  await server?.close();
-  await ctx?.close();
-  await chain?.stop();
+  await service?.close();
 });
 
 /** An official MCP SDK client over Streamable HTTP, with the key (if any) on the connection. */
@@ -132,7 +131,7 @@ describe('the MCP tool server', () => {
       });
       expect(rest.status).toBe(200);
       expect(r.structuredContent).toEqual(await rest.json());
-      expect((r.content as { text: string }[])[0]!.text).toMatch(/canonical_url|Cite https:\/\/ri\.example/);
+      expect((r.content as { text: string }[])[0]!.text).toContain(`Cite ${server.base}/`);
     }
     await pro.close();
   });

@@ -11,7 +11,7 @@ import { LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS, operation, priceOf } from '../..
 import { BASE_SEPOLIA_USDC, type DevChain } from '../../src/payments/dev-chain.js';
 import { usdToAtomic } from '../../src/payments/networks.js';
 import { bearer, sampleApp } from '../helpers/app.js';
-import { listen, PAID_CONFIG, PAY_TO, PAYER, paidSetup, payingFetch } from '../helpers/x402.js';
+import { listen, PAID_CONFIG, PAY_TO, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
 let chain: DevChain;
@@ -19,16 +19,15 @@ let facilitator: FacilitatorClient;
 let ctx: Ctx;
 let server: { base: string; close(): Promise<void> };
 
+let service: Awaited<ReturnType<typeof paidService>>;
+
 beforeAll(async () => {
-  ({ chain, facilitator } = await paidSetup());
-  ctx = await sampleApp(PAID_CONFIG, { facilitator });
-  server = await listen(ctx.app as never);
+  service = await paidService();
+  ({ chain, facilitator, ctx, server } = service);
 }, 120_000);
 
 afterAll(async () => {
-  await server?.close();
-  await ctx?.close();
-  await chain?.stop();
+  await service?.close();
 });
 
 const url = (path: string) => `${server.base}/v1${path}`;
@@ -92,7 +91,7 @@ describe('402 terms (no key, no payment)', () => {
       const res = await fetch(url(path), init);
       const t = await terms(res);
       expect(t.x402Version).toBe(2);
-      expect(t.resource?.url).toBe(`https://ri.example/v1${path}`);
+      expect(t.resource?.url).toBe(`${server.base}/v1${path}`);
       expect(t.accepts).toHaveLength(1);
       expect(t.accepts[0]).toMatchObject({
         scheme: 'exact',

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -7,30 +6,22 @@ import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS } from '../../src/access/policy.js';
 import { frontMatter, SKILL_DIR, skillContentHash, skillSources } from '../../src/skill/skill.js';
-import { bearer, sampleApp } from '../helpers/app.js';
-import { listen } from '../helpers/x402.js';
+import { bearer, type sampleApp } from '../helpers/app.js';
+import { servedSample } from '../helpers/x402.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
 let ctx: Ctx;
 let server: { base: string; close(): Promise<void> };
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
+let served: Awaited<ReturnType<typeof servedSample>>;
 
 beforeAll(async () => {
-  const port = await freePort();
-  ctx = await sampleApp({ PUBLIC_URL: `http://127.0.0.1:${port}`, publicUrl: `http://127.0.0.1:${port}` });
-  server = await listen(ctx.app as never, port);
+  served = await servedSample();
+  ({ ctx, server } = served);
 }, 120_000);
 
 afterAll(async () => {
-  await server?.close();
-  await ctx?.close();
+  await served?.close();
 });
 
 async function unzipped(): Promise<Record<string, string>> {

@@ -1,30 +1,20 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, sampleApp } from '../helpers/app.js';
-import { listen } from '../helpers/x402.js';
+import { bearer, type sampleApp } from '../helpers/app.js';
+import { servedSample } from '../helpers/x402.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
 let ctx: Ctx;
 let server: { base: string; close(): Promise<void> };
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
+let served: Awaited<ReturnType<typeof servedSample>>;
 
 beforeAll(async () => {
-  const port = await freePort();
-  const publicUrl = `http://127.0.0.1:${port}`;
-  ctx = await sampleApp({ PUBLIC_URL: publicUrl, publicUrl });
-  server = await listen(ctx.app as never, port);
+  served = await servedSample();
+  ({ ctx, server } = served);
 }, 120_000);
 
 afterAll(async () => {
-  await server?.close();
-  await ctx?.close();
+  await served?.close();
 });
 
 /** Every URL in a JSON value: string values that are URLs, and URLs inside text (notes, details). */

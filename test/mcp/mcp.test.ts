@@ -9,11 +9,10 @@ import { OPERATIONS, operation, priceOf } from '../../src/access/policy.js';
 import type { DevChain } from '../../src/payments/dev-chain.js';
 import { usdToAtomic } from '../../src/payments/networks.js';
 import { sampleApp } from '../helpers/app.js';
-import { listen, PAID_CONFIG, PAYER, paidService, payingFetch } from '../helpers/x402.js';
+import { listen, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
 let chain: DevChain;
-let facilitator: FacilitatorClient;
 let ctx: Ctx;
 let server: { base: string; close(): Promise<void> };
 
@@ -21,7 +20,7 @@ let service: Awaited<ReturnType<typeof paidService>>;
 
 beforeAll(async () => {
   service = await paidService();
-  ({ chain, facilitator, ctx, server } = service);
+  ({ chain, ctx, server } = service);
 }, 120_000);
 
 afterAll(async () => {

@@ -11,7 +11,7 @@ import { LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS, operation, priceOf } from '../..
 import { BASE_SEPOLIA_USDC, type DevChain } from '../../src/payments/dev-chain.js';
 import { usdToAtomic } from '../../src/payments/networks.js';
 import { bearer, sampleApp } from '../helpers/app.js';
-import { listen, PAID_CONFIG, PAY_TO, PAYER, paidService, payingFetch } from '../helpers/x402.js';
+import { PAID_CONFIG, PAY_TO, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
 let chain: DevChain;

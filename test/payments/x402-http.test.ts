@@ -287,6 +287,68 @@ describe('more that is never charged', () => {
   });
 });
 
+describe('refusals with a valid payment attached', () => {
+  it('a bad parameter, an unusable lab query, an unknown or edited or expired quote: their own 4xx, no charge, no ledger row', async () => {
+    const quote = (await (
+      await fetch(url('/lab/quote?q=Co'), bearer(ctx.keys.professional))
+    ).json()) as Record<string, unknown>;
+    const runPayment = await signedFor(`/lab/run?quote_id=${quote.quote_id}&depth=papers_20`);
+    const quotePayment = await signedFor('/lab/quote?q=Fe');
+    const historyPayment = await signedFor('/elements/Fe/history');
+    const before = await balances();
+    const rows = (await ctx.state.listPayments()).length;
+    const post = (body: unknown, payment: string) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'payment-signature': payment },
+      body: JSON.stringify(body),
+    });
+    const cases: [string, RequestInit, number, string][] = [
+      [
+        '/elements/Fe/history?resolution=hourly',
+        { headers: { 'payment-signature': historyPayment } },
+        400,
+        'invalid_parameter',
+      ],
+      ['/lab/quote?q=-Fe', { headers: { 'payment-signature': quotePayment } }, 400, 'unusable_query'],
+      [
+        '/lab/run?quote_id=q_nope&depth=papers_20',
+        { headers: { 'payment-signature': runPayment } },
+        404,
+        'unknown_quote',
+      ],
+      [
+        '/lab/run',
+        post({ quote: { ...quote, matches: 99_999 }, depth: 'papers_20' }, runPayment),
+        400,
+        'quote_edited',
+      ],
+    ];
+    for (const [path, init, status, code] of cases) {
+      const res = await fetch(url(path), init);
+      expect([path, res.status, ((await res.json()) as { code: string }).code]).toEqual([path, status, code]);
+      expect(res.headers.get('payment-response')).toBeNull();
+    }
+    // Expired: the same quote on a server whose clock has moved past its expiry.
+    let now = new Date();
+    const later = await sampleApp(PAID_CONFIG, { facilitator, now: () => now });
+    const issued = (await (
+      await later.app.request('/v1/lab/quote?q=Co', bearer(later.keys.professional))
+    ).json()) as { quote_id: string; expires_at: string };
+    now = new Date(Date.parse(issued.expires_at) + 1000);
+    const expired = await later.app.request(`/v1/lab/run?quote_id=${issued.quote_id}&depth=papers_20`, {
+      headers: { 'payment-signature': runPayment },
+    });
+    expect(expired.status).toBe(410);
+    expect(await later.state.listPayments()).toEqual([]);
+    await later.close();
+    expect(await balances()).toEqual(before);
+    expect((await ctx.state.listPayments()).length).toBe(rows);
+    // None of those payments was used up.
+    const ok = await fetch(url('/elements/Fe/history'), { headers: { 'payment-signature': historyPayment } });
+    expect(ok.status).toBe(200);
+  });
+});
+
 describe('keys and payments together', () => {
   it('a key whose plan covers the call is never asked to pay, even with a payment attached', async () => {
     const payment = await signedFor('/elements/Fe/history');

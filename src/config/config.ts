@@ -31,6 +31,9 @@ const EnvSchema = z.object({
     .regex(/^(true|false|\d{1,2})$/, 'must be false, true or a hop count (0-99)')
     .default('false')
     .transform((v) => (v === 'true' ? 1 : v === 'false' ? 0 : Number(v))),
+  /** Open connections held at once: from one client address, and in all. */
+  MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(256),
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
   /** Signs lab quotes; unset: a random secret kept in the state store (shared by the replicas). */
   QUOTE_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How long a lab quote binds its prices, in seconds. */

@@ -1,0 +1,92 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** How long each part of a request may take, and how many connections are held. */
+export const SERVER_LIMITS = {
+  /** All request headers must arrive within this (a slow-headers client is cut off). */
+  headersTimeoutMs: 10_000,
+  /** The whole request (headers and body) within this. */
+  requestTimeoutMs: 30_000,
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: 5_000,
+  /** On shutdown, requests already accepted get this long to finish; then connections are closed. */
+  drainMs: 10_000,
+} as const;
+
+/** Node's own refusals (bad request line, headers too large, timeouts) as problem+json, not empty bodies. */
+const CLIENT_ERRORS: Record<string, { status: number; code: string; title: string; detail: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'headers_too_large',
+    title: 'Request headers too large',
+    detail: 'The request headers are larger than this server accepts (16 KiB).',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'request_timeout',
+    title: 'Request timeout',
+    detail: 'The request did not arrive in time.',
+  },
+};
+
+function clientErrorResponse(code: string | undefined, publicUrl: string): string {
+  const e = (code && CLIENT_ERRORS[code]) || {
+    status: 400,
+    code: 'bad_request',
+    title: 'Bad request',
+    detail: 'The request could not be parsed as HTTP.',
+  };
+  const body = JSON.stringify({
+    type: `${publicUrl}/docs/errors#${e.code}`,
+    title: e.title,
+    status: e.status,
+    detail: e.detail,
+    code: e.code,
+  });
+  return (
+    `HTTP/1.1 ${e.status} ${e.title}\r\ncontent-type: application/problem+json\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
+}
+
+/**
+ * Bounds a server: timeouts on headers, requests and idle keep-alive; at most `perClient` open
+ * connections from one address and `total` in all (one client cannot starve the others); Node's
+ * own refusals answered as problem+json. Returns the drain: stop accepting, let accepted requests
+ * finish for up to SERVER_LIMITS.drainMs, then close every connection.
+ */
+export function boundServer(
+  server: Server,
+  options: { perClient: number; total: number; publicUrl: string },
+): () => Promise<void> {
+  server.headersTimeout = SERVER_LIMITS.headersTimeoutMs;
+  server.requestTimeout = SERVER_LIMITS.requestTimeoutMs;
+  server.keepAliveTimeout = SERVER_LIMITS.keepAliveTimeoutMs;
+  server.maxConnections = options.total;
+  const perAddress = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? 'unknown';
+    const open = (perAddress.get(address) ?? 0) + 1;
+    perAddress.set(address, open);
+    socket.once('close', () => {
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left <= 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+    });
+    if (open > options.perClient) socket.destroy();
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (socket.writable && !socket.destroyed) socket.end(clientErrorResponse(error.code, options.publicUrl));
+    else socket.destroy();
+  });
+  return () =>
+    new Promise<void>((done) => {
+      const force = setTimeout(() => server.closeAllConnections(), SERVER_LIMITS.drainMs);
+      force.unref();
+      server.close(() => {
+        clearTimeout(force);
+        done();
+      });
+      server.closeIdleConnections();
+    });
+}

@@ -221,9 +221,8 @@ export interface RateLimitPolicy {
   /** Budget of each client IP for requests without a key. Default 120 per 60 s. */
   perIp: LimitSpec;
   /**
-   * Read the client IP from X-Forwarded-For. `true` takes the left-most address (every proxy is
-   * trusted); a number n takes the n-th address from the right (n trusted proxies in front).
-   * Default false: the socket's peer address.
+   * Read the client IP from X-Forwarded-For: a number n takes the n-th address from the right (n
+   * trusted proxies in front; `true` is one). Default false: the socket's peer address.
    */
   trustProxy?: boolean | number;
   log?: Log;
@@ -266,7 +265,7 @@ type Scope = 'per-key' | 'per-ip';
 
 /**
  * Counts each request against the caller's budget: per API key when the auth middleware set
- * `apiKeyPrefix`, otherwise per client IP. Keyed responses and every 429 carry the IETF draft
+ * `apiKeyPrefix`, otherwise per client IP. Every response (and every 429) carries the IETF draft
  * `RateLimit-Policy` / `RateLimit` headers and the `X-RateLimit-*` ones; a 429 is a problem+json
  * that says which limit was hit, its size and window, and when it resets. Fails open.
  */
@@ -303,8 +302,8 @@ export function rateLimit(limiter: RateLimiter, policy: Partial<RateLimitPolicy>
         rateLimitHeaders(scope, spec, hit),
         keyed ? keyPrefix : undefined,
       );
-    // On every keyed answer, error problems included (answer-headers.ts).
-    if (keyed) addAnswerHeaders(c, rateLimitHeaders(scope, spec, hit));
+    // On every answer, keyed or not, error problems included (answer-headers.ts).
+    addAnswerHeaders(c, rateLimitHeaders(scope, spec, hit));
     await next();
   };
 }

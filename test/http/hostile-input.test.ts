@@ -123,3 +123,18 @@ describe('/metrics', () => {
     expect(ipAllowed('999.1.1.1', ['0.0.0.0/0'])).toBe(false);
   });
 });
+
+describe('rate limit headers', () => {
+  it('are on keyless answers too (the per-IP budget), cached ones included', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await ctx.app.request(
+        '/v1/elements/Fe',
+        {},
+        { incoming: { socket: { remoteAddress: '198.51.100.7' } } },
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit-policy')).toBe('"per-ip";q=120;w=60');
+      expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^"per-ip";r=${119 - i};t=\\d+$`));
+    }
+  });
+});

@@ -20,7 +20,7 @@ import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentGate } from './payment.js';
 import { handleError, MAX_BODY_BYTES, problemResponse, validationProblem } from './problem.js';
-import { clientIp, MemoryRateLimiter, rateLimit } from './rate-limit.js';
+import { clientIp, MemoryRateLimiter, type RateLimiter, rateLimit } from './rate-limit.js';
 import { requestLog } from './request-log.js';
 import { responseCache } from './response-cache.js';
 import { registerGetElement } from './routes/elements/get.js';
@@ -51,7 +51,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook });
 
   const metrics = deps.metrics ?? createMetrics();
-  const limiter = deps.rateLimiter ?? new MemoryRateLimiter();
+  const limiter: RateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
   // Request id and CORS headers in one step, set before the handler (see cors.ts for why).
   const paymentsOn = deps.config.EDITION === 'full' && deps.payments?.enabled === true;
   app.use('*', cors(paymentsOn, deps.config.publicUrl));
@@ -82,13 +82,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // Ready while some verified snapshot is served; `degraded` says when it is not the current one.
   app.get('/readyz', (c) => {
     const { serving, current, problem } = deps.snapshots.health();
+    const limits = limiter.degradedReason?.() ?? null;
+    const problems = [problem, limits].filter((p): p is string => p !== null);
     return c.json(
       {
         ready: serving !== null,
-        status: serving === null ? 'unavailable' : problem ? 'degraded' : 'ok',
+        status: serving === null ? 'unavailable' : problems.length > 0 ? 'degraded' : 'ok',
         data_version: serving,
         current_version: current,
         ...(problem ? { problem } : {}),
+        ...(limits ? { rate_limits: limits } : {}),
       },
       serving ? 200 : 503,
     );

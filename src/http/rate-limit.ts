@@ -20,6 +20,8 @@ export interface RateLimitResult {
 export interface RateLimiter {
   /** Counts one request against `bucket`, which allows `limit` requests per `windowSeconds`. */
   hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult>;
+  /** Null when limits are shared as configured; otherwise why they are held in this process only. */
+  degradedReason?(): string | null;
   close(): Promise<void>;
 }
 
@@ -117,14 +119,18 @@ export interface RedisRateLimiterOptions {
 
 /**
  * Fixed-window counters in Redis (keys `ri:rl:<bucket>:<window>`), so every server process that
- * shares the Redis shares the budgets. If Redis cannot be reached, requests are let through
- * (fail open), logged once per outage, never answered with a 500.
+ * shares the Redis shares the budgets. If Redis cannot be reached, the limits are held in this
+ * process instead (never none: each replica enforces the same budget on what it sees), the outage
+ * is logged once and reported by degradedReason() (/readyz), and Redis is used again as soon as
+ * it is back, without a restart. Never a 500.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly redis: Redis;
   private readonly log: Log;
   private down = false;
   private everReady = false;
+  /** The limits while Redis is away. */
+  private readonly local = new MemoryRateLimiter();
 
   constructor(url: string, options: RedisRateLimiterOptions = {}) {
     this.log = options.log ?? (() => {});
@@ -168,7 +174,7 @@ export class RedisRateLimiter implements RateLimiter {
     // outage worth a log line; a refused connection is logged by the 'error' event anyway.
     if (this.redis.status !== 'ready') {
       if (this.everReady) this.markDown(new Error(`connection ${this.redis.status}`));
-      return this.failOpen(limit, windowSeconds);
+      return this.locally(bucket, limit, windowSeconds);
     }
     try {
       let reply: unknown;
@@ -182,18 +188,24 @@ export class RedisRateLimiter implements RateLimiter {
       return result(count, limit, ttl);
     } catch (error) {
       this.markDown(error as Error);
-      return this.failOpen(limit, windowSeconds);
+      return this.locally(bucket, limit, windowSeconds);
     }
   }
 
-  private failOpen(limit: number, windowSeconds: number): RateLimitResult {
-    return { allowed: true, limit, remaining: limit, resetSeconds: windowSeconds, degraded: true };
+  private async locally(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+    return { ...(await this.local.hit(bucket, limit, windowSeconds)), degraded: true };
+  }
+
+  degradedReason(): string | null {
+    return this.redis.status === 'ready' ? null : 'Redis unreachable: rate limits are held per process';
   }
 
   private markDown(error: Error): void {
     if (this.down) return;
     this.down = true;
-    this.log('rate limiter: Redis unreachable, letting requests through uncounted', { err: error.message });
+    this.log('rate limiter: Redis unreachable, holding the limits in this process until it is back', {
+      err: error.message,
+    });
   }
 
   async close(): Promise<void> {
@@ -291,7 +303,6 @@ export function rateLimit(limiter: RateLimiter, policy: Partial<RateLimitPolicy>
       failedOnce = true;
       return next();
     }
-    if (hit.degraded) return next();
 
     if (!hit.allowed)
       return tooManyRequests(

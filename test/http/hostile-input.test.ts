@@ -1,7 +1,10 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { createApp } from '../../src/http/app.js';
 import { ipAllowed } from '../../src/http/ip-allow.js';
+import { RedisRateLimiter } from '../../src/http/rate-limit.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
@@ -135,6 +138,30 @@ describe('rate limit headers', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('ratelimit-policy')).toBe('"per-ip";q=120;w=60');
       expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^"per-ip";r=${119 - i};t=\\d+$`));
+    }
+  });
+});
+
+describe('/readyz with Redis away', () => {
+  it('says degraded (limits held per process) while the app keeps answering', async () => {
+    const limiter = new RedisRateLimiter('redis://127.0.0.1:1');
+    const app = createApp({
+      config: loadConfig({}),
+      snapshots: ctx.snapshots,
+      state: ctx.state,
+      rateLimiter: limiter,
+    });
+    try {
+      const res = await app.request('/readyz');
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({
+        ready: true,
+        status: 'degraded',
+        rate_limits: expect.stringMatching(/Redis unreachable/),
+      });
+      expect((await app.request('/v1/elements/Fe')).status).toBe(200);
+    } finally {
+      await limiter.close();
     }
   });
 });

@@ -127,20 +127,23 @@ describe('RedisRateLimiter (real Redis at 127.0.0.1:6379)', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
   });
 
-  it('fails open when Redis is unreachable, logs once, and the app still answers', async () => {
+  it('holds the limits in the process when Redis is unreachable (never none), logs once, and says so', async () => {
     const logs: string[] = [];
     // Nothing listens on port 1: connections are refused.
     const down = new RedisRateLimiter('redis://127.0.0.1:1', { log: (m) => logs.push(m) });
     try {
       const hit = await down.hit('x', 1, 60);
-      expect(hit).toMatchObject({ allowed: true, degraded: true });
+      expect(hit).toMatchObject({ allowed: true, degraded: true, remaining: 0 });
+      expect(down.degradedReason()).toMatch(/Redis unreachable/);
       await sleep(300); // let a reconnect attempt fail too
-      const app = tinyApp(down, { perIp: { limit: 1, windowSeconds: 60 } });
+      const app = tinyApp(down, { perKey: { limit: 3, windowSeconds: 60 } });
+      const statuses: number[] = [];
       for (let i = 0; i < 5; i++) {
         const res = await app.request('/v1/things', { headers: { 'x-key': 'abc' } }, fromIp('10.0.0.1'));
-        expect(res.status).toBe(200);
-        expect(res.headers.get('RateLimit')).toBeNull();
+        statuses.push(res.status);
       }
+      // Before: every request went through uncounted while Redis was away.
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
       expect(logs).toHaveLength(1);
       expect(logs[0]).toMatch(/Redis unreachable/);
     } finally {
@@ -148,7 +151,7 @@ describe('RedisRateLimiter (real Redis at 127.0.0.1:6379)', () => {
     }
   });
 
-  it('fails open while its connection is dropped, and counts again once reconnected', async () => {
+  it('holds the limits locally while its connection is dropped, and counts in Redis again once reconnected', async () => {
     const logs: string[] = [];
     const c = new RedisRateLimiter(REDIS_URL, { log: (m) => logs.push(m) });
     try {
@@ -160,6 +163,7 @@ describe('RedisRateLimiter (real Redis at 127.0.0.1:6379)', () => {
       await admin.client('KILL', 'ID', String(id));
       expect(await c.hit(bucket, 5, 60)).toMatchObject({ allowed: true, degraded: true });
       await reconnected;
+      expect(c.degradedReason()).toBeNull();
       const after = await c.hit(bucket, 5, 60);
       expect(after.degraded).toBeUndefined();
       expect(after.remaining).toBe(3);

@@ -12,6 +12,7 @@ import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
 import { registerDocs } from '../web/docs.js';
 import { registerPages } from '../web/pages.js';
 import { authenticate } from './auth.js';
+import { BadKeyGuard } from './bad-keys.js';
 import { compression } from './compression.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { cors } from './cors.js';
@@ -129,7 +130,12 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     trustProxy: deps.config.TRUST_PROXY,
     log: (m) => log(m),
   });
-  v1.use('*', authenticate(deps.state));
+  const badKeys = new BadKeyGuard(
+    limiter,
+    { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
+    deps.config.TRUST_PROXY,
+  );
+  v1.use('*', authenticate(deps.state, badKeys));
   v1.use('*', limits);
   // Pay per call (x402), only in the full edition and when a network is offered.
   if (paymentsOn) v1.use('*', paymentGate(deps.payments!, routes.edition, routes.publicUrl));
@@ -171,7 +177,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     version: SERVICE_VERSION,
     log,
   });
-  app.use('/mcp', authenticate(deps.state), limits);
+  app.use('/mcp', authenticate(deps.state, badKeys), limits);
   app.all('/mcp', async (c) => {
     // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
     if (c.req.method !== 'POST')

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { StateStore } from '../access/state-store.js';
 import { ServiceError } from '../core/errors.js';
+import type { BadKeyGuard } from './bad-keys.js';
 import type { AppEnv, Caller } from './context.js';
 
 const ANONYMOUS: Caller = { plan: null, keyPrefix: null, accountId: null };
@@ -10,7 +11,7 @@ const ANONYMOUS: Caller = { plan: null, keyPrefix: null, accountId: null };
  * or revoked is refused with 401 invalid_key on every route (a silent downgrade to anonymous
  * would hide the mistake). The key itself is never logged or echoed.
  */
-export function authenticate(state: StateStore): MiddlewareHandler<AppEnv> {
+export function authenticate(state: StateStore, badKeys?: BadKeyGuard): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization');
     if (!header) {
@@ -18,9 +19,11 @@ export function authenticate(state: StateStore): MiddlewareHandler<AppEnv> {
       c.set('apiKeyPrefix', undefined);
       return next();
     }
+    badKeys?.check(c);
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const info = m ? await state.authenticate(m[1]!) : null;
     if (!info) {
+      await badKeys?.record(c);
       throw new ServiceError(
         'invalid_key',
         m

@@ -165,3 +165,39 @@ describe('/readyz with Redis away', () => {
     }
   });
 });
+
+describe('invalid keys', () => {
+  it('count against the address: past its budget, 429 without another state-store lookup', async () => {
+    const app = await sampleApp({ RATE_LIMIT_PER_IP: 3 });
+    let lookups = 0;
+    const real = app.state.authenticate.bind(app.state);
+    app.state.authenticate = (key: string) => {
+      lookups++;
+      return real(key);
+    };
+    const from = { incoming: { socket: { remoteAddress: '203.0.113.50' } } };
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await app.app.request(
+        '/v1/elements/Fe',
+        { headers: { authorization: `Bearer ri_bad${i}` } },
+        from,
+      );
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(((await res.json()) as { code: string }).code).toBe('rate_limited');
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    }
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
+    expect(lookups).toBe(4);
+    // Another address is not affected, and a valid key from any address still works.
+    const other = { incoming: { socket: { remoteAddress: '203.0.113.51' } } };
+    expect(
+      (await app.app.request('/v1/elements/Fe', { headers: { authorization: 'Bearer ri_nope' } }, other))
+        .status,
+    ).toBe(401);
+    expect((await app.app.request('/v1/elements/Fe', bearer(app.keys.free), other)).status).toBe(200);
+    await app.close();
+  });
+});

@@ -216,14 +216,13 @@ export class SqliteStateStore implements StateStore {
   private byHash: Database.Statement | undefined;
   private dataVersion: Database.Statement | undefined;
   /**
-   * What authenticate() found for each key presented, by the key as presented, valid while no
-   * other connection has committed: SQLite's data_version changes on every commit by another
-   * process (a `ri keys revoke`, another replica) and is read on every call, and this connection's
-   * own writes clear the map, so a revoked key is refused at once. A repeated key then costs a
-   * data_version read and a map lookup: no SHA-256, no query. Only well-formed keys get here.
-   * (Looking up a secret in a Map compares strings only after their 32-bit hashes match; the hash,
-   * the indexed query and the constant-time comparison are still what decide a key the first time.)
-   * Bounded: past 10,000 keys the map starts afresh.
+   * What authenticate() found for each key presented, by the SHA-256 of the key (never the key
+   * itself, so no secret sits in a long-lived structure), valid while no other connection has
+   * committed: SQLite's data_version changes on every commit by another process (a `ri keys
+   * revoke`, another replica) and is read on every call, and this connection's own writes clear
+   * the map, so a revoked key is refused at once. A repeated key then costs a hash, a
+   * data_version read and a map lookup, no query. Only well-formed keys get here. Bounded: past
+   * 10,000 keys the map starts afresh.
    */
   private readonly lookups = new Map<string, Verified | null>();
   private lookupsVersion: unknown = null;
@@ -237,11 +236,12 @@ export class SqliteStateStore implements StateStore {
       this.lookups.clear();
       this.lookupsVersion = version;
     }
-    let found = this.lookups.get(key);
+    const cacheKey = hashApiKey(key);
+    let found = this.lookups.get(cacheKey);
     if (found === undefined) {
       found = this.verify(key, parsed.prefix);
       if (this.lookups.size >= 10_000) this.lookups.clear();
-      this.lookups.set(key, found);
+      this.lookups.set(cacheKey, found);
     }
     if (!found) return null;
     const at = Date.now();

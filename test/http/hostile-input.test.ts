@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -199,5 +200,14 @@ describe('invalid keys', () => {
     ).toBe(401);
     expect((await app.app.request('/v1/elements/Fe', bearer(app.keys.free), other)).status).toBe(200);
     await app.close();
+  });
+});
+
+describe('secrets', () => {
+  it('the SQLite login cache is keyed by the hash of a key, never the key', async () => {
+    expect((await ctx.app.request('/v1/elements/Fe/history', bearer(ctx.keys.free))).status).toBe(200);
+    const lookups = (ctx.state as unknown as { lookups: Map<string, unknown> }).lookups;
+    expect([...lookups.keys()]).not.toContain(ctx.keys.free);
+    expect([...lookups.keys()]).toContain(createHash('sha256').update(ctx.keys.free).digest('hex'));
   });
 });

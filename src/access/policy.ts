@@ -218,6 +218,17 @@ export const RESOLUTION_ACCESS: Record<Resolution, AccessLevel> = {
   daily: 'professional',
 };
 
+/**
+ * Requests per minute each API key may make, by its account's plan (a higher plan buys a larger
+ * budget). RATE_LIMIT_PER_KEY, when set, applies to every plan instead.
+ */
+export const PLAN_RATE_LIMITS: Record<Plan, number> = {
+  free: 120,
+  personal: 600,
+  professional: 1_200,
+  enterprise: 1_200,
+};
+
 /** HRI is shown from the Personal plan up. */
 export const HRI_ACCESS: AccessLevel = 'personal';
 

@@ -20,7 +20,8 @@ const EnvSchema = z.object({
     .regex(/^rediss?:\/\//, 'must be redis://... or rediss://...')
     .optional(),
   /** Requests per minute per API key and per client IP (without a key). */
-  RATE_LIMIT_PER_KEY: z.coerce.number().int().min(1).default(600),
+  /** Per API key: unset, each plan's budget from the access table (PLAN_RATE_LIMITS). */
+  RATE_LIMIT_PER_KEY: z.coerce.number().int().min(1).optional(),
   RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(120),
   /**
    * Proxies in front of the service whose X-Forwarded-For entries are trusted, counted from the

@@ -2,6 +2,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import type { Plan } from '../access/plans.js';
+import { PLAN_RATE_LIMITS } from '../access/policy.js';
 import { SERVICE_VERSION } from '../config/paths.js';
 import { ServiceError } from '../core/errors.js';
 import { createLabService } from '../core/lab-service.js';
@@ -14,7 +16,7 @@ import { registerPages } from '../web/pages.js';
 import { authenticate } from './auth.js';
 import { BadKeyGuard } from './bad-keys.js';
 import { compression } from './compression.js';
-import type { AppDeps, AppEnv } from './context.js';
+import type { AppDeps, AppEnv, Caller } from './context.js';
 import { cors } from './cors.js';
 import { ipAllowed } from './ip-allow.js';
 import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
@@ -124,8 +126,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     },
   });
   v1.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  // Each key's budget is its plan's (the access table), unless RATE_LIMIT_PER_KEY sets one for all.
+  const planLimits = Object.fromEntries(
+    Object.entries(PLAN_RATE_LIMITS).map(([plan, n]) => [
+      plan,
+      { limit: deps.config.RATE_LIMIT_PER_KEY ?? n, windowSeconds: 60 },
+    ]),
+  ) as Record<Plan, { limit: number; windowSeconds: number }>;
   const limits = rateLimit(limiter, {
-    perKey: { limit: deps.config.RATE_LIMIT_PER_KEY, windowSeconds: 60 },
+    perKey: planLimits.free,
+    perKeyFor: (c) => planLimits[(c.get('caller') as Caller | undefined)?.plan ?? 'free'],
     perIp: { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
     trustProxy: deps.config.TRUST_PROXY,
     log: (m) => log(m),

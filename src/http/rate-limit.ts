@@ -230,6 +230,8 @@ export interface LimitSpec {
 export interface RateLimitPolicy {
   /** Budget of each API key (by its prefix). Default 600 per 60 s. */
   perKey: LimitSpec;
+  /** The budget of this request's key, when it depends on the key (its plan); else perKey. */
+  perKeyFor?: (c: Context) => LimitSpec;
   /** Budget of each client IP for requests without a key. Default 120 per 60 s. */
   perIp: LimitSpec;
   /**
@@ -291,7 +293,7 @@ export function rateLimit(limiter: RateLimiter, policy: Partial<RateLimitPolicy>
     const keyPrefix = c.get('apiKeyPrefix') as unknown;
     const keyed = typeof keyPrefix === 'string' && keyPrefix !== '';
     const scope: Scope = keyed ? 'per-key' : 'per-ip';
-    const spec = keyed ? perKey : perIp;
+    const spec = keyed ? (policy.perKeyFor?.(c) ?? perKey) : perIp;
     const bucket = keyed ? `key:${keyPrefix}` : `ip:${clientIp(c, policy.trustProxy)}`;
 
     let hit: RateLimitResult;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PLAN_RATE_LIMITS } from '../../src/access/policy.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
 import { ipAllowed } from '../../src/http/ip-allow.js';
@@ -209,5 +210,20 @@ describe('secrets', () => {
     const lookups = (ctx.state as unknown as { lookups: Map<string, unknown> }).lookups;
     expect([...lookups.keys()]).not.toContain(ctx.keys.free);
     expect([...lookups.keys()]).toContain(createHash('sha256').update(ctx.keys.free).digest('hex'));
+  });
+});
+
+describe('per-plan rate limits', () => {
+  it("each key's budget comes from its plan in the access table", async () => {
+    for (const [plan, q] of [
+      ['free', PLAN_RATE_LIMITS.free],
+      ['personal', PLAN_RATE_LIMITS.personal],
+      ['professional', PLAN_RATE_LIMITS.professional],
+    ] as const) {
+      const res = await ctx.app.request('/v1/elements/Fe', bearer(ctx.keys[plan]));
+      expect([plan, res.headers.get('ratelimit-policy')]).toEqual([plan, `"per-key";q=${q};w=60`]);
+    }
+    expect(PLAN_RATE_LIMITS.free).toBeLessThan(PLAN_RATE_LIMITS.personal);
+    expect(PLAN_RATE_LIMITS.personal).toBeLessThan(PLAN_RATE_LIMITS.professional);
   });
 });

@@ -18,6 +18,7 @@ export class BadKeyGuard {
 
   /** Throws 429 when this address is over its invalid-key budget (before any lookup). */
   check(c: Context): void {
+    if (this.blockedUntil.size === 0) return; // the usual case: no address lookup on a keyed request
     const ip = clientIp(c, this.trustProxy);
     const until = this.blockedUntil.get(ip);
     if (until === undefined) return;

@@ -19,6 +19,7 @@ const ERRORS = {
   invalid_key: { status: 401, title: 'Invalid API key' },
   plan_required: { status: 403, title: 'Plan required' },
   payload_too_large: { status: 413, title: 'Request body too large' },
+  uri_too_long: { status: 414, title: 'URI too long' },
   rate_limited: { status: 429, title: 'Too many requests' },
   payment_required: { status: 402, title: 'Payment required' },
   payment_invalid: { status: 402, title: 'Payment not accepted' },

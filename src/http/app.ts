@@ -22,7 +22,7 @@ import { ipAllowed } from './ip-allow.js';
 import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentGate } from './payment.js';
-import { handleError, MAX_BODY_BYTES, problemResponse, validationProblem } from './problem.js';
+import { handleError, MAX_BODY_BYTES, MAX_URL_CHARS, problemResponse, validationProblem } from './problem.js';
 import { clientIp, MemoryRateLimiter, type RateLimiter, rateLimit } from './rate-limit.js';
 import { requestLog } from './request-log.js';
 import { responseCache } from './response-cache.js';
@@ -60,6 +60,15 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use('*', cors(paymentsOn, deps.config.publicUrl));
   if (deps.logger?.isLevelEnabled('info')) app.use('*', requestLog(deps.logger));
   app.use('*', metricsMiddleware(metrics));
+  // A path and query longer than any this API needs: 414, before any routing or lookup.
+  app.use('*', async (c, next) => {
+    const url = c.req.url;
+    if (url.length - url.indexOf('/', url.indexOf('//') + 2) <= MAX_URL_CHARS) return next();
+    return problemResponse(
+      c,
+      new ServiceError('uri_too_long', `The path and query are longer than ${MAX_URL_CHARS} characters.`),
+    );
+  });
   app.use('*', compression());
 
   registerDocs(app);

@@ -5,6 +5,9 @@ import { ServiceError } from '../core/errors.js';
 /** The largest request body taken (POST /lab/*: a query or a markdown text with one). */
 export const MAX_BODY_BYTES = 128 * 1024;
 
+/** The longest path and query taken (a research question is at most 300 characters). */
+export const MAX_URL_CHARS = 8 * 1024;
+
 /** Where a problem type is explained: the /docs/errors page of this server, at the code's anchor. */
 export function problemType(c: Context, code: string): string {
   return `${(c.get('publicUrl') as string | undefined) ?? ''}/docs/errors#${code}`;

@@ -227,3 +227,13 @@ describe('per-plan rate limits', () => {
     expect(PLAN_RATE_LIMITS.personal).toBeLessThan(PLAN_RATE_LIMITS.professional);
   });
 });
+
+describe('over-long URLs', () => {
+  it('answer 414 uri_too_long as problem+json', async () => {
+    const res = await ctx.app.request(`/v1/subjects/search?q=${'a'.repeat(9000)}`, pro());
+    expect(res.status).toBe(414);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(((await res.json()) as { code: string }).code).toBe('uri_too_long');
+    expect((await ctx.app.request(`/v1/subjects/search?q=${'a'.repeat(150)}`, pro())).status).toBe(200);
+  });
+});

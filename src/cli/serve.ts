@@ -86,7 +86,14 @@ export async function run(args: string[]): Promise<number> {
   );
 
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = async (signal: string) => {
+      // A second signal while draining ends the process at once (an operator's "now").
+      if (stopping) {
+        logger.warn(`${signal} again: exiting without waiting`);
+        process.exit(1);
+      }
+      stopping = true;
       logger.info(`${signal}: finishing in-flight requests`);
       await server.close();
       snapshots.stop();
@@ -95,8 +102,8 @@ export async function run(args: string[]): Promise<number> {
       await payments.close();
       resolve();
     };
-    process.once('SIGTERM', () => void stop('SIGTERM'));
-    process.once('SIGINT', () => void stop('SIGINT'));
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+    process.on('SIGINT', () => void stop('SIGINT'));
   });
   return 0;
 }

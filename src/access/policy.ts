@@ -201,6 +201,12 @@ export function planAllows(plan: Plan, level: AccessLevel, edition: Edition): bo
   return rank(plan) >= need;
 }
 
+/** The plan a per-call payment for an operation stands for, for that call only (REST and MCP). */
+export function payerPlan(op: Operation, edition: Edition): Plan {
+  if (op.access === 'professional') return 'professional';
+  return op.access === 'personal' && edition === 'full' ? 'personal' : 'free';
+}
+
 /** Price in USD of a call that asks for `papers` papers (paper routes price by the limit tier). */
 export function priceOf(op: Operation, papers?: number): number | null {
   if (op.prices.length === 0) return null;

@@ -1,7 +1,6 @@
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Plan } from '../access/plans.js';
-import { type Edition, type Operation, planAllows, priceOf } from '../access/policy.js';
+import { type Edition, type Operation, payerPlan, planAllows, priceOf } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { PRICED_OPERATIONS } from '../payments/discovery.js';
 import { NETWORKS } from '../payments/networks.js';
@@ -36,15 +35,6 @@ const PRICED = PRICED_OPERATIONS.map((op) => ({
 
 export function pricedOperation(method: string, path: string): Operation | undefined {
   return PRICED.find((p) => p.op.method === method && p.pattern.test(path))?.op;
-}
-
-/** The plan a per-call payment for an operation stands for. */
-export function payerPlan(op: Operation, edition: Edition): Plan {
-  return op.access === 'professional'
-    ? 'professional'
-    : op.access === 'personal' && edition === 'full'
-      ? 'personal'
-      : 'free';
 }
 
 export function paymentGate(

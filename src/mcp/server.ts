@@ -10,7 +10,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { PaymentRequired } from '@x402/core/types';
 import { z } from 'zod';
 import type { Plan } from '../access/plans.js';
-import { type Edition, HRI_ACCESS, operation, planAllows, priceOf } from '../access/policy.js';
+import { type Edition, HRI_ACCESS, operation, payerPlan, planAllows, priceOf } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
@@ -78,7 +78,7 @@ export function createMcp(deps: McpDeps) {
       payments &&
       (plan === null || (sent !== undefined && !planAllows(plan, op.access, deps.edition)))
     ) {
-      plan = op.access === 'professional' ? 'professional' : op.access === 'personal' ? 'personal' : 'free';
+      plan = payerPlan(op, deps.edition);
       payer = true;
     }
     // Access first, as on REST (a caller without the plan learns that before anything about the arguments).

@@ -84,7 +84,9 @@ describe('graceful shutdown', () => {
     socket.write('GET /v1/elements HTTP/1.1\r\nHost: x\r\n'); // never finished
     socket.on('error', () => {});
     const started = Date.now();
-    const exited = new Promise<string>((r) => proc.child.once('exit', (code, signal) => r(`${code} ${signal}`)));
+    const exited = new Promise<string>((r) =>
+      proc.child.once('exit', (code, signal) => r(`${code} ${signal}`)),
+    );
     proc.child.kill('SIGTERM');
     expect(await exited, proc.output().stderr).toBe('0 null');
     // It used to stay up as long as the client held on (150 s and 400 s seen): now the drain deadline ends it.

@@ -72,7 +72,10 @@ describe('the server bounds what a client can hold', () => {
 });
 
 describe('graceful shutdown', () => {
-  it('a client holding a half-sent request does not keep ri serve alive past the drain deadline', async () => {
+  // One retry: once, under a full parallel run, the child ended by a signal after 1 s (not reproduced since; see the issue note).
+  it('a client holding a half-sent request does not keep ri serve alive past the drain deadline', {
+    retry: 1,
+  }, async () => {
     const proc = riBackground(
       ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
       { STATE_URL: `sqlite:${tempDir('ri-drain-')}/state.sqlite` },

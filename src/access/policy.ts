@@ -201,6 +201,24 @@ export function planAllows(plan: Plan, level: AccessLevel, edition: Edition): bo
   return rank(plan) >= need;
 }
 
+/** Whether an operation has a per-call price (a fixed one, tiers, or the quote's). */
+export function isPriced(op: Operation): boolean {
+  return op.prices.length > 0 || op.pricedByQuote === true;
+}
+
+/**
+ * Whether a call goes on as a per-call payer (with payments on): no key, or a payment sent with a
+ * key whose plan does not cover the call. A key whose plan covers it never pays.
+ */
+export function goesAsPayer(
+  op: Operation,
+  plan: Plan | null,
+  edition: Edition,
+  paymentSent: boolean,
+): boolean {
+  return isPriced(op) && (plan === null || (paymentSent && !planAllows(plan, op.access, edition)));
+}
+
 /** The plan a per-call payment for an operation stands for, for that call only (REST and MCP). */
 export function payerPlan(op: Operation, edition: Edition): Plan {
   if (op.access === 'professional') return 'professional';

@@ -1,6 +1,13 @@
 import { ServiceError } from '../core/errors.js';
 import type { Plan } from './plans.js';
-import { type AccessLevel, type Edition, type Operation, planAllows, requiredPlan } from './policy.js';
+import {
+  type AccessLevel,
+  type Edition,
+  isPriced,
+  type Operation,
+  planAllows,
+  requiredPlan,
+} from './policy.js';
 
 const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="research-intensity"' };
 
@@ -36,7 +43,7 @@ export function accessRefusal(
 ): ServiceError | null {
   if (level === 'public') return null;
   const { edition, publicUrl, what, op } = ctx;
-  const priced = op !== undefined && (op.prices.length > 0 || op.pricedByQuote === true);
+  const priced = op !== undefined && isPriced(op);
   if (caller.plan === null) {
     return new ServiceError(
       'authentication_required',

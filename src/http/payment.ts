@@ -1,6 +1,6 @@
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Context, MiddlewareHandler } from 'hono';
-import { type Edition, type Operation, payerPlan, planAllows, priceOf } from '../access/policy.js';
+import { type Edition, goesAsPayer, type Operation, payerPlan, priceOf } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { PRICED_OPERATIONS } from '../payments/discovery.js';
 import { NETWORKS } from '../payments/networks.js';
@@ -50,8 +50,7 @@ export function paymentGate(
     const signature = c.req.header('payment-signature');
     // A key whose plan covers the call is never asked to pay (a payment sent with it is ignored);
     // a key below the plan without a payment gets 403 plan_required (with the per-call price).
-    if (caller.plan !== null && (planAllows(caller.plan, op.access, edition) || signature === undefined))
-      return next();
+    if (!goesAsPayer(op, caller.plan, edition, signature !== undefined)) return next();
     const limit = Number(c.req.query('limit') ?? 20);
     const payment: PaymentContext = {
       service,

@@ -10,7 +10,16 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { PaymentRequired } from '@x402/core/types';
 import { z } from 'zod';
 import type { Plan } from '../access/plans.js';
-import { type Edition, HRI_ACCESS, operation, payerPlan, planAllows, priceOf } from '../access/policy.js';
+import {
+  type Edition,
+  goesAsPayer,
+  HRI_ACCESS,
+  isPriced,
+  operation,
+  payerPlan,
+  planAllows,
+  priceOf,
+} from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
@@ -68,16 +77,12 @@ export function createMcp(deps: McpDeps) {
     const tool = byName.get(name);
     if (!tool) return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
     const op = operation(tool.op);
-    const priced = op.prices.length > 0 || op.pricedByQuote === true;
+    const priced = isPriced(op);
     const sent = meta?.['x402/payment'];
     const limit = (args as { limit?: unknown } | undefined)?.limit;
     let plan = caller.plan;
     let payer = false;
-    if (
-      priced &&
-      payments &&
-      (plan === null || (sent !== undefined && !planAllows(plan, op.access, deps.edition)))
-    ) {
+    if (payments && goesAsPayer(op, plan, deps.edition, sent !== undefined)) {
       plan = payerPlan(op, deps.edition);
       payer = true;
     }

@@ -1,4 +1,4 @@
-import { LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS, type Operation } from '../access/policy.js';
+import { isPriced, LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS, type Operation } from '../access/policy.js';
 import { NETWORKS, type NetworkName } from './networks.js';
 
 /** The price of an operation as the table states it: one price, tiers by limit, or the quote's. */
@@ -21,9 +21,7 @@ export function priceInfo(op: Operation) {
   };
 }
 
-export const PRICED_OPERATIONS: readonly Operation[] = OPERATIONS.filter(
-  (o) => o.prices.length > 0 || ('pricedByQuote' in o && o.pricedByQuote),
-);
+export const PRICED_OPERATIONS: readonly Operation[] = OPERATIONS.filter(isPriced);
 
 /** How a priced operation is paid: the x-payment-info extension of the OpenAPI document. */
 export function paymentInfo(op: Operation, offered: readonly NetworkName[]) {

@@ -16,10 +16,6 @@ export const NETWORKS = {
 export type NetworkName = keyof typeof NETWORKS;
 export type Caip2 = (typeof NETWORKS)[NetworkName]['caip2'];
 
-export function isNetworkName(s: string): s is NetworkName {
-  return Object.hasOwn(NETWORKS, s);
-}
-
 export function networkByCaip2(caip2: string): NetworkName | undefined {
   return (Object.keys(NETWORKS) as NetworkName[]).find((n) => NETWORKS[n].caip2 === caip2);
 }

@@ -1,5 +1,12 @@
 import type { Context, Env, Hono } from 'hono';
-import { LAB_DEPTHS, LAB_LICENCE_ABOVE, LAB_QUOTE_USD, OPERATIONS, planLadder } from '../access/policy.js';
+import {
+  isPriced,
+  LAB_DEPTHS,
+  LAB_LICENCE_ABOVE,
+  LAB_QUOTE_USD,
+  OPERATIONS,
+  planLadder,
+} from '../access/policy.js';
 import { type ElementScore, getElement, listElements } from '../core/elements.js';
 import { ERROR_CODES, ServiceError } from '../core/errors.js';
 import { elementHistory } from '../core/history.js';
@@ -266,7 +273,7 @@ function pricing(deps: WebDeps): Html {
   return html`<h1>Plans and prices</h1>
 <p>Plans: ${planLadder(deps.edition).join(', ')}. A key goes in <code>Authorization: Bearer &lt;API_KEY&gt;</code> (<a href="/account">account</a>).</p>
 <table class="data"><thead><tr><th scope="col">Call</th><th scope="col">With a key</th><th scope="col">Per call without a key</th></tr></thead><tbody>
-${ops.map((o) => html`<tr><td><code>${o.method} /v1${o.path}</code><br><span class="muted">${o.description}</span></td><td>${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td>${o.prices.length === 0 && !('pricedByQuote' in o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}
+${ops.map((o) => html`<tr><td><code>${o.method} /v1${o.path}</code><br><span class="muted">${o.description}</span></td><td>${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td>${!isPriced(o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}
 </tbody></table>
 ${
   deps.edition === 'full'

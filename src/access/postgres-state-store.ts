@@ -24,6 +24,7 @@ import {
   StateNotFoundError,
   type StateStore,
   type StoredQuote,
+  type WebSession,
 } from './state-store.js';
 
 export interface PostgresStateStoreOptions {
@@ -102,6 +103,33 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE INDEX payments_created_at ON payments(created_at);
     `,
   },
+  {
+    version: 4,
+    name: 'web accounts: key names, usage, sign-in links, sessions',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN name text;
+      CREATE TABLE key_usage (
+        prefix text NOT NULL REFERENCES api_keys(prefix),
+        month text NOT NULL,
+        calls bigint NOT NULL,
+        PRIMARY KEY (prefix, month)
+      );
+      CREATE TABLE sign_in_tokens (
+        token_hash text PRIMARY KEY,
+        email text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX sign_in_tokens_expires_at ON sign_in_tokens(expires_at);
+      CREATE TABLE sessions (
+        id_hash text PRIMARY KEY,
+        account_id text NOT NULL REFERENCES accounts(id),
+        csrf text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX sessions_expires_at ON sessions(expires_at);
+    `,
+  },
 ];
 
 interface AccountRow {
@@ -120,11 +148,12 @@ interface KeyRow {
   created_at: Date;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  name: string | null;
 }
 
 const ACCOUNT_COLUMNS = 'id, email, plan, created_at';
 const KEY_COLUMNS =
-  'k.prefix, k.key_hash, k.account_id, a.email, a.plan, k.created_at, k.revoked_at, k.last_used_at';
+  'k.prefix, k.key_hash, k.account_id, a.email, a.plan, k.created_at, k.revoked_at, k.last_used_at, k.name';
 
 export class PostgresStateStore implements StateStore {
   private readonly pool: pg.Pool;
@@ -214,15 +243,14 @@ export class PostgresStateStore implements StateStore {
     return toAccount(rows[0]);
   }
 
-  async createKey(accountId: string): Promise<{ key: string; prefix: string }> {
+  async createKey(accountId: string, name: string | null = null): Promise<{ key: string; prefix: string }> {
     for (let attempt = 1; ; attempt++) {
       const { key, prefix, hash } = generateApiKey();
       try {
-        await this.pool.query('INSERT INTO api_keys (prefix, key_hash, account_id) VALUES ($1, $2, $3)', [
-          prefix,
-          hash,
-          accountId,
-        ]);
+        await this.pool.query(
+          'INSERT INTO api_keys (prefix, key_hash, account_id, name) VALUES ($1, $2, $3, $4)',
+          [prefix, hash, accountId, name],
+        );
         return { key, prefix };
       } catch (error) {
         const code = pgCode(error);
@@ -254,20 +282,101 @@ export class PostgresStateStore implements StateStore {
     return toKeyInfo(row);
   }
 
-  async listKeys(): Promise<KeyInfo[]> {
+  async listKeys(filter: { accountId?: string } = {}): Promise<KeyInfo[]> {
     const { rows } = await this.pool.query<KeyRow>(
       `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id
-        ORDER BY k.created_at, k.prefix`,
+        WHERE ($1::text IS NULL OR k.account_id = $1) ORDER BY k.created_at, k.prefix`,
+      [filter.accountId ?? null],
     );
     return rows.map(toKeyInfo);
   }
 
-  async revokeKey(prefix: string): Promise<boolean> {
+  async revokeKey(prefix: string, accountId?: string): Promise<boolean> {
     const result = await this.pool.query(
-      'UPDATE api_keys SET revoked_at = now() WHERE prefix = $1 AND revoked_at IS NULL',
-      [prefix],
+      `UPDATE api_keys SET revoked_at = now()
+        WHERE prefix = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR account_id = $2)`,
+      [prefix, accountId ?? null],
     );
     return (result.rowCount ?? 0) > 0;
+  }
+
+  async addUsage(month: string, calls: ReadonlyMap<string, number>): Promise<void> {
+    if (calls.size === 0) return;
+    // One statement for the batch; concurrent replicas add up (ON CONFLICT adds, never overwrites).
+    await this.pool.query(
+      `INSERT INTO key_usage (prefix, month, calls)
+       SELECT u.prefix, $1, u.calls FROM unnest($2::text[], $3::bigint[]) AS u(prefix, calls)
+        WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.prefix = u.prefix)
+       ON CONFLICT (prefix, month) DO UPDATE SET calls = key_usage.calls + excluded.calls`,
+      [month, [...calls.keys()], [...calls.values()]],
+    );
+  }
+
+  async usage(accountId: string, month: string): Promise<Map<string, number>> {
+    const { rows } = await this.pool.query<{ prefix: string; calls: string }>(
+      `SELECT u.prefix, u.calls FROM key_usage u JOIN api_keys k ON k.prefix = u.prefix
+        WHERE k.account_id = $1 AND u.month = $2`,
+      [accountId, month],
+    );
+    return new Map(rows.map((r) => [r.prefix, Number(r.calls)]));
+  }
+
+  async saveSignInToken(tokenHash: string, email: string, expiresAt: string): Promise<void> {
+    await this.pool.query(
+      `WITH pruned AS (DELETE FROM sign_in_tokens WHERE expires_at < now())
+       INSERT INTO sign_in_tokens (token_hash, email, expires_at) VALUES ($1, $2, $3)`,
+      [tokenHash, normaliseEmail(email), expiresAt],
+    );
+  }
+
+  async takeSignInToken(tokenHash: string): Promise<string | null> {
+    // DELETE ... RETURNING: one replica gets the row, any other finds it gone (single use).
+    const { rows } = await this.pool.query<{ email: string; live: boolean }>(
+      'DELETE FROM sign_in_tokens WHERE token_hash = $1 RETURNING email, expires_at > now() AS live',
+      [tokenHash],
+    );
+    return rows[0]?.live ? rows[0].email : null;
+  }
+
+  async createSession(session: {
+    idHash: string;
+    accountId: string;
+    csrf: string;
+    expiresAt: string;
+  }): Promise<void> {
+    await this.pool.query(
+      `WITH pruned AS (DELETE FROM sessions WHERE expires_at < now())
+       INSERT INTO sessions (id_hash, account_id, csrf, expires_at) VALUES ($1, $2, $3, $4)`,
+      [session.idHash, session.accountId, session.csrf, session.expiresAt],
+    );
+  }
+
+  async findSession(idHash: string): Promise<WebSession | null> {
+    const { rows } = await this.pool.query<{
+      account_id: string;
+      email: string;
+      plan: string;
+      csrf: string;
+      expires_at: Date;
+    }>(
+      `SELECT s.account_id, a.email, a.plan, s.csrf, s.expires_at FROM sessions s JOIN accounts a ON a.id = s.account_id
+        WHERE s.id_hash = $1 AND s.expires_at > now()`,
+      [idHash],
+    );
+    const row = rows[0];
+    return row
+      ? {
+          accountId: row.account_id,
+          email: row.email,
+          plan: parsePlan(row.plan),
+          csrf: row.csrf,
+          expiresAt: row.expires_at.toISOString(),
+        }
+      : null;
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    await this.pool.query('DELETE FROM sessions WHERE id_hash = $1', [idHash]);
   }
 
   async saveQuote(quote: StoredQuote): Promise<void> {
@@ -370,5 +479,6 @@ function toKeyInfo(row: KeyRow): KeyInfo {
     createdAt: row.created_at.toISOString(),
     revokedAt: iso(row.revoked_at),
     lastUsedAt: iso(row.last_used_at),
+    name: row.name,
   };
 }

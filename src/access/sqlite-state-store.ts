@@ -26,6 +26,7 @@ import {
   StateNotFoundError,
   type StateStore,
   type StoredQuote,
+  type WebSession,
 } from './state-store.js';
 
 const PLAN_CHECK = PLANS.map((p) => `'${p}'`).join(', ');
@@ -92,6 +93,33 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE INDEX payments_created_at ON payments(created_at);
     `,
   },
+  {
+    version: 4,
+    name: 'web accounts: key names, usage, sign-in links, sessions',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN name TEXT;
+      CREATE TABLE key_usage (
+        prefix TEXT NOT NULL REFERENCES api_keys(prefix),
+        month TEXT NOT NULL,
+        calls INTEGER NOT NULL,
+        PRIMARY KEY (prefix, month)
+      );
+      CREATE TABLE sign_in_tokens (
+        token_hash TEXT PRIMARY KEY,
+        email TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+      CREATE INDEX sign_in_tokens_expires_at ON sign_in_tokens(expires_at);
+      CREATE TABLE sessions (
+        id_hash TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        csrf TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+      CREATE INDEX sessions_expires_at ON sessions(expires_at);
+    `,
+  },
 ];
 
 /** last_used_at is written at most this often per key, so authentication is a read. */
@@ -113,6 +141,7 @@ interface KeyRow {
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
+  name: string | null;
 }
 
 /** A known, unrevoked key's row, with last_used_at as a number for the per-request check. */
@@ -121,7 +150,7 @@ interface Verified {
   lastUsedMs: number;
 }
 
-const KEY_COLUMNS = `k.prefix, k.key_hash, k.account_id, a.email, a.plan, k.created_at, k.revoked_at, k.last_used_at`;
+const KEY_COLUMNS = `k.prefix, k.key_hash, k.account_id, a.email, a.plan, k.created_at, k.revoked_at, k.last_used_at, k.name`;
 
 export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
@@ -195,17 +224,17 @@ export class SqliteStateStore implements StateStore {
     return toAccount(row);
   }
 
-  async createKey(accountId: string): Promise<{ key: string; prefix: string }> {
+  async createKey(accountId: string, name: string | null = null): Promise<{ key: string; prefix: string }> {
     this.lookups.clear();
     const exists = this.db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(accountId);
     if (!exists) throw new StateNotFoundError(`no account with id ${accountId}`);
     const insert = this.db.prepare(
-      'INSERT INTO api_keys (prefix, key_hash, account_id, created_at) VALUES (?, ?, ?, ?)',
+      'INSERT INTO api_keys (prefix, key_hash, account_id, created_at, name) VALUES (?, ?, ?, ?, ?)',
     );
     for (let attempt = 1; ; attempt++) {
       const { key, prefix, hash } = generateApiKey();
       try {
-        insert.run(prefix, hash, accountId, now());
+        insert.run(prefix, hash, accountId, now(), name);
         return { key, prefix };
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= PREFIX_ATTEMPTS) throw error;
@@ -267,21 +296,91 @@ export class SqliteStateStore implements StateStore {
     return { row, lastUsedMs: row.last_used_at === null ? -Infinity : Date.parse(row.last_used_at) };
   }
 
-  async listKeys(): Promise<KeyInfo[]> {
+  async listKeys(filter: { accountId?: string } = {}): Promise<KeyInfo[]> {
     const rows = this.db
       .prepare(
-        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.prefix`,
+        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id
+          WHERE (? IS NULL OR k.account_id = ?) ORDER BY k.created_at, k.prefix`,
       )
-      .all() as KeyRow[];
+      .all(filter.accountId ?? null, filter.accountId ?? null) as KeyRow[];
     return rows.map(toKeyInfo);
   }
 
-  async revokeKey(prefix: string): Promise<boolean> {
+  async revokeKey(prefix: string, accountId?: string): Promise<boolean> {
     this.lookups.clear();
     const result = this.db
-      .prepare('UPDATE api_keys SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL')
-      .run(now(), prefix);
+      .prepare(
+        'UPDATE api_keys SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)',
+      )
+      .run(now(), prefix, accountId ?? null, accountId ?? null);
     return result.changes > 0;
+  }
+
+  async addUsage(month: string, calls: ReadonlyMap<string, number>): Promise<void> {
+    const add = this.db.prepare(
+      `INSERT INTO key_usage (prefix, month, calls) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM api_keys WHERE prefix = ?)
+       ON CONFLICT (prefix, month) DO UPDATE SET calls = calls + excluded.calls`,
+    );
+    this.db.transaction(() => {
+      for (const [prefix, n] of calls) add.run(prefix, month, n, prefix);
+    })();
+  }
+
+  async usage(accountId: string, month: string): Promise<Map<string, number>> {
+    const rows = this.db
+      .prepare(
+        `SELECT u.prefix, u.calls FROM key_usage u JOIN api_keys k ON k.prefix = u.prefix
+          WHERE k.account_id = ? AND u.month = ?`,
+      )
+      .all(accountId, month) as { prefix: string; calls: number }[];
+    return new Map(rows.map((r) => [r.prefix, r.calls]));
+  }
+
+  async saveSignInToken(tokenHash: string, email: string, expiresAt: string): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM sign_in_tokens WHERE expires_at < ?').run(now());
+      this.db
+        .prepare('INSERT INTO sign_in_tokens (token_hash, email, expires_at) VALUES (?, ?, ?)')
+        .run(tokenHash, normaliseEmail(email), expiresAt);
+    })();
+  }
+
+  async takeSignInToken(tokenHash: string): Promise<string | null> {
+    // DELETE ... RETURNING: the one statement that reads and uses up the token.
+    const row = this.db
+      .prepare('DELETE FROM sign_in_tokens WHERE token_hash = ? RETURNING email, expires_at')
+      .get(tokenHash) as { email: string; expires_at: string } | undefined;
+    return row && row.expires_at > now() ? row.email : null;
+  }
+
+  async createSession(session: {
+    idHash: string;
+    accountId: string;
+    csrf: string;
+    expiresAt: string;
+  }): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM sessions WHERE expires_at < ?').run(now());
+      this.db
+        .prepare(
+          'INSERT INTO sessions (id_hash, account_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+        )
+        .run(session.idHash, session.accountId, session.csrf, now(), session.expiresAt);
+    })();
+  }
+
+  async findSession(idHash: string): Promise<WebSession | null> {
+    const row = this.db
+      .prepare(
+        `SELECT s.account_id, a.email, a.plan, s.csrf, s.expires_at FROM sessions s JOIN accounts a ON a.id = s.account_id
+          WHERE s.id_hash = ? AND s.expires_at > ?`,
+      )
+      .get(idHash, now()) as SessionRow | undefined;
+    return row ? toSession(row) : null;
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    this.db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
   }
 
   async saveQuote(quote: StoredQuote): Promise<void> {
@@ -414,5 +513,24 @@ function toKeyInfo(row: KeyRow): KeyInfo {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
+    name: row.name,
+  };
+}
+
+interface SessionRow {
+  account_id: string;
+  email: string;
+  plan: string;
+  csrf: string;
+  expires_at: string;
+}
+
+function toSession(row: SessionRow): WebSession {
+  return {
+    accountId: row.account_id,
+    email: row.email,
+    plan: parsePlan(row.plan),
+    csrf: row.csrf,
+    expiresAt: row.expires_at,
   };
 }

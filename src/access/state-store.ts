@@ -29,6 +29,18 @@ export interface KeyInfo {
   revokedAt: string | null;
   /** Last successful authentication, to about a minute (not written on every request). */
   lastUsedAt?: string | null;
+  /** The name its owner gave it on the account page, if any. */
+  name?: string | null;
+}
+
+/** A signed-in web session, with its account as it is now. */
+export interface WebSession {
+  accountId: string;
+  email: string;
+  plan: Plan;
+  /** The session's CSRF token: every form of a signed-in page carries it. */
+  csrf: string;
+  expiresAt: string;
 }
 
 export interface StateStore extends PaymentLedger {
@@ -40,13 +52,33 @@ export interface StateStore extends PaymentLedger {
   /** Throws StateNotFoundError when there is no account with that email. */
   setPlan(email: string, plan: Plan): Promise<Account>;
   /** The only time the full key is returned; only its sha256 is stored. Throws StateNotFoundError for an unknown account. */
-  createKey(accountId: string): Promise<{ key: string; prefix: string }>;
+  createKey(accountId: string, name?: string | null): Promise<{ key: string; prefix: string }>;
   /** Null for a malformed, unknown or revoked key; otherwise the key with its account's current plan. */
   authenticate(key: string): Promise<KeyInfo | null>;
-  /** Every key, revoked ones included, oldest first. Never the key or its hash. */
-  listKeys(): Promise<KeyInfo[]>;
-  /** False when there is no active key with that prefix. */
-  revokeKey(prefix: string): Promise<boolean>;
+  /** Every key (or one account's), revoked ones included, oldest first. Never the key or its hash. */
+  listKeys(filter?: { accountId?: string }): Promise<KeyInfo[]>;
+  /** False when there is no active key with that prefix (owned by that account, when one is given). */
+  revokeKey(prefix: string, accountId?: string): Promise<boolean>;
+  /** Adds calls to each key's count for a month (YYYY-MM, UTC); several replicas add up. */
+  addUsage(month: string, calls: ReadonlyMap<string, number>): Promise<void>;
+  /** Calls per key prefix in a month, for one account's keys. */
+  usage(accountId: string, month: string): Promise<Map<string, number>>;
+  /**
+   * Sign-in links (the web account page): only the token's sha256 is stored. take() returns the
+   * email once, for an unexpired token, and never again (single use, even between replicas).
+   */
+  saveSignInToken(tokenHash: string, email: string, expiresAt: string): Promise<void>;
+  takeSignInToken(tokenHash: string): Promise<string | null>;
+  /** Web sessions, stored by the sha256 of the cookie's value. */
+  createSession(session: {
+    idHash: string;
+    accountId: string;
+    csrf: string;
+    expiresAt: string;
+  }): Promise<void>;
+  /** Null when unknown or expired. */
+  findSession(idHash: string): Promise<WebSession | null>;
+  deleteSession(idHash: string): Promise<void>;
   /** Keeps a lab quote (its JSON as returned) for runs by quote_id; the same id replaces the older copy. */
   saveQuote(quote: StoredQuote): Promise<void>;
   /** The stored quote's JSON, or null when there is none with that id. */

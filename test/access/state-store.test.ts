@@ -283,6 +283,74 @@ function stateStoreSuite(backend: Backend) {
       expect((await store.listKeys()).map((k) => k.prefix)).toContain(fromOther.prefix);
     });
 
+    it("names keys, lists and revokes one account's keys only", async () => {
+      const mine = await store.createAccount({ email: uniqueEmail('mine'), plan: 'free' });
+      const theirs = await store.createAccount({ email: uniqueEmail('theirs'), plan: 'free' });
+      const a = await store.createKey(mine.id, 'laptop');
+      const b = await store.createKey(theirs.id);
+      const listed = await other.listKeys({ accountId: mine.id });
+      expect(listed.map((k) => [k.prefix, k.name])).toEqual([[a.prefix, 'laptop']]);
+      expect(await store.revokeKey(b.prefix, mine.id)).toBe(false);
+      expect(await store.authenticate(b.key)).not.toBeNull();
+      expect(await store.revokeKey(a.prefix, mine.id)).toBe(true);
+      expect(await other.authenticate(a.key)).toBeNull();
+    });
+
+    it('adds calls per key and month across instances; unknown prefixes are ignored', async () => {
+      const account = await store.createAccount({ email: uniqueEmail('usage'), plan: 'free' });
+      const { prefix } = await store.createKey(account.id);
+      await store.addUsage(
+        '2026-11',
+        new Map([
+          [prefix, 3],
+          ['zzzzzzzz', 9],
+        ]),
+      );
+      await other.addUsage('2026-11', new Map([[prefix, 4]]));
+      await other.addUsage('2026-10', new Map([[prefix, 1]]));
+      expect(await store.usage(account.id, '2026-11')).toEqual(new Map([[prefix, 7]]));
+      expect(await other.usage(account.id, '2026-10')).toEqual(new Map([[prefix, 1]]));
+      expect(await other.usage(account.id, '2026-09')).toEqual(new Map());
+    });
+
+    it('a sign-in token is taken once, by one instance, and not after it expires', async () => {
+      const hash = randomBytes(32).toString('hex');
+      const email = uniqueEmail('signin');
+      await store.saveSignInToken(hash, email.toUpperCase(), new Date(Date.now() + 60_000).toISOString());
+      const taken = await Promise.all([store.takeSignInToken(hash), other.takeSignInToken(hash)]);
+      expect(taken.filter((e) => e !== null)).toEqual([email]);
+      expect(await store.takeSignInToken(hash)).toBeNull();
+      const expired = randomBytes(32).toString('hex');
+      await store.saveSignInToken(expired, email, new Date(Date.now() - 1000).toISOString());
+      expect(await other.takeSignInToken(expired)).toBeNull();
+    });
+
+    it('keeps web sessions with their account as it is now, until they expire or are deleted', async () => {
+      const email = uniqueEmail('session');
+      const account = await store.createAccount({ email, plan: 'free' });
+      const idHash = randomBytes(32).toString('hex');
+      const expiresAt = new Date(Date.now() + 60_000).toISOString();
+      await store.createSession({ idHash, accountId: account.id, csrf: 'c1', expiresAt });
+      expect(await other.findSession(idHash)).toMatchObject({
+        accountId: account.id,
+        email,
+        plan: 'free',
+        csrf: 'c1',
+      });
+      await store.setPlan(email, 'personal');
+      expect((await other.findSession(idHash))?.plan).toBe('personal');
+      await other.deleteSession(idHash);
+      expect(await store.findSession(idHash)).toBeNull();
+      const old = randomBytes(32).toString('hex');
+      await store.createSession({
+        idHash: old,
+        accountId: account.id,
+        csrf: 'c2',
+        expiresAt: new Date(Date.now() - 1000).toISOString(),
+      });
+      expect(await store.findSession(old)).toBeNull();
+    });
+
     it('keeps lab quotes by id (a later copy replaces the older one) and shares them between instances', async () => {
       const id = `q_${randomBytes(6).toString('hex')}`;
       expect(await store.findQuote(id)).toBeNull();
@@ -355,7 +423,7 @@ function stateStoreSuite(backend: Backend) {
       }
       for (const k of keys) {
         expect(Object.keys(k).sort()).toEqual(
-          ['accountId', 'createdAt', 'email', 'lastUsedAt', 'plan', 'prefix', 'revokedAt'].sort(),
+          ['accountId', 'createdAt', 'email', 'lastUsedAt', 'name', 'plan', 'prefix', 'revokedAt'].sort(),
         );
       }
     });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { LAB_QUOTE_TTL_SECONDS } from '../access/policy.js';
+import { DEFAULT_STATE_TIMEOUT_MS } from '../access/state-deadline.js';
+import { invalidRanges } from '../http/ip-allow.js';
 import { NETWORKS, type NetworkName } from '../payments/networks.js';
 
 const NETWORK_NAMES = Object.keys(NETWORKS) as [NetworkName, ...NetworkName[]];
@@ -15,6 +17,8 @@ const EnvSchema = z.object({
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:)/, 'must be postgres://..., postgresql://... or sqlite:PATH')
     .optional(),
+  /** The deadline of every state-store call, in ms: past it the call answers 503 state_unavailable. */
+  STATE_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(DEFAULT_STATE_TIMEOUT_MS),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be redis://... or rediss://...')
@@ -24,14 +28,32 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_KEY: z.coerce.number().int().min(1).optional(),
   RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(120),
   /**
-   * Proxies in front of the service whose X-Forwarded-For entries are trusted, counted from the
-   * right: false (none, the default), true (one), or a hop count.
+   * Proxies in front of the service whose X-Forwarded-For entries are believed: false (none, the
+   * default), true (one), a hop count counted from the right, or the proxies' addresses and CIDR
+   * ranges, comma-separated (IPv4 and IPv6; X-Forwarded-For is read only from them).
    */
   TRUST_PROXY: z
     .string()
-    .regex(/^(true|false|\d{1,2})$/, 'must be false, true or a hop count (0-99)')
     .default('false')
-    .transform((v) => (v === 'true' ? 1 : v === 'false' ? 0 : Number(v))),
+    .transform((v, ctx): number | string[] => {
+      const t = v.trim();
+      if (t === 'true') return 1;
+      if (t === 'false') return 0;
+      if (/^\d{1,2}$/.test(t)) return Number(t);
+      const ranges = t
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean);
+      const bad = invalidRanges(ranges);
+      if (ranges.length === 0 || bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be false, true, a hop count (0-99) or proxy addresses and CIDR ranges, comma-separated${bad.length ? ` ('${bad[0]}' is neither)` : ''}`,
+        });
+        return z.NEVER;
+      }
+      return ranges;
+    }),
   /** Open connections held at once: from one client address, and in all. */
   MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(256),
   MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
@@ -69,7 +91,7 @@ const EnvSchema = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key')
     .optional(),
-  /** Who may read /metrics besides loopback: addresses or IPv4 CIDR ranges, comma-separated. */
+  /** Who may read /metrics besides loopback: addresses or CIDR ranges (IPv4, IPv6), comma-separated. */
   METRICS_ALLOW: z
     .string()
     .default('')
@@ -79,6 +101,16 @@ const EnvSchema = z.object({
         .map((s) => s.trim())
         .filter(Boolean),
     ),
+  /** Where sign-in mail goes (smtp:// or smtps://); unset: the sign-in link is printed in the server log. */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be smtp://... or smtps://...')
+    .optional(),
+  /** The From of sign-in mail. */
+  MAIL_FROM: z.string().min(3).default('Research Intensity <no-reply@localhost>'),
+  /** The OpenAlex API that `ri pull` reads, and the key it sends as `api_key`. */
+  OPENALEX_API_URL: z.string().url().default('https://api.openalex.org'),
+  OPENALEX_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

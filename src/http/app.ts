@@ -4,6 +4,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { Plan } from '../access/plans.js';
 import { PLAN_RATE_LIMITS } from '../access/policy.js';
+import { stateProbe } from '../access/state-deadline.js';
+import { UsageCounter } from '../access/usage-counter.js';
 import { SERVICE_VERSION } from '../config/paths.js';
 import { ServiceError } from '../core/errors.js';
 import { createLabService } from '../core/lab-service.js';
@@ -11,14 +13,19 @@ import { readBody } from '../mcp/body.js';
 import { createMcp } from '../mcp/server.js';
 import { discoveryDocument } from '../payments/discovery.js';
 import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
+import { registerAccount } from '../web/account.js';
 import { registerDocs } from '../web/docs.js';
+import { createMailer } from '../web/mailer.js';
 import { registerPages } from '../web/pages.js';
+import { securityHeaders } from '../web/security-headers.js';
+import { WebSessions } from '../web/session.js';
 import { authenticate } from './auth.js';
 import { BadKeyGuard } from './bad-keys.js';
 import { compression } from './compression.js';
 import type { AppDeps, AppEnv, Caller } from './context.js';
 import { cors } from './cors.js';
 import { ipAllowed } from './ip-allow.js';
+import { methodNotAllowed, methodsByPath } from './method-not-allowed.js';
 import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentGate } from './payment.js';
@@ -70,13 +77,44 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     );
   });
   app.use('*', compression());
+  app.use('*', securityHeaders(deps.config.publicUrl));
 
+  // The older edition has no research, lab or payment endpoints: they answer 404.
+  const lab =
+    deps.config.EDITION === 'full'
+      ? createLabService({
+          state: deps.state,
+          ttlSeconds: deps.config.QUOTE_TTL_SECONDS,
+          ...(deps.config.QUOTE_SECRET ? { quoteSecret: deps.config.QUOTE_SECRET } : {}),
+          ...(deps.now ? { now: deps.now } : {}),
+        })
+      : null;
+  const usage = deps.usage ?? new UsageCounter(deps.state);
+  const sessions = new WebSessions(deps.state, deps.config.publicUrl);
   registerDocs(app);
   registerPages(app, {
     snapshots: deps.snapshots,
     publicUrl: deps.config.publicUrl,
     edition: deps.config.EDITION,
     payments: paymentsOn,
+    sessions,
+    lab,
+  });
+  registerAccount(app, {
+    state: deps.state,
+    sessions,
+    mailer:
+      deps.mailer ??
+      createMailer({
+        smtpUrl: deps.config.SMTP_URL,
+        from: deps.config.MAIL_FROM,
+      }),
+    limiter,
+    usage,
+    publicUrl: deps.config.publicUrl,
+    edition: deps.config.EDITION,
+    clientIp: (c) => clientIp(c, deps.config.TRUST_PROXY),
+    log,
   });
   registerSkill(app, { edition: deps.config.EDITION, publicUrl: deps.config.publicUrl });
   app.get('/healthz', (c) => c.json({ ok: true }));
@@ -92,20 +130,26 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       : problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)),
   );
   // Ready while some verified snapshot is served; `degraded` says when it is not the current one.
-  app.get('/readyz', (c) => {
+  // Not ready while the state store does not answer within its deadline (keyed calls would get
+  // 503 state_unavailable); ready again as soon as it does, without a restart.
+  const stateHealth = stateProbe(deps.state);
+  app.get('/readyz', async (c) => {
     const { serving, current, problem } = deps.snapshots.health();
     const limits = limiter.degradedReason?.() ?? null;
+    const stateProblem = await stateHealth();
     const problems = [problem, limits].filter((p): p is string => p !== null);
+    const ready = serving !== null && stateProblem === null;
     return c.json(
       {
-        ready: serving !== null,
-        status: serving === null ? 'unavailable' : problems.length > 0 ? 'degraded' : 'ok',
+        ready,
+        status: !ready ? 'unavailable' : problems.length > 0 ? 'degraded' : 'ok',
         data_version: serving,
         current_version: current,
         ...(problem ? { problem } : {}),
         ...(limits ? { rate_limits: limits } : {}),
+        ...(stateProblem ? { state: stateProblem } : {}),
       },
-      serving ? 200 : 503,
+      ready ? 200 : 503,
     );
   });
 
@@ -154,7 +198,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
     deps.config.TRUST_PROXY,
   );
-  v1.use('*', authenticate(deps.state, badKeys));
+  v1.use('*', authenticate(deps.state, badKeys, usage));
   v1.use('*', limits);
   // Pay per call (x402), only in the full edition and when a network is offered.
   if (paymentsOn) v1.use('*', paymentGate(deps.payments!, routes.edition, routes.publicUrl));
@@ -169,16 +213,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerSubjectHistory(v1, routes);
   registerSubjectElements(v1, routes);
   registerSubjectPapers(v1, routes);
-  // The older edition has no research, lab or payment endpoints: they answer 404.
-  const lab =
-    routes.edition === 'full'
-      ? createLabService({
-          state: deps.state,
-          ttlSeconds: deps.config.QUOTE_TTL_SECONDS,
-          ...(deps.config.QUOTE_SECRET ? { quoteSecret: deps.config.QUOTE_SECRET } : {}),
-          ...(deps.now ? { now: deps.now } : {}),
-        })
-      : null;
   if (lab) {
     registerResearch(v1, routes);
     registerLabQuote(v1, routes, lab);
@@ -196,7 +230,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     version: SERVICE_VERSION,
     log,
   });
-  app.use('/mcp', authenticate(deps.state, badKeys), limits);
+  app.use('/mcp', authenticate(deps.state, badKeys, usage), limits);
   app.all('/mcp', async (c) => {
     // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
     if (c.req.method !== 'POST')
@@ -225,7 +259,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     return mcp(c.req.raw, { plan: c.get('caller').plan }, body);
   });
 
-  app.notFound((c) => problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`)));
+  // A known path asked with another method: 405 with Allow (as /mcp answers GET and DELETE).
+  const allowedAt = methodsByPath(app.routes);
+  app.notFound((c) => {
+    const allowed = allowedAt(c.req.path);
+    if (allowed.length > 0 && !allowed.includes(c.req.method))
+      return problemResponse(c, methodNotAllowed(c.req.method, c.req.path, allowed));
+    return problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`));
+  });
   app.onError((error, c) => {
     // A damaged snapshot page: a temporary data error (never charged); the file is checked at once.
     const snapshot = c.get('snapshot') as Snapshot | undefined;

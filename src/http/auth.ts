@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { StateStore } from '../access/state-store.js';
+import type { UsageCounter } from '../access/usage-counter.js';
 import { ServiceError } from '../core/errors.js';
 import type { BadKeyGuard } from './bad-keys.js';
 import type { AppEnv, Caller } from './context.js';
@@ -9,9 +10,14 @@ const ANONYMOUS: Caller = { plan: null, keyPrefix: null, accountId: null };
 /**
  * Reads the bearer key, if any, and sets the caller. A key that is sent but malformed, unknown
  * or revoked is refused with 401 invalid_key on every route (a silent downgrade to anonymous
- * would hide the mistake). The key itself is never logged or echoed.
+ * would hide the mistake). The key itself is never logged or echoed. Each keyed call is counted
+ * for its key's monthly usage (the account page).
  */
-export function authenticate(state: StateStore, badKeys?: BadKeyGuard): MiddlewareHandler<AppEnv> {
+export function authenticate(
+  state: StateStore,
+  badKeys?: BadKeyGuard,
+  usage?: UsageCounter,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization');
     if (!header) {
@@ -33,6 +39,7 @@ export function authenticate(state: StateStore, badKeys?: BadKeyGuard): Middlewa
         { 'www-authenticate': 'Bearer realm="research-intensity", error="invalid_token"' },
       );
     }
+    usage?.record(info.prefix);
     c.set('caller', { plan: info.plan, keyPrefix: info.prefix, accountId: info.accountId });
     c.set('apiKeyPrefix', info.prefix);
     return next();

@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import type { Plan } from '../access/plans.js';
 import type { StateStore } from '../access/state-store.js';
+import type { UsageCounter } from '../access/usage-counter.js';
 import type { Config } from '../config/config.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+import type { Mailer } from '../web/mailer.js';
 import type { Metrics } from './metrics.js';
 import type { PaymentContext } from './payment.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -48,4 +50,8 @@ export interface AppDeps {
   payments?: PaymentService;
   /** The clock lab quotes are issued and checked by (tests move it). */
   now?: () => Date;
+  /** Counts keyed calls per key and month; the app makes one when absent (flushed on close by its owner). */
+  usage?: UsageCounter;
+  /** Sends the sign-in mail; from SMTP_URL when absent. */
+  mailer?: Mailer;
 }

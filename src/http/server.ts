@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { type ServerType, serve } from '@hono/node-server';
 import type { StateStore } from '../access/state-store.js';
+import { UsageCounter } from '../access/usage-counter.js';
 import type { Config } from '../config/config.js';
 import type { SnapshotManager } from '../snapshot/snapshot.js';
 import { createApp } from './app.js';
@@ -23,7 +24,8 @@ export function startServer(
   log: NonNullable<AppDeps['log']>,
   extra: Pick<AppDeps, 'logger' | 'rateLimiter' | 'metrics' | 'payments'> = {},
 ): Promise<RunningServer> {
-  const app = createApp({ config, snapshots, state, log, ...extra });
+  const usage = new UsageCounter(state);
+  const app = createApp({ config, snapshots, state, log, usage, ...extra });
   return new Promise((resolve, reject) => {
     let drain: () => Promise<void> = async () => {};
     const server: ServerType = serve(
@@ -37,7 +39,11 @@ export function startServer(
         const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
         resolve({
           url: `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${info.port}`,
-          close: () => drain(),
+          // The calls counted since the last flush are written after the last request is done.
+          close: () =>
+            drain().then(() =>
+              usage.close().catch((e: Error) => log('usage counts not written', { err: e.message })),
+            ),
         });
       },
     );

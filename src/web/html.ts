@@ -58,8 +58,14 @@ ${body.text}
 </html>`;
 }
 
+// Grid places for the periodic table: classes, not style attributes (the CSP allows no inline style).
+const GRID = [
+  ...Array.from({ length: 18 }, (_, i) => `.c${i + 1}{grid-column:${i + 1}}`),
+  ...Array.from({ length: 10 }, (_, i) => `.r${i + 1}{grid-row:${i + 1}}`),
+].join('');
+
 /** The one stylesheet (served at /assets/site.css, cached). */
-export const SITE_CSS = `
+export const SITE_CSS = `${GRID}
 :root{--ink:#1b1f24;--muted:#57606a;--line:#d0d7de;--bg:#fff;--accent:#0b5cad;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg)}
 body{margin:0;line-height:1.5}
 a{color:var(--accent)}
@@ -84,5 +90,15 @@ table.data th,table.data td{border:1px solid var(--line);padding:.35rem .6rem;te
 .legend i{display:inline-block;width:1.2rem;height:1rem;border:1px solid rgba(0,0,0,.2);vertical-align:middle}
 form.year{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
 .chart{max-width:720px;width:100%;height:auto}
+form.stack{display:flex;flex-direction:column;gap:.4rem;max-width:28rem;margin:1rem 0}
+input,button{font:inherit;padding:.4rem .6rem;border:1px solid #8c959f;border-radius:4px}
+button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:pointer}
+button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
+table.data form{margin:0}
+table.data button{padding:.15rem .5rem}
+.problem{border-left:4px solid #b42318;padding:.4rem .8rem;background:#fef3f2}
+.newkey{border:2px solid #1a7f37;padding:.5rem 1rem;border-radius:6px;background:#f0fff4}
+input.key{width:100%;max-width:40rem;font-family:ui-monospace,monospace}
+code{overflow-wrap:anywhere}
 @media (max-width:700px){.ptable{gap:1px}.ptable a{font-size:.5rem;padding:1px}.ptable a b{font-size:.7rem}.ptable a span{display:none}}
 `;

@@ -10,17 +10,14 @@ import {
 import { type ElementScore, getElement, listElements } from '../core/elements.js';
 import { ERROR_CODES, ServiceError } from '../core/errors.js';
 import { elementHistory } from '../core/history.js';
-import { findSubject, type SubjectType } from '../core/subjects.js';
 import type { Viewer } from '../core/viewer.js';
 import { priceInfo } from '../payments/discovery.js';
-import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { type AnswerPageDeps, pageHeaders, registerAnswerPages, sessionViewer } from './answer-pages.js';
 import { lineChart } from './chart.js';
 import { type Html, html, page, SITE_CSS } from './html.js';
 
-export interface WebDeps {
-  snapshots: SnapshotManager;
-  publicUrl: string;
-  edition: 'full' | 'enterprise';
+export interface WebDeps extends AnswerPageDeps {
   /** Whether this server takes per-call payments. */
   payments: boolean;
 }
@@ -92,7 +89,7 @@ export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void 
 <div class="legend" aria-label="Legend: RIS">RIS: ${BINS.map((lower, i) => html`<span><i class="b${i}"></i> ${i === BINS.length - 1 ? `${lower}+` : `${lower}-${BINS[i + 1]}`}</span>`)}</div>
 <div class="ptable">${cells.map(
         (x) =>
-          html`<a class="b${bin(x.ris)}" style="grid-column:${x.col};grid-row:${x.row}" href="/elements/${x.e.symbol}" title="${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers" aria-label="${x.e.name} (${x.e.symbol}): RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers"><b>${x.e.symbol}</b><span>${x.ris.toFixed(0)}</span></a>`,
+          html`<a class="b${bin(x.ris)} c${x.col} r${x.row}" href="/elements/${x.e.symbol}" title="${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers" aria-label="${x.e.name} (${x.e.symbol}): RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers"><b>${x.e.symbol}</b><span>${x.ris.toFixed(0)}</span></a>`,
       )}</div>
 ${howToRead()}
 <h2>Use the data</h2>
@@ -108,8 +105,10 @@ ${howToRead()}
   app.get('/', table);
   app.get('/elements', table);
 
-  app.get('/elements/:symbol', (c) =>
-    withSnapshot(c, (snapshot) => {
+  app.get('/elements/:symbol', async (c) => {
+    const session = await deps.sessions.current(c);
+    const viewer = sessionViewer(session, deps);
+    return withSnapshot(c, (snapshot) => {
       const e = getElement(snapshot, c.req.param('symbol'), viewer);
       const series = elementHistory(snapshot, e.symbol, 'yearly', viewer).series;
       const body = html`<p><a href="/">← Periodic table</a></p>
@@ -118,7 +117,7 @@ ${howToRead()}
 <table class="data"><tbody>
 <tr><th scope="row">RI (research intensity)</th><td>${e.ri.toFixed(4)}</td></tr>
 <tr><th scope="row">RIS (research intensity score)</th><td>${e.ris.toFixed(2)}</td></tr>
-<tr><th scope="row">HRI (high-impact research intensity)</th><td>Shown from the Personal plan (<a href="/pricing">pricing</a>)</td></tr>
+<tr><th scope="row">HRI (high-impact research intensity)</th><td>${e.hri === null ? html`Shown from the Personal plan (<a href="/pricing">pricing</a>)` : e.hri.toFixed(4)}</td></tr>
 <tr><th scope="row">Papers naming it (all years)</th><td>${e.paper_count}</td></tr>
 </tbody></table>
 ${
@@ -140,85 +139,13 @@ ${
 ${howToRead()}
 <h2>More on ${e.name}</h2>
 <p>The same numbers as JSON: <a href="/v1/elements/${e.symbol}">/v1/elements/${e.symbol}</a> (free). Its history by month or day, its top papers and HRI need a key (<a href="/account">account</a>, <a href="/pricing">plans</a>)${deps.payments ? ', or can be paid per call' : ''}.</p>`;
-      return c.html(page(`${e.name} (${e.symbol})`, body), 200, cacheable);
-    }),
-  );
+      return c.html(page(`${e.name} (${e.symbol})`, body), 200, pageHeaders(session));
+    });
+  });
 
-  app.get('/subjects/search', (c) =>
-    c.html(
-      page(
-        'Subject search',
-        gated(
-          `Subject search for “${c.req.query('q') ?? ''}”`,
-          'resolves free text to topics and keywords (subject_type and subject_id)',
-          `/v1/subjects/search?q=${encodeURIComponent(c.req.query('q') ?? '')}`,
-          'any key',
-        ),
-      ),
-    ),
-  );
-  app.get('/subjects/:type/:id', (c) =>
-    withSnapshot(c, (snapshot) => {
-      const type = c.req.param('type');
-      if (type !== 'topic' && type !== 'keyword')
-        throw new ServiceError('not_found', `No subject type '${type}'.`);
-      const row = findSubject(snapshot, type as SubjectType, c.req.param('id'));
-      return c.html(
-        page(
-          row.name,
-          gated(
-            `${type === 'topic' ? 'Topic' : 'Keyword'}: ${row.name}`,
-            `its RI, RIS, HRI, history, top papers and the elements it is routed to`,
-            `/v1/subjects/${type}/${row.id}`,
-            'the Personal plan',
-          ),
-        ),
-        200,
-        cacheable,
-      );
-    }),
-  );
-  app.get('/research', (c) => {
-    const q = c.req.query('q') ?? c.req.query('paper') ?? '';
-    return c.html(
-      page(
-        'Research',
-        gated(
-          `Research: ${q}`,
-          'the research communities behind a question and three reading lists (foundational, now, newest)',
-          `/v1/research?${new URLSearchParams(c.req.query('paper') ? { paper: q } : { q })}`,
-          'the Personal plan',
-        ),
-      ),
-    );
-  });
-  app.get('/lab', (c) => {
-    const q = c.req.query('q') ?? '';
-    return c.html(
-      page(
-        'Lab',
-        gated(
-          `Lab query: ${q}`,
-          'a binding quote (matches, years, communities, prices) and then the matching papers ranked by impact',
-          `/v1/lab/quote?${new URLSearchParams({ q })}`,
-          'the Professional plan',
-        ),
-      ),
-    );
-  });
+  registerAnswerPages(app, deps);
 
   app.get('/pricing', (c) => c.html(page('Pricing', pricing(deps)), 200, cacheable));
-  app.get('/account', (c) =>
-    c.html(
-      page(
-        'Account',
-        html`<h1>Account and API keys</h1>
-<p>Keys are sent as <code>Authorization: Bearer &lt;API_KEY&gt;</code>. A free key opens element history and subject search; the Personal and Professional plans open the rest (<a href="/pricing">pricing</a>).</p>
-<p>On this server keys are issued by its operator: ask them for one. An operator creates it with <code>ri keys create --plan free --email you@example.org</code> (the key is shown once).</p>
-<p>The current element scores need no key: <a href="/">the periodic table</a>, <a href="/v1/elements">/v1/elements</a>.</p>`,
-      ),
-    ),
-  );
   app.get('/docs/errors', (c) =>
     c.html(
       page(
@@ -233,13 +160,6 @@ ${ERROR_CODES.map((e) => html`<tr id="${e.code}"><td><code>${e.code}</code></td>
       cacheable,
     ),
   );
-}
-
-/** A page for an answer a visitor cannot see: what it is, where to get it, and what it needs. */
-function gated(title: string, what: string, apiPath: string, needs: string): Html {
-  return html`<h1>${title}</h1>
-<p>This answer is ${what}. It is available from the API at <a href="${apiPath}"><code>${apiPath}</code></a> with ${needs} (<a href="/pricing">plans and per-call prices</a>, <a href="/account">keys</a>), and to AI agents through the MCP tool server.</p>
-<p><a href="/">The periodic table</a> is free.</p>`;
 }
 
 function howToRead(): Html {

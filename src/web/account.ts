@@ -1,0 +1,275 @@
+import type { Context, Env, Hono } from 'hono';
+import { planLadder } from '../access/policy.js';
+import {
+  AccountExistsError,
+  normaliseEmail,
+  type StateStore,
+  type WebSession,
+} from '../access/state-store.js';
+import { monthOf, type UsageCounter } from '../access/usage-counter.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import { html, page } from './html.js';
+import type { Mailer } from './mailer.js';
+import { newToken, sha256, type WebSessions } from './session.js';
+
+export interface AccountDeps {
+  state: StateStore;
+  sessions: WebSessions;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  usage: UsageCounter;
+  publicUrl: string;
+  edition: 'full' | 'enterprise';
+  /** The client address, as the rate limits see it (proxy trust applied). */
+  clientIp: (c: Context) => string;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** How long a sign-in link works (once). */
+export const SIGN_IN_TTL_MS = 15 * 60 * 1000;
+/** Sign-in mails asked for, per address and per client address, each hour. */
+export const SIGN_IN_LIMITS = { perEmail: 5, perIp: 20 };
+const KEY_NAME_MAX = 60;
+const EMAIL = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;]+\.[^\s@<>()",;]+$/;
+
+const PRIVATE = { 'cache-control': 'no-store' };
+
+/**
+ * The account page: sign in by an emailed link (no password), a free account made at the first
+ * sign-in, keys created (shown once), named and revoked, and this month's calls per key. Every
+ * answer is private and never cached; every form carries a CSRF token.
+ */
+export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps): void {
+  const { sessions, state } = deps;
+
+  app.get('/account', async (c) => {
+    const session = await sessions.current(c);
+    if (!session) return c.html(signInPage(sessions.formToken(c, null)), 200, PRIVATE);
+    return c.html(await accountPage(deps, session), 200, PRIVATE);
+  });
+
+  app.post('/account/sign-in', async (c) => {
+    const form = await readForm(c);
+    const session = await sessions.current(c);
+    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
+    const email = typeof form.email === 'string' ? normaliseEmail(form.email) : '';
+    if (email.length > 254 || !EMAIL.test(email))
+      return c.html(
+        signInPage(sessions.formToken(c, session), 'That does not look like an email address.'),
+        400,
+        PRIVATE,
+      );
+    const hour = 3600;
+    const [byEmail, byIp] = await Promise.all([
+      deps.limiter.hit(`signin:email:${sha256(email)}`, SIGN_IN_LIMITS.perEmail, hour),
+      deps.limiter.hit(`signin:ip:${deps.clientIp(c)}`, SIGN_IN_LIMITS.perIp, hour),
+    ]);
+    const refused = !byEmail.allowed ? byEmail : !byIp.allowed ? byIp : null;
+    if (refused)
+      return c.html(
+        page(
+          'Too many sign-in requests',
+          html`<h1>Too many sign-in requests</h1><p>Try again in ${Math.ceil(refused.resetSeconds / 60)} minutes.</p>`,
+        ),
+        429,
+        { ...PRIVATE, 'retry-after': String(refused.resetSeconds) },
+      );
+    const token = newToken();
+    await state.saveSignInToken(sha256(token), email, new Date(Date.now() + SIGN_IN_TTL_MS).toISOString());
+    const link = `${deps.publicUrl}/account/verify?token=${token}`;
+    try {
+      await deps.mailer.send({
+        to: email,
+        subject: 'Your sign-in link for Research Intensity',
+        text: `Open this link to sign in (it works once, for ${SIGN_IN_TTL_MS / 60_000} minutes):\n\n${link}\n\nIf you did not ask for it, ignore this mail: nothing happens without the link.\n`,
+      });
+    } catch (error) {
+      // The cause for the operator; never the address or the link.
+      deps.log('sign-in mail failed', { err: (error as Error).message });
+      return c.html(
+        page(
+          'Mail not sent',
+          html`<h1>The mail could not be sent</h1><p>Please try again in a few minutes.</p>`,
+        ),
+        503,
+        { ...PRIVATE, 'retry-after': '60' },
+      );
+    }
+    // The same answer whether or not an account exists: the page tells no one who has one.
+    return c.html(
+      page(
+        'Check your mail',
+        html`<h1>Check your mail</h1><p>A sign-in link is on its way to <strong>${email}</strong>. It works once, within ${SIGN_IN_TTL_MS / 60_000} minutes. No account yet? The link makes a free one.</p>`,
+      ),
+      200,
+      PRIVATE,
+    );
+  });
+
+  // Opening the link only shows a button: mail scanners that fetch links must not use it up.
+  app.get('/account/verify', async (c) => {
+    const token = c.req.query('token') ?? '';
+    const session = await sessions.current(c);
+    return c.html(
+      page(
+        'Sign in',
+        html`<h1>Sign in</h1>
+<form method="post" action="/account/verify"><input type="hidden" name="token" value="${token}"><input type="hidden" name="csrf" value="${sessions.formToken(c, session)}">
+<button type="submit">Sign in to Research Intensity</button></form>`,
+      ),
+      200,
+      PRIVATE,
+    );
+  });
+
+  app.post('/account/verify', async (c) => {
+    const form = await readForm(c);
+    const current = await sessions.current(c);
+    if (!sessions.formAllowed(c, current, form.csrf)) return formExpired(c);
+    const token = typeof form.token === 'string' && form.token.length <= 100 ? form.token : '';
+    const email = token ? await state.takeSignInToken(sha256(token)) : null;
+    if (!email)
+      return c.html(
+        signInPage(
+          sessions.formToken(c, current),
+          'That sign-in link has expired or was used already. Ask for a new one below.',
+        ),
+        400,
+        PRIVATE,
+      );
+    const account = await findOrCreateAccount(state, email);
+    if (current) await sessions.end(c);
+    await sessions.start(c, account.id);
+    return c.redirect('/account', 303);
+  });
+
+  app.post('/account/keys', async (c) => {
+    const form = await readForm(c);
+    const session = await sessions.current(c);
+    if (!session) return c.redirect('/account', 303);
+    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
+    const name = typeof form.name === 'string' ? form.name.trim().slice(0, KEY_NAME_MAX) : '';
+    const created = await state.createKey(session.accountId, name || null);
+    return c.html(await accountPage(deps, session, created), 201, PRIVATE);
+  });
+
+  app.post('/account/keys/:prefix/revoke', async (c) => {
+    const form = await readForm(c);
+    const session = await sessions.current(c);
+    if (!session) return c.redirect('/account', 303);
+    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
+    await state.revokeKey(c.req.param('prefix'), session.accountId);
+    return c.redirect('/account', 303);
+  });
+
+  app.post('/account/sign-out', async (c) => {
+    const form = await readForm(c);
+    const session = await sessions.current(c);
+    if (session && !sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
+    await sessions.end(c);
+    return c.redirect('/account', 303);
+  });
+}
+
+async function findOrCreateAccount(state: StateStore, email: string) {
+  const found = await state.findAccountByEmail(email);
+  if (found) return found;
+  try {
+    return await state.createAccount({ email, plan: 'free' });
+  } catch (error) {
+    // Two first sign-ins at once (two tabs, two replicas): the other one made it.
+    if (error instanceof AccountExistsError) return (await state.findAccountByEmail(email))!;
+    throw error;
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any route's context
+async function readForm(c: Context<any, any, any>): Promise<Record<string, unknown>> {
+  const type = c.req.header('content-type') ?? '';
+  if (!type.startsWith('application/x-www-form-urlencoded') && !type.startsWith('multipart/form-data'))
+    return {};
+  try {
+    return (await c.req.parseBody()) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any route's context
+function formExpired(c: Context<any, any, any>) {
+  return c.html(
+    page(
+      'Form expired',
+      html`<h1>This form has expired</h1><p>For your safety the form was not accepted (it was old, or sent from another site). <a href="/account">Open the account page</a> and try again.</p>`,
+    ),
+    403,
+    PRIVATE,
+  );
+}
+
+function signInPage(csrf: string, problem?: string) {
+  return page(
+    'Account',
+    html`<h1>Account and API keys</h1>
+${problem ? html`<p class="problem" role="alert">${problem}</p>` : html``}
+<p>Sign in with your email address: we send you a link that signs you in (no password). The first sign-in makes a free account, from which you create your API keys.</p>
+<form class="stack" method="post" action="/account/sign-in">
+<label for="email">Email address</label>
+<input id="email" name="email" type="email" autocomplete="email" required maxlength="254">
+<input type="hidden" name="csrf" value="${csrf}">
+<button type="submit">Email me a sign-in link</button>
+</form>
+<p>A free key opens element history and subject search; the Personal and Professional plans open the rest (<a href="/pricing">pricing</a>). Keys are sent as <code>Authorization: Bearer &lt;API_KEY&gt;</code>.</p>
+<p>The current element scores need no key: <a href="/">the periodic table</a>, <a href="/v1/elements">/v1/elements</a>.</p>`,
+  );
+}
+
+async function accountPage(
+  deps: AccountDeps,
+  session: WebSession,
+  created?: { key: string; prefix: string },
+) {
+  // This process's calls not yet written are written first, so the page is up to date.
+  await deps.usage.flush().catch(() => undefined);
+  const month = monthOf(new Date());
+  const [keys, usage] = await Promise.all([
+    deps.state.listKeys({ accountId: session.accountId }),
+    deps.state.usage(session.accountId, month),
+  ]);
+  const csrf = session.csrf;
+  const ladder = planLadder(deps.edition);
+  return page(
+    'Account',
+    html`<h1>Your account</h1>
+<p>Signed in as <strong>${session.email}</strong>. Plan: <strong>${session.plan}</strong>${session.plan === ladder[ladder.length - 1] ? '' : html` (<a href="/pricing">plans</a>)`}.</p>
+${
+  created
+    ? html`<div class="newkey" role="status"><h2>Your new key</h2><p>Copy it now: it is shown only this once (only a hash of it is kept).</p>
+<p><label for="newkey">Key ${created.prefix}</label><input id="newkey" class="key" readonly value="${created.key}"></p>
+<p>Use it as <code>Authorization: Bearer ${created.key}</code>, for example <code>curl -H "Authorization: Bearer ${created.key}" ${deps.publicUrl}/v1/elements/Fe/history</code>.</p></div>`
+    : html``
+}
+<h2>API keys</h2>
+${
+  keys.length === 0
+    ? html`<p>No keys yet.</p>`
+    : html`<table class="data"><caption>Keys and calls in ${month}</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Calls this month</th><th scope="col">Status</th></tr></thead><tbody>
+${keys.map(
+  (k) =>
+    html`<tr><td>${k.name ?? '—'}</td><td><code>ri_${k.prefix}_…</code></td><td>${k.createdAt.slice(0, 10)}</td><td>${k.lastUsedAt ? k.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'}</td><td>${usage.get(k.prefix) ?? 0}</td><td>${
+      k.revokedAt
+        ? `revoked ${k.revokedAt.slice(0, 10)}`
+        : html`<form method="post" action="/account/keys/${k.prefix}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke key ${k.name ?? k.prefix}">Revoke</button></form>`
+    }</td></tr>`,
+)}
+</tbody></table>`
+}
+<form class="stack" method="post" action="/account/keys">
+<label for="keyname">Name for a new key (optional)</label>
+<input id="keyname" name="name" maxlength="${KEY_NAME_MAX}" placeholder="for example: laptop, CI">
+<input type="hidden" name="csrf" value="${csrf}">
+<button type="submit">Create a key</button>
+</form>
+<form method="post" action="/account/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`,
+  );
+}

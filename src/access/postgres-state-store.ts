@@ -36,6 +36,19 @@ export interface PostgresStateStoreOptions {
   schema?: string;
   /** Pool size (default 10). */
   max?: number;
+  /**
+   * Abandon a connection attempt, a wait for a pooled connection, or a query after this long
+   * (the deadline of state-deadline.ts), so a stalled server does not keep the pool exhausted.
+   */
+  timeoutMs?: number;
+}
+
+/** migrate() waits for another replica's migration lock and may build indexes: not a call's deadline. */
+const MIGRATE_QUERY_TIMEOUT_MS = 60_000;
+
+/** A query with the migration's client-side timeout (pg reads query_timeout per query; its types omit it). */
+function migrationQuery(text: string, values?: unknown[]): pg.QueryConfig {
+  return { text, values, query_timeout: MIGRATE_QUERY_TIMEOUT_MS } as pg.QueryConfig;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -172,6 +185,15 @@ export class PostgresStateStore implements StateStore {
       // A startup parameter, so the search_path is in force before the first query on every
       // pooled connection (no race with a SET issued from a 'connect' handler).
       ...(schema !== null ? { options: `-c search_path=${schema}` } : {}),
+      // The server cancels a slow statement (the connection stays usable); the client gives up on
+      // one that gets no answer at all (a dead network) a little later and drops that connection.
+      ...(options.timeoutMs
+        ? {
+            connectionTimeoutMillis: options.timeoutMs,
+            statement_timeout: options.timeoutMs,
+            query_timeout: options.timeoutMs + 500,
+          }
+        : {}),
     });
     // An idle client losing its connection (server restart) must not crash the process: the pool
     // drops that client and the next query opens a new connection.
@@ -182,11 +204,14 @@ export class PostgresStateStore implements StateStore {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
+      await client.query(migrationQuery('SET LOCAL statement_timeout = 0'));
       // Two processes starting at once: the second waits here until the first commits, then
       // finds every migration applied. The lock is released at COMMIT or ROLLBACK.
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-        `research-intensity:state-migrations:${this.schema ?? ''}`,
-      ]);
+      await client.query(
+        migrationQuery('SELECT pg_advisory_xact_lock(hashtext($1))', [
+          `research-intensity:state-migrations:${this.schema ?? ''}`,
+        ]),
+      );
       if (this.schema !== null) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
       await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
         version integer PRIMARY KEY,
@@ -443,6 +468,10 @@ export class PostgresStateStore implements StateStore {
       [filter.since ?? null, filter.status ?? null],
     );
     return rows.map(toPaymentRow);
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
   }
 
   async close(): Promise<void> {

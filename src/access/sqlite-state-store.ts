@@ -469,6 +469,10 @@ export class SqliteStateStore implements StateStore {
     return rows.map(toPaymentRow);
   }
 
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { PaymentLedger } from '../payments/ledger.js';
 import type { Plan } from './plans.js';
+import { DEFAULT_STATE_TIMEOUT_MS, type StateLog, withDeadline } from './state-deadline.js';
 
 export interface Account {
   id: string;
@@ -88,6 +89,8 @@ export interface StateStore extends PaymentLedger {
    * when there is none yet (the first process to store wins; the others read its value).
    */
   secret(name: string, generate: () => string): Promise<string>;
+  /** Resolves when the store answers a trivial query (for /readyz). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -131,14 +134,29 @@ export function normaliseEmail(email: string): string {
 /** Attempts at a fresh random prefix when one collides (36^8 values: a collision is very rare). */
 export const PREFIX_ATTEMPTS = 5;
 
+export interface OpenStateOptions {
+  /** The deadline on every call (state-deadline.ts); default DEFAULT_STATE_TIMEOUT_MS. */
+  timeoutMs?: number;
+  /** Where the store's unavailability and recovery are logged. */
+  log?: StateLog;
+}
+
+/** Migrations may wait for another replica's lock and build indexes: a longer bound than a call's. */
+const MIGRATE_TIMEOUT_MS = 60_000;
+
 /**
- * Opens (and migrates) the state store named by STATE_URL:
+ * Opens (and migrates) the state store named by STATE_URL, every call under a deadline:
  * - undefined or empty: SQLite file `${dataDir}/state.sqlite`
  * - `sqlite:PATH`: that SQLite file (relative to the working directory)
  * - `postgres://...` or `postgresql://...`: PostgreSQL. An extra query parameter `schema=NAME`
  *   puts the tables in that schema (created if missing) instead of the default search_path.
  */
-export async function openStateStore(url: string | undefined, dataDir: string): Promise<StateStore> {
+export async function openStateStore(
+  url: string | undefined,
+  dataDir: string,
+  options: OpenStateOptions = {},
+): Promise<StateStore> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STATE_TIMEOUT_MS;
   let store: StateStore;
   if (url === undefined || url.trim() === '') {
     mkdirSync(dataDir, { recursive: true });
@@ -151,19 +169,30 @@ export async function openStateStore(url: string | undefined, dataDir: string): 
   } else if (/^postgres(ql)?:\/\//i.test(url)) {
     const { PostgresStateStore } = await import('./postgres-state-store.js');
     const { connectionString, schema } = splitSchemaParam(url);
-    store = new PostgresStateStore({ connectionString, ...(schema ? { schema } : {}) });
+    store = new PostgresStateStore({ connectionString, timeoutMs, ...(schema ? { schema } : {}) });
   } else {
     throw new StateUrlError(
       `unsupported STATE_URL '${redactUrl(url)}' (expected postgres://..., postgresql://... or sqlite:PATH)`,
     );
   }
+  const bounded = withDeadline(store, { timeoutMs, ...(options.log ? { log: options.log } : {}) });
   try {
-    await store.migrate();
+    // Bounded too (a stalled server must not hold the start forever), keeping the driver's message.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      store.migrate(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${MIGRATE_TIMEOUT_MS / 1000} s`)),
+          MIGRATE_TIMEOUT_MS,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
   } catch (error) {
-    await store.close().catch(() => undefined);
+    await bounded.close().catch(() => undefined);
     throw error;
   }
-  return store;
+  return bounded;
 }
 
 async function openSqlite(path: string): Promise<StateStore> {

@@ -102,7 +102,7 @@ export async function withStore(
   try {
     // loadConfig() also validates the environment (STATE_URL included) even when --data-dir is given.
     const config = loadConfig();
-    store = await openStateStore(url, dataDir ?? config.DATA_DIR);
+    store = await openStateStore(url, dataDir ?? config.DATA_DIR, { timeoutMs: config.STATE_TIMEOUT_MS });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof StateUrlError || error instanceof ConfigError) throw new CliError(message);

@@ -59,7 +59,10 @@ export async function run(args: string[]): Promise<number> {
   );
   await snapshots.start();
   opened.push({ close: () => snapshots.stop() });
-  const state = await openStateStore(config.STATE_URL, config.DATA_DIR).catch((e) =>
+  const state = await openStateStore(config.STATE_URL, config.DATA_DIR, {
+    timeoutMs: config.STATE_TIMEOUT_MS,
+    log: (msg, fields) => logger.warn(fields, msg),
+  }).catch((e) =>
     fail(
       `open the state store (${config.STATE_URL ? redactUrl(config.STATE_URL) : 'SQLite in DATA_DIR'})`,
       e,

@@ -7,6 +7,7 @@ const ERRORS = {
   unknown_subject: { status: 404, title: 'Unknown subject' },
   invalid_parameter: { status: 400, title: 'Invalid parameter' },
   not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
   nothing_matched: { status: 404, title: 'Nothing matched' },
   unknown_paper: { status: 404, title: 'Unknown paper' },
   unusable_query: { status: 400, title: 'Unusable lab query' },
@@ -27,6 +28,7 @@ const ERRORS = {
   settlement_failed: { status: 402, title: 'Payment could not be settled' },
   payment_unavailable: { status: 503, title: 'Payments temporarily unavailable' },
   data_unavailable: { status: 503, title: 'Data temporarily unavailable' },
+  state_unavailable: { status: 503, title: 'Accounts and keys temporarily unavailable' },
   internal_error: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

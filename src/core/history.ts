@@ -41,13 +41,67 @@ function readSeries(
     .get(type, id, resolution) as string | undefined;
   if (json === undefined) return [];
   const s = JSON.parse(json) as StoredSeries;
-  return s.period.map((period, i) => ({
-    period,
-    ri: s.ri[i]!,
-    ris: s.ris[i]!,
-    hri: viewer.hriAvailable ? (s.hri[i] ?? null) : null,
-    papers: s.papers[i]!,
-  }));
+  if (s.period.length === 0) return [];
+  const stored = new Map(s.period.map((period, i) => [period, i]));
+  const current = periodOfDay(String(snapshot.meta.cutoff_date ?? ''), resolution);
+  const last = s.period[s.period.length - 1]!;
+  const highImpact = corpusHighImpact(snapshot, resolution);
+  // Contiguous: every period from the first with a paper to the current one; the snapshot keeps
+  // only periods with papers, so the others are filled in with zeros here.
+  const end = [last, current].sort()[1]!; // labels sort as their periods do
+  return periodsBetween(s.period[0]!, end, resolution).map((period) => {
+    const i = stored.get(period);
+    if (i === undefined) {
+      // HRI of no papers is 0 where the corpus had high-impact papers that period, else undefined (null).
+      const hri = viewer.hriAvailable && (highImpact.get(period) ?? 0) > 0 ? 0 : null;
+      return { period, ri: 0, ris: 0, hri, papers: 0 };
+    }
+    return {
+      period,
+      ri: s.ri[i]!,
+      ris: s.ris[i]!,
+      hri: viewer.hriAvailable ? (s.hri[i] ?? null) : null,
+      papers: s.papers[i]!,
+    };
+  });
+}
+
+/** The corpus's high-impact papers per period of a resolution, read once per snapshot. */
+function corpusHighImpact(snapshot: Snapshot, resolution: Resolution): Map<string, number> {
+  return snapshot.memoize(`history:high-impact:${resolution}`, () => {
+    const rows = snapshot.db
+      .prepare('SELECT period, high_impact_papers FROM periods WHERE resolution = ?')
+      .raw()
+      .all(resolution) as [string, number][];
+    return new Map(rows);
+  });
+}
+
+/** The label of the period a day (YYYY-MM-DD) falls in: 2024, 2024-03 or 2024-03-05. */
+export function periodOfDay(day: string, resolution: Resolution): string {
+  return resolution === 'yearly' ? day.slice(0, 4) : resolution === 'monthly' ? day.slice(0, 7) : day;
+}
+
+/** Every period label from `first` to `last`, both included, oldest first. */
+export function periodsBetween(first: string, last: string, resolution: Resolution): string[] {
+  const out: string[] = [];
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  if (resolution === 'yearly') {
+    for (let y = Number(first); y <= Number(last); y++) out.push(String(y));
+  } else if (resolution === 'monthly') {
+    let [y, m] = first.split('-').map(Number) as [number, number];
+    const [ly, lm] = last.split('-').map(Number) as [number, number];
+    while (y < ly || (y === ly && m <= lm)) {
+      out.push(`${pad(y, 4)}-${pad(m)}`);
+      if (++m > 12) [y, m] = [y + 1, 1];
+    }
+  } else {
+    const end = Date.parse(`${last}T00:00:00Z`);
+    for (let t = Date.parse(`${first}T00:00:00Z`); t <= end; t += 86_400_000) {
+      out.push(new Date(t).toISOString().slice(0, 10));
+    }
+  }
+  return out;
 }
 
 /** An element's full history at a resolution (yearly, monthly or daily). */

@@ -139,16 +139,42 @@ function describeTerms(clauses: ResolvedClause[]): LabQuote['terms'] {
   });
 }
 
-/** One-step broader queries (one clause dropped) that match more, most matches first. */
-function broaderQueries(index: LabIndex, clauses: ResolvedClause[], matches: number) {
-  const out: { query: string; matches: number }[] = [];
-  for (let i = 0; i < clauses.length; i++) {
-    const rest = clauses.filter((_, j) => j !== i);
-    if (!rest.some(isPositive)) continue;
-    const n = matchClauses(index, rest).length;
-    if (n > matches) out.push({ query: printLabQuery({ clauses: rest.map((c) => c.clause) }), matches: n });
+/** Clauses dropped at most, looking for broader queries (one, then two, then three). */
+const MAX_DROPPED = 3;
+/** Subsets matched at most per quote, whatever the number of clauses (a narrow quote stays cheap). */
+const MAX_BROADER_TRIED = 500;
+
+/** Every way to choose k of n indexes, in lexicographic order. */
+function* choose(n: number, k: number, from = 0): Generator<number[]> {
+  if (k === 0) {
+    yield [];
+    return;
   }
-  return out.sort((a, b) => b.matches - a.matches || a.query.localeCompare(b.query)).slice(0, MAX_BROADER);
+  for (let i = from; i <= n - k; i++) for (const rest of choose(n, k - 1, i + 1)) yield [i, ...rest];
+}
+
+/**
+ * The nearest broader queries that match more: one clause dropped; if none of those does, two;
+ * then three. Within a step, most matches first. Each keeps a usable positive clause.
+ */
+function broaderQueries(index: LabIndex, clauses: ResolvedClause[], matches: number) {
+  let tried = 0;
+  for (let dropped = 1; dropped <= Math.min(MAX_DROPPED, clauses.length - 1); dropped++) {
+    const out: { query: string; matches: number }[] = [];
+    for (const drop of choose(clauses.length, dropped)) {
+      if (++tried > MAX_BROADER_TRIED) break;
+      const rest = clauses.filter((_, j) => !drop.includes(j));
+      if (!rest.some(isPositive)) continue;
+      const n = matchClauses(index, rest).length;
+      if (n > matches) out.push({ query: printLabQuery({ clauses: rest.map((c) => c.clause) }), matches: n });
+    }
+    if (out.length > 0) {
+      return out
+        .sort((a, b) => b.matches - a.matches || a.query.localeCompare(b.query))
+        .slice(0, MAX_BROADER);
+    }
+  }
+  return [];
 }
 
 function spreads(index: LabIndex, matched: Postings) {
@@ -218,6 +244,12 @@ export function labQuote(
     }
   }
   const year = clauses.find((c) => c.kind === 'year');
+  const broader = matches < NARROW_BELOW ? broaderQueries(index, clauses, matches) : [];
+  const noBroader =
+    matches < NARROW_BELOW && broader.length === 0
+      ? `broader is empty: no query made by dropping up to ${MAX_DROPPED} of this query's clauses (keeping a known ` +
+        'required term) matches more papers. Try other terms, an OR group or a wider year range.'
+      : undefined;
   const issued = settings.now();
   const unsigned: Omit<LabQuote, 'signature'> = {
     quote_id: quoteId(query, snapshot.version),
@@ -236,11 +268,14 @@ export function labQuote(
     ignored: resolvedTerms(clauses)
       .filter((t) => t.subjects.length === 0)
       .map((t) => ({ term: t.term, position: t.position, ...explainUnknown(index, t) })),
-    broader: matches < NARROW_BELOW ? broaderQueries(index, clauses, matches) : [],
+    broader,
     price: usd(LAB_QUOTE_USD),
     issued_at: issued.toISOString(),
     expires_at: new Date(issued.getTime() + settings.ttlSeconds * 1000).toISOString(),
-    ...envelope(snapshot, viewer, `/lab?${new URLSearchParams({ q: query })}`, { lab: LAB_NOTES }),
+    ...envelope(snapshot, viewer, `/lab?${new URLSearchParams({ q: query })}`, {
+      lab: LAB_NOTES,
+      ...(noBroader ? { empty: noBroader } : {}),
+    }),
   };
   return {
     ...unsigned,

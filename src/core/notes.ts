@@ -1,3 +1,4 @@
+import { type Edition, requiredPlan } from '../access/policy.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
 /**
@@ -15,6 +16,8 @@ export interface Notes {
   history?: string;
   /** The lab: what a match is, the sample, the licence threshold. */
   lab?: string;
+  /** Why a list in this answer is empty (a research lens, a filtered paper list, lab broader). */
+  empty?: string;
 }
 
 export const PAPER_NOTES =
@@ -26,16 +29,21 @@ export const PAPER_NOTES =
 
 export const HISTORY_NOTES =
   'Each period holds RI, RIS and HRI computed from the papers of that period alone (RIS against the ' +
-  'most-researched subject of the same type in that period). Periods without a paper of this subject are ' +
-  'omitted: their values are 0. The current period may be incomplete.';
+  'most-researched subject of the same type in that period). The series is contiguous from the first period ' +
+  'with a paper of this subject to the current one (the period of the corpus cut-off): a period without a paper ' +
+  'is present with papers, RI and RIS 0 (HRI 0, or null where the corpus has no high-impact paper that period). ' +
+  'The current period may be incomplete.';
 
 export function metricNotes(
   snapshot: Snapshot,
-  options: { hriAvailable: boolean; upgradeUrl: string },
+  options: { hriAvailable: boolean; upgradeUrl: string; edition?: Edition },
 ): Notes {
   const m = snapshot.meta;
   const withCitations = Number(m.papers_with_citations ?? 0);
   const total = Number(m.corpus_papers ?? 0);
+  // HRI is shown from Personal up (HRI_ACCESS), named as the edition names it (the older: Enterprise).
+  const plan = requiredPlan('personal', options.edition ?? 'full');
+  const hriPlan = `the ${plan[0]!.toUpperCase()}${plan.slice(1)} plan${plan === 'personal' ? ' or above' : ''}`;
   return {
     ri:
       `RI (research intensity): fractional papers on this subject per 10,000 corpus papers published ` +
@@ -49,7 +57,7 @@ export function metricNotes(
       ? `HRI (high-impact research intensity): the same share as RI, among high-impact papers only (top 10% ` +
         `by impact_score within their field and year; ${m.window_high_impact_papers} in the window). HRI above ` +
         `RI means over-representation in high-impact work. Null where no paper in the window has citation data.`
-      : `HRI is null: it needs the Personal plan or above. Get a key and a plan at ${options.upgradeUrl}.`,
+      : `HRI is null: it needs ${hriPlan}. Get a key and a plan at ${options.upgradeUrl}.`,
     data:
       `Corpus cut-off ${m.cutoff_date}: ${total} works, of which ${withCitations} have citation data; works ` +
       `without it have unknown impact (never counted as zero). Papers count only for their headline elements ` +

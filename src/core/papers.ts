@@ -1,6 +1,7 @@
 import { decodeRanked } from '../snapshot/ranked.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { canonicalSymbol } from './elements.js';
+import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
 import { loadPaperRows, paperLink } from './paper-row.js';
 import { findSubject, type SubjectType } from './subjects.js';
@@ -103,7 +104,7 @@ const byFoundational = (a: PaperEntry, b: PaperEntry) =>
 function arrange(papers: PaperEntry[], options: PaperListOptions): PaperEntry[] {
   let list = papers;
   if (options.keyword) {
-    const slug = options.keyword.trim().toLowerCase().replace(/\s+/g, '-');
+    const slug = options.keyword;
     list = list.filter((p) => p.keywords.includes(slug));
   }
   if (options.sort === 'newest') list = [...list].sort(byNewest);
@@ -119,16 +120,42 @@ export function elementPapers(
   viewer: Viewer,
 ): PaperListAnswer & { symbol: string; keyword: string | null } {
   const canonical = canonicalSymbol(symbol);
+  const keyword = options.keyword === undefined ? undefined : knownKeyword(snapshot, options.keyword);
   const ranked = rankedPapers(snapshot, 'element', canonical)!;
+  const papers = arrange(ranked.papers, { ...options, ...(keyword ? { keyword: keyword.id } : {}) });
+  const empty =
+    keyword && papers.length === 0
+      ? `No paper among the ${ranked.totalRanked} ranked papers of ${canonical} has the keyword '${keyword.name}' ` +
+        `(${keyword.paperCount} papers of the corpus have it): the filter reads only the element's top ` +
+        `${ranked.totalRanked}. The keyword's own top papers: ${viewer.publicUrl}/v1/subjects/keyword/${keyword.id}/papers.`
+      : undefined;
   return {
     symbol: canonical,
-    keyword: options.keyword ?? null,
+    keyword: keyword?.id ?? null,
     sort: options.sort,
     limit: options.limit,
     total_ranked: ranked.totalRanked,
-    papers: arrange(ranked.papers, options),
-    ...envelope(snapshot, viewer, `/elements/${canonical}`, { papers: PAPER_NOTES }),
+    papers,
+    ...envelope(snapshot, viewer, `/elements/${canonical}`, {
+      papers: PAPER_NOTES,
+      ...(empty ? { empty } : {}),
+    }),
   };
+}
+
+/** The keyword a filter names (slug or name, any case), or 404 unknown_subject with suggestions. */
+function knownKeyword(snapshot: Snapshot, keyword: string): { id: string; name: string; paperCount: number } {
+  const slug = keyword.trim().toLowerCase().replace(/\s+/g, '-');
+  try {
+    const row = findSubject(snapshot, 'keyword', slug);
+    return { id: row.id, name: row.name, paperCount: row.paper_count };
+  } catch (e) {
+    if (!(e instanceof ServiceError) || e.code !== 'unknown_subject') throw e;
+    throw new ServiceError('unknown_subject', `Parameter 'keyword': no keyword '${keyword}' in this data.`, {
+      ...e.extra,
+      parameter: 'keyword',
+    });
+  }
 }
 
 /** A topic's or keyword's papers; topics also say how many papers they really have. */

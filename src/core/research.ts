@@ -391,6 +391,10 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
   const cutoffYear = Number((snapshot.meta.cutoff_date ?? '0').slice(0, 4));
   const leadsFirst = (a: MatchedPaper, b: MatchedPaper) => Number(b.allTerms) - Number(a.allTerms);
   let hasMore = false;
+  // Why a list came back empty, said in the notes (a client should not have to guess).
+  const empty: string[] = [];
+  const pastTheEnd = (lens: Lens, n: number, what: string) =>
+    `${lens} is empty: its ${n} ${what} fill the pages before page ${request.page}.`;
 
   for (const lens of request.lenses) {
     let list: ResearchPaper[] = [];
@@ -405,6 +409,7 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
           : `impact score ${p.impact_score.toFixed(1)} (percentile of projected citations in its field and year)${m.allTerms ? '; its title has every word of the question' : ''}`,
       );
       hasMore ||= ordered.length > end;
+      if (list.length === 0) empty.push(pastTheEnd(lens, ordered.length, 'papers'));
     } else if (lens === 'newest') {
       const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
       // ISO dates: code-unit order is date order (and what localeCompare gave, without ICU).
@@ -419,6 +424,13 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
         (_, p) => `published ${p.pub_date ?? p.year}, within the last two years of the data`,
       );
       hasMore ||= ordered.length > end;
+      if (list.length === 0) {
+        empty.push(
+          ordered.length === 0
+            ? `newest is empty: none of the ${total} papers matching this question was published in ${cutoffYear - 1} or ${cutoffYear}, the last two years of the data (cut-off ${snapshot.meta.cutoff_date}).`
+            : pastTheEnd(lens, ordered.length, 'recent papers'),
+        );
+      }
     } else {
       // Foundational: the papers the matching papers cite most (found through their references).
       const { page: slice, distinct } = mostCited(
@@ -436,6 +448,13 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
           toPaper(classics.get(o)!, `cited by ${n} of the ${evidence.length} papers matching this question`),
         );
       hasMore ||= distinct > end;
+      if (list.length === 0) {
+        empty.push(
+          distinct === 0
+            ? `foundational is empty: the ${evidence.length} papers matching this question carry no references to papers in this corpus, so no foundational list can be drawn (it is made of the papers they cite most).`
+            : pastTheEnd(lens, distinct, 'cited papers'),
+        );
+      }
     }
     lists[lens] = list;
   }
@@ -473,6 +492,7 @@ export function research(snapshot: Snapshot, request: ResearchRequest, viewer: V
         papers:
           `${PAPER_NOTES} Each list holds page_size papers per page, up to ${MAX_PAGES} pages. matched_papers counts ` +
           `the best-matching papers considered (at most ${MATCH_CAP}); communities and citation counts come from them.`,
+        ...(empty.length > 0 ? { empty: empty.join(' ') } : {}),
       },
     ),
   };

@@ -1,3 +1,4 @@
+import type { Edition } from '../access/policy.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { metricNotes, type Notes } from './notes.js';
 
@@ -6,6 +7,8 @@ export interface Viewer {
   /** HRI is shown from the Personal plan up. */
   hriAvailable: boolean;
   publicUrl: string;
+  /** The edition served (default full): the notes name only its plans. */
+  edition?: Edition;
 }
 
 export interface Envelope {
@@ -27,7 +30,11 @@ export function envelope(
   return {
     canonical_url: `${viewer.publicUrl}${canonicalPath}`,
     notes: {
-      ...metricNotes(snapshot, { hriAvailable: viewer.hriAvailable, upgradeUrl: upgradeUrl(viewer) }),
+      ...metricNotes(snapshot, {
+        hriAvailable: viewer.hriAvailable,
+        upgradeUrl: upgradeUrl(viewer),
+        edition: viewer.edition ?? 'full',
+      }),
       ...extraNotes,
     },
     data_version: snapshot.version,

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { ServiceError } from '../core/errors.js';
-import { clientIp, type LimitSpec, type RateLimiter } from './rate-limit.js';
+import { clientIp, type LimitSpec, type RateLimiter, type TrustProxy } from './rate-limit.js';
 
 /**
  * Invalid keys count against the client's address: each one costs a state-store lookup, so an
@@ -13,7 +13,7 @@ export class BadKeyGuard {
   constructor(
     private readonly limiter: RateLimiter,
     private readonly spec: LimitSpec,
-    private readonly trustProxy: boolean | number,
+    private readonly trustProxy: TrustProxy,
   ) {}
 
   /** Throws 429 when this address is over its invalid-key budget (before any lookup). */

@@ -51,5 +51,5 @@ export function requireAccess(
 /** The caller as the core sees it. */
 export function viewerOf(c: Context<AppEnv>, edition: Edition, publicUrl: string): Viewer {
   const plan = c.get('caller').plan;
-  return { hriAvailable: plan !== null && planAllows(plan, HRI_ACCESS, edition), publicUrl };
+  return { hriAvailable: plan !== null && planAllows(plan, HRI_ACCESS, edition), publicUrl, edition };
 }

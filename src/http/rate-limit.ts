@@ -3,6 +3,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { Redis } from 'ioredis';
 import { addAnswerHeaders } from './answer-headers.js';
+import { canonicalIp, ipMatcher } from './ip-allow.js';
 import { problemType } from './problem.js';
 
 /** One counted request against one bucket: whether it may pass, and what is left of the window. */
@@ -234,11 +235,8 @@ export interface RateLimitPolicy {
   perKeyFor?: (c: Context) => LimitSpec;
   /** Budget of each client IP for requests without a key. Default 120 per 60 s. */
   perIp: LimitSpec;
-  /**
-   * Read the client IP from X-Forwarded-For: a number n takes the n-th address from the right (n
-   * trusted proxies in front; `true` is one). Default false: the socket's peer address.
-   */
-  trustProxy?: boolean | number;
+  /** Which proxies' X-Forwarded-For entries to believe (see clientIp). Default: none. */
+  trustProxy?: TrustProxy;
   log?: Log;
 }
 
@@ -247,32 +245,61 @@ export const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = {
   perIp: { limit: 120, windowSeconds: 60 },
 };
 
-/** The client IP: X-Forwarded-For only when the proxy is trusted, else the socket's peer. */
-export function clientIp(c: Context, trustProxy: boolean | number = false): string {
-  // Trusted hops count from the right: each trusted proxy appended the address it saw, so the
-  // client is the entry the outermost trusted proxy appended. Entries left of it are the client's
-  // own words (forgeable), never trusted. `true` means one proxy.
+/**
+ * The proxies in front of the service whose X-Forwarded-For entries are believed: none (false or
+ * 0), a hop count (true is one), or their addresses and CIDR ranges (TRUST_PROXY).
+ */
+export type TrustProxy = boolean | number | readonly string[];
+
+/**
+ * The client IP. Each proxy appends the address it saw to X-Forwarded-For, so entries are read
+ * from the right, and entries left of the client's are the client's own words (forgeable, never
+ * believed):
+ * - a hop count n: the n-th entry from the right (the socket's address when there are fewer);
+ * - proxy ranges: only when the socket's peer is one of them, the right-most entry that is not
+ *   one of them (a run of trusted entries is skipped; a non-address stops the walk);
+ * - otherwise (and for anything that is not an address): the socket's peer.
+ */
+export function clientIp(c: Context, trustProxy: TrustProxy = false): string {
+  const peer = peerAddress(c);
+  if (typeof trustProxy === 'object') {
+    const trusted = ipMatcher(trustProxy);
+    if (!trusted(peer)) return peer;
+    const forwarded = forwardedFor(c);
+    let client = peer;
+    for (let i = forwarded.length - 1; i >= 0; i--) {
+      const ip = canonicalIp(forwarded[i]!);
+      if (ip === null) break;
+      client = ip;
+      if (!trusted(ip)) break;
+    }
+    return client;
+  }
   const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : trustProxy;
   if (hops > 0) {
-    const forwarded = (c.req.header('x-forwarded-for') ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const ip = forwarded.length >= hops ? forwarded[forwarded.length - hops] : undefined;
-    if (ip) return normalizeIp(ip);
+    const forwarded = forwardedFor(c);
+    const ip = forwarded.length >= hops ? canonicalIp(forwarded[forwarded.length - hops]!) : null;
+    if (ip !== null) return ip;
   }
-  try {
-    const address = getConnInfo(c).remote.address;
-    if (address) return normalizeIp(address);
-  } catch {
-    // No Node socket (e.g. app.request() in tests): fall through.
-  }
-  return 'unknown';
+  return peer;
 }
 
-function normalizeIp(ip: string): string {
-  const v4mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  return (v4mapped?.[1] ?? ip).toLowerCase();
+function forwardedFor(c: Context): string[] {
+  return (c.req.header('x-forwarded-for') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** The socket's peer address, canonical; 'unknown' without a Node socket (app.request() in tests). */
+function peerAddress(c: Context): string {
+  try {
+    const address = getConnInfo(c).remote.address;
+    if (address) return canonicalIp(address) ?? address.toLowerCase();
+  } catch {
+    // No Node socket: fall through.
+  }
+  return 'unknown';
 }
 
 type Scope = 'per-key' | 'per-ip';

@@ -352,8 +352,20 @@ function printYear(from: number | null, to: number | null): string | null {
 const unique = (xs: string[]): string[] => [...new Set(xs)];
 
 /**
- * The canonical form: required terms (input order), then OR groups, then exclusions, then the year
- * filter; single spaces; duplicates dropped; a one-alternative group printed as a required term.
+ * The order of OR alternatives in the canonical form (printed terms): by their text without quotes
+ * or `*`, then by the printed form. `(Co OR Ni)` and `(Ni OR Co)` are one query, with one quote_id.
+ */
+export function compareTerms(a: string, b: string): number {
+  const bare = (t: string) => t.replace(/^"|"$|\*$/g, '');
+  const [x, y] = [bare(a), bare(b)];
+  if (x !== y) return x < y ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The canonical form: required terms (input order), then OR groups (alternatives in canonical order,
+ * see compareTerms), then exclusions, then the year filter; single spaces; duplicates dropped; a
+ * one-alternative group printed as a required term.
  */
 export function printLabQuery(q: LabQuery): string {
   const required: string[] = [];
@@ -369,7 +381,7 @@ export function printLabQuery(q: LabQuery): string {
         excluded.push(`-${printTerm(c.term)}`);
         break;
       case 'any': {
-        const alts = unique(c.terms.map(printTerm));
+        const alts = unique(c.terms.map(printTerm)).sort(compareTerms);
         if (alts.length === 1) required.push(alts[0]!);
         else if (alts.length > 1) groups.push(`(${alts.join(' OR ')})`);
         break;
@@ -727,11 +739,13 @@ class Parser {
       seen.add(key);
       alts.push(t);
     }
+    // Alternatives in canonical order: a reordered group is the same clause (and the same quote).
+    alts.sort((a, b) => compareTerms(printTerm(a), printTerm(b)));
     if (alts.length === 1) {
       this.addRequire(alts[0]!, pos);
       return;
     }
-    const key = [...seen].join(' OR ');
+    const key = [...seen].sort(compareTerms).join(' OR ');
     if (this.groups.has(key)) return;
     this.groups.add(key);
     this.clauses.push({ kind: 'any', terms: alts, pos });

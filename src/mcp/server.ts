@@ -128,6 +128,7 @@ export function createMcp(deps: McpDeps) {
       const viewer = {
         hriAvailable: plan !== null && planAllows(plan, HRI_ACCESS, deps.edition),
         publicUrl: deps.publicUrl,
+        edition: deps.edition,
       };
       if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
         return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));

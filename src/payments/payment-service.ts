@@ -169,8 +169,12 @@ export class PaymentService {
       payer: v.payer,
       nonce: v.nonce,
     };
-    if (!(await this.options.ledger.recordPayment(row)))
-      throw new PaymentError('payment_replayed', 'this payment has already bought an answer');
+    // The state store failing here (state_unavailable) settles nothing: the payment may be sent again.
+    const recorded = await this.options.ledger.recordPayment(row).catch(async (e: unknown) => {
+      await this.locks.release(`${v.network}:${v.nonce}`);
+      throw e;
+    });
+    if (!recorded) throw new PaymentError('payment_replayed', 'this payment has already bought an answer');
     let result: SettleResponse;
     try {
       result = await this.server.settlePayment(v.payload, v.requirements);

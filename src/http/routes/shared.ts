@@ -17,6 +17,7 @@ export const NotesSchema = z
     papers: z.string().optional(),
     history: z.string().optional(),
     lab: z.string().optional(),
+    empty: z.string().optional().openapi({ description: 'Why a list in this answer is empty' }),
   })
   .openapi('Notes', { description: 'How each metric should and should not be read, for this data.' });
 
@@ -64,7 +65,9 @@ export function errorResponses(kind: 'public' | 'keyed', extra: Record<number, s
         }
       : { 401: problem('A key was sent but is not valid (invalid_key)') }),
     429: problem('A rate limit was hit (rate_limited); Retry-After says when to retry'),
-    503: problem('No snapshot can be read (data_unavailable); temporary, never charged'),
+    503: problem(
+      'No snapshot can be read (data_unavailable), or the keys and accounts store does not answer in time (state_unavailable); temporary, Retry-After, never charged',
+    ),
     ...Object.fromEntries(Object.entries(extra).map(([status, d]) => [status, problem(d)])),
   };
 }

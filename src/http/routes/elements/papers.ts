@@ -31,7 +31,9 @@ export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
     },
     responses: {
       200: { description: 'The papers', content: { 'application/json': { schema: ElementPapersSchema } } },
-      ...errorResponses('keyed', { 404: 'Unknown symbol (unknown_symbol)' }),
+      ...errorResponses('keyed', {
+        404: 'Unknown symbol (unknown_symbol), or unknown keyword (unknown_subject, with suggestions)',
+      }),
     },
   });
   app.openapi(route, async (c) => {

@@ -42,6 +42,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   plans: { summary: "change an account's plan: ri plans set EMAIL PLAN", load: () => import('./plans.js') },
   rollback: { summary: 'publish the previous snapshot again', load: () => import('./rollback.js') },
+  state: {
+    summary: 'back up and restore the SQLite state store (PostgreSQL: pg_dump)',
+    load: () => import('./state.js'),
+  },
   payments: {
     summary: 'the per-call payments ledger: list, and reconcile after a crash',
     load: () => import('./payments.js'),

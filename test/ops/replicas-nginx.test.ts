@@ -1,0 +1,217 @@
+import { spawn } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MAIN, riBackground, stop } from '../helpers/cli.js';
+import { sampleDataDir } from '../helpers/sample.js';
+import { tempDir } from '../helpers/works.js';
+import { freePort } from '../helpers/x402.js';
+import { findNginx, type NginxProcess, startNginx } from './nginx.js';
+
+/**
+ * Two `ri serve` replicas on one PostgreSQL and one Redis behind a real nginx running
+ * deploy/nginx.conf. Under a steady stream of GETs (and lab POSTs, and `ri keys create` runs),
+ * one replica is killed with SIGKILL: nginx must answer every GET 200 (retrying on the other
+ * replica), never retry a POST, and the key rows must be exactly the keys created.
+ */
+const NGINX = findNginx();
+if (!NGINX) console.warn('replicas-nginx: skipped, nginx is not installed (apt-get install nginx-light)');
+
+const PG = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `ri_nginx_${randomBytes(4).toString('hex')}`;
+const cleanup: (() => Promise<unknown>)[] = [];
+
+afterAll(async () => {
+  for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
+});
+
+/** `ri` as a child process without blocking this process's event loop (the load keeps flowing). */
+function riAsync(args: string[], env: Record<string, string>) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolveRun) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('exit', (status) => resolveRun({ status, stdout, stderr }));
+  });
+}
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+/**
+ * HTTP from a loopback address of this run's own (127.x.y.z): the address nginx passes on in
+ * X-Forwarded-For, so this run's keyless budget in the shared Redis is its own.
+ */
+function client(base: string) {
+  const localAddress = `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+  const agent = new Agent({ keepAlive: true, maxSockets: 64, localAddress });
+  const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+    new Promise<Answer>((resolveAnswer, reject) => {
+      const req = request(`${base}${path}`, { method, headers, agent, timeout: 30_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolveAnswer({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { send, localAddress, close: () => agent.destroy() };
+}
+
+describe('two replicas behind nginx (deploy/nginx.conf)', () => {
+  it.skipIf(!NGINX)(
+    'a replica killed with SIGKILL under load costs no failed GET, no retried POST, no lost or doubled key',
+    async () => {
+      const sample = await sampleDataDir();
+      const [portA, portB, portN] = [await freePort(), await freePort(), await freePort()];
+      const env: Record<string, string> = {
+        DATA_DIR: sample.dataDir,
+        STATE_URL: `${PG}?schema=${schema}`,
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        TRUST_PROXY: '1',
+        PUBLIC_URL: `http://127.0.0.1:${portN}`,
+        // This run measures failover, not limits: budgets no load here reaches.
+        RATE_LIMIT_PER_KEY: '1000000',
+        RATE_LIMIT_PER_IP: '1000000',
+        LOG_LEVEL: 'warn',
+      };
+      cleanup.push(async () => {
+        const db = new pg.Client({ connectionString: PG });
+        await db.connect();
+        await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await db.end();
+      });
+      const replicas = [portA, portB].map((port) =>
+        riBackground(['serve', '--port', String(port), '--host', '127.0.0.1'], env, /at (http:\/\/\S+)\/v1/),
+      );
+      // stop() waits for an exit: not for the replica this test kills.
+      for (const r of replicas) cleanup.push(async () => r.child.signalCode === null && stop(r.child));
+      await Promise.all(replicas.map((r) => r.started));
+
+      const dir = tempDir('ri-nginx-');
+      const nginx: NginxProcess = await startNginx(NGINX!, { listen: portN, upstreams: [portA, portB], dir });
+      cleanup.push(() => nginx.stop());
+
+      const created: string[] = [];
+      const createKey = async (email: string) => {
+        const r = await riAsync(['keys', 'create', '--plan', 'professional', '--email', email], env);
+        expect(r.status, r.stderr).toBe(0);
+        const key = r.stdout.trim().split('\n').at(-1)!;
+        created.push(key);
+        return key;
+      };
+      const before = await Promise.all([1, 2, 3].map((i) => createKey(`before${i}@example.org`)));
+      const key = before[0]!;
+      const auth = { authorization: `Bearer ${key}` };
+
+      const http = client(nginx.base);
+      cleanup.push(async () => http.close());
+      const quote = await http.send('GET', '/v1/lab/quote?q=Ni%20Fe', auth);
+      expect(quote.status, quote.body).toBe(200);
+      const runBody = JSON.stringify({ quote: JSON.parse(quote.body), depth: 'papers_20' });
+
+      // The load: GETs keyless and keyed (each keyed one reads PostgreSQL), and lab POSTs.
+      const paths: [string, Record<string, string>][] = [
+        ['/v1/elements', {}],
+        ['/v1/elements/Fe', {}],
+        ['/v1/elements/Fe/history', auth],
+        ['/v1/elements/Ni/papers', auth],
+        ['/v1/subjects/topic/T10030', auth],
+        ['/v1/research?q=catalysis', auth],
+        ['/healthz', {}],
+      ];
+      const gets = { ok: 0, failed: [] as string[] };
+      const posts: number[] = [];
+      let running = true;
+      const getWorker = async (n: number) => {
+        for (let i = n; running; i++) {
+          const [path, headers] = paths[i % paths.length]!;
+          try {
+            const a = await http.send('GET', path, headers);
+            if (a.status === 200) gets.ok++;
+            else gets.failed.push(`${path}: ${a.status} ${a.body.slice(0, 200)}`);
+          } catch (e) {
+            gets.failed.push(`${path}: ${(e as Error).message}`);
+          }
+        }
+      };
+      const postWorker = async () => {
+        while (running) {
+          const a = await http
+            .send('POST', '/v1/lab/run', { ...auth, 'content-type': 'application/json' }, runBody)
+            .catch(() => ({ status: -1, body: '' }));
+          posts.push(a.status);
+        }
+      };
+      const workers = [...Array.from({ length: 12 }, (_, n) => getWorker(n)), postWorker()];
+      const until = async (probe: () => boolean) => {
+        while (!probe()) await new Promise((r) => setTimeout(r, 20));
+      };
+
+      // Both replicas answering under load, then one killed without warning.
+      await until(() => gets.ok >= 400);
+      const servedBy = () =>
+        new Set(
+          readFileSync(nginx.accessLog, 'utf8')
+            .split('\n')
+            .flatMap((l) => /upstream=(\S+?),? /.exec(l)?.[1] ?? []),
+        );
+      expect(servedBy()).toEqual(new Set([`127.0.0.1:${portA}`, `127.0.0.1:${portB}`]));
+      const atKill = gets.ok;
+      replicas[0]!.child.kill('SIGKILL');
+      // Keys created while the replica dies and the load goes on.
+      const during = await Promise.all([1, 2, 3].map((i) => createKey(`during${i}@example.org`)));
+      await until(() => gets.ok >= atKill + 1500);
+      running = false;
+      await Promise.all(workers);
+
+      expect(gets.failed, gets.failed.slice(0, 5).join('\n')).toEqual([]);
+      expect(gets.ok).toBeGreaterThanOrEqual(1900);
+      // A POST is never retried: the ones the dead replica held are answered 502, the rest 200.
+      expect(posts.length).toBeGreaterThan(0);
+      expect(posts.filter((s) => s !== 200 && s !== 502)).toEqual([]);
+
+      const log = readFileSync(nginx.accessLog, 'utf8').split('\n').filter(Boolean);
+      // nginx did retry: GETs the dead replica could not answer went to the other one.
+      const retried = log.filter((l) => l.includes('"GET ') && /upstream=\S+, /.test(l));
+      expect(retried.length).toBeGreaterThan(0);
+      expect(log.filter((l) => l.includes('"POST ') && /upstream=\S+, /.test(l))).toEqual([]);
+
+      const after = await Promise.all([1, 2, 3].map((i) => createKey(`after${i}@example.org`)));
+      // Every key created is one row, and every row a key created: nothing lost, nothing doubled.
+      const db = new pg.Client({ connectionString: PG });
+      await db.connect();
+      const rows = await db.query<{ prefix: string }>(`SELECT prefix FROM ${schema}.api_keys`);
+      await db.end();
+      const prefixes = created.map((k) => k.split('_')[1]!);
+      expect(rows.rows.map((r) => r.prefix).sort()).toEqual([...prefixes].sort());
+      expect(new Set(prefixes).size).toBe(9);
+      for (const k of [...before, ...during, ...after]) {
+        const a = await http.send('GET', '/v1/subjects/topic/T10030', { authorization: `Bearer ${k}` });
+        expect(a.status).toBe(200);
+      }
+      console.log(
+        `replicas-nginx: ${gets.ok} GETs answered 200 (${gets.ok - atKill} after the kill), ` +
+          `${retried.length} retried by nginx, ${posts.length} POSTs (${posts.filter((s) => s === 502).length} 502)`,
+      );
+    },
+    120_000,
+  );
+});

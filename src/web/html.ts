@@ -62,6 +62,8 @@ ${body.text}
 const GRID = [
   ...Array.from({ length: 18 }, (_, i) => `.c${i + 1}{grid-column:${i + 1}}`),
   ...Array.from({ length: 10 }, (_, i) => `.r${i + 1}{grid-row:${i + 1}}`),
+  // Tooltips of the right half open leftwards, so they stay on the page.
+  `${Array.from({ length: 9 }, (_, i) => `.ptable a.c${i + 10}::after`).join(',')}{left:auto;right:0}`,
 ].join('');
 
 /** The one stylesheet (served at /assets/site.css, cached). */
@@ -78,13 +80,15 @@ main{max-width:1200px;margin:0 auto;padding:1rem 1.25rem}
 h1{font-size:1.6rem;margin:.5rem 0}
 .muted{color:var(--muted)}
 table.data{border-collapse:collapse;margin:1rem 0}
+.scroll{overflow-x:auto;max-width:100%}
 table.data th,table.data td{border:1px solid var(--line);padding:.35rem .6rem;text-align:left}
 .ptable{display:grid;grid-template-columns:repeat(18,minmax(0,1fr));gap:3px;margin:1rem 0}
-.ptable a{display:block;aspect-ratio:1/1;border-radius:4px;text-decoration:none;color:#111;padding:2px 3px;font-size:.7rem;overflow:hidden;border:1px solid rgba(0,0,0,.15)}
+.ptable a{position:relative;display:block;aspect-ratio:1/1;border-radius:4px;text-decoration:none;color:#111;padding:2px 3px;font-size:.7rem;border:1px solid rgba(0,0,0,.15)}
+.ptable a:hover::after,.ptable a:focus-visible::after{content:attr(data-tip);position:absolute;z-index:2;left:0;top:100%;margin-top:4px;white-space:nowrap;background:#1b1f24;color:#fff;padding:.3rem .5rem;border-radius:4px;font-size:.8rem;font-weight:400;pointer-events:none}
 .ptable a b{display:block;font-size:1.05rem;line-height:1.1}
 .ptable a span{display:block}
 .ptable .gap{grid-column:1/-1;height:.6rem}
-.b0{background:#f3f6f9}.b1{background:#d6e6f5}.b2{background:#a9cbe8}.b3{background:#6fa7d6;color:#000}.b4{background:#3d7fbf;color:#fff!important}.b5{background:#174f8a;color:#fff!important}
+.b0{background:#f3f6f9}.b1{background:#d6e6f5}.b2{background:#a9cbe8}.b3{background:#6fa7d6;color:#000}.b4{background:#245f9e;color:#fff!important}.b5{background:#174f8a;color:#fff!important}
 .b4 *,.b5 *{color:#fff}
 .legend{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;font-size:.85rem}
 .legend i{display:inline-block;width:1.2rem;height:1rem;border:1px solid rgba(0,0,0,.2);vertical-align:middle}
@@ -100,5 +104,6 @@ table.data button{padding:.15rem .5rem}
 .newkey{border:2px solid #1a7f37;padding:.5rem 1rem;border-radius:6px;background:#f0fff4}
 input.key{width:100%;max-width:40rem;font-family:ui-monospace,monospace}
 code{overflow-wrap:anywhere}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:700px){.ptable{gap:1px}.ptable a{font-size:.5rem;padding:1px}.ptable a b{font-size:.7rem}.ptable a span{display:none}}
 `;

@@ -89,7 +89,7 @@ export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void 
 <div class="legend" aria-label="Legend: RIS">RIS: ${BINS.map((lower, i) => html`<span><i class="b${i}"></i> ${i === BINS.length - 1 ? `${lower}+` : `${lower}-${BINS[i + 1]}`}</span>`)}</div>
 <div class="ptable">${cells.map(
         (x) =>
-          html`<a class="b${bin(x.ris)} c${x.col} r${x.row}" href="/elements/${x.e.symbol}" title="${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers" aria-label="${x.e.name} (${x.e.symbol}): RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers"><b>${x.e.symbol}</b><span>${x.ris.toFixed(0)}</span></a>`,
+          html`<a class="b${bin(x.ris)} c${x.col} r${x.row}" href="/elements/${x.e.symbol}" data-tip="${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers"><b>${x.e.symbol}</b><span>${x.ris.toFixed(0)}</span><i class="sr"> ${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers</i></a>`,
       )}</div>
 ${howToRead()}
 <h2>Use the data</h2>
@@ -192,9 +192,9 @@ function pricing(deps: WebDeps): Html {
   };
   return html`<h1>Plans and prices</h1>
 <p>Plans: ${planLadder(deps.edition).join(', ')}. A key goes in <code>Authorization: Bearer &lt;API_KEY&gt;</code> (<a href="/account">account</a>).</p>
-<table class="data"><thead><tr><th scope="col">Call</th><th scope="col">With a key</th><th scope="col">Per call without a key</th></tr></thead><tbody>
+<div class="scroll" tabindex="0" role="region" aria-label="Calls and prices"><table class="data"><thead><tr><th scope="col">Call</th><th scope="col">With a key</th><th scope="col">Per call without a key</th></tr></thead><tbody>
 ${ops.map((o) => html`<tr><td><code>${o.method} /v1${o.path}</code><br><span class="muted">${o.description}</span></td><td>${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td>${!isPriced(o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}
-</tbody></table>
+</tbody></table></div>
 ${
   deps.edition === 'full'
     ? html`<p>HRI is shown from the Personal plan. History: yearly with any key, monthly from Personal, daily (elements) from Professional.</p>

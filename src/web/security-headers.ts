@@ -2,7 +2,8 @@ import type { MiddlewareHandler } from 'hono';
 
 /**
  * Headers for every page: scripts and styles only from this server (no inline script, no inline
- * style attribute), no framing, no Referer (a sign-in link's token must not leave in one), and
+ * style attribute), no framing, no Referer to other sites (a sign-in link's token must not leave in one; same-origin,
+ * not no-referrer, which would make browsers send `Origin: null` on our own forms), and
  * HSTS when the public address is https. Only HTML answers carry them: the API's JSON is not a page.
  */
 export function securityHeaders(publicUrl: string): MiddlewareHandler {
@@ -26,7 +27,7 @@ export function securityHeaders(publicUrl: string): MiddlewareHandler {
     h.set('content-security-policy', csp);
     h.set('x-content-type-options', 'nosniff');
     h.set('x-frame-options', 'DENY');
-    h.set('referrer-policy', 'no-referrer');
+    h.set('referrer-policy', 'same-origin');
     h.set('cross-origin-opener-policy', 'same-origin');
     if (https) h.set('strict-transport-security', 'max-age=31536000');
   };

@@ -227,7 +227,7 @@ describe('accounts on the web: sign in by emailed link, keys, usage', () => {
       expect(csp, path).toContain("frame-ancestors 'none'");
       expect(csp, path).toContain("script-src 'self'");
       expect(csp, path).not.toContain('unsafe-inline');
-      expect(r.headers.get('referrer-policy'), path).toBe('no-referrer');
+      expect(r.headers.get('referrer-policy'), path).toBe('same-origin');
       expect(r.headers.get('x-content-type-options'), path).toBe('nosniff');
       const html = await r.text();
       expect(html, path).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);

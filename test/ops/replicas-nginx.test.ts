@@ -2,19 +2,24 @@ import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEV_KEYS, startDevChain } from '../../src/payments/dev-chain.js';
 import { MAIN, riBackground, stop } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';
-import { freePort } from '../helpers/x402.js';
+import { freePort, PAY_TO, PAYER } from '../helpers/x402.js';
 import { findNginx, type NginxProcess, startNginx } from './nginx.js';
 
 /**
  * Two `ri serve` replicas on one PostgreSQL and one Redis behind a real nginx running
- * deploy/nginx.conf. Under a steady stream of GETs (and lab POSTs, and `ri keys create` runs),
- * one replica is killed with SIGKILL: nginx must answer every GET 200 (retrying on the other
- * replica), never retry a POST, and the key rows must be exactly the keys created.
+ * deploy/nginx.conf, taking x402 payments on a local chain. Under a steady stream of GETs (and
+ * lab POSTs, paid calls and `ri keys create` runs), one replica is killed with SIGKILL: nginx
+ * must answer every GET 200 (retrying on the other replica), never retry a POST; the key rows
+ * must be exactly the keys created, and the ledger exactly the payments taken on chain.
  */
 const NGINX = findNginx();
 if (!NGINX) console.warn('replicas-nginx: skipped, nginx is not installed (apt-get install nginx-light)');
@@ -48,6 +53,7 @@ function riAsync(args: string[], env: Record<string, string>) {
 
 interface Answer {
   status: number;
+  headers: [string, string][];
   body: string;
 }
 
@@ -64,7 +70,14 @@ function client(base: string) {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
-          resolveAnswer({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+          resolveAnswer({
+            status: res.statusCode ?? 0,
+            headers: Object.entries(res.headers).map(([k, v]) => [
+              k,
+              Array.isArray(v) ? v.join(', ') : String(v),
+            ]),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
         );
         res.on('error', reject);
       });
@@ -72,15 +85,42 @@ function client(base: string) {
       req.on('error', reject);
       req.end(body);
     });
-  return { send, localAddress, close: () => agent.destroy() };
+  /** The official x402 client paying as PAYER, over this client's connections. */
+  const paying = () => {
+    const x402 = new x402Client();
+    registerExactEvmScheme(x402, { signer: PAYER });
+    const viaAgent = async (input: string | URL | Request, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const url = new URL(req.url);
+      const a = await send(req.method, `${url.pathname}${url.search}`, Object.fromEntries(req.headers));
+      return new Response(a.body, { status: a.status, headers: a.headers });
+    };
+    return wrapFetchWithPayment(viaAgent as typeof fetch, x402);
+  };
+  return { send, paying, localAddress, close: () => agent.destroy() };
 }
 
 describe('two replicas behind nginx (deploy/nginx.conf)', () => {
   it.skipIf(!NGINX)(
-    'a replica killed with SIGKILL under load costs no failed GET, no retried POST, no lost or doubled key',
+    'a replica killed with SIGKILL under load costs no failed GET, no retried POST, no lost or doubled key or ledger row',
     async () => {
       const sample = await sampleDataDir();
       const [portA, portB, portN] = [await freePort(), await freePort(), await freePort()];
+      // Payments: a local chain, the payer funded, and `ri facilitator` settling on it.
+      const chain = await startDevChain();
+      cleanup.push(() => chain.stop());
+      await chain.fund(PAYER.address, 100_000_000n);
+      const facilitator = riBackground(
+        ['facilitator', '--port', '0'],
+        {
+          X402_NETWORKS: 'base-sepolia',
+          X402_EVM_RPC_URL: chain.rpcUrl,
+          X402_FACILITATOR_PRIVATE_KEY: DEV_KEYS.facilitator,
+        },
+        /(http:\/\/127\.0\.0\.1:\d+)/,
+      );
+      cleanup.push(() => stop(facilitator.child));
+      const facilitatorUrl = (await facilitator.started)[1]!;
       const env: Record<string, string> = {
         DATA_DIR: sample.dataDir,
         STATE_URL: `${PG}?schema=${schema}`,
@@ -90,6 +130,9 @@ describe('two replicas behind nginx (deploy/nginx.conf)', () => {
         // This run measures failover, not limits: budgets no load here reaches.
         RATE_LIMIT_PER_KEY: '1000000',
         RATE_LIMIT_PER_IP: '1000000',
+        X402_NETWORKS: 'base-sepolia',
+        X402_PAY_TO_EVM: PAY_TO,
+        X402_FACILITATOR_URL: facilitatorUrl,
         LOG_LEVEL: 'warn',
       };
       cleanup.push(async () => {
@@ -160,13 +203,30 @@ describe('two replicas behind nginx (deploy/nginx.conf)', () => {
           posts.push(a.status);
         }
       };
-      const workers = [...Array.from({ length: 12 }, (_, n) => getWorker(n)), postWorker()];
+      // Paid calls, one at a time: each a 402, then the same GET with a signed payment.
+      const paid = { ok: [] as string[], refused: [] as string[] };
+      const payingFetch = http.paying();
+      const paidWorker = async () => {
+        while (running) {
+          try {
+            const res = await payingFetch(`${nginx.base}/v1/elements/Fe/history`);
+            const body = await res.text();
+            if (res.status === 200)
+              paid.ok.push(decodePaymentResponseHeader(res.headers.get('payment-response')!).transaction);
+            else paid.refused.push(`${res.status} ${body.slice(0, 300)}`);
+          } catch (e) {
+            paid.refused.push(`error ${(e as Error).message}`);
+          }
+        }
+      };
+      const paidBefore = await chain.balanceOf(PAYER.address);
+      const workers = [...Array.from({ length: 12 }, (_, n) => getWorker(n)), postWorker(), paidWorker()];
       const until = async (probe: () => boolean) => {
         while (!probe()) await new Promise((r) => setTimeout(r, 20));
       };
 
       // Both replicas answering under load, then one killed without warning.
-      await until(() => gets.ok >= 400);
+      await until(() => gets.ok >= 400 && paid.ok.length >= 3);
       const servedBy = () =>
         new Set(
           readFileSync(nginx.accessLog, 'utf8')
@@ -178,7 +238,8 @@ describe('two replicas behind nginx (deploy/nginx.conf)', () => {
       replicas[0]!.child.kill('SIGKILL');
       // Keys created while the replica dies and the load goes on.
       const during = await Promise.all([1, 2, 3].map((i) => createKey(`during${i}@example.org`)));
-      await until(() => gets.ok >= atKill + 1500);
+      const paidAtKill = paid.ok.length;
+      await until(() => gets.ok >= atKill + 1500 && paid.ok.length >= paidAtKill + 3);
       running = false;
       await Promise.all(workers);
 
@@ -199,7 +260,6 @@ describe('two replicas behind nginx (deploy/nginx.conf)', () => {
       const db = new pg.Client({ connectionString: PG });
       await db.connect();
       const rows = await db.query<{ prefix: string }>(`SELECT prefix FROM ${schema}.api_keys`);
-      await db.end();
       const prefixes = created.map((k) => k.split('_')[1]!);
       expect(rows.rows.map((r) => r.prefix).sort()).toEqual([...prefixes].sort());
       expect(new Set(prefixes).size).toBe(9);
@@ -207,9 +267,33 @@ describe('two replicas behind nginx (deploy/nginx.conf)', () => {
         const a = await http.send('GET', '/v1/subjects/topic/T10030', { authorization: `Bearer ${k}` });
         expect(a.status).toBe(200);
       }
+
+      // The ledger: a row left pending by the killed replica is settled from the chain by
+      // `ri payments reconcile`; then every paid answer has its settled row, no payment has
+      // two rows, and the payer lost on chain exactly what the settled rows say.
+      const reconcile = await riAsync(['payments', 'reconcile'], { ...env, X402_EVM_RPC_URL: chain.rpcUrl });
+      expect(reconcile.status, reconcile.stderr).toBe(0);
+      const ledger = (
+        await db.query<{ status: string; amount: string; nonce: string; transaction: string | null }>(
+          `SELECT status, amount, nonce, "transaction" FROM ${schema}.payments`,
+        )
+      ).rows;
+      await db.end();
+      const settled = ledger.filter((r) => r.status === 'settled');
+      expect(new Set(ledger.map((r) => r.nonce)).size).toBe(ledger.length);
+      for (const tx of paid.ok) expect(settled.filter((r) => r.transaction === tx)).toHaveLength(1);
+      const spent = paidBefore - (await chain.balanceOf(PAYER.address));
+      expect(spent).toBe(settled.reduce((sum, r) => sum + BigInt(r.amount), 0n));
+      // At most the one paid call in flight on the killed replica is refused (its payment is
+      // held there), and only as a replay: never charged twice, never a 5xx.
+      expect(paid.refused.length).toBeLessThanOrEqual(1);
+      for (const r of paid.refused) expect(r).toMatch(/^402 .*payment_replayed/);
+
       console.log(
         `replicas-nginx: ${gets.ok} GETs answered 200 (${gets.ok - atKill} after the kill), ` +
-          `${retried.length} retried by nginx, ${posts.length} POSTs (${posts.filter((s) => s === 502).length} 502)`,
+          `${retried.length} retried by nginx, ${posts.length} POSTs (${posts.filter((s) => s === 502).length} 502), ` +
+          `${paid.ok.length} paid calls answered (${paid.refused.length} refused), ledger ${ledger.length} rows ` +
+          `(${settled.length} settled), reconcile: ${reconcile.stderr.trim()}`,
       );
     },
     120_000,

@@ -166,6 +166,16 @@ describe('two replicas behind nginx (deploy/nginx.conf)', () => {
 
       const http = client(nginx.base);
       cleanup.push(async () => http.close());
+      // TRUST_PROXY=1 behind nginx: the client is the address nginx saw, whatever the client
+      // wrote into X-Forwarded-For (two forged addresses, one budget).
+      const remaining = async (forged: string) => {
+        const a = await http.send('GET', '/v1/elements', { 'x-forwarded-for': forged });
+        expect(a.status).toBe(200);
+        return Number(/;r=(\d+)/.exec(a.headers.find(([k]) => k === 'ratelimit')?.[1] ?? '')?.[1]);
+      };
+      const first = await remaining('203.0.113.1');
+      expect(await remaining('203.0.113.2')).toBe(first - 1);
+
       const quote = await http.send('GET', '/v1/lab/quote?q=Ni%20Fe', auth);
       expect(quote.status, quote.body).toBe(200);
       const runBody = JSON.stringify({ quote: JSON.parse(quote.body), depth: 'papers_20' });
@@ -296,6 +306,6 @@ describe('two replicas behind nginx (deploy/nginx.conf)', () => {
           `(${settled.length} settled), reconcile: ${reconcile.stderr.trim()}`,
       );
     },
-    120_000,
+    180_000,
   );
 });

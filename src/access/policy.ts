@@ -31,7 +31,12 @@ export interface Operation {
   fullEditionOnly?: boolean;
   /** lab run: the price is the quoted price of the depth minus what the quote cost. */
   pricedByQuote?: boolean;
+  /** A batch (symbols=Fe,Ni,Co): the price is per symbol asked for, times the symbols. */
+  perSymbol?: boolean;
 }
+
+/** One element's history; a batch of histories costs this per symbol. */
+export const ELEMENT_HISTORY_USD = 0.05;
 
 /** What a lab quote itself costs (the price of the lab quote operations). */
 export const LAB_QUOTE_USD = 0.01;
@@ -61,7 +66,16 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/elements/{symbol}/history',
     access: 'key',
-    prices: [{ usd: 0.05 }],
+    prices: [{ usd: ELEMENT_HISTORY_USD }],
+  },
+  {
+    id: 'getElementHistories',
+    description: 'The full histories of several elements in one call (symbols=Fe,Ni,Co), priced per symbol',
+    method: 'GET',
+    path: '/elements/history',
+    access: 'key',
+    prices: [{ usd: ELEMENT_HISTORY_USD }],
+    perSymbol: true,
   },
   {
     id: 'getElementPapers',
@@ -223,6 +237,12 @@ export function goesAsPayer(
 export function payerPlan(op: Operation, edition: Edition): Plan {
   if (op.access === 'professional') return 'professional';
   return op.access === 'personal' && edition === 'full' ? 'personal' : 'free';
+}
+
+/** The price in USD of a batch of `symbols` symbols: the per-symbol price times the symbols. */
+export function batchPrice(op: Operation, symbols: number): number | null {
+  const each = priceOf(op);
+  return each === null ? null : Math.round(each * symbols * 1e6) / 1e6;
 }
 
 /** Price in USD of a call that asks for `papers` papers (paper routes price by the limit tier). */

@@ -68,11 +68,46 @@ function toScore(row: SubjectRow, viewer: Viewer): ElementScore {
   };
 }
 
-export function listElements(snapshot: Snapshot, viewer: Viewer): ElementListAnswer {
-  const elements = [...elementRows(snapshot).values()]
-    .map((r) => toScore(r, viewer))
-    .sort((a, b) => a.atomic_number - b.atomic_number);
+/** All 118 elements by atomic number; or, for a batch, the symbols asked for in their order. */
+export function listElements(
+  snapshot: Snapshot,
+  viewer: Viewer,
+  symbols?: readonly string[],
+): ElementListAnswer {
+  const rows = elementRows(snapshot);
+  const elements = symbols
+    ? symbols.map((s) => toScore(elementRow(snapshot, s), viewer))
+    : [...rows.values()].map((r) => toScore(r, viewer)).sort((a, b) => a.atomic_number - b.atomic_number);
   return { elements, count: elements.length, ...envelope(snapshot, viewer, '/elements') };
+}
+
+/**
+ * The symbols of a batch (`Fe,ni, Co`): canonical, in the order given, each once. Symbols that
+ * name no element are one 404 unknown_symbol naming every one of them, each with suggestions.
+ */
+export function batchSymbols(list: string): string[] {
+  const items = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (items.length === 0) {
+    throw new ServiceError('invalid_parameter', "Parameter 'symbols': give element symbols, e.g. Fe,Ni,Co.", {
+      parameter: 'symbols',
+    });
+  }
+  const unknown = [...new Set(items.filter((s) => !findElement(s)))];
+  if (unknown.length > 0) {
+    throw new ServiceError(
+      'unknown_symbol',
+      `Not the symbol of a chemical element: ${unknown.map((s) => `'${s}'`).join(', ')}.`,
+      {
+        parameter: 'symbols',
+        unknown,
+        suggestions: unknown.map((symbol) => ({ symbol, suggestions: suggestSymbols(symbol) })),
+      },
+    );
+  }
+  return [...new Set(items.map((s) => findElement(s)!.symbol))];
 }
 
 /** One element by symbol, matched case-insensitively and answered in its canonical form. */

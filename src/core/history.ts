@@ -120,6 +120,29 @@ export function elementHistory(
   };
 }
 
+/** Several elements' full histories at one resolution, in the order of the symbols (see batchSymbols). */
+export function elementHistories(
+  snapshot: Snapshot,
+  symbols: readonly string[],
+  resolution: Resolution,
+  viewer: Viewer,
+): Envelope & {
+  resolution: Resolution;
+  count: number;
+  histories: { symbol: string; series: HistoryPoint[] }[];
+} {
+  const histories = symbols.map((s) => {
+    const symbol = canonicalSymbol(s);
+    return { symbol, series: readSeries(snapshot, 'element', symbol, resolution, viewer) };
+  });
+  return {
+    resolution,
+    count: histories.length,
+    histories,
+    ...envelope(snapshot, viewer, '/elements', { history: HISTORY_NOTES }),
+  };
+}
+
 /** A topic's or keyword's full history (yearly or monthly; daily is for elements only). */
 export function subjectHistory(
   snapshot: Snapshot,

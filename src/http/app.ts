@@ -34,6 +34,7 @@ import { clientIp, MemoryRateLimiter, type RateLimiter, rateLimit } from './rate
 import { requestLog } from './request-log.js';
 import { responseCache } from './response-cache.js';
 import { registerGetElement } from './routes/elements/get.js';
+import { registerElementHistories } from './routes/elements/histories.js';
 import { registerElementHistory } from './routes/elements/history.js';
 import { registerListElements } from './routes/elements/list.js';
 import { registerElementPapers } from './routes/elements/papers.js';
@@ -205,6 +206,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   v1.use('*', responseCache());
 
   registerListElements(v1, routes);
+  registerElementHistories(v1, routes);
   registerGetElement(v1, routes);
   registerElementHistory(v1, routes);
   registerElementPapers(v1, routes);

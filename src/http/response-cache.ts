@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { takeAnswerHeaders } from './answer-headers.js';
 import type { AppEnv } from './context.js';
+import { prefersCsv } from './csv.js';
 
 /**
  * Every answer is a pure function of (snapshot, URL, caller's plan), so a successful GET is kept,
@@ -36,7 +37,9 @@ export function responseCache(): MiddlewareHandler<AppEnv> {
     // Path and query only: the Host header (or any other header) is not part of an answer, and
     // keying on it let one client fill memory with copies of the same answer.
     const url = c.req.url;
-    const key = `${plan}|${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;
+    // The representation too: a route that answers CSV to Accept: text/csv keeps both forms apart.
+    const form = prefersCsv(c.req.header('accept')) ? 'csv|' : '';
+    const key = `${plan}|${form}${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;
     const store = snapshot.memoize('response-cache', (): Store => ({ entries: new Map(), bytes: 0 }));
     const cache = store.entries;
     let entry = cache.get(key);
@@ -53,6 +56,7 @@ export function responseCache(): MiddlewareHandler<AppEnv> {
           c.res.headers.get('content-type') ?? 'application/json',
           etag,
           plan !== 'anonymous',
+          c.res.headers,
         ),
       };
       if (body.length <= MAX_BODY && !cache.has(key)) {
@@ -78,12 +82,29 @@ export function responseCache(): MiddlewareHandler<AppEnv> {
   };
 }
 
-function cacheHeaders(contentType: string, etag: string, keyed: boolean): Record<string, string> {
+function cacheHeaders(
+  contentType: string,
+  etag: string,
+  keyed: boolean,
+  route: Headers,
+): Record<string, string> {
+  const byAccept =
+    route
+      .get('vary')
+      ?.split(',')
+      .some((h) => h.trim().toLowerCase() === 'accept') ?? false;
+  // A CSV answer carries its envelope in headers (csv.ts): a hit repeats them.
+  const envelope: Record<string, string> = {};
+  for (const name of ['link', 'ri-data-version']) {
+    const value = route.get(name);
+    if (value !== null) envelope[name] = value;
+  }
   return {
     'content-type': contentType,
     etag,
     'cache-control': keyed ? 'private, max-age=300' : 'public, max-age=300',
-    vary: 'Authorization, Accept-Encoding',
+    vary: byAccept ? 'Authorization, Accept, Accept-Encoding' : 'Authorization, Accept-Encoding',
+    ...envelope,
   };
 }
 

@@ -14,6 +14,12 @@ export function priceInfo(op: Operation) {
       ),
     };
   }
+  if (op.perSymbol)
+    return {
+      usd: op.prices[0]!.usd,
+      per: 'symbol',
+      rule: 'per symbol in the symbols parameter, times the symbols',
+    };
   if (op.prices.length === 1) return { usd: op.prices[0]!.usd };
   return {
     rule: 'by the limit parameter (default 20)',

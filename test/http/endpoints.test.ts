@@ -206,6 +206,7 @@ describe('OpenAPI', () => {
     expect(Object.keys(paths).sort()).toEqual(
       [
         '/elements',
+        '/elements/history',
         '/elements/{symbol}',
         '/elements/{symbol}/history',
         '/elements/{symbol}/papers',

@@ -2,8 +2,10 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { RESOLUTION_ACCESS } from '../../../access/policy.js';
 import { elementHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
+import { jsonOrCsv } from '../../csv.js';
 import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
+import { csvContent, historyTable } from '../csv-tables.js';
 import { errorResponses, ResolutionQuery, type RouteDeps, SymbolParam } from '../shared.js';
 import { ElementHistorySchema } from './schema.js';
 
@@ -17,7 +19,10 @@ export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     middleware: [requireAccess('getElementHistory', deps.edition, deps.publicUrl)] as const,
     request: { params: SymbolParam, query: z.object({ resolution: ResolutionQuery }).strict() },
     responses: {
-      200: { description: 'The history', content: { 'application/json': { schema: ElementHistorySchema } } },
+      200: {
+        description: 'The history (JSON, or CSV with Accept: text/csv)',
+        content: { 'application/json': { schema: ElementHistorySchema }, ...csvContent('The series') },
+      },
       ...errorResponses('keyed', { 404: 'Unknown symbol (unknown_symbol)' }),
     },
   });
@@ -25,9 +30,7 @@ export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     const { resolution } = c.req.valid('query');
     checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
-    return c.json(
-      await paid(c, elementHistory(c.get('snapshot'), c.req.valid('param').symbol, resolution, viewer)),
-      200,
-    );
+    const answer = elementHistory(c.get('snapshot'), c.req.valid('param').symbol, resolution, viewer);
+    return jsonOrCsv(c, await paid(c, answer), historyTable);
   });
 }

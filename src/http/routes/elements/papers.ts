@@ -1,8 +1,10 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { elementPapers } from '../../../core/papers.js';
 import type { AppEnv } from '../../context.js';
+import { jsonOrCsv } from '../../csv.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
+import { csvContent, papersTable } from '../csv-tables.js';
 import { errorResponses, LimitQuery, type RouteDeps, SortQuery, SymbolParam } from '../shared.js';
 import { ElementPapersSchema } from './schema.js';
 
@@ -30,7 +32,10 @@ export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
         .strict(),
     },
     responses: {
-      200: { description: 'The papers', content: { 'application/json': { schema: ElementPapersSchema } } },
+      200: {
+        description: 'The papers (JSON, or CSV with Accept: text/csv)',
+        content: { 'application/json': { schema: ElementPapersSchema }, ...csvContent('The papers') },
+      },
       ...errorResponses('keyed', {
         404: 'Unknown symbol (unknown_symbol), or unknown keyword (unknown_subject, with suggestions)',
       }),
@@ -40,9 +45,7 @@ export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
     const q = c.req.valid('query');
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
     const options = { sort: q.sort, limit: q.limit, ...(q.keyword ? { keyword: q.keyword } : {}) };
-    return c.json(
-      await paid(c, elementPapers(c.get('snapshot'), c.req.valid('param').symbol, options, viewer)),
-      200,
-    );
+    const answer = elementPapers(c.get('snapshot'), c.req.valid('param').symbol, options, viewer);
+    return jsonOrCsv(c, await paid(c, answer), papersTable);
   });
 }

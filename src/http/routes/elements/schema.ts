@@ -1,6 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { envelopeShape, HistoryPointSchema, PaperSchema } from '../shared.js';
 
+/** A batch: comma-separated symbols, any case; each element once, in the order given. */
+export const SymbolsQuery = z
+  .string()
+  .min(1)
+  .max(1000)
+  .openapi({ example: 'Fe,Ni,Co', description: 'Comma-separated element symbols, any case (Fe,ni,CO)' });
+
 export const ElementScoreSchema = z
   .object({
     symbol: z.string().openapi({ example: 'Fe' }),
@@ -35,6 +42,15 @@ export const ElementHistorySchema = z
     ...envelopeShape,
   })
   .openapi('ElementHistory');
+
+export const ElementHistoriesSchema = z
+  .object({
+    resolution: z.enum(['yearly', 'monthly', 'daily']),
+    count: z.number().int(),
+    histories: z.array(z.object({ symbol: z.string(), series: z.array(HistoryPointSchema) })),
+    ...envelopeShape,
+  })
+  .openapi('ElementHistories');
 
 export const ElementPapersSchema = z
   .object({

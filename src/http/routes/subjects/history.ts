@@ -2,8 +2,10 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { RESOLUTION_ACCESS } from '../../../access/policy.js';
 import { subjectHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
+import { jsonOrCsv } from '../../csv.js';
 import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
+import { csvContent, historyTable } from '../csv-tables.js';
 import { errorResponses, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
 import { SubjectHistorySchema } from './schema.js';
 
@@ -17,7 +19,10 @@ export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     middleware: [requireAccess('getSubjectHistory', deps.edition, deps.publicUrl)] as const,
     request: { params: SubjectParams, query: z.object({ resolution: ResolutionQuery }).strict() },
     responses: {
-      200: { description: 'The history', content: { 'application/json': { schema: SubjectHistorySchema } } },
+      200: {
+        description: 'The history (JSON, or CSV with Accept: text/csv)',
+        content: { 'application/json': { schema: SubjectHistorySchema }, ...csvContent('The series') },
+      },
       ...errorResponses('keyed', { 404: 'Unknown subject (unknown_subject)' }),
     },
   });
@@ -27,9 +32,7 @@ export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     if (resolution !== 'daily')
       checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
-    return c.json(
-      await paid(c, subjectHistory(c.get('snapshot'), subject_type, subject_id, resolution, viewer)),
-      200,
-    );
+    const answer = subjectHistory(c.get('snapshot'), subject_type, subject_id, resolution, viewer);
+    return jsonOrCsv(c, await paid(c, answer), historyTable);
   });
 }

@@ -1,8 +1,10 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { subjectPapers } from '../../../core/papers.js';
 import type { AppEnv } from '../../context.js';
+import { jsonOrCsv } from '../../csv.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
+import { csvContent, papersTable } from '../csv-tables.js';
 import { errorResponses, LimitQuery, type RouteDeps, SortQuery, SubjectParams } from '../shared.js';
 import { SubjectPapersSchema } from './schema.js';
 
@@ -16,7 +18,10 @@ export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
     middleware: [requireAccess('getSubjectPapers', deps.edition, deps.publicUrl)] as const,
     request: { params: SubjectParams, query: z.object({ sort: SortQuery, limit: LimitQuery }).strict() },
     responses: {
-      200: { description: 'The papers', content: { 'application/json': { schema: SubjectPapersSchema } } },
+      200: {
+        description: 'The papers (JSON, or CSV with Accept: text/csv)',
+        content: { 'application/json': { schema: SubjectPapersSchema }, ...csvContent('The papers') },
+      },
       ...errorResponses('keyed', { 404: 'Unknown subject (unknown_subject)' }),
     },
   });
@@ -24,12 +29,8 @@ export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
     const { subject_type, subject_id } = c.req.valid('param');
     const q = c.req.valid('query');
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
-    return c.json(
-      await paid(
-        c,
-        subjectPapers(c.get('snapshot'), subject_type, subject_id, { sort: q.sort, limit: q.limit }, viewer),
-      ),
-      200,
-    );
+    const options = { sort: q.sort, limit: q.limit };
+    const answer = subjectPapers(c.get('snapshot'), subject_type, subject_id, options, viewer);
+    return jsonOrCsv(c, await paid(c, answer), papersTable);
   });
 }

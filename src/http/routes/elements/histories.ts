@@ -1,0 +1,49 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { batchPrice, operation, RESOLUTION_ACCESS } from '../../../access/policy.js';
+import { batchSymbols } from '../../../core/elements.js';
+import { elementHistories } from '../../../core/history.js';
+import type { AppEnv } from '../../context.js';
+import { jsonOrCsv } from '../../csv.js';
+import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
+import { paid } from '../../payment.js';
+import { csvContent, historiesTable } from '../csv-tables.js';
+import { errorResponses, ResolutionQuery, type RouteDeps } from '../shared.js';
+import { ElementHistoriesSchema, SymbolsQuery } from './schema.js';
+
+/**
+ * Several elements' histories in one call: the access of one element's history, and without a
+ * key the per-symbol price times the symbols. Registered before /elements/{symbol}, which would
+ * otherwise read "history" as a symbol.
+ */
+export function registerElementHistories(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
+  const op = operation('getElementHistories');
+  const route = createRoute({
+    operationId: 'getElementHistories',
+    method: 'get',
+    path: '/elements/history',
+    summary: 'Full histories of several elements in one call (symbols=Fe,Ni,Co), priced per symbol',
+    security: [{ bearer: [] }],
+    middleware: [requireAccess('getElementHistories', deps.edition, deps.publicUrl)] as const,
+    request: { query: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery }).strict() },
+    responses: {
+      200: {
+        description: 'One history per symbol, in the order given (JSON, or CSV with Accept: text/csv)',
+        content: {
+          'application/json': { schema: ElementHistoriesSchema },
+          ...csvContent('One record per symbol and period'),
+        },
+      },
+      ...errorResponses('keyed', {
+        404: 'A symbol names no element (unknown_symbol, naming every unknown one, with suggestions)',
+      }),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const { symbols, resolution } = c.req.valid('query');
+    checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
+    const list = batchSymbols(symbols);
+    const viewer = viewerOf(c, deps.edition, deps.publicUrl);
+    const answer = elementHistories(c.get('snapshot'), list, resolution, viewer);
+    return jsonOrCsv(c, await paid(c, answer, batchPrice(op, list.length) ?? undefined), historiesTable);
+  });
+}

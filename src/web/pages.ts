@@ -75,32 +75,34 @@ export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void 
       const years = yearsOf(snapshot, viewer);
       const asked = c.req.query('year');
       const year = asked && years.includes(asked) ? asked : null;
-      const elements = listElements(snapshot, viewer).elements;
-      const yearly = year ? yearScores(snapshot, viewer, year) : null;
-      const cells = elements.map((e) => {
-        const s = yearly?.get(e.symbol) ?? { ri: e.ri, ris: e.ris, papers: e.paper_count };
-        return { e, ...s, ...position(e) };
-      });
-      const body = html`<h1>Research intensity of the elements${year ? ` in ${year}` : ''}</h1>
+      // The same page for every visitor of a snapshot and year: rendered once.
+      const text = snapshot.memoize(`web:table:${year ?? ''}`, () => {
+        const elements = listElements(snapshot, viewer).elements;
+        const yearly = year ? yearScores(snapshot, viewer, year) : null;
+        const cells = elements.map((e) => {
+          const s = yearly?.get(e.symbol) ?? { ri: e.ri, ris: e.ris, papers: e.paper_count };
+          return { e, ...s, ...position(e) };
+        });
+        const body = html`<h1>Research intensity of the elements${year ? ` in ${year}` : ''}</h1>
 <p class="muted">Each element coloured by RIS, its research intensity score (0-100, log scale, relative to the most-researched element), ${year ? `for papers published in ${year}` : `for the 12 months to ${snapshot.meta.window_end}`}. Data version ${snapshot.version}.</p>
 <form class="year" method="get" action="/"><label for="year">Year</label>
 <select id="year" name="year"><option value="">Last 12 months</option>${years.map((y) => html`<option value="${y}"${y === year ? html` selected` : html``}>${y}</option>`)}</select>
 <button type="submit">Show</button>${navYears(years, year)}</form>
 <div class="legend" aria-label="Legend: RIS">RIS: ${BINS.map((lower, i) => html`<span><i class="b${i}"></i> ${i === BINS.length - 1 ? `${lower}+` : `${lower}-${BINS[i + 1]}`}</span>`)}</div>
 <div class="ptable">${cells.map(
-        (x) =>
-          html`<a class="b${bin(x.ris)} c${x.col} r${x.row}" href="/elements/${x.e.symbol}" data-tip="${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers"><b>${x.e.symbol}</b><span>${x.ris.toFixed(0)}</span><i class="sr"> ${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers</i></a>`,
-      )}</div>
+          (x) =>
+            html`<a class="b${bin(x.ris)} c${x.col} r${x.row}" href="/elements/${x.e.symbol}" data-tip="${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers"><b>${x.e.symbol}</b><span>${x.ris.toFixed(0)}</span><i class="sr"> ${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers</i></a>`,
+        )}</div>
 ${howToRead()}
 <h2>Use the data</h2>
 <ul><li>REST API: <a href="/docs">reference</a>, <a href="/v1/elements">/v1/elements</a> (free, no key).</li>
 <li>MCP tool server for AI agents: <code>${deps.publicUrl}/mcp</code>; agent skill: <a href="/skill.md">skill.md</a>, <a href="/v1/skill">download</a>.</li>
 <li>Plans and per-call prices: <a href="/pricing">pricing</a>.</li></ul>`;
-      return c.html(
-        page('Periodic table', body, { description: 'The 118 elements coloured by research intensity.' }),
-        200,
-        cacheable,
-      );
+        return page('Periodic table', body, {
+          description: 'The 118 elements coloured by research intensity.',
+        });
+      });
+      return c.html(text, 200, cacheable);
     });
   app.get('/', table);
   app.get('/elements', table);
@@ -110,8 +112,10 @@ ${howToRead()}
     const viewer = sessionViewer(session, deps);
     return withSnapshot(c, (snapshot) => {
       const e = getElement(snapshot, c.req.param('symbol'), viewer);
-      const series = elementHistory(snapshot, e.symbol, 'yearly', viewer).series;
-      const body = html`<p><a href="/">← Periodic table</a></p>
+      // Rendered once per snapshot, element and what the viewer may see.
+      const text = snapshot.memoize(`web:element:${e.symbol}:${viewer.hriAvailable}`, () => {
+        const series = elementHistory(snapshot, e.symbol, 'yearly', viewer).series;
+        const body = html`<p><a href="/">← Periodic table</a></p>
 <h1>${e.name} (${e.symbol})</h1>
 <p class="muted">Atomic number ${e.atomic_number}, period ${e.period}${e.group === null ? '' : `, group ${e.group}`}. Data version ${snapshot.version}.</p>
 <table class="data"><tbody>
@@ -139,7 +143,9 @@ ${
 ${howToRead()}
 <h2>More on ${e.name}</h2>
 <p>The same numbers as JSON: <a href="/v1/elements/${e.symbol}">/v1/elements/${e.symbol}</a> (free). Its history by month or day, its top papers and HRI need a key (<a href="/account">account</a>, <a href="/pricing">plans</a>)${deps.payments ? ', or can be paid per call' : ''}.</p>`;
-      return c.html(page(`${e.name} (${e.symbol})`, body), 200, pageHeaders(session));
+        return page(`${e.name} (${e.symbol})`, body);
+      });
+      return c.html(text, 200, pageHeaders(session));
     });
   });
 

@@ -93,7 +93,7 @@ describe('accounts on the web: sign in by emailed link, keys, usage', () => {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(after.status).toBe(401);
-    expect((await after.json()).code).toBe('invalid_key');
+    expect(((await after.json()) as { code: string }).code).toBe('invalid_key');
     expect(await (await browser.get('/account')).text()).toMatch(/revoked \d{4}-\d{2}-\d{2}/);
 
     // Signing out ends the session everywhere: the old cookie no longer signs anyone in.

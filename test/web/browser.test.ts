@@ -83,7 +83,7 @@ describe.skipIf(!HAVE_BROWSER && process.env.REQUIRE_BROWSER !== '1')('the pages
     await page.goto(`${base}/`);
     expect(await page.locator('.ptable a').count()).toBe(118);
     const fcp = await page.evaluate(
-      () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
+      "performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null",
     );
     expect(fcp).not.toBeNull();
     writeFileSync(join(ARTIFACTS, 'first-contentful-paint.json'), JSON.stringify({ '/': fcp }, null, 2));
@@ -92,10 +92,12 @@ describe.skipIf(!HAVE_BROWSER && process.env.REQUIRE_BROWSER !== '1')('the pages
     let inTable = false;
     for (let i = 0; i < 40 && !inTable; i++) {
       await page.keyboard.press('Tab');
-      inTable = await page.evaluate(() => document.activeElement?.closest('.ptable') !== null);
+      inTable = (await page.evaluate("document.activeElement?.closest('.ptable') !== null")) as boolean;
     }
     expect(inTable).toBe(true);
-    const tip = await page.evaluate(() => getComputedStyle(document.activeElement!, '::after').content);
+    const tip = (await page.evaluate(
+      "getComputedStyle(document.activeElement, '::after').content",
+    )) as string;
     expect(tip).toMatch(/RIS \d+(\.\d)?, RI \d+\.\d\d, \d+ papers/);
 
     expect(await axeViolations(page)).toEqual([]);
@@ -104,7 +106,7 @@ describe.skipIf(!HAVE_BROWSER && process.env.REQUIRE_BROWSER !== '1')('the pages
     // Step through the years: choose one, then the previous-year link.
     const years = await page
       .locator('#year option[value]:not([value=""])')
-      .evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value));
+      .evaluateAll((o) => o.map((x) => (x as unknown as { value: string }).value));
     const year = years[years.length - 1]!;
     await page.selectOption('#year', year);
     await page.click('form.year button[type=submit]');
@@ -133,7 +135,7 @@ describe.skipIf(!HAVE_BROWSER && process.env.REQUIRE_BROWSER !== '1')('the pages
       ] as const) {
         await page.goto(`${base}${path}`);
         const overflow = await page.evaluate(
-          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
         );
         expect(overflow, `${path} at ${width}px`).toBeLessThanOrEqual(0);
         expect(await axeViolations(page), `${path} at ${width}px`).toEqual([]);

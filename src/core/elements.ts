@@ -82,10 +82,11 @@ export function listElements(
 }
 
 /**
- * The symbols of a batch (`Fe,ni, Co`): canonical, in the order given, each once. Symbols that
- * name no element are one 404 unknown_symbol naming every one of them, each with suggestions.
+ * The symbols of a batch (`Fe,ni, Co`): canonical, in the order given, each once, at most `max`
+ * (400 beyond). Symbols that name no element are one 404 unknown_symbol naming every one of
+ * them, each with suggestions.
  */
-export function batchSymbols(list: string): string[] {
+export function batchSymbols(list: string, max = ELEMENTS.length): string[] {
   const items = list
     .split(',')
     .map((s) => s.trim())
@@ -107,7 +108,15 @@ export function batchSymbols(list: string): string[] {
       },
     );
   }
-  return [...new Set(items.map((s) => findElement(s)!.symbol))];
+  const symbols = [...new Set(items.map((s) => findElement(s)!.symbol))];
+  if (symbols.length > max) {
+    throw new ServiceError(
+      'invalid_parameter',
+      `Parameter 'symbols': at most ${max} elements per call (${symbols.length} given).`,
+      { parameter: 'symbols' },
+    );
+  }
+  return symbols;
 }
 
 /** One element by symbol, matched case-insensitively and answered in its canonical form. */

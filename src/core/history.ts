@@ -120,6 +120,12 @@ export function elementHistory(
   };
 }
 
+/**
+ * Elements one batch of histories may name: a daily history from an early paper runs to over
+ * 20,000 periods (1.4 MB of JSON), so a batch is held to what one answer can carry.
+ */
+export const MAX_HISTORY_BATCH = 20;
+
 /** Several elements' full histories at one resolution, in the order of the symbols (see batchSymbols). */
 export function elementHistories(
   snapshot: Snapshot,

@@ -130,6 +130,15 @@ describe('GET /v1/elements/history?symbols=', () => {
     const unknown = await getJson('/v1/elements/history?symbols=Fe,Zz', free);
     expect(unknown.res.status).toBe(404);
     expect(unknown.body).toMatchObject({ code: 'unknown_symbol', unknown: ['Zz'] });
+    // At most 20 elements a call (a daily history alone can run to 1.4 MB); duplicates count once.
+    const symbols = (await getJson('/v1/elements')).body.elements.map((e: Json) => e.symbol) as string[];
+    expect(
+      (await getJson(`/v1/elements/history?symbols=${symbols.slice(0, 20)},H,he`, free)).res.status,
+    ).toBe(200);
+    const many = await getJson(`/v1/elements/history?symbols=${symbols.slice(0, 21)}`, free);
+    expect(many.res.status).toBe(400);
+    expect(many.body).toMatchObject({ code: 'invalid_parameter', parameter: 'symbols' });
+    expect((await getJson(`/v1/elements?symbols=${symbols}`)).body.count).toBe(118);
   });
 
   it('without a key, the 402 terms price the batch at the per-symbol price times the symbols', async () => {

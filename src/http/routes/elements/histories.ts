@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { batchPrice, operation, RESOLUTION_ACCESS } from '../../../access/policy.js';
 import { batchSymbols } from '../../../core/elements.js';
-import { elementHistories } from '../../../core/history.js';
+import { elementHistories, MAX_HISTORY_BATCH } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
 import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
@@ -21,7 +21,7 @@ export function registerElementHistories(app: OpenAPIHono<AppEnv>, deps: RouteDe
     operationId: 'getElementHistories',
     method: 'get',
     path: '/elements/history',
-    summary: 'Full histories of several elements in one call (symbols=Fe,Ni,Co), priced per symbol',
+    summary: `Full histories of up to ${MAX_HISTORY_BATCH} elements in one call (symbols=Fe,Ni,Co), priced per symbol`,
     security: [{ bearer: [] }],
     middleware: [requireAccess('getElementHistories', deps.edition, deps.publicUrl)] as const,
     request: { query: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery }).strict() },
@@ -41,7 +41,7 @@ export function registerElementHistories(app: OpenAPIHono<AppEnv>, deps: RouteDe
   app.openapi(route, async (c) => {
     const { symbols, resolution } = c.req.valid('query');
     checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
-    const list = batchSymbols(symbols);
+    const list = batchSymbols(symbols, MAX_HISTORY_BATCH);
     const viewer = viewerOf(c, deps.edition, deps.publicUrl);
     const answer = elementHistories(c.get('snapshot'), list, resolution, viewer);
     return jsonOrCsv(c, await paid(c, answer, batchPrice(op, list.length) ?? undefined), historiesTable);

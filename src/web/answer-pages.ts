@@ -97,7 +97,9 @@ export function registerAnswerPages<E extends Env>(app: Hono<E>, deps: AnswerPag
     const q = c.req.query('q') ?? '';
     return withData(c, 'Subject search', (snapshot, session) => {
       const apiPath = `/v1/subjects/search?${new URLSearchParams({ q })}`;
-      if (!sessionAllows(session, 'searchSubjects', deps.edition) || q.trim() === '')
+      if (sessionAllows(session, 'searchSubjects', deps.edition) && q.trim() === '')
+        return askForm('/subjects/search', 'Search topics and keywords', 'Words to look for');
+      if (!sessionAllows(session, 'searchSubjects', deps.edition))
         return gated(
           `Subject search for “${q}”`,
           'resolves free text to topics and keywords (subject_type and subject_id)',
@@ -163,7 +165,9 @@ ${asJson(apiPath)}`;
     const q = paper ?? c.req.query('q') ?? '';
     return withData(c, 'Research', (snapshot, session) => {
       const apiPath = `/v1/research?${new URLSearchParams(paper ? { paper } : { q })}`;
-      if (!sessionAllows(session, 'research', deps.edition) || q.trim() === '')
+      if (sessionAllows(session, 'research', deps.edition) && q.trim() === '')
+        return askForm('/research', 'Research a question', 'Your question, in words or terms');
+      if (!sessionAllows(session, 'research', deps.edition))
         return gated(
           `Research: ${q}`,
           'the research communities behind a question and three reading lists (foundational, now, newest)',
@@ -192,7 +196,9 @@ ${asJson(apiPath)}`;
     const q = c.req.query('q') ?? '';
     return withData(c, 'Lab', async (snapshot, session) => {
       const apiPath = `/v1/lab/quote?${new URLSearchParams({ q })}`;
-      if (!deps.lab || !sessionAllows(session, 'labQuote', deps.edition) || q.trim() === '')
+      if (deps.lab && sessionAllows(session, 'labQuote', deps.edition) && q.trim() === '')
+        return askForm('/lab', 'Lab query', 'A filter, for example: Ni AND Fe AND "oxygen evolution"');
+      if (!deps.lab || !sessionAllows(session, 'labQuote', deps.edition))
         return gated(
           `Lab query: ${q}`,
           'a binding quote (matches, years, communities, prices) and then the matching papers ranked by impact',
@@ -226,6 +232,11 @@ export function gated(
 ${session ? html`<p>Your plan is ${session.plan}: it does not include this answer.</p>` : html`<p><a href="/account">Sign in</a> with an account whose plan includes it to see it here.</p>`}
 <p><a href="/">The periodic table</a> is free.</p>`;
 }
+
+/** The question form of a page whose answer the account may see. */
+const askForm = (action: string, title: string, label: string) =>
+  html`<h1>${title}</h1>
+<form class="stack" method="get" action="${action}"><label for="q">${label}</label><input id="q" name="q" required maxlength="500"><button type="submit">Ask</button></form>`;
 
 const asJson = (apiPath: string) =>
   html`<p class="muted">The same answer as JSON: <a href="${apiPath}"><code>${apiPath}</code></a> (with your key).</p>`;

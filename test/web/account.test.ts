@@ -182,7 +182,8 @@ describe('accounts on the web: sign in by emailed link, keys, usage', () => {
     expect(freeFe).toContain('Shown from the Personal plan');
     const freeTopic = await browser.get(`${topic}${id}`);
     expect(await freeTopic.text()).toContain('Your plan is free');
-    // A free key opens subject search: the page shows the results.
+    // A free key opens subject search: the page asks, then shows the results.
+    expect(await (await browser.get('/subjects/search')).text()).toContain('<input id="q" name="q"');
     expect(await (await browser.get('/subjects/search?q=oxygen%20evolution')).text()).toContain(
       `href="${topic}${id}"`,
     );

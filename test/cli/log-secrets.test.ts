@@ -53,7 +53,7 @@ describe('the logs of a real ri serve', () => {
     const browser = new Browser(base);
     const form = await (await browser.get('/account')).text();
     await browser.post('/account/sign-in', { email: 'web@example.org', csrf: hidden(form, 'csrf') });
-    for (let i = 0; i < 100 && sink.mails.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 400 && sink.mails.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     const link = linkIn(sink.mails[0]!);
     const token = new URL(link).searchParams.get('token')!;
     // (The server's PUBLIC_URL says port 0, the port it was asked for: follow the link's path.)

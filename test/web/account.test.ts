@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 async function waitForMail(to: string, count = 1) {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 400; i++) {
     const mine = sink.mails.filter((m) => m.to.includes(to));
     if (mine.length >= count) return mine[count - 1]!;
     await new Promise((r) => setTimeout(r, 50));

@@ -48,7 +48,8 @@ function readSeries(
   const highImpact = corpusHighImpact(snapshot, resolution);
   // Contiguous: every period from the first with a paper to the current one; the snapshot keeps
   // only periods with papers, so the others are filled in with zeros here.
-  const end = [last, current].sort()[1]!; // labels sort as their periods do
+  const end =
+    current !== '' && periodIndex(current, resolution) > periodIndex(last, resolution) ? current : last;
   return periodsBetween(s.period[0]!, end, resolution).map((period) => {
     const i = stored.get(period);
     if (i === undefined) {
@@ -80,6 +81,13 @@ function corpusHighImpact(snapshot: Snapshot, resolution: Resolution): Map<strin
 /** The label of the period a day (YYYY-MM-DD) falls in: 2024, 2024-03 or 2024-03-05. */
 export function periodOfDay(day: string, resolution: Resolution): string {
   return resolution === 'yearly' ? day.slice(0, 4) : resolution === 'monthly' ? day.slice(0, 7) : day;
+}
+
+/** A period label as a number that orders periods (years are not zero-padded, so not their text). */
+function periodIndex(label: string, resolution: Resolution): number {
+  if (resolution === 'yearly') return Number(label);
+  if (resolution === 'monthly') return Number(label.slice(0, -3)) * 12 + Number(label.slice(-2));
+  return Date.parse(`${label}T00:00:00Z`);
 }
 
 /** Every period label from `first` to `last`, both included, oldest first. */

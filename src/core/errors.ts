@@ -6,6 +6,10 @@ const ERRORS = {
   unknown_symbol: { status: 404, title: 'Unknown element symbol' },
   unknown_subject: { status: 404, title: 'Unknown subject' },
   invalid_parameter: { status: 400, title: 'Invalid parameter' },
+  // Node's own refusals, before the app sees the request (server-limits.ts).
+  bad_request: { status: 400, title: 'Bad request' },
+  request_timeout: { status: 408, title: 'Request timeout' },
+  headers_too_large: { status: 431, title: 'Request headers too large' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   nothing_matched: { status: 404, title: 'Nothing matched' },
@@ -13,6 +17,7 @@ const ERRORS = {
   unusable_query: { status: 400, title: 'Unusable lab query' },
   unknown_quote: { status: 404, title: 'Unknown quote' },
   quote_expired: { status: 410, title: 'Quote expired' },
+  data_version_gone: { status: 410, title: 'Data version no longer kept' },
   quote_stale: { status: 409, title: 'Quote stale' },
   quote_edited: { status: 400, title: 'Quote edited' },
   licence_required: { status: 403, title: 'Licence required' },

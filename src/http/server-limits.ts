@@ -29,20 +29,34 @@ const CLIENT_ERRORS: Record<string, { status: number; code: string; title: strin
   },
 };
 
-function clientErrorResponse(code: string | undefined, publicUrl: string): string {
-  const e = (code && CLIENT_ERRORS[code]) || {
+const BAD_REQUEST = {
+  status: 400,
+  code: 'bad_request',
+  title: 'Bad request',
+  detail: 'The request could not be parsed as HTTP.',
+};
+
+/** A request Node parsed but whose target cannot be made a URL (a backslash in the path, a bad Host). */
+export function unreadableRequest(publicUrl: string): Response {
+  return new Response(problemBody(BAD_REQUEST, publicUrl), {
     status: 400,
-    code: 'bad_request',
-    title: 'Bad request',
-    detail: 'The request could not be parsed as HTTP.',
-  };
-  const body = JSON.stringify({
+    headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store' },
+  });
+}
+
+function problemBody(e: typeof BAD_REQUEST, publicUrl: string): string {
+  return JSON.stringify({
     type: `${publicUrl}/docs/errors#${e.code}`,
     title: e.title,
     status: e.status,
     detail: e.detail,
     code: e.code,
   });
+}
+
+function clientErrorResponse(code: string | undefined, publicUrl: string): string {
+  const e = (code && CLIENT_ERRORS[code]) || BAD_REQUEST;
+  const body = problemBody(e, publicUrl);
   return (
     `HTTP/1.1 ${e.status} ${e.title}\r\ncontent-type: application/problem+json\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`

@@ -1,12 +1,13 @@
-import type { Server } from 'node:http';
-import { type ServerType, serve } from '@hono/node-server';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import type { StateStore } from '../access/state-store.js';
 import { UsageCounter } from '../access/usage-counter.js';
 import type { Config } from '../config/config.js';
 import type { SnapshotManager } from '../snapshot/snapshot.js';
 import { createApp } from './app.js';
 import type { AppDeps } from './context.js';
-import { boundServer } from './server-limits.js';
+import { boundServer, unreadableRequest } from './server-limits.js';
 
 export interface RunningServer {
   url: string;
@@ -28,26 +29,28 @@ export function startServer(
   const app = createApp({ config, snapshots, state, log, usage, ...extra });
   return new Promise((resolve, reject) => {
     let drain: () => Promise<void> = async () => {};
-    const server: ServerType = serve(
-      {
-        fetch: app.fetch,
-        port: config.PORT,
+    // A request target the adapter cannot make a URL of (a backslash, no leading slash, a bad
+    // Host) is answered as problem+json like Node's own refusals, not as an empty 400.
+    const server = createServer(
+      { maxHeaderSize: 16 * 1024 },
+      getRequestListener(app.fetch, {
         hostname: config.HOST,
-        serverOptions: { maxHeaderSize: 16 * 1024 },
-      },
-      (info) => {
-        const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-        resolve({
-          url: `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${info.port}`,
-          // The calls counted since the last flush are written after the last request is done.
-          close: () =>
-            drain().then(() =>
-              usage.close().catch((e: Error) => log('usage counts not written', { err: e.message })),
-            ),
-        });
-      },
+        errorHandler: () => unreadableRequest(config.publicUrl),
+      }),
     );
-    drain = boundServer(server as Server, {
+    server.listen(config.PORT, config.HOST, () => {
+      const info = server.address() as AddressInfo;
+      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      resolve({
+        url: `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${info.port}`,
+        // The calls counted since the last flush are written after the last request is done.
+        close: () =>
+          drain().then(() =>
+            usage.close().catch((e: Error) => log('usage counts not written', { err: e.message })),
+          ),
+      });
+    });
+    drain = boundServer(server, {
       perClient: config.MAX_CONNECTIONS_PER_CLIENT,
       total: config.MAX_CONNECTIONS,
       publicUrl: config.publicUrl,

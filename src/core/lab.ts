@@ -251,7 +251,7 @@ export function labQuote(
   const noBroader =
     matches < NARROW_BELOW && broader.length === 0
       ? `broader is empty: no query made by dropping up to ${MAX_DROPPED} of this query's clauses (keeping a known ` +
-        'required term) matches more papers. Try other terms, an OR group or a wider year range.'
+        `required term; the first ${MAX_BROADER_TRIED} such queries are tried) matches more papers. Try other terms, an OR group or a wider year range.`
       : undefined;
   const issued = settings.now();
   const unsigned: Omit<LabQuote, 'signature'> = {

@@ -212,24 +212,36 @@ export class CorpusStore {
         `INSERT INTO works SELECT ${WORK_COLUMNS} FROM newer WHERE NOT is_retracted AND NOT is_paratext`,
       );
       // Names of topics and keywords the taxonomy does not have (the works carry them). Copies
-      // may spell a name differently: the ORDER BY makes the pick the same whatever order the
-      // parallel reader staged the rows in (else the snapshot, and its data_version, would vary).
-      await c.run(`INSERT INTO topics (id, name, subfield, field_id, field, domain)
+      // may spell a name differently: the pick is the first by one fixed order over every copy
+      // seen so far, in this batch or an earlier one, so neither the order the parallel reader
+      // staged rows in nor the way files were split into batches (--watch takes one at a time)
+      // changes the snapshot and its data_version. Taxonomy rows (keywords set) are never touched.
+      await c.run(`CREATE OR REPLACE TEMP TABLE topic_names AS
         SELECT DISTINCT ON (id) id, name, subfield, field_id, field, domain FROM (
+          SELECT id, name, subfield, field_id, field, domain FROM topics WHERE keywords IS NULL
+          UNION ALL
           SELECT primary_topic AS id, primary_topic_raw.display_name AS name, primary_topic_raw.subfield.display_name AS subfield,
                  field_id, primary_topic_raw.field.display_name AS field, primary_topic_raw.domain.display_name AS domain
           FROM newer WHERE primary_topic IS NOT NULL
           UNION ALL
           SELECT TRY_CAST(replace(t.id, 'https://openalex.org/T', '') AS INTEGER), t.display_name, NULL, NULL, NULL, NULL
           FROM (SELECT unnest(topics_raw) AS t FROM newer))
-        WHERE id IS NOT NULL AND name IS NOT NULL AND id NOT IN (SELECT id FROM topics)
+        WHERE id IS NOT NULL AND name IS NOT NULL AND id NOT IN (SELECT id FROM topics WHERE keywords IS NOT NULL)
         ORDER BY id, subfield IS NULL, name, subfield, field, domain`);
-      await c.run(`INSERT INTO keywords
-        SELECT DISTINCT ON (slug) replace(k.id, 'https://openalex.org/keywords/', '') AS slug, k.display_name
+      await c.run('DELETE FROM topics WHERE keywords IS NULL AND id IN (SELECT id FROM topic_names)');
+      await c.run(`INSERT INTO topics (id, name, subfield, field_id, field, domain)
+        SELECT id, name, subfield, field_id, field, domain FROM topic_names ORDER BY id`);
+      // A keyword's name is the least of every spelling seen, whatever batch brought it, so files
+      // ingested one at a time (as --watch does) name keywords as one run over them all does.
+      await c.run(`CREATE OR REPLACE TEMP TABLE keyword_names AS
+        SELECT replace(k.id, 'https://openalex.org/keywords/', '') AS slug, min(k.display_name) AS name
         FROM (SELECT unnest(keywords_raw) AS k FROM newer)
         WHERE k.id IS NOT NULL AND k.display_name IS NOT NULL
-          AND replace(k.id, 'https://openalex.org/keywords/', '') NOT IN (SELECT slug FROM keywords)
-        ORDER BY slug, k.display_name`);
+        GROUP BY 1`);
+      await c.run(`UPDATE keywords SET name = n.name FROM keyword_names n
+        WHERE keywords.slug = n.slug AND n.name < keywords.name`);
+      await c.run(`INSERT INTO keywords SELECT slug, name FROM keyword_names
+        WHERE slug NOT IN (SELECT slug FROM keywords) ORDER BY slug`);
       const [row] = await this.rows<Record<keyof MergeCounts, bigint | number>>(`SELECT
         (SELECT count(*) FROM staged) AS read,
         (SELECT count(*) FROM staged WHERE id IS NULL) AS invalid,
@@ -257,7 +269,9 @@ export class CorpusStore {
       await c.run('ROLLBACK');
       throw e;
     } finally {
-      await c.run('DROP TABLE IF EXISTS staged; DROP TABLE IF EXISTS newer; DROP TABLE IF EXISTS latest');
+      await c.run(
+        'DROP TABLE IF EXISTS staged; DROP TABLE IF EXISTS newer; DROP TABLE IF EXISTS latest; DROP TABLE IF EXISTS keyword_names; DROP TABLE IF EXISTS topic_names',
+      );
     }
   }
 

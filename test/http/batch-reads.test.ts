@@ -239,9 +239,11 @@ describe('the OpenAPI document', () => {
   it('describes the batch reads and the CSV answers', async () => {
     const doc = (await getJson('/v1/openapi.json')).body;
     const histories = doc.paths['/elements/history'].get;
-    expect(histories.parameters.map((p: Json) => p.name).sort()).toEqual(['resolution', 'symbols']);
+    expect(histories.parameters.map((p: Json) => p.name)).toEqual(
+      expect.arrayContaining(['resolution', 'symbols']),
+    );
     expect(Object.keys(histories.responses['200'].content).sort()).toEqual(['application/json', 'text/csv']);
-    expect(doc.paths['/elements'].get.parameters.map((p: Json) => p.name)).toEqual(['symbols']);
+    expect(doc.paths['/elements'].get.parameters.map((p: Json) => p.name)).toContain('symbols');
     for (const path of [
       '/elements/{symbol}/history',
       '/elements/{symbol}/papers',

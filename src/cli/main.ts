@@ -24,6 +24,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'ingest + build + publish; --watch follows a folder',
     load: () => import('./update.js'),
   },
+  pull: {
+    summary: 'read new and changed works from the OpenAlex API into the corpus store (resumable)',
+    load: () => import('./pull.js'),
+  },
   generate: {
     summary: 'write a synthetic corpus in the OpenAlex layout',
     load: () => import('./generate.js'),

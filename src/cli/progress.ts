@@ -1,14 +1,19 @@
 import cliProgress from 'cli-progress';
 import type { IngestProgress } from '../ingest/ingest.js';
 
-/** A progress bar on a terminal; plain log lines (at most one every 5 s) otherwise. */
-export function ingestProgressReporter(stream: NodeJS.WriteStream = process.stderr) {
+/**
+ * A progress bar on a terminal; plain log lines (at most one every 5 s) otherwise. `names` lets
+ * `ri pull` say pages where ingest says files.
+ */
+export function ingestProgressReporter(
+  stream: NodeJS.WriteStream = process.stderr,
+  names: { command: string; parts: string } = { command: 'ingest', parts: 'files' },
+) {
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
       {
         stream,
-        format:
-          'ingest [{bar}] {percentage}% | {read} works | files {filesDone}/{files} | {rate} works/s | eta {eta_formatted}',
+        format: `${names.command} [{bar}] {percentage}% | {read} works | ${names.parts} {filesDone}/{files} | {rate} works/s | eta {eta_formatted}`,
         hideCursor: true,
       },
       cliProgress.Presets.shades_classic,
@@ -38,7 +43,7 @@ export function ingestProgressReporter(stream: NodeJS.WriteStream = process.stde
       last = now;
       const pct = p.totalBytes ? ((100 * p.bytes) / p.totalBytes).toFixed(0) : '0';
       stream.write(
-        `ingest: ${pct}% ${p.read} works read, files ${p.filesDone}/${p.files}, ${rate(p.read, t0)} works/s\n`,
+        `${names.command}: ${pct}% ${p.read} works read, ${names.parts} ${p.filesDone}/${p.files}, ${rate(p.read, t0)} works/s\n`,
       );
     },
     stop() {},

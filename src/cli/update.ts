@@ -1,14 +1,34 @@
 import { watch } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
+import { dataPaths } from '../config/paths.js';
 import { expandWorksPaths } from '../ingest/sources.js';
+import { readPointerName } from '../snapshot/publish.js';
 import { CliError } from './cli-error.js';
 import { runBuild, runIngest } from './pipeline.js';
+import { parseFilter, parseSince, runPull } from './pull.js';
 
 const USAGE = `usage: ri update PATH... [--watch] [--interval SECONDS] [--data-dir DIR]
+       ri update --pull [--every DURATION] [--since DATE] [--filter F] [--data-dir DIR]
 
 Ingest + build + publish. With --watch, keeps following the folders given and ingests new
-partitions (works/updated_date=YYYY-MM-DD/part_*.gz) as they appear, then publishes again.`;
+partitions (works/updated_date=YYYY-MM-DD/part_*.gz) as they appear, then publishes again.
+
+With --pull, reads new and changed works from the OpenAlex API instead (as \`ri pull\`), then
+builds and publishes. With --every (e.g. 30m, 6h, 1d), does so again after each such interval
+until stopped (Ctrl-C); a pull that fails is tried again at the next one.`;
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** --every: a number with a unit (s, m, h, d), in milliseconds. */
+export function parseEvery(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([smhd])$/.exec(value.trim());
+  const ms = m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! * 1000 : Number.NaN;
+  if (!(ms >= 1000 && ms <= 2 ** 31 - 1)) {
+    throw new CliError(`--every must be a duration such as 90s, 30m, 6h or 1d (1s to 24d), got '${value}'`);
+  }
+  return ms;
+}
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -17,6 +37,10 @@ export async function run(args: string[]): Promise<number> {
     options: {
       watch: { type: 'boolean' },
       interval: { type: 'string', default: '5' },
+      pull: { type: 'boolean' },
+      every: { type: 'string' },
+      since: { type: 'string' },
+      filter: { type: 'string' },
       topics: { type: 'string' },
       'data-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -26,6 +50,13 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (values.pull) {
+    if (positionals.length > 0 || values.watch)
+      throw new CliError('--pull reads the API: give it no PATH and no --watch');
+    return updateByPulling(values);
+  }
+  for (const flag of ['every', 'since', 'filter'] as const)
+    if (values[flag] !== undefined) throw new CliError(`--${flag} goes with --pull`);
   if (positionals.length === 0) throw new CliError(`no PATH given\n${USAGE}`);
   const interval = Number(values.interval);
   if (!Number.isFinite(interval) || interval <= 0)
@@ -88,4 +119,69 @@ export async function run(args: string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   return 0;
+}
+
+/** `ri update --pull [--every D]`: pull, build, publish; on a schedule with --every. */
+async function updateByPulling(values: {
+  every?: string;
+  since?: string;
+  filter?: string;
+  topics?: string;
+  'data-dir'?: string;
+}): Promise<number> {
+  const every = values.every === undefined ? null : parseEvery(values.every);
+  const since = values.since === undefined ? null : parseSince(values.since);
+  const filter = values.filter === undefined ? undefined : parseFilter(values.filter);
+  const dataDir = values['data-dir'] ?? loadConfig().DATA_DIR;
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let lastCycleBuilt = false;
+  try {
+    for (let first = true; ; first = false) {
+      try {
+        // --since and --filter start the first pull; the next ones go on from where it ended.
+        const pulled = await runPull(dataDir, {
+          since: first ? since : null,
+          filter: first ? filter : undefined,
+          topics: values.topics ?? null,
+          signal: stop.signal,
+        });
+        const c = pulled.counts;
+        const current = readPointerName(dataPaths(dataDir).snapshots, 'CURRENT');
+        // A cycle that brought nothing after one that published keeps the snapshot (the first always
+        // builds: a `ri pull` or a failed cycle before it may have left the corpus ahead of it).
+        if (lastCycleBuilt && c.kept + c.replaced + c.removed === 0 && current) {
+          process.stderr.write(`update: nothing new; snapshot ${current} stays current\n`);
+          process.stdout.write(`${current}\n`);
+        } else {
+          const result = await runBuild(dataDir);
+          process.stdout.write(`${result.version}\n`);
+        }
+        lastCycleBuilt = true;
+      } catch (e) {
+        lastCycleBuilt = false;
+        if (every === null || stop.signal.aborted || !(e instanceof CliError) || e.exitCode === 2) throw e;
+        process.stderr.write(`update: ${e.message.replace(/^pull: /, 'pull failed: ')}\n`);
+      }
+      if (every === null || stop.signal.aborted) return 0;
+      process.stderr.write(`update: next pull in ${values.every} (Ctrl-C to stop)\n`);
+      const waited = await new Promise<boolean>((resolve) => {
+        const onAbort = () => {
+          clearTimeout(timer);
+          resolve(false);
+        };
+        const timer = setTimeout(() => {
+          stop.signal.removeEventListener('abort', onAbort);
+          resolve(true);
+        }, every);
+        stop.signal.addEventListener('abort', onAbort, { once: true });
+      });
+      if (!waited) return 0;
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }

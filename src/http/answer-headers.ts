@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { serverTiming, type Timing } from './server-timing.js';
 
 /**
  * Headers that every answer to a request carries whatever produced it (request id, CORS, rate
@@ -16,9 +17,11 @@ import type { Context } from 'hono';
  * Either way the answer carries the same headers as with c.header(), and the answer's own headers
  * win over collected ones of the same name, as before.
  *
+ * The collection also times the request: every answer carries Server-Timing (server-timing.ts).
+ *
  * Names are lower-case, as Headers would have made them.
  */
-export interface AnswerHeaders {
+export interface AnswerHeaders extends Timing {
   values: Record<string, string>;
   /** True once an answer has taken the values into its own headers. */
   taken: boolean;
@@ -28,7 +31,7 @@ const VAR = 'answerHeaders';
 type WithAnswerHeaders = { Variables: { [VAR]?: AnswerHeaders } };
 
 export function startAnswerHeaders(c: Context, values: Record<string, string>): AnswerHeaders {
-  const collected: AnswerHeaders = { values, taken: false };
+  const collected: AnswerHeaders = { values, taken: false, start: performance.now() };
   (c as Context<WithAnswerHeaders>).set(VAR, collected);
   return collected;
 }
@@ -43,17 +46,29 @@ export function addAnswerHeaders(c: Context, headers: Record<string, string>): v
   for (const name in headers) c.header(name, headers[name]);
 }
 
+/** The handler's time, for Server-Timing's `core`. */
+export function recordCoreTime(c: Context, ms: number): void {
+  const collected = (c as Context<WithAnswerHeaders>).get(VAR);
+  if (collected) collected.core = ms;
+}
+
 /**
- * The collected headers merged under `own` (own wins), for an answer built here with a plain
- * header object; null when nothing was collected (then answer through c.body(), which includes
- * whatever c.header() set).
+ * The collected headers merged under `own` (own wins), with Server-Timing (`hit`: from the
+ * response cache), for an answer built here with a plain header object; null when nothing was
+ * collected (then answer through c.body(), which includes whatever c.header() set).
  */
-export function takeAnswerHeaders(c: Context, own: Record<string, string>): Record<string, string> | null {
+export function takeAnswerHeaders(
+  c: Context,
+  own: Record<string, string>,
+  hit = false,
+): Record<string, string> | null {
   const collected = (c as Context<WithAnswerHeaders>).get(VAR);
   if (!collected || collected.taken) return null;
   collected.taken = true;
   // Into the request's own object: object spread here costs microseconds, Object.assign does not.
-  return Object.assign(collected.values, own);
+  const headers = Object.assign(collected.values, own);
+  headers['server-timing'] = serverTiming(collected, hit);
+  return headers;
 }
 
 /** Sets the collected headers the answer does not carry yet (unless a cached answer took them). */
@@ -62,4 +77,5 @@ export function applyAnswerHeaders(c: Context, collected: AnswerHeaders): void {
   collected.taken = true;
   const headers = c.res.headers;
   for (const name in collected.values) if (!headers.has(name)) headers.set(name, collected.values[name]!);
+  headers.set('server-timing', serverTiming(collected, false));
 }

@@ -78,7 +78,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     );
   });
   app.use('*', compression());
-  app.use('*', securityHeaders(deps.config.publicUrl));
+  // Pages only: the API answers no HTML, and reading a cached answer's headers here would make
+  // @hono/node-server copy them into a Headers object (a tenth of a cached answer's cost).
+  const pageHeaders = securityHeaders(deps.config.publicUrl);
+  app.use('*', (c, next) => (c.req.path.startsWith('/v1/') ? next() : pageHeaders(c, next)));
 
   // The older edition has no research, lab or payment endpoints: they answer 404.
   const lab =

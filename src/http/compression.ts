@@ -1,47 +1,153 @@
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import type { MiddlewareHandler } from 'hono';
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import type { Context, MiddlewareHandler } from 'hono';
+
+export type Encoding = 'br' | 'gzip';
 
 const COMPRESSIBLE = /^(application\/(json|problem\+json|javascript)|text\/)/;
-const MIN_BYTES = 1024;
+/** Below this a compressed answer saves less than a packet and costs more CPU than it saves. */
+export const MIN_COMPRESS_BYTES = 1024;
+
+export const isCompressible = (contentType: string) => COMPRESSIBLE.test(contentType);
+
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
 
 /**
- * gzip or Brotli for JSON and text answers over 1 KB, by Accept-Encoding (br preferred).
- * Hono's own compress middleware uses CompressionStream, which has no Brotli in Node 20.
- * Brotli at quality 4 compresses JSON about as well as gzip -9 at a fraction of the cost.
+ * Compresses on libuv's thread pool, not the event loop. Brotli at quality 4 compresses JSON about
+ * as well as gzip -9 at a fraction of the cost. (Hono's compress middleware uses
+ * CompressionStream, which has no Brotli in Node 20.)
+ */
+export function compress(raw: Uint8Array, encoding: Encoding): Promise<Uint8Array<ArrayBuffer>> {
+  // zlib's answers are Buffers over ordinary ArrayBuffers.
+  return (
+    encoding === 'br'
+      ? brotliAsync(raw, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+        })
+      : gzipAsync(raw, { level: 6 })
+  ) as Promise<Uint8Array<ArrayBuffer>>;
+}
+
+/**
+ * The encoding to answer with for an Accept-Encoding header (RFC 9110 12.5.3): the highest
+ * q-value among br and gzip, br on a tie, `*` standing for either when not named; null for
+ * identity (no header, `identity`, or both refused with q=0). Parsed once per distinct header:
+ * clients send few distinct values, and this runs for every cached answer.
+ */
+export function chooseEncoding(acceptEncoding: string | undefined): Encoding | null {
+  if (!acceptEncoding) return null;
+  const known = chosen.get(acceptEncoding);
+  if (known !== undefined) return known;
+  const choice = negotiate(acceptEncoding);
+  if (chosen.size >= 256) chosen.clear();
+  chosen.set(acceptEncoding, choice);
+  return choice;
+}
+const chosen = new Map<string, Encoding | null>();
+
+function negotiate(header: string): Encoding | null {
+  let br: number | undefined;
+  let gz: number | undefined;
+  let any: number | undefined;
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.split(';');
+    const coding = name!.trim().toLowerCase();
+    let q = 1;
+    for (const p of params) {
+      const m = /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p);
+      if (m) q = Number(m[1]);
+    }
+    if (!Number.isFinite(q) || q < 0 || q > 1) continue;
+    if (coding === 'br') br = Math.max(br ?? 0, q);
+    else if (coding === 'gzip' || coding === 'x-gzip') gz = Math.max(gz ?? 0, q);
+    else if (coding === '*') any = q;
+  }
+  const qBr = br ?? any ?? 0;
+  const qGz = gz ?? any ?? 0;
+  if (qBr > 0 && qBr >= qGz) return 'br';
+  if (qGz > 0) return 'gzip';
+  return null;
+}
+
+/** The ETag of an encoded form: each representation has its own validator (RFC 9110 8.8.3). */
+export function encodedEtag(etag: string, encoding: Encoding): string {
+  return `${etag.slice(0, -1)}-${encoding}"`;
+}
+
+/**
+ * Compressed bytes of answers that are the same for everyone (Cache-Control: public), by their
+ * content: the web pages are rendered once per snapshot, and so are compressed once here. Hashing
+ * costs a tenth of compressing. Bounded; the oldest entries go first.
+ */
+const MEMO_MAX_BYTES = 16 * 1024 * 1024;
+const MEMO_MAX_BODY = 512 * 1024;
+const memo = new Map<string, Uint8Array<ArrayBuffer>>();
+let memoBytes = 0;
+
+async function compressShared(raw: Uint8Array, encoding: Encoding): Promise<Uint8Array<ArrayBuffer>> {
+  if (raw.length > MEMO_MAX_BODY) return compress(raw, encoding);
+  const key = `${encoding}:${createHash('sha1').update(raw).digest('base64')}`;
+  const known = memo.get(key);
+  if (known) return known;
+  const body = await compress(raw, encoding);
+  if (memo.has(key)) return body;
+  for (const [oldKey, old] of memo) {
+    if (memoBytes + body.length <= MEMO_MAX_BYTES) break;
+    memo.delete(oldKey);
+    memoBytes -= old.length;
+  }
+  memo.set(key, body);
+  memoBytes += body.length;
+  return body;
+}
+
+const PRECOMPRESSED = 'precompressed';
+type WithPrecompressed = { Variables: { [PRECOMPRESSED]?: true } };
+
+/** Marks an answer that already carries its negotiated encoding (the response cache's). */
+export function markPrecompressed(c: Context): void {
+  (c as Context<WithPrecompressed>).set(PRECOMPRESSED, true);
+}
+
+/**
+ * gzip or Brotli, by Accept-Encoding, for JSON and text answers that the response cache did not
+ * already encode (errors, pages, research and lab answers, answers too large to cache), off the
+ * event loop and only above MIN_COMPRESS_BYTES. Every compressible answer says
+ * `Vary: Accept-Encoding`.
  */
 export function compression(): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    // Decide from the request and the headers first: touching the body of @hono/node-server's
-    // lightweight Response turns it into a stream and takes the slow path for every request.
-    const accept = c.req.header('accept-encoding') ?? '';
-    const encoding = /\bbr\b/.test(accept) ? 'br' : /\bgzip\b/.test(accept) ? 'gzip' : null;
-    if (!encoding || c.req.method === 'HEAD') return;
+    // A cached answer is done: touching the headers or body of @hono/node-server's lightweight
+    // Response would turn it into a stream and take the slow path.
+    if (c.req.method === 'HEAD' || (c as Context<WithPrecompressed>).get(PRECOMPRESSED)) return;
     const res = c.res;
-    const type = res.headers.get('content-type') ?? '';
+    const headers = res.headers;
     if (
       res.status === 204 ||
       res.status === 304 ||
-      res.headers.has('content-encoding') ||
-      !COMPRESSIBLE.test(type)
+      headers.has('content-encoding') ||
+      !isCompressible(headers.get('content-type') ?? '')
     )
       return;
-    if (!res.body) return;
-    const raw = Buffer.from(await res.arrayBuffer());
-    if (raw.length < MIN_BYTES) {
-      c.res = new Response(raw, res);
+    if (!/\baccept-encoding\b/i.test(headers.get('vary') ?? '')) headers.append('vary', 'Accept-Encoding');
+    const encoding = chooseEncoding(c.req.header('accept-encoding'));
+    if (!encoding || !res.body) return;
+    const raw = new Uint8Array(await res.arrayBuffer());
+    if (raw.length < MIN_COMPRESS_BYTES) {
+      c.res = new Response(raw, { status: res.status, headers });
       return;
     }
-    const body =
-      encoding === 'br'
-        ? brotliCompressSync(raw, {
-            params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
-          })
-        : gzipSync(raw, { level: 6 });
-    const headers = new Headers(res.headers);
-    headers.set('content-encoding', encoding);
-    headers.delete('content-length');
-    headers.append('vary', 'Accept-Encoding');
-    c.res = new Response(body, { status: res.status, headers });
+    const body = /\bpublic\b/.test(headers.get('cache-control') ?? '')
+      ? await compressShared(raw, encoding)
+      : await compress(raw, encoding);
+    const out = new Headers(headers);
+    out.set('content-encoding', encoding);
+    out.delete('content-length');
+    const etag = out.get('etag');
+    if (etag) out.set('etag', encodedEtag(etag, encoding));
+    c.res = new Response(body, { status: res.status, headers: out });
   };
 }

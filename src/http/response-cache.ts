@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { takeAnswerHeaders } from './answer-headers.js';
+import { recordCoreTime, takeAnswerHeaders } from './answer-headers.js';
+import {
+  chooseEncoding,
+  compress,
+  type Encoding,
+  encodedEtag,
+  isCompressible,
+  MIN_COMPRESS_BYTES,
+  markPrecompressed,
+} from './compression.js';
 import type { AppEnv } from './context.js';
 import { prefersCsv } from './csv.js';
 
@@ -9,13 +18,26 @@ import { prefersCsv } from './csv.js';
  * serialised, per snapshot: repeated calls skip the handler and JSON.stringify. The cache sits
  * after authentication and rate limiting (every request is still authenticated and counted) and
  * its key holds the plan, so a hit can only repeat an answer the same plan was already given.
- * Also sets ETag, Cache-Control and Vary, and answers If-None-Match with 304.
+ *
+ * An entry holds each representation ready to send: the identity bytes and, above
+ * MIN_COMPRESS_BYTES, the gzip and Brotli bytes, compressed once (off the event loop) when the
+ * answer is cached. A request gets the one its Accept-Encoding prefers, with that
+ * representation's own ETag (If-None-Match -> 304), Cache-Control and Vary.
  */
-interface Entry {
-  body: string;
+interface Representation {
+  body: Uint8Array<ArrayBuffer>;
   etag: string;
-  /** Every header of a hit, prepared once. */
+  /** Every header of a 200, prepared once. */
   headers: Record<string, string>;
+  /** The headers of its 304: validators and caching, no content metadata (RFC 9110 15.4.5). */
+  notModified: Record<string, string>;
+}
+
+interface Entry {
+  identity: Representation;
+  br?: Representation;
+  gzip?: Representation;
+  bytes: number;
 }
 
 /** The whole cache of one snapshot holds at most this many bytes of bodies (oldest entries go first). */
@@ -31,7 +53,7 @@ interface Store {
 export function responseCache(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     // Paid calls are never answered from the cache: each is verified and settled on its own.
-    if (c.req.method !== 'GET' || c.get('payment')) return next();
+    if (c.req.method !== 'GET' || c.get('payment')) return timed(c, next);
     const snapshot = c.get('snapshot');
     const plan = c.get('caller')?.plan ?? 'anonymous';
     // Path and query only: the Host header (or any other header) is not part of an answer, and
@@ -39,55 +61,83 @@ export function responseCache(): MiddlewareHandler<AppEnv> {
     const url = c.req.url;
     // The representation too: a route that answers CSV to Accept: text/csv keeps both forms apart.
     const form = prefersCsv(c.req.header('accept')) ? 'csv|' : '';
-    const key = `${plan}|${form}${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;
+    // And the answer's version: a read pinned by the RI-Data-Version header has a current read's URL.
+    const key = `${snapshot.version}|${plan}|${form}${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;
     const store = snapshot.memoize('response-cache', (): Store => ({ entries: new Map(), bytes: 0 }));
     const cache = store.entries;
-    let entry = cache.get(key);
-    if (!entry) {
-      await next();
-      // A route that answers no-store (a lab quote carries its own expiry) is never kept.
-      if (c.res.status !== 200 || c.res.headers.get('cache-control') === 'no-store') return;
-      const body = await c.res.clone().text();
-      const etag = `W/"${createHash('sha1').update(`${snapshot.version}|${key}`).digest('base64url').slice(0, 22)}"`;
-      entry = {
-        body,
-        etag,
-        headers: cacheHeaders(
-          c.res.headers.get('content-type') ?? 'application/json',
-          etag,
-          plan !== 'anonymous',
-          c.res.headers,
-        ),
-      };
-      if (body.length <= MAX_BODY && !cache.has(key)) {
-        for (const [oldKey, old] of cache) {
-          if (store.bytes + body.length <= MAX_BYTES) break;
-          cache.delete(oldKey);
-          store.bytes -= old.body.length;
-        }
-        cache.set(key, entry);
-        store.bytes += body.length;
+    const encoding = chooseEncoding(c.req.header('accept-encoding'));
+    const hit = cache.get(key);
+    if (hit) return answer(c, hit[encoding ?? 'identity'] ?? hit.identity, true);
+
+    await timed(c, next);
+    // A route that answers no-store (a lab quote carries its own expiry) is never kept.
+    if (c.res.status !== 200 || c.res.headers.get('cache-control') === 'no-store') return;
+    const body: Uint8Array<ArrayBuffer> = new Uint8Array(await c.res.arrayBuffer());
+    const etag = `W/"${createHash('sha1').update(`${snapshot.version}|${key}`).digest('base64url').slice(0, 22)}"`;
+    const route = c.res.headers;
+    const headers = cacheHeaders(
+      route.get('content-type') ?? 'application/json',
+      plan !== 'anonymous',
+      route,
+    );
+    const compressible = isCompressible(headers['content-type']!) && body.length >= MIN_COMPRESS_BYTES;
+    const kept = body.length <= MAX_BODY && !cache.has(key);
+    // A kept answer gets both encodings now; one too large to keep, only the one asked for.
+    const wanted: Encoding[] = !compressible ? [] : kept ? ['br', 'gzip'] : encoding ? [encoding] : [];
+    const encoded = await Promise.all(wanted.map((e) => compress(body, e)));
+    const entry: Entry = { identity: representation(body, etag, headers), bytes: body.length };
+    wanted.forEach((e, i) => {
+      entry[e] = representation(encoded[i]!, encodedEtag(etag, e), { ...headers, 'content-encoding': e });
+      entry.bytes += encoded[i]!.length;
+    });
+    if (kept && !cache.has(key)) {
+      for (const [oldKey, old] of cache) {
+        if (store.bytes + entry.bytes <= MAX_BYTES) break;
+        cache.delete(oldKey);
+        store.bytes -= old.bytes;
       }
-      for (const [name, value] of Object.entries(entry.headers)) c.res.headers.set(name, value);
-      if (notModified(c, entry.etag)) c.res = new Response(null, { status: 304, headers: c.res.headers });
-      return;
+      cache.set(key, entry);
+      store.bytes += entry.bytes;
     }
-    // A hit: the stored body with every header at once (headers set on a finished response
-    // would make @hono/node-server rebuild it as a stream), in a plain object with the headers
-    // every answer carries, so @hono/node-server writes them as they are (answer-headers.ts).
-    const fresh = notModified(c, entry.etag);
-    const headers = takeAnswerHeaders(c, entry.headers);
-    if (headers) return new Response(fresh ? null : entry.body, { status: fresh ? 304 : 200, headers });
-    return fresh ? c.body(null, 304, entry.headers) : c.body(entry.body, 200, entry.headers);
+    c.res = answer(c, entry[encoding ?? 'identity'] ?? entry.identity, false);
   };
 }
 
-function cacheHeaders(
-  contentType: string,
+/** Runs the rest of the chain, counting its time as the core's share of Server-Timing. */
+async function timed(c: Context<AppEnv>, next: () => Promise<void>): Promise<void> {
+  const start = performance.now();
+  try {
+    await next();
+  } finally {
+    recordCoreTime(c, performance.now() - start);
+  }
+}
+
+/**
+ * The stored representation (or its 304) with every header at once (headers set on a finished
+ * response would make @hono/node-server rebuild it as a stream), in a plain object with the
+ * headers every answer carries, so @hono/node-server writes them as they are (answer-headers.ts).
+ */
+function answer(c: Context<AppEnv>, rep: Representation, hit: boolean): Response {
+  markPrecompressed(c);
+  const fresh = notModified(c, rep.etag);
+  const own = fresh ? rep.notModified : rep.headers;
+  const headers = takeAnswerHeaders(c, own, hit);
+  if (headers) return new Response(fresh ? null : rep.body, { status: fresh ? 304 : 200, headers });
+  return fresh ? c.body(null, 304, own) : c.body(rep.body, 200, own);
+}
+
+function representation(
+  body: Uint8Array<ArrayBuffer>,
   etag: string,
-  keyed: boolean,
-  route: Headers,
-): Record<string, string> {
+  headers: Record<string, string>,
+): Representation {
+  const withTag: Record<string, string> = { ...headers, etag };
+  const { 'content-type': _type, 'content-encoding': _encoding, ...notModified } = withTag;
+  return { body, etag, headers: withTag, notModified };
+}
+
+function cacheHeaders(contentType: string, keyed: boolean, route: Headers): Record<string, string> {
   const byAccept =
     route
       .get('vary')
@@ -101,14 +151,21 @@ function cacheHeaders(
   }
   return {
     'content-type': contentType,
-    etag,
     'cache-control': keyed ? 'private, max-age=300' : 'public, max-age=300',
-    vary: byAccept ? 'Authorization, Accept, Accept-Encoding' : 'Authorization, Accept-Encoding',
+    vary: byAccept
+      ? 'Authorization, Accept, Accept-Encoding, RI-Data-Version'
+      : 'Authorization, Accept-Encoding, RI-Data-Version',
     ...envelope,
   };
 }
 
+/** If-None-Match by weak comparison (RFC 9110 13.1.2): `W/` does not matter, the opaque tag does. */
 function notModified(c: Context<AppEnv>, etag: string): boolean {
   const inm = c.req.header('if-none-match');
-  return inm?.split(',').some((t) => t.trim() === etag || t.trim() === '*') ?? false;
+  if (inm === undefined) return false;
+  const opaque = etag.slice(2);
+  return inm.split(',').some((t) => {
+    const tag = t.trim();
+    return tag === '*' || (tag.startsWith('W/') ? tag.slice(2) : tag) === opaque;
+  });
 }

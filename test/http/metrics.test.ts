@@ -107,6 +107,22 @@ describe('metrics', () => {
     expect(sample(again, 'http_requests_total', { route: '/metrics', status: '200' })).toBe(1);
   });
 
+  it('exports the event-loop delay since the last scrape (p50, p90, p99, max)', async () => {
+    const metrics = createMetrics();
+    const app = tinyApp(metrics);
+    await app.request('/metrics');
+    // The scrape restarts the monitor, which measures from its next tick (every 10 ms): wait for
+    // it, block the loop for 80 ms, then let the monitor's timer fire.
+    await new Promise((r) => setTimeout(r, 30));
+    const until = performance.now() + 80;
+    while (performance.now() < until);
+    await new Promise((r) => setTimeout(r, 30));
+    const parsed = parse(await (await app.request('/metrics')).text());
+    for (const name of ['p50', 'p90', 'p99', 'max'])
+      expect(parsed.type.get(`nodejs_eventloop_lag_${name}_seconds`)).toBe('gauge');
+    expect(sample(parsed, 'nodejs_eventloop_lag_max_seconds', {})).toBeGreaterThanOrEqual(0.05);
+  });
+
   it('snapshot_info carries the data version being served, one series at a time', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const app = tinyApp(metrics);

@@ -88,9 +88,10 @@ describe('the response cache', () => {
     try {
       const store = snapshot.memo.get('response-cache') as { entries: Map<string, unknown>; bytes: number };
       const keys = [...store.entries.keys()].filter((k) => k.endsWith('/v1/elements/Fe'));
-      expect(keys).toEqual(['professional|/v1/elements/Fe']);
+      expect(keys).toEqual([`${snapshot.version}|professional|/v1/elements/Fe`]);
       expect(store.bytes).toBe(
-        [...store.entries.values()].reduce((sum: number, e) => sum + (e as { body: string }).body.length, 0),
+        // Each entry counts its identity, gzip and Brotli bytes.
+        [...store.entries.values()].reduce((sum: number, e) => sum + (e as { bytes: number }).bytes, 0),
       );
     } finally {
       snapshot.release();

@@ -1,10 +1,48 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Three projects, all run by `npm test`:
+ * - unit: pure logic, no services, no processes, no sockets (`npm run test:unit`, seconds);
+ * - e2e: whole processes and real peers end to end (browser, nginx, replicas, the README's commands);
+ * - integration: the rest (real HTTP in process, SQLite/DuckDB files, PostgreSQL, Redis, a local chain).
+ */
+const UNIT = [
+  'src/**/*.test.ts',
+  'test/core/history-periods.test.ts',
+  'test/core/most-cited.test.ts',
+  'test/http/trust-proxy-units.test.ts',
+  'test/lab/**/*.test.ts',
+  'test/scoring/formulas.test.ts',
+  'test/scoring/ranking-comparator.test.ts',
+  'test/tagging/**/*.test.ts',
+];
+const E2E = [
+  'test/ops/**/*.test.ts',
+  'test/web/browser.test.ts',
+  'test/http/e2e.test.ts',
+  'test/http/replicas.test.ts',
+  'test/mcp/inspector.test.ts',
+  'test/payments/demo.test.ts',
+  'test/cli/readme.test.ts',
+];
+
+// biome-ignore lint/style/noDefaultExport: vitest reads the default export
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT } },
+      { extends: true, test: { name: 'e2e', include: E2E } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...UNIT, ...E2E, '**/node_modules/**'],
+        },
+      },
+    ],
   },
 });

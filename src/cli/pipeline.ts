@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { loadConfig } from '../config/config.js';
 import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
 import { openCorpusStore } from '../ingest/corpus-store.js';
 import { type IngestSummary, ingest } from '../ingest/ingest.js';
@@ -69,6 +70,7 @@ export async function runBuild(dataDir: string) {
     throw new CliError(`no corpus store at ${corpus}: run \`ri ingest PATH...\` first`);
   const result = await buildSnapshot(corpus, snapshots, {
     log: (m) => process.stderr.write(`build: ${m}\n`),
+    keep: loadConfig().SNAPSHOTS_KEEP,
   });
   process.stderr.write(
     `build: ${result.papers} papers, ${result.subjects} subjects in ${result.seconds.toFixed(1)} s; data_version ${result.version}` +

@@ -3,6 +3,7 @@ import { LAB_QUOTE_TTL_SECONDS } from '../access/policy.js';
 import { DEFAULT_STATE_TIMEOUT_MS } from '../access/state-deadline.js';
 import { invalidRanges } from '../http/ip-allow.js';
 import { NETWORKS, type NetworkName } from '../payments/networks.js';
+import { DEFAULT_SNAPSHOTS_KEEP } from '../snapshot/publication-log.js';
 
 const NETWORK_NAMES = Object.keys(NETWORKS) as [NetworkName, ...NetworkName[]];
 
@@ -12,6 +13,8 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   PUBLIC_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default('./data'),
+  /** Published snapshots kept, and answerable with data_version= (always the current and the previous). */
+  SNAPSHOTS_KEEP: z.coerce.number().int().min(2).max(100).default(DEFAULT_SNAPSHOTS_KEEP),
   EDITION: z.enum(['full', 'enterprise']).default('full'),
   STATE_URL: z
     .string()

@@ -28,14 +28,19 @@ export interface BuildResult extends PublishResult {
 export async function buildSnapshot(
   corpusPath: string,
   snapshotDir: string,
-  options: { params?: ScoringParameters; log?: (msg: string) => void } = {},
+  options: {
+    params?: ScoringParameters;
+    log?: (msg: string) => void;
+    /** Published snapshots to keep (SNAPSHOTS_KEEP); the default 5. */
+    keep?: number;
+  } = {},
 ): Promise<BuildResult> {
   const started = performance.now();
   const params = options.params ?? DEFAULT_PARAMETERS;
   const log = options.log ?? (() => {});
   const store = await openCorpusStore(corpusPath);
   try {
-    return await buildFromStore(store, snapshotDir, params, log, started);
+    return await buildFromStore(store, snapshotDir, params, log, started, options.keep);
   } finally {
     store.close();
   }
@@ -47,6 +52,7 @@ async function buildFromStore(
   params: ScoringParameters,
   log: (msg: string) => void,
   started: number,
+  keep: number | undefined,
 ): Promise<BuildResult> {
   const lap = (what: string) => log(`${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   const corpus = await loadCorpus(store, params);
@@ -118,7 +124,7 @@ async function buildFromStore(
       log,
     );
     lap('snapshot written');
-    const published = await publishSnapshot(snapshotDir, tmp);
+    const published = await publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep });
     lap(
       published.changed
         ? `published ${published.version}`

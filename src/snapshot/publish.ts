@@ -1,25 +1,30 @@
 import { createHash } from 'node:crypto';
 import {
-  closeSync,
   createReadStream,
   existsSync,
-  fsyncSync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { fsyncPath, writeFileAtomically } from './atomic-file.js';
+import {
+  DEFAULT_SNAPSHOTS_KEEP,
+  describeSnapshotFile,
+  readPublications,
+  versionsToKeep,
+  writePublications,
+} from './publication-log.js';
 
 /**
  * Published snapshots live in one folder: `<data_version>.sqlite` files, a CURRENT file naming
- * the one being served and a PREVIOUS file naming the one before it (kept for rollback). Every
- * change is a write to a temporary file, fsync, then rename, so a reader sees the old state or
- * the new one, never half of either.
+ * the one being served, a PREVIOUS file naming the one before it (for rollback) and the
+ * publication log (publication-log.ts). The last SNAPSHOTS_KEEP published files are kept, so an
+ * answer can be asked again of the version it came from. Every change is a write to a temporary
+ * file, fsync, then rename, so a reader sees the old state or the new one, never half of either.
  */
 const VERSION = /^[0-9a-f]{16}$/;
 
@@ -124,21 +129,8 @@ export function quarantineSnapshot(dir: string, version: string): string | null 
   return to;
 }
 
-function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function writePointer(dir: string, name: 'CURRENT' | 'PREVIOUS', version: string): void {
-  const tmp = join(dir, `.${name}.tmp`);
-  writeFileSync(tmp, `${version}\n`);
-  fsyncPath(tmp);
-  renameSync(tmp, join(dir, name));
-  fsyncPath(dir);
+  writeFileAtomically(dir, name, `${version}\n`);
 }
 
 export interface PublishResult {
@@ -151,11 +143,17 @@ export interface PublishResult {
 }
 
 /**
- * Publishes a finished snapshot file (moved into place) and keeps the one before it. A file
- * already published under the same version is kept only if it still verifies: a damaged one
- * (or one that was quarantined) is replaced by the fresh build.
+ * Publishes a finished snapshot file (moved into place), records it in the publication log and
+ * keeps the last `keep` published (at least the current and the one before it). A file already
+ * published under the same version is kept only if it still verifies: a damaged one (or one that
+ * was quarantined) is replaced by the fresh build.
  */
-export async function publishSnapshot(dir: string, builtFile: string): Promise<PublishResult> {
+export async function publishSnapshot(
+  dir: string,
+  builtFile: string,
+  options: { keep?: number } = {},
+): Promise<PublishResult> {
+  const keep = options.keep ?? DEFAULT_SNAPSHOTS_KEEP;
   const version = await contentHash(builtFile);
   const target = snapshotFile(dir, version);
   const existed = existsSync(target);
@@ -170,12 +168,15 @@ export async function publishSnapshot(dir: string, builtFile: string): Promise<P
   }
   const current = readPointer(dir, 'CURRENT');
   if (current === version) {
-    prune(dir);
+    prune(dir, keep);
     return { version, changed: false, repaired, previous: readPointer(dir, 'PREVIOUS') };
   }
   if (current) writePointer(dir, 'PREVIOUS', current);
   writePointer(dir, 'CURRENT', version);
-  prune(dir);
+  // Logged before pruning, so the new version counts first among those kept.
+  const entry = describeSnapshotFile(target, version, new Date().toISOString());
+  writePublications(dir, [entry, ...readPublications(dir).filter((p) => p.data_version !== version)]);
+  prune(dir, keep);
   return { version, changed: true, repaired, previous: current };
 }
 
@@ -190,14 +191,23 @@ export function rollback(dir: string): { version: string; previous: string } | n
 }
 
 /**
- * Removes snapshot files other than CURRENT and PREVIOUS (an open file stays readable on POSIX),
- * and the half-written files of builds that were killed (their process is gone).
+ * Removes snapshot files beyond the last `keep` published, never CURRENT or PREVIOUS (an open
+ * file stays readable on POSIX), trims the publication log to the files kept, and removes the
+ * half-written files of builds that were killed (their process is gone).
  */
-function prune(dir: string): void {
-  const keep = new Set([readPointer(dir, 'CURRENT'), readPointer(dir, 'PREVIOUS')]);
+function prune(dir: string, keep: number): void {
+  const log = readPublications(dir);
+  const kept = versionsToKeep(
+    log.map((p) => p.data_version),
+    listSnapshotVersions(dir),
+    [readPointer(dir, 'CURRENT'), readPointer(dir, 'PREVIOUS')],
+    keep,
+  );
+  const keptLog = log.filter((p) => kept.has(p.data_version));
+  if (keptLog.length !== log.length) writePublications(dir, keptLog);
   for (const name of readdirSync(dir)) {
     const m = /^([0-9a-f]{16})\.sqlite$/.exec(name);
-    if (m && !keep.has(m[1]!)) rmSync(join(dir, name), { force: true });
+    if (m && !kept.has(m[1]!)) rmSync(join(dir, name), { force: true });
     const b = /^\.build-(\d+)-\d+\.sqlite(-journal|-wal|-shm)?$/.exec(name);
     if (b && !processAlive(Number(b[1]))) rmSync(join(dir, name), { force: true });
   }

@@ -1,6 +1,7 @@
 import type { FSWatcher } from 'node:fs';
 import { watch } from 'node:fs';
 import Database from 'better-sqlite3';
+import { PinnedSnapshots } from './pinned.js';
 import {
   fileStamp,
   listSnapshotVersions,
@@ -88,6 +89,10 @@ export interface SnapshotHealth {
  * and the served file is checked again whenever its size or mtime changes (or SQLite reports it
  * corrupt). A damaged file is quarantined and the newest good one served (PREVIOUS, then any
  * other published file), with `health()` saying so, until `ri build` rewrites the damaged one.
+ *
+ * Older kept snapshots answer reads pinned with data_version (acquireVersion): each is opened on
+ * first use, verified like the current one, kept open in a small LRU, and closed when it is
+ * pruned, changes, or falls out of the LRU.
  */
 export class SnapshotManager {
   private current: Snapshot | null = null;
@@ -100,6 +105,9 @@ export class SnapshotManager {
   private running: Promise<boolean> | null = null;
   private again = false;
   private readonly listeners: ((s: Snapshot) => void)[] = [];
+  private readonly pinned = new PinnedSnapshots();
+  /** Pinned versions being opened (and verified), so concurrent first reads share one open. */
+  private readonly opening = new Map<string, Promise<Snapshot | null>>();
 
   constructor(
     readonly dir: string,
@@ -152,6 +160,7 @@ export class SnapshotManager {
   }
 
   private async step(): Promise<boolean> {
+    await this.checkPinned();
     let dropped = false;
     // The served file changed in place (it never should): verify it again.
     if (this.current) {
@@ -186,6 +195,7 @@ export class SnapshotManager {
       this.current = next;
       this.currentStamp = fileStamp(snapshotFile(this.dir, version))?.key ?? null;
       old?.retire();
+      this.pinned.drop(version);
       this.problem =
         version === pointed || pointed === null
           ? null
@@ -230,6 +240,60 @@ export class SnapshotManager {
     }
   }
 
+  /** Closes pinned snapshots whose file was pruned; verifies again those whose file changed. */
+  private async checkPinned(): Promise<void> {
+    for (const [version, stamp] of this.pinned.stamps()) {
+      const now = fileStamp(snapshotFile(this.dir, version))?.key ?? null;
+      if (now === stamp) continue;
+      if (now === null) {
+        this.pinned.drop(version);
+        this.log(`closed snapshot ${version}: no longer kept`);
+      } else if (await verifySnapshot(this.dir, version)) this.pinned.restamp(version, now);
+      else {
+        this.pinned.drop(version);
+        this.condemn(version, 'its bytes changed while it was open');
+      }
+    }
+  }
+
+  /**
+   * The snapshot of `version`, already acquired: the current one, or a kept older one (opened and
+   * verified on first use). Null when that version is not kept (pruned, never published, damaged).
+   */
+  async acquireVersion(version: string): Promise<Snapshot | null> {
+    for (;;) {
+      const s = this.current?.version === version ? this.current : this.pinned.get(version);
+      if (s) {
+        s.acquire();
+        return s;
+      }
+      let opening = this.opening.get(version);
+      if (!opening) {
+        opening = this.openPinned(version).finally(() => this.opening.delete(version));
+        this.opening.set(version, opening);
+      }
+      // Looked up again after the wait: it may have become current, or been closed meanwhile.
+      if (!(await opening)) return null;
+    }
+  }
+
+  private async openPinned(version: string): Promise<Snapshot | null> {
+    const opened = await this.open(version);
+    const stamp = fileStamp(snapshotFile(this.dir, version))?.key;
+    if (!opened || !stamp) {
+      opened?.retire();
+      return null;
+    }
+    if (this.current?.version === version) opened.retire();
+    else this.pinned.add(opened, stamp);
+    return opened;
+  }
+
+  /** The versions open for pinned reads (not the current one), least recently used first. */
+  pinnedVersions(): string[] {
+    return this.pinned.versions();
+  }
+
   onSwitch(listener: (s: Snapshot) => void): void {
     this.listeners.push(listener);
   }
@@ -254,6 +318,7 @@ export class SnapshotManager {
     if (this.timer) clearInterval(this.timer);
     this.current?.retire();
     this.current = null;
+    this.pinned.clear();
   }
 }
 

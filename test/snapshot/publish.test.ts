@@ -6,6 +6,7 @@ import { type RunningServer, startServer } from '../../src/http/server.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
+import { readPublications } from '../../src/snapshot/publication-log.js';
 import { readPointer, rollback } from '../../src/snapshot/publish.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
 import { emptyState } from '../helpers/app.js';
@@ -18,7 +19,7 @@ let first: string;
 const corpus = () => join(dataDir, 'corpus.duckdb');
 
 /** Adds iron papers and publishes a new snapshot: a different data_version with a different Fe score. */
-async function publishAnother(n: number, startId: number) {
+async function publishAnother(n: number, startId: number, keep?: number) {
   const extra = Array.from({ length: n }, (_, i) =>
     work(startId + i, {
       title: `Iron oxide study ${i}`,
@@ -27,7 +28,7 @@ async function publishAnother(n: number, startId: number) {
     }),
   );
   await ingest(corpus(), expandWorksPaths([writeWorks(join(tempDir(), `extra-${startId}.jsonl`), extra)]));
-  return buildSnapshot(corpus(), snapshots);
+  return buildSnapshot(corpus(), snapshots, keep === undefined ? {} : { keep });
 }
 
 beforeAll(async () => {
@@ -35,11 +36,13 @@ beforeAll(async () => {
 });
 
 describe('publishing', () => {
-  it('keeps the current and the previous snapshot only, and rolls back', async () => {
-    const second = await publishAnother(20, 900_000_001);
+  it('keeps the last `keep` published snapshots (at least the current and the previous), and rolls back', async () => {
+    const second = await publishAnother(20, 900_000_001, 3);
     expect(second.changed).toBe(true);
     expect(second.previous).toBe(first);
-    const third = await publishAnother(20, 900_000_101);
+    expect(readPublications(snapshots).map((p) => p.data_version)).toEqual([second.version, first]);
+    expect(readdirSync(snapshots).filter((f) => f.endsWith('.sqlite')).length).toBe(2);
+    const third = await publishAnother(20, 900_000_101, 2);
     expect(readPointer(snapshots, 'CURRENT')).toBe(third.version);
     expect(readPointer(snapshots, 'PREVIOUS')).toBe(second.version);
     const files = readdirSync(snapshots)
@@ -47,6 +50,10 @@ describe('publishing', () => {
       .sort();
     expect(files).toEqual([`${second.version}.sqlite`, `${third.version}.sqlite`].sort());
     expect(readdirSync(snapshots).filter((f) => f.startsWith('.'))).toEqual([]);
+    // The log names what is kept, newest first, with what each holds.
+    const log = readPublications(snapshots);
+    expect(log.map((p) => p.data_version)).toEqual([third.version, second.version]);
+    expect(log[0]!.works).toBe(log[1]!.works! + 20);
 
     expect(rollback(snapshots)).toEqual({ version: second.version, previous: third.version });
     expect(readFileSync(join(snapshots, 'CURRENT'), 'utf8').trim()).toBe(second.version);

@@ -10,6 +10,8 @@ export interface Notes {
   ris: string;
   hri: string;
   data: string;
+  /** How to cite the answer so that anyone can ask for the same one again. */
+  cite: string;
   /** Paper lists: how rank, impact_score and ris_contribution should be read. */
   papers?: string;
   /** History: what a period holds and why some are missing. */
@@ -62,5 +64,18 @@ export function metricNotes(
       `Corpus cut-off ${m.cutoff_date}: ${total} works, of which ${withCitations} have citation data; works ` +
       `without it have unknown impact (never counted as zero). Papers count only for their headline elements ` +
       '(named in the title), topics and keywords.',
+    cite: citeNote(snapshot.version),
   };
+}
+
+/**
+ * Names only the answer's own data_version, so a pinned answer carries the same note, byte for
+ * byte, as when its version was current.
+ */
+export function citeNote(version: string): string {
+  return (
+    `To cite this answer, give its canonical_url and its data_version (${version}). Asked again with ` +
+    `data_version=${version} (or the RI-Data-Version header) while that version is kept (GET /v1/versions ` +
+    'lists the kept ones), the service gives the same answer.'
+  );
 }

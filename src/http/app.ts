@@ -24,6 +24,7 @@ import { BadKeyGuard } from './bad-keys.js';
 import { compression } from './compression.js';
 import type { AppDeps, AppEnv, Caller } from './context.js';
 import { cors } from './cors.js';
+import { pinnedSnapshot, requestedVersion } from './data-version.js';
 import { ipAllowed } from './ip-allow.js';
 import { methodNotAllowed, methodsByPath } from './method-not-allowed.js';
 import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
@@ -48,6 +49,7 @@ import { registerGetSubject } from './routes/subjects/get.js';
 import { registerSubjectHistory } from './routes/subjects/history.js';
 import { registerSubjectPapers } from './routes/subjects/papers.js';
 import { registerSearchSubjects } from './routes/subjects/search.js';
+import { registerVersions } from './routes/versions/get.js';
 
 /**
  * The REST front door at /v1: parses requests, calls the service core over the snapshot the
@@ -161,10 +163,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook });
   registerOpenApi(v1, routes, paymentsOn ? deps.payments : undefined);
 
-  // The snapshot a request starts with is the one it answers from, even if a newer one is published meanwhile.
+  // The snapshot a request starts with is the one it answers from, even if a newer one is published
+  // meanwhile; a read pinned with data_version= or RI-Data-Version answers from that one.
   v1.use('*', async (c, next) => {
     if (c.req.path === '/v1/openapi.json') return next();
-    const snapshot = deps.snapshots.acquire();
+    const pinned = requestedVersion(c);
+    const snapshot = pinned
+      ? await pinnedSnapshot(deps.snapshots, pinned, deps.config.publicUrl)
+      : deps.snapshots.acquire();
     if (!snapshot)
       throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
     c.set('snapshot', snapshot);
@@ -218,6 +224,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerSubjectHistory(v1, routes);
   registerSubjectElements(v1, routes);
   registerSubjectPapers(v1, routes);
+  registerVersions(v1, routes, deps.snapshots.dir);
   if (lab) {
     registerResearch(v1, routes);
     registerLabQuote(v1, routes, lab);

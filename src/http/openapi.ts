@@ -3,6 +3,7 @@ import { OPERATIONS, planLadder } from '../access/policy.js';
 import { PRICED_OPERATIONS, paymentInfo } from '../payments/discovery.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { AppEnv } from './context.js';
+import { DATA_VERSION_HEADER } from './data-version.js';
 import type { RouteDeps } from './routes/shared.js';
 
 /**
@@ -53,6 +54,25 @@ export function registerOpenApi(
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
         };
       }
+    }
+    // A read that takes data_version= takes it as a header too (read before the route: data-version.ts),
+    // and answers 410 for a version no longer kept.
+    for (const item of Object.values(doc.paths ?? {})) {
+      const get = item.get;
+      const params = get?.parameters as { name?: string; in?: string }[] | undefined;
+      if (!get || !params?.some((p) => p.in === 'query' && p.name === 'data_version')) continue;
+      params.push({
+        name: DATA_VERSION_HEADER,
+        in: 'header',
+        required: false,
+        schema: { type: 'string', pattern: '^[0-9a-f]{16}$' },
+        description: 'The same as the data_version parameter (give one, or both equal)',
+      } as { name: string; in: string });
+      get.responses['410'] = {
+        description:
+          'That data version is no longer kept (data_version_gone; current_version names the current one)',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
     }
     return c.json(doc);
   });

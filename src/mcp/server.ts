@@ -23,8 +23,9 @@ import {
 import { accessRefusal } from '../access/refusal.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
+import { pinnedSnapshot } from '../http/data-version.js';
 import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
-import { isCorruption, type SnapshotManager } from '../snapshot/snapshot.js';
+import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
 import { type ToolDef, toolDefinitions } from './tools.js';
 
 export interface McpDeps {
@@ -99,7 +100,16 @@ export function createMcp(deps: McpDeps) {
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) return errorResult(inputProblem(parsed.error.issues));
     const input = parsed.data as Record<string, unknown>;
-    const snapshot = deps.snapshots.acquire();
+    let snapshot: Snapshot | null;
+    try {
+      // A read pinned with data_version answers from that version, as on REST (data-version.ts).
+      snapshot =
+        typeof input.data_version === 'string'
+          ? await pinnedSnapshot(deps.snapshots, input.data_version, deps.publicUrl)
+          : deps.snapshots.acquire();
+    } catch (e) {
+      return errorResult(e as ServiceError);
+    }
     if (!snapshot)
       return errorResult(new ServiceError('data_unavailable', 'No data snapshot is published yet.'));
     let verified: VerifiedPayment | undefined;

@@ -13,6 +13,7 @@ import { ElementPapersSchema, ElementSchema } from '../http/routes/elements/sche
 import { LabQuoteSchema, LabRunSchema } from '../http/routes/lab/schema.js';
 import { LensesQuery, ResearchSchema } from '../http/routes/research/get.js';
 import {
+  DataVersionQuery,
   LimitQuery,
   ResolutionQuery,
   requireExactlyOne,
@@ -55,6 +56,13 @@ const PAPERS =
 const SUBJECT_HINT =
   ' subject_type is topic (subject_id like T10030) or keyword (its slug); find them with search_subjects.';
 
+/** In a read tool's input, as on the REST reads: the server answers the call from that data version. */
+const PINNED = {
+  data_version: DataVersionQuery.describe(
+    "Answer from this data version (an earlier answer's data_version) while it is kept; omit for the current data",
+  ),
+};
+
 /** The nine tools of the spec: each is the REST operation of the same name in the price table, over the same core. */
 export function toolDefinitions(): ToolDef[] {
   const d = (id: OperationId) => operation(id).description;
@@ -82,6 +90,7 @@ export function toolDefinitions(): ToolDef[] {
           page_size: z.number().int().min(1).max(10).default(10).describe('Papers per lens, 1-10'),
           lenses: LensesQuery.describe('Comma list of foundational, now, newest (default all three)'),
           page: z.number().int().min(1).max(MAX_PAGES).default(1).describe(`Page, 1-${MAX_PAGES}`),
+          ...PINNED,
         })
         .strict(),
       output: ResearchSchema,
@@ -102,7 +111,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_element_ri',
       op: 'getElement',
       description: `${d('getElement')} (symbol in any case: Fe, fe). Free, no key needed.${READING}`,
-      input: SymbolParam.strict(),
+      input: SymbolParam.extend(PINNED).strict(),
       output: ElementSchema,
       run: async (ctx, a) => getElement(ctx.snapshot, a.symbol as string, ctx.viewer),
     },
@@ -111,7 +120,10 @@ export function toolDefinitions(): ToolDef[] {
       op: 'searchSubjects',
       description: `${d('searchSubjects')}: use it to find the subject_type and subject_id the subject tools take.`,
       input: z
-        .object({ q: z.string().trim().min(1).max(200).describe('Free text, e.g. "co2 reduction copper"') })
+        .object({
+          q: z.string().trim().min(1).max(200).describe('Free text, e.g. "co2 reduction copper"'),
+          ...PINNED,
+        })
         .strict(),
       output: SubjectSearchSchema,
       run: async (ctx, a) => paid(ctx, searchSubjects(ctx.snapshot, a.q as string, ctx.viewer)),
@@ -120,7 +132,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_subject_ri',
       op: 'getSubject',
       description: `${d('getSubject')}.${SUBJECT_HINT}${READING}`,
-      input: SubjectParams.strict(),
+      input: SubjectParams.extend(PINNED).strict(),
       output: SubjectSchema,
       run: async (ctx, a) =>
         paid(ctx, getSubject(ctx.snapshot, a.subject_type as 'topic', a.subject_id as string, ctx.viewer)),
@@ -129,7 +141,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_subject_history',
       op: 'getSubjectHistory',
       description: `${d('getSubjectHistory')}.${SUBJECT_HINT} resolution: yearly (default) or monthly.${READING}`,
-      input: SubjectParams.extend({ resolution: ResolutionQuery }).strict(),
+      input: SubjectParams.extend({ resolution: ResolutionQuery, ...PINNED }).strict(),
       output: SubjectHistorySchema,
       async run(ctx, a) {
         if (a.resolution === 'daily')
@@ -154,7 +166,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_subject_papers',
       op: 'getSubjectPapers',
       description: `${d('getSubjectPapers')}.${SUBJECT_HINT} sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20; up to 20 and up to 100 are priced apart).${PAPERS}`,
-      input: SubjectParams.extend({ sort: SortQuery, limit: LimitQuery }).strict(),
+      input: SubjectParams.extend({ sort: SortQuery, limit: LimitQuery, ...PINNED }).strict(),
       output: SubjectPapersSchema,
       run: async (ctx, a) =>
         paid(
@@ -181,6 +193,7 @@ export function toolDefinitions(): ToolDef[] {
           .describe('Only papers with this keyword (slug or name)'),
         sort: SortQuery,
         limit: LimitQuery,
+        ...PINNED,
       }).strict(),
       output: ElementPapersSchema,
       run: async (ctx, a) =>

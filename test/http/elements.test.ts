@@ -72,7 +72,7 @@ describe('GET /v1/elements/{symbol}', () => {
       expect(body.canonical_url).toBe('https://ri.example/elements/Fe');
       expect(body.data_version).toBe(version);
       expect(body.ri).toBeGreaterThan(0);
-      expect(Object.keys(body.notes).sort()).toEqual(['data', 'hri', 'ri', 'ris']);
+      expect(Object.keys(body.notes).sort()).toEqual(['cite', 'data', 'hri', 'ri', 'ris']);
     },
   );
 

@@ -218,6 +218,7 @@ describe('OpenAPI', () => {
         '/subjects/{subject_type}/{subject_id}/elements',
         '/subjects/{subject_type}/{subject_id}/history',
         '/subjects/{subject_type}/{subject_id}/papers',
+        '/versions',
       ].sort(),
     );
     expect(Object.keys(paths['/lab/quote']!)).toEqual(['get', 'post']);

@@ -77,6 +77,7 @@ describe('the MCP tool server', () => {
     }
     const papers = tools.find((t) => t.name === 'get_subject_papers')!;
     expect(Object.keys(papers.inputSchema.properties!).sort()).toEqual([
+      'data_version',
       'limit',
       'sort',
       'subject_id',

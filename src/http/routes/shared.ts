@@ -14,6 +14,7 @@ export const NotesSchema = z
     ris: z.string(),
     hri: z.string(),
     data: z.string(),
+    cite: z.string().openapi({ description: 'How to cite this answer: canonical_url and data_version' }),
     papers: z.string().optional(),
     history: z.string().optional(),
     lab: z.string().optional(),
@@ -98,6 +99,25 @@ export const SubjectParams = z.object({
       description: 'OpenAlex topic id (T10030) or keyword slug',
     }),
 });
+
+/**
+ * data_version= on a read: answer from that published snapshot while it is kept (GET
+ * /v1/versions), the same bytes as when it was current. The RI-Data-Version request header does
+ * the same (data-version.ts reads both, before the route).
+ */
+export const DataVersionQuery = z
+  .string()
+  .regex(/^[0-9a-f]{16}$/, 'must be a data_version: 16 lower-case hex digits, as in an answer')
+  .optional()
+  .openapi({
+    example: '3f9a0c1d2e4b5a6c',
+    description:
+      "Answer from this data version (an earlier answer's data_version) while it is kept: see GET /v1/versions. " +
+      'The RI-Data-Version request header does the same. A version no longer kept: 410 data_version_gone, naming the current one.',
+  });
+
+/** Spread into a read route's query: `z.object({ ...own, ...PinnedQuery }).strict()`. */
+export const PinnedQuery = { data_version: DataVersionQuery };
 
 export const ResolutionQuery = z
   .enum(['yearly', 'monthly', 'daily'])

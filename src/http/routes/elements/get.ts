@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { getElement } from '../../../core/elements.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
-import { errorResponses, type RouteDeps, SymbolParam } from '../shared.js';
+import { errorResponses, PinnedQuery, type RouteDeps, SymbolParam } from '../shared.js';
 import { ElementSchema } from './schema.js';
 
 export function registerGetElement(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
@@ -12,7 +12,7 @@ export function registerGetElement(app: OpenAPIHono<AppEnv>, deps: RouteDeps): v
     path: '/elements/{symbol}',
     summary: 'One element: current RI, RIS and HRI',
     middleware: [requireAccess('getElement', deps.edition, deps.publicUrl)] as const,
-    request: { params: SymbolParam, query: z.object({}).strict() },
+    request: { params: SymbolParam, query: z.object(PinnedQuery).strict() },
     responses: {
       200: { description: 'The element', content: { 'application/json': { schema: ElementSchema } } },
       ...errorResponses('public', { 404: 'Unknown symbol (unknown_symbol), with suggestions' }),

@@ -7,7 +7,7 @@ import { jsonOrCsv } from '../../csv.js';
 import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historiesTable } from '../csv-tables.js';
-import { errorResponses, ResolutionQuery, type RouteDeps } from '../shared.js';
+import { errorResponses, PinnedQuery, ResolutionQuery, type RouteDeps } from '../shared.js';
 import { ElementHistoriesSchema, SymbolsQuery } from './schema.js';
 
 /**
@@ -24,7 +24,9 @@ export function registerElementHistories(app: OpenAPIHono<AppEnv>, deps: RouteDe
     summary: `Full histories of up to ${MAX_HISTORY_BATCH} elements in one call (symbols=Fe,Ni,Co), priced per symbol`,
     security: [{ bearer: [] }],
     middleware: [requireAccess('getElementHistories', deps.edition, deps.publicUrl)] as const,
-    request: { query: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery }).strict() },
+    request: {
+      query: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PinnedQuery }).strict(),
+    },
     responses: {
       200: {
         description: 'One history per symbol, in the order given (JSON, or CSV with Accept: text/csv)',

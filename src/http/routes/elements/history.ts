@@ -6,7 +6,7 @@ import { jsonOrCsv } from '../../csv.js';
 import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
-import { errorResponses, ResolutionQuery, type RouteDeps, SymbolParam } from '../shared.js';
+import { errorResponses, PinnedQuery, ResolutionQuery, type RouteDeps, SymbolParam } from '../shared.js';
 import { ElementHistorySchema } from './schema.js';
 
 export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
@@ -17,7 +17,10 @@ export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     summary: 'Full history of an element (RI, RIS, HRI per period)',
     security: [{ bearer: [] }],
     middleware: [requireAccess('getElementHistory', deps.edition, deps.publicUrl)] as const,
-    request: { params: SymbolParam, query: z.object({ resolution: ResolutionQuery }).strict() },
+    request: {
+      params: SymbolParam,
+      query: z.object({ resolution: ResolutionQuery, ...PinnedQuery }).strict(),
+    },
     responses: {
       200: {
         description: 'The history (JSON, or CSV with Accept: text/csv)',

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { batchSymbols, listElements } from '../../../core/elements.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
-import { errorResponses, type RouteDeps } from '../shared.js';
+import { errorResponses, PinnedQuery, type RouteDeps } from '../shared.js';
 import { ElementListSchema, SymbolsQuery } from './schema.js';
 
 export function registerListElements(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
@@ -12,7 +12,7 @@ export function registerListElements(app: OpenAPIHono<AppEnv>, deps: RouteDeps):
     path: '/elements',
     summary: 'All 118 elements (or those of symbols=Fe,Ni,Co) with their current RI, RIS and HRI',
     middleware: [requireAccess('listElements', deps.edition, deps.publicUrl)] as const,
-    request: { query: z.object({ symbols: SymbolsQuery.optional() }).strict() },
+    request: { query: z.object({ symbols: SymbolsQuery.optional(), ...PinnedQuery }).strict() },
     responses: {
       200: {
         description: 'All 118 elements by atomic number, or the symbols asked for in their order',

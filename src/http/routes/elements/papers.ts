@@ -5,7 +5,14 @@ import { jsonOrCsv } from '../../csv.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, papersTable } from '../csv-tables.js';
-import { errorResponses, LimitQuery, type RouteDeps, SortQuery, SymbolParam } from '../shared.js';
+import {
+  errorResponses,
+  LimitQuery,
+  PinnedQuery,
+  type RouteDeps,
+  SortQuery,
+  SymbolParam,
+} from '../shared.js';
 import { ElementPapersSchema } from './schema.js';
 
 export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
@@ -28,6 +35,7 @@ export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
             .openapi({ description: 'Only papers with this keyword (slug or name)' }),
           sort: SortQuery,
           limit: LimitQuery,
+          ...PinnedQuery,
         })
         .strict(),
     },

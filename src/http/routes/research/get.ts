@@ -3,7 +3,7 @@ import { LENSES, type Lens, MAX_PAGES, research } from '../../../core/research.j
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { charge } from '../../payment.js';
-import { envelopeShape, errorResponses, type RouteDeps, requireExactlyOne } from '../shared.js';
+import { envelopeShape, errorResponses, PinnedQuery, type RouteDeps, requireExactlyOne } from '../shared.js';
 
 const ResearchPaperSchema = z.object({
   title: z.string().nullable(),
@@ -122,6 +122,7 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
             .max(MAX_PAGES)
             .default(1)
             .openapi({ description: `Page, 1-${MAX_PAGES}` }),
+          ...PinnedQuery,
         })
         .strict(),
     },

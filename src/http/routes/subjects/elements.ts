@@ -3,7 +3,7 @@ import { subjectElements } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
-import { errorResponses, type RouteDeps, SubjectParams } from '../shared.js';
+import { errorResponses, PinnedQuery, type RouteDeps, SubjectParams } from '../shared.js';
 import { SubjectElementsSchema } from './schema.js';
 
 export function registerSubjectElements(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
@@ -14,7 +14,7 @@ export function registerSubjectElements(app: OpenAPIHono<AppEnv>, deps: RouteDep
     summary: 'The top 10 elements a topic or keyword is routed to',
     security: [{ bearer: [] }],
     middleware: [requireAccess('getSubjectElements', deps.edition, deps.publicUrl)] as const,
-    request: { params: SubjectParams, query: z.object({}).strict() },
+    request: { params: SubjectParams, query: z.object(PinnedQuery).strict() },
     responses: {
       200: {
         description: 'The routed elements',

@@ -3,7 +3,7 @@ import { getSubject } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
-import { errorResponses, type RouteDeps, SubjectParams } from '../shared.js';
+import { errorResponses, PinnedQuery, type RouteDeps, SubjectParams } from '../shared.js';
 import { SubjectSchema } from './schema.js';
 
 export function registerGetSubject(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
@@ -14,7 +14,7 @@ export function registerGetSubject(app: OpenAPIHono<AppEnv>, deps: RouteDeps): v
     summary: 'RI, RIS, HRI and paper_count of a topic or keyword',
     security: [{ bearer: [] }],
     middleware: [requireAccess('getSubject', deps.edition, deps.publicUrl)] as const,
-    request: { params: SubjectParams, query: z.object({}).strict() },
+    request: { params: SubjectParams, query: z.object(PinnedQuery).strict() },
     responses: {
       200: { description: 'The subject', content: { 'application/json': { schema: SubjectSchema } } },
       ...errorResponses('keyed', { 404: 'Unknown subject (unknown_subject), with suggestions' }),

@@ -6,7 +6,7 @@ import { jsonOrCsv } from '../../csv.js';
 import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
-import { errorResponses, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
+import { errorResponses, PinnedQuery, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
 import { SubjectHistorySchema } from './schema.js';
 
 export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
@@ -17,7 +17,10 @@ export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     summary: 'Full history of a topic or keyword (yearly or monthly)',
     security: [{ bearer: [] }],
     middleware: [requireAccess('getSubjectHistory', deps.edition, deps.publicUrl)] as const,
-    request: { params: SubjectParams, query: z.object({ resolution: ResolutionQuery }).strict() },
+    request: {
+      params: SubjectParams,
+      query: z.object({ resolution: ResolutionQuery, ...PinnedQuery }).strict(),
+    },
     responses: {
       200: {
         description: 'The history (JSON, or CSV with Accept: text/csv)',

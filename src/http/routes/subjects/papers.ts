@@ -5,7 +5,14 @@ import { jsonOrCsv } from '../../csv.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, papersTable } from '../csv-tables.js';
-import { errorResponses, LimitQuery, type RouteDeps, SortQuery, SubjectParams } from '../shared.js';
+import {
+  errorResponses,
+  LimitQuery,
+  PinnedQuery,
+  type RouteDeps,
+  SortQuery,
+  SubjectParams,
+} from '../shared.js';
 import { SubjectPapersSchema } from './schema.js';
 
 export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
@@ -16,7 +23,10 @@ export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
     summary: "A topic's or keyword's top papers (at most 100 are ranked)",
     security: [{ bearer: [] }],
     middleware: [requireAccess('getSubjectPapers', deps.edition, deps.publicUrl)] as const,
-    request: { params: SubjectParams, query: z.object({ sort: SortQuery, limit: LimitQuery }).strict() },
+    request: {
+      params: SubjectParams,
+      query: z.object({ sort: SortQuery, limit: LimitQuery, ...PinnedQuery }).strict(),
+    },
     responses: {
       200: {
         description: 'The papers (JSON, or CSV with Accept: text/csv)',

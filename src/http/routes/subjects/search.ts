@@ -3,7 +3,7 @@ import { searchSubjects } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { paid } from '../../payment.js';
-import { errorResponses, type RouteDeps } from '../shared.js';
+import { errorResponses, PinnedQuery, type RouteDeps } from '../shared.js';
 import { SubjectSearchSchema } from './schema.js';
 
 export function registerSearchSubjects(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
@@ -23,6 +23,7 @@ export function registerSearchSubjects(app: OpenAPIHono<AppEnv>, deps: RouteDeps
             .min(1)
             .max(200)
             .openapi({ description: 'Free text, 1-200 characters', example: 'oxygen evolution' }),
+          ...PinnedQuery,
         })
         .strict(),
     },

@@ -1,0 +1,72 @@
+import type { Context } from 'hono';
+import { ServiceError } from '../core/errors.js';
+import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+
+/** The request header that pins a read to a data version, like the data_version= parameter. */
+export const DATA_VERSION_HEADER = 'RI-Data-Version';
+
+const VERSION = /^[0-9a-f]{16}$/;
+
+/**
+ * Answers that cannot be pinned: a lab quote is bound to the data_version it was quoted on (a run
+ * of it on other data is quote_stale), and the list of versions is always today's.
+ */
+function pinnable(path: string): boolean {
+  return !path.startsWith('/v1/lab/') && path !== '/v1/versions';
+}
+
+/**
+ * The data version a read asks for with data_version= or the RI-Data-Version header, or null for
+ * the current one. A value that is not a data_version, or two that differ: 400 invalid_parameter.
+ */
+export function requestedVersion(c: Context): string | null {
+  // Most reads pin nothing: the query is parsed only when the name is in the URL.
+  const query = c.req.url.includes('data_version') ? (c.req.query('data_version') ?? null) : null;
+  const header = c.req.header(DATA_VERSION_HEADER) ?? null;
+  if (query === null && header === null) return null;
+  const parameter = query !== null ? 'data_version' : DATA_VERSION_HEADER;
+  if (!pinnable(c.req.path))
+    throw new ServiceError(
+      'invalid_parameter',
+      `${parameter}: this endpoint answers from the current data only` +
+        `${c.req.path.startsWith('/v1/lab/') ? ' (a lab quote is bound to the data_version it was quoted on)' : ''}.`,
+      { parameter },
+    );
+  for (const [name, value] of [
+    ['data_version', query],
+    [DATA_VERSION_HEADER, header],
+  ] as const)
+    if (value !== null && !VERSION.test(value))
+      throw new ServiceError(
+        'invalid_parameter',
+        `Parameter '${name}': must be a data_version, 16 lower-case hex digits as in an answer's data_version.`,
+        { parameter: name },
+      );
+  if (query !== null && header !== null && query !== header)
+    throw new ServiceError(
+      'invalid_parameter',
+      `data_version=${query} and ${DATA_VERSION_HEADER}: ${header} name different versions; give one.`,
+      { parameter: DATA_VERSION_HEADER },
+    );
+  return query ?? header;
+}
+
+/**
+ * The snapshot of a pinned read, acquired: the current one or a kept older one. A version no
+ * longer kept (or never published): 410 data_version_gone, naming the current one.
+ */
+export async function pinnedSnapshot(
+  snapshots: SnapshotManager,
+  version: string,
+  publicUrl: string,
+): Promise<Snapshot> {
+  const snapshot = await snapshots.acquireVersion(version);
+  if (snapshot) return snapshot;
+  const current = snapshots.version;
+  throw new ServiceError(
+    'data_version_gone',
+    `Data version ${version} is not kept (the service keeps the last few published; ${publicUrl}/v1/versions lists them)` +
+      `${current ? `; the current one is ${current}` : ''}.`,
+    { data_version: version, current_version: current, versions_url: `${publicUrl}/v1/versions` },
+  );
+}

@@ -1,0 +1,79 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { envelope } from '../../../core/viewer.js';
+import type { Publication } from '../../../snapshot/publication-log.js';
+import { keptVersions } from '../../../snapshot/versions.js';
+import type { AppEnv } from '../../context.js';
+import { DATA_VERSION_HEADER } from '../../data-version.js';
+import { viewerOf } from '../../guard.js';
+import { envelopeShape, errorResponses, type RouteDeps } from '../shared.js';
+
+export const VersionSchema = z
+  .object({
+    data_version: z.string().openapi({ description: 'Content hash of the snapshot: pin a read to it' }),
+    published_at: z
+      .string()
+      .nullable()
+      .openapi({ description: 'When it (last) became the current version, ISO 8601; null when unknown' }),
+    cutoff_date: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Corpus cut-off: the newest publication date the snapshot holds' }),
+    works: z.number().int().nullable().openapi({ description: 'Works in the corpus it was scored from' }),
+    current: z.boolean().openapi({ description: 'True for the version answers come from by default' }),
+  })
+  .openapi('DataVersion');
+
+export const VersionsSchema = z
+  .object({
+    current_version: z.string(),
+    versions: z
+      .array(VersionSchema)
+      .openapi({ description: 'Every kept version, most recently published first' }),
+    ...envelopeShape,
+  })
+  .openapi('DataVersions');
+
+/** GET /v1/versions: the published snapshots still kept, each answerable with data_version=. */
+export function registerVersions(app: OpenAPIHono<AppEnv>, deps: RouteDeps, snapshotDir: string): void {
+  const route = createRoute({
+    operationId: 'listVersions',
+    method: 'get',
+    path: '/versions',
+    summary: 'The data versions kept: pin any read to one with data_version= or RI-Data-Version',
+    security: [{}, { bearer: [] }],
+    request: { query: z.object({}).strict() },
+    responses: {
+      200: {
+        description: 'The kept versions, most recently published first',
+        content: { 'application/json': { schema: VersionsSchema } },
+      },
+      ...errorResponses('public'),
+    },
+  });
+  app.openapi(route, (c) => {
+    const snapshot = c.get('snapshot');
+    const versions: (Omit<Publication, 'published_at'> & { published_at: string | null })[] =
+      keptVersions(snapshotDir);
+    // The served version is listed even when its file has just been pruned or moved aside.
+    if (!versions.some((v) => v.data_version === snapshot.version))
+      versions.unshift({
+        data_version: snapshot.version,
+        published_at: null,
+        cutoff_date: snapshot.meta.cutoff_date ?? null,
+        works: snapshot.meta.corpus_papers === undefined ? null : Number(snapshot.meta.corpus_papers),
+      });
+    const answer = {
+      current_version: snapshot.version,
+      versions: versions.map((v) => ({ ...v, current: v.data_version === snapshot.version })),
+      ...envelope(snapshot, viewerOf(c, deps.edition, deps.publicUrl), '/docs', {
+        cite:
+          `Every answer names the snapshot it came from in data_version. Asked again with data_version=V ` +
+          `(or the ${DATA_VERSION_HEADER} header), a read answers from V, the same bytes as when V was current, ` +
+          'while V is listed here. The service keeps the last few published versions (SNAPSHOTS_KEEP, 5 unless ' +
+          'the operator sets another count); a version no longer kept answers 410 data_version_gone.',
+      }),
+    };
+    // The list changes when a snapshot is published or pruned, not only when the served one does.
+    return c.json(answer, 200, { 'cache-control': 'no-store' });
+  });
+}

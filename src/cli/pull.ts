@@ -30,7 +30,7 @@ Then \`ri build\` publishes (or \`ri update --pull\` does all of it).
                         next pulls; --filter '' drops it)
   --topics FILE         the topic taxonomy (default: the bundled one)
   --retries N           retries of a failing page, with backoff and Retry-After (default 5)
-  --pages-per-batch N   pages merged at a time (default 100)
+  --pages-per-batch N   pages merged at a time, at least (default 200)
   --data-dir DIR        default DATA_DIR
 
 The API is OPENALEX_API_URL (default https://api.openalex.org), with OPENALEX_API_KEY sent as
@@ -211,7 +211,7 @@ export async function run(args: string[]): Promise<number> {
   const pagesPerBatch = integerOption(
     'pages-per-batch',
     values['pages-per-batch'] as string | undefined,
-    100,
+    200,
     1,
   );
   const dataDir = (values['data-dir'] as string | undefined) ?? config().DATA_DIR;

@@ -5,8 +5,10 @@
  */
 
 export interface WorksPage {
-  /** The results as JSON lines, each ending in a newline. */
-  lines: Buffer;
+  /** The results as JSON lines: each record's bytes (a view of the page), then a newline. */
+  lines: Buffer[];
+  /** Their length in all. */
+  bytes: number;
   records: number;
   /** meta.next_cursor: null when the list is done. */
   nextCursor: string | null;
@@ -25,6 +27,7 @@ const COMMA = 0x2c;
 const NEWLINE = 0x0a;
 const RETURN = 0x0d;
 const UPDATED_DATE = Buffer.from('updated_date');
+const LINE_END = Buffer.from('\n');
 
 /** Index of the quote closing the string whose content starts at `from`. */
 function closingQuote(buf: Buffer, from: number): number {
@@ -128,26 +131,25 @@ export function splitWorksPage(buf: Buffer): WorksPage {
     }
   }
 
+  // The records as views of the page (no copy), each followed by a newline, for one writev.
   const records = ranges.length / 2;
-  let size = records;
-  for (let r = 0; r < ranges.length; r += 2) size += ranges[r + 1]! - ranges[r]!;
-  const lines = Buffer.allocUnsafe(size);
-  let at = 0;
+  const lines: Buffer[] = new Array(ranges.length);
+  let bytes = 0;
   for (let r = 0; r < ranges.length; r += 2) {
     const record = buf.subarray(ranges[r]!, ranges[r + 1]!);
-    const copied = lines.subarray(at, at + record.length);
-    record.copy(copied);
-    at += record.length;
     // A pretty-printed answer has line breaks between tokens (never inside strings): spaces keep
     // the record the same JSON on one line.
     if (record.indexOf(NEWLINE) !== -1 || record.indexOf(RETURN) !== -1) {
-      for (let k = 0; k < copied.length; k++)
-        if (copied[k] === NEWLINE || copied[k] === RETURN) copied[k] = 0x20;
+      for (let k = 0; k < record.length; k++)
+        if (record[k] === NEWLINE || record[k] === RETURN) record[k] = 0x20;
     }
-    lines[at++] = NEWLINE;
+    lines[r] = record;
+    lines[r + 1] = LINE_END;
+    bytes += record.length + 1;
   }
   return {
     lines,
+    bytes,
     records,
     nextCursor: typeof meta.next_cursor === 'string' && meta.next_cursor !== '' ? meta.next_cursor : null,
     count: typeof meta.count === 'number' ? meta.count : null,

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPENALEX_COLUMNS } from './corpus-store.js';
 import { type IngestCounts, ingest } from './ingest.js';
@@ -23,7 +23,7 @@ export interface PullOptions {
   since?: string | null;
   /** An OpenAlex filter added to from_updated_date; undefined: the stored one; '' or null: none. */
   filter?: string | null;
-  /** Pages a batch holds at least before it is merged (default 100); see the loop. */
+  /** Pages a batch holds at least before it is merged (default 200); see the loop. */
   pagesPerBatch?: number;
   onProgress?: (p: PullProgress) => void;
   onLog?: (line: string) => void;
@@ -88,6 +88,16 @@ function addCounts(into: IngestCounts, c: IngestCounts): void {
   into.removed += c.removed;
   for (const k of Object.keys(into.skipped) as (keyof IngestCounts['skipped'])[])
     into.skipped[k] += c.skipped[k];
+}
+
+/** Writes buffers in order, up to 1,024 (the iovec limit) a system call. */
+function writeLines(fd: number, chunks: Buffer[]): void {
+  for (let i = 0; i < chunks.length; i += 1024) {
+    const part = chunks.slice(i, i + 1024);
+    const size = part.reduce((n, c) => n + c.length, 0);
+    const written = writevSync(fd, part);
+    if (written !== size) throw new Error(`short write to a pull batch file (${written} of ${size} bytes)`);
+  }
 }
 
 /** One batch of pages on its way to ingest: a JSON-lines file and where each page starts in it. */
@@ -160,7 +170,7 @@ export async function pull(
     nextSince: null,
   };
   const filter = `from_updated_date:${state.since}${state.filter ? `,${state.filter}` : ''}`;
-  const perBatch = Math.max(1, options.pagesPerBatch ?? 100);
+  const perBatch = Math.max(1, options.pagesPerBatch ?? 200);
   let batchNumber = 0;
   const newBatch = (): Batch => {
     const path = join(pullDir, `batch-${process.pid}-${++batchNumber}.jsonl`);
@@ -239,8 +249,8 @@ export async function pull(
       }
       summary.pages++;
       batch.pages.push({ page: pagesBefore + summary.pages, firstLine: batch.lines + 1 });
-      if (page.records > 0) writeSync(batch.fd, page.lines);
-      batch.bytes += page.lines.length;
+      writeLines(batch.fd, page.lines);
+      batch.bytes += page.bytes;
       batch.lines += page.records;
       if (page.maxUpdatedDate > batch.maxUpdatedDate) batch.maxUpdatedDate = page.maxUpdatedDate;
       total = page.count ?? total;

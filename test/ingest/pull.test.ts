@@ -32,7 +32,7 @@ describe('splitWorksPage', () => {
   ] as const) {
     it(`turns a ${name} page into one JSON line per result, the same records`, () => {
       const p = splitWorksPage(page(tricky, { count: 4, next_cursor: 'abc' }, space));
-      const lines = p.lines.toString('utf8').split('\n');
+      const lines = Buffer.concat(p.lines).toString('utf8').split('\n');
       expect(lines.at(-1)).toBe('');
       expect(lines.slice(0, -1).map((l) => JSON.parse(l))).toEqual(tricky);
       expect(p.records).toBe(4);
@@ -46,7 +46,7 @@ describe('splitWorksPage', () => {
   it('reads the end of the list: no results, next_cursor null', () => {
     const p = splitWorksPage(page([], { count: 4, next_cursor: null }));
     expect(p).toMatchObject({ records: 0, nextCursor: null, maxUpdatedDate: '' });
-    expect(p.lines.length).toBe(0);
+    expect(p.lines).toEqual([]);
   });
 
   it('refuses a page cut short or without results', () => {

@@ -32,6 +32,7 @@ export function sessionViewer(
   return {
     hriAvailable: session !== null && planAllows(session.plan, HRI_ACCESS, deps.edition),
     publicUrl: deps.publicUrl,
+    edition: deps.edition,
   };
 }
 

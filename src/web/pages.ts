@@ -32,7 +32,7 @@ const bin = (ris: number) => BINS.reduce((b, lower, i) => (ris >= lower ? i : b)
  * is not signed in: nothing the spec puts behind a plan (HRI, paper lists, subject data) is shown.
  */
 export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void {
-  const viewer: Viewer = { hriAvailable: false, publicUrl: deps.publicUrl };
+  const viewer: Viewer = { hriAvailable: false, publicUrl: deps.publicUrl, edition: deps.edition };
   // biome-ignore lint/suspicious/noExplicitAny: every route's context, whatever its path parameters
   const withSnapshot = (c: Context<any, any, any>, render: (s: Snapshot) => Response | Promise<Response>) => {
     const snapshot = deps.snapshots.acquire();
@@ -187,7 +187,7 @@ function pricing(deps: WebDeps): Html {
   );
   const price = (o: (typeof OPERATIONS)[number]) => {
     const p = priceInfo(o);
-    if ('usd' in p) return `${p.usd} USD`;
+    if ('usd' in p) return 'per' in p && p.per === 'symbol' ? `${p.usd} USD per symbol` : `${p.usd} USD`;
     if ('tiers' in p && p.tiers)
       return p.tiers.map((t) => `${t.usd} USD up to ${t.up_to_papers} papers`).join('; ');
     if ('by_depth_usd' in p)

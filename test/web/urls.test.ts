@@ -100,4 +100,10 @@ describe('every URL the service prints answers', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).toMatch(/text\/html/);
   });
+
+  it('the pricing page states every price from the price table, the batch history per symbol', async () => {
+    const pricing = await (await fetch(`${server.base}/pricing`)).text();
+    expect(pricing).toContain('/v1/elements/history');
+    expect(pricing).toMatch(/0\.05 USD per symbol/);
+  });
 });

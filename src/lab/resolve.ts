@@ -3,7 +3,7 @@
  * names, keyword names, and wildcards over topic names. A term the data does not know is kept
  * with no subjects, so the quote can list it under `ignored` (never dropped silently).
  */
-import { ELEMENTS, type Element } from '../tagging/elements.js';
+import { ELEMENTS, type Element } from '../elements/elements.js';
 import type { LabIndex, SubjectRef } from './lab-index.js';
 import type { Clause, LabQuery, Term } from './query-ast.js';
 import { canonicalTermText, MIN_WILDCARD_PREFIX, printTerm } from './query-parser.js';

@@ -1,4 +1,4 @@
-import { ELEMENTS } from '../tagging/elements.js';
+import { ELEMENTS } from '../elements/elements.js';
 import { getOrCreate } from '../util/maps.js';
 import { type Corpus, type Csr, NO_DAY } from './corpus.js';
 import {

@@ -8,7 +8,7 @@ import { isoDay } from '../scoring/dates.js';
 import { computeImpact } from '../scoring/impact.js';
 import { DEFAULT_PARAMETERS, type ScoringParameters } from '../scoring/parameters.js';
 import { buildContext, periodTotals, scoreEntities } from '../scoring/score-entities.js';
-import { ELEMENTS } from '../tagging/elements.js';
+import { ELEMENTS } from '../elements/elements.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
 import { type PublishResult, publishSnapshot } from './publish.js';
 import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';

@@ -5,7 +5,7 @@ import type { Community, ElementCommunity } from '../scoring/communities.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
 import { type EntityScore, invert, type PeriodTotals } from '../scoring/score-entities.js';
-import { ELEMENTS } from '../tagging/elements.js';
+import { ELEMENTS } from '../elements/elements.js';
 import { encodeRanked } from './ranked.js';
 import { SNAPSHOT_INDEXES, SNAPSHOT_SCHEMA } from './schema.js';
 

@@ -6,7 +6,7 @@
  * keywords, concepts, sources, institutions), which is what makes ~10k records/s per core possible.
  * The top-level key order is the one of real OpenAlex works (2025 snapshot).
  */
-import { ELEMENTS } from '../tagging/elements.js';
+import { ELEMENTS } from '../elements/elements.js';
 import { hashString, mix, Rng, WeightedSampler, zipfSampler } from './random.js';
 
 /** One topic of the OpenAlex taxonomy, as in topics.json. */

@@ -4,26 +4,10 @@
  * below errs on the side of not tagging.
  *
  * Two passes over the (normalized) title:
- * 1. Words (lowercase letter runs, case-insensitive):
- *    - element names and spelling variants (iron, aluminium/aluminum, sulphur/sulfur, caesium/cesium,
- *      phosphorous as a common misspelling of phosphorus), also as a whole hyphen part
- *      ("lithium-ion", "cobalt-free", "nickel-iron") and plurals ("carbons");
- *    - a name inside a longer word only with a chemical suffix (hydrogen+ation, carbon+ization,
- *      oxygen+ated, nickel+ate, hydrogen+ase) and optional de-/re-/organo-/poly- prefix
- *      ("dehydrogenation", "decarbonization", "organosilicon"). Not: "hydrocarbon" (a compound
- *      class, not carbon as a subject), "carbonyl", "silicone", "ironic", "tinted", "non-ferrous".
- *    - Latin adjectives (ferric, cupric, stannous, ...) and the acid adjectives sulfuric, phosphoric,
- *      nitric, boric, hydrochloric, hydrofluoric (their defining element);
- *    - anion / compound-class names for the defining element only, also with prefixes and plurals
- *      ("oxyhydroxides" -> O, "borohydride" -> H, "aluminosilicate" -> Si); not "elaborate".
- *    - "lead" is Pb only in a metal context (lead-free, lead halide, lead ions, of lead, zinc and
- *      lead, lead(II) ...); never "leads", "leading", "lead to". "Iron Age", "gold standard" are not.
- *    - not tagged (decided): graphene/graphite/diamond, ozone, water, oxidation/oxidative,
- *      fluorinated/chlorinated (the full name is not in the word).
+ * 1. Words (lowercase letter runs, case-insensitive): the word rules in words.ts.
  * 2. Tokens (whitespace-separated, symbol case matters), skipped entirely in an all-caps title:
- *    - a token or each part of a -,/,@,: compound must parse completely as a formula: element
- *      symbols with counts, decimals, x/y/z/δ/n variables, (), [], charges, oxidation states
- *      "(III)", hydrate dots, isotope masses (13C, δ18O, 87Sr), MXene "Tx", perovskite "FA"/"MA";
+ *    - a token or each part of a -,/,@,: compound must parse completely as a formula (the
+ *      formula reader in formula.ts);
  *    - an all-capital token made only of one-letter symbols and no digits (COF, PVC, SOFC, NW, IV,
  *      UV, BC, CN ...) is an abbreviation unless whitelisted (CO, NO, OH, HF, BN, KOH, HCN ...):
  *      BN counts as boron nitride;
@@ -41,148 +25,14 @@
  *      Portuguese, Italian stop words) give no bare two-letter symbols;
  *    - symbols heavier than Pu (Z > 94) never come from formulas (CDs, Es, Md, Ts are abbreviations).
  */
-import { ELEMENTS } from './elements.js';
+import { ELEMENTS } from '../elements/elements.js';
+import { FORMULA_SYMBOLS, type Parsed, parseFormula } from './formula.js';
+import { namesElement, tagWords } from './words.js';
 
 /** Bump when the rules change: stored tags carry the version that made them. */
 export const TAGGER_VERSION = 1;
 
 const Z = new Map<string, number>(ELEMENTS.map((e) => [e.symbol, e.number]));
-/** Symbols that may appear in formulas (Z <= 94; not Pm, which is PM2.5 particulate matter). */
-const FORMULA_SYMBOLS = new Set(
-  ELEMENTS.filter((e) => e.number <= 94 && e.symbol !== 'Pm').map((e) => e.symbol),
-);
-
-// ---------------------------------------------------------------- word rules
-
-/** Lowercase word -> symbol, for exact word matches. */
-const WORD_SYMBOL = new Map<string, string>();
-/** Element names (and variants) only: used for in-word prefix matching and "lead" context. */
-const NAME_SYMBOL = new Map<string, string>();
-for (const e of ELEMENTS) {
-  for (const v of new Set([e.name.toLowerCase(), ...e.variants])) NAME_SYMBOL.set(v, e.symbol);
-}
-NAME_SYMBOL.set('phosphorous', 'P');
-NAME_SYMBOL.delete('lead'); // context-dependent, see isLeadMetal
-for (const [w, s] of NAME_SYMBOL) WORD_SYMBOL.set(w, s);
-const NAME_LENGTHS = [...new Set([...NAME_SYMBOL.keys()].map((n) => n.length))].sort((a, b) => a - b);
-/** First three letters of every name: most words fail this before any suffix work. */
-const NAME_HEADS = new Set([...NAME_SYMBOL.keys()].map((n) => n.slice(0, 3)));
-
-const ADJECTIVES: Record<string, string> = {
-  ferric: 'Fe',
-  ferrous: 'Fe',
-  cupric: 'Cu',
-  cuprous: 'Cu',
-  stannic: 'Sn',
-  stannous: 'Sn',
-  argentic: 'Ag',
-  auric: 'Au',
-  aurous: 'Au',
-  plumbic: 'Pb',
-  plumbous: 'Pb',
-  mercuric: 'Hg',
-  mercurous: 'Hg',
-  sulfuric: 'S',
-  sulphuric: 'S',
-  phosphoric: 'P',
-  nitric: 'N',
-  boric: 'B',
-  hydrochloric: 'Cl',
-  hydrofluoric: 'F',
-};
-for (const [w, s] of Object.entries(ADJECTIVES)) WORD_SYMBOL.set(w, s);
-
-/** Anion / compound-class stems (matched as word endings, singular). */
-const ANIONS: [string, string][] = [
-  ['oxide', 'O'],
-  ['sulfide', 'S'],
-  ['sulphide', 'S'],
-  ['sulfate', 'S'],
-  ['sulphate', 'S'],
-  ['sulfite', 'S'],
-  ['sulphite', 'S'],
-  ['nitride', 'N'],
-  ['nitrate', 'N'],
-  ['nitrite', 'N'],
-  ['carbide', 'C'],
-  ['carbonate', 'C'],
-  ['phosphide', 'P'],
-  ['phosphate', 'P'],
-  ['chloride', 'Cl'],
-  ['chlorate', 'Cl'],
-  ['fluoride', 'F'],
-  ['bromide', 'Br'],
-  ['iodide', 'I'],
-  ['hydride', 'H'],
-  ['boride', 'B'],
-  ['borate', 'B'],
-  ['silicide', 'Si'],
-  ['silicate', 'Si'],
-  ['selenide', 'Se'],
-  ['telluride', 'Te'],
-  ['arsenide', 'As'],
-  ['arsenate', 'As'],
-];
-/** Last three letters of every anion stem: a cheap filter before the endsWith loop. */
-const ANION_TAILS = new Set(ANIONS.map(([a]) => a.slice(-3)));
-/** Words that end like an anion but are not one. */
-const NOT_ANION = /(?:laborate|roborate)$/;
-
-/** What may follow an element name inside one word ("hydrogenation", "carbonized", "nickelates"). */
-const NAME_SUFFIXES = new Set([
-  'ation',
-  'ations',
-  'ated',
-  'ating',
-  'ate',
-  'ates',
-  'ase',
-  'ases',
-  'ous',
-  'aceous',
-  'ization',
-  'izations',
-  'ized',
-  'izing',
-  'isation',
-  'ised',
-  'ising',
-  'making', // ironmaking
-]);
-const NAME_PREFIXES = ['de', 're', 'organo', 'poly'];
-
-const WORD_STOP_NEXT: Record<string, Set<string>> = {
-  iron: new Set(['age', 'ages']),
-  gold: new Set(['standard', 'standards', 'medal', 'rush', 'coast']),
-  silver: new Set(['lining', 'bullet']),
-  platinum: new Set(['group']), // platinum-group elements are a class
-};
-
-/** Words after "lead" that make it the metal. */
-const LEAD_NEXT = new Set(
-  (
-    'free halide halides acid zirconate titanate oxide oxides dioxide monoxide sulfide sulphide selenide ' +
-    'telluride iodide iodides bromide chloride nitrate acetate carbonate chromate ion ions isotope isotopes ' +
-    'isotopic contamination contaminated poisoning exposure pollution concentration concentrations level ' +
-    'levels content contents toxicity ore ores mine mines mining smelter smelting zinc based perovskite ' +
-    'perovskites uptake adsorption removal accumulation bioaccumulation glass alloy alloys metal ii iv ' +
-    'and or tin electrode electrodes'
-  ).split(' '),
-);
-const LEAD_PREV = new Set([
-  'of',
-  'and',
-  'or',
-  'with',
-  'for',
-  'tetraethyl',
-  'blood',
-  'metallic',
-  'elemental',
-  'soluble',
-  'liquid',
-  'molten',
-]);
 
 // ---------------------------------------------------------------- token rules
 
@@ -278,13 +128,6 @@ const SINGLE_COUNT_OK = new Set([
   'P3-',
 ]);
 
-const FOREIGN_STOP = new Set(
-  (
-    'de la le les des du el los las del et para por con una une sur dans und der die das em com um uma y ' +
-    'aux pour sobre zur mit von im il della di che per nel ein eine dos da ou au en na'
-  ).split(' '),
-);
-
 /** Unicode forms folded before tokenizing: dashes to '-', sub/superscript digits, charges. */
 const FOLD: Record<string, string> = {
   '\u2010': '-',
@@ -311,107 +154,6 @@ const FOLD_RE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'g');
 const TAG_RE = /<\/?[a-zA-Z][^>]*>/g;
 const LATEX_SUB = /\$[_^]\{?([^}$]*)\}?\$/g;
 
-// ---------------------------------------------------------------- formula parser
-
-interface Parsed {
-  symbols: string[];
-  /** Has a count, variable, charge, oxidation state or isotope mass. */
-  marked: boolean;
-  /** Leading isotope mass of two or more digits, or a δ prefix. */
-  isotope: boolean;
-}
-
-const ROMAN = /^\((?:I|II|III|IV|V|VI|VII|VIII|0|\d{3,4})\)/; // oxidation state or Miller index
-// counts and variables; y/z/n only beside an x ("LixCoyO2"), so "N4Py" is not N, P
-const COUNT = /^(?:\d+(?:\.\d+)?|\.\d+|[xδ])(?:[-+](?:\d+(?:\.\d+)?|[xδ]))*/;
-const COUNT_XYZ = /^(?:\d+(?:\.\d+)?|\.\d+|[xyzδn])(?:[-+](?:\d+(?:\.\d+)?|[xyzδ]))*/;
-const CHARGE = /^\d*[+-]+$/;
-
-/** Parse a whole string as a formula, or return null. Symbol case matters. */
-function parseFormula(s: string): Parsed | null {
-  const symbols: string[] = [];
-  let marked = false;
-  let isotope = false;
-  let i = 0;
-  const n = s.length;
-  let depth = 0;
-  const hasX = s.includes('x');
-  // isotope prefix: δ18O, 13C, 87Sr (a count before the first symbol)
-  if (s[0] === 'δ' || s[0] === 'Δ') {
-    i = 1;
-    isotope = true;
-  }
-  const lead = /^\d+/.exec(s.slice(i));
-  if (lead) {
-    if (lead[0].length >= 2 || isotope) isotope = true;
-    // "2H-MoS2", "1T", "3D": a one-digit prefix is a polytype or a label, but "9Cr-1Mo" is a steel grade
-    else if (!/^[A-Z][a-z]/.test(s.slice(i + 1, i + 3)) || !FORMULA_SYMBOLS.has(s.slice(i + 1, i + 3)))
-      return null;
-    i += lead[0].length;
-    marked = true;
-  }
-  while (i < n) {
-    const c = s.charCodeAt(i);
-    if (c >= 65 && c <= 90) {
-      const two = s.slice(i, i + 2);
-      if (two.length === 2 && FORMULA_SYMBOLS.has(two)) {
-        symbols.push(two);
-        i += 2;
-      } else if (two === 'Tx' || two === 'Tz') {
-        i += 2; // MXene surface terminations
-        marked = true;
-        continue;
-      } else if ((two === 'FA' || two === 'MA') && symbols.length === 0 && i + 2 < n) {
-        i += 2; // formamidinium / methylammonium in perovskite formulas
-        marked = true;
-        continue;
-      } else if (FORMULA_SYMBOLS.has(s[i]!)) {
-        symbols.push(s[i]!);
-        i += 1;
-      } else {
-        return null;
-      }
-      const roman = ROMAN.exec(s.slice(i, i + 7));
-      if (roman) {
-        i += roman[0].length;
-        marked = true;
-        continue;
-      }
-    } else if (c === 40 || c === 91) {
-      depth++;
-      i++;
-      continue;
-    } else if (c === 41 || c === 93) {
-      if (depth === 0) return null;
-      depth--;
-      i++;
-    } else if (c === 183 || c === 44) {
-      // hydrate dot (CuSO4·5H2O) or a comma inside parentheses ((Ni,Fe)OOH)
-      if (c === 44 && depth === 0) return null;
-      i++;
-      const k = /^\d+/.exec(s.slice(i));
-      if (k) i += k[0].length;
-      continue;
-    } else {
-      // the rest after a charge is not allowed
-      const rest = s.slice(i);
-      if (CHARGE.test(rest) && symbols.length > 0) {
-        marked = true;
-        i = n;
-        break;
-      }
-      return null;
-    }
-    const m = (hasX ? COUNT_XYZ : COUNT).exec(s.slice(i));
-    if (m) {
-      marked = true;
-      i += m[0].length;
-    }
-  }
-  if (depth !== 0 || symbols.length === 0) return null;
-  return { symbols, marked, isotope };
-}
-
 // ---------------------------------------------------------------- tagging
 
 function isUpper(c: number): boolean {
@@ -425,74 +167,6 @@ function capsOnlySingles(p: Parsed, token: string): boolean {
   return !/\d/.test(token) && !/[+-]$/.test(token) && !token.includes('(');
 }
 
-function isLeadMetal(words: string[], i: number): boolean {
-  const next = words[i + 1];
-  const prev = words[i - 1];
-  if (next !== undefined && LEAD_NEXT.has(next)) {
-    if (next === 'and' || next === 'or') {
-      const after = words[i + 2];
-      return after !== undefined && (NAME_SYMBOL.has(after) || after === 'zinc');
-    }
-    return true;
-  }
-  if (prev !== undefined && LEAD_PREV.has(prev)) {
-    if (prev === 'and' || prev === 'or') {
-      const before = words[i - 2];
-      return before !== undefined && NAME_SYMBOL.has(before);
-    }
-    if (prev === 'of' || prev === 'with' || prev === 'for') {
-      // "removal of lead", "of lead from", not "the lead of" / "for lead optimization"
-      return next === undefined || next === 'in' || next === 'from' || next === 'by' || next === 'on';
-    }
-    return true;
-  }
-  if (next !== undefined && NAME_SYMBOL.has(next)) return true; // "lead-bismuth eutectic"
-  if (prev !== undefined && NAME_SYMBOL.has(prev)) return true; // "copper lead zinc"
-  return false;
-}
-
-function wordSymbol(w: string): string | undefined {
-  const exact = WORD_SYMBOL.get(w);
-  if (exact) return exact;
-  const n = w.length;
-  if (n < 4) return undefined;
-  // plural of a name: "carbons"
-  if (w.charCodeAt(n - 1) === 115) {
-    const s = NAME_SYMBOL.get(w.slice(0, -1));
-    if (s) return s;
-  }
-  // anion word endings: "oxyhydroxides", "bicarbonate"
-  const base = w.charCodeAt(n - 1) === 115 ? w.slice(0, -1) : w;
-  if (ANION_TAILS.has(base.slice(-3)) && !NOT_ANION.test(base)) {
-    for (const [stem, sym] of ANIONS) if (base.endsWith(stem)) return sym;
-  }
-  // name + chemical suffix, optionally after a prefix: "dehydrogenation", "carbonization"
-  if (n > 6) {
-    for (const p of NAME_PREFIXES) {
-      if (!w.startsWith(p)) continue;
-      const r = nameWithSuffix(w, p.length);
-      if (r) return r;
-      if (p === 'organo' || p === 'poly') {
-        const whole = NAME_SYMBOL.get(w.slice(p.length));
-        if (whole) return whole;
-      }
-    }
-    return nameWithSuffix(w, 0);
-  }
-  return undefined;
-}
-
-function nameWithSuffix(w: string, start: number): string | undefined {
-  if (!NAME_HEADS.has(w.slice(start, start + 3))) return undefined;
-  for (const len of NAME_LENGTHS) {
-    if (start + len >= w.length) break;
-    const s = NAME_SYMBOL.get(w.slice(start, start + len));
-    if (s && NAME_SUFFIXES.has(w.slice(start + len))) return s;
-  }
-  return undefined;
-}
-
-const WORD_SPLIT = /[^a-z]+/;
 /** A capitalized word (not a formula): "Niña", "Khobar", "Hajar". */
 const CAPITALIZED_WORD = /^[A-Z][a-z]{3}/;
 /** Letters-only word with one capital: never a formula ("Bay", "Inn", "Con", "Ray"). */
@@ -602,27 +276,7 @@ export function tagElements(title: string): string[] {
   const found = new Set<string>();
 
   // pass 1: words
-  const words = t.toLowerCase().split(WORD_SPLIT);
-  let foreignHits = 0;
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i]!;
-    if (w.length < 2) continue;
-    if (FOREIGN_STOP.has(w)) foreignHits++;
-    if (w.length < 3) continue;
-    if (w === 'lead') {
-      if (isLeadMetal(words, i)) found.add('Pb');
-      continue;
-    }
-    const s = wordSymbol(w);
-    if (!s) continue;
-    const stop = WORD_STOP_NEXT[w];
-    if (stop?.has(words[i + 1] ?? '')) continue;
-    if (words[i - 1] === 'non' && (w === 'ferrous' || NAME_SYMBOL.has(w))) continue;
-    found.add(s);
-  }
-  const foreign = foreignHits >= 2;
-  if (foreign) found.delete('Sn'); // "tin" in other languages
-
+  const foreign = tagWords(t, found);
   // pass 2: formula tokens; in an all-caps title only tokens that kept lowercase letters ("FeNi")
   const allCaps = isAllCaps(t);
   const raw = (t.includes('\t') || t.includes('\n') ? t.replace(/[\t\r\n]/g, ' ') : t).split(' ');
@@ -809,7 +463,7 @@ function bareOk(
 
 function isChemWord(s: string): boolean {
   const w = s.toLowerCase().replace(/[^a-z].*$/, '');
-  return WORD_SYMBOL.has(w) || w === 'lead' || wordSymbol(w) !== undefined || CHEM_PARTNER.has(w);
+  return namesElement(w) || CHEM_PARTNER.has(w);
 }
 
 /** A token joined by -, /, @ or : (Pt/C, Co-N-C, Fe-doped, Li-ion, U-Pb, lithium-ion). */

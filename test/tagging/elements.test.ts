@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ELEMENT_INDEX, ELEMENTS, findElement, groupOf, periodOf } from '../../src/tagging/elements.js';
+import { ELEMENT_INDEX, ELEMENTS, findElement, groupOf, periodOf } from '../../src/elements/elements.js';
 
 describe('ELEMENTS', () => {
   it('has the 118 elements with unique symbols and atomic numbers 1..118 in order', () => {

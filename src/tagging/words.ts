@@ -1,0 +1,258 @@
+/**
+ * The word rules (DESIGN.md section 2, names, adjectives and anions): lowercase letter runs of a
+ * title, read case-insensitively.
+ *    - element names and spelling variants (iron, aluminium/aluminum, sulphur/sulfur, caesium/cesium,
+ *      phosphorous as a common misspelling of phosphorus), also as a whole hyphen part
+ *      ("lithium-ion", "cobalt-free", "nickel-iron") and plurals ("carbons");
+ *    - a name inside a longer word only with a chemical suffix (hydrogen+ation, carbon+ization,
+ *      oxygen+ated, nickel+ate, hydrogen+ase) and optional de-/re-/organo-/poly- prefix
+ *      ("dehydrogenation", "decarbonization", "organosilicon"). Not: "hydrocarbon" (a compound
+ *      class, not carbon as a subject), "carbonyl", "silicone", "ironic", "tinted", "non-ferrous".
+ *    - Latin adjectives (ferric, cupric, stannous, ...) and the acid adjectives sulfuric, phosphoric,
+ *      nitric, boric, hydrochloric, hydrofluoric (their defining element);
+ *    - anion / compound-class names for the defining element only, also with prefixes and plurals
+ *      ("oxyhydroxides" -> O, "borohydride" -> H, "aluminosilicate" -> Si); not "elaborate".
+ *    - "lead" is Pb only in a metal context (lead-free, lead halide, lead ions, of lead, zinc and
+ *      lead, lead(II) ...); never "leads", "leading", "lead to". "Iron Age", "gold standard" are not.
+ *    - not tagged (decided): graphene/graphite/diamond, ozone, water, oxidation/oxidative,
+ *      fluorinated/chlorinated (the full name is not in the word).
+ */
+import { ELEMENTS } from '../elements/elements.js';
+
+/** Lowercase word -> symbol, for exact word matches. */
+const WORD_SYMBOL = new Map<string, string>();
+/** Element names (and variants) only: used for in-word prefix matching and "lead" context. */
+const NAME_SYMBOL = new Map<string, string>();
+for (const e of ELEMENTS) {
+  for (const v of new Set([e.name.toLowerCase(), ...e.variants])) NAME_SYMBOL.set(v, e.symbol);
+}
+NAME_SYMBOL.set('phosphorous', 'P');
+NAME_SYMBOL.delete('lead'); // context-dependent, see isLeadMetal
+for (const [w, s] of NAME_SYMBOL) WORD_SYMBOL.set(w, s);
+const NAME_LENGTHS = [...new Set([...NAME_SYMBOL.keys()].map((n) => n.length))].sort((a, b) => a - b);
+/** First three letters of every name: most words fail this before any suffix work. */
+const NAME_HEADS = new Set([...NAME_SYMBOL.keys()].map((n) => n.slice(0, 3)));
+
+const ADJECTIVES: Record<string, string> = {
+  ferric: 'Fe',
+  ferrous: 'Fe',
+  cupric: 'Cu',
+  cuprous: 'Cu',
+  stannic: 'Sn',
+  stannous: 'Sn',
+  argentic: 'Ag',
+  auric: 'Au',
+  aurous: 'Au',
+  plumbic: 'Pb',
+  plumbous: 'Pb',
+  mercuric: 'Hg',
+  mercurous: 'Hg',
+  sulfuric: 'S',
+  sulphuric: 'S',
+  phosphoric: 'P',
+  nitric: 'N',
+  boric: 'B',
+  hydrochloric: 'Cl',
+  hydrofluoric: 'F',
+};
+for (const [w, s] of Object.entries(ADJECTIVES)) WORD_SYMBOL.set(w, s);
+
+/** Anion / compound-class stems (matched as word endings, singular). */
+const ANIONS: [string, string][] = [
+  ['oxide', 'O'],
+  ['sulfide', 'S'],
+  ['sulphide', 'S'],
+  ['sulfate', 'S'],
+  ['sulphate', 'S'],
+  ['sulfite', 'S'],
+  ['sulphite', 'S'],
+  ['nitride', 'N'],
+  ['nitrate', 'N'],
+  ['nitrite', 'N'],
+  ['carbide', 'C'],
+  ['carbonate', 'C'],
+  ['phosphide', 'P'],
+  ['phosphate', 'P'],
+  ['chloride', 'Cl'],
+  ['chlorate', 'Cl'],
+  ['fluoride', 'F'],
+  ['bromide', 'Br'],
+  ['iodide', 'I'],
+  ['hydride', 'H'],
+  ['boride', 'B'],
+  ['borate', 'B'],
+  ['silicide', 'Si'],
+  ['silicate', 'Si'],
+  ['selenide', 'Se'],
+  ['telluride', 'Te'],
+  ['arsenide', 'As'],
+  ['arsenate', 'As'],
+];
+/** Last three letters of every anion stem: a cheap filter before the endsWith loop. */
+const ANION_TAILS = new Set(ANIONS.map(([a]) => a.slice(-3)));
+/** Words that end like an anion but are not one. */
+const NOT_ANION = /(?:laborate|roborate)$/;
+
+/** What may follow an element name inside one word ("hydrogenation", "carbonized", "nickelates"). */
+const NAME_SUFFIXES = new Set([
+  'ation',
+  'ations',
+  'ated',
+  'ating',
+  'ate',
+  'ates',
+  'ase',
+  'ases',
+  'ous',
+  'aceous',
+  'ization',
+  'izations',
+  'ized',
+  'izing',
+  'isation',
+  'ised',
+  'ising',
+  'making', // ironmaking
+]);
+const NAME_PREFIXES = ['de', 're', 'organo', 'poly'];
+
+const WORD_STOP_NEXT: Record<string, Set<string>> = {
+  iron: new Set(['age', 'ages']),
+  gold: new Set(['standard', 'standards', 'medal', 'rush', 'coast']),
+  silver: new Set(['lining', 'bullet']),
+  platinum: new Set(['group']), // platinum-group elements are a class
+};
+
+/** Words after "lead" that make it the metal. */
+const LEAD_NEXT = new Set(
+  (
+    'free halide halides acid zirconate titanate oxide oxides dioxide monoxide sulfide sulphide selenide ' +
+    'telluride iodide iodides bromide chloride nitrate acetate carbonate chromate ion ions isotope isotopes ' +
+    'isotopic contamination contaminated poisoning exposure pollution concentration concentrations level ' +
+    'levels content contents toxicity ore ores mine mines mining smelter smelting zinc based perovskite ' +
+    'perovskites uptake adsorption removal accumulation bioaccumulation glass alloy alloys metal ii iv ' +
+    'and or tin electrode electrodes'
+  ).split(' '),
+);
+const LEAD_PREV = new Set([
+  'of',
+  'and',
+  'or',
+  'with',
+  'for',
+  'tetraethyl',
+  'blood',
+  'metallic',
+  'elemental',
+  'soluble',
+  'liquid',
+  'molten',
+]);
+
+const FOREIGN_STOP = new Set(
+  (
+    'de la le les des du el los las del et para por con una une sur dans und der die das em com um uma y ' +
+    'aux pour sobre zur mit von im il della di che per nel ein eine dos da ou au en na'
+  ).split(' '),
+);
+const WORD_SPLIT = /[^a-z]+/;
+
+/**
+ * Pass 1 of the tagger: add the symbols the title's words name to found. Returns whether the
+ * title reads as another language (two or more foreign stop words), where "tin" is not Sn.
+ */
+export function tagWords(title: string, found: Set<string>): boolean {
+  const words = title.toLowerCase().split(WORD_SPLIT);
+  let foreignHits = 0;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.length < 2) continue;
+    if (FOREIGN_STOP.has(w)) foreignHits++;
+    if (w.length < 3) continue;
+    if (w === 'lead') {
+      if (isLeadMetal(words, i)) found.add('Pb');
+      continue;
+    }
+    const s = wordSymbol(w);
+    if (!s) continue;
+    const stop = WORD_STOP_NEXT[w];
+    if (stop?.has(words[i + 1] ?? '')) continue;
+    if (words[i - 1] === 'non' && (w === 'ferrous' || NAME_SYMBOL.has(w))) continue;
+    found.add(s);
+  }
+  const foreign = foreignHits >= 2;
+  if (foreign) found.delete('Sn'); // "tin" in other languages
+  return foreign;
+}
+
+/** Whether a lowercase word names an element by the word rules ("lead" counts here). */
+export function namesElement(w: string): boolean {
+  return w === 'lead' || wordSymbol(w) !== undefined;
+}
+
+function isLeadMetal(words: string[], i: number): boolean {
+  const next = words[i + 1];
+  const prev = words[i - 1];
+  if (next !== undefined && LEAD_NEXT.has(next)) {
+    if (next === 'and' || next === 'or') {
+      const after = words[i + 2];
+      return after !== undefined && (NAME_SYMBOL.has(after) || after === 'zinc');
+    }
+    return true;
+  }
+  if (prev !== undefined && LEAD_PREV.has(prev)) {
+    if (prev === 'and' || prev === 'or') {
+      const before = words[i - 2];
+      return before !== undefined && NAME_SYMBOL.has(before);
+    }
+    if (prev === 'of' || prev === 'with' || prev === 'for') {
+      // "removal of lead", "of lead from", not "the lead of" / "for lead optimization"
+      return next === undefined || next === 'in' || next === 'from' || next === 'by' || next === 'on';
+    }
+    return true;
+  }
+  if (next !== undefined && NAME_SYMBOL.has(next)) return true; // "lead-bismuth eutectic"
+  if (prev !== undefined && NAME_SYMBOL.has(prev)) return true; // "copper lead zinc"
+  return false;
+}
+
+function wordSymbol(w: string): string | undefined {
+  const exact = WORD_SYMBOL.get(w);
+  if (exact) return exact;
+  const n = w.length;
+  if (n < 4) return undefined;
+  // plural of a name: "carbons"
+  if (w.charCodeAt(n - 1) === 115) {
+    const s = NAME_SYMBOL.get(w.slice(0, -1));
+    if (s) return s;
+  }
+  // anion word endings: "oxyhydroxides", "bicarbonate"
+  const base = w.charCodeAt(n - 1) === 115 ? w.slice(0, -1) : w;
+  if (ANION_TAILS.has(base.slice(-3)) && !NOT_ANION.test(base)) {
+    for (const [stem, sym] of ANIONS) if (base.endsWith(stem)) return sym;
+  }
+  // name + chemical suffix, optionally after a prefix: "dehydrogenation", "carbonization"
+  if (n > 6) {
+    for (const p of NAME_PREFIXES) {
+      if (!w.startsWith(p)) continue;
+      const r = nameWithSuffix(w, p.length);
+      if (r) return r;
+      if (p === 'organo' || p === 'poly') {
+        const whole = NAME_SYMBOL.get(w.slice(p.length));
+        if (whole) return whole;
+      }
+    }
+    return nameWithSuffix(w, 0);
+  }
+  return undefined;
+}
+
+function nameWithSuffix(w: string, start: number): string | undefined {
+  if (!NAME_HEADS.has(w.slice(start, start + 3))) return undefined;
+  for (const len of NAME_LENGTHS) {
+    if (start + len >= w.length) break;
+    const s = NAME_SYMBOL.get(w.slice(start, start + len));
+    if (s && NAME_SUFFIXES.has(w.slice(start + len))) return s;
+  }
+  return undefined;
+}

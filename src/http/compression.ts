@@ -5,7 +5,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 
 export type Encoding = 'br' | 'gzip';
 
-const COMPRESSIBLE = /^(application\/(json|problem\+json|javascript)|text\/)/;
+/** JSON and text, but not event streams: they are sent as they come, never buffered. */
+const COMPRESSIBLE = /^(application\/(json|problem\+json|javascript)|text\/(?!event-stream))/;
 /** Below this a compressed answer saves less than a packet and costs more CPU than it saves. */
 export const MIN_COMPRESS_BYTES = 1024;
 
@@ -103,6 +104,15 @@ async function compressShared(raw: Uint8Array, encoding: Encoding): Promise<Uint
   return body;
 }
 
+/**
+ * Puts `res` in place of the answer as it is. Assigning c.res would copy every header of the
+ * previous answer onto it (Hono merges them), bringing back the identity ETag and the route's Vary.
+ */
+export function replaceAnswer(c: Context, res: Response): void {
+  c.res = undefined;
+  c.res = res;
+}
+
 const PRECOMPRESSED = 'precompressed';
 type WithPrecompressed = { Variables: { [PRECOMPRESSED]?: true } };
 
@@ -137,7 +147,7 @@ export function compression(): MiddlewareHandler {
     if (!encoding || !res.body) return;
     const raw = new Uint8Array(await res.arrayBuffer());
     if (raw.length < MIN_COMPRESS_BYTES) {
-      c.res = new Response(raw, { status: res.status, headers });
+      replaceAnswer(c, new Response(raw, { status: res.status, headers }));
       return;
     }
     const body = /\bpublic\b/.test(headers.get('cache-control') ?? '')
@@ -148,6 +158,6 @@ export function compression(): MiddlewareHandler {
     out.delete('content-length');
     const etag = out.get('etag');
     if (etag) out.set('etag', encodedEtag(etag, encoding));
-    c.res = new Response(body, { status: res.status, headers: out });
+    replaceAnswer(c, new Response(body, { status: res.status, headers: out }));
   };
 }

@@ -9,6 +9,7 @@ import {
   isCompressible,
   MIN_COMPRESS_BYTES,
   markPrecompressed,
+  replaceAnswer,
 } from './compression.js';
 import type { AppEnv } from './context.js';
 import { prefersCsv } from './csv.js';
@@ -99,7 +100,7 @@ export function responseCache(): MiddlewareHandler<AppEnv> {
       cache.set(key, entry);
       store.bytes += entry.bytes;
     }
-    c.res = answer(c, entry[encoding ?? 'identity'] ?? entry.identity, false);
+    replaceAnswer(c, answer(c, entry[encoding ?? 'identity'] ?? entry.identity, false));
   };
 }
 

@@ -133,6 +133,23 @@ describe('compression once per answer', () => {
     expect(stale.headers['content-encoding']).toBe('br');
   });
 
+  it('keeps Vary: Accept and Accept-Encoding on a route answering JSON or CSV, first time and cached', async () => {
+    const keyed = { authorization: `Bearer ${key}` };
+    for (const accept of ['application/json', 'text/csv'])
+      for (const attempt of ['miss', 'hit']) {
+        const res = await rawGet(`${base}/v1/elements/Ni/history?resolution=monthly`, {
+          ...keyed,
+          accept,
+          'accept-encoding': 'gzip, deflate, br',
+        });
+        expect(res.status).toBe(200);
+        const vary = (res.headers.vary ?? '').split(',').map((v) => v.trim().toLowerCase());
+        expect(vary, `${accept} ${attempt}`).toEqual(expect.arrayContaining(['accept', 'accept-encoding']));
+        expect(res.headers['content-encoding'], `${accept} ${attempt} (${res.body.length} bytes)`).toBe('br');
+        expect(res.headers.etag, `${accept} ${attempt}`).toMatch(/^W\/"[^"]+-br"$/);
+      }
+  });
+
   it('leaves small answers and errors uncompressed, still with Vary', async () => {
     for (const path of ['/v1/elements/Xq', '/healthz']) {
       const res = await rawGet(base + path, { 'accept-encoding': 'gzip, deflate, br' });

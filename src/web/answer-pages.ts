@@ -1,5 +1,4 @@
 import type { Context, Env, Hono } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HRI_ACCESS, type OperationId, operation, planAllows } from '../access/policy.js';
 import type { WebSession } from '../access/state-store.js';
 import { ServiceError } from '../core/errors.js';
@@ -12,6 +11,7 @@ import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { lineChart } from './chart.js';
 import { type Html, html, page } from './html.js';
 import type { WebSessions } from './session.js';
+import { withSnapshot } from './with-snapshot.js';
 
 export interface AnswerPageDeps {
   snapshots: SnapshotManager;
@@ -67,31 +67,12 @@ export function registerAnswerPages<E extends Env>(app: Hono<E>, deps: AnswerPag
     render: (snapshot: Snapshot, session: WebSession | null) => Html | Promise<Html>,
   ) => {
     const session = await deps.sessions.current(c);
-    const snapshot = deps.snapshots.acquire();
-    if (!snapshot)
-      return c.html(
-        page(
-          'Data unavailable',
-          html`<h1>Data unavailable</h1><p>No data is published yet; try again shortly.</p>`,
-        ),
-        503,
-      );
-    try {
-      return c.html(page(title, await render(snapshot, session)), 200, pageHeaders(session));
-    } catch (e) {
-      if (e instanceof ServiceError && e.status < 500)
-        return c.html(
-          page(
-            'Not found',
-            html`<h1>${e.status === 404 ? 'Not found' : 'Cannot show this'}</h1><p>${e.detail}</p><p><a href="/">The periodic table</a></p>`,
-          ),
-          e.status as ContentfulStatusCode,
-          pageHeaders(session),
-        );
-      throw e;
-    } finally {
-      snapshot.release();
-    }
+    return withSnapshot(
+      c,
+      deps.snapshots,
+      async (snapshot) => c.html(page(title, await render(snapshot, session)), 200, pageHeaders(session)),
+      pageHeaders(session),
+    );
   };
 
   app.get('/subjects/search', (c) => {

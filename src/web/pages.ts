@@ -8,7 +8,7 @@ import {
   planLadder,
 } from '../access/policy.js';
 import { type ElementScore, getElement, listElements } from '../core/elements.js';
-import { ERROR_CODES, ServiceError } from '../core/errors.js';
+import { ERROR_CODES } from '../core/errors.js';
 import { elementHistory } from '../core/history.js';
 import type { Viewer } from '../core/viewer.js';
 import { priceInfo } from '../payments/discovery.js';
@@ -16,6 +16,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { type AnswerPageDeps, pageHeaders, registerAnswerPages, sessionViewer } from './answer-pages.js';
 import { lineChart } from './chart.js';
 import { type Html, html, page, SITE_CSS } from './html.js';
+import { withSnapshot as servePage } from './with-snapshot.js';
 
 export interface WebDeps extends AnswerPageDeps {
   /** Whether this server takes per-call payments. */
@@ -34,32 +35,8 @@ const bin = (ris: number) => BINS.reduce((b, lower, i) => (ris >= lower ? i : b)
 export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void {
   const viewer: Viewer = { hriAvailable: false, publicUrl: deps.publicUrl, edition: deps.edition };
   // biome-ignore lint/suspicious/noExplicitAny: every route's context, whatever its path parameters
-  const withSnapshot = (c: Context<any, any, any>, render: (s: Snapshot) => Response | Promise<Response>) => {
-    const snapshot = deps.snapshots.acquire();
-    if (!snapshot)
-      return c.html(
-        page(
-          'Data unavailable',
-          html`<h1>Data unavailable</h1><p>No data is published yet; try again shortly.</p>`,
-        ),
-        503,
-      );
-    try {
-      return render(snapshot);
-    } catch (e) {
-      if (e instanceof ServiceError && e.status === 404)
-        return c.html(
-          page(
-            'Not found',
-            html`<h1>Not found</h1><p>${e.detail}</p><p><a href="/">The periodic table</a></p>`,
-          ),
-          404,
-        );
-      throw e;
-    } finally {
-      snapshot.release();
-    }
-  };
+  const withSnapshot = (c: Context<any, any, any>, render: (s: Snapshot) => Response | Promise<Response>) =>
+    servePage(c, deps.snapshots, render);
   const cacheable = { 'cache-control': 'public, max-age=300' };
 
   app.get('/assets/site.css', (c) =>

@@ -24,7 +24,7 @@ const { loadConfig } = await import(join(root, 'dist/config/config.js'));
 let t = performance.now();
 const manager = new SnapshotManager(join(dataDir, 'snapshots'));
 await manager.start();
-const { openStateStore } = await import(join(root, 'dist/access/state-store.js'));
+const { openStateStore } = await import(join(root, 'dist/access/open-state-store.js'));
 const state = await openStateStore(undefined, dataDir);
 await state.migrate();
 const app = createApp({ config: loadConfig({}), snapshots: manager, state });

@@ -1,14 +1,8 @@
 import { parseArgs } from 'node:util';
 import { PREFIX_PATTERN } from '../access/api-keys.js';
+import { openStateStore, redactUrl } from '../access/open-state-store.js';
 import { PLANS, type Plan, parsePlan, UnknownPlanError } from '../access/plans.js';
-import {
-  type Account,
-  AccountExistsError,
-  openStateStore,
-  redactUrl,
-  type StateStore,
-  StateUrlError,
-} from '../access/state-store.js';
+import { type Account, AccountExistsError, type StateStore, StateUrlError } from '../access/state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { CliError } from './cli-error.js';
 

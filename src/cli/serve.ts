@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { openStateStore, redactUrl } from '../access/state-store.js';
+import { openStateStore, redactUrl } from '../access/open-state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
 import { createRateLimiter } from '../http/rate-limit.js';

@@ -2,7 +2,7 @@ import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, rmSync
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { redactUrl, splitSchemaParam } from '../access/state-store.js';
+import { redactUrl, splitSchemaParam } from '../access/open-state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { CliError } from './cli-error.js';
 

@@ -7,7 +7,8 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/access/api-keys.js';
-import { openStateStore, type StateStore } from '../../src/access/state-store.js';
+import { openStateStore } from '../../src/access/open-state-store.js';
+import type { StateStore } from '../../src/access/state-store.js';
 
 // The built CLI modules (npm test builds dist first via pretest). Until `keys` and `plans` are
 // registered in main.ts this runs each module's run() the way main.ts does, in a child process.

@@ -6,12 +6,12 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey, hashesEqual, parseApiKey } from '../../src/access/api-keys.js';
+import { openStateStore } from '../../src/access/open-state-store.js';
 import { PLANS, parsePlan, UnknownPlanError } from '../../src/access/plans.js';
 import { PostgresStateStore } from '../../src/access/postgres-state-store.js';
 import { SqliteStateStore } from '../../src/access/sqlite-state-store.js';
 import {
   AccountExistsError,
-  openStateStore,
   StateNotFoundError,
   type StateStore,
   StateUrlError,

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { FacilitatorClient } from '@x402/core/server';
+import { openStateStore } from '../../src/access/open-state-store.js';
 import type { Plan } from '../../src/access/plans.js';
-import { openStateStore, type StateStore } from '../../src/access/state-store.js';
+import type { StateStore } from '../../src/access/state-store.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
 import { paymentsFromConfig } from '../../src/payments/from-config.js';

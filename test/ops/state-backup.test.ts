@@ -4,7 +4,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStateStore } from '../../src/access/state-store.js';
+import { openStateStore } from '../../src/access/open-state-store.js';
 import { MAIN, ri, riBackground, stop } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';

@@ -41,7 +41,8 @@ import type { FacilitatorAccountInfo, FacilitatorSvmSigner } from '@x402/svm';
 import { ExactSvmScheme as ExactSvmClientScheme } from '@x402/svm/exact/client';
 import { registerExactSvmScheme } from '@x402/svm/exact/facilitator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openStateStore, type StateStore } from '../../src/access/state-store.js';
+import { openStateStore } from '../../src/access/open-state-store.js';
+import type { StateStore } from '../../src/access/state-store.js';
 import { NETWORKS } from '../../src/payments/networks.js';
 import {
   type PaidResource,

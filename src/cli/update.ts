@@ -162,6 +162,11 @@ async function updateByPulling(values: {
         lastCycleBuilt = true;
       } catch (e) {
         lastCycleBuilt = false;
+        if (stop.signal.aborted && e instanceof CliError && e.exitCode === 130) {
+          // Stopped mid-pull: what it read is merged and the cursor kept for the next run.
+          process.stderr.write('update: stopped; the next pull goes on from where this one stopped\n');
+          return 0;
+        }
         if (every === null || stop.signal.aborted || !(e instanceof CliError) || e.exitCode === 2) throw e;
         process.stderr.write(`update: ${e.message.replace(/^pull: /, 'pull failed: ')}\n`);
       }

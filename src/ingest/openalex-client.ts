@@ -86,6 +86,7 @@ interface Answer {
   status: number;
   statusText: string;
   retryAfter: string | null;
+  location: string | null;
   body: Buffer;
 }
 
@@ -120,6 +121,7 @@ function get(url: URL, timeoutMs: number, agent: http.Agent): Promise<Answer> {
               status: res.statusCode ?? 0,
               statusText: res.statusMessage ?? '',
               retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+              location: res.headers.location ?? null,
               body: res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw,
             });
           } catch (e) {
@@ -170,6 +172,12 @@ export class OpenAlexClient {
         if (res.status === 429 || res.status >= 500) {
           retryAfter = res.retryAfter;
           lastProblem = `${res.status} ${res.statusText}${detail}`.trim();
+        } else if (res.status >= 300 && res.status < 400 && res.location) {
+          const to = new URL(res.location, url);
+          throw new OpenAlexError(
+            `the OpenAlex API at ${o.baseUrl} redirects to ${to.origin}${to.pathname.replace(/\/works$/, '')}: set OPENALEX_API_URL to it`,
+            res.status,
+          );
         } else if (res.status === 401 || res.status === 403) {
           throw new OpenAlexError(
             o.apiKey

@@ -31,6 +31,8 @@ export interface FakeOpenAlex {
   fault: ((req: WorksRequest, res: ServerResponse, n: number) => boolean) | null;
   /** Pretty-print answers (line breaks between tokens), as some proxies do. */
   pretty: boolean;
+  /** Wait this long before each answer (a slow API). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -78,9 +80,14 @@ export async function startFakeOpenAlex(
     requests: [],
     fault: null,
     pretty: false,
+    delayMs: 0,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (fake.delayMs > 0) setTimeout(() => answer(req, res), fake.delayMs);
+    else answer(req, res);
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/works') return send(res, 404, { error: 'Not found' });
     const q = url.searchParams;
@@ -137,7 +144,7 @@ export async function startFakeOpenAlex(
       },
       fake.pretty,
     );
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;

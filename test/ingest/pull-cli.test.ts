@@ -142,6 +142,38 @@ describe('ri pull against a local OpenAlex API serving the bundled sample', () =
     expect(built.stdout.trim()).toBe(ingestedVersion);
   }, 120_000);
 
+  it('stops on Ctrl-C (SIGINT) keeping the pages read, and goes on from there', async () => {
+    const data = join(root, 'interrupted');
+    api.requests = [];
+    api.delayMs = 20;
+    const child = spawn(process.execPath, [MAIN, 'pull', '--since', '2000-01-01', '--data-dir', data], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await until(() => (api.requests.length >= 20 ? true : undefined), 60_000);
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+    } finally {
+      api.delayMs = 0;
+    }
+    expect(stderr.trim().split('\n').at(-1)).toMatch(
+      /^ri: pull: interrupted; `ri pull` goes on from the last page read$/,
+    );
+    const first = readCount(stderr);
+    expect(first).toBeGreaterThan(0);
+    expect(decodeCursor(state(data).cursor!)).toBe(first);
+
+    const rest = await riAsync(['pull', '--data-dir', data], env);
+    expect(rest.status, rest.stderr).toBe(0);
+    expect(first + readCount(rest.stderr)).toBe(works.length);
+  }, 120_000);
+
   it('next pull starts where the last ended, waits out a 429, and replaces a record updated since', async () => {
     const data = join(root, 'pulled');
     const before = state(data).next_since!;

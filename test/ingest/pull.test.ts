@@ -1,5 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { parseSince } from '../../src/cli/pull.js';
+import { parseEvery } from '../../src/cli/update.js';
 import { OPENALEX_COLUMNS } from '../../src/ingest/corpus-store.js';
 import { OpenAlexClient, OpenAlexError, retryDelayMs } from '../../src/ingest/openalex-client.js';
 import { MalformedPageError, splitWorksPage } from '../../src/ingest/openalex-page.js';
@@ -140,6 +142,24 @@ describe('OpenAlexClient', () => {
     }
   });
 
+  it('names the URL an API that redirects wants, instead of following it', async () => {
+    const server = await startFakeOpenAlex(works);
+    server.fault = (_req, res) => {
+      res.writeHead(301, { location: 'https://api.example.org/works?per_page=200' });
+      res.end();
+      return true;
+    };
+    const client = new OpenAlexClient({ baseUrl: server.url, sleep: async () => {} });
+    try {
+      await expect(client.worksPage(query)).rejects.toThrow(
+        /redirects to https:\/\/api\.example\.org: set OPENALEX_API_URL to it/,
+      );
+    } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
   it('fails at once, without retrying, on a refused key, a bad filter, or a server it cannot reach', async () => {
     const server = await startFakeOpenAlex(works, { apiKey: 'right' });
     const slept: number[] = [];
@@ -168,5 +188,26 @@ describe('OpenAlexClient', () => {
       for (const c of [wrongKey, badFilter, nowhere]) c.close();
       await server.close();
     }
+  });
+});
+
+describe('pull and update options', () => {
+  it('takes --since as a date or a date-time that exists, and --every as a duration with a unit', () => {
+    for (const ok of [
+      '2025-02-28',
+      '2024-02-29',
+      '2025-11-06T05:14',
+      '2025-11-06T05:14:23.482839',
+      '2025-01-01T00:00:00Z',
+    ])
+      expect(parseSince(ok)).toBe(ok);
+    for (const bad of ['2025-02-29', '2025-13-01', '25-01-01', '2025-01-01T24:00', 'yesterday', ''])
+      expect(() => parseSince(bad)).toThrow(/--since must be/);
+    expect(parseEvery('90s')).toBe(90_000);
+    expect(parseEvery('30m')).toBe(1_800_000);
+    expect(parseEvery('6h')).toBe(21_600_000);
+    expect(parseEvery('1d')).toBe(86_400_000);
+    for (const bad of ['5x', '10', '0s', '100d', '-1h'])
+      expect(() => parseEvery(bad)).toThrow(/--every must be/);
   });
 });

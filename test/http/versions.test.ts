@@ -162,6 +162,7 @@ describe('pinned reads', () => {
   });
 
   it('answers a pruned version 410 data_version_gone naming the current one, and closes it', async () => {
+    expect(manager.pinnedVersions()).toContain(versionA);
     versionC = await publishMore(990_000_101, 2);
     expect(existsSync(snapshotFile(snapshotDir, versionA))).toBe(false);
     await manager.refresh();

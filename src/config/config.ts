@@ -114,6 +114,12 @@ const EnvSchema = z.object({
   /** The OpenAlex API that `ri pull` reads, and the key it sends as `api_key`. */
   OPENALEX_API_URL: z.string().url().default('https://api.openalex.org'),
   OPENALEX_API_KEY: z.string().min(1).optional(),
+  /** Worker threads for research and lab answers; 0: in the event loop's thread. Default: cores less one (1-4). */
+  WORKER_THREADS: z.coerce.number().int().min(0).max(64).optional(),
+  /** Research and lab tasks waiting for a worker, at most; past it, 503 overloaded. */
+  HEAVY_QUEUE: z.coerce.number().int().min(1).max(100_000).default(64),
+  /** How long a research or lab task may wait and run, in ms; past it, 503 overloaded. */
+  HEAVY_DEADLINE_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

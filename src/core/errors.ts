@@ -34,6 +34,7 @@ const ERRORS = {
   payment_unavailable: { status: 503, title: 'Payments temporarily unavailable' },
   data_unavailable: { status: 503, title: 'Data temporarily unavailable' },
   state_unavailable: { status: 503, title: 'Accounts and keys temporarily unavailable' },
+  overloaded: { status: 503, title: 'Too busy: try again shortly' },
   internal_error: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

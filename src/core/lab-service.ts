@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { LabDepth } from '../access/policy.js';
 import type { StateStore } from '../access/state-store.js';
+import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { ServiceError } from './errors.js';
-import { checkQuote, type LabQuote, type LabRunAnswer, labQuote, labRun, type QuoteSettings } from './lab.js';
+import { checkQuote, type LabQuote, type LabRunAnswer, type QuoteSettings } from './lab.js';
 import type { Viewer } from './viewer.js';
 
 /** What the lab needs besides a snapshot: where quotes are kept, the signing secret, the clock. */
@@ -13,6 +14,8 @@ export interface LabServiceDeps {
   quoteSecret?: string;
   ttlSeconds: number;
   now?: () => Date;
+  /** Where quotes and runs are computed (a worker pool in `ri serve`); in this thread when absent. */
+  heavy?: HeavyWork;
 }
 
 export interface QuoteOptions {
@@ -34,11 +37,12 @@ export interface LabService {
   /** The refusals of a run (before any payment), by quote_id or with the whole quote. */
   check(snapshot: Snapshot, request: LabRunRequest, depth: LabDepth): Promise<LabQuote>;
   /** A checked quote's papers. */
-  run(snapshot: Snapshot, quote: LabQuote, depth: LabDepth, viewer: Viewer): LabRunAnswer;
+  run(snapshot: Snapshot, quote: LabQuote, depth: LabDepth, viewer: Viewer): Promise<LabRunAnswer>;
 }
 
 /** The lab as every front door (REST, MCP) uses it: quoting stores the quote, a run checks it first. */
 export function createLabService(deps: LabServiceDeps): LabService {
+  const heavy = deps.heavy ?? inThread;
   let secret: Promise<string> | null = null;
   const settings = async (): Promise<QuoteSettings> => {
     secret ??= deps.quoteSecret
@@ -53,7 +57,15 @@ export function createLabService(deps: LabServiceDeps): LabService {
   };
   return {
     async quote(snapshot, input, viewer, options = {}) {
-      const quote = labQuote(snapshot, input, viewer, await settings());
+      const { secret, ttlSeconds, now } = await settings();
+      const quote = await heavy.run<LabQuote>(snapshot, {
+        kind: 'labQuote',
+        input,
+        viewer,
+        secret,
+        ttlSeconds,
+        nowMs: now().getTime(),
+      });
       await options.pay?.();
       if (options.keep === false) return quote;
       await deps.state.saveQuote({
@@ -81,6 +93,7 @@ export function createLabService(deps: LabServiceDeps): LabService {
       }
       return checkQuote(snapshot, quote, depth, await settings());
     },
-    run: labRun,
+    run: (snapshot, quote, depth, viewer) =>
+      heavy.run<LabRunAnswer>(snapshot, { kind: 'labRun', quote, depth, viewer }),
   };
 }

@@ -90,6 +90,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     deps.config.EDITION === 'full'
       ? createLabService({
           state: deps.state,
+          ...(deps.heavy ? { heavy: deps.heavy } : {}),
           ttlSeconds: deps.config.QUOTE_TTL_SECONDS,
           ...(deps.config.QUOTE_SECRET ? { quoteSecret: deps.config.QUOTE_SECRET } : {}),
           ...(deps.now ? { now: deps.now } : {}),
@@ -105,6 +106,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     payments: paymentsOn,
     sessions,
     lab,
+    ...(deps.heavy ? { heavy: deps.heavy } : {}),
   });
   registerAccount(app, {
     state: deps.state,
@@ -159,7 +161,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     );
   });
 
-  const routes: RouteDeps = { edition: deps.config.EDITION, publicUrl: deps.config.publicUrl };
+  const routes: RouteDeps = {
+    edition: deps.config.EDITION,
+    publicUrl: deps.config.publicUrl,
+    ...(deps.heavy ? { heavy: deps.heavy } : {}),
+  };
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook });
   registerOpenApi(v1, routes, paymentsOn ? deps.payments : undefined);
 
@@ -234,6 +240,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   // The MCP tool server: the same core, access table and payments; the key is the connection's.
   const mcp = createMcp({
+    ...(deps.heavy ? { heavy: deps.heavy } : {}),
     snapshots: deps.snapshots,
     edition: routes.edition,
     publicUrl: routes.publicUrl,

@@ -3,6 +3,7 @@ import type { Plan } from '../access/plans.js';
 import type { StateStore } from '../access/state-store.js';
 import type { UsageCounter } from '../access/usage-counter.js';
 import type { Config } from '../config/config.js';
+import type { HeavyWork } from '../offload/heavy-work.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { Mailer } from '../web/mailer.js';
@@ -52,6 +53,8 @@ export interface AppDeps {
   now?: () => Date;
   /** Counts keyed calls per key and month; the app makes one when absent (flushed on close by its owner). */
   usage?: UsageCounter;
+  /** Where research and lab answers are computed (`ri serve`: a worker pool); in this thread when absent. */
+  heavy?: HeavyWork;
   /** Sends the sign-in mail; from SMTP_URL when absent. */
   mailer?: Mailer;
 }

@@ -4,6 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { StateStore } from '../access/state-store.js';
 import { UsageCounter } from '../access/usage-counter.js';
 import type { Config } from '../config/config.js';
+import { inThread, workerPool } from '../offload/heavy-work.js';
 import type { SnapshotManager } from '../snapshot/snapshot.js';
 import { createApp } from './app.js';
 import type { AppDeps } from './context.js';
@@ -26,7 +27,15 @@ export function startServer(
   extra: Pick<AppDeps, 'logger' | 'rateLimiter' | 'metrics' | 'payments'> = {},
 ): Promise<RunningServer> {
   const usage = new UsageCounter(state);
-  const app = createApp({ config, snapshots, state, log, usage, ...extra });
+  const heavy =
+    config.WORKER_THREADS === 0
+      ? inThread
+      : workerPool({
+          ...(config.WORKER_THREADS !== undefined ? { threads: config.WORKER_THREADS } : {}),
+          maxQueue: config.HEAVY_QUEUE,
+          deadlineMs: config.HEAVY_DEADLINE_MS,
+        });
+  const app = createApp({ config, snapshots, state, log, usage, heavy, ...extra });
   return new Promise((resolve, reject) => {
     let drain: () => Promise<void> = async () => {};
     // A request target the adapter cannot make a URL of (a backslash, no leading slash, a bad
@@ -45,9 +54,11 @@ export function startServer(
         url: `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${info.port}`,
         // The calls counted since the last flush are written after the last request is done.
         close: () =>
-          drain().then(() =>
-            usage.close().catch((e: Error) => log('usage counts not written', { err: e.message })),
-          ),
+          drain()
+            .then(() =>
+              usage.close().catch((e: Error) => log('usage counts not written', { err: e.message })),
+            )
+            .then(() => heavy.close()),
       });
     });
     drain = boundServer(server, {

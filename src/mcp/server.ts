@@ -24,6 +24,7 @@ import { accessRefusal } from '../access/refusal.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
 import { pinnedSnapshot } from '../http/data-version.js';
+import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
 import { type ToolDef, toolDefinitions } from './tools.js';
@@ -33,6 +34,8 @@ export interface McpDeps {
   edition: Edition;
   publicUrl: string;
   lab: LabService | null;
+  /** Where research is computed; in this thread when absent. */
+  heavy?: HeavyWork;
   /** Pay per call (x402), when this server takes it. */
   payments: PaymentService | undefined;
   version: string;
@@ -142,7 +145,10 @@ export function createMcp(deps: McpDeps) {
       };
       if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
         return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
-      const answer = await tool.run({ snapshot, viewer, lab: deps.lab!, charge }, input);
+      const answer = await tool.run(
+        { snapshot, viewer, lab: deps.lab!, heavy: deps.heavy ?? inThread, charge },
+        input,
+      );
       let receipt: Record<string, unknown> | undefined;
       if (verified && payments) {
         const v = verified;

@@ -6,7 +6,7 @@ import { subjectHistory } from '../core/history.js';
 import { queryFromMarkdown } from '../core/lab.js';
 import type { LabService } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
-import { MAX_PAGES, research } from '../core/research.js';
+import { MAX_PAGES } from '../core/research.js';
 import { getSubject, searchSubjects } from '../core/subjects.js';
 import type { Viewer } from '../core/viewer.js';
 import { ElementPapersSchema, ElementSchema } from '../http/routes/elements/schema.js';
@@ -27,6 +27,7 @@ import {
   SubjectSchema,
   SubjectSearchSchema,
 } from '../http/routes/subjects/schema.js';
+import type { HeavyWork } from '../offload/heavy-work.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
 /** What a tool runs with: the snapshot of this call, the caller's view, the lab, and the payment hook. */
@@ -34,6 +35,8 @@ export interface ToolContext {
   snapshot: Snapshot;
   viewer: Viewer;
   lab: LabService;
+  /** Where research is computed (the same pool as REST). */
+  heavy: HeavyWork;
   /** Once the call is known to be answerable: asks for (or checks) payment; a no-op on a plan that covers it. */
   charge(usd?: number): Promise<void>;
 }
@@ -104,7 +107,7 @@ export function toolDefinitions(): ToolDef[] {
           lenses: a.lenses as ('foundational' | 'now' | 'newest')[],
           page: a.page as number,
         };
-        return research(ctx.snapshot, request, ctx.viewer);
+        return ctx.heavy.run(ctx.snapshot, { kind: 'research', request, viewer: ctx.viewer });
       },
     },
     {

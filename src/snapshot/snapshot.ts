@@ -23,7 +23,8 @@ export class Snapshot {
 
   constructor(
     readonly version: string,
-    path: string,
+    /** The file, so a worker thread can open the same snapshot. */
+    readonly path: string,
   ) {
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.pragma('cache_size = -65536');

@@ -4,9 +4,10 @@ import type { WebSession } from '../access/state-store.js';
 import { ServiceError } from '../core/errors.js';
 import { subjectHistory } from '../core/history.js';
 import type { LabService } from '../core/lab-service.js';
-import { LENSES, research } from '../core/research.js';
+import { LENSES, type ResearchAnswer } from '../core/research.js';
 import { findSubject, getSubject, type SubjectType, searchSubjects } from '../core/subjects.js';
 import type { Viewer } from '../core/viewer.js';
+import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { lineChart } from './chart.js';
 import { type Html, html, page } from './html.js';
@@ -19,6 +20,8 @@ export interface AnswerPageDeps {
   publicUrl: string;
   edition: 'full' | 'enterprise';
   lab: LabService | null;
+  /** Where research is computed; in this thread when absent. */
+  heavy?: HeavyWork;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any route's context
@@ -145,7 +148,7 @@ ${asJson(apiPath)}`;
   app.get('/research', (c) => {
     const paper = c.req.query('paper');
     const q = paper ?? c.req.query('q') ?? '';
-    return withData(c, 'Research', (snapshot, session) => {
+    return withData(c, 'Research', async (snapshot, session) => {
       const apiPath = `/v1/research?${new URLSearchParams(paper ? { paper } : { q })}`;
       if (sessionAllows(session, 'research', deps.edition) && q.trim() === '')
         return askForm('/research', 'Research a question', 'Your question, in words or terms');
@@ -157,11 +160,11 @@ ${asJson(apiPath)}`;
           'the Personal plan',
           session,
         );
-      const answer = research(
-        snapshot,
-        { ...(paper ? { paper } : { q }), pageSize: 10, lenses: [...LENSES], page: 1 },
-        sessionViewer(session, deps),
-      );
+      const answer = await (deps.heavy ?? inThread).run<ResearchAnswer>(snapshot, {
+        kind: 'research',
+        request: { ...(paper ? { paper } : { q }), pageSize: 10, lenses: [...LENSES], page: 1 },
+        viewer: sessionViewer(session, deps),
+      });
       return html`<h1>Research: ${answer.q}</h1>
 <p>${answer.matched_papers} matching papers.</p>
 <h2>Communities</h2>

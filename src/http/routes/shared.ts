@@ -1,11 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import type { Edition } from '../../access/policy.js';
 import { ServiceError } from '../../core/errors.js';
+import type { HeavyWork } from '../../offload/heavy-work.js';
 
 /** What every route registration needs besides the app. */
 export interface RouteDeps {
   edition: Edition;
   publicUrl: string;
+  /** Where research and lab answers are computed (a worker pool in `ri serve`); in this thread when absent. */
+  heavy?: HeavyWork;
 }
 
 export const NotesSchema = z

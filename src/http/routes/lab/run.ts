@@ -37,7 +37,7 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
     if (!(price > 0))
       throw new ServiceError('quote_edited', 'The quote names a price this service never quotes.');
     await charge(c, price);
-    const run = lab.run(snapshot, quote, depth, viewerOf(c, deps.edition, deps.publicUrl));
+    const run = await lab.run(snapshot, quote, depth, viewerOf(c, deps.edition, deps.publicUrl));
     return c.json(run, 200, { 'cache-control': 'no-store' });
   };
   const QuoteId = z.string().min(1).max(100).openapi({ description: 'The quote_id of a quote' });

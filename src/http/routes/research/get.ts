@@ -1,5 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { LENSES, type Lens, MAX_PAGES, research } from '../../../core/research.js';
+import type { ResearchAnswer } from '../../../core/research.js';
+import { LENSES, type Lens, MAX_PAGES } from '../../../core/research.js';
+import { inThread } from '../../../offload/heavy-work.js';
 import type { AppEnv } from '../../context.js';
 import { requireAccess, viewerOf } from '../../guard.js';
 import { charge } from '../../payment.js';
@@ -148,6 +150,11 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
     // Research is costly: the payment is asked for (and checked) before the answer is computed.
     // A question nothing matches is a 404 after it, and is never charged.
     await charge(c);
-    return c.json(research(c.get('snapshot'), request, viewerOf(c, deps.edition, deps.publicUrl)), 200);
+    const answer = await (deps.heavy ?? inThread).run<ResearchAnswer>(c.get('snapshot'), {
+      kind: 'research',
+      request,
+      viewer: viewerOf(c, deps.edition, deps.publicUrl),
+    });
+    return c.json(answer, 200);
   });
 }

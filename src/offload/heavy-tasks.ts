@@ -1,0 +1,52 @@
+import type { LabDepth } from '../access/policy.js';
+import { ServiceError } from '../core/errors.js';
+import { type LabQuote, type LabRunAnswer, labQuote, labRun } from '../core/lab.js';
+import { type ResearchAnswer, type ResearchRequest, research } from '../core/research.js';
+import type { Viewer } from '../core/viewer.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+
+/**
+ * The answers that take milliseconds of CPU at scale (research, lab quotes and runs), as plain
+ * data in and out, so they can run in a worker thread as well as in this one.
+ */
+export type HeavyTask =
+  | { kind: 'research'; request: ResearchRequest; viewer: Viewer }
+  | { kind: 'labQuote'; input: string; viewer: Viewer; secret: string; ttlSeconds: number; nowMs: number }
+  | { kind: 'labRun'; quote: LabQuote; depth: LabDepth; viewer: Viewer };
+
+export type HeavyAnswer = ResearchAnswer | LabQuote | LabRunAnswer;
+
+/** Runs a task over a snapshot: the same core functions, wherever it runs. */
+export function runHeavyTask(snapshot: Snapshot, task: HeavyTask): HeavyAnswer {
+  switch (task.kind) {
+    case 'research':
+      return research(snapshot, task.request, task.viewer);
+    case 'labQuote': {
+      const now = new Date(task.nowMs);
+      return labQuote(snapshot, task.input, task.viewer, {
+        secret: task.secret,
+        ttlSeconds: task.ttlSeconds,
+        now: () => now,
+      });
+    }
+    case 'labRun':
+      return labRun(snapshot, task.quote, task.depth, task.viewer);
+  }
+}
+
+/** A ServiceError as data (a worker's errors cross the thread as plain objects). */
+export interface ServiceErrorData {
+  serviceError: {
+    code: ServiceError['code'];
+    detail: string;
+    extra: Record<string, unknown>;
+    headers: Record<string, string>;
+  };
+}
+
+export const toData = (e: ServiceError): ServiceErrorData => ({
+  serviceError: { code: e.code, detail: e.detail, extra: e.extra, headers: e.headers },
+});
+
+export const fromData = (d: ServiceErrorData['serviceError']): ServiceError =>
+  new ServiceError(d.code, d.detail, d.extra, d.headers);

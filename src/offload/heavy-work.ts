@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { ServiceError } from '../core/errors.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import {
+  fromData,
+  type HeavyAnswer,
+  type HeavyTask,
+  runHeavyTask,
+  type ServiceErrorData,
+} from './heavy-tasks.js';
+
+/** Where research and lab work runs: in this thread, or in a pool of worker threads. */
+export interface HeavyWork {
+  run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask): Promise<T>;
+  /** Queue length and threads busy, for /metrics. */
+  stats(): { queued: number; threads: number };
+  close(): Promise<void>;
+}
+
+/** In this thread (tests, and servers configured with WORKER_THREADS=0). */
+export const inThread: HeavyWork = {
+  async run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask) {
+    return runHeavyTask(snapshot, task) as T;
+  },
+  stats: () => ({ queued: 0, threads: 0 }),
+  close: async () => {},
+};
+
+export interface PoolOptions {
+  /** Worker threads (default: the cores less one, at least 1, at most 4). */
+  threads?: number;
+  /** Tasks waiting beyond the threads; past it, 503 overloaded. */
+  maxQueue?: number;
+  /** How long a task may wait and run; past it, 503 overloaded. */
+  deadlineMs?: number;
+}
+
+export const defaultThreads = () => Math.max(1, Math.min(4, availableParallelism() - 1));
+
+/** The worker's file: beside this one once built; from dist/ when this runs from source (tests). */
+function workerFile(): string {
+  const here = fileURLToPath(new URL('./heavy-worker.js', import.meta.url));
+  if (existsSync(here)) return here;
+  return fileURLToPath(new URL('../../dist/offload/heavy-worker.js', import.meta.url));
+}
+
+const overloaded = (why: string) =>
+  new ServiceError(
+    'overloaded',
+    `The server is too busy to answer this now (${why}); try again shortly.`,
+    {},
+    { 'retry-after': '2' },
+  );
+
+/**
+ * Research and lab answers in worker threads, so a slow question never holds up the cached reads
+ * on the event loop. Bounded: a full queue or a task past its deadline is a 503 `overloaded` with
+ * Retry-After (never charged: no answer is given).
+ */
+export function workerPool(options: PoolOptions = {}): HeavyWork {
+  const threads = options.threads ?? defaultThreads();
+  const maxQueue = options.maxQueue ?? 64;
+  const deadlineMs = options.deadlineMs ?? 10_000;
+  const pool = new Piscina({
+    filename: workerFile(),
+    minThreads: threads,
+    maxThreads: threads,
+    maxQueue,
+    idleTimeout: Number.POSITIVE_INFINITY,
+  });
+  return {
+    async run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask): Promise<T> {
+      if (pool.queueSize >= maxQueue) throw overloaded('the queue is full');
+      let out: HeavyAnswer | ServiceErrorData;
+      try {
+        out = await pool.run(
+          { path: snapshot.path, version: snapshot.version, task },
+          { name: 'task', signal: AbortSignal.timeout(deadlineMs) },
+        );
+      } catch (e) {
+        const name = (e as Error).name;
+        if (name === 'AbortError' || name === 'TimeoutError')
+          throw overloaded(`no answer within ${deadlineMs / 1000} s`);
+        if (/queue is at limit/i.test((e as Error).message)) throw overloaded('the queue is full');
+        throw e;
+      }
+      if (out && typeof out === 'object' && 'serviceError' in out) throw fromData(out.serviceError);
+      return out as T;
+    },
+    stats: () => ({ queued: pool.queueSize, threads: pool.threads.length }),
+    close: () => pool.destroy(),
+  };
+}

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inThread, workerPool } from '../../src/offload/heavy-work.js';
+import { bearer, sampleApp } from '../helpers/app.js';
+
+type Ctx = Awaited<ReturnType<typeof sampleApp>>;
+const pool = workerPool({ threads: 2, maxQueue: 16, deadlineMs: 20_000 });
+let ctx: Ctx;
+
+beforeAll(async () => {
+  ctx = await sampleApp({}, { heavy: pool });
+}, 120_000);
+
+afterAll(async () => {
+  await ctx?.close();
+  await pool.close();
+});
+
+const viewer = { hriAvailable: true, publicUrl: 'https://ri.example' };
+
+describe('research and lab answers in worker threads', () => {
+  it('a worker answers exactly as the event loop thread does (research, lab quote, lab run)', async () => {
+    const snapshot = ctx.snapshots.acquire()!;
+    try {
+      const research = {
+        kind: 'research' as const,
+        request: {
+          q: 'oxygen evolution nickel iron',
+          pageSize: 5,
+          lenses: ['foundational' as const, 'now' as const, 'newest' as const],
+          page: 1,
+        },
+        viewer,
+      };
+      expect(await pool.run(snapshot, research)).toEqual(await inThread.run(snapshot, research));
+      const quote = {
+        kind: 'labQuote' as const,
+        input: '(Ni OR Co) Fe',
+        viewer,
+        secret: 's'.repeat(32),
+        ttlSeconds: 900,
+        nowMs: Date.parse('2026-11-23T12:00:00Z'),
+      };
+      const fromPool = await pool.run<import('../../src/core/lab.js').LabQuote>(snapshot, quote);
+      expect(fromPool).toEqual(await inThread.run(snapshot, quote));
+      const run = { kind: 'labRun' as const, quote: fromPool, depth: 'papers_20' as const, viewer };
+      expect(await pool.run(snapshot, run)).toEqual(await inThread.run(snapshot, run));
+    } finally {
+      snapshot.release();
+    }
+  });
+
+  it('over HTTP: the pool answers REST research and lab as before, and its errors keep their codes', async () => {
+    const pro = bearer(ctx.keys.professional);
+    const r = await ctx.app.request('/v1/research?q=oxygen%20evolution&page_size=3', pro);
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { matched_papers: number };
+    expect(body.matched_papers).toBeGreaterThan(0);
+    const none = await ctx.app.request('/v1/research?q=zzqxv%20wwkpj', pro);
+    expect(none.status).toBe(404);
+    expect(((await none.json()) as { code: string }).code).toBe('nothing_matched');
+    const quote = await ctx.app.request('/v1/lab/quote?q=Ni%20Fe', pro);
+    expect(quote.status).toBe(200);
+    const { quote_id } = (await quote.json()) as { quote_id: string };
+    const run = await ctx.app.request(`/v1/lab/run?quote_id=${quote_id}&depth=papers_20`, pro);
+    expect(run.status).toBe(200);
+    const bad = await ctx.app.request('/v1/lab/quote?q=-Fe', pro);
+    expect(((await bad.json()) as { code: string }).code).toBe('unusable_query');
+  });
+
+  it('past the deadline or the queue bound: 503 overloaded with Retry-After, and never cached', async () => {
+    const tight = workerPool({ threads: 1, maxQueue: 1, deadlineMs: 1 });
+    const busy = await sampleApp({}, { heavy: tight });
+    try {
+      const pro = bearer(busy.keys.professional);
+      const path = '/v1/research?q=perovskite%20solar%20cells&page_size=5';
+      const r = await busy.app.request(path, pro);
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toBe('2');
+      expect(((await r.json()) as { code: string }).code).toBe('overloaded');
+      // The same question, with the room to answer it: computed, not a cached 503.
+      const roomy = await sampleApp({}, { heavy: pool });
+      try {
+        expect((await roomy.app.request(path, bearer(roomy.keys.professional))).status).toBe(200);
+      } finally {
+        await roomy.close();
+      }
+      expect((await busy.app.request(path, pro)).status).toBe(503);
+    } finally {
+      await busy.close();
+      await tight.close();
+    }
+    const narrow = workerPool({ threads: 1, maxQueue: 1, deadlineMs: 20_000 });
+    const crowded = await sampleApp({}, { heavy: narrow });
+    try {
+      const pro = bearer(crowded.keys.professional);
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          crowded.app.request(`/v1/research?q=catalyst%20${i}%20oxide&page_size=5`, pro),
+        ),
+      );
+      const codes = await Promise.all(
+        answers.map(async (a) => (a.status === 503 ? ((await a.json()) as { code: string }).code : a.status)),
+      );
+      expect(codes).toContain('overloaded');
+      expect(codes.filter((c) => c === 200 || c === 404).length).toBeGreaterThan(0);
+    } finally {
+      await crowded.close();
+      await narrow.close();
+    }
+  });
+});

@@ -11,6 +11,7 @@ const UNIT = [
   'test/core/history-periods.test.ts',
   'test/core/most-cited.test.ts',
   'test/http/trust-proxy-units.test.ts',
+  'test/access/usage-counter.test.ts',
   'test/lab/**/*.test.ts',
   'test/scoring/formulas.test.ts',
   'test/scoring/ranking-comparator.test.ts',

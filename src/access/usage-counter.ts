@@ -19,8 +19,17 @@ export class UsageCounter {
     private readonly options: { flushMs?: number; now?: () => Date } = {},
   ) {}
 
+  /** The month of the last call and when it ends: most calls then need no date formatting. */
+  private month = '';
+  private monthEndsMs = 0;
+
   record(prefix: string): void {
-    const month = monthOf(this.options.now?.() ?? new Date());
+    const at = this.options.now?.() ?? new Date();
+    if (at.getTime() >= this.monthEndsMs || at.getTime() < this.monthEndsMs - 32 * 86_400_000) {
+      this.month = monthOf(at);
+      this.monthEndsMs = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
+    }
+    const month = this.month;
     const counts = this.bucket(month);
     counts.set(prefix, (counts.get(prefix) ?? 0) + 1);
     this.timer ??= setTimeout(() => {

@@ -2,6 +2,7 @@
  * Precision and recall of the element tagger against hand-labelled titles, micro-averaged over
  * (title, symbol) pairs: a symbol the tagger gives and the label lacks is a false positive.
  */
+import { createHash } from 'node:crypto';
 import { tagElements } from './tagger.js';
 
 export interface LabelledTitle {
@@ -95,4 +96,26 @@ export function parseLabelledTitles(text: string): LabelledTitle[] {
     rows.push({ title: value.title, elements: value.elements.map(String), note: value.note });
   }
   return rows;
+}
+
+/** Share of the labelled titles held back from tuning, in percent. */
+export const HELD_BACK_PERCENT = 30;
+
+/**
+ * Whether a labelled title belongs to the held-back part: fixed by a hash of the title, so a row
+ * keeps its part when rows are added, and the rules are tuned on the other part only.
+ */
+export function isHeldBack(title: string): boolean {
+  return createHash('sha256').update(title).digest().readUInt32BE(0) % 100 < HELD_BACK_PERCENT;
+}
+
+/** The labelled titles split into the tuning part and the held-back part. */
+export function splitLabelled(rows: readonly LabelledTitle[]): {
+  tuning: LabelledTitle[];
+  heldBack: LabelledTitle[];
+} {
+  const tuning: LabelledTitle[] = [];
+  const heldBack: LabelledTitle[] = [];
+  for (const row of rows) (isHeldBack(row.title) ? heldBack : tuning).push(row);
+  return { tuning, heldBack };
 }

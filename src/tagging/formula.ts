@@ -110,3 +110,72 @@ export function parseFormula(s: string): Parsed | null {
   if (depth !== 0 || symbols.length === 0) return null;
   return { symbols, marked, isotope };
 }
+
+/** Wrong-case formulas without a digit that have no other reading ("Zno" from ZnO). */
+const DIGITLESS_RECASE = new Set(
+  'zno nio cuo mgo mno cdse cdte znse zns pbs pbse coooh feooh niooh mnooh'.split(' '),
+);
+/** Symbols a wrong-case reading may use: not the rare heavy ones ("Ach3" is no actinium hydride). */
+const RECASE_SYMBOLS = new Set(
+  ELEMENTS.filter((e) => e.number <= 83 && e.symbol !== 'Pm').map((e) => e.symbol),
+);
+/** One-letter-first formulas a title-case converter writes so ("Wo3" from WO3, "H2o" from H2O). */
+const SINGLE_FIRST_RECASE = new Set(['wo3', 'ws2', 'vs2', 'h2o', 'nh3', 'nh4', 'ch4', 'n2o', 'v2o5']);
+/** Tokens shaped like wrong-case formulas that are names: cell lines, genes, hybridization. */
+const NOT_RECASE = /^(?:h9c2|cas\d+|c?sp[23]|scco2)$|sp[23]$/;
+
+/**
+ * A formula a title-case converter lowercased ("Tio2", "Sio2", "Co3o4", "Ni(oh)2"): read the letters
+ * as the fewest element symbols, when that reading is the only one with so few symbols, names two
+ * or more elements, and carries no count of exactly 1 (gene names: "Csf1", "Cop1"). Returns the
+ * re-cased formula's reading, or null.
+ */
+export function parseWrongCase(token: string): Parsed | null {
+  const hasDigit = /\d/.test(token);
+  if (!hasDigit && (token.length > 5 || !DIGITLESS_RECASE.has(token.toLowerCase()))) return null;
+  if (!/^[A-Z][a-z0-9().]*[a-z][a-z0-9().]*$/.test(token)) return null;
+  const lower = token.toLowerCase();
+  if (NOT_RECASE.test(lower) || /(?:^|[a-z)])1(?![\d.])/.test(lower)) return null;
+  const reading = fewestSymbols(lower);
+  if (!reading) return null;
+  const first = reading[0]!;
+  if (first.length === 1 && !/^[a-z]\d/.test(lower) && !SINGLE_FIRST_RECASE.has(lower)) return null;
+  let recased = '';
+  let at = 0;
+  for (const sym of reading) {
+    const next = lower.indexOf(sym.toLowerCase(), at);
+    recased += lower.slice(at, next) + sym;
+    at = next + sym.length;
+  }
+  recased += lower.slice(at);
+  const p = parseFormula(recased);
+  return p && p.symbols.length >= 2 ? p : null;
+}
+
+/** The letters of s as the fewest formula symbols (digits and brackets between), if that is unique. */
+function fewestSymbols(s: string): string[] | null {
+  // best[i]: fewest symbols reading s[i..]; ties make the reading ambiguous
+  const n = s.length;
+  const best: { count: number; syms: string[]; unique: boolean }[] = new Array(n + 1);
+  best[n] = { count: 0, syms: [], unique: true };
+  for (let i = n - 1; i >= 0; i--) {
+    const c = s.charCodeAt(i);
+    if (c < 97 || c > 122) {
+      best[i] = best[i + 1]!;
+      continue;
+    }
+    let pick: { count: number; syms: string[]; unique: boolean } | undefined;
+    for (const len of [2, 1]) {
+      const sym = s[i]!.toUpperCase() + s.slice(i + 1, i + len);
+      if (i + len > n || /[^a-z]/.test(s.slice(i, i + len)) || !RECASE_SYMBOLS.has(sym)) continue;
+      const rest = best[i + len];
+      if (!rest || rest.count < 0) continue;
+      const option = { count: rest.count + 1, syms: [sym, ...rest.syms], unique: rest.unique };
+      if (!pick || option.count < pick.count) pick = option;
+      else if (option.count === pick.count) pick = { ...pick, unique: false };
+    }
+    best[i] = pick ?? { count: -1, syms: [], unique: false };
+  }
+  const all = best[0]!;
+  return all.count >= 2 && all.unique ? all.syms : null;
+}

@@ -26,11 +26,11 @@
  *    - symbols heavier than Pu (Z > 94) never come from formulas (CDs, Es, Md, Ts are abbreviations).
  */
 import { ELEMENTS } from '../elements/elements.js';
-import { FORMULA_SYMBOLS, type Parsed, parseFormula } from './formula.js';
+import { FORMULA_SYMBOLS, type Parsed, parseFormula, parseWrongCase } from './formula.js';
 import { namesElement, tagWords } from './words.js';
 
 /** Bump when the rules change: stored tags carry the version that made them. */
-export const TAGGER_VERSION = 1;
+export const TAGGER_VERSION = 2;
 
 const Z = new Map<string, number>(ELEMENTS.map((e) => [e.symbol, e.number]));
 
@@ -101,6 +101,7 @@ const CAPS_FORMULA_OK = new Set([
   'CH',
   'NH',
   'KOH',
+  'OOH',
   'HCN',
   'SCN',
   'OCN',
@@ -227,13 +228,23 @@ function classify(text: string): Part {
   ) {
     return { kind: 'word', text, symbols: [] };
   }
-  if (PLAIN_WORD.test(text)) return { kind: 'word', text, symbols: [] };
+  if (PLAIN_WORD.test(text)) return wrongCase(text);
+  // "NiFeLDH", "AuNPs", "SiNWs": a formula or metal run together with a material abbreviation,
+  // read before the whole, which may parse wrongly ("PdNCs" is not Pd, N, Cs); the head keeps a
+  // lowercase letter or a digit ("HFNC" is an abbreviation, not HF + NC)
+  const tail = ABBREVIATION_TAIL.exec(text);
+  if (tail && tail.index >= 2 && /[a-z0-9]/.test(text.slice(0, tail.index))) {
+    const head = classify(text.slice(0, tail.index));
+    if (head.kind === 'formula' || (head.kind === 'bare2' && !BARE_STOP.has(head.symbols[0]!))) {
+      return { kind: 'formula', text, symbols: head.symbols };
+    }
+  }
   const roman = INLINE_ROMAN.exec(text);
   if (roman && FORMULA_SYMBOLS.has(roman[1]!) && roman[1]!.length === 2) {
     return { kind: 'formula', text, symbols: [roman[1]!] };
   }
   const p = parseFormula(text);
-  if (!p) return { kind: 'word', text, symbols: [] };
+  if (!p) return wrongCase(text);
   if (p.symbols.length === 1 && !p.marked) {
     return { kind: p.symbols[0]!.length === 2 ? 'bare2' : 'single', text, symbols: p.symbols };
   }
@@ -252,6 +263,12 @@ function classify(text: string): Part {
     }
   }
   return { kind: 'formula', text, symbols: p.symbols };
+}
+
+/** A formula lowercased by a title-case converter ("Tio2", "Zno"), else a word. */
+function wrongCase(text: string): Part {
+  const p = parseWrongCase(text);
+  return p ? { kind: 'formula', text, symbols: p.symbols } : { kind: 'word', text, symbols: [] };
 }
 
 function isAllCaps(title: string): boolean {
@@ -280,21 +297,37 @@ export function tagElements(title: string): string[] {
   // pass 2: formula tokens; in an all-caps title only tokens that kept lowercase letters ("FeNi")
   const allCaps = isAllCaps(t);
   const raw = (t.includes('\t') || t.includes('\n') ? t.replace(/[\t\r\n]/g, ' ') : t).split(' ');
-  const ctx: Ctx = { raw, titleCase: isTitleCase(raw), foreign, found, hits: new Uint8Array(raw.length + 2) };
+  const ctx: Ctx = {
+    raw,
+    titleCase: isTitleCase(raw),
+    foreign,
+    found,
+    hits: new Uint8Array(raw.length + 2),
+    placeholder: placeholders(t),
+  };
   const singles: number[] = [];
   let listMode = false;
   for (let k = 0; k < raw.length; k++) {
-    const r = raw[k]!;
+    let r = raw[k]!;
     if (r.length === 0) continue;
-    if (isPlainCapitalized(r)) continue; // "Catalysts": the common case in title-case titles
-    if (r === '=' || r.endsWith('=')) {
+    // "Catalysts": the common case in title-case titles ("Zno" is ZnO lowercased)
+    if (isPlainCapitalized(r) && parseWrongCase(r) === null) continue;
+    const eq = r.lastIndexOf('=');
+    if (eq >= 0) {
       listMode = true; // "(M = Fe, Co, Ni)", "(X = Ga, In; Y = S, Se)": every item is an element
-      continue;
+      if (eq === r.length - 1) continue;
+      r = r.slice(eq + 1); // "(M=Co," "(A=Ca,"
     }
     const c0 = r.charCodeAt(0);
     // quick skip: formulas start with a capital, a digit, δ or a bracket ("g-C3N4" is a compound)
     if (c0 >= 97 && c0 <= 122 && !COMPOUND_SEP.test(r)) {
-      if (listMode && !r.endsWith(',')) listMode = false;
+      if (listMode) {
+        const item = listedLowercase(r);
+        if (item)
+          found.add(item); // "(E = S, Se and te)", "(M=Ti, hf)"
+        else if (!r.endsWith(',') && r !== 'and' && r !== 'or') listMode = false;
+        if (/[);]$/.test(r)) listMode = false;
+      }
       continue;
     }
     if (allCaps && !/[a-z]/.test(r)) continue;
@@ -325,6 +358,14 @@ export function tagElements(title: string): string[] {
   const out = [...found];
   out.sort((a, b) => Z.get(a)! - Z.get(b)!);
   return out;
+}
+
+/** A two-letter symbol written in lowercase as an item of a set ("hf)", "te,"); not "in", "as". */
+function listedLowercase(r: string): string | undefined {
+  const t = trimToken(r);
+  if (t.length !== 2) return undefined;
+  const sym = t[0]!.toUpperCase() + t[1];
+  return FORMULA_SYMBOLS.has(sym) && !BARE_STOP.has(sym) ? sym : undefined;
 }
 
 /** A capital and then only lowercase ASCII letters, 3+ long: never a formula nor a list marker. */
@@ -367,10 +408,29 @@ interface Ctx {
   found: Set<string>;
   /** 1 where a token gave an element (for one-letter symbols in lists). */
   hits: Uint8Array;
+  /** Placeholders the title defines as a set ("M = Fe, Co"), with their counts; null if none. */
+  placeholder: RegExp | null;
+}
+
+/** "(M = ", "X=", "TM = ": a placeholder letter defined as a set of elements. */
+const PLACEHOLDER_DEF = /(?:^|[\s(,;])([A-Z]{1,2})\s?=/g;
+
+function placeholders(title: string): RegExp | null {
+  if (!title.includes('=')) return null;
+  const names = new Set<string>();
+  // a letter defined as a set is a placeholder even where it is a symbol ("Y = S, Se"); X brings
+  // its usual companions Y and Z ("BiXY (X = Se, Te; Y I, Br)")
+  for (const m of title.matchAll(PLACEHOLDER_DEF)) names.add(m[1]!);
+  if (names.has('X')) names.add('Y').add('Z');
+  if (names.size === 0) return null;
+  return new RegExp(`(?:${[...names].join('|')})(?![a-z])[\\d.]*`, 'g');
 }
 
 /** Words after a one-letter symbol that make it the element: "S doping", "N and S co-doped". */
 const DOPING_NEXT = new Set(['doped', 'doping', 'co-doped', 'codoped', 'co-doping', 'codoping']);
+/** Material abbreviations written onto a formula: layered double hydroxide, nanoparticles ... */
+const ABBREVIATION_TAIL =
+  /(?:LDHs?|LDOs?|MOFs?|NPs|NP|NCs|NSs?|NWs?|NRs?|NTs?|NFs|QDs?|SACs?|SAs|PBAs?|HEAs?|HEOs?)$/;
 /** Words after "Co2" that show it is a miswritten CO2. */
 const CO2_NEXT = new Set([
   'reduction',
@@ -420,6 +480,16 @@ function tagToken(r: string, k: number, ctx: Ctx, listMode: boolean): boolean {
     if (whole.kind === 'word' && piece.length > 3 && piece.endsWith('RR')) {
       const head = classify(piece.slice(0, -2));
       if (head.kind === 'formula') whole = head;
+    }
+    // "MOOH (M = Fe, Co)", "Nb30X25Ti25 (X = Zr, Mo)": the formula without its placeholder
+    if (whole.kind === 'word' && ctx.placeholder) {
+      const bare = piece.replace(ctx.placeholder, '');
+      if (bare !== piece && bare.length > 0) {
+        const rest = classify(bare);
+        if (rest.kind === 'formula' || (rest.kind === 'bare2' && !BARE_STOP.has(rest.symbols[0]!))) {
+          whole = { kind: 'formula', text: piece, symbols: rest.symbols };
+        }
+      }
     }
     if (whole.kind === 'formula') {
       for (const s of whole.symbols) found.add(s);

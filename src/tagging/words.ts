@@ -14,8 +14,13 @@
  *      ("oxyhydroxides" -> O, "borohydride" -> H, "aluminosilicate" -> Si); not "elaborate".
  *    - "lead" is Pb only in a metal context (lead-free, lead halide, lead ions, of lead, zinc and
  *      lead, lead(II) ...); never "leads", "leading", "lead to". "Iron Age", "gold standard" are not.
+ *    - words derived from an element's stem (fluorinated, chlorination, nitrided, sulfidation,
+ *      carburized, lithiation, aluminothermic, carbothermal) and oxometalates (titanate, vanadate,
+ *      tungstate ...) for their element;
+ *    - trivial oxide names (ceria, titania, zirconia, alumina, silica, magnesia, yttria ...): the
+ *      metal and O; "Silicon Valley" is not silicon;
  *    - not tagged (decided): graphene/graphite/diamond, ozone, water, oxidation/oxidative,
- *      fluorinated/chlorinated (the full name is not in the word).
+ *      sulfonated/sulfone (a functional group), fluorescence, chlorin, chlorophyll.
  */
 import { ELEMENTS } from '../elements/elements.js';
 
@@ -87,11 +92,91 @@ const ANIONS: [string, string][] = [
   ['telluride', 'Te'],
   ['arsenide', 'As'],
   ['arsenate', 'As'],
+  // oxometalates, for their metal: "lead zirconate titanate", "iron aluminate", "bismuth vanadate"
+  ['titanate', 'Ti'],
+  ['zirconate', 'Zr'],
+  ['aluminate', 'Al'],
+  ['vanadate', 'V'],
+  ['molybdate', 'Mo'],
+  ['tungstate', 'W'],
+  ['chromate', 'Cr'],
+  ['manganate', 'Mn'],
+  ['ferrate', 'Fe'],
+  ['stannate', 'Sn'],
+  ['niobate', 'Nb'],
+  ['tantalate', 'Ta'],
+  ['germanate', 'Ge'],
+  ['cuprate', 'Cu'],
+  ['antimonate', 'Sb'],
+  ['selenate', 'Se'],
+  ['tellurate', 'Te'],
 ];
 /** Last three letters of every anion stem: a cheap filter before the endsWith loop. */
 const ANION_TAILS = new Set(ANIONS.map(([a]) => a.slice(-3)));
 /** Words that end like an anion but are not one. */
 const NOT_ANION = /(?:laborate|roborate)$/;
+
+/**
+ * Words derived from an element's stem rather than its full name ("fluorinated" has no "fluorine"):
+ * each pattern is a whole word, so "fluorescence", "chlorin", "chlorophyll", "lithified" are not.
+ */
+const DERIVED: [RegExp, string][] = [
+  [/^(?:de|per|poly|hydro)?fluorinat(?:e|ed|es|ion|ions|ing)$/, 'F'],
+  [/^(?:de)?fluoridat(?:ed|ion)$/, 'F'],
+  [/^(?:de|re|hydro)?chlorinat(?:e|ed|es|ion|ions|ing)$/, 'Cl'],
+  [/^(?:de|hydro)?brominat(?:e|ed|ion|ions|ing)$/, 'Br'],
+  [/^(?:de)?iodinat(?:e|ed|ion|ions|ing)$/, 'I'],
+  [/^nitrid(?:ed|ing|ation|ations|ized|ization)$/, 'N'],
+  [/^(?:de|re)?sul(?:f|ph)id(?:ed|ing|ation|ations|ized|ization|ated)$/, 'S'],
+  [/^(?:de)?carburi[sz](?:e|ed|es|ing|ation|ations)$/, 'C'],
+  [/^(?:de)?phosphid(?:ed|ing|ation|ization|ated)$/, 'P'],
+  [/^phosphori[sz](?:ed|ation|ing)$/, 'P'],
+  [/^seleni[sz](?:ed|ation|ing)$/, 'Se'],
+  [/^telluri[sz](?:ed|ation|ing)$/, 'Te'],
+  [/^borid(?:ed|ing|ation)$/, 'B'],
+  [/^(?:de|re|pre|over)?lithi(?:ate|ated|ation|ations|ating)$/, 'Li'],
+  [/^(?:de|re)?sodi(?:ated|ation|ations|ating)$/, 'Na'],
+  [/^(?:de)?potassi(?:ated|ation|ations)$/, 'K'],
+  // reduction by the element: "aluminothermic", "carbothermal", "magnesiothermic"
+  [/^aluminotherm(?:ic|al|ically|y)$/, 'Al'],
+  [/^carbotherm(?:ic|al|ically|y)$/, 'C'],
+  [/^silicotherm(?:ic|al|ically|y)$/, 'Si'],
+  [/^magnesiotherm(?:ic|al|ically|y)$/, 'Mg'],
+];
+
+/** The stems of DERIVED: most words fail this one test. */
+const DERIVED_STEM =
+  /fluori|chlorin|bromin|iodin|nitrid|sul(?:f|ph)id|carburi|phosph|seleni|telluri|borid|lithi|sodi|potassi|therm/;
+
+/**
+ * Trivial names of oxides: the metal and O, as "cerium oxide" gives. Only whole words, plurals and
+ * nano-/meso-/organo- prefixes ("nanoceria", "aluminas"), so "basilica" is not silica. Not
+ * "urania", "germania", "gallia", "india": names of other things first.
+ */
+const TRIVIAL_OXIDES = new Map<string, string>([
+  ['ceria', 'Ce'],
+  ['titania', 'Ti'],
+  ['zirconia', 'Zr'],
+  ['alumina', 'Al'],
+  ['silica', 'Si'],
+  ['magnesia', 'Mg'],
+  ['yttria', 'Y'],
+  ['hafnia', 'Hf'],
+  ['thoria', 'Th'],
+  ['lanthana', 'La'],
+  ['niobia', 'Nb'],
+  ['vanadia', 'V'],
+  ['chromia', 'Cr'],
+  ['calcia', 'Ca'],
+  ['scandia', 'Sc'],
+]);
+const OXIDE_PREFIX = /^(?:nano|meso|organo)/;
+
+/** The metal a trivial oxide name stands for ("ceria" -> Ce), or undefined. */
+export function trivialOxideMetal(w: string): string | undefined {
+  const base = w.endsWith('s') ? w.slice(0, -1) : w;
+  return TRIVIAL_OXIDES.get(base) ?? TRIVIAL_OXIDES.get(base.replace(OXIDE_PREFIX, ''));
+}
 
 /** What may follow an element name inside one word ("hydrogenation", "carbonized", "nickelates"). */
 const NAME_SUFFIXES = new Set([
@@ -120,6 +205,7 @@ const WORD_STOP_NEXT: Record<string, Set<string>> = {
   iron: new Set(['age', 'ages']),
   gold: new Set(['standard', 'standards', 'medal', 'rush', 'coast']),
   silver: new Set(['lining', 'bullet']),
+  silicon: new Set(['valley']),
   platinum: new Set(['group']), // platinum-group elements are a class
 };
 
@@ -173,6 +259,12 @@ export function tagWords(title: string, found: Set<string>): boolean {
       if (isLeadMetal(words, i)) found.add('Pb');
       continue;
     }
+    const metal = trivialOxideMetal(w);
+    if (metal) {
+      found.add(metal);
+      found.add('O');
+      continue;
+    }
     const s = wordSymbol(w);
     if (!s) continue;
     const stop = WORD_STOP_NEXT[w];
@@ -187,7 +279,7 @@ export function tagWords(title: string, found: Set<string>): boolean {
 
 /** Whether a lowercase word names an element by the word rules ("lead" counts here). */
 export function namesElement(w: string): boolean {
-  return w === 'lead' || wordSymbol(w) !== undefined;
+  return w === 'lead' || wordSymbol(w) !== undefined || trivialOxideMetal(w) !== undefined;
 }
 
 function isLeadMetal(words: string[], i: number): boolean {
@@ -233,6 +325,7 @@ function wordSymbol(w: string): string | undefined {
   }
   // name + chemical suffix, optionally after a prefix: "dehydrogenation", "carbonization"
   if (n > 6) {
+    if (DERIVED_STEM.test(w)) for (const [pattern, sym] of DERIVED) if (pattern.test(w)) return sym;
     for (const p of NAME_PREFIXES) {
       if (!w.startsWith(p)) continue;
       const r = nameWithSuffix(w, p.length);

@@ -252,6 +252,7 @@ export class PostgresStateStore implements StateStore {
   }
 
   async findAccountByEmail(email: string): Promise<Account | null> {
+    if (holdsNul(email)) return null;
     const { rows } = await this.pool.query<AccountRow>(
       `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = $1`,
       [normaliseEmail(email)],
@@ -414,6 +415,7 @@ export class PostgresStateStore implements StateStore {
   }
 
   async findQuote(id: string): Promise<string | null> {
+    if (holdsNul(id)) return null;
     const { rows } = await this.pool.query<{ body: string }>('SELECT body FROM quotes WHERE id = $1', [id]);
     return rows[0]?.body ?? null;
   }
@@ -510,4 +512,9 @@ function toKeyInfo(row: KeyRow): KeyInfo {
     lastUsedAt: iso(row.last_used_at),
     name: row.name,
   };
+}
+
+/** PostgreSQL text cannot hold NUL (the query fails): a value from a client that has one matches no row. */
+function holdsNul(value: string): boolean {
+  return value.includes('\u0000');
 }

@@ -361,6 +361,12 @@ function stateStoreSuite(backend: Backend) {
       expect(await store.findQuote(id)).toBe('{"v":2}');
     });
 
+    // Found by npm run soak: GET /v1/lab/run?quote_id=%00 was a 500 on PostgreSQL (text cannot hold NUL).
+    it('a quote id or an email with a NUL byte (as a client may send one) is simply not found', async () => {
+      expect(await store.findQuote('q_\u0000x')).toBeNull();
+      expect(await store.findAccountByEmail('a\u0000@example.org')).toBeNull();
+    });
+
     it('prunes quotes a day after they expired, and keeps recently expired ones (a run then says expired)', async () => {
       const old = `q_old_${randomBytes(4).toString('hex')}`;
       const recent = `q_recent_${randomBytes(4).toString('hex')}`;

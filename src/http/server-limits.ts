@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** How long each part of a request may take, and how many connections are held. */
@@ -29,6 +29,13 @@ const CLIENT_ERRORS: Record<string, { status: number; code: string; title: strin
   },
 };
 
+const METHOD_NOT_ALLOWED = {
+  status: 405,
+  code: 'method_not_allowed',
+  title: 'Method not allowed',
+  detail: 'CONNECT is not served here.',
+};
+
 const BAD_REQUEST = {
   status: 400,
   code: 'bad_request',
@@ -55,7 +62,11 @@ function problemBody(e: typeof BAD_REQUEST, publicUrl: string): string {
 }
 
 function clientErrorResponse(code: string | undefined, publicUrl: string): string {
-  const e = (code && CLIENT_ERRORS[code]) || BAD_REQUEST;
+  return rawProblem((code && CLIENT_ERRORS[code]) || BAD_REQUEST, publicUrl);
+}
+
+/** A whole HTTP answer written straight to the socket (for requests that never reach the app). */
+function rawProblem(e: typeof BAD_REQUEST, publicUrl: string): string {
   const body = problemBody(e, publicUrl);
   return (
     `HTTP/1.1 ${e.status} ${e.title}\r\ncontent-type: application/problem+json\r\n` +
@@ -66,7 +77,7 @@ function clientErrorResponse(code: string | undefined, publicUrl: string): strin
 /**
  * Bounds a server: timeouts on headers, requests and idle keep-alive; at most `perClient` open
  * connections from one address and `total` in all (one client cannot starve the others); Node's
- * own refusals answered as problem+json. Returns the drain: stop accepting, let accepted requests
+ * own refusals and CONNECT answered as problem+json. Returns the drain: stop accepting, let accepted requests
  * finish for up to SERVER_LIMITS.drainMs, then close every connection.
  */
 export function boundServer(
@@ -91,6 +102,21 @@ export function boundServer(
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (socket.writable && !socket.destroyed) socket.end(clientErrorResponse(error.code, options.publicUrl));
+    else socket.destroy();
+  });
+  // An answer sent before the request's body has all arrived (413, or a refusal that never reads
+  // it) says Connection: close: the adapter drains such a body for at most 500 ms and then closes
+  // the socket, and a proxy that was told keep-alive would send its next request into that close.
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+      if (!req.complete && !res.headersSent) res.setHeader('connection', 'close');
+      return writeHead.apply(this, args);
+    } as typeof writeHead;
+  });
+  // Node hands CONNECT to this event, never to the app, and closes the connection unanswered when no one listens.
+  server.on('connect', (_req: unknown, socket: Socket) => {
+    if (socket.writable && !socket.destroyed) socket.end(rawProblem(METHOD_NOT_ALLOWED, options.publicUrl));
     else socket.destroy();
   });
   return () =>

@@ -146,6 +146,7 @@ const FOLD: Record<string, string> = {
   '\u00b9': '1',
   '\u2022': '\u00b7',
   '\u00a0': ' ',
+  '\u2550': '=', // "(M═Ni, Co)": a box-drawing double line for an equals sign
 };
 for (let d = 0; d <= 9; d++) {
   FOLD[String.fromCharCode(0x2080 + d)] = String(d);
@@ -174,6 +175,7 @@ const CAPITALIZED_WORD = /^[A-Z][a-z]{3}/;
 const PLAIN_WORD = /^[A-Z][a-z]{2,}$/;
 /** Symbol with a superscript-style oxidation state written inline: "MoIV", "FeIII". */
 const INLINE_ROMAN = /^([A-Z][a-z]?)(?:I{1,3}|IV|VI{0,3})$/;
+const CAPS_PLURAL = /^[A-Z]{2,}s$/;
 const COMPOUND_SEP = /[-/@:\u2192]/;
 
 /** Outer punctuation that is not part of a formula. */
@@ -229,6 +231,9 @@ function classify(text: string): Part {
     return { kind: 'word', text, symbols: [] };
   }
   if (PLAIN_WORD.test(text)) return wrongCase(text);
+  // "VOCs", "SOCs": the plural of an all-capital abbreviation, not a formula ending in Cs
+  if (CAPS_PLURAL.test(text) && !CAPS_FORMULA_OK.has(text.slice(0, -1)))
+    return { kind: 'word', text, symbols: [] };
   // "NiFeLDH", "AuNPs", "SiNWs": a formula or metal run together with a material abbreviation,
   // read before the whole, which may parse wrongly ("PdNCs" is not Pd, N, Cs); the head keeps a
   // lowercase letter or a digit ("HFNC" is an abbreviation, not HF + NC)
@@ -313,6 +318,7 @@ export function tagElements(title: string): string[] {
     // "Catalysts": the common case in title-case titles ("Zno" is ZnO lowercased)
     if (isPlainCapitalized(r) && parseWrongCase(r) === null) continue;
     const eq = r.lastIndexOf('=');
+    if (eq >= 0 && isDoubleBond(r)) continue; // "C=O bond", "C═N": a bond, not a set
     if (eq >= 0) {
       listMode = true; // "(M = Fe, Co, Ni)", "(X = Ga, In; Y = S, Se)": every item is an element
       if (eq === r.length - 1) continue;
@@ -358,6 +364,12 @@ export function tagElements(title: string): string[] {
   const out = [...found];
   out.sort((a, b) => Z.get(a)! - Z.get(b)!);
   return out;
+}
+
+/** "C=O", "(Si=O)": a double bond between two symbols, not a placeholder set ("M=Co,", "B=Ru,"). */
+function isDoubleBond(r: string): boolean {
+  const m = /^\(?([A-Z][a-z]?)=([A-Z][a-z]?)\)?$/.exec(r);
+  return m !== null && FORMULA_SYMBOLS.has(m[1]!) && FORMULA_SYMBOLS.has(m[2]!);
 }
 
 /** A two-letter symbol written in lowercase as an item of a set ("hf)", "te,"); not "in", "as". */
@@ -420,7 +432,14 @@ function placeholders(title: string): RegExp | null {
   const names = new Set<string>();
   // a letter defined as a set is a placeholder even where it is a symbol ("Y = S, Se"); X brings
   // its usual companions Y and Z ("BiXY (X = Se, Te; Y I, Br)")
-  for (const m of title.matchAll(PLACEHOLDER_DEF)) names.add(m[1]!);
+  for (const m of title.matchAll(PLACEHOLDER_DEF)) {
+    // "C=N and N-N bonds": a bond between two symbols is no set
+    const after = title.slice((m.index ?? 0) + m[0].length - 1);
+    // and a symbol set to a number ("C = 12") is a count, not a placeholder
+    if (FORMULA_SYMBOLS.has(m[1]!) && (/^=[A-Z][a-z]?(?![a-z,])/.test(after) || !/^=\s?[A-Z]/.test(after)))
+      continue;
+    names.add(m[1]!);
+  }
   if (names.has('X')) names.add('Y').add('Z');
   if (names.size === 0) return null;
   return new RegExp(`(?:${[...names].join('|')})(?![a-z])[\\d.]*`, 'g');

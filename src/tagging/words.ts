@@ -56,6 +56,7 @@ const ADJECTIVES: Record<string, string> = {
   sulphuric: 'S',
   phosphoric: 'P',
   nitric: 'N',
+  nitrous: 'N', // nitrous oxide
   boric: 'B',
   hydrochloric: 'Cl',
   hydrofluoric: 'F',

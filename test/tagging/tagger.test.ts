@@ -271,6 +271,7 @@ describe('tagElements: words derived from an element stem (v2)', () => {
       ['Oxygenated fuels', ['O']],
       ['Aluminothermic reduction', ['Al']],
       ['Carbothermal shock synthesis', ['C']],
+      ['Nitrous oxide emissions', ['N', 'O']],
       ['Carburized gears', ['C']],
       ['Surface lithiation and delithiation', ['Li']],
       ['Selenization induced strain', ['Se']],
@@ -337,7 +338,14 @@ describe('tagElements: formulas run together with an abbreviation (v2)', () => {
     expect(tagElements(title)).toEqual(expected);
   });
 
-  it.each(['Use of HFNC in patients', 'CNTs and GQDs', 'InNPs was a typo'])('%s -> []', (title) => {
+  it.each([
+    'Use of HFNC in patients',
+    'CNTs and GQDs',
+    'InNPs was a typo',
+    'Catalytic oxidation of VOCs',
+    'Perovskite anodes for SOFCs',
+    'Automation of FPSOs',
+  ])('%s -> []', (title) => {
     expect(tagElements(title)).toEqual([]);
   });
 });
@@ -352,12 +360,19 @@ describe('tagElements: element lists in set notation (v2)', () => {
       ['Noble metal-free XFeCoNiCu (X=Cr, Mg, and Mn) alloys', ['Mg', 'Cr', 'Mn', 'Fe', 'Co', 'Ni', 'Cu']],
       ['Janus MXenes (M=Ti, hf)', ['Ti', 'Hf']],
       ['Perovskites (A=Ca, Sr) as cathodes', ['Ca', 'Sr']],
+      ['Spinel MFe2O4 (M═Ni, Co, Fe, Mn) in wastewater', ['O', 'Mn', 'Fe', 'Co', 'Ni']],
     ]),
   )('%s -> %j', (title, expected) => {
     expect(tagElements(title)).toEqual(expected);
   });
 
-  it.each(['Samples (n = 12, in two batches)', 'Alloys (x = 0.1, 0.2 and 0.3)'])('%s -> []', (title) => {
+  it.each([
+    'Samples (n = 12, in two batches)',
+    'Alloys (x = 0.1, 0.2 and 0.3)',
+    'Activation of hydrazones by NHC catalysis across C═N and N–N bonds',
+    'Ligand effects promote C═O bond cleavage',
+    'An NHC (C = 12) ligand',
+  ])('%s -> []', (title) => {
     expect(tagElements(title)).toEqual([]);
   });
 });

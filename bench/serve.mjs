@@ -38,7 +38,8 @@ export async function startBenchServer(
     console.error(e);
     process.exit(1);
   });
-  await new Promise((ok) => child.stdout.on('data', (d) => String(d).includes('serving') && ok()));
+  // Listening (the 'ri: serving ... at http://' line, not the earlier 'serving snapshot' log).
+  await new Promise((ok) => child.stdout.on('data', (d) => / at http:\/\//.test(String(d)) && ok()));
   return {
     key,
     child,

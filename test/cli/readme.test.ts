@@ -69,7 +69,7 @@ describe("the README's commands on a fresh clone", () => {
     server.stderr!.on('data', (d) => (output += d));
     const base = `http://127.0.0.1:${env.PORT}`;
     for (let i = 0; ; i++) {
-      if (/serving/.test(output)) break;
+      if (/ at http:\/\/\S+\/v1/.test(output)) break; // listening (not the earlier 'serving snapshot' log)
       if (server.exitCode !== null || i > 1200) throw new Error(`npm start did not serve:\n${output}`);
       await new Promise((r) => setTimeout(r, 250));
     }

@@ -1,0 +1,1124 @@
+#!/usr/bin/env node
+// npm run soak (issue 13, point 7 and its budget): two `ri serve` replicas on one PostgreSQL and
+// one Redis behind nginx running deploy/nginx.conf, on a DATA_DIR they share.
+//   1. Hostile: SOAK_HOSTILE (100,000) requests generated from the OpenAPI document with a seeded
+//      generator (valid and invalid parameter values, hostile strings, random bytes in paths,
+//      queries and bodies, odd and oversized headers, oversized URLs, keys valid and invalid, a
+//      different Host header almost every time), half through nginx, half straight to a replica.
+//   2. Mixed load for SOAK_SECONDS (60): keyed GETs through nginx (80% element and list reads,
+//      15% subject reads, 5% research and lab quotes) with `Accept-Encoding: gzip, deflate, br`,
+//      while every 10 s a partition of new works (made by `ri generate` beforehand) is moved into
+//      the folder `ri update --watch` follows (a new snapshot each time), and one replica is killed
+//      with SIGKILL and started again.
+// Reports failed GETs, 5xx, p99 per route and each replica's RSS (VmRSS, sampled every second),
+// then one verdict per budget item; exits 1 when an item fails. SOAK_SEED changes the generator.
+// Needs nginx (apt-get install nginx-light), PostgreSQL (SOAK_POSTGRES_URL, default
+// postgres://postgres@127.0.0.1:5432/test) and Redis (SOAK_REDIS_URL, default redis://127.0.0.1:6379).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { Agent, request } from 'node:http';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { findNginx, startNginx } from './nginx.mjs';
+
+const ROOT = resolve(import.meta.dirname, '..');
+let MAIN = join(ROOT, 'dist/cli/main.js');
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
+const HOSTILE = Number(process.env.SOAK_HOSTILE ?? 100_000);
+const SEED = Number(process.env.SOAK_SEED ?? 20261123);
+const PUBLISH_EVERY_S = 10;
+const HOSTILE_CONCURRENCY = 16;
+const LOAD_CONCURRENCY = 16;
+const PG_URL = process.env.SOAK_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.SOAK_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const BUDGET = { rssGrowth: 0.1, rssPeakMb: 300 };
+
+const nginxBin = findNginx();
+if (!nginxBin) {
+  console.error('soak: nginx is not installed (apt-get install nginx-light)');
+  process.exit(2);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'ri-soak-'));
+// nginx's workers (www-data when the soak runs as root) must reach their temp folders inside it.
+chmodSync(work, 0o755);
+const dataDir = join(work, 'data');
+const logs = join(work, 'logs');
+mkdirSync(logs, { recursive: true });
+const schema = `ri_soak_${randomBytes(4).toString('hex')}`;
+const started = Date.now();
+const say = (line) => console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+/** `ri ARGS` to its end, without blocking the event loop (the load keeps flowing meanwhile). */
+function ri(args, env = {}) {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: { ...process.env, ...baseEnv, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('exit', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+async function riOk(args, env) {
+  const r = await ri(args, env);
+  if (r.status !== 0) throw new Error(`ri ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-2000)}`);
+  return r.stdout;
+}
+
+/**
+ * A copy of dist/ for this soak, next to links to everything else in the package: the tree is
+ * shared, and a rebuild during the soak must not change the code the restarted replica runs.
+ */
+function privateBuild() {
+  const app = join(work, 'app');
+  mkdirSync(app);
+  cpSync(join(ROOT, 'dist'), join(app, 'dist'), { recursive: true });
+  for (const name of readdirSync(ROOT))
+    if (name !== 'dist' && name !== '.git') symlinkSync(join(ROOT, name), join(app, name));
+  return join(app, 'dist/cli/main.js');
+}
+
+function freePort() {
+  return new Promise((ok) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** RSS of a process in bytes (VmRSS from /proc), or null once it is gone. */
+function rssOf(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+let baseEnv = {};
+const replicas = [];
+
+/** A `ri serve` on `port`, its log (stdout and stderr) appended to logs/replica-N.log; resolves once it serves. */
+function startReplica(index, port) {
+  const log = createWriteStream(join(logs, `replica-${index}.log`), { flags: 'a' });
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+    env: { ...process.env, ...baseEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  const replica = {
+    index,
+    port,
+    child,
+    base: `http://127.0.0.1:${port}`,
+    log: join(logs, `replica-${index}.log`),
+  };
+  replicas[index] = replica;
+  return new Promise((ok, fail) => {
+    let out = '';
+    const onData = (d) => {
+      out += d;
+      if (out.includes('ri: serving')) {
+        child.stdout.off('data', onData);
+        ok(replica);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code, signal) =>
+      fail(new Error(`replica ${index} exited ${code ?? signal} before serving`)),
+    );
+  });
+}
+
+function stopProcess(child) {
+  return new Promise((ok) => {
+    if (child.exitCode !== null || child.signalCode !== null) return ok();
+    child.once('exit', () => ok());
+    child.kill('SIGTERM');
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A seeded generator (mulberry32)
+
+let rngState = SEED >>> 0;
+function random() {
+  rngState = (rngState + 0x6d2b79f5) >>> 0;
+  let t = rngState;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const int = (min, max) => min + Math.floor(random() * (max - min + 1));
+const pick = (list) => list[Math.floor(random() * list.length)];
+const chance = (p) => random() < p;
+const bytes = (max) => Buffer.from(Array.from({ length: int(0, max) }, () => int(0, 255)));
+/** Picks by weight: [[weight, value], ...]. */
+function weighted(pairs) {
+  let r = random() * pairs.reduce((s, [w]) => s + w, 0);
+  for (const [w, v] of pairs) {
+    r -= w;
+    if (r < 0) return v;
+  }
+  return pairs.at(-1)[1];
+}
+
+const HOSTILE_STRINGS = [
+  'constructor',
+  '__proto__',
+  'toString',
+  '%',
+  '%25',
+  '%ff',
+  '%E0%A4%A',
+  '%00',
+  '..',
+  '../../etc/passwd',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '"',
+  '\\',
+  '😀',
+  '\u0000',
+  '\uffff',
+  ' ',
+  '+',
+  '&',
+  '=',
+  '#',
+  '?',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e309',
+  '[]',
+  '{}',
+  'null',
+  'a'.repeat(5000),
+];
+
+function hostileString() {
+  return weighted([
+    [3, () => pick(HOSTILE_STRINGS)],
+    [1, () => bytes(40).toString('latin1')],
+    [1, () => String.fromCodePoint(...Array.from({ length: int(0, 20) }, () => int(1, 0x10ffff) & ~0x800))],
+  ])();
+}
+
+/** Percent-encodes UTF-8, or leaves the bytes raw now and then. */
+function encode(value, raw = false) {
+  const b = Buffer.from(value, 'utf8');
+  if (raw) return b.toString('latin1');
+  return [...b]
+    .map((c) =>
+      /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(c))
+        ? String.fromCharCode(c)
+        : `%${c.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
+}
+
+const pools = {
+  symbol: ['Fe', 'fe', 'O', 'Ni', 'Uuo', 'Og', 'H', 'Cu', 'Zz'],
+  topic: ['T10030'],
+  keyword: ['catalysis'],
+  q: ['oxygen evolution', 'nickel iron', 'perovskite', 'catalysis'],
+  lab: ['Ni Fe', 'perovskite -Pb year:2020..', '(Ni OR Co) Fe', 'cataly* year:2019', '"oxygen evolution" Fe'],
+  paper: ['10.1038/nature12373', 'Oxygen evolution on nickel iron oxides', 'constructor'],
+  /** The lab queries this data quotes (the load asks only these). */
+  labQuoted: [],
+  quoteIds: [],
+  quotes: [],
+  keys: {},
+};
+
+function validValue(p) {
+  const s = p.schema ?? {};
+  if (Array.isArray(s.enum)) return String(pick(s.enum));
+  if (s.type === 'integer') return String(int(Number(s.minimum ?? 0), Number(s.maximum ?? 1000)));
+  switch (p.name) {
+    case 'symbol':
+      return pick(pools.symbol);
+    case 'subject_id':
+      return pick([...pools.topic, ...pools.keyword]);
+    case 'quote_id':
+      return pick([...pools.quoteIds, 'q_unknown']);
+    case 'keyword':
+      return pick(pools.keyword);
+    case 'lenses':
+      return ['foundational', 'now', 'newest'].filter(() => chance(0.5)).join(',') || 'now';
+    case 'paper':
+      return pick(pools.paper);
+    default:
+      return p.name === 'q' && s.maxLength === 2000 ? pick(pools.lab) : pick(pools.q);
+  }
+}
+
+function invalidValue(p) {
+  const s = p.schema ?? {};
+  const options = [''];
+  if (Array.isArray(s.enum)) options.push(`x${bytes(8).toString('hex')}`);
+  if (s.type === 'integer') {
+    const min = Number(s.minimum ?? 0);
+    const max = Number(s.maximum ?? 1000);
+    options.push(
+      String(min - 1),
+      String(max + 1),
+      '1.5',
+      'abc',
+      '0x10',
+      '1e3',
+      ' 7',
+      '99999999999999999999999',
+    );
+  }
+  if (typeof s.maxLength === 'number') options.push('x'.repeat(s.maxLength + 1));
+  return pick(options);
+}
+
+function keyHeader() {
+  return weighted([
+    [6, [['authorization', `Bearer ${pools.keys.professional}`]]],
+    [4, []],
+    [
+      2,
+      [
+        [
+          'authorization',
+          pick([
+            `Bearer ${pools.keys.free}`,
+            'Bearer ri_bogus_key',
+            `Bearer ri_${randomBytes(6).toString('hex')}_${randomBytes(16).toString('hex')}`,
+            'Bearer ',
+            'Basic dXNlcjpwYXNz',
+            `bearer ${pools.keys.professional}`,
+            `Bearer ${pools.keys.professional} extra`,
+          ]),
+        ],
+      ],
+    ],
+    [1, [['authorization', hostileString()]]],
+  ]);
+}
+
+/** A Host header: a new name almost every time (the response cache must not grow with them), sometimes a strange one. */
+function hostHeader() {
+  return weighted([
+    [12, () => `${randomBytes(6).toString('hex')}.example.org`],
+    [2, () => `${int(1, 254)}.${int(0, 255)}.${int(0, 255)}.${int(1, 254)}:${int(1, 65535)}`],
+    [1, () => 'localhost'],
+    [1, () => `${'h'.repeat(int(200, 4000))}.example`],
+    [1, () => hostileString()],
+  ])();
+}
+
+const ODD_HEADERS = [
+  ['accept-encoding', 'gzip, deflate, br'],
+  ['accept-encoding', 'br;q=0, *;q=0'],
+  ['accept', 'text/html'],
+  ['accept', '*/*;q=0.1, application/xml'],
+  ['x-forwarded-for', '1.2.3.4, 5.6.7.8'],
+  ['x-forwarded-for', 'not an address'],
+  ['x-forwarded-proto', 'gopher'],
+  ['payment-signature', 'not-base64!!'],
+  ['payment-signature', Buffer.from('{"x402Version":2,"payload":{}}').toString('base64')],
+  ['x-request-id', 'a'.repeat(300)],
+  ['origin', 'https://evil.example'],
+  ['if-none-match', '"*"'],
+  ['if-modified-since', 'yesterday'],
+  ['range', 'bytes=0-10'],
+  ['expect', '100-continue'],
+  ['cookie', `ri_session=${'x'.repeat(100)}`],
+  ['content-type', 'application/json; charset=utf-7'],
+  ['transfer-encoding', 'gzip'],
+];
+
+function oddHeaders() {
+  const out = ODD_HEADERS.filter(() => chance(0.08));
+  if (chance(0.02)) out.push(['x-big', 'b'.repeat(pick([9_000, 20_000, 40_000]))]);
+  if (chance(0.01)) for (let i = 0; i < 150; i++) out.push([`x-many-${i}`, String(i)]);
+  if (chance(0.02))
+    out.push([
+      bytes(10)
+        .toString('latin1')
+        .replace(/[\r\n:]/g, '') || 'x',
+      hostileString(),
+    ]);
+  return out;
+}
+
+function jsonValue(depth = 0) {
+  return weighted([
+    [2, () => int(-1e6, 1e6)],
+    [2, () => hostileString()],
+    [1, () => null],
+    [1, () => chance(0.5)],
+    [depth < 3 ? 1 : 0, () => Array.from({ length: int(0, 4) }, () => jsonValue(depth + 1))],
+    [
+      depth < 3 ? 1 : 0,
+      () =>
+        Object.fromEntries(
+          Array.from({ length: int(0, 4) }, () => [
+            pick(['query', 'quote', 'quote_id', 'depth', 'markdown', hostileString()]),
+            jsonValue(depth + 1),
+          ]),
+        ),
+    ],
+  ])();
+}
+
+function validBody(op) {
+  if (op.template === '/lab/quote')
+    return chance(0.5)
+      ? { query: pick(pools.lab) }
+      : { markdown: `Notes\n\n\`\`\`query\n${pick(pools.lab)}\n\`\`\`\n` };
+  const depth = pick(['papers_20', 'papers_100']);
+  if (pools.quotes.length === 0 || chance(0.3))
+    return { quote_id: pick([...pools.quoteIds, 'q_unknown']), depth };
+  const quote = pick(pools.quotes);
+  // A quote with one field changed: its signature no longer matches.
+  return chance(0.3) ? { quote: { ...quote, run_price: { usd: -0.01 } }, depth } : { quote, depth };
+}
+
+function body(op) {
+  return weighted([
+    [6, () => ({ body: Buffer.from(JSON.stringify(validBody(op))), type: 'application/json' })],
+    [2, () => ({ body: Buffer.from(JSON.stringify(jsonValue()) ?? 'null'), type: 'application/json' })],
+    [
+      1,
+      () => ({
+        body: bytes(300),
+        type: pick(['application/json', null, 'text/plain', 'multipart/form-data; boundary=x']),
+      }),
+    ],
+    [1, () => ({ body: Buffer.alloc(0), type: 'application/json' })],
+    [
+      1,
+      () => ({
+        body: Buffer.from(`{"quote":${'['.repeat(20_000)}${']'.repeat(20_000)},"depth":"papers_20"}`),
+        type: 'application/json',
+      }),
+    ],
+    [0.2, () => ({ body: Buffer.alloc(200_000, 0x20), type: 'application/json' })],
+  ])();
+}
+
+/** A request for an operation of the document: mostly valid parts, the rest every kind of wrong. */
+function operationRequest(op) {
+  const mixed = chance(0.6);
+  let path = `/v1${op.template}`;
+  const query = [];
+  for (const p of op.parameters) {
+    let values;
+    if (!mixed) values = p.required || p.in === 'path' || chance(0.75) ? [validValue(p)] : null;
+    else
+      values = weighted([
+        [8, () => [validValue(p)]],
+        [2, () => [invalidValue(p)]],
+        [2, () => [hostileString()]],
+        [1, () => null],
+        [1, () => [validValue(p), validValue(p)]],
+      ])();
+    if (p.in === 'path')
+      path = path.replace(`{${p.name}}`, values ? encode(values[0], mixed && chance(0.05)) : '');
+    else if (p.in === 'query' && values) for (const v of values) query.push(`${encode(p.name)}=${encode(v)}`);
+  }
+  if (mixed && chance(0.12))
+    query.push(`${encode(pick(['foo', 'limit', 'Q', 'q[]', '__proto__']))}=${encode(hostileString())}`);
+  if (chance(0.005)) query.push(`pad=${'p'.repeat(pick([9_000, 70_000]))}`);
+  const headers = [
+    ...(mixed ? keyHeader() : [['authorization', `Bearer ${pools.keys.professional}`]]),
+    ...(mixed ? oddHeaders() : []),
+  ];
+  if (!mixed && chance(0.5)) headers.push(['accept-encoding', 'gzip, deflate, br']);
+  const b =
+    op.method === 'POST'
+      ? mixed
+        ? body(op)
+        : { body: Buffer.from(JSON.stringify(validBody(op))), type: 'application/json' }
+      : null;
+  if (b?.type) headers.push(['content-type', b.type]);
+  return {
+    label: `${op.method} ${op.template}`,
+    method: op.method === 'GET' && chance(0.05) ? 'HEAD' : op.method,
+    target: query.length ? `${path}?${query.join('&')}` : path,
+    headers,
+    body: b?.body ?? null,
+  };
+}
+
+/** Random bytes where a path, a query string or a body goes; any method. */
+function randomRequest() {
+  const prefix = pick([
+    '/v1/',
+    '/v1/elements/',
+    '/v1/subjects/topic/',
+    '/v1/lab/',
+    '/',
+    '/mcp',
+    '/docs/',
+    '/metrics',
+    '/readyz',
+  ]);
+  const path = chance(0.5) ? bytes(60).toString('latin1') : encode(hostileString());
+  const query = chance(0.5) ? `?${bytes(80).toString('latin1')}` : '';
+  return {
+    label: '(random)',
+    method: pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'FOO', 'CONNECT']),
+    target: `${prefix}${path}${query}`,
+    headers: [...keyHeader(), ...oddHeaders()],
+    body: chance(0.5) ? bytes(500) : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw HTTP for the hostile requests: one connection each, the bytes exactly as generated
+
+function sendRaw(port, req, id) {
+  return new Promise((ok) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks = [];
+    let settled = false;
+    const finish = (error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      const raw = Buffer.concat(chunks);
+      // Interim answers (100 Continue) come first: the status is that of the last status line.
+      const statusLines = [
+        ...raw
+          .subarray(0, 64 * 1024)
+          .toString('latin1')
+          .matchAll(/(?:^|\r\n\r\n)HTTP\/1\.[01] (\d{3})/g),
+      ];
+      const finalStatus = statusLines.length ? Number(statusLines.at(-1)[1]) : 0;
+      ok({ status: finalStatus, raw, error: finalStatus ? null : (error ?? 'no answer') });
+    };
+    const timer = setTimeout(() => {
+      socket.destroy();
+      finish('no answer in 40 s');
+    }, 40_000);
+    socket.on('data', (c) => chunks.push(c));
+    // The server may close after answering a request it refused before reading its body.
+    socket.on('error', (e) => chunks.length === 0 && finish(e.code ?? e.message));
+    socket.on('close', () => finish());
+    const hostLines = [['host', hostHeader()]];
+    if (chance(0.01)) hostLines.push(['host', hostHeader()]);
+    const headerLines = [...hostLines, ...req.headers];
+    if (!req.headers.some(([k]) => k === 'x-request-id')) headerLines.push(['x-request-id', id]);
+    const lines = [
+      `${req.method} ${req.target} HTTP/1.1`,
+      ...headerLines.map(([k, v]) => `${k}: ${String(v).replace(/[\r\n]/g, ' ')}`),
+      'connection: close',
+      ...(req.body ? [`content-length: ${req.body.length}`] : []),
+    ];
+    socket.write(Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'));
+    if (req.body) socket.write(req.body);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// RSS sampling
+
+const rssSamples = []; // { t, phase, index, pid, rss }
+let phase = 'start';
+const sampler = setInterval(() => {
+  const t = (Date.now() - started) / 1000;
+  for (const r of replicas) {
+    if (!r || r.child.exitCode !== null || r.child.signalCode !== null) continue;
+    const rss = rssOf(r.child.pid);
+    if (rss !== null) rssSamples.push({ t, phase, index: r.index, pid: r.child.pid, rss });
+  }
+}, 1000);
+
+const mb = (b) => (b / 1024 / 1024).toFixed(0);
+
+// ---------------------------------------------------------------------------------------------
+
+let nginx;
+async function cleanup() {
+  clearInterval(sampler);
+  await Promise.all(replicas.filter(Boolean).map((r) => stopProcess(r.child)));
+  await nginx?.stop();
+  if (publishing.child) await stopProcess(publishing.child);
+  const db = new pg.Client({ connectionString: PG_URL });
+  await db
+    .connect()
+    .then(() => db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))
+    .catch((e) => say(`could not drop schema ${schema}: ${e.message}`))
+    .finally(() => db.end().catch(() => undefined));
+}
+
+async function main() {
+  if (!existsSync(MAIN)) throw new Error('dist/ is missing: npm run build');
+  MAIN = privateBuild();
+  const [portA, portB, portN] = [await freePort(), await freePort(), await freePort()];
+  baseEnv = {
+    DATA_DIR: dataDir,
+    STATE_URL: `${PG_URL}?schema=${schema}`,
+    REDIS_URL,
+    TRUST_PROXY: '1',
+    PUBLIC_URL: `http://127.0.0.1:${portN}`,
+    // The soak measures answers and memory, not budgets: limits no load here reaches.
+    RATE_LIMIT_PER_KEY: '1000000000',
+    RATE_LIMIT_PER_IP: '1000000000',
+    MAX_CONNECTIONS_PER_CLIENT: '4096',
+    LOG_LEVEL: 'warn',
+  };
+
+  say(`work folder ${work}; PostgreSQL schema ${schema}`);
+  say('first snapshot: the bundled sample');
+  await riOk([
+    'ingest',
+    join(ROOT, 'fixtures/openalex/works-geoscience.jsonl.gz'),
+    join(ROOT, 'fixtures/openalex/works-chemistry.jsonl.gz'),
+  ]);
+  const firstVersion = (await riOk(['build'])).trim();
+  for (const plan of ['professional', 'free'])
+    pools.keys[plan] = (await riOk(['keys', 'create', '--plan', plan, '--email', `soak-${plan}@example.org`]))
+      .trim()
+      .split('\n')
+      .at(-1);
+
+  await Promise.all([startReplica(0, portA), startReplica(1, portB)]);
+  const nginxDir = join(work, 'nginx');
+  mkdirSync(nginxDir);
+  nginx = await startNginx(nginxBin, { listen: portN, upstreams: [portA, portB], dir: nginxDir });
+  say(`replicas on ${portA} and ${portB}, nginx on ${portN}, data_version ${firstVersion}`);
+
+  // The operations, and valid values from the data itself.
+  const doc = await (await fetch(`${replicas[0].base}/v1/openapi.json`)).json();
+  const operations = Object.entries(doc.paths).flatMap(([template, item]) =>
+    Object.entries(item).map(([method, op]) => ({
+      method: method.toUpperCase(),
+      template,
+      parameters: op.parameters ?? [],
+    })),
+  );
+  const auth = { authorization: `Bearer ${pools.keys.professional}` };
+  const found = await (
+    await fetch(`${replicas[0].base}/v1/subjects/search?q=oxygen`, { headers: auth })
+  ).json();
+  for (const r of found.results ?? []) pools[r.subject_type]?.push(r.subject_id);
+  for (const q of pools.lab) {
+    const res = await fetch(`${replicas[0].base}/v1/lab/quote?q=${encodeURIComponent(q)}`, { headers: auth });
+    const quote = await res.json();
+    if (res.status === 200 && quote.quote_id) {
+      pools.labQuoted.push(q);
+      pools.quoteIds.push(quote.quote_id);
+      pools.quotes.push(quote);
+    }
+  }
+
+  const hostile = await hostilePhase(operations, portN, [portA, portB]);
+  await preparePublishing();
+  const load = await loadPhase(portN, portB);
+  return report(hostile, load);
+}
+
+async function hostilePhase(operations, portN, direct) {
+  phase = 'hostile';
+  say(
+    `hostile: ${HOSTILE.toLocaleString('en')} requests over ${operations.length} operations, ${HOSTILE_CONCURRENCY} at a time`,
+  );
+  const result = {
+    sent: 0,
+    byStatus: { nginx: new Map(), replica: new Map() },
+    ms: [],
+    fiveXx: [],
+    noAnswer: [],
+    byVia: { nginx: 0, replica: 0 },
+  };
+  let next = 0;
+  const begunAt = Date.now();
+  const worker = async () => {
+    while (next < HOSTILE) {
+      const n = next++;
+      const req = chance(1 / 13) ? randomRequest() : operationRequest(pick(operations));
+      // Even: through nginx; odd: straight to a replica, in turn.
+      const viaNginx = n % 2 === 0;
+      const port = viaNginx ? portN : direct[(n >> 1) % 2];
+      const id = `soak-h${n}`;
+      const begun = performance.now();
+      const a = await sendRaw(port, req, id);
+      result.ms.push(performance.now() - begun);
+      result.sent++;
+      result.byVia[viaNginx ? 'nginx' : 'replica']++;
+      const statuses = result.byStatus[viaNginx ? 'nginx' : 'replica'];
+      statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+      const what = {
+        n,
+        via: viaNginx ? 'nginx' : `replica ${port}`,
+        id,
+        label: req.label,
+        request: `${req.method} ${req.target.slice(0, 200)}`,
+        headers: req.headers.map(([k, v]) => `${k}: ${String(v).slice(0, 60)}`).join(' | '),
+      };
+      if (a.status >= 500)
+        result.fiveXx.push({
+          ...what,
+          viaNginx,
+          status: a.status,
+          answer: a.raw.toString('latin1').slice(0, 600),
+        });
+      else if (a.status === 0) result.noAnswer.push({ ...what, error: a.error });
+      if ((n + 1) % 10_000 === 0)
+        say(`hostile: ${n + 1} sent, ${result.fiveXx.length} 5xx, ${result.noAnswer.length} unanswered`);
+    }
+  };
+  await Promise.all(Array.from({ length: HOSTILE_CONCURRENCY }, worker));
+  result.seconds = (Date.now() - begunAt) / 1000;
+  // Let the replicas settle (garbage collection) before the peak is read.
+  await new Promise((r) => setTimeout(r, 2000));
+  return result;
+}
+
+/** The partitions to publish (made before the load) and `ri update --watch` on a folder holding the first. */
+const publishing = {
+  staged: [],
+  watched: join(work, 'watched'),
+  child: null,
+  onCycle: () => undefined,
+  onVersion: () => undefined,
+};
+async function preparePublishing() {
+  const count = Math.ceil(SECONDS / PUBLISH_EVERY_S) + 1;
+  say(`publishing: generating ${count} partitions of 200 new works each`);
+  mkdirSync(publishing.watched);
+  for (let i = 0; i < count; i++) {
+    const out = join(work, `staged-${i}`);
+    await riOk(['generate', '--works', '200', '--seed', String(SEED + i), '--out', out, '--workers', '1']);
+    publishing.staged.push(out);
+  }
+  renameSync(publishing.staged[0], join(publishing.watched, 'publish-0'));
+  const child = spawn(process.execPath, [MAIN, 'update', publishing.watched, '--watch', '--interval', '1'], {
+    env: { ...process.env, ...baseEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  publishing.child = child;
+  const log = createWriteStream(join(logs, 'update.log'), { flags: 'a' });
+  child.stderr.pipe(log);
+  child.stderr.on('data', (d) => String(d).includes('new file(s)') && publishing.onCycle());
+  let first = true;
+  await new Promise((ok, fail) => {
+    let buffered = '';
+    child.stdout.on('data', (d) => {
+      buffered += d;
+      const lines = buffered.split('\n');
+      buffered = lines.pop();
+      for (const line of lines.filter(Boolean)) {
+        if (first) {
+          first = false;
+          say(`publishing: ri update --watch published ${line} (partition 0)`);
+          ok();
+        } else publishing.onVersion(line.trim());
+      }
+    });
+    child.once('exit', (code) => first && fail(new Error(`ri update --watch exited ${code}`)));
+  });
+}
+
+/** The route a load request belongs to, for the per-route table. */
+const LOAD_ROUTES = [
+  [0.3, '/v1/elements', () => '/v1/elements'],
+  [
+    0.3,
+    '/v1/elements/{symbol}',
+    () => `/v1/elements/${pick(['Fe', 'Ni', 'O', 'Cu', 'Co', 'Li', 'Pt', 'H'])}`,
+  ],
+  [0.2, '/v1/elements/{symbol}/history', () => `/v1/elements/${pick(['Fe', 'Ni', 'O', 'Cu'])}/history`],
+  [
+    0.1,
+    '/v1/subjects/{type}/{id}',
+    () =>
+      `/v1/subjects/${pick(['topic/T10030', ...pools.keyword.map((k) => `keyword/${encodeURIComponent(k)}`)])}`,
+  ],
+  [0.05, '/v1/subjects/search', () => `/v1/subjects/search?q=${encodeURIComponent(pick(pools.q))}`],
+  [0.03, '/v1/research', () => `/v1/research?q=${encodeURIComponent(pick(pools.q))}`],
+  [0.02, '/v1/lab/quote', () => `/v1/lab/quote?q=${encodeURIComponent(pick(pools.labQuoted))}`],
+];
+
+async function loadPhase(portN, portB) {
+  phase = 'load';
+  const t0 = Date.now();
+  const at = () => (Date.now() - t0) / 1000;
+  say(
+    `load: ${SECONDS} s of keyed GETs through nginx, ${LOAD_CONCURRENCY} at a time; a publish every ${PUBLISH_EVERY_S} s; replica 1 killed at ${Math.round(SECONDS / 3)} s`,
+  );
+  // From a loopback address of this run's own: nginx passes it on, so the budget in the shared Redis is this run's.
+  const localAddress = `127.${int(1, 254)}.${int(0, 255)}.${int(1, 254)}`;
+  const agent = new Agent({ keepAlive: true, maxSockets: LOAD_CONCURRENCY, localAddress });
+  const headers = {
+    authorization: `Bearer ${pools.keys.professional}`,
+    'accept-encoding': 'gzip, deflate, br',
+  };
+  const routes = new Map(
+    LOAD_ROUTES.map(([, name]) => [name, { n: 0, ms: [], failed: 0, fiveXx: 0, limited: 0 }]),
+  );
+  const failures = [];
+  const events = [];
+  let running = true;
+
+  const get = (path, id) =>
+    new Promise((ok) => {
+      const begun = performance.now();
+      const req = request(
+        `http://127.0.0.1:${portN}${path}`,
+        { headers: { ...headers, 'x-request-id': id }, agent, timeout: 30_000 },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () =>
+            ok({
+              status: res.statusCode,
+              ms: performance.now() - begun,
+              body: Buffer.concat(chunks),
+              encoding: res.headers['content-encoding'],
+            }),
+          );
+          res.on('error', (e) => ok({ status: 0, ms: performance.now() - begun, error: e.message }));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout after 30 s')));
+      req.on('error', (e) => ok({ status: 0, ms: performance.now() - begun, error: e.message }));
+      req.end();
+    });
+
+  let count = 0;
+  const worker = async () => {
+    while (running) {
+      const [, name, make] = weighted(LOAD_ROUTES.map((r) => [r[0], r]));
+      const path = make();
+      const id = `soak-l${count++}`;
+      const a = await get(path, id);
+      const row = routes.get(name);
+      row.n++;
+      row.ms.push(a.ms);
+      if (a.status === 429) row.limited++;
+      else if (a.status < 200 || a.status > 299) {
+        row.failed++;
+        if (a.status >= 500) row.fiveXx++;
+        failures.push({
+          t: at().toFixed(1),
+          route: name,
+          path,
+          id,
+          status: a.status,
+          error: a.error,
+          body: a.body?.subarray(0, 300).toString('latin1'),
+        });
+      }
+    }
+  };
+
+  // Publishes: every 10 s a new partition (new works) is moved into the folder `ri update --watch`
+  // follows; it ingests it and publishes a snapshot, which the replicas switch to by themselves.
+  const versions = [];
+  const drops = [];
+  // `update: N new file(s)` on its stderr starts a cycle with the partitions there; its data_version on stdout ends it.
+  publishing.onCycle = () => {
+    for (const d of drops) d.taken = true;
+  };
+  publishing.onVersion = (version) => {
+    versions.push(version);
+    const taken = drops.filter((d) => d.taken && !d.done);
+    for (const d of taken) d.done = true;
+    const since = taken.map((d) => `partition ${d.i} ${(at() - d.at).toFixed(1)} s after it arrived`);
+    events.push(`${at().toFixed(1)} s: published ${version} (${since.join(', ') || 'no partition'})`);
+  };
+  const publisher = async () => {
+    for (let i = 1; i < publishing.staged.length; i++) {
+      const due = t0 + i * PUBLISH_EVERY_S * 1000;
+      while (running && Date.now() < due) await new Promise((r) => setTimeout(r, 100));
+      if (!running) break;
+      renameSync(publishing.staged[i], join(publishing.watched, `publish-${i}`));
+      drops.push({ i, at: at(), done: false });
+      events.push(`${at().toFixed(1)} s: partition ${i} moved into the watched folder`);
+    }
+  };
+
+  // One replica killed without warning a third of the way in, started again 3 s later.
+  const killer = async () => {
+    await new Promise((r) => setTimeout(r, (SECONDS * 1000) / 3));
+    if (!running) return;
+    const victim = replicas[1];
+    victim.child.kill('SIGKILL');
+    events.push(`${at().toFixed(1)} s: replica 1 (pid ${victim.child.pid}) killed with SIGKILL`);
+    await new Promise((r) => setTimeout(r, 3000));
+    const back = await startReplica(1, portB);
+    events.push(`${at().toFixed(1)} s: replica 1 serving again (pid ${back.child.pid})`);
+  };
+
+  const workers = Array.from({ length: LOAD_CONCURRENCY }, worker);
+  const side = [publisher(), killer()];
+  const progress = setInterval(() => say(`load: ${count} requests, ${failures.length} failed`), 10_000);
+  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  running = false;
+  clearInterval(progress);
+  await Promise.all(workers);
+  await Promise.all(side);
+  agent.destroy();
+  phase = 'end';
+  // The partitions already moved in are published, then both replicas must serve the last one.
+  const deadline = Date.now() + 120_000;
+  while (drops.some((d) => !d.done) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  await stopProcess(publishing.child);
+
+  // Each replica followed the publishes: the data_version it answers now is the last one published.
+  let serving = [];
+  for (let tries = 0; tries < 50; tries++) {
+    serving = [];
+    for (const r of replicas) {
+      const res = await fetch(`${r.base}/v1/elements/Fe`);
+      serving.push({ index: r.index, version: (await res.json()).data_version });
+    }
+    if (serving.every((x) => x.version === versions.at(-1))) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const nginxLog = readFileSync(nginx.accessLog, 'utf8').split('\n');
+  const retried = nginxLog.filter((l) => l.includes('"GET /v1/') && /upstream=\S+, /.test(l)).length;
+  return {
+    routes,
+    failures,
+    events,
+    versions,
+    serving,
+    retried,
+    requests: count,
+    t0Seconds: (t0 - started) / 1000,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function percentile(values, p) {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** The median of the samples of one replica process within `width` s of `t` (one sample is noisy). */
+function rssAround(samples, t, width = 2) {
+  const near = samples.filter((s) => Math.abs(s.t - t) <= width).map((s) => s.rss);
+  return near.length ? percentile(near, 50) : null;
+}
+
+function logLinesFor(id) {
+  const out = [];
+  for (const r of replicas) {
+    const text = existsSync(r.log) ? readFileSync(r.log, 'utf8') : '';
+    for (const line of text.split('\n'))
+      if (line.includes(id)) out.push(`replica ${r.index}: ${line.slice(0, 1500)}`);
+  }
+  return out;
+}
+
+function report(hostile, load) {
+  const lines = [];
+  const print = (l = '') => lines.push(l);
+  const verdicts = [];
+  const verdict = (ok, text) => verdicts.push({ ok, text });
+
+  print(
+    `soak: ${HOSTILE.toLocaleString('en')} hostile requests, then ${SECONDS} s of mixed load (seed ${SEED}, node ${process.version})`,
+  );
+  print();
+  print('hostile requests, by status (none: the connection closed without an answer):');
+  for (const [via, statuses] of Object.entries(hostile.byStatus))
+    print(
+      `  ${via === 'nginx' ? 'through nginx' : 'to a replica '}: ${[...statuses]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s || 'none'} ${n}`)
+        .join(', ')}`,
+    );
+  print(
+    `  through nginx ${hostile.byVia.nginx}, straight to a replica ${hostile.byVia.replica}; 5xx ${hostile.fiveXx.length}; unanswered ${hostile.noAnswer.length}`,
+  );
+  // Where each 5xx came from: a replica's answer; nginx finding no replica to answer (a replica
+  // failed on a connection, or every replica is set aside after failing); or nginx's own answer
+  // to a request it never passes on (nginx's log says upstream "-").
+  const upstreamOf = new Map();
+  for (const line of readFileSync(nginx.accessLog, 'utf8').split('\n')) {
+    const m = / upstream=(.*?) upstream_status=.* id=(\S+)$/.exec(line);
+    if (m) upstreamOf.set(m[2], m[1]);
+  }
+  for (const f of hostile.fiveXx) {
+    const upstream = f.viaNginx ? upstreamOf.get(f.id) : undefined;
+    f.origin = !f.viaNginx
+      ? 'service'
+      : upstream === '-' || (upstream === undefined && f.status === 501)
+        ? 'nginx'
+        : /^127\.0\.0\.1:\d+$/.test(upstream ?? '') && f.status !== 502
+          ? 'service'
+          : 'no replica';
+  }
+  const service5xx = hostile.fiveXx.filter((f) => f.origin === 'service');
+  const noReplica5xx = hostile.fiveXx.filter((f) => f.origin === 'no replica');
+  const own5xx = hostile.fiveXx.filter((f) => f.origin === 'nginx');
+  print(
+    `  5xx: ${service5xx.length} answered by a replica, ${noReplica5xx.length} by nginx for want of a replica (upstream failed or none left), ${own5xx.length} nginx's own (never passed on)`,
+  );
+  for (const f of [...service5xx.slice(0, 10), ...noReplica5xx.slice(0, 3), ...own5xx.slice(0, 2)]) {
+    print(
+      `  5xx: ${f.status} from ${f.origin} via ${f.via} for ${f.label}: ${JSON.stringify(f.request)} [${f.headers}]`,
+    );
+    print(`       answer: ${JSON.stringify(f.answer.slice(0, 300))}`);
+    for (const l of logLinesFor(f.id).slice(0, 3)) print(`       log ${l}`);
+  }
+  for (const f of hostile.noAnswer.slice(0, 5))
+    print(`  unanswered (${f.error}) via ${f.via}: ${JSON.stringify(f.request)}`);
+
+  print(
+    `  answered in p50 ${percentile(hostile.ms, 50).toFixed(0)} ms, p99 ${percentile(hostile.ms, 99).toFixed(0)} ms, max ${Math.max(...hostile.ms).toFixed(0)} ms (${HOSTILE_CONCURRENCY} at a time, ${(hostile.sent / hostile.seconds).toFixed(0)} requests/s)`,
+  );
+  const nginxErrors = nginx
+    .stderr()
+    .split('\n')
+    .filter((l) => /\[(error|crit|alert|emerg)\]/.test(l));
+  writeFileSync(join(logs, 'nginx-error.log'), nginx.stderr());
+  const kinds = new Map();
+  for (const l of nginxErrors) {
+    const kind = /\] \d+#\d+: (?:\*\d+ )?([^,(]+)/.exec(l)?.[1]?.trim() ?? l.slice(0, 80);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  for (const [kind, n] of kinds) print(`  nginx error log (whole soak): ${n} x ${kind}`);
+
+  print();
+  print('mixed load through nginx (keyed, Accept-Encoding: gzip, deflate, br):');
+  print(
+    `  ${'route'.padEnd(32)} ${'requests'.padStart(9)} ${'failed'.padStart(7)} ${'5xx'.padStart(5)} ${'429'.padStart(5)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`,
+  );
+  let total = 0;
+  let failed = 0;
+  for (const [name, r] of load.routes) {
+    total += r.n;
+    failed += r.failed;
+    print(
+      `  ${name.padEnd(32)} ${String(r.n).padStart(9)} ${String(r.failed).padStart(7)} ${String(r.fiveXx).padStart(5)} ${String(r.limited).padStart(5)} ${percentile(r.ms, 50).toFixed(1).padStart(8)} ${percentile(r.ms, 99).toFixed(1).padStart(8)}`,
+    );
+  }
+  print(
+    `  ${'all'.padEnd(32)} ${String(total).padStart(9)} ${String(failed).padStart(7)}   (${(total / SECONDS).toFixed(0)} requests/s; ${load.retried} GETs retried by nginx on the other replica)`,
+  );
+  for (const f of load.failures.slice(0, 10)) {
+    print(
+      `  failed at ${f.t} s: ${f.status || f.error} ${f.path} (${f.id}) ${f.body ? JSON.stringify(f.body.slice(0, 200)) : ''}`,
+    );
+    for (const l of logLinesFor(f.id).slice(0, 3)) print(`       log ${l}`);
+  }
+  print('  events:');
+  for (const e of load.events) print(`    ${e}`);
+  const lastVersion = load.versions.at(-1);
+  print(`  serving at the end: ${load.serving.map((s) => `replica ${s.index} ${s.version}`).join(', ')}`);
+
+  // RSS: each replica process on its own (the restarted replica is a new process).
+  print();
+  print('RSS (VmRSS, MB; median of the samples within 2 s):');
+  const t0 = load.t0Seconds;
+  const mid = t0 + SECONDS / 2;
+  const end = t0 + SECONDS;
+  const pids = [...new Set(rssSamples.map((s) => s.pid))];
+  let survivorGrowth = null;
+  let hostilePeak = 0;
+  let overallPeak = 0;
+  for (const pid of pids) {
+    const s = rssSamples.filter((x) => x.pid === pid);
+    const index = s[0].index;
+    const peakHostile = Math.max(0, ...s.filter((x) => x.phase === 'hostile').map((x) => x.rss));
+    const peak = Math.max(...s.map((x) => x.rss));
+    hostilePeak = Math.max(hostilePeak, peakHostile);
+    overallPeak = Math.max(overallPeak, peak);
+    const first = s[0];
+    const beforeLoad = rssAround(s, t0);
+    const atMid = rssAround(s, mid);
+    const atEnd = rssAround(s, end - 1);
+    const growth = atMid && atEnd ? (atEnd - atMid) / atMid : null;
+    const killed = load.events.some((e) => e.includes(`(pid ${pid}) killed`));
+    const restarted = first.t > t0;
+    if (!killed && !restarted && growth !== null) survivorGrowth = Math.max(survivorGrowth ?? -1, growth);
+    print(
+      `  replica ${index} pid ${pid}${killed ? ' (killed)' : ''}${restarted ? ` (started at ${(first.t - t0).toFixed(0)} s of the load)` : ''}: ` +
+        `first ${mb(first.rss)}, ${peakHostile ? `peak during the hostile requests ${mb(peakHostile)}, ` : ''}` +
+        `load start ${beforeLoad ? mb(beforeLoad) : '-'}, middle ${atMid ? mb(atMid) : '-'}, end ${atEnd ? mb(atEnd) : '-'}, ` +
+        `growth over the last half ${growth === null ? '-' : `${(growth * 100).toFixed(1)}%`}, peak ${mb(peak)}`,
+    );
+  }
+
+  const hostile5xx = hostile.fiveXx.filter((f) => f.origin !== 'nginx').length;
+  const nginx5xx = hostile.fiveXx.filter((f) => f.origin === 'nginx');
+  verdict(
+    failed === 0,
+    `failed GETs across the replica kill and ${load.versions.length} publishes: ${failed} (budget 0)`,
+  );
+  verdict(
+    hostile5xx === 0 && hostile.sent === HOSTILE,
+    `5xx from the replicas (answered, or none to answer) over ${hostile.sent.toLocaleString('en')} hostile requests: ${hostile5xx} (budget 0)` +
+      (nginx5xx.length
+        ? `; nginx's own error pages: ${nginx5xx.length} (${[...new Set(nginx5xx.map((f) => f.status))].join(', ')}, never sent to a replica)`
+        : ''),
+  );
+  verdict(
+    survivorGrowth !== null && survivorGrowth < BUDGET.rssGrowth,
+    `RSS growth over the last half of the soak (the replica never killed): ${survivorGrowth === null ? 'not measured' : `${(survivorGrowth * 100).toFixed(1)}%`} (budget < 10%)`,
+  );
+  verdict(
+    hostilePeak > 0 && hostilePeak < BUDGET.rssPeakMb * 1024 * 1024,
+    `peak RSS with ${hostile.sent.toLocaleString('en')} requests of mixed Host headers: ${mb(hostilePeak)} MB, whole soak ${mb(overallPeak)} MB (budget < 300 MB)`,
+  );
+  const followed =
+    load.versions.length > 0 &&
+    new Set(load.versions).size === load.versions.length &&
+    load.serving.every((s) => s.version === lastVersion);
+  verdict(
+    followed,
+    `publishes: ${load.versions.length}, each a new data_version, both replicas serving the last (${lastVersion ?? 'none'})`,
+  );
+
+  print();
+  for (const v of verdicts) print(`${v.ok ? 'ok    ' : 'FAILED'} ${v.text}`);
+  console.log(lines.join('\n'));
+  return verdicts.every((v) => v.ok);
+}
+
+let ok = false;
+try {
+  ok = await main();
+} catch (e) {
+  console.error(`soak: ${e.stack ?? e}`);
+}
+await cleanup();
+// The logs stay for a failed soak (the lines of a 5xx or a failed GET are in them).
+if (ok) rmSync(work, { recursive: true, force: true });
+else console.error(`soak: replica and nginx logs kept in ${work}`);
+process.exitCode = ok ? 0 : 1;

@@ -149,7 +149,8 @@ function startReplica(index, port) {
     let out = '';
     const onData = (d) => {
       out += d;
-      if (out.includes('ri: serving')) {
+      // Listening: the 'ri: serving ... at http://' line (not the earlier 'serving snapshot' log).
+      if (/ri: serving .* at http:\/\//.test(out)) {
         child.stdout.off('data', onData);
         ok(replica);
       }

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import autocannon from 'autocannon';
 import { Hono } from 'hono';
-import { startBenchServer } from './serve.mjs';
+import { benchDataDir, startBenchServer } from './serve.mjs';
 
 const PATHS = ['/v1/elements/Fe', '/v1/elements'];
 const BROWSER = 'gzip, deflate, br';
@@ -56,16 +56,9 @@ function rawGet(url, headers) {
 }
 
 async function main() {
-  const root = resolve(import.meta.dirname, '..');
+  const _root = resolve(import.meta.dirname, '..');
   const duration = Number(process.env.BENCH_SECONDS ?? 10);
-  const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
-  let dataDir = [join(benchDir, 'data-1000000'), join(benchDir, 'data-100000')].find((d) =>
-    existsSync(join(d, 'snapshots/CURRENT')),
-  );
-  if (!dataDir) {
-    dataDir = mkdtempSync(join(tmpdir(), 'ri-bench-http-'));
-    console.error(`no bench data: serving the bundled sample from ${dataDir}`);
-  }
+  const dataDir = benchDataDir('http');
   const server = await startBenchServer(dataDir, { plan: 'personal', portBase: 18600 });
   const { key, child } = server;
   const service = server.base;

@@ -1,27 +1,11 @@
 #!/usr/bin/env node
-// npm run bench:mcp: the MCP tool server against the REST API it mirrors, same server, same run.
-//  1. requests/s of tools/call get_element_ri {symbol: Fe} (a JSON-RPC POST to /mcp) against
-//     GET /v1/elements/Fe; autocannon, 50 connections, real client headers; budget: >= 40%.
-//  2. latency of the research and lab_quote tools against GET /v1/research and /v1/lab/quote,
-//     over the same distinct questions asked once each way (uncached), one at a time;
-//     budget: the tool's p50 within 10% of REST's.
-// Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { startBenchServer } from './serve.mjs';
+import { benchDataDir, startBenchServer } from './serve.mjs';
 
-const root = resolve(import.meta.dirname, '..');
+const _root = resolve(import.meta.dirname, '..');
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
-const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
-let dataDir = [join(benchDir, 'data-1000000'), join(benchDir, 'data-100000')].find((d) =>
-  existsSync(join(d, 'snapshots/CURRENT')),
-);
-if (!dataDir) {
-  dataDir = mkdtempSync(join(tmpdir(), 'ri-bench-mcp-'));
-  console.error(`no bench data: serving the bundled sample from ${dataDir}`);
-}
+const dataDir = benchDataDir('mcp');
 const server = await startBenchServer(dataDir, { plan: 'professional', portBase: 19400 });
 const auth = { authorization: `Bearer ${server.key}` };
 // BENCH_IDENTITY=1 leaves Accept-Encoding out (to see what compression costs).

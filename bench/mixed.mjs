@@ -8,22 +8,14 @@
 // research and lab run; 0 errors; RSS flat. The load generator is this process (keep-alive
 // sockets, no fetch overhead); the server is another.
 // Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { startBenchServer } from './serve.mjs';
+import { resolve } from 'node:path';
+import { benchDataDir, startBenchServer } from './serve.mjs';
 
-const root = resolve(import.meta.dirname, '..');
+const _root = resolve(import.meta.dirname, '..');
 const seconds = Number(process.env.MIXED_SECONDS ?? 30);
-const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
-let dataDir = [join(benchDir, 'data-1000000'), join(benchDir, 'data-100000')].find((d) =>
-  existsSync(join(d, 'snapshots/CURRENT')),
-);
-if (!dataDir) {
-  dataDir = mkdtempSync(join(tmpdir(), 'ri-bench-mixed-'));
-  console.error(`no bench data: serving the bundled sample from ${dataDir}`);
-}
+const dataDir = benchDataDir('mixed');
 const server = await startBenchServer(dataDir, { plan: 'professional', portBase: 19900 });
 const { port } = new URL(server.base);
 const headers = { authorization: `Bearer ${server.key}`, 'accept-encoding': 'gzip, deflate, br' };
@@ -41,9 +33,9 @@ const QUESTIONS = [
 ];
 const LAB = ['Ni Fe', '(Ni OR Co) Fe', 'Cu -Pt', 'Li "lithium iron phosphate"', 'Ti O year:2020..'];
 
-const get = (path) =>
+const get = (path, h = headers) =>
   new Promise((ok) => {
-    const req = http.request({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, path, headers: h, agent: false }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => ok({ status: res.statusCode, body: Buffer.concat(chunks) }));
@@ -93,7 +85,7 @@ function rss(pid) {
 }
 
 async function metric(name) {
-  const r = await get('/metrics');
+  const r = await get('/metrics', {}); // uncompressed
   const text = r.body.toString();
   const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
   return line ? Number(line.split(' ').at(-1)) : null;
@@ -103,6 +95,7 @@ async function run(connections) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const lat = new Map();
   let errors = 0;
+  const byStatus = new Map();
   let n = 0;
   const rssSeries = [];
   const end = Date.now() + seconds * 1000;
@@ -114,7 +107,11 @@ async function run(connections) {
         res.resume();
         res.on('end', () => {
           const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-          if (res.statusCode !== 200) errors++;
+          if (res.statusCode !== 200) {
+            errors++;
+            const k = `${label} ${res.statusCode}`;
+            byStatus.set(k, (byStatus.get(k) ?? 0) + 1);
+          }
           if (!lat.has(label)) lat.set(label, []);
           lat.get(label).push(ms);
           ok();
@@ -146,6 +143,7 @@ async function run(connections) {
     connections,
     rows,
     errors,
+    byStatus: Object.fromEntries(byStatus),
     rps: Math.round(n / seconds),
     rss_mb: {
       start: rssSeries[0],
@@ -164,7 +162,9 @@ for (const c of [50, 200]) {
   );
   console.table(r.rows);
 }
-const delay = await metric('ri_event_loop_delay_seconds');
 const p99 = await metric('nodejs_eventloop_lag_p99_seconds');
-console.log(`event-loop delay (from /metrics): ${delay ?? p99 ?? 'not exported'}`);
+const max = await metric('nodejs_eventloop_lag_max_seconds');
+console.log(
+  `event-loop delay (from /metrics, since the last scrape): p99 ${p99 === null ? '?' : (p99 * 1000).toFixed(1)} ms, max ${max === null ? '?' : (max * 1000).toFixed(1)} ms`,
+);
 await server.stop();

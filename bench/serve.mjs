@@ -1,11 +1,26 @@
 // A `ri serve` for the HTTP benchmarks: its own process on a random local port, limits off, and
 // a key on the given plan in a throw-away state store (the bench data folder is only read).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const cli = join(resolve(import.meta.dirname, '..'), 'dist/cli/main.js');
+
+/**
+ * The data a benchmark serves: the 1M-works bench data when present (npm run bench:build), else
+ * the 100k one, else an empty folder where `ri serve` builds the bundled sample.
+ */
+export function benchDataDir(name) {
+  const benchDir = resolve(process.env.BENCH_DIR ?? join(resolve(import.meta.dirname, '..'), '.bench'));
+  const found = [join(benchDir, 'data-1000000'), join(benchDir, 'data-100000')].find((d) =>
+    existsSync(join(d, 'snapshots/CURRENT')),
+  );
+  if (found) return found;
+  const dir = mkdtempSync(join(tmpdir(), `ri-bench-${name}-`));
+  console.error(`no bench data: serving the bundled sample from ${dir}`);
+  return dir;
+}
 
 export async function startBenchServer(
   dataDir,

@@ -6,22 +6,14 @@
 //     unpacked; budget <= 150 KB.
 //  3. first contentful paint in Debian's chromium (playwright-core), median of 5 fresh loads.
 // Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
-import { startBenchServer } from './serve.mjs';
+import { benchDataDir, startBenchServer } from './serve.mjs';
 
-const root = resolve(import.meta.dirname, '..');
-const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
-let dataDir = [join(benchDir, 'data-1000000'), join(benchDir, 'data-100000')].find((d) =>
-  existsSync(join(d, 'snapshots/CURRENT')),
-);
-if (!dataDir) {
-  dataDir = mkdtempSync(join(tmpdir(), 'ri-bench-web-'));
-  console.error(`no bench data: serving the bundled sample from ${dataDir}`);
-}
+const _root = resolve(import.meta.dirname, '..');
+const dataDir = benchDataDir('web');
 const server = await startBenchServer(dataDir, { plan: 'free', portBase: 19700 });
 const headers = { 'accept-encoding': 'gzip, deflate, br' };
 const PAGES = ['/', '/elements/Fe'];

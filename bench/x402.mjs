@@ -8,27 +8,18 @@
 //     the official x402 client), against the same route keyed, p50 and p99.
 // Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { x402Client } from '@x402/fetch';
 import autocannon from 'autocannon';
 import { privateKeyToAccount } from 'viem/accounts';
-import { startBenchServer } from './serve.mjs';
+import { benchDataDir, startBenchServer } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const paidCalls = Number(process.env.BENCH_PAID_CALLS ?? 100);
-const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
-let dataDir = [join(benchDir, 'data-1000000'), join(benchDir, 'data-100000')].find((d) =>
-  existsSync(join(d, 'snapshots/CURRENT')),
-);
-if (!dataDir) {
-  dataDir = mkdtempSync(join(tmpdir(), 'ri-bench-x402-'));
-  console.error(`no bench data: serving the bundled sample from ${dataDir}`);
-}
+const dataDir = benchDataDir('x402');
 const { startDevChain, DEV_KEYS } = await import(join(root, 'dist/payments/dev-chain.js'));
 const chain = await startDevChain();
 const payer = privateKeyToAccount(DEV_KEYS.payer);

@@ -45,7 +45,8 @@ export interface IngestOptions {
 
 export type { BadLine };
 
-function emptyCounts(): IngestCounts {
+/** Counts of nothing read yet (ingest and pull add to them). */
+export function emptyCounts(): IngestCounts {
   return {
     read: 0,
     kept: 0,
@@ -65,6 +66,17 @@ function add(into: IngestCounts, m: MergeCounts): void {
   into.skipped.retracted += m.retracted;
   into.skipped.paratext += m.paratext;
   into.skipped.invalid += m.invalid;
+}
+
+/** Adds one run's counts to a total (a pull adds its batches' ingests up). */
+export function addCounts(into: IngestCounts, c: IngestCounts): void {
+  into.read += c.read;
+  into.kept += c.kept;
+  into.replaced += c.replaced;
+  into.unchanged += c.unchanged;
+  into.removed += c.removed;
+  for (const k of Object.keys(into.skipped) as (keyof IngestCounts['skipped'])[])
+    into.skipped[k] += c.skipped[k];
 }
 
 /**

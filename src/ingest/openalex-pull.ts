@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, rmSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPENALEX_COLUMNS } from './corpus-store.js';
-import { type IngestCounts, ingest } from './ingest.js';
+import { addCounts, emptyCounts, type IngestCounts, ingest } from './ingest.js';
 import { type OpenAlexClient, OpenAlexError } from './openalex-client.js';
 import { type PullState, readPullState, writePullState } from './openalex-state.js';
 
@@ -68,27 +68,6 @@ export class PullStoppedError extends Error {
 
 /** A request the pull cannot start (no --since on a first pull). */
 export class PullUsageError extends Error {}
-
-function emptyCounts(): IngestCounts {
-  return {
-    read: 0,
-    kept: 0,
-    replaced: 0,
-    unchanged: 0,
-    removed: 0,
-    skipped: { retracted: 0, paratext: 0, malformed: 0, invalid: 0 },
-  };
-}
-
-function addCounts(into: IngestCounts, c: IngestCounts): void {
-  into.read += c.read;
-  into.kept += c.kept;
-  into.replaced += c.replaced;
-  into.unchanged += c.unchanged;
-  into.removed += c.removed;
-  for (const k of Object.keys(into.skipped) as (keyof IngestCounts['skipped'])[])
-    into.skipped[k] += c.skipped[k];
-}
 
 /** Writes buffers in order, up to 1,024 (the iovec limit) a system call. */
 function writeLines(fd: number, chunks: Buffer[]): void {

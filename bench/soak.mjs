@@ -162,10 +162,18 @@ function startReplica(index, port) {
   });
 }
 
+/** SIGTERM; SIGKILL when still running 20 s later (a replica drains within 10 s). Resolves whether it exited by itself. */
 function stopProcess(child) {
   return new Promise((ok) => {
-    if (child.exitCode !== null || child.signalCode !== null) return ok();
-    child.once('exit', () => ok());
+    if (child.exitCode !== null || child.signalCode !== null) return ok(true);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      ok(false);
+    }, 20_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      ok(true);
+    });
     child.kill('SIGTERM');
   });
 }
@@ -568,9 +576,16 @@ const mb = (b) => (b / 1024 / 1024).toFixed(0);
 // ---------------------------------------------------------------------------------------------
 
 let nginx;
+/** Stops everything; false when a replica did not exit on SIGTERM (a shutdown that hangs is a finding too). */
 async function cleanup() {
   clearInterval(sampler);
-  await Promise.all(replicas.filter(Boolean).map((r) => stopProcess(r.child)));
+  const live = replicas.filter((r) => r && r.child.exitCode === null && r.child.signalCode === null);
+  const exited = await Promise.all(live.map((r) => stopProcess(r.child)));
+  for (const [i, r] of live.entries())
+    if (!exited[i])
+      console.log(
+        `FAILED replica ${r.index} (pid ${r.child.pid}) did not exit within 20 s of SIGTERM (killed)`,
+      );
   await nginx?.stop();
   if (publishing.child) await stopProcess(publishing.child);
   const db = new pg.Client({ connectionString: PG_URL });
@@ -579,6 +594,7 @@ async function cleanup() {
     .then(() => db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))
     .catch((e) => say(`could not drop schema ${schema}: ${e.message}`))
     .finally(() => db.end().catch(() => undefined));
+  return exited.every(Boolean);
 }
 
 async function main() {
@@ -1118,7 +1134,7 @@ try {
 } catch (e) {
   console.error(`soak: ${e.stack ?? e}`);
 }
-await cleanup();
+ok = (await cleanup()) && ok;
 // The logs stay for a failed soak (the lines of a 5xx or a failed GET are in them).
 if (ok) rmSync(work, { recursive: true, force: true });
 else console.error(`soak: replica and nginx logs kept in ${work}`);

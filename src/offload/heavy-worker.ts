@@ -13,7 +13,10 @@ import {
   toData,
 } from './heavy-tasks.js';
 
-const KEEP_OPEN = 3;
+// Each worker holds its own connections: few, with a small page cache (the OS page cache and the
+// mmap are shared with the main thread), so workers add little to the process's memory.
+const KEEP_OPEN = 2;
+const WORKER_CACHE_KIB = 8_192;
 const open = new Map<string, Snapshot>();
 
 function snapshotAt(path: string, version: string): Snapshot {
@@ -23,7 +26,7 @@ function snapshotAt(path: string, version: string): Snapshot {
     open.set(path, s); // most recently used last
     return s;
   }
-  s = new Snapshot(version, path);
+  s = new Snapshot(version, path, WORKER_CACHE_KIB);
   open.set(path, s);
   while (open.size > KEEP_OPEN) {
     const [oldest, snapshot] = open.entries().next().value as [string, Snapshot];

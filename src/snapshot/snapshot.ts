@@ -25,9 +25,11 @@ export class Snapshot {
     readonly version: string,
     /** The file, so a worker thread can open the same snapshot. */
     readonly path: string,
+    /** SQLite's page cache for this connection, in KiB (64 MiB: the served snapshot's hot pages). */
+    cacheKib = 65_536,
   ) {
     this.db = new Database(path, { readonly: true, fileMustExist: true });
-    this.db.pragma('cache_size = -65536');
+    this.db.pragma(`cache_size = -${Math.floor(cacheKib)}`);
     this.db.pragma('mmap_size = 268435456');
     const rows = this.db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
     this.meta = Object.fromEntries(rows.map((r) => [r.key, r.value]));

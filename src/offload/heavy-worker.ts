@@ -26,7 +26,7 @@ function snapshotAt(path: string, version: string): Snapshot {
     open.set(path, s); // most recently used last
     return s;
   }
-  s = new Snapshot(version, path, WORKER_CACHE_KIB);
+  s = new Snapshot(version, path, { cacheKib: WORKER_CACHE_KIB, mmap: false });
   open.set(path, s);
   while (open.size > KEEP_OPEN) {
     const [oldest, snapshot] = open.entries().next().value as [string, Snapshot];

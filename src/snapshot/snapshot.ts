@@ -25,12 +25,16 @@ export class Snapshot {
     readonly version: string,
     /** The file, so a worker thread can open the same snapshot. */
     readonly path: string,
-    /** SQLite's page cache for this connection, in KiB (64 MiB: the served snapshot's hot pages). */
-    cacheKib = 65_536,
+    /**
+     * SQLite's page cache in KiB, and whether to map the file (256 MiB): the served snapshot's
+     * connection has both; a worker thread's has a small cache and no map, since every mapping
+     * of the same pages counts again in the process's RSS.
+     */
+    options: { cacheKib?: number; mmap?: boolean } = {},
   ) {
     this.db = new Database(path, { readonly: true, fileMustExist: true });
-    this.db.pragma(`cache_size = -${Math.floor(cacheKib)}`);
-    this.db.pragma('mmap_size = 268435456');
+    this.db.pragma(`cache_size = -${Math.floor(options.cacheKib ?? 65_536)}`);
+    this.db.pragma(`mmap_size = ${options.mmap === false ? 0 : 268_435_456}`);
     const rows = this.db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
     this.meta = Object.fromEntries(rows.map((r) => [r.key, r.value]));
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import type { Context, MiddlewareHandler } from 'hono';
 
 export type Encoding = 'br' | 'gzip';
@@ -15,20 +15,29 @@ export const isCompressible = (contentType: string) => COMPRESSIBLE.test(content
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
+/** Up to this size an answer is compressed in place: about 45 µs for 4 KB at Brotli quality 4,
+ * where a trip to libuv's thread pool and back costs about 200 µs of latency (measured). */
+const SYNC_MAX_BYTES = 16 * 1024;
+
 /**
- * Compresses on libuv's thread pool, not the event loop. Brotli at quality 4 compresses JSON about
- * as well as gzip -9 at a fraction of the cost. (Hono's compress middleware uses
- * CompressionStream, which has no Brotli in Node 20.)
+ * Compresses small answers at once and larger ones on libuv's thread pool, not the event loop.
+ * Brotli at quality 4 compresses JSON about as well as gzip -9 at a fraction of the cost. (Hono's
+ * compress middleware uses CompressionStream, which has no Brotli in Node 20.)
  */
 export function compress(raw: Uint8Array, encoding: Encoding): Promise<Uint8Array<ArrayBuffer>> {
+  const brotli = {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+  };
   // zlib's answers are Buffers over ordinary ArrayBuffers.
-  return (
-    encoding === 'br'
-      ? brotliAsync(raw, {
-          params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
-        })
-      : gzipAsync(raw, { level: 6 })
-  ) as Promise<Uint8Array<ArrayBuffer>>;
+  if (raw.length <= SYNC_MAX_BYTES)
+    return Promise.resolve(
+      (encoding === 'br'
+        ? brotliCompressSync(raw, brotli)
+        : gzipSync(raw, { level: 6 })) as Uint8Array<ArrayBuffer>,
+    );
+  return (encoding === 'br' ? brotliAsync(raw, brotli) : gzipAsync(raw, { level: 6 })) as Promise<
+    Uint8Array<ArrayBuffer>
+  >;
 }
 
 /**

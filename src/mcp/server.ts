@@ -27,6 +27,7 @@ import { pinnedSnapshot } from '../http/data-version.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
+import { McpAnswerCache } from './answer-cache.js';
 import { type ToolDef, toolDefinitions } from './tools.js';
 
 export interface McpDeps {
@@ -190,8 +191,15 @@ export function createMcp(deps: McpDeps) {
   // One JSON Schema validator for every request: the SDK would otherwise build an Ajv per server.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
+  const answers = new McpAnswerCache(byName, deps.edition);
+
   /** Answers one HTTP request at /mcp (a POST's JSON body already read and parsed). */
   return async function handle(request: Request, caller: McpCaller, parsedBody?: unknown): Promise<Response> {
+    const key = answers.keyOf(request, parsedBody, caller.plan, deps.snapshots.version);
+    if (key) {
+      const hit = answers.answer(key, (parsedBody as { id: string | number }).id);
+      if (hit) return hit;
+    }
     const server = new Server(
       { name: 'research-intensity', version: deps.version },
       { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator },
@@ -212,7 +220,8 @@ export function createMcp(deps: McpDeps) {
     await server.connect(transport);
     // Not closed afterwards: in stateless JSON mode nothing outlives the answer, and close()
     // would abort every handler's signal with an error object (a tenth of a small call's cost).
-    return transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
+    const response = await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
+    return key ? answers.keep(key, response) : response;
   };
 }
 

@@ -234,6 +234,36 @@ describe('the MCP tool server', () => {
     await anon.close();
   });
 
+  it('answers a repeated read from its answer cache exactly as the SDK did, per plan, and never a priced call', async () => {
+    const raw = async (key: string | undefined, id: number, args: Record<string, unknown>) => {
+      const res = await fetch(`${server.base}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'get_element_ri', arguments: args },
+        }),
+      });
+      return (await res.json()) as { id: number; result: { structuredContent: { hri: number | null } } };
+    };
+    const first = await raw(ctx.keys.free, 1, { symbol: 'Ni' });
+    const again = await raw(ctx.keys.free, 2, { symbol: 'Ni' });
+    expect(again.id).toBe(2);
+    expect(again.result).toEqual(first.result);
+    expect(first.result.structuredContent.hri).toBeNull();
+    // Another plan is another answer (HRI from Personal), never the free key's.
+    const personal = await raw(ctx.keys.personal, 3, { symbol: 'Ni' });
+    expect(typeof personal.result.structuredContent.hri).toBe('number');
+    expect((await raw(ctx.keys.personal, 4, { symbol: 'Ni' })).result).toEqual(personal.result);
+    expect((await raw(ctx.keys.free, 5, { symbol: 'Ni' })).result.structuredContent.hri).toBeNull();
+  });
+
   it('lists only the older edition tools in the enterprise edition', async () => {
     const ent = await sampleApp({ EDITION: 'enterprise' });
     const local = await listen(ent.app as never);

@@ -1,5 +1,5 @@
-import type { Snapshot } from '../snapshot/snapshot.js';
 import { ELEMENTS, findElement } from '../elements/elements.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { ServiceError } from './errors.js';
 import type { Notes } from './notes.js';
 import { envelope, type Viewer } from './viewer.js';

@@ -1,6 +1,6 @@
 import { operation, priceOf } from '../access/policy.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
 import { ELEMENTS, findElement } from '../elements/elements.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { tagElements } from '../tagging/tagger.js';
 import { ServiceError } from './errors.js';
 import { mostCited } from './most-cited.js';

@@ -1,5 +1,5 @@
-import type { Snapshot } from '../snapshot/snapshot.js';
 import { ELEMENTS } from '../elements/elements.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { ServiceError } from './errors.js';
 import { type Envelope, envelope, type Viewer } from './viewer.js';
 

@@ -1,6 +1,6 @@
+import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { tagNewWorks } from '../ingest/ingest.js';
-import { ELEMENTS } from '../elements/elements.js';
 import { getOrCreate } from '../util/maps.js';
 import { dayNumber } from './dates.js';
 import type { ScoringParameters } from './parameters.js';

@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ELEMENTS } from '../elements/elements.js';
 import { type CorpusStore, openCorpusStore } from '../ingest/corpus-store.js';
 import { assignClusters } from '../scoring/clusters.js';
 import { scoreCommunities } from '../scoring/communities.js';
@@ -8,7 +9,6 @@ import { isoDay } from '../scoring/dates.js';
 import { computeImpact } from '../scoring/impact.js';
 import { DEFAULT_PARAMETERS, type ScoringParameters } from '../scoring/parameters.js';
 import { buildContext, periodTotals, scoreEntities } from '../scoring/score-entities.js';
-import { ELEMENTS } from '../elements/elements.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
 import { type PublishResult, publishSnapshot } from './publish.js';
 import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';

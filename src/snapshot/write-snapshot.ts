@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
+import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import type { Clusters } from '../scoring/clusters.js';
 import type { Community, ElementCommunity } from '../scoring/communities.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
 import { type EntityScore, invert, type PeriodTotals } from '../scoring/score-entities.js';
-import { ELEMENTS } from '../elements/elements.js';
 import { encodeRanked } from './ranked.js';
 import { SNAPSHOT_INDEXES, SNAPSHOT_SCHEMA } from './schema.js';
 

@@ -12,6 +12,7 @@ const UNIT = [
   'test/core/most-cited.test.ts',
   'test/http/trust-proxy-units.test.ts',
   'test/access/usage-counter.test.ts',
+  'test/http/client-gone.test.ts',
   'test/lab/**/*.test.ts',
   'test/scoring/formulas.test.ts',
   'test/scoring/ranking-comparator.test.ts',

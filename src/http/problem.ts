@@ -53,11 +53,23 @@ export function handleError(error: Error, c: Context, log: (e: Error) => void): 
       }),
     );
   }
+  // The client hung up while its request was read: nothing failed here, and no one reads the answer.
+  if (clientWentAway(error))
+    return problemResponse(
+      c,
+      new ServiceError('bad_request', 'The request was cut off before it was complete.'),
+    );
   log(error);
   return problemResponse(
     c,
     new ServiceError('internal_error', 'The service failed to answer; the error was logged.'),
   );
+}
+
+/** Node's signs of a client that closed its connection mid-request (not a fault of the service). */
+export function clientWentAway(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return error.message === 'aborted' || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
 interface ValidationIssue {

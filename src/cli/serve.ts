@@ -100,13 +100,39 @@ export async function run(args: string[]): Promise<number> {
       logger.info(`${signal}: finishing in-flight requests`);
       await server.close();
       snapshots.stop();
-      await state.close();
-      await rateLimiter.close?.();
-      await payments.close();
+      // Each client closes within a few seconds or is left behind, named in the log: a stuck
+      // connection to PostgreSQL or Redis must not keep a stopped server alive.
+      for (const [name, close] of [
+        ['state store', () => state.close()],
+        ['rate limiter', () => rateLimiter.close?.()],
+        ['payments', () => payments.close()],
+      ] as const)
+        await within(CLOSE_STEP_MS, close).catch(() =>
+          logger.warn(`${signal}: ${name} did not close in time`),
+        );
       resolve();
+      // Anything still holding the event loop open (a socket, a timer of a client library) does
+      // not keep the process: it has finished its work.
+      setTimeout(() => {
+        logger.warn(`${signal}: handles still open after shutdown; exiting`);
+        process.exit(0);
+      }, CLOSE_STEP_MS).unref();
     };
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
   });
   return 0;
+}
+
+const CLOSE_STEP_MS = 3_000;
+
+/** Runs `step`, rejecting when it has not finished within `ms`. */
+function within(ms: number, step: () => unknown): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    Promise.resolve().then(step),
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

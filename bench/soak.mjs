@@ -35,6 +35,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { HOSTILE_STRINGS } from './hostile-strings.mjs';
 import { findNginx, startNginx } from './nginx.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -202,40 +203,6 @@ function weighted(pairs) {
   }
   return pairs.at(-1)[1];
 }
-
-const HOSTILE_STRINGS = [
-  'constructor',
-  '__proto__',
-  'toString',
-  '%',
-  '%25',
-  '%ff',
-  '%E0%A4%A',
-  '%00',
-  '..',
-  '../../etc/passwd',
-  '<script>alert(1)</script>',
-  "' OR 1=1 --",
-  '"',
-  '\\',
-  '😀',
-  '\u0000',
-  '\uffff',
-  ' ',
-  '+',
-  '&',
-  '=',
-  '#',
-  '?',
-  'NaN',
-  'Infinity',
-  '-0',
-  '1e309',
-  '[]',
-  '{}',
-  'null',
-  'a'.repeat(5000),
-];
 
 function hostileString() {
   return weighted([

@@ -7,3 +7,12 @@ export class CliError extends Error {
     super(message);
   }
 }
+
+/** Runs an argument parser (node:util parseArgs), turning its errors into a one-line CliError. */
+export function parsedOrCliError<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+}

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
 import type { PaymentStatus } from '../payments/ledger.js';
 import { evmAuthorizationReader, reconcilePayments } from '../payments/reconcile.js';
-import { CliError } from './cli-error.js';
+import { CliError, parsedOrCliError } from './cli-error.js';
 import { withStore } from './keys.js';
 
 const USAGE = `usage: ri payments list [--since DATE] [--status pending|settled|failed]
@@ -20,13 +20,7 @@ Options: --data-dir DIR overrides DATA_DIR.`;
 const STATUSES = ['pending', 'settled', 'failed'] as const;
 
 export async function run(args: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(args);
-  } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parsedOrCliError(() => parse(args));
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;

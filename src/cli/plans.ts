@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { PLANS } from '../access/plans.js';
 import { StateNotFoundError } from '../access/state-store.js';
-import { CliError } from './cli-error.js';
+import { CliError, parsedOrCliError } from './cli-error.js';
 import { toPlan, withStore } from './keys.js';
 
 const USAGE = `usage: ri plans set EMAIL ${PLANS.join('|')}
@@ -13,13 +13,7 @@ State: STATE_URL (postgres://... or sqlite:PATH), else DATA_DIR/state.sqlite.
 Options: --data-dir DIR overrides DATA_DIR.`;
 
 export async function run(args: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(args);
-  } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parsedOrCliError(() => parse(args));
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { redactUrl, splitSchemaParam } from '../access/open-state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { CliError } from './cli-error.js';
+import { CliError, parsedOrCliError } from './cli-error.js';
 
 const USAGE = `usage: ri state backup FILE
        ri state restore FILE
@@ -28,13 +28,7 @@ Options: --data-dir DIR overrides DATA_DIR.`;
 const COUNTED = ['accounts', 'api_keys', 'payments'] as const;
 
 export async function run(args: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(args);
-  } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parsedOrCliError(() => parse(args));
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;

@@ -13,6 +13,25 @@ export function ri(args: string[], env: Record<string, string> = {}) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** `ri` as a child process without blocking this process's event loop (servers and load keep going). */
+export function riAsync(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolveRun) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('exit', (status) => resolveRun({ status, stdout, stderr }));
+  });
+}
+
 /** Starts a long-running `ri` command; resolves once stdout matches the pattern. */
 export function riBackground(args: string[], env: Record<string, string>, ready: RegExp) {
   const child = spawn(process.execPath, [MAIN, ...args], {

@@ -3,6 +3,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOSTILE_STRINGS } from '../../bench/hostile-strings.mjs';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { ERROR_CODES } from '../../src/core/errors.js';
 import { type RunningServer, startServer } from '../../src/http/server.js';
@@ -233,43 +234,9 @@ describe('found by the property test', () => {
 // ---------------------------------------------------------------------------------------------
 // What is sent
 
-const HOSTILE = [
-  'constructor',
-  '__proto__',
-  'toString',
-  '%',
-  '%25',
-  '%ff',
-  '%E0%A4%A',
-  '%00',
-  '..',
-  '../../etc/passwd',
-  '<script>alert(1)</script>',
-  "' OR 1=1 --",
-  '"',
-  '\\',
-  '😀',
-  '\u0000',
-  '\uffff',
-  ' ',
-  '+',
-  '&',
-  '=',
-  '#',
-  '?',
-  'NaN',
-  'Infinity',
-  '-0',
-  '1e309',
-  '[]',
-  '{}',
-  'null',
-  'a'.repeat(5000),
-];
-
 function hostileString(): fc.Arbitrary<string> {
   return fc.oneof(
-    fc.constantFrom(...HOSTILE),
+    fc.constantFrom(...HOSTILE_STRINGS),
     fc.string({ maxLength: 40 }),
     fc.string({ unit: 'binary', maxLength: 40 }),
     fc.string({ unit: 'grapheme', maxLength: 20 }),

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_SAMPLE } from '../../src/config/paths.js';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
-import { MAIN, ri, stop, until } from '../helpers/cli.js';
+import { MAIN, ri, riAsync as riAsyncBase, stop, until } from '../helpers/cli.js';
 import { tempDir, work } from '../helpers/works.js';
 import {
   decodeCursor,
@@ -15,24 +15,9 @@ import {
   type Work,
 } from './openalex-server.js';
 
-/** `ri` as its own process, without blocking this one (the local API answers from here). */
-function riAsync(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { ...process.env, OPENALEX_API_KEY: '', ...env, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+/** `ri` without blocking, with no OpenAlex key from the environment. */
+const riAsync = (args: string[], env: Record<string, string> = {}) =>
+  riAsyncBase(args, { OPENALEX_API_KEY: '', ...env });
 
 function state(dataDir: string) {
   return JSON.parse(readFileSync(join(dataDir, 'pull/state.json'), 'utf8')) as {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -8,7 +7,7 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEV_KEYS, startDevChain } from '../../src/payments/dev-chain.js';
-import { MAIN, riBackground, stop } from '../helpers/cli.js';
+import { riAsync, riBackground, stop } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';
 import { freePort, PAY_TO, PAYER } from '../helpers/x402.js';
@@ -31,25 +30,6 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
 });
-
-/** `ri` as a child process without blocking this process's event loop (the load keeps flowing). */
-function riAsync(args: string[], env: Record<string, string>) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolveRun) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('exit', (status) => resolveRun({ status, stdout, stderr }));
-  });
-}
 
 interface Answer {
   status: number;

@@ -1,11 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/access/open-state-store.js';
-import { MAIN, ri, riBackground, stop } from '../helpers/cli.js';
+import { ri, riAsync, riBackground, stop } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';
 
@@ -14,25 +14,6 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
 });
-
-/** The CLI without blocking this process (the calls to the server go on meanwhile). */
-function riAsync(args: string[], env: Record<string, string>) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolveRun) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('exit', (status) => resolveRun({ status, stdout, stderr }));
-  });
-}
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 

@@ -143,6 +143,14 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE INDEX sessions_expires_at ON sessions(expires_at);
     `,
   },
+  {
+    version: 5,
+    name: 'payment identifiers (x402 payment-identifier: idempotent retries)',
+    sql: `
+      ALTER TABLE payments ADD COLUMN payment_id text;
+      CREATE UNIQUE INDEX payments_one_id ON payments(payment_id) WHERE payment_id IS NOT NULL AND status <> 'failed';
+    `,
+  },
 ];
 
 interface AccountRow {
@@ -436,9 +444,19 @@ export class PostgresStateStore implements StateStore {
 
   async recordPayment(row: NewPayment): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending') ON CONFLICT DO NOTHING`,
-      [row.id, row.operation, row.resource, row.amount, row.network, row.asset, row.payer, row.nonce],
+      `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, payment_id, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending') ON CONFLICT DO NOTHING`,
+      [
+        row.id,
+        row.operation,
+        row.resource,
+        row.amount,
+        row.network,
+        row.asset,
+        row.payer,
+        row.nonce,
+        row.paymentId ?? null,
+      ],
     );
     return rowCount === 1;
   }
@@ -459,6 +477,14 @@ export class PostgresStateStore implements StateStore {
     const { rows } = await this.pool.query<PaymentDbRow>(
       `SELECT * FROM payments WHERE network = $1 AND nonce = $2 AND status <> 'failed'`,
       [network, nonce],
+    );
+    return rows[0] ? toPaymentRow(rows[0]) : null;
+  }
+
+  async findPaymentById(paymentId: string): Promise<PaymentRow | null> {
+    const { rows } = await this.pool.query<PaymentDbRow>(
+      `SELECT * FROM payments WHERE payment_id = $1 AND status <> 'failed'`,
+      [paymentId],
     );
     return rows[0] ? toPaymentRow(rows[0]) : null;
   }

@@ -120,6 +120,14 @@ const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> 
       CREATE INDEX sessions_expires_at ON sessions(expires_at);
     `,
   },
+  {
+    version: 5,
+    name: 'payment identifiers (x402 payment-identifier: idempotent retries)',
+    sql: `
+      ALTER TABLE payments ADD COLUMN payment_id TEXT;
+      CREATE UNIQUE INDEX payments_one_id ON payments(payment_id) WHERE payment_id IS NOT NULL AND status <> 'failed';
+    `,
+  },
 ];
 
 /** last_used_at is written at most this often per key, so authentication is a read. */
@@ -413,8 +421,8 @@ export class SqliteStateStore implements StateStore {
     try {
       this.db
         .prepare(
-          `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, status, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+          `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, payment_id, status, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
         )
         .run(
           row.id,
@@ -425,6 +433,7 @@ export class SqliteStateStore implements StateStore {
           row.asset,
           row.payer,
           row.nonce,
+          row.paymentId ?? null,
           at,
           at,
         );
@@ -451,6 +460,13 @@ export class SqliteStateStore implements StateStore {
     const row = this.db
       .prepare(`SELECT * FROM payments WHERE network = ? AND nonce = ? AND status <> 'failed'`)
       .get(network, nonce) as PaymentDbRow | undefined;
+    return row ? toPaymentRow(row) : null;
+  }
+
+  async findPaymentById(paymentId: string): Promise<PaymentRow | null> {
+    const row = this.db
+      .prepare(`SELECT * FROM payments WHERE payment_id = ? AND status <> 'failed'`)
+      .get(paymentId) as PaymentDbRow | undefined;
     return row ? toPaymentRow(row) : null;
   }
 

@@ -31,6 +31,7 @@ const ERRORS = {
   payment_invalid: { status: 402, title: 'Payment not accepted' },
   payment_replayed: { status: 402, title: 'Payment already used' },
   settlement_failed: { status: 402, title: 'Payment could not be settled' },
+  payment_id_conflict: { status: 409, title: 'Payment identifier already used' },
   payment_unavailable: { status: 503, title: 'Payments temporarily unavailable' },
   data_unavailable: { status: 503, title: 'Data temporarily unavailable' },
   state_unavailable: { status: 503, title: 'Accounts and keys temporarily unavailable' },

@@ -53,6 +53,11 @@ export function registerOpenApi(
           },
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
         };
+        item.responses['409'] ??= {
+          description:
+            'The payment-identifier sent was already used with another payment (payment_id_conflict); nothing was charged',
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        };
       }
     }
     // A read that takes data_version= takes it as a header too (read before the route: data-version.ts),

@@ -119,6 +119,9 @@ async function paymentProblem(
       { 'retry-after': '5' },
     );
   }
+  if (error?.code === 'payment_id_conflict') {
+    return new ServiceError('payment_id_conflict', `${error.reason}. Nothing was charged.`);
+  }
   const { service, op } = payment;
   const terms = await service.paymentRequired(usd, paidResource(c, payment), error?.reason);
   const networks = terms.accepts.map((a) => a.network);

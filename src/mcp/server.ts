@@ -121,6 +121,7 @@ export function createMcp(deps: McpDeps) {
       operation: op.id,
       url: `${deps.publicUrl}/mcp`,
       description: `MCP tool ${name}: ${op.description}`,
+      request: `tools/call ${name} ${canonicalJson(input)}`,
     };
     const charge = async (usd?: number) => {
       if (!payer || !payments) return;
@@ -135,6 +136,8 @@ export function createMcp(deps: McpDeps) {
             'payment_unavailable',
             `The payment could not be verified now (${e.reason}); nothing was charged.`,
           );
+        if (e.code === 'payment_id_conflict')
+          throw new ServiceError('payment_id_conflict', `${e.reason}. Nothing was charged.`);
         throw new PaymentNeeded(await payments.paymentRequired(price, resource, e.reason));
       }
     };
@@ -270,4 +273,13 @@ function render(tool: ToolDef, answer: unknown): string {
     else if (Array.isArray(v)) parts.push(`${k}: ${v.length} item(s)`);
   }
   return `${tool.name} -> ${parts.slice(0, 12).join('; ')}. Full answer in structuredContent. Cite ${a.canonical_url ?? ''} (data_version ${a.data_version ?? ''}).`;
+}
+
+/** Arguments as one string whatever their key order: the same call gives the same text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }

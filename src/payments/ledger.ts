@@ -23,6 +23,8 @@ export interface NewPayment {
   payer: string;
   /** Identifies the signed authorization: `payer:nonce` on EVM, a hash of the transaction on Solana. */
   nonce: string;
+  /** The client's x402 payment-identifier, when it sent one: a retry with it is answered again, uncharged. */
+  paymentId?: string | null;
 }
 
 export interface PaymentRow extends NewPayment {
@@ -42,6 +44,8 @@ export interface PaymentLedger {
   finishPayment(id: string, outcome: PaymentOutcome): Promise<void>;
   /** The pending or settled row for this network and nonce, if any. */
   findPayment(network: string, nonce: string): Promise<PaymentRow | null>;
+  /** The pending or settled row holding this payment identifier, if any. */
+  findPaymentById(paymentId: string): Promise<PaymentRow | null>;
   /** Newest first. */
   listPayments(filter?: { since?: string; status?: PaymentStatus }): Promise<PaymentRow[]>;
 }
@@ -56,6 +60,7 @@ export interface PaymentDbRow {
   asset: string;
   payer: string;
   nonce: string;
+  payment_id: string | null;
   status: PaymentStatus;
   transaction: string | null;
   error: string | null;
@@ -74,6 +79,7 @@ export function toPaymentRow(r: PaymentDbRow): PaymentRow {
     asset: r.asset,
     payer: r.payer,
     nonce: r.nonce,
+    paymentId: r.payment_id,
     status: r.status,
     transaction: r.transaction,
     error: r.error,

@@ -11,9 +11,14 @@ import {
   VerifyError,
 } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
+import {
+  declarePaymentIdentifierExtension,
+  extractAndValidatePaymentIdentifier,
+  PAYMENT_IDENTIFIER,
+} from '@x402/extensions/payment-identifier';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { ResilientFacilitator } from './facilitator.js';
-import type { PaymentLedger } from './ledger.js';
+import type { PaymentLedger, PaymentRow } from './ledger.js';
 import { NETWORKS, type NetworkName, USDC_DECIMALS, usdToAtomic } from './networks.js';
 import { MemoryNonceLock, type NonceLock } from './nonce-lock.js';
 
@@ -22,12 +27,21 @@ export interface PaidResource {
   operation: string;
   url: string;
   description: string;
+  /**
+   * What exactly is asked, when the URL does not say it (MCP: the tool and its arguments). The
+   * ledger keeps it (else the URL), and an idempotent retry must ask the same.
+   */
+  request?: string;
 }
+
+/** What the ledger records as answered for a paid resource. */
+const answered = (r: PaidResource) => r.request ?? r.url;
 
 /** Why a payment was not taken; each front door turns it into its own answer (402, 503, tool result). */
 export type PaymentErrorCode =
   | 'payment_invalid'
   | 'payment_replayed'
+  | 'payment_id_conflict'
   | 'payment_unavailable'
   | 'settlement_failed';
 
@@ -50,6 +64,13 @@ export interface VerifiedPayment {
   /** Ledger key of the authorization: network + nonce. */
   network: string;
   nonce: string;
+  /** The client's payment identifier (x402 payment-identifier extension), when it sent one. */
+  paymentId: string | null;
+  /**
+   * A retry of a payment that already bought this same answer (same payment, same identifier,
+   * same URL): answered again and never charged again; settle() gives back the first receipt.
+   */
+  repeat?: PaymentRow;
 }
 
 export interface PaymentServiceOptions {
@@ -111,6 +132,8 @@ export class PaymentService {
       ...(error ? { error } : {}),
       resource: { url: resource.url, description: resource.description, mimeType: 'application/json' },
       accepts,
+      // Optional idempotency: a client that sends an id may retry the same paid call safely.
+      extensions: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) },
     };
   }
 
@@ -129,8 +152,18 @@ export class PaymentService {
     }
     const network = requirements.network;
     const nonce = nonceOf(payload);
-    if (await this.options.ledger.findPayment(network, nonce))
-      throw new PaymentError('payment_replayed', 'this payment has already bought an answer');
+    const paymentId = paymentIdOf(payload);
+    const used = await this.options.ledger.findPayment(network, nonce);
+    if (used) {
+      const repeat = repeatOf(used, paymentId, resource);
+      return { payload, requirements, resource, payer: used.payer, network, nonce, paymentId, repeat };
+    }
+    if (paymentId !== null && (await this.options.ledger.findPaymentById(paymentId))) {
+      throw new PaymentError(
+        'payment_id_conflict',
+        `the payment identifier ${paymentId} was already used with another payment: a retry must send the same payment, and a new payment needs a new identifier`,
+      );
+    }
     if (!(await this.locks.acquire(`${network}:${nonce}`, this.maxTimeoutSeconds * 1000)))
       throw new PaymentError('payment_replayed', 'this payment is already being used by another request');
     try {
@@ -141,7 +174,15 @@ export class PaymentService {
           result.invalidMessage ?? result.invalidReason ?? 'invalid payment',
         );
       }
-      return { payload, requirements, resource, payer: result.payer ?? payerOf(payload), network, nonce };
+      return {
+        payload,
+        requirements,
+        resource,
+        payer: result.payer ?? payerOf(payload),
+        network,
+        nonce,
+        paymentId,
+      };
     } catch (e) {
       await this.locks.release(`${network}:${nonce}`);
       if (e instanceof PaymentError) throw e;
@@ -158,16 +199,25 @@ export class PaymentService {
    * answer must then not be sent.
    */
   async settle(v: VerifiedPayment): Promise<SettleResponse> {
+    if (v.repeat) {
+      return {
+        success: true,
+        payer: v.repeat.payer,
+        transaction: v.repeat.transaction ?? '',
+        network: v.network as Network,
+      };
+    }
     const id = randomUUID();
     const row = {
       id,
       operation: v.resource.operation,
-      resource: v.resource.url,
+      resource: answered(v.resource),
       amount: v.requirements.amount,
       network: v.network,
       asset: v.requirements.asset,
       payer: v.payer,
       nonce: v.nonce,
+      paymentId: v.paymentId,
     };
     // The state store failing here (state_unavailable) settles nothing: the payment may be sent again.
     const recorded = await this.options.ledger.recordPayment(row).catch(async (e: unknown) => {
@@ -214,6 +264,7 @@ export class PaymentService {
 
   /** The answer failed: nothing is charged, and the same payment may be sent again. */
   async release(v: VerifiedPayment): Promise<void> {
+    if (v.repeat) return;
     await this.locks.release(`${v.network}:${v.nonce}`);
   }
 
@@ -299,6 +350,38 @@ export function decodePayment(sent: unknown): PaymentPayload {
   )
     throw new PaymentError('payment_invalid', 'the payment is not an x402 version 2 PaymentPayload');
   return p as PaymentPayload;
+}
+
+/** The payment-identifier extension's id, validated by the reference library; null when none was sent. */
+function paymentIdOf(payload: PaymentPayload): string | null {
+  const { id, validation } = extractAndValidatePaymentIdentifier(payload);
+  if (!validation.valid) {
+    throw new PaymentError(
+      'payment_invalid',
+      `the payment identifier is not valid: ${(validation.errors ?? []).join('; ')} (16-128 letters, digits, '-' or '_')`,
+    );
+  }
+  return id;
+}
+
+/**
+ * A payment already in the ledger may be answered again only as an idempotent retry (x402
+ * payment-identifier): the same identifier on the same payment for the same URL, once settled.
+ * A retry may follow an answer that never arrived (a replica killed after settling). Anything else
+ * is a replay, refused.
+ */
+function repeatOf(used: PaymentRow, paymentId: string | null, resource: PaidResource): PaymentRow {
+  if (paymentId === null || used.paymentId !== paymentId || used.resource !== answered(resource))
+    throw new PaymentError('payment_replayed', 'this payment has already bought an answer');
+  if (used.status === 'failed')
+    throw new PaymentError('payment_replayed', 'this payment could not be settled before; sign a new one');
+  if (used.status === 'pending') {
+    throw new PaymentError(
+      'payment_replayed',
+      'this payment is still being settled; retry with the same payment and identifier in a few seconds',
+    );
+  }
+  return used;
 }
 
 /** What identifies a signed payment: the EIP-3009 authorization (payer and nonce), else a hash of the signed content. */

@@ -109,6 +109,7 @@ function newPayment(): NewPayment {
     asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
     payer,
     nonce: `${payer}:0x${randomBytes(32).toString('hex')}`,
+    paymentId: null,
   };
 }
 
@@ -480,6 +481,7 @@ function stateStoreSuite(backend: Backend) {
           'nonce',
           'operation',
           'payer',
+          'paymentId',
           'resource',
           'status',
           'transaction',
@@ -611,6 +613,22 @@ function stateStoreSuite(backend: Backend) {
       // The failed row is still in the ledger.
       expect((await store.listPayments({ status: 'failed' })).map((r) => r.id)).toContain(p.id);
       expect(await store.findPayment(`${p.network}-other`, p.nonce)).toBeNull();
+    });
+
+    it('ledger: a payment identifier is found on any instance, held by one payment at a time, and freed by a failure', async () => {
+      const id = newId();
+      const p = { ...newPayment(), paymentId: id };
+      expect(await store.findPaymentById(id)).toBeNull();
+      expect(await store.recordPayment(p)).toBe(true);
+      expect((await other.findPaymentById(id))?.id).toBe(p.id);
+      expect((await other.findPaymentById(id))?.paymentId).toBe(id);
+      // Another payment (another nonce) cannot take the same identifier while this one stands.
+      expect(await other.recordPayment({ ...newPayment(), paymentId: id })).toBe(false);
+      await store.finishPayment(p.id, { status: 'failed', error: 'expired' });
+      expect(await store.findPaymentById(id)).toBeNull();
+      expect(await other.recordPayment({ ...newPayment(), paymentId: id })).toBe(true);
+      const rows = await db.rows('SELECT version, name FROM schema_migrations ORDER BY version');
+      expect(rows.map((r) => Number(r.version))).toContain(5);
     });
 
     it('ledger: concurrent records of one network and nonce from two instances: exactly one wins', async () => {

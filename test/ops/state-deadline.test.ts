@@ -120,6 +120,7 @@ describe('a paid call when the ledger does not answer', () => {
             finishPayment: (id: string, o: Parameters<StateStore['finishPayment']>[1]) =>
               state.finishPayment(id, o),
             findPayment: (n: string, k: string) => state.findPayment(n, k),
+            findPaymentById: (id: string) => state.findPaymentById(id),
             listPayments: (f?: Parameters<StateStore['listPayments']>[0]) => state.listPayments(f),
           },
           { timeoutMs: 200 },

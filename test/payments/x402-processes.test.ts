@@ -89,6 +89,7 @@ describe('the crash window between settlement and the ledger write', () => {
           throw new Error('killed');
         },
         findPayment: (n, k) => state.findPayment(n, k),
+        findPaymentById: (id) => state.findPaymentById(id),
         listPayments: (f) => state.listPayments(f),
       }),
     });

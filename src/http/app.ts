@@ -19,9 +19,10 @@ import { createMailer } from '../web/mailer.js';
 import { registerPages } from '../web/pages.js';
 import { securityHeaders } from '../web/security-headers.js';
 import { WebSessions } from '../web/session.js';
+import { takeAnswerHeaders } from './answer-headers.js';
 import { authenticate } from './auth.js';
 import { BadKeyGuard } from './bad-keys.js';
-import { compression } from './compression.js';
+import { acceptsGzip, compression, markPrecompressed } from './compression.js';
 import type { AppDeps, AppEnv, Caller } from './context.js';
 import { cors } from './cors.js';
 import { pinnedSnapshot, requestedVersion } from './data-version.js';
@@ -83,7 +84,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // Pages only: the API answers no HTML, and reading a cached answer's headers here would make
   // @hono/node-server copy them into a Headers object (a tenth of a cached answer's cost).
   const pageHeaders = securityHeaders(deps.config.publicUrl);
-  app.use('*', (c, next) => (c.req.path.startsWith('/v1/') ? next() : pageHeaders(c, next)));
+  app.use('*', (c, next) =>
+    c.req.path.startsWith('/v1/') || c.req.path === '/mcp' ? next() : pageHeaders(c, next),
+  );
 
   // The older edition has no research, lab or payment endpoints: they answer 404.
   const lab =
@@ -275,7 +278,23 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         400,
       );
     }
-    return mcp(c.req.raw, { plan: c.get('caller').plan }, body);
+    const caller = { plan: c.get('caller').plan };
+    // A repeated read: ready bytes with every header at once, as a cached REST answer (no Request,
+    // no protocol server, nothing compressed per request).
+    const hit = mcp.cached(
+      (name) => c.req.header(name),
+      caller,
+      body,
+      acceptsGzip(c.req.header('accept-encoding')),
+    );
+    if (hit) {
+      markPrecompressed(c);
+      return new Response(hit.body, {
+        status: 200,
+        headers: takeAnswerHeaders(c, hit.headers, true) ?? hit.headers,
+      });
+    }
+    return mcp.handle(c.req.raw, caller, body);
   });
 
   // A known path asked with another method: 405 with Allow (as /mcp answers GET and DELETE).

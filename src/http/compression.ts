@@ -58,6 +58,14 @@ export function chooseEncoding(acceptEncoding: string | undefined): Encoding | n
 const chosen = new Map<string, Encoding | null>();
 
 function negotiate(header: string): Encoding | null {
+  const { br, gzip } = qualities(header);
+  if (br > 0 && br >= gzip) return 'br';
+  if (gzip > 0) return 'gzip';
+  return null;
+}
+
+/** The q-values of br and gzip in an Accept-Encoding header, `*` standing for either when not named. */
+function qualities(header: string): { br: number; gzip: number } {
   let br: number | undefined;
   let gz: number | undefined;
   let any: number | undefined;
@@ -74,12 +82,21 @@ function negotiate(header: string): Encoding | null {
     else if (coding === 'gzip' || coding === 'x-gzip') gz = Math.max(gz ?? 0, q);
     else if (coding === '*') any = q;
   }
-  const qBr = br ?? any ?? 0;
-  const qGz = gz ?? any ?? 0;
-  if (qBr > 0 && qBr >= qGz) return 'br';
-  if (qGz > 0) return 'gzip';
-  return null;
+  return { br: br ?? any ?? 0, gzip: gz ?? any ?? 0 };
 }
+
+/** Whether gzip is acceptable at all (an answer that can only be made as gzip cheaply: MCP's cache). */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  if (!acceptEncoding) return false;
+  let known = gzipOk.get(acceptEncoding);
+  if (known === undefined) {
+    known = qualities(acceptEncoding).gzip > 0;
+    if (gzipOk.size >= 256) gzipOk.clear();
+    gzipOk.set(acceptEncoding, known);
+  }
+  return known;
+}
+const gzipOk = new Map<string, boolean>();
 
 /** The ETag of an encoded form: each representation has its own validator (RFC 9110 8.8.3). */
 export function encodedEtag(etag: string, encoding: Encoding): string {

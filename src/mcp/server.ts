@@ -27,7 +27,7 @@ import { pinnedSnapshot } from '../http/data-version.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
-import { McpAnswerCache } from './answer-cache.js';
+import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
 import { type ToolDef, toolDefinitions } from './tools.js';
 
 export interface McpDeps {
@@ -196,35 +196,47 @@ export function createMcp(deps: McpDeps) {
 
   const answers = new McpAnswerCache(byName, deps.edition);
 
-  /** Answers one HTTP request at /mcp (a POST's JSON body already read and parsed). */
-  return async function handle(request: Request, caller: McpCaller, parsedBody?: unknown): Promise<Response> {
-    const key = answers.keyOf(request, parsedBody, caller.plan, deps.snapshots.version);
-    if (key) {
-      const hit = answers.answer(key, (parsedBody as { id: string | number }).id);
-      if (hit) return hit;
-    }
-    const server = new Server(
-      { name: 'research-intensity', version: deps.version },
-      { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
-    server.setRequestHandler(CallToolRequestSchema, async (req) =>
-      callTool(
-        req.params.name,
-        req.params.arguments,
-        req.params._meta as Record<string, unknown> | undefined,
-        caller,
-      ),
-    );
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    // Not closed afterwards: in stateless JSON mode nothing outlives the answer, and close()
-    // would abort every handler's signal with an error object (a tenth of a small call's cost).
-    const response = await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
-    return key ? answers.keep(key, response) : response;
+  return {
+    /**
+     * A repeated read-tool call answered from the cache (answer-cache.ts), before any Request or
+     * protocol server is built; null when it is not one or not yet cached (then `handle`).
+     */
+    cached(header: HeaderOf, caller: McpCaller, parsedBody: unknown, gzip: boolean): CachedAnswer | null {
+      const key = answers.keyOf(header, parsedBody, caller.plan, deps.snapshots.version);
+      return key ? answers.answer(key, (parsedBody as { id: string | number }).id, gzip) : null;
+    },
+
+    /** Answers one HTTP request at /mcp (a POST's JSON body already read and parsed). */
+    async handle(request: Request, caller: McpCaller, parsedBody?: unknown): Promise<Response> {
+      const key = answers.keyOf(
+        (name) => request.headers.get(name) ?? undefined,
+        parsedBody,
+        caller.plan,
+        deps.snapshots.version,
+      );
+      const server = new Server(
+        { name: 'research-intensity', version: deps.version },
+        { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator },
+      );
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
+      server.setRequestHandler(CallToolRequestSchema, async (req) =>
+        callTool(
+          req.params.name,
+          req.params.arguments,
+          req.params._meta as Record<string, unknown> | undefined,
+          caller,
+        ),
+      );
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await server.connect(transport);
+      // Not closed afterwards: in stateless JSON mode nothing outlives the answer, and close()
+      // would abort every handler's signal with an error object (a tenth of a small call's cost).
+      const response = await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
+      return key ? answers.keep(key, response) : response;
+    },
   };
 }
 

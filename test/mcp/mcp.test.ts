@@ -264,6 +264,59 @@ describe('the MCP tool server', () => {
     expect((await raw(ctx.keys.free, 5, { symbol: 'Ni' })).result.structuredContent.hri).toBeNull();
   });
 
+  it('sends a cached answer as one valid gzip stream (or identity) whose bytes decode to the SDK answer with the new id', async () => {
+    const { request } = await import('node:http');
+    const { gunzipSync } = await import('node:zlib');
+    const post = (id: unknown, acceptEncoding?: string) =>
+      new Promise<{ encoding: string | undefined; vary: string | undefined; bytes: Buffer }>((ok, fail) => {
+        const req = request(`${server.base}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${ctx.keys.professional}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}),
+          },
+        });
+        req.on('error', fail);
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('end', () =>
+            ok({
+              encoding: res.headers['content-encoding'],
+              vary: res.headers.vary,
+              bytes: Buffer.concat(chunks),
+            }),
+          );
+        });
+        req.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'get_element_ri', arguments: { symbol: 'Co' } },
+          }),
+        );
+      });
+    const first = await post(1); // the SDK's own answer, identity
+    expect(first.encoding).toBeUndefined();
+    const sdk = JSON.parse(first.bytes.toString()) as { result: unknown };
+    for (const [id, accept, encoding] of [
+      [2, 'gzip, deflate, br', 'gzip'],
+      ['a "quoted" id', 'gzip', 'gzip'],
+      [3, 'br', undefined],
+      [4, undefined, undefined],
+      [5, 'gzip;q=0, br', undefined],
+    ] as const) {
+      const got = await post(id, accept);
+      expect(got.encoding).toBe(encoding);
+      expect(got.vary).toMatch(/accept-encoding/i);
+      const text = (encoding === 'gzip' ? gunzipSync(got.bytes) : got.bytes).toString();
+      expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id, result: sdk.result });
+    }
+  });
+
   it('lists only the older edition tools in the enterprise edition', async () => {
     const ent = await sampleApp({ EDITION: 'enterprise' });
     const local = await listen(ent.app as never);

@@ -294,6 +294,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         headers: takeAnswerHeaders(c, hit.headers, true) ?? hit.headers,
       });
     }
+    const header = (name: string) => c.req.header(name);
+    const direct = await mcp.direct(header, caller, body);
+    if (direct !== null) return c.body(direct, 200, { 'content-type': 'application/json' });
     return mcp.handle(c.req.raw, caller, body);
   });
 

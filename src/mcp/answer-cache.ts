@@ -15,8 +15,11 @@ const MIN_GZIP_BYTES = 1024;
 interface Entry {
   /** `{"result":...,"jsonrpc":"2.0","id":` */
   head: Buffer;
-  /** The head deflated and sync-flushed (byte-aligned, not final), with its CRC-32; null when small. */
-  gzip: { deflated: Buffer; crc: number } | null;
+  /**
+   * The head deflated and sync-flushed (byte-aligned, not final), with its CRC-32: made at the
+   * first hit that takes gzip, so a call asked once costs no compression here; null when small.
+   */
+  gzip: { deflated: Buffer; crc: number } | null | undefined;
   /** The SDK's own answer headers (content type), lower-case. */
   headers: Record<string, string>;
 }
@@ -80,6 +83,7 @@ export class McpAnswerCache {
     const hit = this.entries.get(key);
     if (!hit) return null;
     const tail = Buffer.from(`${JSON.stringify(id)}}`);
+    if (gzip && hit.gzip === undefined) this.deflate(hit);
     if (!gzip || !hit.gzip) return { body: Buffer.concat([hit.head, tail]), headers: hit.headers };
     const stored = Buffer.allocUnsafe(5);
     stored[0] = 1; // BFINAL=1, BTYPE=00 (stored); the sync flush left the stream byte-aligned
@@ -92,6 +96,11 @@ export class McpAnswerCache {
       body: Buffer.concat([GZIP_HEADER, hit.gzip.deflated, stored, tail, trailer]),
       headers: { ...hit.headers, 'content-encoding': 'gzip' },
     };
+  }
+
+  /** Keeps a tool's result unless it is an error. */
+  keepResult(key: string, result: { isError?: boolean; _meta?: unknown }): void {
+    if (!result.isError && result._meta === undefined) this.store(key, entry(result, { 'content-type': 'application/json' }));
   }
 
   /** Keeps the SDK's answer when it is a result (not an error); returns an answer to send. */
@@ -110,6 +119,18 @@ export class McpAnswerCache {
       // not JSON after all: answered as it is, not kept
     }
     return new Response(text, { status: 200, headers });
+  }
+
+  private deflate(e: Entry): void {
+    const before = sizeOf(e);
+    e.gzip =
+      e.head.length < MIN_GZIP_BYTES
+        ? null
+        : {
+            deflated: deflateRawSync(e.head, { level: 6, finishFlush: constants.Z_SYNC_FLUSH }),
+            crc: crc32(e.head),
+          };
+    this.bytes += sizeOf(e) - before;
   }
 
   private store(key: string, e: Entry): void {
@@ -133,17 +154,7 @@ export class McpAnswerCache {
 function entry(result: unknown, headers: Record<string, string>): Entry {
   const head = Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`);
   const { 'content-length': _length, 'content-encoding': _encoding, ...own } = headers;
-  return {
-    head,
-    gzip:
-      head.length < MIN_GZIP_BYTES
-        ? null
-        : {
-            deflated: deflateRawSync(head, { level: 6, finishFlush: constants.Z_SYNC_FLUSH }),
-            crc: crc32(head),
-          },
-    headers: { ...own, vary: 'Accept-Encoding' },
-  };
+  return { head, gzip: undefined, headers: { ...own, vary: 'Accept-Encoding' } };
 }
 
 const sizeOf = (e: Entry) => e.head.length + (e.gzip?.deflated.length ?? 0);

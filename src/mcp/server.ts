@@ -4,6 +4,7 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -204,6 +205,31 @@ export function createMcp(deps: McpDeps) {
     cached(header: HeaderOf, caller: McpCaller, parsedBody: unknown, gzip: boolean): CachedAnswer | null {
       const key = answers.keyOf(header, parsedBody, caller.plan, deps.snapshots.version);
       return key ? answers.answer(key, (parsedBody as { id: string | number }).id, gzip) : null;
+    },
+
+    /**
+     * A single tools/call that the SDK's transport would accept (headers, JSON-RPC shape, the
+     * SDK's own CallToolRequestSchema), answered straight from callTool as the SDK would answer
+     * it (a JSON-RPC result in JSON mode), without building a Request, a protocol server and a
+     * transport per call, which cost a cold call a fifth more than REST. Null: anything else
+     * (initialize, tools/list, batches, malformed requests, wrong headers) goes to the SDK.
+     */
+    async direct(header: HeaderOf, caller: McpCaller, parsedBody: unknown): Promise<string | null> {
+      const m = parsedBody as { jsonrpc?: unknown; id?: unknown } | null;
+      if (!m || typeof m !== 'object' || m.jsonrpc !== '2.0') return null;
+      if (typeof m.id !== 'string' && typeof m.id !== 'number') return null;
+      const accept = header('accept') ?? '';
+      if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return null;
+      if (!(header('content-type') ?? '').includes('application/json')) return null;
+      const protocol = header('mcp-protocol-version');
+      if (protocol !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocol)) return null;
+      const call = CallToolRequestSchema.safeParse(parsedBody);
+      if (!call.success || call.data.params.task !== undefined) return null;
+      const { name, arguments: args, _meta } = call.data.params;
+      const result = await callTool(name, args, _meta as Record<string, unknown> | undefined, caller);
+      const key = answers.keyOf(header, parsedBody, caller.plan, deps.snapshots.version);
+      if (key) answers.keepResult(key, result);
+      return JSON.stringify({ result, jsonrpc: '2.0', id: m.id });
     },
 
     /** Answers one HTTP request at /mcp (a POST's JSON body already read and parsed). */

@@ -5,6 +5,8 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, operation, priceOf } from '../../src/access/policy.js';
+import { createLabService } from '../../src/core/lab-service.js';
+import { createMcp } from '../../src/mcp/server.js';
 import type { DevChain } from '../../src/payments/dev-chain.js';
 import { usdToAtomic } from '../../src/payments/networks.js';
 import { sampleApp } from '../helpers/app.js';
@@ -315,6 +317,69 @@ describe('the MCP tool server', () => {
       const text = (encoding === 'gzip' ? gunzipSync(got.bytes) : got.bytes).toString();
       expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id, result: sdk.result });
     }
+  });
+
+  it("a tools/call answered directly equals the SDK transport's answer to the same call, for every tool and for errors", async () => {
+    const mcp = createMcp({
+      snapshots: ctx.snapshots,
+      edition: 'full',
+      publicUrl: 'http://127.0.0.1',
+      lab: createLabService({ state: ctx.state, ttlSeconds: 600 }),
+      payments: undefined,
+      version: 'test',
+    });
+    const caller = { plan: 'professional' as const };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const topic = await aTopic(await connect(ctx.keys.free));
+    const calls: [string, Record<string, unknown>][] = [
+      ['get_element_ri', { symbol: 'Mo' }],
+      ['get_element_ri', { symbol: 'Xx' }],
+      ['get_element_ri', { symbol: 'Fe', extra: 1 }],
+      ['search_subjects', { q: 'catalysis' }],
+      ['get_subject_ri', { subject_type: 'topic', subject_id: topic }],
+      ['get_subject_history', { subject_type: 'topic', subject_id: topic }],
+      ['get_subject_papers', { subject_type: 'topic', subject_id: topic, limit: 5 }],
+      ['get_element_papers', { symbol: 'W', limit: 5 }],
+      ['research', { q: 'tungsten carbide hardness', page_size: 3 }],
+      ['lab_quote', { query: 'W C' }],
+      ['no_such_tool', {}],
+    ];
+    for (const [i, [name, args]] of calls.entries()) {
+      const message = { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name, arguments: args } };
+      const viaSdk = await mcp.handle(
+        new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify(message) }),
+        caller,
+        message,
+      );
+      const direct = await mcp.direct((h) => headers[h], caller, message);
+      expect(direct, name).not.toBeNull();
+      const sdk = (await viaSdk.json()) as { result: Record<string, unknown> };
+      const got = JSON.parse(direct!) as { result: Record<string, unknown>; id: number };
+      expect(got.id).toBe(i);
+      if (name === 'lab_quote') {
+        // Each quote has its own id, signature and times: the rest is the same.
+        const own = ({ quote_id, signature, expires_at, issued_at, ...rest }: Record<string, unknown>) =>
+          rest;
+        expect(own(got.result.structuredContent as Record<string, unknown>)).toEqual(
+          own(sdk.result.structuredContent as Record<string, unknown>),
+        );
+        expect(got.result.isError).toBe(sdk.result.isError);
+      } else expect(got.result, name).toEqual(sdk.result);
+    }
+    // What the SDK must answer itself: no Accept for both types, a batch, another method.
+    const wrongAccept: Record<string, string> = { ...headers, accept: 'application/json' };
+    const message = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_element_ri', arguments: {} },
+    };
+    expect(await mcp.direct((h) => wrongAccept[h], caller, message)).toBeNull();
+    expect(await mcp.direct((h) => headers[h], caller, [message])).toBeNull();
+    expect(await mcp.direct((h) => headers[h], caller, { ...message, method: 'tools/list' })).toBeNull();
   });
 
   it('lists only the older edition tools in the enterprise edition', async () => {

@@ -100,7 +100,8 @@ export class McpAnswerCache {
 
   /** Keeps a tool's result unless it is an error. */
   keepResult(key: string, result: { isError?: boolean; _meta?: unknown }): void {
-    if (!result.isError && result._meta === undefined) this.store(key, entry(result, { 'content-type': 'application/json' }));
+    if (!result.isError && result._meta === undefined)
+      this.store(key, entry(result, { 'content-type': 'application/json' }));
   }
 
   /** Keeps the SDK's answer when it is a result (not an error); returns an answer to send. */

@@ -41,8 +41,12 @@ interface Entry {
   bytes: number;
 }
 
-/** The whole cache of one snapshot holds at most this many bytes of bodies (oldest entries go first). */
-const MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * The whole cache of one snapshot holds at most this many bytes of bodies (oldest entries go
+ * first). 32 MB keeps every element, list and subject answer of the day hot, and keeps a replica
+ * under its 300 MB budget when thousands of distinct research questions pass (bench/worker-memory.mjs).
+ */
+const MAX_BYTES = 32 * 1024 * 1024;
 const MAX_BODY = 512 * 1024;
 
 /** The bodies of one snapshot's cache, in insertion order, with their total size. */

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import { startServer } from '../http/server.js';
+import { SERVER_LIMITS } from '../http/server-limits.js';
 import { paymentsFromConfig } from '../payments/from-config.js';
 import { SnapshotManager } from '../snapshot/snapshot.js';
 import { CliError } from './cli-error.js';
@@ -98,6 +99,15 @@ export async function run(args: string[]): Promise<number> {
       }
       stopping = true;
       logger.info(`${signal}: finishing in-flight requests`);
+      // The last word: whatever hangs in the steps below, the process ends (the drain's limit,
+      // each client's close step, and a margin).
+      setTimeout(
+        () => {
+          logger.error(`${signal}: shutdown did not finish in time; exiting`);
+          process.exit(1);
+        },
+        SERVER_LIMITS.drainMs + 5 * CLOSE_STEP_MS,
+      ).unref();
       await server.close();
       snapshots.stop();
       // Each client closes within a few seconds or is left behind, named in the log: a stuck

@@ -89,7 +89,12 @@ export function boundServer(
   server.keepAliveTimeout = SERVER_LIMITS.keepAliveTimeoutMs;
   server.maxConnections = options.total;
   const perAddress = new Map<string, number>();
+  // Every socket, also those Node's HTTP layer no longer tracks (CONNECT, refused requests): the
+  // drain ends them all, or a client that never closes its side keeps a stopped server alive.
+  const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     const address = socket.remoteAddress ?? 'unknown';
     const open = (perAddress.get(address) ?? 0) + 1;
     perAddress.set(address, open);
@@ -100,10 +105,9 @@ export function boundServer(
     });
     if (open > options.perClient) socket.destroy();
   });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (socket.writable && !socket.destroyed) socket.end(clientErrorResponse(error.code, options.publicUrl));
-    else socket.destroy();
-  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    answerAndClose(socket, clientErrorResponse(error.code, options.publicUrl)),
+  );
   // An answer sent before the request's body has all arrived (413, or a refusal that never reads
   // it) says Connection: close: the adapter drains such a body for at most 500 ms and then closes
   // the socket, and a proxy that was told keep-alive would send its next request into that close.
@@ -115,13 +119,15 @@ export function boundServer(
     } as typeof writeHead;
   });
   // Node hands CONNECT to this event, never to the app, and closes the connection unanswered when no one listens.
-  server.on('connect', (_req: unknown, socket: Socket) => {
-    if (socket.writable && !socket.destroyed) socket.end(rawProblem(METHOD_NOT_ALLOWED, options.publicUrl));
-    else socket.destroy();
-  });
+  server.on('connect', (_req: unknown, socket: Socket) =>
+    answerAndClose(socket, rawProblem(METHOD_NOT_ALLOWED, options.publicUrl)),
+  );
   return () =>
     new Promise<void>((done) => {
-      const force = setTimeout(() => server.closeAllConnections(), SERVER_LIMITS.drainMs);
+      const force = setTimeout(() => {
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+      }, SERVER_LIMITS.drainMs);
       force.unref();
       server.close(() => {
         clearTimeout(force);
@@ -129,4 +135,13 @@ export function boundServer(
       });
       server.closeIdleConnections();
     });
+}
+
+/**
+ * Sends a refusal on a socket the HTTP layer has let go, then closes it once written, without
+ * waiting for the client to close its side (a client that never does would hold it open).
+ */
+function answerAndClose(socket: Socket, answer: string): void {
+  if (socket.writable && !socket.destroyed) socket.end(answer, () => socket.destroy());
+  else socket.destroy();
 }

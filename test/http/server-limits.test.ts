@@ -130,4 +130,38 @@ describe('graceful shutdown', () => {
     expect((Date.now() - started) / 1000).toBeLessThan(30);
     socket.destroy();
   });
+
+  it('clients that were refused (CONNECT, a request that is not HTTP) and never close their side do not keep ri serve alive', async () => {
+    const proc = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+      { STATE_URL: `sqlite:${tempDir('ri-drain-')}/state.sqlite` },
+      /at (http:\/\/\S+)\/v1/,
+    );
+    const base = (await proc.started)[1]!;
+    const sockets: Socket[] = [];
+    const answers: Promise<string>[] = [];
+    for (const bytes of ['CONNECT a:1 HTTP/1.1\r\nHost: a\r\n\r\n', 'NONSENSE\r\n\r\n']) {
+      // allowHalfOpen: the server's end is seen, and this side stays open (as a careless client's does).
+      const socket = connect({ port: Number(new URL(base).port), host: '127.0.0.1', allowHalfOpen: true });
+      socket.on('error', () => {});
+      let got = '';
+      socket.on('data', (d) => {
+        got += d;
+      });
+      answers.push(new Promise((r) => socket.once('end', () => r(got))));
+      await new Promise((r) => socket.once('connect', r));
+      socket.write(bytes);
+      sockets.push(socket);
+    }
+    const [connectAnswer, badAnswer] = await Promise.all(answers);
+    expect(connectAnswer).toMatch(/^HTTP\/1\.1 405/);
+    expect(badAnswer).toMatch(/^HTTP\/1\.1 400/);
+    const exited = new Promise<string>((r) =>
+      proc.child.once('exit', (code, signal) => r(`${code} ${signal}`)),
+    );
+    proc.child.kill('SIGTERM');
+    // It used to wait for those clients forever (a replica after the soak's hostile requests).
+    expect(await exited, proc.output().stderr).toBe('0 null');
+    for (const socket of sockets) socket.destroy();
+  }, 60_000);
 });

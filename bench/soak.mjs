@@ -128,12 +128,23 @@ function rssOf(pid) {
 
 let baseEnv = {};
 const replicas = [];
+/**
+ * How deploy/nginx.conf says to launch a replica: a 4 MB young generation and two malloc arenas
+ * hold a replica about 35 MB lower under hostile load (docs/operations.md). SOAK_DEFAULT_MEMORY=1
+ * launches with Node's defaults instead.
+ */
+const REPLICA_MEMORY_ENV = process.env.SOAK_DEFAULT_MEMORY
+  ? {}
+  : {
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, '--max-semi-space-size=4'].filter(Boolean).join(' '),
+      MALLOC_ARENA_MAX: '2',
+    };
 
 /** A `ri serve` on `port`, its log (stdout and stderr) appended to logs/replica-N.log; resolves once it serves. */
 function startReplica(index, port) {
   const log = createWriteStream(join(logs, `replica-${index}.log`), { flags: 'a' });
   const child = spawn(process.execPath, [MAIN, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
-    env: { ...process.env, ...baseEnv },
+    env: { ...process.env, ...baseEnv, ...REPLICA_MEMORY_ENV },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.pipe(log, { end: false });
@@ -952,18 +963,20 @@ function report(hostile, load) {
   // Where each 5xx came from: a replica's answer; nginx finding no replica to answer (a replica
   // failed on a connection, or every replica is set aside after failing); or nginx's own answer
   // to a request it never passes on (nginx's log says upstream "-").
+  // nginx answers a failed upstream with its own 503 service_unavailable (deploy/nginx.conf): the
+  // log's upstream_status keeps what nginx met (502 or 504 for a failure, else the replica's status).
   const upstreamOf = new Map();
   for (const line of readFileSync(nginx.accessLog, 'utf8').split('\n')) {
-    const m = / upstream=(.*?) upstream_status=.* id=(\S+)$/.exec(line);
-    if (m) upstreamOf.set(m[2], m[1]);
+    const m = / upstream=(.*?) upstream_status=(.*?) rt=.* id=(\S+)$/.exec(line);
+    if (m) upstreamOf.set(m[3], { addr: m[1], status: m[2].split(', ').at(-1) });
   }
   for (const f of hostile.fiveXx) {
     const upstream = f.viaNginx ? upstreamOf.get(f.id) : undefined;
     f.origin = !f.viaNginx
       ? 'service'
-      : upstream === '-' || (upstream === undefined && f.status === 501)
+      : upstream?.addr === '-' || (upstream === undefined && f.status === 501)
         ? 'nginx'
-        : /^127\.0\.0\.1:\d+$/.test(upstream ?? '') && f.status !== 502
+        : /^127\.0\.0\.1:\d+$/.test(upstream?.addr ?? '') && !['502', '504'].includes(upstream?.status ?? '')
           ? 'service'
           : 'no replica';
   }

@@ -72,7 +72,7 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
     idleTimeout: Number.POSITIVE_INFINITY,
     // A worker's heap is mostly garbage between tasks: small limits make V8 collect it early rather
     // than grow the process's memory (the answers' big arrays live outside the heap).
-    resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 },
+    resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 },
   });
   return {
     async run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask): Promise<T> {

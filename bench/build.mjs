@@ -3,7 +3,7 @@
 // with peak RSS of each phase (each runs as its own `ri` process, as a user would run it).
 // Generation is not timed. Sizes: BENCH_SIZES=100000,1000000 (default); corpora are cached in .bench/.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
@@ -71,6 +71,8 @@ for (const n of sizes) {
   };
   rows.push(row);
   console.log(JSON.stringify(row));
+  // For npm run bench:scale, which reuses a built size instead of building it again.
+  writeFileSync(join(benchDir, `build-${n}.json`), `${JSON.stringify(row)}\n`);
 }
 if (rows.length >= 2) {
   const [a, b] = [rows[0], rows.at(-1)];

@@ -14,9 +14,11 @@ const { labQuote, checkQuote, labRun } = await import(join(root, 'dist/core/lab.
 const { labIndex } = await import(join(root, 'dist/lab/lab-index.js'));
 
 const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
-const dir = [join(benchDir, 'lab-1000000/snapshots'), join(benchDir, 'data-1000000/snapshots')].find((d) =>
-  existsSync(join(d, 'CURRENT')),
-);
+const dir = [
+  process.argv[2] && join(process.argv[2], 'snapshots'),
+  join(benchDir, 'lab-1000000/snapshots'),
+  join(benchDir, 'data-1000000/snapshots'),
+].find((d) => d && existsSync(join(d, 'CURRENT')));
 if (!dir) throw new Error(`no 1M snapshot under ${benchDir}: run npm run bench:build`);
 const version = readFileSync(join(dir, 'CURRENT'), 'utf8').trim();
 const snapshot = new Snapshot(version, snapshotFile(dir, version));

@@ -137,11 +137,20 @@ export function boundServer(
     });
 }
 
+/** How long a refused client may take to read its answer and close its side. */
+const REFUSED_LINGER_MS = 2_000;
+
 /**
- * Sends a refusal on a socket the HTTP layer has let go, then closes it once written, without
- * waiting for the client to close its side (a client that never does would hold it open).
+ * Sends a refusal on a socket the HTTP layer has let go and ends it; destroyed after a moment if
+ * the client does not close its side (one that never does would hold it open for good). Not
+ * destroyed at once: a reset with unread bytes in the buffer can make the peer (a proxy) lose
+ * the answer.
  */
 function answerAndClose(socket: Socket, answer: string): void {
-  if (socket.writable && !socket.destroyed) socket.end(answer, () => socket.destroy());
-  else socket.destroy();
+  if (!socket.writable || socket.destroyed) {
+    socket.destroy();
+    return;
+  }
+  socket.end(answer);
+  setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
 }

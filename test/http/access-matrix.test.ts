@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../src/access/policy.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 
 /**
@@ -6,18 +7,44 @@ import { bearer, sampleApp } from '../helpers/app.js';
  * of caller. 200 = answered; 401 = needs a key (or the key is bad); 403 = plan too low.
  */
 type Access = 'public' | 'key' | 'personal' | 'professional';
-const ENDPOINTS: { path: string; access: Access }[] = [
-  { path: '/v1/elements', access: 'public' },
-  { path: '/v1/elements/Fe', access: 'public' },
-  { path: '/v1/elements/Fe/history', access: 'key' },
-  { path: '/v1/elements/Fe/papers', access: 'personal' },
-  { path: '/v1/subjects/search?q=oxygen%20evolution', access: 'key' },
-  { path: '/v1/subjects/topic/T10030', access: 'personal' },
-  { path: '/v1/subjects/topic/T10030/history', access: 'personal' },
-  { path: '/v1/subjects/topic/T10030/elements', access: 'personal' },
-  { path: '/v1/subjects/topic/T10030/papers', access: 'personal' },
-  { path: '/v1/research?q=oxygen%20evolution', access: 'personal' },
-  { path: '/v1/lab/quote?q=Ni%20Fe', access: 'professional' },
+interface Endpoint {
+  /** The operation of the policy table this row checks: every operation must have a row. */
+  op: string;
+  method: 'GET' | 'POST';
+  path: string;
+  access: Access;
+  body?: () => unknown;
+}
+/** A quote made by a Professional key before the matrix runs (the lab run rows run it). */
+let quoteId = '';
+const ENDPOINTS: Endpoint[] = [
+  { op: 'listElements', method: 'GET', path: '/v1/elements', access: 'public' },
+  { op: 'getElement', method: 'GET', path: '/v1/elements/Fe', access: 'public' },
+  { op: 'getElementHistory', method: 'GET', path: '/v1/elements/Fe/history', access: 'key' },
+  { op: 'getElementHistories', method: 'GET', path: '/v1/elements/history?symbols=Fe,Ni', access: 'key' },
+  { op: 'getElementPapers', method: 'GET', path: '/v1/elements/Fe/papers', access: 'personal' },
+  { op: 'searchSubjects', method: 'GET', path: '/v1/subjects/search?q=oxygen%20evolution', access: 'key' },
+  { op: 'getSubject', method: 'GET', path: '/v1/subjects/topic/T10030', access: 'personal' },
+  { op: 'getSubjectHistory', method: 'GET', path: '/v1/subjects/topic/T10030/history', access: 'personal' },
+  { op: 'getSubjectElements', method: 'GET', path: '/v1/subjects/topic/T10030/elements', access: 'personal' },
+  { op: 'getSubjectPapers', method: 'GET', path: '/v1/subjects/topic/T10030/papers', access: 'personal' },
+  { op: 'research', method: 'GET', path: '/v1/research?q=oxygen%20evolution', access: 'personal' },
+  { op: 'labQuote', method: 'GET', path: '/v1/lab/quote?q=Ni%20Fe', access: 'professional' },
+  {
+    op: 'labQuotePost',
+    method: 'POST',
+    path: '/v1/lab/quote',
+    access: 'professional',
+    body: () => ({ query: 'Ni Fe' }),
+  },
+  { op: 'labRun', method: 'GET', path: '/v1/lab/run?depth=papers_20&quote_id=', access: 'professional' },
+  {
+    op: 'labRunPost',
+    method: 'POST',
+    path: '/v1/lab/run',
+    access: 'professional',
+    body: () => ({ quote_id: quoteId, depth: 'papers_20' }),
+  },
 ];
 
 const CALLERS = ['none', 'bad', 'free', 'personal', 'professional'] as const;
@@ -34,21 +61,38 @@ function expected(access: Access, caller: (typeof CALLERS)[number]): number {
 let ctx: Awaited<ReturnType<typeof sampleApp>>;
 beforeAll(async () => {
   ctx = await sampleApp();
+  const quote = await ctx.app.request('/v1/lab/quote?q=Ni%20Fe', bearer(ctx.keys.professional));
+  quoteId = ((await quote.json()) as { quote_id: string }).quote_id;
 });
 afterAll(() => ctx.close());
 
 describe('access matrix (full edition)', () => {
-  for (const { path, access } of ENDPOINTS) {
+  it('has a row for every operation of the policy table, with its method and path', () => {
+    const template = (path: string) => new RegExp(`^/v1${path.replace(/\{[^}]+\}/g, '[^/?]+')}(\\?.*)?$`);
+    expect(ENDPOINTS.map((e) => e.op).sort()).toEqual(OPERATIONS.map((o) => o.id).sort());
+    for (const e of ENDPOINTS) {
+      const op = OPERATIONS.find((o) => o.id === e.op)!;
+      expect(e.method, e.op).toBe(op.method);
+      expect(e.path, e.op).toMatch(template(op.path));
+    }
+  });
+
+  for (const { op, method, path, access, body } of ENDPOINTS) {
     for (const caller of CALLERS) {
       const want = expected(access, caller);
-      it(`${path} with ${caller} key -> ${want}`, async () => {
-        const init =
+      it(`${op}: ${method} ${path} with ${caller} key -> ${want}`, async () => {
+        const headers: Record<string, string> =
           caller === 'none'
             ? {}
             : caller === 'bad'
-              ? bearer('ri_deadbeef_notarealkeynotarealkeynotarealkeynotarea')
-              : bearer(ctx.keys[caller]);
-        const res = await ctx.app.request(path, init);
+              ? bearer('ri_deadbeef_notarealkeynotarealkeynotarealkeynotarea').headers
+              : bearer(ctx.keys[caller]).headers;
+        const url = path.endsWith('quote_id=') ? `${path}${quoteId}` : path;
+        const res = await ctx.app.request(url, {
+          method,
+          headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+          ...(body ? { body: JSON.stringify(body()) } : {}),
+        });
         expect(res.status).toBe(want);
         if (want !== 200) {
           expect(res.headers.get('content-type')).toBe('application/problem+json');

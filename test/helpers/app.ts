@@ -9,6 +9,7 @@ import type { HeavyWork } from '../../src/offload/heavy-work.js';
 import { paymentsFromConfig } from '../../src/payments/from-config.js';
 import type { PaymentLedger } from '../../src/payments/ledger.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
+import { checkedRequests } from './contract.js';
 import { sampleDataDir } from './sample.js';
 import { tempDir } from './works.js';
 
@@ -35,7 +36,8 @@ export async function sampleApp(
   const payments = paymentsFromConfig(config, ledger ? ledger(state) : state, {
     ...(facilitator ? { facilitator } : {}),
   });
-  const app = createApp({ config, snapshots, state, payments, ...rest });
+  // Every 200 JSON answer a test asks of this app is checked against its OpenAPI response schema.
+  const app = checkedRequests(createApp({ config, snapshots, state, payments, ...rest }));
   const keys: Partial<Record<Plan, string>> = {};
   for (const plan of ['free', 'personal', 'professional', 'enterprise'] as const) {
     const account = await state.createAccount({ email: `${plan}@example.org`, plan });

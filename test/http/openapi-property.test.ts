@@ -1,6 +1,5 @@
 import { connect } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_STRINGS } from '../../bench/hostile-strings.mjs';
@@ -10,6 +9,7 @@ import { type RunningServer, startServer } from '../../src/http/server.js';
 import type { DevChain } from '../../src/payments/dev-chain.js';
 import { paymentsFromConfig } from '../../src/payments/from-config.js';
 import { sampleApp } from '../helpers/app.js';
+import { type OpenApiDoc, responseValidators, type Schema } from '../helpers/contract.js';
 import { freePort, PAID_CONFIG, paidSetup } from '../helpers/x402.js';
 
 /**
@@ -35,7 +35,6 @@ const TEMPORARY_503 = new Set(['data_unavailable', 'state_unavailable', 'payment
 /** Statuses any operation may answer besides its documented ones (method, size and header limits). */
 const GENERAL = new Set([405, 413, 414, 431]);
 
-type Schema = Record<string, unknown>;
 interface Parameter {
   in: 'path' | 'query' | 'header';
   name: string;
@@ -108,7 +107,6 @@ beforeAll(async () => {
     paths: Record<string, Record<string, Omit<Operation, 'method' | 'template'>>>;
     components: { schemas: Record<string, Schema> };
   };
-  const resolve = (s: unknown): unknown => jsonSchema(s, doc.components.schemas);
   operations = Object.entries(doc.paths).flatMap(([template, item]) =>
     Object.entries(item).map(([method, op]) => {
       const raw = op as unknown as {
@@ -125,13 +123,7 @@ beforeAll(async () => {
       };
     }),
   );
-  const ajv = new AjvJsonSchemaValidator();
-  validators = new Map(
-    operations.map((op) => {
-      const schema = op.responses['200']?.content?.['application/json']?.schema;
-      return [`${op.method} ${op.template}`, ajv.getValidator(resolve(schema ?? {}) as never)];
-    }),
-  );
+  validators = responseValidators(doc as unknown as OpenApiDoc);
 
   // Valid values from the data itself: subjects, a quote to run.
   const auth = { authorization: `Bearer ${ctx.keys.professional}` };
@@ -697,31 +689,3 @@ function show(s: Sample): string {
 }
 
 /** An OpenAPI 3.0 schema as JSON Schema (draft 7): references inlined, `nullable` as a null type. */
-function jsonSchema(s: unknown, components: Record<string, Schema>, depth = 0): unknown {
-  if (Array.isArray(s)) return s.map((x) => jsonSchema(x, components, depth));
-  if (s === null || typeof s !== 'object') return s;
-  const o = s as Schema;
-  if (typeof o.$ref === 'string') {
-    if (depth > 20) return {};
-    const name = o.$ref.replace('#/components/schemas/', '');
-    return jsonSchema(components[name], components, depth + 1);
-  }
-  const out: Schema = {};
-  for (const [k, v] of Object.entries(o)) {
-    if (k === 'nullable' || k === 'example') continue;
-    out[k] =
-      k === 'properties' || k === 'definitions'
-        ? Object.fromEntries(
-            Object.entries(v as Schema).map(([name, p]) => [name, jsonSchema(p, components, depth)]),
-          )
-        : jsonSchema(v, components, depth);
-  }
-  if (o.nullable === true) {
-    if (typeof out.type === 'string') {
-      out.type = [out.type, 'null'];
-      if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
-    } else if (out.type === undefined && Object.keys(out).length > 0)
-      return { anyOf: [out, { type: 'null' }] };
-  }
-  return out;
-}

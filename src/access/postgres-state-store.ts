@@ -12,14 +12,26 @@ import {
   type PaymentStatus,
   toPaymentRow,
 } from '../payments/ledger.js';
-import { generateApiKey, hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
-import { PLANS, type Plan, parsePlan } from './plans.js';
+import { hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
+import { type Plan, parsePlan } from './plans.js';
+import { migrationsTableSql, pendingMigrations } from './state-migrations.js';
+import {
+  ACCOUNT_COLUMNS,
+  type AccountRow,
+  createKeyRetrying,
+  KEY_COLUMNS,
+  type KeyRow,
+  SESSION_COLUMNS,
+  type SessionRow,
+  toAccount,
+  toKeyInfo,
+  toSession,
+} from './state-rows.js';
 import {
   type Account,
   AccountExistsError,
   type KeyInfo,
   normaliseEmail,
-  PREFIX_ATTEMPTS,
   QUOTE_RETENTION_MS,
   StateNotFoundError,
   type StateStore,
@@ -52,129 +64,6 @@ function migrationQuery(text: string, values?: unknown[]): pg.QueryConfig {
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-const PLAN_CHECK = PLANS.map((p) => `'${p}'`).join(', ');
-
-/** Append-only: a released migration is never edited, a change is a new version. */
-const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
-  {
-    version: 1,
-    name: 'accounts and api keys',
-    sql: `
-      CREATE TABLE accounts (
-        id text PRIMARY KEY,
-        email text UNIQUE,
-        plan text NOT NULL CHECK (plan IN (${PLAN_CHECK})),
-        created_at timestamptz NOT NULL DEFAULT now()
-      );
-      CREATE TABLE api_keys (
-        prefix text PRIMARY KEY,
-        key_hash text NOT NULL UNIQUE,
-        account_id text NOT NULL REFERENCES accounts(id),
-        created_at timestamptz NOT NULL DEFAULT now(),
-        revoked_at timestamptz,
-        last_used_at timestamptz
-      );
-      CREATE INDEX api_keys_account_id ON api_keys(account_id);
-    `,
-  },
-  {
-    version: 2,
-    name: 'lab quotes and shared secrets',
-    sql: `
-      CREATE TABLE quotes (
-        id text PRIMARY KEY,
-        body text NOT NULL,
-        expires_at timestamptz NOT NULL
-      );
-      CREATE INDEX quotes_expires_at ON quotes(expires_at);
-      CREATE TABLE secrets (
-        name text PRIMARY KEY,
-        value text NOT NULL
-      );
-    `,
-  },
-  {
-    version: 3,
-    name: 'payments ledger',
-    sql: `
-      CREATE TABLE payments (
-        id text PRIMARY KEY,
-        operation text NOT NULL,
-        resource text NOT NULL,
-        amount text NOT NULL,
-        network text NOT NULL,
-        asset text NOT NULL,
-        payer text NOT NULL,
-        nonce text NOT NULL,
-        status text NOT NULL CHECK (status IN ('pending', 'settled', 'failed')),
-        "transaction" text,
-        error text,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        updated_at timestamptz NOT NULL DEFAULT now()
-      );
-      CREATE UNIQUE INDEX payments_one_use ON payments(network, nonce) WHERE status <> 'failed';
-      CREATE INDEX payments_created_at ON payments(created_at);
-    `,
-  },
-  {
-    version: 4,
-    name: 'web accounts: key names, usage, sign-in links, sessions',
-    sql: `
-      ALTER TABLE api_keys ADD COLUMN name text;
-      CREATE TABLE key_usage (
-        prefix text NOT NULL REFERENCES api_keys(prefix),
-        month text NOT NULL,
-        calls bigint NOT NULL,
-        PRIMARY KEY (prefix, month)
-      );
-      CREATE TABLE sign_in_tokens (
-        token_hash text PRIMARY KEY,
-        email text NOT NULL,
-        expires_at timestamptz NOT NULL
-      );
-      CREATE INDEX sign_in_tokens_expires_at ON sign_in_tokens(expires_at);
-      CREATE TABLE sessions (
-        id_hash text PRIMARY KEY,
-        account_id text NOT NULL REFERENCES accounts(id),
-        csrf text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        expires_at timestamptz NOT NULL
-      );
-      CREATE INDEX sessions_expires_at ON sessions(expires_at);
-    `,
-  },
-  {
-    version: 5,
-    name: 'payment identifiers (x402 payment-identifier: idempotent retries)',
-    sql: `
-      ALTER TABLE payments ADD COLUMN payment_id text;
-      CREATE UNIQUE INDEX payments_one_id ON payments(payment_id) WHERE payment_id IS NOT NULL AND status <> 'failed';
-    `,
-  },
-];
-
-interface AccountRow {
-  id: string;
-  email: string | null;
-  plan: string;
-  created_at: Date;
-}
-
-interface KeyRow {
-  prefix: string;
-  key_hash: string;
-  account_id: string;
-  email: string | null;
-  plan: string;
-  created_at: Date;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-  name: string | null;
-}
-
-const ACCOUNT_COLUMNS = 'id, email, plan, created_at';
-const KEY_COLUMNS =
-  'k.prefix, k.key_hash, k.account_id, a.email, a.plan, k.created_at, k.revoked_at, k.last_used_at, k.name';
 
 export class PostgresStateStore implements StateStore {
   private readonly pool: pg.Pool;
@@ -221,15 +110,12 @@ export class PostgresStateStore implements StateStore {
         ]),
       );
       if (this.schema !== null) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-        version integer PRIMARY KEY,
-        name text NOT NULL,
-        applied_at timestamptz NOT NULL DEFAULT now()
-      )`);
+      await client.query(migrationsTableSql('postgres'));
       const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
-      const applied = new Set(rows.map((r) => r.version));
-      for (const m of MIGRATIONS) {
-        if (applied.has(m.version)) continue;
+      for (const m of pendingMigrations(
+        'postgres',
+        rows.map((r) => r.version),
+      )) {
         await client.query(m.sql);
         await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
           m.version,
@@ -278,20 +164,20 @@ export class PostgresStateStore implements StateStore {
   }
 
   async createKey(accountId: string, name: string | null = null): Promise<{ key: string; prefix: string }> {
-    for (let attempt = 1; ; attempt++) {
-      const { key, prefix, hash } = generateApiKey();
-      try {
-        await this.pool.query(
-          'INSERT INTO api_keys (prefix, key_hash, account_id, name) VALUES ($1, $2, $3, $4)',
-          [prefix, hash, accountId, name],
-        );
-        return { key, prefix };
-      } catch (error) {
-        const code = pgCode(error);
-        if (code === '23503') throw new StateNotFoundError(`no account with id ${accountId}`);
-        if (code !== '23505' || attempt >= PREFIX_ATTEMPTS) throw error;
-      }
-    }
+    return createKeyRetrying(
+      async (prefix, hash) => {
+        try {
+          await this.pool.query(
+            'INSERT INTO api_keys (prefix, key_hash, account_id, name) VALUES ($1, $2, $3, $4)',
+            [prefix, hash, accountId, name],
+          );
+        } catch (error) {
+          if (pgCode(error) === '23503') throw new StateNotFoundError(`no account with id ${accountId}`);
+          throw error;
+        }
+      },
+      (error) => pgCode(error) === '23505',
+    );
   }
 
   async authenticate(key: string): Promise<KeyInfo | null> {
@@ -386,27 +272,12 @@ export class PostgresStateStore implements StateStore {
   }
 
   async findSession(idHash: string): Promise<WebSession | null> {
-    const { rows } = await this.pool.query<{
-      account_id: string;
-      email: string;
-      plan: string;
-      csrf: string;
-      expires_at: Date;
-    }>(
-      `SELECT s.account_id, a.email, a.plan, s.csrf, s.expires_at FROM sessions s JOIN accounts a ON a.id = s.account_id
+    const { rows } = await this.pool.query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN accounts a ON a.id = s.account_id
         WHERE s.id_hash = $1 AND s.expires_at > now()`,
       [idHash],
     );
-    const row = rows[0];
-    return row
-      ? {
-          accountId: row.account_id,
-          email: row.email,
-          plan: parsePlan(row.plan),
-          csrf: row.csrf,
-          expiresAt: row.expires_at.toISOString(),
-        }
-      : null;
+    return rows[0] ? toSession(rows[0]) : null;
   }
 
   async deleteSession(idHash: string): Promise<void> {
@@ -516,28 +387,6 @@ export function quoteIdent(name: string): string {
 function pgCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
-}
-
-function iso(d: Date | null): string | null {
-  return d === null ? null : d.toISOString();
-}
-
-function toAccount(row: AccountRow): Account {
-  return { id: row.id, email: row.email, plan: parsePlan(row.plan), createdAt: row.created_at.toISOString() };
-}
-
-/** Leaves out key_hash on purpose: KeyInfo goes to listings and logs. */
-function toKeyInfo(row: KeyRow): KeyInfo {
-  return {
-    prefix: row.prefix,
-    accountId: row.account_id,
-    email: row.email,
-    plan: parsePlan(row.plan),
-    createdAt: row.created_at.toISOString(),
-    revokedAt: iso(row.revoked_at),
-    lastUsedAt: iso(row.last_used_at),
-    name: row.name,
-  };
 }
 
 /** PostgreSQL text cannot hold NUL (the query fails): a value from a client that has one matches no row. */

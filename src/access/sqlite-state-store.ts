@@ -14,14 +14,26 @@ import {
   type PaymentStatus,
   toPaymentRow,
 } from '../payments/ledger.js';
-import { generateApiKey, hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
-import { PLANS, type Plan, parsePlan } from './plans.js';
+import { hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
+import { type Plan, parsePlan } from './plans.js';
+import { migrationsTableSql, pendingMigrations } from './state-migrations.js';
+import {
+  ACCOUNT_COLUMNS,
+  type AccountRow,
+  createKeyRetrying,
+  KEY_COLUMNS,
+  type KeyRow,
+  SESSION_COLUMNS,
+  type SessionRow,
+  toAccount,
+  toKeyInfo,
+  toSession,
+} from './state-rows.js';
 import {
   type Account,
   AccountExistsError,
   type KeyInfo,
   normaliseEmail,
-  PREFIX_ATTEMPTS,
   QUOTE_RETENTION_MS,
   StateNotFoundError,
   type StateStore,
@@ -29,136 +41,14 @@ import {
   type WebSession,
 } from './state-store.js';
 
-const PLAN_CHECK = PLANS.map((p) => `'${p}'`).join(', ');
-
-/** Append-only: a released migration is never edited, a change is a new version. */
-const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
-  {
-    version: 1,
-    name: 'accounts and api keys',
-    sql: `
-      CREATE TABLE accounts (
-        id TEXT PRIMARY KEY,
-        email TEXT UNIQUE,
-        plan TEXT NOT NULL CHECK (plan IN (${PLAN_CHECK})),
-        created_at TEXT NOT NULL
-      );
-      CREATE TABLE api_keys (
-        prefix TEXT PRIMARY KEY,
-        key_hash TEXT NOT NULL UNIQUE,
-        account_id TEXT NOT NULL REFERENCES accounts(id),
-        created_at TEXT NOT NULL,
-        revoked_at TEXT,
-        last_used_at TEXT
-      );
-      CREATE INDEX api_keys_account_id ON api_keys(account_id);
-    `,
-  },
-  {
-    version: 2,
-    name: 'lab quotes and shared secrets',
-    sql: `
-      CREATE TABLE quotes (
-        id TEXT PRIMARY KEY,
-        body TEXT NOT NULL,
-        expires_at TEXT NOT NULL
-      );
-      CREATE INDEX quotes_expires_at ON quotes(expires_at);
-      CREATE TABLE secrets (
-        name TEXT PRIMARY KEY,
-        value TEXT NOT NULL
-      );
-    `,
-  },
-  {
-    version: 3,
-    name: 'payments ledger',
-    sql: `
-      CREATE TABLE payments (
-        id TEXT PRIMARY KEY,
-        operation TEXT NOT NULL,
-        resource TEXT NOT NULL,
-        amount TEXT NOT NULL,
-        network TEXT NOT NULL,
-        asset TEXT NOT NULL,
-        payer TEXT NOT NULL,
-        nonce TEXT NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('pending', 'settled', 'failed')),
-        "transaction" TEXT,
-        error TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL
-      );
-      CREATE UNIQUE INDEX payments_one_use ON payments(network, nonce) WHERE status <> 'failed';
-      CREATE INDEX payments_created_at ON payments(created_at);
-    `,
-  },
-  {
-    version: 4,
-    name: 'web accounts: key names, usage, sign-in links, sessions',
-    sql: `
-      ALTER TABLE api_keys ADD COLUMN name TEXT;
-      CREATE TABLE key_usage (
-        prefix TEXT NOT NULL REFERENCES api_keys(prefix),
-        month TEXT NOT NULL,
-        calls INTEGER NOT NULL,
-        PRIMARY KEY (prefix, month)
-      );
-      CREATE TABLE sign_in_tokens (
-        token_hash TEXT PRIMARY KEY,
-        email TEXT NOT NULL,
-        expires_at TEXT NOT NULL
-      );
-      CREATE INDEX sign_in_tokens_expires_at ON sign_in_tokens(expires_at);
-      CREATE TABLE sessions (
-        id_hash TEXT PRIMARY KEY,
-        account_id TEXT NOT NULL REFERENCES accounts(id),
-        csrf TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        expires_at TEXT NOT NULL
-      );
-      CREATE INDEX sessions_expires_at ON sessions(expires_at);
-    `,
-  },
-  {
-    version: 5,
-    name: 'payment identifiers (x402 payment-identifier: idempotent retries)',
-    sql: `
-      ALTER TABLE payments ADD COLUMN payment_id TEXT;
-      CREATE UNIQUE INDEX payments_one_id ON payments(payment_id) WHERE payment_id IS NOT NULL AND status <> 'failed';
-    `,
-  },
-];
-
 /** last_used_at is written at most this often per key, so authentication is a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-interface AccountRow {
-  id: string;
-  email: string | null;
-  plan: string;
-  created_at: string;
-}
-
-interface KeyRow {
-  prefix: string;
-  key_hash: string;
-  account_id: string;
-  email: string | null;
-  plan: string;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  name: string | null;
-}
 
 /** A known, unrevoked key's row, with last_used_at as a number for the per-request check. */
 interface Verified {
   row: KeyRow;
   lastUsedMs: number;
 }
-
-const KEY_COLUMNS = `k.prefix, k.key_hash, k.account_id, a.email, a.plan, k.created_at, k.revoked_at, k.last_used_at, k.name`;
 
 export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
@@ -174,21 +64,12 @@ export class SqliteStateStore implements StateStore {
 
   async migrate(): Promise<void> {
     const apply = this.db.transaction(() => {
-      this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-        version INTEGER PRIMARY KEY,
-        name TEXT NOT NULL,
-        applied_at TEXT NOT NULL
-      )`);
-      const applied = new Set(
-        (this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(
-          (r) => r.version,
-        ),
-      );
+      this.db.exec(migrationsTableSql('sqlite'));
+      const applied = this.db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[];
       const record = this.db.prepare(
         'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
       );
-      for (const m of MIGRATIONS) {
-        if (applied.has(m.version)) continue;
+      for (const m of pendingMigrations('sqlite', applied)) {
         this.db.exec(m.sql);
         record.run(m.version, m.name, now());
       }
@@ -218,7 +99,7 @@ export class SqliteStateStore implements StateStore {
 
   async findAccountByEmail(email: string): Promise<Account | null> {
     const row = this.db
-      .prepare('SELECT id, email, plan, created_at FROM accounts WHERE email = ?')
+      .prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = ?`)
       .get(normaliseEmail(email)) as AccountRow | undefined;
     return row ? toAccount(row) : null;
   }
@@ -226,7 +107,7 @@ export class SqliteStateStore implements StateStore {
   async setPlan(email: string, plan: Plan): Promise<Account> {
     this.lookups.clear();
     const row = this.db
-      .prepare('UPDATE accounts SET plan = ? WHERE email = ? RETURNING id, email, plan, created_at')
+      .prepare(`UPDATE accounts SET plan = ? WHERE email = ? RETURNING ${ACCOUNT_COLUMNS}`)
       .get(parsePlan(plan), normaliseEmail(email)) as AccountRow | undefined;
     if (!row) throw new StateNotFoundError(`no account with email ${normaliseEmail(email)}`);
     return toAccount(row);
@@ -239,15 +120,10 @@ export class SqliteStateStore implements StateStore {
     const insert = this.db.prepare(
       'INSERT INTO api_keys (prefix, key_hash, account_id, created_at, name) VALUES (?, ?, ?, ?, ?)',
     );
-    for (let attempt = 1; ; attempt++) {
-      const { key, prefix, hash } = generateApiKey();
-      try {
-        insert.run(prefix, hash, accountId, now(), name);
-        return { key, prefix };
-      } catch (error) {
-        if (!isUniqueViolation(error) || attempt >= PREFIX_ATTEMPTS) throw error;
-      }
-    }
+    return createKeyRetrying(
+      (prefix, hash) => insert.run(prefix, hash, accountId, now(), name),
+      isUniqueViolation,
+    );
   }
 
   private byHash: Database.Statement | undefined;
@@ -301,7 +177,7 @@ export class SqliteStateStore implements StateStore {
     const row = this.byHash.get(hash) as KeyRow | undefined;
     if (!row || !hashesEqual(row.key_hash, hash) || row.prefix !== prefix) return null;
     if (row.revoked_at !== null) return null;
-    return { row, lastUsedMs: row.last_used_at === null ? -Infinity : Date.parse(row.last_used_at) };
+    return { row, lastUsedMs: row.last_used_at === null ? -Infinity : new Date(row.last_used_at).getTime() };
   }
 
   async listKeys(filter: { accountId?: string } = {}): Promise<KeyInfo[]> {
@@ -380,7 +256,7 @@ export class SqliteStateStore implements StateStore {
   async findSession(idHash: string): Promise<WebSession | null> {
     const row = this.db
       .prepare(
-        `SELECT s.account_id, a.email, a.plan, s.csrf, s.expires_at FROM sessions s JOIN accounts a ON a.id = s.account_id
+        `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN accounts a ON a.id = s.account_id
           WHERE s.id_hash = ? AND s.expires_at > ?`,
       )
       .get(idHash, now()) as SessionRow | undefined;
@@ -525,40 +401,4 @@ function now(): string {
 function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
-function toAccount(row: AccountRow): Account {
-  return { id: row.id, email: row.email, plan: parsePlan(row.plan), createdAt: row.created_at };
-}
-
-/** Leaves out key_hash on purpose: KeyInfo goes to listings and logs. */
-function toKeyInfo(row: KeyRow): KeyInfo {
-  return {
-    prefix: row.prefix,
-    accountId: row.account_id,
-    email: row.email,
-    plan: parsePlan(row.plan),
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    lastUsedAt: row.last_used_at,
-    name: row.name,
-  };
-}
-
-interface SessionRow {
-  account_id: string;
-  email: string;
-  plan: string;
-  csrf: string;
-  expires_at: string;
-}
-
-function toSession(row: SessionRow): WebSession {
-  return {
-    accountId: row.account_id,
-    email: row.email,
-    plan: parsePlan(row.plan),
-    csrf: row.csrf,
-    expiresAt: row.expires_at,
-  };
 }

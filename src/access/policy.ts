@@ -90,6 +90,14 @@ export const OPERATIONS = [
     ],
   },
   {
+    id: 'listVersions',
+    description: 'The data versions kept, each answerable with data_version= or RI-Data-Version',
+    method: 'GET',
+    path: '/versions',
+    access: 'public',
+    prices: [],
+  },
+  {
     id: 'searchSubjects',
     tool: 'search_subjects',
     description: 'Resolves free text to topics and keywords (subject_type and subject_id)',

@@ -3,6 +3,7 @@ import type { Plan } from '../access/plans.js';
 import type { StateStore } from '../access/state-store.js';
 import type { UsageCounter } from '../access/usage-counter.js';
 import type { Config } from '../config/config.js';
+import type { Viewer } from '../core/viewer.js';
 import type { HeavyWork } from '../offload/heavy-work.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
@@ -28,6 +29,8 @@ export type AppEnv = {
     publicUrl: string;
     snapshot: Snapshot;
     caller: Caller;
+    /** What the caller may see, as the core takes it: set by a route once its access check passed. */
+    viewer: Viewer;
     /** Set for keyed callers; the rate limiter's per-key bucket. */
     apiKeyPrefix: string | undefined;
     /** Set by the payment gate on priced operations when payments are on. */

@@ -1,11 +1,9 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import {
   type AccessLevel,
   type Edition,
   HRI_ACCESS,
   type Operation,
-  type OperationId,
-  operation,
   planAllows,
   priceOf,
 } from '../access/policy.js';
@@ -33,19 +31,6 @@ export function checkAccess(
     ...(op ? { op } : {}),
   });
   if (refusal) throw refusal;
-}
-
-/** Route middleware: the operation's access level from the policy table. */
-export function requireAccess(
-  id: OperationId,
-  edition: Edition,
-  publicUrl: string,
-): MiddlewareHandler<AppEnv> {
-  const op = operation(id);
-  return async (c, next) => {
-    checkAccess(c, op.access, edition, publicUrl, `${op.method} /v1${op.path}`, op);
-    await next();
-  };
 }
 
 /** The caller as the core sees it. */

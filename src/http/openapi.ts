@@ -33,11 +33,10 @@ export function registerOpenApi(
       servers: [{ url: `${deps.publicUrl}/v1` }],
       security: [{ bearer: [] }],
     });
-    // Access level per operation from the policy table; public routes take no credentials or the bearer.
+    // Access level per operation from the policy table (defineRoute set its security).
     for (const op of OPERATIONS) {
       const item = doc.paths?.[op.path]?.[op.method.toLowerCase() as 'get' | 'post'];
       if (!item) continue;
-      if (op.access === 'public') item.security = [{}, { bearer: [] }];
       (item as unknown as Record<string, unknown>)['x-access'] = op.access;
       // Pay per call: the terms' shape (from the price table) and the 402 answer.
       if (payments?.enabled && PRICED_OPERATIONS.includes(op)) {

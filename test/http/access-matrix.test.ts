@@ -23,6 +23,7 @@ const ENDPOINTS: Endpoint[] = [
   { op: 'getElementHistory', method: 'GET', path: '/v1/elements/Fe/history', access: 'key' },
   { op: 'getElementHistories', method: 'GET', path: '/v1/elements/history?symbols=Fe,Ni', access: 'key' },
   { op: 'getElementPapers', method: 'GET', path: '/v1/elements/Fe/papers', access: 'personal' },
+  { op: 'listVersions', method: 'GET', path: '/v1/versions', access: 'public' },
   { op: 'searchSubjects', method: 'GET', path: '/v1/subjects/search?q=oxygen%20evolution', access: 'key' },
   { op: 'getSubject', method: 'GET', path: '/v1/subjects/topic/T10030', access: 'personal' },
   { op: 'getSubjectHistory', method: 'GET', path: '/v1/subjects/topic/T10030/history', access: 'personal' },

@@ -1,13 +1,14 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { batchPrice, operation, RESOLUTION_ACCESS } from '../../../access/policy.js';
 import { batchSymbols } from '../../../core/elements.js';
 import { elementHistories, MAX_HISTORY_BATCH } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
-import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
+import { checkAccess } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historiesTable } from '../csv-tables.js';
-import { errorResponses, PinnedQuery, ResolutionQuery, type RouteDeps } from '../shared.js';
+import { defineRoute } from '../define-route.js';
+import { PinnedQuery, ResolutionQuery, type RouteDeps } from '../shared.js';
 import { ElementHistoriesSchema, SymbolsQuery } from './schema.js';
 
 /**
@@ -17,35 +18,32 @@ import { ElementHistoriesSchema, SymbolsQuery } from './schema.js';
  */
 export function registerElementHistories(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   const op = operation('getElementHistories');
-  const route = createRoute({
-    operationId: 'getElementHistories',
-    method: 'get',
-    path: '/elements/history',
-    summary: `Full histories of up to ${MAX_HISTORY_BATCH} elements in one call (symbols=Fe,Ni,Co), priced per symbol`,
-    security: [{ bearer: [] }],
-    middleware: [requireAccess('getElementHistories', deps.edition, deps.publicUrl)] as const,
-    request: {
-      query: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PinnedQuery }).strict(),
-    },
-    responses: {
-      200: {
+  defineRoute(
+    app,
+    deps,
+    'getElementHistories',
+    {
+      summary: `Full histories of up to ${MAX_HISTORY_BATCH} elements in one call (symbols=Fe,Ni,Co), priced per symbol`,
+      request: {
+        query: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PinnedQuery }).strict(),
+      },
+      ok: {
         description: 'One history per symbol, in the order given (JSON, or CSV with Accept: text/csv)',
         content: {
           'application/json': { schema: ElementHistoriesSchema },
           ...csvContent('One record per symbol and period'),
         },
       },
-      ...errorResponses('keyed', {
+      errors: {
         404: 'A symbol names no element (unknown_symbol, naming every unknown one, with suggestions)',
-      }),
+      },
     },
-  });
-  app.openapi(route, async (c) => {
-    const { symbols, resolution } = c.req.valid('query');
-    checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
-    const list = batchSymbols(symbols, MAX_HISTORY_BATCH);
-    const viewer = viewerOf(c, deps.edition, deps.publicUrl);
-    const answer = elementHistories(c.get('snapshot'), list, resolution, viewer);
-    return jsonOrCsv(c, await paid(c, answer, batchPrice(op, list.length) ?? undefined), historiesTable);
-  });
+    async (c) => {
+      const { symbols, resolution } = c.req.valid('query');
+      checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
+      const list = batchSymbols(symbols, MAX_HISTORY_BATCH);
+      const answer = elementHistories(c.get('snapshot'), list, resolution, c.get('viewer'));
+      return jsonOrCsv(c, await paid(c, answer, batchPrice(op, list.length) ?? undefined), historiesTable);
+    },
+  );
 }

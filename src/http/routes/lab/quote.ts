@@ -1,28 +1,26 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { queryFromMarkdown } from '../../../core/lab.js';
 import type { LabService } from '../../../core/lab-service.js';
 import { MAX_QUERY_LENGTH } from '../../../lab/query-parser.js';
 import type { AppEnv } from '../../context.js';
-import { requireAccess, viewerOf } from '../../guard.js';
 import { charge } from '../../payment.js';
-import { errorResponses, jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
+import { defineRoute } from '../define-route.js';
+import { jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
 import { LabQuoteSchema } from './schema.js';
 
 const QUERY_HELP =
   'The filter: +term or term (required), -term (excluded), (a OR b), "exact topic name", word* (topic names, up to 25), year:A..B, year:A.., year:A';
 
-const responses = {
-  200: { description: 'The quote', content: { 'application/json': { schema: LabQuoteSchema } } },
-  ...errorResponses('keyed', {
-    400: 'A parameter is invalid (invalid_parameter), or the query is unusable (unusable_query: what, where and a suggested fix)',
-  }),
+const ok = { description: 'The quote', content: { 'application/json': { schema: LabQuoteSchema } } };
+const errors = {
+  400: 'A parameter is invalid (invalid_parameter), or the query is unusable (unusable_query: what, where and a suggested fix)',
 };
 
 /** GET and POST /lab/quote: a binding quote for a filter query. The quote is kept for runs by quote_id. */
 export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabService): void {
-  const answer = async (c: Parameters<Parameters<typeof app.openapi>[1]>[0], input: string) => {
-    const viewer = viewerOf(c, deps.edition, deps.publicUrl);
-    const quote = await lab.quote(c.get('snapshot'), input, viewer, {
+  const answer = async (c: Context<AppEnv>, input: string) => {
+    const quote = await lab.quote(c.get('snapshot'), input, c.get('viewer'), {
       pay: () => charge(c),
       keep: c.req.method !== 'HEAD',
     });
@@ -30,55 +28,57 @@ export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab:
     return c.json(quote, 200, { 'cache-control': 'no-store' });
   };
 
-  const get = createRoute({
-    operationId: 'labQuote',
-    method: 'get',
-    path: '/lab/quote',
-    summary: 'A binding quote for a filtered paper list: matches, spread, price per deliverable',
-    security: [{ bearer: [] }],
-    middleware: [requireAccess('labQuote', deps.edition, deps.publicUrl)] as const,
-    request: {
-      query: z
-        .object({
-          q: z
-            .string()
-            .max(MAX_QUERY_LENGTH * 2)
-            .openapi({ description: QUERY_HELP, example: 'perovskite -Pb year:2020..' }),
-        })
-        .strict(),
+  defineRoute(
+    app,
+    deps,
+    'labQuote',
+    {
+      summary: 'A binding quote for a filtered paper list: matches, spread, price per deliverable',
+      request: {
+        query: z
+          .object({
+            q: z
+              .string()
+              .max(MAX_QUERY_LENGTH * 2)
+              .openapi({ description: QUERY_HELP, example: 'perovskite -Pb year:2020..' }),
+          })
+          .strict(),
+      },
+      ok,
+      errors,
     },
-    responses,
-  });
-  app.openapi(get, (c) => answer(c, c.req.valid('query').q));
+    (c) => answer(c, c.req.valid('query').q),
+  );
 
-  const post = createRoute({
-    operationId: 'labQuotePost',
-    method: 'post',
-    path: '/lab/quote',
-    summary: 'The same quote, with the filter in a JSON body (query, or markdown with a ```query block)',
-    security: [{ bearer: [] }],
-    middleware: [requireAccess('labQuotePost', deps.edition, deps.publicUrl)] as const,
-    request: jsonBody(
-      z
-        .object({
-          query: z
-            .string()
-            .max(MAX_QUERY_LENGTH * 2)
-            .optional()
-            .openapi({ description: QUERY_HELP }),
-          markdown: z
-            .string()
-            .max(64 * 1024)
-            .optional()
-            .openapi({ description: 'A text whose ```query fenced block holds the filter' }),
-        })
-        .strict(),
-    ),
-    responses,
-  });
-  app.openapi(post, (c) => {
-    const body = c.req.valid('json');
-    requireExactlyOne({ query: body.query, markdown: body.markdown }, "'query' or 'markdown' in the body");
-    return answer(c, body.query ?? queryFromMarkdown(body.markdown!));
-  });
+  defineRoute(
+    app,
+    deps,
+    'labQuotePost',
+    {
+      summary: 'The same quote, with the filter in a JSON body (query, or markdown with a ```query block)',
+      request: jsonBody(
+        z
+          .object({
+            query: z
+              .string()
+              .max(MAX_QUERY_LENGTH * 2)
+              .optional()
+              .openapi({ description: QUERY_HELP }),
+            markdown: z
+              .string()
+              .max(64 * 1024)
+              .optional()
+              .openapi({ description: 'A text whose ```query fenced block holds the filter' }),
+          })
+          .strict(),
+      ),
+      ok,
+      errors,
+    },
+    (c) => {
+      const body = c.req.valid('json');
+      requireExactlyOne({ query: body.query, markdown: body.markdown }, "'query' or 'markdown' in the body");
+      return answer(c, body.query ?? queryFromMarkdown(body.markdown!));
+    },
+  );
 }

@@ -1,22 +1,21 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { LabDepth } from '../../../access/policy.js';
 import { ServiceError } from '../../../core/errors.js';
 import type { LabRunRequest, LabService } from '../../../core/lab-service.js';
 import type { AppEnv } from '../../context.js';
-import { requireAccess, viewerOf } from '../../guard.js';
 import { charge } from '../../payment.js';
-import { errorResponses, jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
+import { defineRoute } from '../define-route.js';
+import { jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
 import { DepthSchema, LabRunSchema } from './schema.js';
 
-const responses = {
-  200: { description: 'The papers', content: { 'application/json': { schema: LabRunSchema } } },
-  ...errorResponses('keyed', {
-    404: 'No quote with that quote_id (unknown_quote)',
-    409: 'The data was republished since the quote (quote_stale); ask for a new quote',
-    410: 'The quote expired (quote_expired); ask for a new quote',
-    400: 'A parameter is invalid (invalid_parameter), or the quote was edited (quote_edited)',
-    403: "The key's plan is too low (plan_required), or the quote is a licence offer (licence_required)",
-  }),
+const ok = { description: 'The papers', content: { 'application/json': { schema: LabRunSchema } } };
+const errors = {
+  404: 'No quote with that quote_id (unknown_quote)',
+  409: 'The data was republished since the quote (quote_stale); ask for a new quote',
+  410: 'The quote expired (quote_expired); ask for a new quote',
+  400: 'A parameter is invalid (invalid_parameter), or the quote was edited (quote_edited)',
+  403: "The key's plan is too low (plan_required), or the quote is a licence offer (licence_required)",
 };
 
 /**
@@ -24,11 +23,7 @@ const responses = {
  * stale quote is refused before anything else (and, with pay-per-call, before payment is asked).
  */
 export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabService): void {
-  const answer = async (
-    c: Parameters<Parameters<typeof app.openapi>[1]>[0],
-    request: LabRunRequest,
-    depth: LabDepth,
-  ) => {
+  const answer = async (c: Context<AppEnv>, request: LabRunRequest, depth: LabDepth) => {
     const snapshot = c.get('snapshot');
     // The quote's refusals (edited, expired, stale, licence) come before any payment is asked;
     // a run costs the quoted price of the depth minus what the quote cost.
@@ -37,51 +32,53 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
     if (!(price > 0))
       throw new ServiceError('quote_edited', 'The quote names a price this service never quotes.');
     await charge(c, price);
-    const run = await lab.run(snapshot, quote, depth, viewerOf(c, deps.edition, deps.publicUrl));
+    const run = await lab.run(snapshot, quote, depth, c.get('viewer'));
     return c.json(run, 200, { 'cache-control': 'no-store' });
   };
   const QuoteId = z.string().min(1).max(100).openapi({ description: 'The quote_id of a quote' });
 
-  const get = createRoute({
-    operationId: 'labRun',
-    method: 'get',
-    path: '/lab/run',
-    summary: 'The top papers of a quoted query, ranked by impact',
-    security: [{ bearer: [] }],
-    middleware: [requireAccess('labRun', deps.edition, deps.publicUrl)] as const,
-    request: { query: z.object({ quote_id: QuoteId, depth: DepthSchema }).strict() },
-    responses,
-  });
-  app.openapi(get, async (c) => {
-    const q = c.req.valid('query');
-    return answer(c, { quoteId: q.quote_id }, q.depth);
-  });
+  defineRoute(
+    app,
+    deps,
+    'labRun',
+    {
+      summary: 'The top papers of a quoted query, ranked by impact',
+      request: { query: z.object({ quote_id: QuoteId, depth: DepthSchema }).strict() },
+      ok,
+      errors,
+    },
+    (c) => {
+      const q = c.req.valid('query');
+      return answer(c, { quoteId: q.quote_id }, q.depth);
+    },
+  );
 
-  const post = createRoute({
-    operationId: 'labRunPost',
-    method: 'post',
-    path: '/lab/run',
-    summary:
-      'The same run, with {quote_id, depth} or {quote, depth} (the whole quote as returned) in a JSON body',
-    security: [{ bearer: [] }],
-    middleware: [requireAccess('labRunPost', deps.edition, deps.publicUrl)] as const,
-    request: jsonBody(
-      z
-        .object({
-          quote_id: QuoteId.optional(),
-          quote: z
-            .record(z.string(), z.unknown())
-            .optional()
-            .openapi({ description: 'The whole quote as returned by /lab/quote' }),
-          depth: DepthSchema,
-        })
-        .strict(),
-    ),
-    responses,
-  });
-  app.openapi(post, async (c) => {
-    const body = c.req.valid('json');
-    requireExactlyOne({ quote_id: body.quote_id, quote: body.quote }, "'quote_id' or 'quote' in the body");
-    return answer(c, body.quote ? { quote: body.quote } : { quoteId: body.quote_id! }, body.depth);
-  });
+  defineRoute(
+    app,
+    deps,
+    'labRunPost',
+    {
+      summary:
+        'The same run, with {quote_id, depth} or {quote, depth} (the whole quote as returned) in a JSON body',
+      request: jsonBody(
+        z
+          .object({
+            quote_id: QuoteId.optional(),
+            quote: z
+              .record(z.string(), z.unknown())
+              .optional()
+              .openapi({ description: 'The whole quote as returned by /lab/quote' }),
+            depth: DepthSchema,
+          })
+          .strict(),
+      ),
+      ok,
+      errors,
+    },
+    (c) => {
+      const body = c.req.valid('json');
+      requireExactlyOne({ quote_id: body.quote_id, quote: body.quote }, "'quote_id' or 'quote' in the body");
+      return answer(c, body.quote ? { quote: body.quote } : { quoteId: body.quote_id! }, body.depth);
+    },
+  );
 }

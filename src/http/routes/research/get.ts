@@ -1,11 +1,11 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { ResearchAnswer } from '../../../core/research.js';
 import { LENSES, type Lens, MAX_PAGES } from '../../../core/research.js';
 import { inThread } from '../../../offload/heavy-work.js';
 import type { AppEnv } from '../../context.js';
-import { requireAccess, viewerOf } from '../../guard.js';
 import { charge } from '../../payment.js';
-import { envelopeShape, errorResponses, PinnedQuery, type RouteDeps, requireExactlyOne } from '../shared.js';
+import { defineRoute } from '../define-route.js';
+import { envelopeShape, PinnedQuery, type RouteDeps, requireExactlyOne } from '../shared.js';
 
 const ResearchPaperSchema = z.object({
   title: z.string().nullable(),
@@ -85,76 +85,74 @@ export const LensesQuery = z
   .openapi({ type: 'string', description: 'Comma list of foundational, now, newest (default: all three)' });
 
 export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
-  const route = createRoute({
-    operationId: 'research',
-    method: 'get',
-    path: '/research',
-    summary: 'A question or a paper -> research communities and three reading lists',
-    security: [{ bearer: [] }],
-    middleware: [requireAccess('research', deps.edition, deps.publicUrl)] as const,
-    request: {
-      query: z
-        .object({
-          q: z
-            .string()
-            .trim()
-            .min(1)
-            .max(300)
-            .optional()
-            .openapi({ description: 'The question', example: 'oxygen evolution nickel iron' }),
-          paper: z
-            .string()
-            .trim()
-            .min(1)
-            .max(500)
-            .optional()
-            .openapi({ description: 'A DOI or a title to start from, instead of q' }),
-          page_size: z.coerce
-            .number()
-            .int()
-            .min(1)
-            .max(10)
-            .default(10)
-            .openapi({ description: 'Papers per lens, 1-10' }),
-          lenses: LensesQuery,
-          page: z.coerce
-            .number()
-            .int()
-            .min(1)
-            .max(MAX_PAGES)
-            .default(1)
-            .openapi({ description: `Page, 1-${MAX_PAGES}` }),
-          ...PinnedQuery,
-        })
-        .strict(),
-    },
-    responses: {
-      200: {
+  defineRoute(
+    app,
+    deps,
+    'research',
+    {
+      summary: 'A question or a paper -> research communities and three reading lists',
+      request: {
+        query: z
+          .object({
+            q: z
+              .string()
+              .trim()
+              .min(1)
+              .max(300)
+              .optional()
+              .openapi({ description: 'The question', example: 'oxygen evolution nickel iron' }),
+            paper: z
+              .string()
+              .trim()
+              .min(1)
+              .max(500)
+              .optional()
+              .openapi({ description: 'A DOI or a title to start from, instead of q' }),
+            page_size: z.coerce
+              .number()
+              .int()
+              .min(1)
+              .max(10)
+              .default(10)
+              .openapi({ description: 'Papers per lens, 1-10' }),
+            lenses: LensesQuery,
+            page: z.coerce
+              .number()
+              .int()
+              .min(1)
+              .max(MAX_PAGES)
+              .default(1)
+              .openapi({ description: `Page, 1-${MAX_PAGES}` }),
+            ...PinnedQuery,
+          })
+          .strict(),
+      },
+      ok: {
         description: 'Communities and reading lists',
         content: { 'application/json': { schema: ResearchSchema } },
       },
-      ...errorResponses('keyed', {
+      errors: {
         404: 'Nothing matches the question (nothing_matched), or the paper is not in the corpus (unknown_paper)',
-      }),
+      },
     },
-  });
-  app.openapi(route, async (c) => {
-    const q = c.req.valid('query');
-    requireExactlyOne({ q: q.q, paper: q.paper }, "'q' (a question) or 'paper' (a DOI or title)");
-    const request = {
-      ...(q.q !== undefined ? { q: q.q } : { paper: q.paper! }),
-      pageSize: q.page_size,
-      lenses: q.lenses,
-      page: q.page,
-    };
-    // Research is costly: the payment is asked for (and checked) before the answer is computed.
-    // A question nothing matches is a 404 after it, and is never charged.
-    await charge(c);
-    const answer = await (deps.heavy ?? inThread).run<ResearchAnswer>(c.get('snapshot'), {
-      kind: 'research',
-      request,
-      viewer: viewerOf(c, deps.edition, deps.publicUrl),
-    });
-    return c.json(answer, 200);
-  });
+    async (c) => {
+      const q = c.req.valid('query');
+      requireExactlyOne({ q: q.q, paper: q.paper }, "'q' (a question) or 'paper' (a DOI or title)");
+      const request = {
+        ...(q.q !== undefined ? { q: q.q } : { paper: q.paper! }),
+        pageSize: q.page_size,
+        lenses: q.lenses,
+        page: q.page,
+      };
+      // Research is costly: the payment is asked for (and checked) before the answer is computed.
+      // A question nothing matches is a 404 after it, and is never charged.
+      await charge(c);
+      const answer = await (deps.heavy ?? inThread).run<ResearchAnswer>(c.get('snapshot'), {
+        kind: 'research',
+        request,
+        viewer: c.get('viewer'),
+      });
+      return c.json(answer, 200);
+    },
+  );
 }

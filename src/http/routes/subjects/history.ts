@@ -1,41 +1,45 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { RESOLUTION_ACCESS } from '../../../access/policy.js';
 import { subjectHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
-import { checkAccess, requireAccess, viewerOf } from '../../guard.js';
+import { checkAccess } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
-import { errorResponses, PinnedQuery, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
+import { defineRoute } from '../define-route.js';
+import { PinnedQuery, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
 import { SubjectHistorySchema } from './schema.js';
 
 export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
-  const route = createRoute({
-    operationId: 'getSubjectHistory',
-    method: 'get',
-    path: '/subjects/{subject_type}/{subject_id}/history',
-    summary: 'Full history of a topic or keyword (yearly or monthly)',
-    security: [{ bearer: [] }],
-    middleware: [requireAccess('getSubjectHistory', deps.edition, deps.publicUrl)] as const,
-    request: {
-      params: SubjectParams,
-      query: z.object({ resolution: ResolutionQuery, ...PinnedQuery }).strict(),
-    },
-    responses: {
-      200: {
+  defineRoute(
+    app,
+    deps,
+    'getSubjectHistory',
+    {
+      summary: 'Full history of a topic or keyword (yearly or monthly)',
+      request: {
+        params: SubjectParams,
+        query: z.object({ resolution: ResolutionQuery, ...PinnedQuery }).strict(),
+      },
+      ok: {
         description: 'The history (JSON, or CSV with Accept: text/csv)',
         content: { 'application/json': { schema: SubjectHistorySchema }, ...csvContent('The series') },
       },
-      ...errorResponses('keyed', { 404: 'Unknown subject (unknown_subject)' }),
+      errors: { 404: 'Unknown subject (unknown_subject)' },
     },
-  });
-  app.openapi(route, async (c) => {
-    const { resolution } = c.req.valid('query');
-    const { subject_type, subject_id } = c.req.valid('param');
-    if (resolution !== 'daily')
-      checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
-    const viewer = viewerOf(c, deps.edition, deps.publicUrl);
-    const answer = subjectHistory(c.get('snapshot'), subject_type, subject_id, resolution, viewer);
-    return jsonOrCsv(c, await paid(c, answer), historyTable);
-  });
+    async (c) => {
+      const { resolution } = c.req.valid('query');
+      const { subject_type, subject_id } = c.req.valid('param');
+      if (resolution !== 'daily')
+        checkAccess(
+          c,
+          RESOLUTION_ACCESS[resolution],
+          deps.edition,
+          deps.publicUrl,
+          `resolution=${resolution}`,
+        );
+      const answer = subjectHistory(c.get('snapshot'), subject_type, subject_id, resolution, c.get('viewer'));
+      return jsonOrCsv(c, await paid(c, answer), historyTable);
+    },
+  );
 }

@@ -1,0 +1,69 @@
+import {
+  createRoute,
+  type OpenAPIHono,
+  type RouteConfig,
+  type RouteHandler,
+  type z,
+} from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { type OperationId, operation } from '../../access/policy.js';
+import type { AppEnv } from '../context.js';
+import { checkAccess, viewerOf } from '../guard.js';
+import { errorResponses, type RouteDeps } from './shared.js';
+
+/**
+ * What a route file gives: a summary, the schema of its request and of its 200 answer, the error
+ * answers of its own, and the handler. Operation id, method, path, access (and so the security
+ * of the OpenAPI operation and the errors of its access level) come from the access table.
+ */
+export interface RouteSpec {
+  summary: string;
+  request?: RouteConfig['request'];
+  /** The 200 answer. */
+  ok: { description: string; content: Record<string, { schema: z.ZodType }> };
+  /** Error answers besides those of the access level, by status (a status given here replaces the level's). */
+  errors?: Record<number, string>;
+}
+
+/** The route config a spec becomes (what types the handler's input and answers). */
+export type DefinedRoute<S extends RouteSpec> = {
+  method: 'get' | 'post';
+  path: string;
+  request: S['request'];
+  responses: { 200: S['ok'] } & ReturnType<typeof errorResponses>;
+};
+
+/**
+ * Registers the operation `id` of the access table on `app`: its method and path, its access
+ * check, and the caller's viewer put in the context (`c.get('viewer')`) once it may go on.
+ */
+export function defineRoute<const S extends RouteSpec>(
+  app: OpenAPIHono<AppEnv>,
+  deps: RouteDeps,
+  id: OperationId,
+  spec: S,
+  handler: RouteHandler<DefinedRoute<S>, AppEnv>,
+): void {
+  const op = operation(id);
+  const what = `${op.method} /v1${op.path}`;
+  const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
+    checkAccess(c, op.access, deps.edition, deps.publicUrl, what, op);
+    c.set('viewer', viewerOf(c, deps.edition, deps.publicUrl));
+    await next();
+  };
+  const route = createRoute({
+    operationId: op.id,
+    method: op.method === 'GET' ? 'get' : 'post',
+    path: op.path,
+    summary: spec.summary,
+    // Public operations take no credentials or the bearer; the others the bearer.
+    security: op.access === 'public' ? [{}, { bearer: [] }] : [{ bearer: [] }],
+    middleware: [guard] as const,
+    ...(spec.request ? { request: spec.request } : {}),
+    responses: {
+      200: spec.ok,
+      ...errorResponses(op.access === 'public' ? 'public' : 'keyed', spec.errors),
+    },
+  });
+  app.openapi(route, handler as never);
+}

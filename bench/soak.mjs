@@ -11,7 +11,8 @@
 //      the folder `ri update --watch` follows (a new snapshot each time), and one replica is killed
 //      with SIGKILL and started again.
 // Reports failed GETs, 5xx, p99 per route and each replica's RSS (VmRSS, sampled every second),
-// then one verdict per budget item; exits 1 when an item fails. SOAK_SEED changes the generator.
+// then one verdict per budget item; exits 1 when an item fails. SOAK_SEED changes the generator;
+// SOAK_KEEP=1 keeps the work folder and its logs after a soak that passed.
 // Needs nginx (apt-get install nginx-light), PostgreSQL (SOAK_POSTGRES_URL, default
 // postgres://postgres@127.0.0.1:5432/test) and Redis (SOAK_REDIS_URL, default redis://127.0.0.1:6379).
 import { spawn } from 'node:child_process';
@@ -678,7 +679,10 @@ async function hostilePhase(operations, portN, direct) {
         id,
         label: req.label,
         request: `${req.method} ${req.target.slice(0, 200)}`,
-        headers: req.headers.map(([k, v]) => `${k}: ${String(v).slice(0, 60)}`).join(' | '),
+        headers: [
+          ...req.headers.map(([k, v]) => `${k}: ${String(v).slice(0, 60)}`),
+          ...(req.body ? [`(a body of ${req.body.length} bytes)`] : []),
+        ].join(' | '),
       };
       if (a.status >= 500)
         result.fiveXx.push({
@@ -1115,7 +1119,7 @@ try {
   console.error(`soak: ${e.stack ?? e}`);
 }
 ok = (await cleanup()) && ok;
-// The logs stay for a failed soak (the lines of a 5xx or a failed GET are in them).
-if (ok) rmSync(work, { recursive: true, force: true });
+// The logs stay for a failed soak (the lines of a 5xx or a failed GET are in them), or when asked.
+if (ok && !process.env.SOAK_KEEP) rmSync(work, { recursive: true, force: true });
 else console.error(`soak: replica and nginx logs kept in ${work}`);
 process.exitCode = ok ? 0 : 1;

@@ -111,10 +111,14 @@ export function boundServer(
   // An answer sent before the request's body has all arrived (413, or a refusal that never reads
   // it) says Connection: close: the adapter drains such a body for at most 500 ms and then closes
   // the socket, and a proxy that was told keep-alive would send its next request into that close.
+  // The socket is then closed once the body is in (closeAfterBody), not right after the answer.
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const writeHead = res.writeHead;
     res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-      if (!req.complete && !res.headersSent) res.setHeader('connection', 'close');
+      if (!req.complete && !res.headersSent) {
+        res.setHeader('connection', 'close');
+        if (req.socket) closeAfterBody(req, req.socket);
+      }
       return writeHead.apply(this, args);
     } as typeof writeHead;
   });
@@ -135,6 +139,48 @@ export function boundServer(
       });
       server.closeIdleConnections();
     });
+}
+
+/** After an early answer, how long and how much of the rest of a request's body is read (and dropped) before closing. */
+const LINGER_MS = 5_000;
+const LINGER_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Node closes a connection right after a `Connection: close` answer (socket.destroySoon). When the
+ * answer came before the request's body had all arrived, unread bytes make that close a reset,
+ * and a proxy still sending the body fails its next write (nginx: `writev() failed (32: Broken
+ * pipe) while sending request to upstream`) and answers 502 instead of our answer, a POST it does
+ * not retry. So the answer is followed by our end of writing, the rest of the body is read and
+ * dropped, and the socket is closed once it is in (at most LINGER_MS and LINGER_BYTES), as
+ * nginx's own lingering close does.
+ */
+function closeAfterBody(req: IncomingMessage, socket: Socket): void {
+  const destroySoon = socket.destroySoon.bind(socket);
+  let lingering = false;
+  socket.destroySoon = () => {
+    if (lingering) return;
+    lingering = true;
+    if (req.complete || socket.destroyed) {
+      destroySoon();
+      return;
+    }
+    socket.end();
+    let read = 0;
+    const close = () => {
+      clearTimeout(timer);
+      socket.destroy();
+    };
+    const timer = setTimeout(close, LINGER_MS);
+    timer.unref();
+    req.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > LINGER_BYTES) close();
+    });
+    req.once('end', close);
+    req.once('error', close);
+    socket.once('close', () => clearTimeout(timer));
+    req.resume();
+  };
 }
 
 /** How long a refused client may take to read its answer and close its side. */

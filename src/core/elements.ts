@@ -1,5 +1,5 @@
 import { ELEMENTS, findElement } from '../elements/elements.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { ElementRow, SnapshotView, SubjectQueries } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
 import type { Notes } from './notes.js';
 import { envelope, type Viewer } from './viewer.js';
@@ -32,27 +32,14 @@ export interface ElementListAnswer {
   data_version: string;
 }
 
-interface SubjectRow {
-  id: string;
-  name: string;
-  paper_count: number;
-  ri: number;
-  ris: number;
-  hri: number | null;
-  extra: string;
-}
+type ElementsView = SnapshotView<Pick<SubjectQueries, 'elementRows'>>;
 
 /** All 118 elements' rows, read once per snapshot. */
-function elementRows(snapshot: Snapshot): Map<string, SubjectRow> {
-  return snapshot.memoize('element-rows', () => {
-    const rows = snapshot.db
-      .prepare("SELECT id, name, paper_count, ri, ris, hri, extra FROM subjects WHERE type = 'element'")
-      .all() as SubjectRow[];
-    return new Map(rows.map((r) => [r.id, r]));
-  });
+function elementRows(snapshot: ElementsView): Map<string, ElementRow> {
+  return snapshot.memoize('element-rows', () => new Map(snapshot.reader.elementRows().map((r) => [r.id, r])));
 }
 
-function toScore(row: SubjectRow, viewer: Viewer): ElementScore {
+function toScore(row: ElementRow, viewer: Viewer): ElementScore {
   const extra = JSON.parse(row.extra) as { number: number; group: number | null; period: number };
   return {
     symbol: row.id,
@@ -70,7 +57,7 @@ function toScore(row: SubjectRow, viewer: Viewer): ElementScore {
 
 /** All 118 elements by atomic number; or, for a batch, the symbols asked for in their order. */
 export function listElements(
-  snapshot: Snapshot,
+  snapshot: ElementsView,
   viewer: Viewer,
   symbols?: readonly string[],
 ): ElementListAnswer {
@@ -120,7 +107,7 @@ export function batchSymbols(list: string, max = ELEMENTS.length): string[] {
 }
 
 /** One element by symbol, matched case-insensitively and answered in its canonical form. */
-export function getElement(snapshot: Snapshot, symbol: string, viewer: Viewer): ElementAnswer {
+export function getElement(snapshot: ElementsView, symbol: string, viewer: Viewer): ElementAnswer {
   const row = elementRow(snapshot, symbol);
   const { canonical_url: _, ...rest } = envelope(snapshot, viewer, `/elements/${row.id}`);
   return { ...toScore(row, viewer), ...rest };
@@ -137,7 +124,7 @@ export function canonicalSymbol(symbol: string): string {
   return element.symbol;
 }
 
-function elementRow(snapshot: Snapshot, symbol: string): SubjectRow {
+function elementRow(snapshot: ElementsView, symbol: string): ElementRow {
   const canonical = canonicalSymbol(symbol);
   const row = elementRows(snapshot).get(canonical);
   if (!row) throw new ServiceError('data_unavailable', `The snapshot has no row for ${canonical}.`);

@@ -1,4 +1,4 @@
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { HistoryQueries, SnapshotView, SubjectQueries } from '../snapshot/reader.js';
 import { canonicalSymbol } from './elements.js';
 import { ServiceError } from './errors.js';
 import { HISTORY_NOTES } from './notes.js';
@@ -28,17 +28,16 @@ interface StoredSeries {
   hri: (number | null)[];
 }
 
+type HistoryView = SnapshotView<HistoryQueries & SubjectQueries>;
+
 function readSeries(
-  snapshot: Snapshot,
-  type: string,
+  snapshot: SnapshotView<HistoryQueries>,
+  type: 'element' | SubjectType,
   id: string,
   resolution: Resolution,
   viewer: Viewer,
 ): HistoryPoint[] {
-  const json = snapshot.db
-    .prepare('SELECT series FROM history WHERE type = ? AND id = ? AND resolution = ?')
-    .pluck()
-    .get(type, id, resolution) as string | undefined;
+  const json = snapshot.reader.series(type, id, resolution);
   if (json === undefined) return [];
   const s = JSON.parse(json) as StoredSeries;
   if (s.period.length === 0) return [];
@@ -68,14 +67,14 @@ function readSeries(
 }
 
 /** The corpus's high-impact papers per period of a resolution, read once per snapshot. */
-function corpusHighImpact(snapshot: Snapshot, resolution: Resolution): Map<string, number> {
-  return snapshot.memoize(`history:high-impact:${resolution}`, () => {
-    const rows = snapshot.db
-      .prepare('SELECT period, high_impact_papers FROM periods WHERE resolution = ?')
-      .raw()
-      .all(resolution) as [string, number][];
-    return new Map(rows);
-  });
+function corpusHighImpact(
+  snapshot: SnapshotView<HistoryQueries>,
+  resolution: Resolution,
+): Map<string, number> {
+  return snapshot.memoize(
+    `history:high-impact:${resolution}`,
+    () => new Map(snapshot.reader.highImpactByPeriod(resolution)),
+  );
 }
 
 /** The label of the period a day (YYYY-MM-DD) falls in: 2024, 2024-03 or 2024-03-05. */
@@ -114,7 +113,7 @@ export function periodsBetween(first: string, last: string, resolution: Resoluti
 
 /** An element's full history at a resolution (yearly, monthly or daily). */
 export function elementHistory(
-  snapshot: Snapshot,
+  snapshot: HistoryView,
   symbol: string,
   resolution: Resolution,
   viewer: Viewer,
@@ -136,7 +135,7 @@ export const MAX_HISTORY_BATCH = 20;
 
 /** Several elements' full histories at one resolution, in the order of the symbols (see batchSymbols). */
 export function elementHistories(
-  snapshot: Snapshot,
+  snapshot: HistoryView,
   symbols: readonly string[],
   resolution: Resolution,
   viewer: Viewer,
@@ -159,7 +158,7 @@ export function elementHistories(
 
 /** A topic's or keyword's full history (yearly or monthly; daily is for elements only). */
 export function subjectHistory(
-  snapshot: Snapshot,
+  snapshot: HistoryView,
   type: SubjectType,
   id: string,
   resolution: Resolution,

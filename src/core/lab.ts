@@ -18,7 +18,7 @@ import { LabQueryError, parseLabQuery, printLabQuery } from '../lab/query-parser
 import { quoteId, signQuote, verifyQuote } from '../lab/quote-signature.js';
 import { explainUnknown, type ResolvedClause, resolvedTerms, resolveQuery } from '../lab/resolve.js';
 import { countBy, evenSample, lowestK, type Postings } from '../lab/sets.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { LabQueries, PaperQueries, SnapshotStamp, SnapshotView } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
 import { type PaperEntry, paperEntries } from './papers.js';
@@ -207,7 +207,10 @@ interface Evaluated {
 }
 
 /** Parses, resolves and matches a query; a query with no known positive term is unusable. */
-function evaluate(snapshot: Snapshot, input: string): Evaluated {
+/** What the lab reads of a snapshot: its index, and the papers a run delivers. */
+type LabView = SnapshotView<LabQueries & PaperQueries>;
+
+function evaluate(snapshot: SnapshotView<LabQueries>, input: string): Evaluated {
   const parsed = parse(input);
   const index = labIndex(snapshot);
   const clauses = resolveQuery(index, parsed);
@@ -228,7 +231,7 @@ function evaluate(snapshot: Snapshot, input: string): Evaluated {
 }
 
 export function labQuote(
-  snapshot: Snapshot,
+  snapshot: SnapshotView<LabQueries>,
   input: string,
   viewer: Viewer,
   settings: QuoteSettings,
@@ -291,7 +294,7 @@ export function labQuote(
  * (410), stale (the data was republished since, 409), a licence offer (403), a depth not offered.
  */
 export function checkQuote(
-  snapshot: Snapshot,
+  snapshot: SnapshotStamp,
   quote: Record<string, unknown>,
   depth: LabDepth,
   settings: QuoteSettings,
@@ -331,7 +334,7 @@ export function checkQuote(
 }
 
 /** A checked quote's top papers, ranked by impact (rank 1 first). */
-export function labRun(snapshot: Snapshot, quote: LabQuote, depth: LabDepth, viewer: Viewer): LabRunAnswer {
+export function labRun(snapshot: LabView, quote: LabQuote, depth: LabDepth, viewer: Viewer): LabRunAnswer {
   const { matched, index } = evaluate(snapshot, quote.query);
   const top = lowestK(matched, index.rankPosition, LAB_DEPTHS[depth].papers);
   // ris_contribution: the paper's recency weight as a share of the whole match's (sums to 1 over all matches).

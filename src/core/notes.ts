@@ -1,5 +1,5 @@
 import { type Edition, requiredPlan } from '../access/policy.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { SnapshotStamp } from '../snapshot/reader.js';
 
 /**
  * How each metric should and should not be read, written for this data: the window, the corpus
@@ -37,7 +37,7 @@ export const HISTORY_NOTES =
   'The current period may be incomplete.';
 
 export function metricNotes(
-  snapshot: Snapshot,
+  snapshot: SnapshotStamp,
   options: { hriAvailable: boolean; upgradeUrl: string; edition?: Edition },
 ): Notes {
   const m = snapshot.meta;

@@ -1,5 +1,5 @@
 import { decodeRanked } from '../snapshot/ranked.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { PaperQueries, SnapshotView } from '../snapshot/reader.js';
 import { canonicalSymbol } from './elements.js';
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
@@ -32,13 +32,11 @@ export interface PaperEntry {
  * field of the spec; null when the subject does not exist in this snapshot.
  */
 export function rankedPapers(
-  snapshot: Snapshot,
+  snapshot: SnapshotView<PaperQueries>,
   type: 'element' | 'topic' | 'keyword',
   id: string,
 ): { papers: PaperEntry[]; totalRanked: number; totalPapers: number } | null {
-  const subject = snapshot.db
-    .prepare('SELECT ranked, total_ranked, paper_count FROM subjects WHERE type = ? AND id = ?')
-    .get(type, id) as { ranked: Buffer; total_ranked: number; paper_count: number } | undefined;
+  const subject = snapshot.reader.rankedPapers(type, id);
   if (!subject) return null;
   const papers = paperEntries(snapshot, decodeRanked(subject.ranked));
   return { papers, totalRanked: subject.total_ranked, totalPapers: subject.paper_count };
@@ -46,15 +44,12 @@ export function rankedPapers(
 
 /** Ranked papers (ordinal, rank, ris_contribution) as paper entries, in the order given. */
 export function paperEntries(
-  snapshot: Snapshot,
+  snapshot: SnapshotView<PaperQueries>,
   ranked: readonly { ordinal: number; rank: number; risContribution: number }[],
 ): PaperEntry[] {
   const byOrdinal = loadPaperRows(
     snapshot,
     ranked.map((r) => r.ordinal),
-  );
-  const clusterNames = snapshot.memoize('topic-names', () =>
-    snapshot.db.prepare("SELECT name FROM subjects WHERE type = 'topic' AND id = ?").pluck(),
   );
   return ranked.map((r) => {
     const p = byOrdinal.get(r.ordinal)!;
@@ -69,7 +64,7 @@ export function paperEntries(
       impact_score: p.impact_score,
       citation_percentile: p.citation_percentile,
       cluster,
-      cluster_name: cluster ? ((clusterNames.get(cluster) as string | undefined) ?? null) : null,
+      cluster_name: cluster ? (snapshot.reader.topicName(cluster) ?? null) : null,
       rank: r.rank,
       ris_contribution: r.risContribution,
       publication_date: p.pub_date,
@@ -114,7 +109,7 @@ function arrange(papers: PaperEntry[], options: PaperListOptions): PaperEntry[] 
 
 /** An element's papers: its top 100, optionally filtered by keyword, sorted and cut to the limit. */
 export function elementPapers(
-  snapshot: Snapshot,
+  snapshot: SnapshotView,
   symbol: string,
   options: PaperListOptions,
   viewer: Viewer,
@@ -144,7 +139,10 @@ export function elementPapers(
 }
 
 /** The keyword a filter names (slug or name, any case), or 404 unknown_subject with suggestions. */
-function knownKeyword(snapshot: Snapshot, keyword: string): { id: string; name: string; paperCount: number } {
+function knownKeyword(
+  snapshot: SnapshotView,
+  keyword: string,
+): { id: string; name: string; paperCount: number } {
   const slug = keyword.trim().toLowerCase().replace(/\s+/g, '-');
   try {
     const row = findSubject(snapshot, 'keyword', slug);
@@ -160,7 +158,7 @@ function knownKeyword(snapshot: Snapshot, keyword: string): { id: string; name: 
 
 /** A topic's or keyword's papers; topics also say how many papers they really have. */
 export function subjectPapers(
-  snapshot: Snapshot,
+  snapshot: SnapshotView,
   type: SubjectType,
   id: string,
   options: PaperListOptions,

@@ -1,23 +1,12 @@
 import { ELEMENTS } from '../elements/elements.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { SnapshotView, SubjectQueries, SubjectRow } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
 import { type Envelope, envelope, type Viewer } from './viewer.js';
 
 export type SubjectType = 'topic' | 'keyword';
 export const SUBJECT_TYPES: readonly SubjectType[] = ['topic', 'keyword'];
 
-interface SubjectRow {
-  type: SubjectType;
-  id: string;
-  name: string;
-  description: string | null;
-  paper_count: number;
-  ri: number;
-  ris: number;
-  hri: number | null;
-  total_ranked: number;
-  extra: string;
-}
+type SubjectsView = SnapshotView<SubjectQueries>;
 
 /**
  * A topic id as stored (T10074): accepts t10074, 10074 and the OpenAlex URL. The id arrives
@@ -34,13 +23,9 @@ function normaliseId(type: SubjectType, id: string): string {
 }
 
 /** A subject by type and id, or 404 unknown_subject with the nearest names as suggestions. */
-export function findSubject(snapshot: Snapshot, type: SubjectType, id: string): SubjectRow {
+export function findSubject(snapshot: SubjectsView, type: SubjectType, id: string): SubjectRow {
   const canonical = normaliseId(type, id);
-  const row = snapshot.db
-    .prepare(
-      'SELECT type, id, name, description, paper_count, ri, ris, hri, total_ranked, extra FROM subjects WHERE type = ? AND id = ?',
-    )
-    .get(type, canonical) as SubjectRow | undefined;
+  const row = snapshot.reader.subject(type, canonical);
   if (!row) {
     const suggestions = searchRows(snapshot, id.replace(/[-_]/g, ' '), 3).map((r) => ({
       subject_type: r.type,
@@ -66,7 +51,12 @@ export interface SubjectAnswer extends Envelope {
   domain?: string | null;
 }
 
-export function getSubject(snapshot: Snapshot, type: SubjectType, id: string, viewer: Viewer): SubjectAnswer {
+export function getSubject(
+  snapshot: SubjectsView,
+  type: SubjectType,
+  id: string,
+  viewer: Viewer,
+): SubjectAnswer {
   const row = findSubject(snapshot, type, id);
   const extra = JSON.parse(row.extra) as {
     field?: string | null;
@@ -98,15 +88,13 @@ export interface SubjectElementsAnswer extends Envelope {
 
 /** The top 10 elements a subject is routed to; a subject with no element link is a 404. */
 export function subjectElements(
-  snapshot: Snapshot,
+  snapshot: SubjectsView,
   type: SubjectType,
   id: string,
   viewer: Viewer,
 ): SubjectElementsAnswer {
   const row = findSubject(snapshot, type, id);
-  const routed = snapshot.db
-    .prepare('SELECT rank, symbol, share FROM routed_elements WHERE type = ? AND id = ? ORDER BY rank')
-    .all(type, row.id) as { rank: number; symbol: string; share: number }[];
+  const routed = snapshot.reader.routedElements(type, row.id);
   if (routed.length === 0) {
     throw new ServiceError(
       'unknown_subject',
@@ -153,24 +141,10 @@ function words(q: string): string[] {
     .slice(0, 12);
 }
 
-function searchRows(snapshot: Snapshot, q: string, limit: number) {
+function searchRows(snapshot: SubjectsView, q: string, limit: number) {
   const terms = words(q);
   if (terms.length === 0) return [];
-  const run = (match: string) =>
-    snapshot.db
-      .prepare(
-        `SELECT s.type, s.id, s.name, s.paper_count, bm25(subjects_fts, 0, 0, 10.0, 1.0) AS score
-         FROM subjects_fts JOIN subjects s ON s.type = subjects_fts.type AND s.id = subjects_fts.id
-         WHERE subjects_fts MATCH ? AND subjects_fts.type IN ('topic', 'keyword')
-         ORDER BY score, s.paper_count DESC, s.id LIMIT ?`,
-      )
-      .all(match, limit) as {
-      type: SubjectType;
-      id: string;
-      name: string;
-      paper_count: number;
-      score: number;
-    }[];
+  const run = (match: string) => snapshot.reader.searchSubjects(match, limit);
   // Every word (any order, stemmed so plurals match), else any word.
   const quoted = terms.map((t) => `"${t}"`);
   const all = run(quoted.join(' AND '));
@@ -179,7 +153,7 @@ function searchRows(snapshot: Snapshot, q: string, limit: number) {
 
 /** Resolves free text to ranked topic and keyword candidates, each with why it matched. */
 export function searchSubjects(
-  snapshot: Snapshot,
+  snapshot: SubjectsView,
   q: string,
   viewer: Viewer,
 ): Envelope & { q: string; results: SearchCandidate[] } {

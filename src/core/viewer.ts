@@ -1,5 +1,5 @@
 import type { Edition } from '../access/policy.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { SnapshotStamp } from '../snapshot/reader.js';
 import { metricNotes, type Notes } from './notes.js';
 
 /** What the caller may see: set by the front door from the caller's plan. */
@@ -22,7 +22,7 @@ export const upgradeUrl = (viewer: Viewer) => `${viewer.publicUrl}/pricing`;
 
 /** The fields every answer carries: attribution URL (a web page), notes, data version. */
 export function envelope(
-  snapshot: Snapshot,
+  snapshot: SnapshotStamp,
   viewer: Viewer,
   canonicalPath: string,
   extraNotes: Partial<Notes> = {},

@@ -1,5 +1,5 @@
 import { ServiceError } from '../core/errors.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { LabQueries, SnapshotView } from '../snapshot/reader.js';
 import { EMPTY, type Postings } from './sets.js';
 
 /** A subject a lab term can name. */
@@ -39,26 +39,19 @@ function typed<T>(blob: Buffer, make: (b: ArrayBuffer) => T): T {
   return make(copy);
 }
 
-export function labIndex(snapshot: Snapshot): LabIndex {
-  return snapshot.memoize('lab-index', () => loadLabIndex(snapshot));
+export function labIndex(snapshot: SnapshotView<LabQueries>): LabIndex {
+  return snapshot.memoize('lab-index', () => loadLabIndex(snapshot.reader));
 }
 
-function loadLabIndex(snapshot: Snapshot): LabIndex {
-  const db = snapshot.db;
-  const hasColumns = db
-    .prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('paper_columns', 'postings')")
-    .pluck()
-    .get() as number;
-  if (hasColumns !== 2) {
+function loadLabIndex(reader: LabQueries): LabIndex {
+  if (!reader.hasLabTables()) {
     throw new ServiceError(
       'data_unavailable',
       'This snapshot was built by an older version without the lab index; rebuild it with `ri build`.',
     );
   }
   const column = (name: string) => {
-    const blob = db.prepare('SELECT data FROM paper_columns WHERE name = ?').pluck().get(name) as
-      | Buffer
-      | undefined;
+    const blob = reader.paperColumn(name);
     if (!blob) throw new ServiceError('data_unavailable', `The snapshot lacks the lab column '${name}'.`);
     return blob;
   };
@@ -70,12 +63,7 @@ function loadLabIndex(snapshot: Snapshot): LabIndex {
   const byName = new Map<string, SubjectRef[]>();
   const topics: LabIndex['topics'] = [];
   const topicNames = new Map<number, string>();
-  const rows = db
-    .prepare(
-      "SELECT type, id, name, paper_count AS paperCount FROM subjects WHERE type IN ('topic', 'keyword') ORDER BY paper_count DESC, type, id",
-    )
-    .all() as SubjectRef[];
-  for (const r of rows) {
+  for (const r of reader.labSubjects()) {
     const key = r.name.toLowerCase();
     const list = byName.get(key);
     if (list) list.push(r);
@@ -86,7 +74,6 @@ function loadLabIndex(snapshot: Snapshot): LabIndex {
     }
   }
 
-  const readPostings = db.prepare('SELECT ordinals FROM postings WHERE type = ? AND id = ?').pluck();
   // Postings of the subjects asked for most stay decoded; the rest are read again (a fast PK read).
   const cache = new Map<string, Postings>();
   const CACHE_ENTRIES = 512;
@@ -103,7 +90,7 @@ function loadLabIndex(snapshot: Snapshot): LabIndex {
       const key = `${ref.type}|${ref.id}`;
       let list = cache.get(key);
       if (!list) {
-        const blob = readPostings.get(ref.type, ref.id) as Buffer | undefined;
+        const blob = reader.postings(ref.type, ref.id);
         list = blob ? typed(blob, (b) => new Int32Array(b)) : EMPTY;
         if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
         cache.set(key, list);

@@ -11,10 +11,13 @@ import {
   snapshotFile,
   verifySnapshot,
 } from './publish.js';
+import { type SnapshotReader, type SnapshotView, SqliteSnapshotReader } from './reader.js';
 
 /** One open, read-only snapshot. Requests hold it (acquire/release) while they run. */
-export class Snapshot {
+export class Snapshot implements SnapshotView {
   readonly db: Database.Database;
+  /** Every query the service makes of this snapshot, each prepared once on first use. */
+  readonly reader: SnapshotReader;
   readonly meta: Readonly<Record<string, string>>;
   private holders = 0;
   private retired = false;
@@ -35,8 +38,8 @@ export class Snapshot {
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.pragma(`cache_size = -${Math.floor(options.cacheKib ?? 65_536)}`);
     this.db.pragma(`mmap_size = ${options.mmap === false ? 0 : 268_435_456}`);
-    const rows = this.db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
-    this.meta = Object.fromEntries(rows.map((r) => [r.key, r.value]));
+    this.reader = new SqliteSnapshotReader(this.db);
+    this.meta = this.reader.meta();
   }
 
   acquire(): void {

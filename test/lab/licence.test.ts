@@ -2,32 +2,40 @@ import { describe, expect, it } from 'vitest';
 import { LAB_LICENCE_ABOVE } from '../../src/access/policy.js';
 import { ServiceError } from '../../src/core/errors.js';
 import { checkQuote, labQuote } from '../../src/core/lab.js';
-import type { LabIndex } from '../../src/lab/lab-index.js';
-import type { Snapshot } from '../../src/snapshot/snapshot.js';
+import type { LabQueries, PaperQueries, SnapshotView } from '../../src/snapshot/reader.js';
+
+/** A typed array's bytes, as the snapshot stores a column or a posting list. */
+const bytes = (a: Int16Array | Int32Array | Float64Array) =>
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 /**
  * Above 100,000 matches the packet is a licence offer, not a price. The bundled sample has
- * 21,079 works, so this runs the core on an index of 150,000 papers made here.
+ * 21,079 works, so this runs the core on a snapshot of 150,000 papers made here: a plain object
+ * answering the lab's queries.
  */
-function bigSnapshot(papers: number): Snapshot {
-  const all = Int32Array.from({ length: papers }, (_, i) => i);
-  const index: LabIndex = {
-    papers,
+function bigSnapshot(papers: number): SnapshotView<LabQueries & PaperQueries> {
+  const all = bytes(Int32Array.from({ length: papers }, (_, i) => i));
+  const columns: Record<string, Buffer> = {
     // Ordinals are in publication-date order: years come in blocks.
-    year: Int16Array.from({ length: papers }, (_, i) => 2000 + Math.floor((i * 25) / papers)),
-    cluster: Int32Array.from({ length: papers }, (_, i) => 10000 + (i % 7)),
-    rankPosition: Int32Array.from({ length: papers }, (_, i) => papers - 1 - i),
-    recency: new Float64Array(papers).fill(0.5),
-    byName: new Map(),
-    topics: [],
-    topicName: (t) => `Topic ${t}`,
-    postings: (ref) => (ref.type === 'element' && ref.id === 'C' ? all : all.subarray(0, 10)),
+    year: bytes(Int16Array.from({ length: papers }, (_, i) => 2000 + Math.floor((i * 25) / papers))),
+    cluster: bytes(Int32Array.from({ length: papers }, (_, i) => 10000 + (i % 7))),
+    rank_position: bytes(Int32Array.from({ length: papers }, (_, i) => papers - 1 - i)),
+    recency: bytes(new Float64Array(papers).fill(0.5)),
   };
   return {
     version: 'v-test',
     meta: { cutoff_date: '2026-01-01', corpus_papers: String(papers) },
-    memoize: <T>(_key: string, _compute: () => T) => index as unknown as T,
-  } as unknown as Snapshot;
+    reader: {
+      hasLabTables: () => true,
+      paperColumn: (name) => columns[name],
+      labSubjects: () => [],
+      postings: (type, id) => (type === 'element' && id === 'C' ? all : all.subarray(0, 40)),
+      paperRows: () => [],
+      rankedPapers: () => undefined,
+      topicName: () => undefined,
+    },
+    memoize: (_key, compute) => compute(),
+  };
 }
 
 const viewer = { hriAvailable: true, publicUrl: 'https://ri.example' };
@@ -49,7 +57,7 @@ describe('lab quote above the licence threshold', () => {
     expect(quote.years).toHaveLength(25);
     let refused: unknown;
     try {
-      checkQuote(snapshot, quote as unknown as Record<string, unknown>, 'papers_20', settings);
+      checkQuote(snapshot, { ...quote }, 'papers_20', settings);
     } catch (e) {
       refused = e;
     }

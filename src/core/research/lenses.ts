@@ -1,0 +1,139 @@
+import type { CandidateRow, PaperQueries, PaperRow, SnapshotView } from '../../snapshot/reader.js';
+import { mostCited } from '../most-cited.js';
+import { loadPaperRows, paperLink } from '../paper-row.js';
+import type { Lens, ResearchPaper, ResearchRequest } from '../research.js';
+import type { MatchedPaper } from './match.js';
+
+/**
+ * The three reading lists over the matched papers: foundational (what they cite most), now
+ * (highest impact) and newest (the last two years of the data), one page of each lens asked.
+ */
+
+export interface Matched {
+  /** Every candidate, best match first. */
+  candidates: MatchedPaper[];
+  /** The candidates the citations are counted from. */
+  evidence: MatchedPaper[];
+  rows: Map<number, CandidateRow>;
+  /** The paper a `paper=` question names (its references count too). */
+  seed: PaperRow | null;
+}
+
+export interface ReadingLists {
+  lists: Partial<Record<Lens, ResearchPaper[]>>;
+  /** Whether any list has a page after this one. */
+  hasMore: boolean;
+  /** Why a list came back empty, one sentence each. */
+  empty: string[];
+}
+
+function toPaper(p: PaperRow, reason: string): ResearchPaper {
+  return {
+    title: p.title,
+    doi: p.doi,
+    link: paperLink(p),
+    venue: p.venue,
+    year: p.year,
+    citations: p.citations,
+    impact_score: p.impact_score,
+    reason,
+  };
+}
+
+/** A page of matched papers, loaded in full and each given its one-line reason. */
+function showPage(
+  snapshot: SnapshotView<PaperQueries>,
+  page: MatchedPaper[],
+  reason: (m: MatchedPaper, p: PaperRow) => string,
+): ResearchPaper[] {
+  const shown = loadPaperRows(
+    snapshot,
+    page.map((m) => m.ordinal),
+  );
+  return page.map((m) => {
+    const p = shown.get(m.ordinal)!;
+    return toPaper(p, reason(m, p));
+  });
+}
+
+export function readingLists(
+  snapshot: SnapshotView<PaperQueries>,
+  request: Pick<ResearchRequest, 'lenses' | 'page' | 'pageSize'>,
+  { candidates, evidence, rows, seed }: Matched,
+): ReadingLists {
+  const total = candidates.length;
+  const start = (request.page - 1) * request.pageSize;
+  const end = start + request.pageSize;
+  const lists: Partial<Record<Lens, ResearchPaper[]>> = {};
+  const cutoffYear = Number((snapshot.meta.cutoff_date ?? '0').slice(0, 4));
+  const leadsFirst = (a: MatchedPaper, b: MatchedPaper) => Number(b.allTerms) - Number(a.allTerms);
+  let hasMore = false;
+  // Why a list came back empty, said in the notes (a client should not have to guess).
+  const empty: string[] = [];
+  const pastTheEnd = (lens: Lens, n: number, what: string) =>
+    `${lens} is empty: its ${n} ${what} fill the pages before page ${request.page}.`;
+
+  for (const lens of request.lenses) {
+    let list: ResearchPaper[] = [];
+    if (lens === 'now') {
+      const impact = new Map(candidates.map((m) => [m, rows.get(m.ordinal)?.impact_score ?? -1]));
+      const ordered = [...candidates].sort(
+        (a, b) => leadsFirst(a, b) || impact.get(b)! - impact.get(a)! || a.score - b.score,
+      );
+      list = showPage(snapshot, ordered.slice(start, end), (m, p) =>
+        p.impact_score === null
+          ? 'matches the question; no citation data, so ranked after papers with known impact'
+          : `impact score ${p.impact_score.toFixed(1)} (percentile of projected citations in its field and year)${m.allTerms ? '; its title has every word of the question' : ''}`,
+      );
+      hasMore ||= ordered.length > end;
+      if (list.length === 0) empty.push(pastTheEnd(lens, ordered.length, 'papers'));
+    } else if (lens === 'newest') {
+      const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
+      // ISO dates: code-unit order is date order (and what localeCompare gave, without ICU).
+      const date = new Map(recent.map((m) => [m, rows.get(m.ordinal)?.pub_date ?? '']));
+      const ordered = recent.sort((a, b) => {
+        const [da, db] = [date.get(a)!, date.get(b)!];
+        return leadsFirst(a, b) || (db < da ? -1 : db > da ? 1 : 0);
+      });
+      list = showPage(
+        snapshot,
+        ordered.slice(start, end),
+        (_, p) => `published ${p.pub_date ?? p.year}, within the last two years of the data`,
+      );
+      hasMore ||= ordered.length > end;
+      if (list.length === 0) {
+        empty.push(
+          ordered.length === 0
+            ? `newest is empty: none of the ${total} papers matching this question was published in ${cutoffYear - 1} or ${cutoffYear}, the last two years of the data (cut-off ${snapshot.meta.cutoff_date}).`
+            : pastTheEnd(lens, ordered.length, 'recent papers'),
+        );
+      }
+    } else {
+      // Foundational: the papers the matching papers cite most (found through their references).
+      const { page: slice, distinct } = mostCited(
+        [...evidence.map((m) => rows.get(m.ordinal)?.refs), seed?.refs],
+        start,
+        end,
+      );
+      const classics = loadPaperRows(
+        snapshot,
+        slice.map(([o]) => o),
+      );
+      list = slice
+        .filter(([o]) => classics.has(o))
+        .map(([o, n]) =>
+          toPaper(classics.get(o)!, `cited by ${n} of the ${evidence.length} papers matching this question`),
+        );
+      hasMore ||= distinct > end;
+      if (list.length === 0) {
+        empty.push(
+          distinct === 0
+            ? `foundational is empty: the ${evidence.length} papers matching this question carry no references to papers in this corpus, so no foundational list can be drawn (it is made of the papers they cite most).`
+            : pastTheEnd(lens, distinct, 'cited papers'),
+        );
+      }
+    }
+    lists[lens] = list;
+  }
+  return { lists, hasMore, empty };
+}

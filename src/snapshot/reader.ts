@@ -1,0 +1,381 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Every query the service makes of an open snapshot (core, lab, web), typed, each statement
+ * prepared once per snapshot on first use. The core takes the small part of the reader it needs
+ * (the query groups below), so a test can hand it a plain object.
+ */
+
+export type SubjectKind = 'element' | 'topic' | 'keyword';
+
+/** A row of the papers table, as the paper lists and the research search read it. */
+export interface PaperRow {
+  ordinal: number;
+  work_id: number;
+  doi: string | null;
+  title: string | null;
+  venue: string | null;
+  year: number | null;
+  pub_date: string | null;
+  citations: number | null;
+  impact_score: number | null;
+  citation_percentile: number | null;
+  cluster: number | null;
+  elements: string;
+  keywords: string;
+  refs: Buffer | null;
+}
+
+const PAPER_COLUMNS =
+  'ordinal, work_id, doi, title, venue, year, pub_date, citations, impact_score, citation_percentile, cluster, elements, keywords, refs';
+
+export interface ElementRow {
+  id: string;
+  name: string;
+  paper_count: number;
+  ri: number;
+  ris: number;
+  hri: number | null;
+  /** JSON: atomic number, group, period. */
+  extra: string;
+}
+
+export interface SubjectRow {
+  type: SubjectKind;
+  id: string;
+  name: string;
+  description: string | null;
+  paper_count: number;
+  ri: number;
+  ris: number;
+  hri: number | null;
+  total_ranked: number;
+  /** JSON: a topic's field, subfield and domain. */
+  extra: string;
+}
+
+/** A topic or keyword found by words of its name or description. */
+export interface SubjectHit {
+  type: 'topic' | 'keyword';
+  id: string;
+  name: string;
+  paper_count: number;
+  score: number;
+}
+
+export interface RoutedElementRow {
+  rank: number;
+  symbol: string;
+  share: number;
+}
+
+/** A subject's ranked papers blob (see ranked.ts) and its counts. */
+export interface RankedRow {
+  ranked: Buffer;
+  total_ranked: number;
+  paper_count: number;
+}
+
+/** A paper matched by full text over titles: lower bm25 is better. */
+export interface ScoredPaper {
+  ordinal: number;
+  score: number;
+}
+
+/** What research reads of every candidate paper (the full rows only for the papers shown). */
+export interface CandidateRow {
+  ordinal: number;
+  year: number | null;
+  pub_date: string | null;
+  impact_score: number | null;
+  cluster: number | null;
+  refs?: Buffer | null;
+}
+
+export interface CommunityRow {
+  id: string;
+  name: string;
+  description: string | null;
+  /** 1 when the community is rising. */
+  rising: number;
+}
+
+export interface ElementCommunityRow {
+  paper_count: number;
+  rising: number;
+}
+
+/** A topic or keyword the lab can name. */
+export interface LabSubjectRow {
+  type: 'topic' | 'keyword';
+  id: string;
+  name: string;
+  paperCount: number;
+}
+
+/** Elements, topics and keywords: their scores, routing and search by name. */
+export interface SubjectQueries {
+  /** Every element's row (118). */
+  elementRows(): ElementRow[];
+  subject(type: SubjectKind, id: string): SubjectRow | undefined;
+  /** The elements a subject is routed to, rank 1 first. */
+  routedElements(type: SubjectKind, id: string): RoutedElementRow[];
+  /** Topics and keywords whose name or description match an FTS expression, best first. */
+  searchSubjects(match: string, limit: number): SubjectHit[];
+}
+
+export interface HistoryQueries {
+  /** A subject's stored series at a resolution, as JSON. */
+  series(type: SubjectKind, id: string, resolution: string): string | undefined;
+  /** The corpus's high-impact papers per period of a resolution. */
+  highImpactByPeriod(resolution: string): [string, number][];
+}
+
+export interface PaperQueries {
+  /** Papers by ordinal, in no particular order; missing ones are left out. */
+  paperRows(ordinals: readonly number[]): PaperRow[];
+  rankedPapers(type: SubjectKind, id: string): RankedRow | undefined;
+  topicName(id: string): string | undefined;
+}
+
+export interface ResearchQueries {
+  /** Title matches of an FTS expression, best bm25 first. */
+  titleMatches(match: string, limit: number): ScoredPaper[];
+  /** The best `limit` of the newest `scan` title matches, by bm25. */
+  newestTitleMatches(match: string, scan: number, limit: number): ScoredPaper[];
+  /** Title matches, counted up to `upTo`. */
+  countTitleMatches(match: string, upTo: number): number;
+  hasTitleMatch(match: string): boolean;
+  /** Whether a topic's name or description matches. */
+  hasTopicMatch(match: string): boolean;
+  candidateRows(ordinals: readonly number[], withRefs: boolean): CandidateRow[];
+  paperByDoi(doi: string): PaperRow | undefined;
+  /** The paper whose title matches best. */
+  paperByTitle(match: string): PaperRow | undefined;
+  /** Up to 10 topics whose name or description match, best first. */
+  describedTopics(match: string): string[];
+  community(topicId: string): CommunityRow | undefined;
+  elementCommunity(symbol: string, topicId: string): ElementCommunityRow | undefined;
+}
+
+export interface LabQueries {
+  /** Whether the snapshot has the lab's tables (schema 2). */
+  hasLabTables(): boolean;
+  /** A whole-corpus column by ordinal, as a little-endian typed array's bytes. */
+  paperColumn(name: string): Buffer | undefined;
+  /** Topics and keywords, most papers first. */
+  labSubjects(): LabSubjectRow[];
+  /** A subject's papers as little-endian int32 ordinals, ascending. */
+  postings(type: SubjectKind, id: string): Buffer | undefined;
+}
+
+export interface SnapshotReader
+  extends SubjectQueries,
+    HistoryQueries,
+    PaperQueries,
+    ResearchQueries,
+    LabQueries {
+  /** The snapshot's meta table (data window, cut-off, counts). */
+  meta(): Record<string, string>;
+}
+
+/**
+ * What the core reads of an open snapshot: its version and meta, the queries (all of them, or the
+ * group a module needs), and a memo for answers derived once per snapshot. `Snapshot` is one.
+ */
+export interface SnapshotView<R = SnapshotReader> {
+  readonly version: string;
+  readonly meta: Readonly<Record<string, string>>;
+  readonly reader: R;
+  memoize<T>(key: string, compute: () => T): T;
+}
+
+/** The part of a snapshot every answer's envelope names. */
+export type SnapshotStamp = Pick<SnapshotView, 'version' | 'meta'>;
+
+type Mode = 'rows' | 'pluck' | 'raw';
+
+/** The reader over a better-sqlite3 connection; statements are prepared on first use and kept. */
+export class SqliteSnapshotReader implements SnapshotReader {
+  private readonly prepared = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  /** The statement of `sql`, prepared once (each SQL text is used in one mode). */
+  private statement(sql: string, mode: Mode = 'rows'): Database.Statement {
+    let s = this.prepared.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      if (mode === 'pluck') s.pluck();
+      else if (mode === 'raw') s.raw();
+      this.prepared.set(sql, s);
+    }
+    return s;
+  }
+
+  meta(): Record<string, string> {
+    const rows = this.statement('SELECT key, value FROM meta').all() as { key: string; value: string }[];
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  elementRows(): ElementRow[] {
+    return this.statement(
+      "SELECT id, name, paper_count, ri, ris, hri, extra FROM subjects WHERE type = 'element'",
+    ).all() as ElementRow[];
+  }
+
+  subject(type: SubjectKind, id: string): SubjectRow | undefined {
+    return this.statement(
+      'SELECT type, id, name, description, paper_count, ri, ris, hri, total_ranked, extra FROM subjects WHERE type = ? AND id = ?',
+    ).get(type, id) as SubjectRow | undefined;
+  }
+
+  routedElements(type: SubjectKind, id: string): RoutedElementRow[] {
+    return this.statement(
+      'SELECT rank, symbol, share FROM routed_elements WHERE type = ? AND id = ? ORDER BY rank',
+    ).all(type, id) as RoutedElementRow[];
+  }
+
+  searchSubjects(match: string, limit: number): SubjectHit[] {
+    return this.statement(
+      `SELECT s.type, s.id, s.name, s.paper_count, bm25(subjects_fts, 0, 0, 10.0, 1.0) AS score
+         FROM subjects_fts JOIN subjects s ON s.type = subjects_fts.type AND s.id = subjects_fts.id
+         WHERE subjects_fts MATCH ? AND subjects_fts.type IN ('topic', 'keyword')
+         ORDER BY score, s.paper_count DESC, s.id LIMIT ?`,
+    ).all(match, limit) as SubjectHit[];
+  }
+
+  series(type: SubjectKind, id: string, resolution: string): string | undefined {
+    return this.statement(
+      'SELECT series FROM history WHERE type = ? AND id = ? AND resolution = ?',
+      'pluck',
+    ).get(type, id, resolution) as string | undefined;
+  }
+
+  highImpactByPeriod(resolution: string): [string, number][] {
+    return this.statement('SELECT period, high_impact_papers FROM periods WHERE resolution = ?', 'raw').all(
+      resolution,
+    ) as [string, number][];
+  }
+
+  paperRows(ordinals: readonly number[]): PaperRow[] {
+    return this.statement(
+      `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ordinals)) as PaperRow[];
+  }
+
+  rankedPapers(type: SubjectKind, id: string): RankedRow | undefined {
+    return this.statement(
+      'SELECT ranked, total_ranked, paper_count FROM subjects WHERE type = ? AND id = ?',
+    ).get(type, id) as RankedRow | undefined;
+  }
+
+  topicName(id: string): string | undefined {
+    return this.statement("SELECT name FROM subjects WHERE type = 'topic' AND id = ?", 'pluck').get(id) as
+      | string
+      | undefined;
+  }
+
+  titleMatches(match: string, limit: number): ScoredPaper[] {
+    return this.statement(
+      'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
+    ).all(match, limit) as ScoredPaper[];
+  }
+
+  newestTitleMatches(match: string, scan: number, limit: number): ScoredPaper[] {
+    return this.statement(
+      'SELECT ordinal, score FROM (SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score LIMIT ?',
+    ).all(match, scan, limit) as ScoredPaper[];
+  }
+
+  countTitleMatches(match: string, upTo: number): number {
+    return this.statement(
+      'SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)',
+      'pluck',
+    ).get(match, upTo) as number;
+  }
+
+  hasTitleMatch(match: string): boolean {
+    return (
+      (this.statement(
+        'SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT 1)',
+        'pluck',
+      ).get(match) as number) > 0
+    );
+  }
+
+  hasTopicMatch(match: string): boolean {
+    return (
+      (this.statement(
+        "SELECT count(*) FROM (SELECT 1 FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' LIMIT 1)",
+        'pluck',
+      ).get(match) as number) > 0
+    );
+  }
+
+  candidateRows(ordinals: readonly number[], withRefs: boolean): CandidateRow[] {
+    return this.statement(
+      withRefs
+        ? 'SELECT ordinal, year, pub_date, impact_score, cluster, refs FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))'
+        : 'SELECT ordinal, year, pub_date, impact_score, cluster FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))',
+    ).all(JSON.stringify(ordinals)) as CandidateRow[];
+  }
+
+  paperByDoi(doi: string): PaperRow | undefined {
+    return this.statement(`SELECT ${PAPER_COLUMNS} FROM papers WHERE doi = ?`).get(doi) as
+      | PaperRow
+      | undefined;
+  }
+
+  paperByTitle(match: string): PaperRow | undefined {
+    return this.statement(
+      `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
+    ).get(match) as PaperRow | undefined;
+  }
+
+  describedTopics(match: string): string[] {
+    return this.statement(
+      "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY bm25(subjects_fts, 0, 0, 5.0, 1.0) LIMIT 10",
+      'pluck',
+    ).all(match) as string[];
+  }
+
+  community(topicId: string): CommunityRow | undefined {
+    return this.statement(
+      "SELECT s.id, s.name, s.description, coalesce(c.rising, 0) AS rising FROM subjects s LEFT JOIN communities c ON c.topic_id = s.id WHERE s.type = 'topic' AND s.id = ?",
+    ).get(topicId) as CommunityRow | undefined;
+  }
+
+  elementCommunity(symbol: string, topicId: string): ElementCommunityRow | undefined {
+    return this.statement(
+      'SELECT paper_count, rising FROM element_communities WHERE symbol = ? AND topic_id = ?',
+    ).get(symbol, topicId) as ElementCommunityRow | undefined;
+  }
+
+  hasLabTables(): boolean {
+    return (
+      this.statement(
+        "SELECT count(*) FROM sqlite_master WHERE name IN ('paper_columns', 'postings')",
+        'pluck',
+      ).get() === 2
+    );
+  }
+
+  paperColumn(name: string): Buffer | undefined {
+    return this.statement('SELECT data FROM paper_columns WHERE name = ?', 'pluck').get(name) as
+      | Buffer
+      | undefined;
+  }
+
+  labSubjects(): LabSubjectRow[] {
+    return this.statement(
+      "SELECT type, id, name, paper_count AS paperCount FROM subjects WHERE type IN ('topic', 'keyword') ORDER BY paper_count DESC, type, id",
+    ).all() as LabSubjectRow[];
+  }
+
+  postings(type: SubjectKind, id: string): Buffer | undefined {
+    return this.statement('SELECT ordinals FROM postings WHERE type = ? AND id = ?', 'pluck').get(type, id) as
+      | Buffer
+      | undefined;
+  }
+}

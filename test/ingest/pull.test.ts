@@ -45,6 +45,34 @@ describe('splitWorksPage', () => {
     });
   }
 
+  it('finds every quote and escape wherever it falls in a 4-byte word of the page', () => {
+    // Strings are skipped a word at a time: quotes, backslashes and escaped quotes at every offset
+    // of every length, in a page starting at each alignment of its memory.
+    const results = [];
+    for (let len = 0; len < 12; len++)
+      for (const tail of ['', '\\', '"', '\\"', 'é"', '}]"'])
+        results.push(
+          work(results.length + 1, {
+            title: `${'x'.repeat(len)}${tail}${'y'.repeat(11 - len)}`,
+            updated_date: `2025-01-${String(1 + (len % 28)).padStart(2, '0')}`,
+          }),
+        );
+    const body = page(results, { count: results.length, next_cursor: null });
+    for (let offset = 0; offset < 4; offset++) {
+      const memory = Buffer.alloc(body.length + offset + 3, 0x22);
+      body.copy(memory, offset);
+      const p = splitWorksPage(memory.subarray(offset, offset + body.length));
+      const lines = Buffer.concat(p.lines).toString('utf8').split('\n').slice(0, -1);
+      expect(lines.map((l) => JSON.parse(l))).toEqual(results);
+      expect(p.maxUpdatedDate).toBe('2025-01-12');
+    }
+    // A string left open at the end is a cut page at every alignment too.
+    for (let cut = 1; cut < 8; cut++) {
+      const open = Buffer.from(`{"meta":{},"results":[{"title":"${'z'.repeat(cut)}`);
+      expect(() => splitWorksPage(open)).toThrow(MalformedPageError);
+    }
+  });
+
   it('reads the end of the list: no results, next_cursor null', () => {
     const p = splitWorksPage(page([], { count: 4, next_cursor: null }));
     expect(p).toMatchObject({ records: 0, nextCursor: null, maxUpdatedDate: '' });

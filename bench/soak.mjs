@@ -130,14 +130,17 @@ function rssOf(pid) {
 let baseEnv = {};
 const replicas = [];
 /**
- * How deploy/nginx.conf says to launch a replica: a 4 MB young generation and two malloc arenas
- * hold a replica about 35 MB lower under hostile load (docs/operations.md). SOAK_DEFAULT_MEMORY=1
+ * How deploy/nginx.conf says to launch a replica: a 4 MB young generation, a 512 MB old generation
+ * (V8 then lets the heap grow less past its live objects before collecting) and two malloc arenas
+ * hold a replica about 80 MB lower under hostile load (docs/operations.md). SOAK_DEFAULT_MEMORY=1
  * launches with Node's defaults instead.
  */
 const REPLICA_MEMORY_ENV = process.env.SOAK_DEFAULT_MEMORY
   ? {}
   : {
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, '--max-semi-space-size=4'].filter(Boolean).join(' '),
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, '--max-semi-space-size=4 --max-old-space-size=512']
+        .filter(Boolean)
+        .join(' '),
       MALLOC_ARENA_MAX: '2',
     };
 

@@ -6,6 +6,7 @@ import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
 import { openCorpusStore } from '../ingest/corpus-store.js';
 import { OpenAlexClient } from '../ingest/openalex-client.js';
 import {
+  PAGES_PER_BATCH,
   PER_PAGE,
   PullStoppedError,
   type PullSummary,
@@ -30,7 +31,8 @@ Then \`ri build\` publishes (or \`ri update --pull\` does all of it).
                         next pulls; --filter '' drops it)
   --topics FILE         the topic taxonomy (default: the bundled one)
   --retries N           retries of a failing page, with backoff and Retry-After (default 5)
-  --pages-per-batch N   pages merged at a time, at least (default 200)
+  --pages-per-batch N   pages merged at a time, at least (default 500: 100,000 works); an
+                        interrupted pull reads the pages after its last merge again
   --data-dir DIR        default DATA_DIR
 
 The API is OPENALEX_API_URL (default https://api.openalex.org), with OPENALEX_API_KEY sent as
@@ -211,7 +213,7 @@ export async function run(args: string[]): Promise<number> {
   const pagesPerBatch = integerOption(
     'pages-per-batch',
     values['pages-per-batch'] as string | undefined,
-    200,
+    PAGES_PER_BATCH,
     1,
   );
   const dataDir = (values['data-dir'] as string | undefined) ?? config().DATA_DIR;

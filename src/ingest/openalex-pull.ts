@@ -18,12 +18,21 @@ export const PULL_SELECT: readonly string[] = [...OPENALEX_COLUMNS.matchAll(/(\w
 
 export const PER_PAGE = 200;
 
+/**
+ * Pages merged at a time, at least. Each merge has a fixed cost besides its records (opening the
+ * store, matching against what it holds, tagging, the checkpoint): 100,000 works pulled as two
+ * merges (40,000 + 60,000) cost 8.0 s of CPU against 6.5 s as one, so a batch holds 100,000 works
+ * (about 0.5 GB of JSON lines on disk). An interrupted pull reads again the pages after its last
+ * merge: about a batch.
+ */
+export const PAGES_PER_BATCH = 500;
+
 export interface PullOptions {
   /** from_updated_date for this pull; default: where the last pull ended. */
   since?: string | null;
   /** An OpenAlex filter added to from_updated_date; undefined: the stored one; '' or null: none. */
   filter?: string | null;
-  /** Pages a batch holds at least before it is merged (default 200); see the loop. */
+  /** Pages a batch holds at least before it is merged (default 500: 100,000 works); see the loop. */
   pagesPerBatch?: number;
   onProgress?: (p: PullProgress) => void;
   onLog?: (line: string) => void;
@@ -149,7 +158,7 @@ export async function pull(
     nextSince: null,
   };
   const filter = `from_updated_date:${state.since}${state.filter ? `,${state.filter}` : ''}`;
-  const perBatch = Math.max(1, options.pagesPerBatch ?? 200);
+  const perBatch = Math.max(1, options.pagesPerBatch ?? PAGES_PER_BATCH);
   let batchNumber = 0;
   const newBatch = (): Batch => {
     const path = join(pullDir, `batch-${process.pid}-${++batchNumber}.jsonl`);
@@ -240,8 +249,8 @@ export async function pull(
       if (!done) cursor = page.nextCursor!;
       // A batch goes to ingest once it has perBatch pages and the last merge is over (while it is
       // not, pages keep coming: each merge has a fixed cost, so fewer, larger ones when the API
-      // is fast); at ten times that, reading waits for the merge.
-      const full = batch.pages.length >= perBatch && (!mergeBusy || batch.pages.length >= perBatch * 10);
+      // is fast); at four times that, reading waits for the merge.
+      const full = batch.pages.length >= perBatch && (!mergeBusy || batch.pages.length >= perBatch * 4);
       if (done || full) {
         await merging;
         mergeBusy = true;

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { getElement, listElements } from '../../src/core/elements.js';
+import { elementHistory, subjectHistory } from '../../src/core/history.js';
+import { labQuote, labRun } from '../../src/core/lab.js';
+import { elementPapers, subjectPapers } from '../../src/core/papers.js';
+import { LENSES, research } from '../../src/core/research.js';
+import { getSubject, searchSubjects, subjectElements } from '../../src/core/subjects.js';
+import { snapshotFile } from '../../src/snapshot/publish.js';
+import { Snapshot } from '../../src/snapshot/snapshot.js';
+import { sampleDataDir } from '../helpers/sample.js';
+
+let snapshot: Snapshot;
+beforeAll(async () => {
+  const sample = await sampleDataDir();
+  snapshot = new Snapshot(sample.version, snapshotFile(sample.snapshots, sample.version));
+});
+afterAll(() => snapshot.retire());
+
+const viewer = { hriAvailable: true, publicUrl: 'https://ri.example' };
+const settings = {
+  secret: 'test-secret-0123456789',
+  ttlSeconds: 900,
+  now: () => new Date('2026-11-23T12:00:00Z'),
+};
+
+/** Every kind of answer the core gives, each read of the snapshot made at least once. */
+function everyAnswer(s: Snapshot): void {
+  listElements(s, viewer);
+  getElement(s, 'Fe', viewer);
+  elementHistory(s, 'Fe', 'monthly', viewer);
+  elementPapers(s, 'Ni', { sort: 'newest', limit: 20 }, viewer);
+  const topic = searchSubjects(s, 'electrocatalysts', viewer).results.find((r) => r.subject_type === 'topic')!;
+  getSubject(s, 'topic', topic.subject_id, viewer);
+  subjectElements(s, 'topic', topic.subject_id, viewer);
+  subjectHistory(s, 'topic', topic.subject_id, 'yearly', viewer);
+  subjectPapers(s, 'topic', topic.subject_id, { sort: 'impact', limit: 10 }, viewer);
+  expect(() => getSubject(s, 'keyword', 'no-such-keyword-at-all', viewer)).toThrow();
+  for (const q of ['oxygen evolution nickel', 'HER MoS2', 'zzqxv catalysis'])
+    research(s, { q, pageSize: 10, lenses: [...LENSES], page: 1 }, viewer);
+  const quote = labQuote(s, 'Fe O', viewer, settings);
+  labRun(s, quote, 'papers_20', viewer);
+}
+
+describe('the snapshot reader', () => {
+  it('prepares each statement once per snapshot: answering again prepares nothing', () => {
+    everyAnswer(snapshot);
+    const prepare = vi.spyOn(snapshot.db, 'prepare');
+    try {
+      everyAnswer(snapshot);
+      everyAnswer(snapshot);
+      expect(prepare).not.toHaveBeenCalled();
+    } finally {
+      prepare.mockRestore();
+    }
+  });
+
+  it('reads the meta table into the snapshot', () => {
+    expect(snapshot.meta).toEqual(snapshot.reader.meta());
+    expect(snapshot.meta.cutoff_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});

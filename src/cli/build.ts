@@ -2,21 +2,29 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
 import { runBuild } from './pipeline.js';
 
-const USAGE = `usage: ri build [--data-dir DIR]
+const USAGE = `usage: ri build [--full] [--data-dir DIR]
 
-Scores the corpus store and publishes a new snapshot (one immutable SQLite file per
-data_version); the previous snapshot is kept for \`ri rollback\`.`;
+Tags any untagged titles, scores the corpus store and publishes a new snapshot (one immutable
+SQLite file per data_version); the previous snapshot is kept for \`ri rollback\`.
+
+The build is incremental: it keeps what it read from the corpus store in DATA_DIR/build-cache
+and next time reads again only the works changed since. The snapshot is the same, byte for byte,
+as a full build's. --full reads the whole corpus store again (and rewrites the cache).`;
 
 export async function run(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      full: { type: 'boolean' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const result = await runBuild(values['data-dir'] ?? loadConfig().DATA_DIR);
+  const result = await runBuild(values['data-dir'] ?? loadConfig().DATA_DIR, { full: values.full });
   process.stdout.write(`${result.version}\n`);
   return 0;
 }

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
 import type { IngestSummary } from '../ingest/ingest.js';
@@ -51,11 +52,34 @@ export async function runIngest(
     onDebug: process.env.RI_VERBOSE ? (line) => process.stderr.write(`ingest: ${line}\n`) : undefined,
   });
   progress.stop();
+  summary.tagged = await runTag(dataDir);
   for (const b of summary.badLines) process.stderr.write(`ingest: ${b.file}:${b.line}: ${b.reason}\n`);
   for (const f of summary.fileErrors)
     process.stderr.write(`ingest: ${f.file}: could not be read to the end: ${f.error}\n`);
   process.stderr.write(`${formatSummary(summary)}\n`);
   return summary;
+}
+
+/**
+ * The tag step (ingest -> tag -> build): tags the titles of new and changed works in the corpus
+ * store (src/tagging/tag-works.ts). `ri build` runs it too, first, for what a pull left untagged.
+ */
+export async function runTag(dataDir: string): Promise<number> {
+  const { corpus } = dataPaths(dataDir);
+  const { openCorpusStore } = await import('../ingest/corpus-store.js');
+  const { tagWorks } = await import('../tagging/tag-works.js');
+  const started = performance.now();
+  const store = await openCorpusStore(corpus);
+  try {
+    const tagged = await tagWorks(store);
+    if (process.env.RI_VERBOSE)
+      process.stderr.write(
+        `tag: ${tagged} titles in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+      );
+    return tagged;
+  } finally {
+    store.close();
+  }
 }
 
 export function formatSummary(s: IngestSummary): string {
@@ -68,14 +92,20 @@ export function formatSummary(s: IngestSummary): string {
   );
 }
 
-export async function runBuild(dataDir: string) {
-  const { corpus, snapshots } = dataPaths(dataDir);
+/**
+ * Scores the corpus store and publishes a snapshot. The build cache (DATA_DIR/build-cache) makes
+ * it incremental: only works changed since the last build are read again; `full` ignores it.
+ */
+export async function runBuild(dataDir: string, options: { full?: boolean } = {}) {
+  const { root, corpus, snapshots } = dataPaths(dataDir);
   if (!existsSync(corpus))
     throw new CliError(`no corpus store at ${corpus}: run \`ri ingest PATH...\` first`);
   const { buildSnapshot } = await import('../snapshot/build-snapshot.js');
   const result = await buildSnapshot(corpus, snapshots, {
     log: (m) => process.stderr.write(`build: ${m}\n`),
     keep: loadConfig().SNAPSHOTS_KEEP,
+    cacheFile: join(root, 'build-cache', 'corpus.bin'),
+    full: options.full,
   });
   process.stderr.write(
     `build: ${result.papers} papers, ${result.subjects} subjects in ${result.seconds.toFixed(1)} s; data_version ${result.version}` +

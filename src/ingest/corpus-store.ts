@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type DuckDBConnection, type DuckDBDataChunk, DuckDBInstance } from '@duckdb/node-api';
 import type { TaxonomyTopic } from './corpus-store-types.js';
 
@@ -34,7 +35,21 @@ CREATE TABLE IF NOT EXISTS topics (
 );
 CREATE TABLE IF NOT EXISTS keywords (slug VARCHAR NOT NULL, name VARCHAR NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR NOT NULL, value VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS changes (id BIGINT NOT NULL, gen BIGINT NOT NULL);
 `;
+
+/**
+ * The change log the incremental build reads (src/scoring/corpus-cache.ts). Every merge that
+ * changes works is one generation: the ids it added, replaced or removed are logged with it, in
+ * the same transaction. `logged_after` is the generation after which the log is complete: a
+ * build cache of an older generation cannot know what changed since, and is not used. `store_id`
+ * names this store, so a cache of another (or a re-created) store is never taken for its own.
+ */
+export interface StoreState {
+  storeId: string;
+  generation: number;
+  loggedAfter: number;
+}
 
 /** The OpenAlex fields ingest reads, with the types DuckDB must find (a mismatch fails the fast path). */
 export const OPENALEX_COLUMNS = `{
@@ -211,6 +226,7 @@ export class CorpusStore {
       await c.run(
         `INSERT INTO works SELECT ${WORK_COLUMNS} FROM newer WHERE NOT is_retracted AND NOT is_paratext`,
       );
+      await this.logChanges('SELECT id FROM newer');
       // Names of topics and keywords the taxonomy does not have (the works carry them). Copies
       // may spell a name differently: the pick is the first by one fixed order over every copy
       // seen so far, in this batch or an earlier one, so neither the order the parallel reader
@@ -275,6 +291,56 @@ export class CorpusStore {
     }
   }
 
+  /** The store's identity and change-log position (created on first use). */
+  async state(): Promise<StoreState> {
+    const rows = await this.rows<{ key: string; value: string }>(
+      "SELECT key, max(value) AS value FROM meta WHERE key IN ('store_id', 'generation', 'logged_after') GROUP BY key",
+    );
+    const get = (k: string) => rows.find((r) => r.key === k)?.value;
+    let storeId = get('store_id');
+    if (storeId === undefined) {
+      storeId = randomUUID();
+      await this.con.run(`INSERT INTO meta VALUES ('store_id', '${storeId}')`);
+    }
+    return {
+      storeId,
+      generation: Number(get('generation') ?? 0),
+      loggedAfter: Number(get('logged_after') ?? 0),
+    };
+  }
+
+  /**
+   * Starts a new generation and logs the ids the query names as changed in it. Runs inside the
+   * caller's transaction, so the log and the change commit (or roll back) together.
+   */
+  private async logChanges(idsQuery: string): Promise<void> {
+    const gen = (await this.state()).generation + 1;
+    await this.con.run(`INSERT INTO changes SELECT id, ${gen} FROM (${idsQuery})`);
+    await this.setMeta('generation', String(gen));
+  }
+
+  private async setMeta(key: string, value: string): Promise<void> {
+    await this.con.run(`DELETE FROM meta WHERE key = ${sqlString(key)}`);
+    await this.con.run(`INSERT INTO meta VALUES (${sqlString(key)}, ${sqlString(value)})`);
+  }
+
+  /**
+   * Forgets the log up to a generation (a build cache of it is written): caches older than that
+   * can no longer be brought up to date and are refused.
+   */
+  async pruneChanges(throughGeneration: number): Promise<void> {
+    await this.con.run('BEGIN TRANSACTION');
+    try {
+      await this.con.run(`DELETE FROM changes WHERE gen <= ${throughGeneration}`);
+      const { loggedAfter } = await this.state();
+      if (throughGeneration > loggedAfter) await this.setMeta('logged_after', String(throughGeneration));
+      await this.con.run('COMMIT');
+    } catch (e) {
+      await this.con.run('ROLLBACK');
+      throw e;
+    }
+  }
+
   /** Loads the topic taxonomy (names, descriptions, keywords); descriptions describe communities. */
   async loadTaxonomy(topics: readonly TaxonomyTopic[]): Promise<number> {
     await this.con.run('BEGIN TRANSACTION');
@@ -309,9 +375,15 @@ export class CorpusStore {
       "SELECT max(value) FROM meta WHERE key = 'tagger_version'",
     );
     if (stored !== String(taggerVersion)) {
+      // Every title is tagged again: every work changes, so no build cache stays valid.
+      await this.con.run('BEGIN TRANSACTION');
       await this.con.run('DELETE FROM tags');
-      await this.con.run("DELETE FROM meta WHERE key = 'tagger_version'");
-      await this.con.run(`INSERT INTO meta VALUES ('tagger_version', '${taggerVersion}')`);
+      await this.setMeta('tagger_version', String(taggerVersion));
+      const gen = (await this.state()).generation + 1;
+      await this.setMeta('generation', String(gen));
+      await this.setMeta('logged_after', String(gen));
+      await this.con.run('DELETE FROM changes');
+      await this.con.run('COMMIT');
     }
     const [ids, titles] = await this.columns(
       'SELECT w.id, w.title FROM works w ANTI JOIN tags t ON t.id = w.id',

@@ -1,7 +1,6 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TAGGER_VERSION, tagElements } from '../tagging/tagger.js';
 import { type CorpusStore, type MergeCounts, openCorpusStore } from './corpus-store.js';
 import { type BadLine, normaliseFile } from './normalise.js';
 import type { WorksFile } from './sources.js';
@@ -21,7 +20,7 @@ export interface IngestSummary {
   counts: IngestCounts;
   badLines: BadLine[];
   fileErrors: { file: string; error: string }[];
-  /** Titles tagged with elements in this run (new or changed works). */
+  /** Titles tagged with elements after this ingest: 0 here; the tag step that follows fills it in. */
   tagged: number;
   seconds: number;
 }
@@ -82,8 +81,8 @@ export function addCounts(into: IngestCounts, c: IngestCounts): void {
 /**
  * Ingests works files into the corpus store at storePath. Files go through DuckDB's JSON reader
  * a few at a time (the fast path); a file it cannot read whole goes line by line instead, so
- * that every bad line is reported with its number and the good ones are still kept. Then the
- * titles of new and changed works are tagged with their elements.
+ * that every bad line is reported with its number and the good ones are still kept. Titles are
+ * not tagged here: that is the tag step that follows (src/tagging/tag-works.ts).
  */
 export async function ingest(
   storePath: string,
@@ -122,9 +121,6 @@ export async function ingest(
         `pass ${i / perPass + 1}: ${group.length} file(s) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
       );
     }
-    const t = performance.now();
-    summary.tagged = await tagNewWorks(store);
-    options.onDebug?.(`tagged ${summary.tagged} titles in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   } finally {
     store.close();
   }
@@ -175,12 +171,4 @@ async function ingestLineByLine(
   } finally {
     rmSync(tmp, { force: true });
   }
-}
-
-/** Tags the titles of works that have no tags from this tagger version (new or replaced works). */
-export async function tagNewWorks(store: CorpusStore): Promise<number> {
-  const { ids, titles } = await store.untagged(TAGGER_VERSION);
-  const symbols = titles.map((t) => (t ? tagElements(t).join(',') : ''));
-  await store.saveTags(ids, symbols);
-  return ids.length;
 }

@@ -1,7 +1,7 @@
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
-import { tagNewWorks } from '../ingest/ingest.js';
 import { getOrCreate } from '../util/maps.js';
+import type { CachedCorpus } from './corpus-cache.js';
 import { dayNumber } from './dates.js';
 import type { ScoringParameters } from './parameters.js';
 
@@ -94,13 +94,33 @@ export function csrFromPairs(n: number, ordinals: Int32Array, values: Int32Array
 
 const col = <T>(columns: unknown[][], i: number) => (columns[i] ?? []) as T[];
 
+/** How the headline facts were loaded: in full, or from the build cache plus the changed works. */
+export interface LoadReport {
+  incremental: boolean;
+  /** Works changed (added, replaced or removed) since the cache, when incremental. */
+  changed: number;
+}
+
 /**
  * Loads the corpus store for scoring. The store keeps a temporary table `ord` (work id ->
- * ordinal) afterwards, which the snapshot writer reads the paper texts by.
+ * ordinal) afterwards, which the snapshot writer reads the paper texts by. Titles must have been
+ * tagged (the tag step) first. With a build cache (corpus-cache.ts) the headline elements,
+ * topics, keywords and references of unchanged works come from the cache, re-numbered, and only
+ * the changed works are read; the result is the same as a full load.
  */
-export async function loadCorpus(store: CorpusStore, params: ScoringParameters): Promise<Corpus> {
-  await tagNewWorks(store);
+export async function loadCorpus(
+  store: CorpusStore,
+  params: ScoringParameters,
+  cache: CachedCorpus | null = null,
+): Promise<Corpus> {
+  return (await loadCorpusReporting(store, params, cache)).corpus;
+}
 
+export async function loadCorpusReporting(
+  store: CorpusStore,
+  params: ScoringParameters,
+  cache: CachedCorpus | null,
+): Promise<{ corpus: Corpus; report: LoadReport }> {
   const cutoff = await store.scalar<string | null>(`
     WITH u AS (SELECT max(substr(updated_date, 1, 10)) FILTER (WHERE updated_date <> '') AS upd FROM works)
     SELECT max(pub_date) FILTER (WHERE u.upd IS NULL OR pub_date <= u.upd) FROM works, u`);
@@ -160,37 +180,6 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
     }
   }
 
-  // Headline elements: the tags stored for each title, as element indexes.
-  const symbols = ELEMENTS.map((e, i) => `('${e.symbol}', ${i})`).join(', ');
-  const [elementOrdinals, elementValues] = await store.intColumns(
-    `WITH symbols(symbol, idx) AS (VALUES ${symbols})
-     SELECT o, idx FROM (SELECT id, unnest(string_split(symbols, ',')) AS symbol FROM tags WHERE symbols <> '')
-     JOIN ord USING (id) JOIN symbols USING (symbol)`,
-    2,
-  );
-  corpus.elements = csrFromPairs(n, elementOrdinals!, elementValues!);
-
-  // Headline topics: the primary topic and any topic at or above the threshold.
-  const [topicOrdinals, topicValues] = await store.intColumns(
-    `SELECT DISTINCT o, tid FROM (
-      SELECT o, primary_topic AS tid FROM works JOIN ord USING (id) WHERE primary_topic IS NOT NULL
-      UNION ALL
-      SELECT o, t.id FROM (SELECT o, unnest(topics) AS t FROM works JOIN ord USING (id))
-      WHERE t.id IS NOT NULL AND t.score >= ${params.topicScoreThreshold})`,
-    2,
-  );
-  const topicIndex = new Map<number, number>();
-  const sortedTopicIds = [...new Set(topicValues!)].sort((a, b) => a - b);
-  sortedTopicIds.forEach((id, i) => {
-    topicIndex.set(id, i);
-  });
-  corpus.topicIds = sortedTopicIds;
-  corpus.topics = csrFromPairs(
-    n,
-    topicOrdinals!,
-    topicValues!.map((id) => topicIndex.get(id)!),
-  );
-
   const topicRows = await store.rows<{
     id: number;
     name: string;
@@ -216,16 +205,78 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
     });
   }
 
+  let report: LoadReport = { incremental: false, changed: 0 };
+  const delta = cache ? await deltaFromCache(store, corpus, cache) : null;
+  if (delta) {
+    await loadHeadlinesIncrementally(store, corpus, cache!, delta, params);
+    report = { incremental: true, changed: delta.changed };
+  } else await loadHeadlines(store, corpus, params, 'works');
+  await store.con.run('DROP TABLE IF EXISTS changed');
+
+  corpus.citationTotals = await citationTotals(store, params.citationHorizonYears, cutoffYear);
+  return { corpus, report };
+}
+
+const ELEMENT_SYMBOLS = ELEMENTS.map((e, i) => `('${e.symbol}', ${i})`).join(', ');
+
+/** (ordinal, element index) of the headline elements of the works of `source`. */
+const elementPairsSql = (source: string) => `WITH symbols(symbol, idx) AS (VALUES ${ELEMENT_SYMBOLS})
+     SELECT o, idx FROM (SELECT id, unnest(string_split(symbols, ',')) AS symbol FROM tags
+       WHERE symbols <> ''${source === 'works' ? '' : ` AND id IN (SELECT id FROM ${source})`})
+     JOIN ord USING (id) JOIN symbols USING (symbol)`;
+
+/** (ordinal, OpenAlex topic id): the primary topic and any topic at or above the threshold. */
+const topicPairsSql = (source: string, params: ScoringParameters) => `SELECT DISTINCT o, tid FROM (
+      SELECT o, primary_topic AS tid FROM ${source} JOIN ord USING (id) WHERE primary_topic IS NOT NULL
+      UNION ALL
+      SELECT o, t.id FROM (SELECT o, unnest(topics) AS t FROM ${source} JOIN ord USING (id))
+      WHERE t.id IS NOT NULL AND t.score >= ${params.topicScoreThreshold})`;
+
+/** (ordinal, slug) of the headline keywords. */
+const keywordPairsSql = (source: string, params: ScoringParameters) => `
+    SELECT DISTINCT o, k.slug AS slug FROM (SELECT o, unnest(keywords) AS k FROM ${source} JOIN ord USING (id))
+    WHERE k.slug IS NOT NULL AND k.slug <> '' AND k.score >= ${params.keywordScoreThreshold}`;
+
+/** (citing ordinal, cited ordinal) of the references inside the corpus. */
+const refPairsSql = (
+  source: string,
+) => `SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM ${source}) u
+     JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref WHERE a.o <> b.o`;
+
+/** The keyword vocabulary of the slugs in table `table`: slugs in order, with names. */
+const vocabularySql = (
+  table: string,
+) => `SELECT slug, coalesce(k.name, slug) FROM (SELECT DISTINCT slug FROM ${table})
+    LEFT JOIN (SELECT DISTINCT ON (slug) slug, name FROM keywords) k USING (slug) ORDER BY slug`;
+
+/** Headline elements, topics, keywords and in-corpus references, read in full. */
+async function loadHeadlines(store: CorpusStore, corpus: Corpus, params: ScoringParameters, source: string) {
+  const n = corpus.n;
+  // Headline elements: the tags stored for each title, as element indexes.
+  const [elementOrdinals, elementValues] = await store.intColumns(elementPairsSql(source), 2);
+  corpus.elements = csrFromPairs(n, elementOrdinals!, elementValues!);
+
+  // Headline topics: the primary topic and any topic at or above the threshold.
+  const [topicOrdinals, topicValues] = await store.intColumns(topicPairsSql(source, params), 2);
+  const topicIndex = new Map<number, number>();
+  const sortedTopicIds = [...new Set(topicValues!)].sort((a, b) => a - b);
+  sortedTopicIds.forEach((id, i) => {
+    topicIndex.set(id, i);
+  });
+  corpus.topicIds = sortedTopicIds;
+  corpus.topics = csrFromPairs(
+    n,
+    topicOrdinals!,
+    topicValues!.map((id) => topicIndex.get(id)!),
+  );
+
   // Headline keywords, numbered by slug.
-  await store.con.run(`CREATE OR REPLACE TEMP TABLE kw AS
-    SELECT DISTINCT o, k.slug AS slug FROM (SELECT o, unnest(keywords) AS k FROM works JOIN ord USING (id))
-    WHERE k.slug IS NOT NULL AND k.slug <> '' AND k.score >= ${params.keywordScoreThreshold}`);
-  await store.con.run(`CREATE OR REPLACE TEMP TABLE kwidx AS
-    SELECT slug, (row_number() OVER (ORDER BY slug) - 1)::INTEGER AS idx FROM (SELECT DISTINCT slug FROM kw)`);
-  const vocabulary = await store.columns(`SELECT slug, coalesce(k.name, slug) FROM kwidx LEFT JOIN
-    (SELECT DISTINCT ON (slug) slug, name FROM keywords) k USING (slug) ORDER BY idx`);
+  await store.con.run(`CREATE OR REPLACE TEMP TABLE kw AS ${keywordPairsSql(source, params)}`);
+  const vocabulary = await store.columns(vocabularySql('kw'));
   corpus.keywordSlugs = col<string>(vocabulary, 0);
   corpus.keywordNames = col<string>(vocabulary, 1);
+  await store.con.run(`CREATE OR REPLACE TEMP TABLE kwidx AS
+    SELECT slug, (row_number() OVER (ORDER BY slug) - 1)::INTEGER AS idx FROM (SELECT DISTINCT slug FROM kw)`);
   const [keywordOrdinals, keywordValues] = await store.intColumns(
     'SELECT o, idx FROM kw JOIN kwidx USING (slug)',
     2,
@@ -235,18 +286,196 @@ export async function loadCorpus(store: CorpusStore, params: ScoringParameters):
 
   // References inside the corpus, as ordinals.
   // Sized from the number of references (an upper bound): no regrowing of ~20M values per column.
-  const refCount = Number((await store.scalar<bigint | null>('SELECT sum(len(refs)) FROM works')) ?? 0);
-  const [refFrom, refTo] = await store.intColumns(
-    `SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM works) u
-     JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref WHERE a.o <> b.o`,
-    2,
-    -1,
-    refCount,
-  );
+  const refCount = Number((await store.scalar<bigint | null>(`SELECT sum(len(refs)) FROM ${source}`)) ?? 0);
+  const [refFrom, refTo] = await store.intColumns(refPairsSql(source), 2, -1, refCount);
   corpus.refs = csrFromPairs(n, refFrom!, refTo!);
+}
 
-  corpus.citationTotals = await citationTotals(store, params.citationHorizonYears, cutoffYear);
-  return corpus;
+interface Delta {
+  changed: number;
+  /** New ordinal of each cached paper whose work is unchanged, else -1. */
+  keep: Int32Array;
+  /** New ordinal of each cached paper whose work is still in the corpus (changed or not), else -1. */
+  target: Int32Array;
+  /** Works in the corpus now that were not in the cache, as ids. */
+  added: number[];
+}
+
+/**
+ * Matches the cache to the corpus as it is now, through the change log: null (load in full)
+ * unless every paper now is either an unchanged cached one or a changed one that is read again.
+ */
+async function deltaFromCache(
+  store: CorpusStore,
+  corpus: Corpus,
+  cache: CachedCorpus,
+): Promise<Delta | null> {
+  await store.con.run(
+    `CREATE OR REPLACE TEMP TABLE changed AS SELECT DISTINCT id FROM changes WHERE gen > ${cache.generation}`,
+  );
+  const changedIds = new Set(((await store.columns('SELECT id::DOUBLE FROM changed'))[0] ?? []) as number[]);
+  const ordinalOf = new Map<number, number>();
+  for (let p = 0; p < corpus.n; p++) ordinalOf.set(corpus.workId[p]!, p);
+  const keep = new Int32Array(cache.n).fill(-1);
+  const target = new Int32Array(cache.n).fill(-1);
+  const covered = new Uint8Array(corpus.n);
+  const wasCached = new Set<number>();
+  for (let p = 0; p < cache.n; p++) {
+    const id = cache.workId[p]!;
+    const o = ordinalOf.get(id);
+    if (changedIds.has(id)) wasCached.add(id);
+    if (o === undefined) {
+      if (!changedIds.has(id)) return null; // gone without a change logged
+      continue;
+    }
+    target[p] = o;
+    if (changedIds.has(id)) continue;
+    if (covered[o]) return null;
+    covered[o] = 1;
+    keep[p] = o;
+  }
+  const added: number[] = [];
+  for (const id of changedIds) {
+    const o = ordinalOf.get(id);
+    if (o === undefined) continue;
+    if (covered[o]) return null;
+    covered[o] = 1;
+    if (!wasCached.has(id)) added.push(id);
+  }
+  for (let o = 0; o < corpus.n; o++) if (!covered[o]) return null; // a work neither cached nor logged
+  return { changed: changedIds.size, keep, target, added };
+}
+
+/**
+ * The (ordinal, value) pairs of a CSR: those of the cached papers that are kept (`rows`: new
+ * ordinal, or -1), with values mapped (-1 drops the pair), then the fresh pairs read from the store.
+ */
+function mergedPairs(
+  csr: Csr,
+  rows: Int32Array,
+  value: (v: number) => number,
+  fresh: readonly Int32Array[],
+): [Int32Array, Int32Array] {
+  const [freshOrdinals, freshValues] = fresh as [Int32Array, Int32Array];
+  const ordinals = new Int32Array(csr.values.length + freshOrdinals.length);
+  const values = new Int32Array(ordinals.length);
+  let k = 0;
+  for (let p = 0; p < rows.length; p++) {
+    const o = rows[p]!;
+    if (o < 0) continue;
+    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) {
+      const v = value(csr.values[i]!);
+      if (v < 0) continue;
+      ordinals[k] = o;
+      values[k++] = v;
+    }
+  }
+  ordinals.set(freshOrdinals, k);
+  values.set(freshValues, k);
+  k += freshOrdinals.length;
+  return [ordinals.subarray(0, k), values.subarray(0, k)];
+}
+
+/** Fills the headline CSRs from the cache (unchanged works) and the store (changed works). */
+async function loadHeadlinesIncrementally(
+  store: CorpusStore,
+  corpus: Corpus,
+  cache: CachedCorpus,
+  delta: Delta,
+  params: ScoringParameters,
+) {
+  const n = corpus.n;
+  const source = '(SELECT * FROM works WHERE id IN (SELECT id FROM changed))';
+  const same = (v: number) => v;
+
+  const [eo, ev] = mergedPairs(
+    cache.elements,
+    delta.keep,
+    same,
+    await store.intColumns(elementPairsSql(source), 2),
+  );
+  corpus.elements = csrFromPairs(n, eo, ev);
+
+  // Topics as OpenAlex ids, numbered again over the ids in use.
+  const [to, tv] = mergedPairs(
+    cache.topics,
+    delta.keep,
+    (v) => cache.topicIds[v]!,
+    await store.intColumns(topicPairsSql(source, params), 2),
+  );
+  const sortedTopicIds = [...new Set(tv)].sort((a, b) => a - b);
+  const topicIndex = new Map(sortedTopicIds.map((id, i) => [id, i]));
+  corpus.topicIds = sortedTopicIds;
+  corpus.topics = csrFromPairs(
+    n,
+    to,
+    tv.map((id) => topicIndex.get(id)!),
+  );
+
+  // Keywords: the vocabulary (slugs in use, in the store's order, with today's names) again.
+  const [freshOrdinals, freshSlugs] = (await store.columns(keywordPairsSql(source, params))) as [
+    number[] | undefined,
+    string[] | undefined,
+  ];
+  const used = new Uint8Array(cache.keywordSlugs.length);
+  for (let p = 0; p < cache.n; p++) {
+    if (delta.keep[p]! < 0) continue;
+    for (let i = cache.keywords.start[p]!; i < cache.keywords.start[p + 1]!; i++)
+      used[cache.keywords.values[i]!] = 1;
+  }
+  await store.con.run('CREATE OR REPLACE TEMP TABLE kwv (slug VARCHAR)');
+  const appender = await store.con.createAppender('kwv');
+  cache.keywordSlugs.forEach((slug, i) => {
+    if (!used[i]) return;
+    appender.appendVarchar(slug);
+    appender.endRow();
+  });
+  for (const slug of freshSlugs ?? []) {
+    appender.appendVarchar(slug);
+    appender.endRow();
+  }
+  appender.closeSync();
+  const vocabulary = await store.columns(vocabularySql('kwv'));
+  await store.con.run('DROP TABLE kwv');
+  corpus.keywordSlugs = col<string>(vocabulary, 0);
+  corpus.keywordNames = col<string>(vocabulary, 1);
+  const slugIndex = new Map(corpus.keywordSlugs.map((s, i) => [s, i]));
+  const remap = Int32Array.from(cache.keywordSlugs, (s) => slugIndex.get(s) ?? -1);
+  const [ko, kv] = mergedPairs(cache.keywords, delta.keep, (v) => remap[v]!, [
+    Int32Array.from(freshOrdinals ?? []),
+    Int32Array.from(freshSlugs ?? [], (s) => slugIndex.get(s)!),
+  ]);
+  corpus.keywords = csrFromPairs(n, ko, kv);
+
+  // References: unchanged citing works keep theirs (to works still in the corpus), changed ones
+  // are read again, and references to works new to the corpus are found among the unchanged ones.
+  const [changedFrom, changedTo] = await store.intColumns(refPairsSql(source), 2);
+  let fresh: Int32Array[] = [changedFrom!, changedTo!];
+  if (delta.added.length > 0) {
+    await store.con.run('CREATE OR REPLACE TEMP TABLE added (id BIGINT)');
+    const a = await store.con.createAppender('added');
+    for (const id of delta.added) {
+      a.appendBigInt(BigInt(id));
+      a.endRow();
+    }
+    a.closeSync();
+    const [toNewFrom, toNewTo] = await store.intColumns(
+      `SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM works WHERE id NOT IN (SELECT id FROM changed)) u
+       JOIN added ON added.id = u.ref JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref`,
+      2,
+    );
+    await store.con.run('DROP TABLE added');
+    fresh = [concatInt(changedFrom!, toNewFrom!), concatInt(changedTo!, toNewTo!)];
+  }
+  const [ro, rv] = mergedPairs(cache.refs, delta.keep, (q) => delta.target[q]!, fresh);
+  corpus.refs = csrFromPairs(n, ro, rv);
+}
+
+function concatInt(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /**

@@ -4,11 +4,13 @@ import { ELEMENTS } from '../elements/elements.js';
 import { type CorpusStore, openCorpusStore } from '../ingest/corpus-store.js';
 import { assignClusters } from '../scoring/clusters.js';
 import { scoreCommunities } from '../scoring/communities.js';
-import { loadCorpus } from '../scoring/corpus.js';
+import { loadCorpusReporting } from '../scoring/corpus.js';
+import { readCorpusCache, writeCorpusCache } from '../scoring/corpus-cache.js';
 import { isoDay } from '../scoring/dates.js';
 import { computeImpact } from '../scoring/impact.js';
 import { DEFAULT_PARAMETERS, type ScoringParameters } from '../scoring/parameters.js';
 import { buildContext, periodTotals, scoreEntities } from '../scoring/score-entities.js';
+import { tagWorks } from '../tagging/tag-works.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
 import { type PublishResult, publishSnapshot } from './publish.js';
 import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';
@@ -16,6 +18,10 @@ import { writeSnapshot } from './write-snapshot.js';
 
 export interface BuildResult extends PublishResult {
   papers: number;
+  /** Titles the tag step tagged first (works ingested but not yet tagged). */
+  tagged: number;
+  /** True when the corpus was loaded from the build cache plus the changed works. */
+  incremental: boolean;
   subjects: number;
   seconds: number;
   file: string;
@@ -33,6 +39,13 @@ export async function buildSnapshot(
     log?: (msg: string) => void;
     /** Published snapshots to keep (SNAPSHOTS_KEEP); the default 5. */
     keep?: number;
+    /**
+     * The build cache file (src/scoring/corpus-cache.ts): read when it can be brought up to date,
+     * written after every load. Without it, every build loads the corpus in full.
+     */
+    cacheFile?: string;
+    /** Load in full even when the cache could be used (the cache is still written). */
+    full?: boolean;
   } = {},
 ): Promise<BuildResult> {
   const started = performance.now();
@@ -40,7 +53,7 @@ export async function buildSnapshot(
   const log = options.log ?? (() => {});
   const store = await openCorpusStore(corpusPath);
   try {
-    return await buildFromStore(store, snapshotDir, params, log, started, options.keep);
+    return await buildFromStore(store, snapshotDir, params, log, started, options);
   } finally {
     store.close();
   }
@@ -52,12 +65,34 @@ async function buildFromStore(
   params: ScoringParameters,
   log: (msg: string) => void,
   started: number,
-  keep: number | undefined,
+  options: { keep?: number; cacheFile?: string; full?: boolean },
 ): Promise<BuildResult> {
   const lap = (what: string) => log(`${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
-  const corpus = await loadCorpus(store, params);
+  const keep = options.keep;
+  // The pipeline is ingest -> tag -> build; a build tags what an ingest or pull left untagged.
+  const tagged = await tagWorks(store);
+  if (tagged > 0) lap(`tagged ${tagged} titles`);
+  const state = await store.state();
+  let cache: ReturnType<typeof readCorpusCache>['cache'] = null;
+  if (options.cacheFile) {
+    const read = options.full
+      ? { cache: null, reason: 'a full build was asked for' }
+      : readCorpusCache(options.cacheFile, state, params);
+    cache = read.cache;
+    if (!cache) log(`loading in full: ${read.reason}`);
+  }
+  const { corpus, report } = await loadCorpusReporting(store, params, cache);
+  if (cache && !report.incremental) log('loading in full: the build cache does not match the change log');
+  cache = null;
   if (corpus.n === 0) throw new Error('the corpus store has no works: run `ri ingest PATH...` first');
-  lap(`loaded ${corpus.n} works, cut-off ${isoDay(corpus.cutoffDay)}`);
+  lap(
+    `loaded ${corpus.n} works${report.incremental ? ` (incremental: ${report.changed} changed since the build cache)` : ''}, cut-off ${isoDay(corpus.cutoffDay)}`,
+  );
+  if (options.cacheFile) {
+    writeCorpusCache(options.cacheFile, corpus, state, params);
+    await store.pruneChanges(state.generation);
+    lap('build cache written');
+  }
 
   const impact = computeImpact(corpus, params);
   const clusters = assignClusters(corpus);
@@ -135,6 +170,8 @@ async function buildFromStore(
     return {
       ...published,
       papers: corpus.n,
+      tagged,
+      incremental: report.incremental,
       subjects: scores.length,
       seconds: (performance.now() - started) / 1000,
       file: join(snapshotDir, `${published.version}.sqlite`),

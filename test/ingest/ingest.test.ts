@@ -5,10 +5,19 @@ import { describe, expect, it } from 'vitest';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
+import { tagWorks } from '../../src/tagging/tag-works.js';
 import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
 
-async function ingestPaths(store: string, ...paths: string[]) {
-  return ingest(store, expandWorksPaths(paths));
+/** Ingest, then the tag step (as `ri ingest` runs them). */
+async function ingestPaths(storePath: string, ...paths: string[]) {
+  const summary = await ingest(storePath, expandWorksPaths(paths));
+  const store = await openCorpusStore(storePath);
+  try {
+    summary.tagged = await tagWorks(store);
+  } finally {
+    store.close();
+  }
+  return summary;
 }
 
 async function row(storePath: string, id: number) {

@@ -1,0 +1,252 @@
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { StoreState } from '../ingest/corpus-store.js';
+import { TAGGER_VERSION } from '../tagging/tagger.js';
+import type { Corpus, Csr } from './corpus.js';
+import type { ScoringParameters } from './parameters.js';
+
+/**
+ * The build cache (DATA_DIR/build-cache/corpus.bin): what the last build read from the corpus
+ * store and parsed, per paper, in its ordinal order: work ids, headline elements, topics and
+ * keywords, and in-corpus references. The next build takes it, asks the store only for the works
+ * changed since (the store's change log), and re-numbers the rest (src/scoring/corpus.ts), so a
+ * day's partition does not re-read and re-join the whole corpus. What it reuses is exactly what a
+ * full load would compute, so the snapshot (and its data_version) is the same byte for byte.
+ *
+ * A cache is used only when its key matches (format, the store's id, tagger version, the
+ * parameters that choose headline topics and keywords), the store's change log covers every
+ * generation since it, and its bytes hash to the digest in its header. It is written to a
+ * temporary file, fsynced and renamed, so a build killed half way leaves the old cache or the
+ * new one, never part of one. Anything else, and the build loads the corpus in full.
+ */
+const MAGIC = 'ri-corpus-cache\n';
+const FORMAT = 1;
+
+export interface CachedCorpus {
+  generation: number;
+  n: number;
+  workId: Float64Array;
+  elements: Csr;
+  topics: Csr;
+  topicIds: number[];
+  keywords: Csr;
+  keywordSlugs: string[];
+  refs: Csr;
+}
+
+interface Header {
+  format: number;
+  storeId: string;
+  generation: number;
+  key: string;
+  n: number;
+  sections: { name: string; bytes: number }[];
+  strings: { topicIds: number[]; keywordSlugs: string[] };
+  sha256: string;
+}
+
+/** What, besides the store's content, the cached columns depend on. */
+export function cacheKey(params: ScoringParameters): string {
+  return JSON.stringify({
+    tagger: TAGGER_VERSION,
+    topicScoreThreshold: params.topicScoreThreshold,
+    keywordScoreThreshold: params.keywordScoreThreshold,
+  });
+}
+
+const SECTIONS = [
+  'workId',
+  'elements.start',
+  'elements.values',
+  'topics.start',
+  'topics.values',
+  'keywords.start',
+  'keywords.values',
+  'refs.start',
+  'refs.values',
+] as const;
+
+function arraysOf(c: Corpus | CachedCorpus): ArrayBufferView[] {
+  return [
+    c.workId,
+    c.elements.start,
+    c.elements.values,
+    c.topics.start,
+    c.topics.values,
+    c.keywords.start,
+    c.keywords.values,
+    c.refs.start,
+    c.refs.values,
+  ];
+}
+
+const pad8 = (n: number) => (8 - (n % 8)) % 8;
+const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/** Writes the cache of a loaded corpus, atomically. */
+export function writeCorpusCache(
+  file: string,
+  corpus: Corpus,
+  state: StoreState,
+  params: ScoringParameters,
+): void {
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true });
+  removeStaleTemporaries(dir, basename(file));
+  const arrays = arraysOf(corpus);
+  const hash = createHash('sha256');
+  const zeros = Buffer.alloc(8);
+  for (const a of arrays) {
+    hash.update(bytesOf(a));
+    hash.update(zeros.subarray(0, pad8(a.byteLength)));
+  }
+  const strings = { topicIds: corpus.topicIds, keywordSlugs: corpus.keywordSlugs };
+  hash.update(JSON.stringify(strings));
+  const header: Header = {
+    format: FORMAT,
+    storeId: state.storeId,
+    generation: state.generation,
+    key: cacheKey(params),
+    n: corpus.n,
+    sections: arrays.map((a, i) => ({ name: SECTIONS[i]!, bytes: a.byteLength })),
+    strings,
+    sha256: hash.digest('hex'),
+  };
+  const head = Buffer.from(JSON.stringify(header));
+  const prefix = Buffer.alloc(MAGIC.length + 4);
+  prefix.write(MAGIC, 0, 'latin1');
+  prefix.writeUInt32LE(head.length, MAGIC.length);
+  const tmp = join(dir, `.${basename(file)}-${process.pid}-${Date.now()}`);
+  const fd = openSync(tmp, 'w');
+  try {
+    const write = (b: Buffer) => {
+      for (let off = 0; off < b.length; ) off += writeSync(fd, b, off, b.length - off);
+    };
+    write(prefix);
+    write(head);
+    const lead = pad8(prefix.length + head.length);
+    write(zeros.subarray(0, lead));
+    for (const a of arrays) {
+      write(bytesOf(a));
+      write(zeros.subarray(0, pad8(a.byteLength)));
+    }
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  renameSync(tmp, file);
+  const dfd = openSync(dir, 'r');
+  try {
+    fsyncSync(dfd);
+  } finally {
+    closeSync(dfd);
+  }
+}
+
+/** Temporary files of builds whose process is gone (killed half way). */
+function removeStaleTemporaries(dir: string, name: string): void {
+  for (const f of readdirSync(dir)) {
+    const m = new RegExp(`^\\.${name.replace(/\./g, '\\.')}-(\\d+)-\\d+$`).exec(f);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    let alive = pid === process.pid;
+    if (!alive) {
+      try {
+        process.kill(pid, 0);
+        alive = true;
+      } catch {
+        alive = false;
+      }
+    }
+    if (!alive) rmSync(join(dir, f), { force: true });
+  }
+}
+
+/**
+ * The cache, when it can bring this store up to date: else null and why (the build then loads in
+ * full). Never throws on a damaged file.
+ */
+export function readCorpusCache(
+  file: string,
+  state: StoreState,
+  params: ScoringParameters,
+): { cache: CachedCorpus | null; reason: string } {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(file);
+  } catch {
+    return { cache: null, reason: 'no build cache' };
+  }
+  try {
+    if (buf.length < MAGIC.length + 4 || buf.toString('latin1', 0, MAGIC.length) !== MAGIC)
+      return { cache: null, reason: 'the build cache is not one' };
+    const headLength = buf.readUInt32LE(MAGIC.length);
+    const headStart = MAGIC.length + 4;
+    const header = JSON.parse(buf.toString('utf8', headStart, headStart + headLength)) as Header;
+    if (header.format !== FORMAT) return { cache: null, reason: 'the build cache has another format' };
+    if (header.storeId !== state.storeId)
+      return { cache: null, reason: 'the build cache is of another corpus store' };
+    if (header.key !== cacheKey(params))
+      return { cache: null, reason: 'the build cache is of another tagger or other parameters' };
+    if (header.generation > state.generation || header.generation < state.loggedAfter)
+      return {
+        cache: null,
+        reason: `the build cache (generation ${header.generation}) is not covered by the change log (${state.loggedAfter}..${state.generation})`,
+      };
+    let off = headStart + headLength;
+    off += pad8(off);
+    const hash = createHash('sha256');
+    const views: Buffer[] = [];
+    for (const s of header.sections) {
+      const total = s.bytes + pad8(s.bytes);
+      if (off + total > buf.length) return { cache: null, reason: 'the build cache is truncated' };
+      hash.update(buf.subarray(off, off + total));
+      views.push(buf.subarray(off, off + s.bytes));
+      off += total;
+    }
+    hash.update(JSON.stringify(header.strings));
+    if (off !== buf.length || hash.digest('hex') !== header.sha256)
+      return { cache: null, reason: 'the build cache is damaged (its digest does not match)' };
+    // Copies into fresh, aligned buffers (the file buffer may not be 8-byte aligned).
+    const copy = <T>(i: number, Kind: { new (b: ArrayBuffer): T }) => {
+      const v = views[i]!;
+      const ab = new ArrayBuffer(v.length);
+      new Uint8Array(ab).set(v);
+      return new Kind(ab);
+    };
+    const n = header.n;
+    const cache: CachedCorpus = {
+      generation: header.generation,
+      n,
+      workId: copy(0, Float64Array),
+      elements: { start: copy(1, Int32Array), values: copy(2, Int32Array) },
+      topics: { start: copy(3, Int32Array), values: copy(4, Int32Array) },
+      topicIds: header.strings.topicIds,
+      keywords: { start: copy(5, Int32Array), values: copy(6, Int32Array) },
+      keywordSlugs: header.strings.keywordSlugs,
+      refs: { start: copy(7, Int32Array), values: copy(8, Int32Array) },
+    };
+    for (const csr of [cache.elements, cache.topics, cache.keywords, cache.refs]) {
+      if (csr.start.length !== n + 1 || csr.start[n] !== csr.values.length)
+        return { cache: null, reason: 'the build cache is inconsistent' };
+    }
+    if (cache.workId.length !== n) return { cache: null, reason: 'the build cache is inconsistent' };
+    return { cache, reason: `build cache of generation ${header.generation}` };
+  } catch (e) {
+    return { cache: null, reason: `the build cache cannot be read (${(e as Error).message})` };
+  }
+}

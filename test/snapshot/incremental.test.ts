@@ -1,0 +1,203 @@
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tagElements } from '../../src/tagging/tagger.js';
+import { ri } from '../helpers/cli.js';
+import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
+
+/**
+ * Incremental publication over the real CLI: a corpus brought up to date by `ri update` (the
+ * build cache plus the works changed since) publishes the same snapshot, byte for byte (the same
+ * data_version), as a full build of the same corpus; and a cache that is damaged, of another
+ * store or older than the change log is refused and the build loads in full, to the same result.
+ */
+const SAMPLE = join(import.meta.dirname, '../../fixtures/openalex/works-geoscience.jsonl.gz');
+const sampleRecords = () =>
+  gunzipSync(readFileSync(SAMPLE))
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown> & { id: string; referenced_works?: string[] });
+
+const idOf = (r: { id: string }) => Number(r.id.replace('https://openalex.org/W', ''));
+
+let dir: string;
+let p1: string;
+let p2: string;
+
+function run(args: string[]) {
+  const r = ri(args);
+  if (r.status !== 0) throw new Error(`ri ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return { version: r.stdout.trim().split('\n').at(-1)!, log: r.stderr };
+}
+
+const build = (data: string, ...flags: string[]) => run(['build', ...flags, '--data-dir', data]);
+const ingest = (data: string, ...paths: string[]) => run(['ingest', ...paths, '--data-dir', data]);
+const snapshotBytes = (data: string, version: string) =>
+  readFileSync(join(data, 'snapshots', `${version}.sqlite`));
+
+/** A full build of the same files in a fresh data folder. */
+function fullBuild(...paths: string[]) {
+  const data = join(dir, `full-${Math.random().toString(36).slice(2)}`);
+  ingest(data, ...paths);
+  return { data, ...build(data, '--full') };
+}
+
+beforeAll(() => {
+  dir = tempDir('ri-incremental-');
+  const records = sampleRecords();
+  const ids = new Set(records.map(idOf));
+  // A work the sample cites but does not hold: added by the first partition, so references of
+  // unchanged works now point inside the corpus.
+  const citing = records.find((r) =>
+    (r.referenced_works ?? []).some((ref) => !ids.has(Number(ref.replace('https://openalex.org/W', '')))),
+  )!;
+  const cited = Number(
+    citing
+      .referenced_works!.find((ref) => !ids.has(Number(ref.replace('https://openalex.org/W', ''))))!
+      .replace('https://openalex.org/W', ''),
+  );
+  const old = records.slice(0, 40).map(idOf);
+  const newTopic = topic(99_001, 'Incremental test topic', 0.97);
+  const day1 = '2026-03-02T00:00:00.000000';
+  p1 = writeWorks(join(dir, 'works/updated_date=2026-03-02/part_000.jsonl.gz'), [
+    work(cited, {
+      title: 'Iron and copper in ancient slags',
+      publication_date: '2026-03-01',
+      publication_year: 2026,
+      cited_by_count: 3,
+      referenced_works: [`https://openalex.org/W${old[0]}`],
+      updated_date: day1,
+    }),
+    ...Array.from({ length: 30 }, (_, i) =>
+      work(9_100_000_000 + i, {
+        title: i % 3 === 0 ? `Lithium brines of basin ${i}` : `Zinc isotopes in sediments ${i}`,
+        publication_date: `2026-0${1 + (i % 3)}-0${1 + (i % 9)}`,
+        publication_year: 2026,
+        cited_by_count: i % 5,
+        primary_topic: i % 2 ? newTopic : topic(10001, 'Test Topic One', 0.99),
+        topics: [i % 2 ? newTopic : topic(10001, 'Test Topic One', 0.99)],
+        keywords: [
+          { id: 'https://openalex.org/keywords/aaa-new-keyword', display_name: 'A new keyword', score: 0.8 },
+        ],
+        referenced_works: [old[i % 40], old[(i * 7) % 40], cited, 9_100_000_000 + ((i + 1) % 30)].map(
+          (w) => `https://openalex.org/W${w}`,
+        ),
+        updated_date: day1,
+      }),
+    ),
+  ]);
+  // Newer versions of sample works: one with other citations and a title naming other elements,
+  // one retracted, one paratext; and one of the first partition's works retracted.
+  const day2 = '2026-03-03T00:00:00.000000';
+  // A work whose title names elements, with keywords, topics and references: all of them change.
+  const withElement = records.find(
+    (r, i) =>
+      i > 3 &&
+      tagElements(String(r.title ?? '')).length > 0 &&
+      (r.referenced_works ?? []).length > 0 &&
+      ((r.keywords as unknown[]) ?? []).length > 0,
+  )!;
+  const newer = (r: Record<string, unknown>, overrides: Record<string, unknown>) => ({
+    ...r,
+    ...overrides,
+    updated_date: day2,
+  });
+  p2 = writeWorks(join(dir, 'works/updated_date=2026-03-03/part_000.jsonl.gz'), [
+    newer(withElement, {
+      cited_by_count: 500,
+      title: 'Gold and silver in quartz veins',
+      display_name: null,
+      primary_topic: newTopic,
+      topics: [newTopic],
+      keywords: [
+        { id: 'https://openalex.org/keywords/quartz-veins', display_name: 'Quartz veins', score: 0.9 },
+      ],
+      referenced_works: [`https://openalex.org/W${old[5]}`],
+    }),
+    newer(records[2]!, { is_retracted: true }),
+    newer(records[3]!, { is_paratext: true }),
+    work(9_100_000_005, { is_retracted: true, updated_date: day2 }),
+    work(9_100_000_100, {
+      title: 'Uranium in groundwater',
+      publication_date: '2026-03-03',
+      updated_date: day2,
+    }),
+  ]);
+}, 60_000);
+
+describe('incremental build', () => {
+  it('publishes the same data_version as a full build, after a partition that adds, replaces and removes works, and refuses a stale or damaged cache', () => {
+    const data = join(dir, 'incremental');
+    ingest(data, SAMPLE);
+    const base = build(data);
+    expect(base.log).toContain('loading in full: no build cache');
+    const before = join(dir, 'cache-before-p1.bin');
+    copyFileSync(join(data, 'build-cache/corpus.bin'), before);
+
+    // A partition of new works (one of them cited by unchanged works): `ri build` alone.
+    ingest(data, p1);
+    const added = build(data);
+    expect(added.log).toMatch(/incremental: 31 changed/);
+    const full1 = fullBuild(SAMPLE, p1);
+    expect(added.version).toBe(full1.version);
+    expect(snapshotBytes(data, added.version).equals(snapshotBytes(full1.data, full1.version))).toBe(true);
+
+    // Replaced and removed works, through `ri update` (ingest, tag, build).
+    const updated = run(['update', p2, '--data-dir', data]);
+    expect(updated.log).toMatch(/incremental: 5 changed/);
+    const full2 = fullBuild(SAMPLE, p1, p2);
+    expect(updated.version).toBe(full2.version);
+    expect(updated.version).not.toBe(added.version);
+
+    // The cache from before the first partition: older than the change log now holds.
+    copyFileSync(before, join(data, 'build-cache/corpus.bin'));
+    const stale = build(data);
+    expect(stale.log).toMatch(/loading in full: the build cache \(generation \d+\) is not covered/);
+    expect(stale.version).toBe(full2.version);
+
+    // A damaged cache (one byte of its columns flipped), and a truncated one.
+    const cacheFile = join(data, 'build-cache/corpus.bin');
+    const bytes = readFileSync(cacheFile);
+    bytes[bytes.length - 9] = bytes[bytes.length - 9]! ^ 0xff;
+    writeFileSync(cacheFile, bytes);
+    const damaged = build(data);
+    expect(damaged.log).toContain('loading in full: the build cache is damaged');
+    expect(damaged.version).toBe(full2.version);
+    writeFileSync(cacheFile, readFileSync(cacheFile).subarray(0, 1000));
+    const truncated = build(data);
+    expect(truncated.log).toMatch(/loading in full: the build cache (is truncated|cannot be read)/);
+    expect(truncated.version).toBe(full2.version);
+
+    // The cache of another corpus store (same works, built elsewhere) is not taken for this one's.
+    copyFileSync(join(full1.data, 'build-cache/corpus.bin'), cacheFile);
+    const other = build(data);
+    expect(other.log).toContain('loading in full: the build cache is of another corpus store');
+    expect(other.version).toBe(full2.version);
+
+    // Nothing changed: the cache alone gives the same snapshot.
+    const again = build(data);
+    expect(again.log).toMatch(/incremental: 0 changed/);
+    expect(again.version).toBe(full2.version);
+  }, 300_000);
+
+  it('takes works ingested in several runs between two builds, and a re-created store', () => {
+    const data = join(dir, 'several');
+    ingest(data, SAMPLE);
+    build(data);
+    ingest(data, p1);
+    ingest(data, p2);
+    const both = build(data);
+    expect(both.log).toMatch(/incremental: 35 changed/);
+    expect(both.version).toBe(fullBuild(SAMPLE, p1, p2).version);
+
+    // The corpus store deleted and ingested again (its generations start over): the old cache is refused.
+    rmSync(join(data, 'corpus.duckdb'), { force: true });
+    rmSync(join(data, 'corpus.duckdb.wal'), { force: true });
+    ingest(data, SAMPLE, p1);
+    const recreated = build(data);
+    expect(recreated.log).toContain('loading in full: the build cache is of another corpus store');
+    expect(recreated.version).toBe(fullBuild(SAMPLE, p1).version);
+  }, 300_000);
+});

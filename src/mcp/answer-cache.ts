@@ -98,10 +98,10 @@ export class McpAnswerCache {
     };
   }
 
-  /** Keeps a tool's result unless it is an error. */
-  keepResult(key: string, result: { isError?: boolean; _meta?: unknown }): void {
+  /** Keeps a tool's result unless it is an error; `json` is the result as JSON text. */
+  keepResult(key: string, result: { isError?: boolean; _meta?: unknown }, json: string): void {
     if (!result.isError && result._meta === undefined)
-      this.store(key, entry(result, { 'content-type': 'application/json' }));
+      this.store(key, entryOfJson(json, { 'content-type': 'application/json' }));
   }
 
   /** Keeps the SDK's answer when it is a result (not an error); returns an answer to send. */
@@ -153,7 +153,11 @@ export class McpAnswerCache {
 }
 
 function entry(result: unknown, headers: Record<string, string>): Entry {
-  const head = Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`);
+  return entryOfJson(JSON.stringify(result), headers);
+}
+
+function entryOfJson(result: string, headers: Record<string, string>): Entry {
+  const head = Buffer.from(`{"result":${result},"jsonrpc":"2.0","id":`);
   const { 'content-length': _length, 'content-encoding': _encoding, ...own } = headers;
   return { head, gzip: undefined, headers: { ...own, vary: 'Accept-Encoding' } };
 }

@@ -227,9 +227,11 @@ export function createMcp(deps: McpDeps) {
       if (!call.success || call.data.params.task !== undefined) return null;
       const { name, arguments: args, _meta } = call.data.params;
       const result = await callTool(name, args, _meta as Record<string, unknown> | undefined, caller);
+      // The result serialised once, for the answer and for the cache (the SDK's key order).
+      const json = JSON.stringify(result);
       const key = answers.keyOf(header, parsedBody, caller.plan, deps.snapshots.version);
-      if (key) answers.keepResult(key, result);
-      return JSON.stringify({ result, jsonrpc: '2.0', id: m.id });
+      if (key) answers.keepResult(key, result, json);
+      return `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}`;
     },
 
     /** Answers one HTTP request at /mcp (a POST's JSON body already read and parsed). */

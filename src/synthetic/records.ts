@@ -7,6 +7,41 @@
  * The top-level key order is the one of real OpenAlex works (2025 snapshot).
  */
 import { ELEMENTS } from '../elements/elements.js';
+import {
+  ADJECTIVES,
+  ANIONS,
+  BOOKS,
+  CONTEXTS,
+  conceptPrefix,
+  ELEMENT_RANKING,
+  FIELD_BOOST,
+  FIRST_NAMES,
+  FUNDERS,
+  GENERIC_CONCEPTS,
+  INSTITUTION_POOL,
+  INSTITUTION_SAMPLER,
+  JOURNAL_SAMPLER,
+  JOURNALS,
+  LANG_SAMPLER,
+  LANGS,
+  LAST_NAMES,
+  LICENSES,
+  MESH,
+  MESH_QUALIFIERS,
+  METHODS,
+  NONMETAL_PHRASES,
+  OA,
+  OA_SAMPLER,
+  OA_STATUS,
+  PREPRINT_SERVERS,
+  REPOSITORIES,
+  SDG_SAMPLER,
+  SDGS,
+  STRATEGIES,
+  TYPE_SAMPLER,
+  TYPES,
+  VERSIONS,
+} from './pools.js';
 import { hashString, mix, Rng, WeightedSampler, zipfSampler } from './random.js';
 
 /** One topic of the OpenAlex taxonomy, as in topics.json. */
@@ -88,570 +123,10 @@ const SCORE_TEXT: string[] = Array.from({ length: SCORE_STEPS + 1 }, (_v, k) => 
 function scoreText(x: number): string {
   return SCORE_TEXT[Math.round(Math.min(1, Math.max(0, x)) * SCORE_STEPS)]!;
 }
-const OA = 'https://openalex.org/';
-
-// ---------------------------------------------------------------------------------------------
-// Static pools (pre-serialised once per process)
-// ---------------------------------------------------------------------------------------------
-
-type SourceRow = [
-  name: string,
-  issnL: string | null,
-  issn2: string | null,
-  publisher: string,
-  doiPrefix: string,
-  isOa: boolean,
-  type: string,
-];
-
-const SOURCES: SourceRow[] = [
-  [
-    'Journal of the American Chemical Society',
-    '0002-7863',
-    '1520-5126',
-    'American Chemical Society',
-    '1021',
-    false,
-    'journal',
-  ],
-  ['ACS Catalysis', '2155-5435', '2155-5435', 'American Chemical Society', '1021', false, 'journal'],
-  [
-    'ACS Applied Materials & Interfaces',
-    '1944-8244',
-    '1944-8252',
-    'American Chemical Society',
-    '1021',
-    false,
-    'journal',
-  ],
-  ['Inorganic Chemistry', '0020-1669', '1520-510X', 'American Chemical Society', '1021', false, 'journal'],
-  ['Chemistry of Materials', '0897-4756', '1520-5002', 'American Chemical Society', '1021', false, 'journal'],
-  ['Angewandte Chemie International Edition', '1433-7851', '1521-3773', 'Wiley', '1002', false, 'journal'],
-  ['Advanced Materials', '0935-9648', '1521-4095', 'Wiley', '1002', false, 'journal'],
-  ['Advanced Energy Materials', '1614-6832', '1614-6840', 'Wiley', '1002', false, 'journal'],
-  ['Chemical Engineering Journal', '1385-8947', '1873-3212', 'Elsevier BV', '1016', false, 'journal'],
-  [
-    'Applied Catalysis B: Environment and Energy',
-    '0926-3373',
-    '1873-3883',
-    'Elsevier BV',
-    '1016',
-    false,
-    'journal',
-  ],
-  ['Journal of Alloys and Compounds', '0925-8388', '1873-4669', 'Elsevier BV', '1016', false, 'journal'],
-  ['Geochimica et Cosmochimica Acta', '0016-7037', '1872-9533', 'Elsevier BV', '1016', false, 'journal'],
-  ['Journal of Power Sources', '0378-7753', '1873-2755', 'Elsevier BV', '1016', false, 'journal'],
-  ['Science of The Total Environment', '0048-9697', '1879-1026', 'Elsevier BV', '1016', false, 'journal'],
-  ['Nature Communications', '2041-1723', '2041-1723', 'Nature Portfolio', '1038', true, 'journal'],
-  ['Nature Materials', '1476-1122', '1476-4660', 'Nature Portfolio', '1038', false, 'journal'],
-  ['Scientific Reports', '2045-2322', '2045-2322', 'Nature Portfolio', '1038', true, 'journal'],
-  [
-    'Journal of Materials Chemistry A',
-    '2050-7488',
-    '2050-7496',
-    'Royal Society of Chemistry',
-    '1039',
-    false,
-    'journal',
-  ],
-  ['Chemical Science', '2041-6520', '2041-6539', 'Royal Society of Chemistry', '1039', true, 'journal'],
-  ['Dalton Transactions', '1477-9226', '1477-9234', 'Royal Society of Chemistry', '1039', false, 'journal'],
-  ['RSC Advances', '2046-2069', '2046-2069', 'Royal Society of Chemistry', '1039', true, 'journal'],
-  ['Physical Review B', '2469-9950', '2469-9969', 'American Physical Society', '1103', false, 'journal'],
-  [
-    'Physical Review Letters',
-    '0031-9007',
-    '1079-7114',
-    'American Physical Society',
-    '1103',
-    false,
-    'journal',
-  ],
-  [
-    'The Journal of Chemical Physics',
-    '0021-9606',
-    '1089-7690',
-    'American Institute of Physics',
-    '1063',
-    false,
-    'journal',
-  ],
-  [
-    'Materials',
-    '1996-1944',
-    '1996-1944',
-    'Multidisciplinary Digital Publishing Institute',
-    '3390',
-    true,
-    'journal',
-  ],
-  [
-    'Molecules',
-    '1420-3049',
-    '1420-3049',
-    'Multidisciplinary Digital Publishing Institute',
-    '3390',
-    true,
-    'journal',
-  ],
-  [
-    'Minerals',
-    '2075-163X',
-    '2075-163X',
-    'Multidisciplinary Digital Publishing Institute',
-    '3390',
-    true,
-    'journal',
-  ],
-  [
-    'Journal of Materials Science',
-    '0022-2461',
-    '1573-4803',
-    'Springer Science+Business Media',
-    '1007',
-    false,
-    'journal',
-  ],
-  [
-    'Contributions to Mineralogy and Petrology',
-    '0010-7999',
-    '1432-0967',
-    'Springer Science+Business Media',
-    '1007',
-    false,
-    'journal',
-  ],
-  ['Nanotechnology', '0957-4484', '1361-6528', 'IOP Publishing', '1088', false, 'journal'],
-  ['Frontiers in Chemistry', '2296-2646', '2296-2646', 'Frontiers Media', '3389', true, 'journal'],
-  ['Heliyon', '2405-8440', '2405-8440', 'Elsevier BV', '1016', true, 'journal'],
-  ['Elsevier eBooks', null, null, 'Elsevier BV', '1016', false, 'ebook platform'],
-  ['Springer eBooks', null, null, 'Springer Nature', '1007', false, 'ebook platform'],
-  ['arXiv (Cornell University)', null, null, 'Cornell University', '48550', true, 'repository'],
-  ['ChemRxiv', null, null, 'Cambridge University Press', '26434', true, 'repository'],
-];
-
-interface Source {
-  json: string;
-  name: string;
-  publisher: string;
-  doiPrefix: string;
-  isOa: boolean;
-  type: string;
-  abbrev: string;
-}
-
-function sourceJson(id: string, row: SourceRow, isInDoaj: boolean): string {
-  const [name, issnL, issn2, publisher, , isOa, type] = row;
-  const pub = `P${4310300000 + (hashString(publisher) % 99999)}`;
-  const issn = issnL ? (issn2 && issn2 !== issnL ? [issnL, issn2] : [issnL]) : null;
-  return J({
-    id,
-    display_name: name,
-    issn_l: issnL,
-    issn,
-    is_oa: isOa,
-    is_in_doaj: isInDoaj,
-    is_core: type === 'journal',
-    host_organization: `${OA}${pub}`,
-    host_organization_name: publisher,
-    host_organization_lineage: [`${OA}${pub}`],
-    host_organization_lineage_names: [publisher],
-    type,
-  });
-}
-
-const SOURCE_POOL: Source[] = SOURCES.map((row) => {
-  const id = `${OA}S${100000000 + (hashString(row[0]) % 4200000000)}`;
-  const abbrev = row[0]
-    .split(/[^A-Za-z]+/)
-    .filter((w) => w.length > 2)
-    .map((w) => w[0]!.toLowerCase())
-    .join('');
-  return {
-    json: sourceJson(id, row, row[5] && row[6] === 'journal'),
-    name: row[0],
-    publisher: row[3],
-    doiPrefix: row[4],
-    isOa: row[5],
-    type: row[6],
-    abbrev,
-  };
-});
-const JOURNALS = SOURCE_POOL.filter((s) => s.type === 'journal');
-const BOOKS = SOURCE_POOL.filter((s) => s.type === 'ebook platform');
-const PREPRINT_SERVERS = SOURCE_POOL.filter((s) => s.type === 'repository');
-const JOURNAL_SAMPLER = zipfSampler(JOURNALS.length, 0.7);
-
-/** Repository copies (green OA locations). */
-const REPOSITORIES = [
-  ['PubMed Central', 'https://www.ncbi.nlm.nih.gov/pmc/articles/PMC', 'pmh:oai:pubmedcentral.nih.gov:'],
-  [
-    'HAL (Le Centre pour la Communication Scientifique Directe)',
-    'https://hal.science/hal-0',
-    'pmh:oai:HAL:hal-0',
-  ],
-  [
-    'Zenodo (CERN European Organization for Nuclear Research)',
-    'https://zenodo.org/records/',
-    'pmh:oai:zenodo.org:',
-  ],
-  ['arXiv (Cornell University)', 'https://arxiv.org/abs/', 'pmh:oai:arXiv.org:'],
-  [
-    'OSTI OAI (U.S. Department of Energy Office of Scientific and Technical Information)',
-    'https://www.osti.gov/biblio/',
-    'pmh:oai:osti.gov:',
-  ],
-].map(([name, url, oai]) => ({
-  url: url!,
-  oai: oai!,
-  sourceJson: sourceJson(
-    `${OA}S${4306400000 + (hashString(name!) % 99999)}`,
-    [name!, null, null, name!, '', true, 'repository'],
-    false,
-  ),
-}));
-
-type InstitutionRow = [name: string, country: string, type: string, city: string];
-const INSTITUTIONS: InstitutionRow[] = [
-  ['Chinese Academy of Sciences', 'CN', 'government', 'Beijing'],
-  ['Tsinghua University', 'CN', 'education', 'Beijing'],
-  ['Zhejiang University', 'CN', 'education', 'Hangzhou'],
-  ['University of Science and Technology of China', 'CN', 'education', 'Hefei'],
-  ['Nanyang Technological University', 'SG', 'education', 'Singapore'],
-  ['Massachusetts Institute of Technology', 'US', 'education', 'Cambridge, MA'],
-  ['Stanford University', 'US', 'education', 'Stanford, CA'],
-  ['University of California, Berkeley', 'US', 'education', 'Berkeley, CA'],
-  ['Argonne National Laboratory', 'US', 'facility', 'Lemont, IL'],
-  ['Oak Ridge National Laboratory', 'US', 'facility', 'Oak Ridge, TN'],
-  ['Lawrence Berkeley National Laboratory', 'US', 'facility', 'Berkeley, CA'],
-  ['University of Cambridge', 'GB', 'education', 'Cambridge'],
-  ['University of Oxford', 'GB', 'education', 'Oxford'],
-  ['Imperial College London', 'GB', 'education', 'London'],
-  ['Max Planck Institute for Chemical Energy Conversion', 'DE', 'facility', 'Mülheim an der Ruhr'],
-  ['Karlsruhe Institute of Technology', 'DE', 'education', 'Karlsruhe'],
-  ['Technical University of Munich', 'DE', 'education', 'Munich'],
-  ['Centre National de la Recherche Scientifique', 'FR', 'government', 'Paris'],
-  ['Université Grenoble Alpes', 'FR', 'education', 'Grenoble'],
-  ['ETH Zurich', 'CH', 'education', 'Zurich'],
-  ['École Polytechnique Fédérale de Lausanne', 'CH', 'education', 'Lausanne'],
-  ['The University of Tokyo', 'JP', 'education', 'Tokyo'],
-  ['Kyoto University', 'JP', 'education', 'Kyoto'],
-  ['National Institute for Materials Science', 'JP', 'government', 'Tsukuba'],
-  ['Korea Advanced Institute of Science and Technology', 'KR', 'education', 'Daejeon'],
-  ['Seoul National University', 'KR', 'education', 'Seoul'],
-  ['Indian Institute of Technology Bombay', 'IN', 'education', 'Mumbai'],
-  ['Indian Institute of Science Bangalore', 'IN', 'education', 'Bengaluru'],
-  ['University of Toronto', 'CA', 'education', 'Toronto'],
-  ['Monash University', 'AU', 'education', 'Melbourne'],
-  ['University of New South Wales', 'AU', 'education', 'Sydney'],
-  ['Universidade de São Paulo', 'BR', 'education', 'São Paulo'],
-  ['Consejo Superior de Investigaciones Científicas', 'ES', 'government', 'Madrid'],
-  ['Consiglio Nazionale delle Ricerche', 'IT', 'government', 'Rome'],
-  ['Delft University of Technology', 'NL', 'education', 'Delft'],
-  ['KU Leuven', 'BE', 'education', 'Leuven'],
-  ['Uppsala University', 'SE', 'education', 'Uppsala'],
-  ['Technical University of Denmark', 'DK', 'education', 'Kongens Lyngby'],
-  ['King Abdullah University of Science and Technology', 'SA', 'education', 'Thuwal'],
-  ['Russian Academy of Sciences', 'RU', 'government', 'Moscow'],
-  ['Polish Academy of Sciences', 'PL', 'government', 'Warsaw'],
-  ['University of Cape Town', 'ZA', 'education', 'Cape Town'],
-];
-
-const DEPARTMENTS = [
-  'Department of Chemistry',
-  'School of Materials Science and Engineering',
-  'Department of Chemical Engineering',
-  'Institute of Physics',
-  'Department of Earth Sciences',
-  'State Key Laboratory of Catalysis',
-  'Department of Physics',
-  'Energy Materials Research Center',
-];
-
-interface Institution {
-  id: string;
-  country: string;
-  /** JSON of the institution object. */
-  json: string;
-  /** Per department: JSON string of the raw affiliation string. */
-  raw: string[];
-}
-
-const INSTITUTION_POOL: Institution[] = INSTITUTIONS.map(([name, country, type, city]) => {
-  const h = hashString(name);
-  const id = `${OA}I${10000000 + (h % 4000000000)}`;
-  const ror = `https://ror.org/0${(h % 0xfffffff).toString(36).padStart(6, '0').slice(0, 6)}${h % 89}`;
-  return {
-    id,
-    country,
-    json: J({ id, display_name: name, ror, country_code: country, type, lineage: [id] }),
-    raw: DEPARTMENTS.map((d) => J(`${d}, ${name}, ${city}, ${country}`)),
-  };
-});
-const INSTITUTION_SAMPLER = zipfSampler(INSTITUTION_POOL.length, 0.8);
-
-const FIRST_NAMES = [
-  'Wei',
-  'Jing',
-  'Li',
-  'Xin',
-  'Yang',
-  'Hao',
-  'Min',
-  'Jun',
-  'Yu',
-  'Lei',
-  'Hiroshi',
-  'Yuki',
-  'Takashi',
-  'Ji-hoon',
-  'Min-jun',
-  'Seo-yeon',
-  'Priya',
-  'Rahul',
-  'Anil',
-  'Sanjay',
-  'Maria',
-  'Anna',
-  'Elena',
-  'Laura',
-  'Sofia',
-  'Julia',
-  'Sarah',
-  'Emily',
-  'Jessica',
-  'Michael',
-  'David',
-  'James',
-  'John',
-  'Robert',
-  'Thomas',
-  'Daniel',
-  'Christian',
-  'Andreas',
-  'Stefan',
-  'Matthias',
-  'Pierre',
-  'Jean',
-  'François',
-  'Luca',
-  'Marco',
-  'Giovanni',
-  'Carlos',
-  'José',
-  'Juan',
-  'Pablo',
-  'Ahmed',
-  'Mohammed',
-  'Fatima',
-  'Omar',
-  'Olga',
-  'Dmitry',
-  'Sergei',
-  'Ivan',
-  'Katarzyna',
-  'Piotr',
-  'Lars',
-  'Erik',
-  'Ingrid',
-  'Kwame',
-  'Ngozi',
-  'Thabo',
-  'Ana',
-  'Rui',
-];
-const LAST_NAMES = [
-  'Wang',
-  'Li',
-  'Zhang',
-  'Liu',
-  'Chen',
-  'Yang',
-  'Huang',
-  'Zhao',
-  'Wu',
-  'Zhou',
-  'Xu',
-  'Sun',
-  'Ma',
-  'Zhu',
-  'Tanaka',
-  'Suzuki',
-  'Sato',
-  'Watanabe',
-  'Kim',
-  'Lee',
-  'Park',
-  'Choi',
-  'Sharma',
-  'Gupta',
-  'Patel',
-  'Singh',
-  'Kumar',
-  'Smith',
-  'Johnson',
-  'Brown',
-  'Miller',
-  'Davis',
-  'Wilson',
-  'Anderson',
-  'Taylor',
-  'Müller',
-  'Schmidt',
-  'Schneider',
-  'Fischer',
-  'Weber',
-  'Martin',
-  'Bernard',
-  'Dubois',
-  'Lefèvre',
-  'Rossi',
-  'Russo',
-  'Bianchi',
-  'García',
-  'Fernández',
-  'López',
-  'Martínez',
-  'Silva',
-  'Santos',
-  'Oliveira',
-  'Hassan',
-  'Ali',
-  'Ivanov',
-  'Petrov',
-  'Nowak',
-  'Kowalski',
-  'Johansson',
-  'Andersson',
-  'Nielsen',
-  'Jensen',
-  'Okafor',
-  'Mensah',
-  'Nkosi',
-  'Cohen',
-  'Levi',
-  "O'Brien",
-  'Murphy',
-  'Nguyen',
-  'Tran',
-  'Pham',
-  'Yilmaz',
-  'Kaya',
-];
-
-const FUNDERS = [
-  ['National Natural Science Foundation of China', 'https://ror.org/01h0zpd94'],
-  ['National Science Foundation', 'https://ror.org/021nxhr62'],
-  ['U.S. Department of Energy', 'https://ror.org/01bj3aw27'],
-  ['Deutsche Forschungsgemeinschaft', 'https://ror.org/018mejw64'],
-  ['European Research Council', 'https://ror.org/0472cxd90'],
-  ['Engineering and Physical Sciences Research Council', 'https://ror.org/0439y7842'],
-  ['Japan Society for the Promotion of Science', 'https://ror.org/00hhkn466'],
-  ['National Research Foundation of Korea', 'https://ror.org/013aysd81'],
-  ['Agence Nationale de la Recherche', 'https://ror.org/00rbzpz17'],
-  ['Natural Sciences and Engineering Research Council', 'https://ror.org/01h531d29'],
-  ['Australian Research Council', 'https://ror.org/05mmh0f86'],
-  ['Swiss National Science Foundation', 'https://ror.org/00yjd3n13'],
-  ['Horizon 2020', 'https://ror.org/00k4n6c32'],
-  ['Fundação de Amparo à Pesquisa do Estado de São Paulo', 'https://ror.org/02ddkpn78'],
-].map(([name, ror]) => {
-  const id = `${OA}F${4320300000 + (hashString(name!) % 99999)}`;
-  return { id, name: name!, json: J({ id, display_name: name, ror }), nameJson: J(name) };
-});
-
-const SDGS = [
-  'No poverty',
-  'Zero hunger',
-  'Good health and well-being',
-  'Quality Education',
-  'Gender equality',
-  'Clean water and sanitation',
-  'Affordable and clean energy',
-  'Decent work and economic growth',
-  'Industry, innovation and infrastructure',
-  'Reduced inequalities',
-  'Sustainable cities and communities',
-  'Responsible consumption and production',
-  'Climate action',
-  'Life below water',
-  'Life in Land',
-  'Peace, Justice and strong institutions',
-  'Partnerships for the goals',
-].map((name, i) => ({ name: J(name), id: J(`https://metadata.un.org/sdg/${i + 1}`) }));
-/** SDGs a chemistry/materials corpus mostly gets: clean energy, climate, water, health. */
-const SDG_SAMPLER = new WeightedSampler([1, 1, 4, 0.3, 0.1, 4, 10, 0.5, 2, 0.1, 2, 2, 6, 2, 1, 0.1, 0.1]);
-
-const MESH = [
-  ['D009944', 'Oxygen'],
-  ['D006859', 'Hydrogen'],
-  ['D002244', 'Carbon'],
-  ['D007501', 'Iron'],
-  ['D009532', 'Nickel'],
-  ['D003035', 'Cobalt'],
-  ['D003300', 'Copper'],
-  ['D015032', 'Zinc Oxide'],
-  ['D053758', 'Metal Nanoparticles'],
-  ['D002384', 'Catalysis'],
-  ['D017550', 'Spectrum Analysis, Raman'],
-  ['D014961', 'X-Ray Diffraction'],
-  ['D008855', 'Microscopy, Electron, Scanning'],
-  ['D055664', 'Electrochemical Techniques'],
-  ['D008670', 'Metals'],
-  ['D017673', 'Sodium Chloride, Dietary'],
-  ['D004587', 'Electrochemistry'],
-  ['D008958', 'Models, Molecular'],
-  ['D006863', 'Hydrogen-Ion Concentration'],
-  ['D004795', 'Enzyme Inhibitors'],
-];
-const MESH_QUALIFIERS = [
-  ['Q000737', 'chemistry'],
-  ['Q000138', 'chemical synthesis'],
-  ['Q000494', 'pharmacology'],
-  ['Q000633', 'toxicity'],
-  ['Q000032', 'analysis'],
-  ['', ''],
-];
-
-const GENERIC_CONCEPTS = [
-  ['Chemistry', 0],
-  ['Materials science', 0],
-  ['Physics', 0],
-  ['Computer science', 0],
-  ['Biology', 0],
-  ['Engineering', 0],
-  ['Geology', 0],
-  ['Organic chemistry', 1],
-  ['Physical chemistry', 1],
-  ['Inorganic chemistry', 1],
-  ['Nanotechnology', 1],
-  ['Chemical engineering', 1],
-  ['Condensed matter physics', 1],
-  ['Composite material', 1],
-  ['Metallurgy', 1],
-  ['Optoelectronics', 1],
-  ['Quantum mechanics', 1],
-  ['Biochemistry', 1],
-  ['Environmental science', 0],
-  ['Mathematics', 0],
-].map(([name, level]) => conceptPrefix(name as string, level as number));
-
-function conceptPrefix(name: string, level: number): string {
-  const h = hashString(name);
-  return `{"id":"${OA}C${10000000 + (h % 3000000000)}","wikidata":"https://www.wikidata.org/wiki/Q${100 + (h % 9000000)}","display_name":${J(name)},"level":${level},"score":`;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Elements and titles
 // ---------------------------------------------------------------------------------------------
-
-/** Elements from most to least written about (rough order of the chemistry literature). */
-const ELEMENT_RANKING = (
-  'O C H N Fe Ni Co Cu Li Pt Zn Ti Mn Au Ag S Si Al Pd Mo Ce P Na Ca Mg Cr Ru Zr V Ir W Sn Bi Se Ga In ' +
-  'Cd Pb K Cl F B La Nb Ta Ge Sr Ba Y Rh Sb Te Gd Eu Er Yb Nd U Hg As Cs Re Tb Dy Sm Ho Pr Tm Lu Sc Hf I ' +
-  'Br Be Rb Tl Os He Ar Ne Kr Xe Th Pu Tc Am Np Cm Rn Ra Po Pm Ac Pa At Fr Bk Cf Es Fm Md No Lr Rf Db Sg ' +
-  'Bh Hs Mt Ds Rg Cn Nh Fl Mc Lv Ts Og'
-).split(' ');
 
 interface TitleElement {
   symbol: string;
@@ -673,54 +148,6 @@ export const TITLE_ELEMENTS: readonly TitleElement[] = (() => {
 /** Zipf over the ranking: O, C, H, N, Fe dominate; superheavy elements appear a few times per million. */
 const ELEMENT_SAMPLER = zipfSampler(TITLE_ELEMENTS.length, 1.25, 1.5);
 
-const NONMETAL_PHRASES: Record<string, string[]> = {
-  O: ['oxygen evolution reaction', 'oxygen vacancies', 'oxygen reduction', 'singlet oxygen', 'O2 activation'],
-  C: ['carbon nanotubes', 'graphitic carbon nitride', 'CO2 reduction', 'porous carbon', 'carbon dots'],
-  H: ['hydrogen evolution', 'hydrogen storage', 'H2 production', 'hydrogen bonding', 'H2O2 production'],
-  N: ['nitrogen-doped graphene', 'NH3 synthesis', 'N2 fixation', 'nitrogen reduction', 'NO2 sensing'],
-  S: ['sulfur cathodes', 'SO2 capture', 'sulfur vacancies', 'H2S sensing'],
-  P: ['phosphorus doping', 'black phosphorus', 'PO4 adsorption'],
-  Si: ['silicon anodes', 'SiO2 nanoparticles', 'silicon photonics', 'porous silicon'],
-  F: ['fluorine doping', 'PFAS degradation', 'fluorinated electrolytes'],
-  Cl: ['chlorine evolution', 'chloride-induced corrosion', 'Cl2 production'],
-  B: ['boron nitride nanosheets', 'boron doping', 'B4C ceramics'],
-  Se: ['selenium nanoparticles', 'SeO2 oxidation'],
-  I: ['iodine capture', 'triiodide electrolytes'],
-  Br: ['bromine flow batteries', 'bromide perovskites'],
-  He: ['helium isotopes', 'He bubbles in tungsten', 'liquid helium'],
-  Ne: ['neon plasma', 'neon isotopes'],
-  Ar: ['argon plasma treatment', 'Ar-Ar dating'],
-  Kr: ['krypton adsorption', 'krypton-xenon separation'],
-  Xe: ['xenon adsorption', 'Xe/Kr separation', 'hyperpolarized xenon'],
-  Rn: ['radon exposure', 'indoor radon'],
-};
-
-const ANIONS = [
-  'oxide',
-  'oxide',
-  'oxide',
-  'sulfide',
-  'phosphide',
-  'phosphate',
-  'nitride',
-  'carbide',
-  'selenide',
-  'hydroxide',
-  'chloride',
-  'fluoride',
-  'telluride',
-  'borate',
-  'silicate',
-  'nitrate',
-  'carbonate',
-  'alloy',
-  'complexes',
-  'nanoparticles',
-  'single atoms',
-  'clusters',
-  'oxyhydroxide',
-  'halide perovskites',
-];
 const METAL_FORMS: Array<(e: TitleElement, p: TitleElement, r: Rng) => string> = [
   (e) => `${e.lower}`,
   (e) => `${e.lower}-based catalysts`,
@@ -761,44 +188,6 @@ function elementPhrase(r: Rng): string {
   if (p === e) p = TITLE_ELEMENTS[e.symbol === 'Ni' ? 4 : 5]!;
   return r.pick(METAL_FORMS)(e, p, r);
 }
-
-const METHODS = [
-  'density functional theory',
-  'in situ X-ray absorption spectroscopy',
-  'operando Raman spectroscopy',
-  'machine learning',
-  'molecular dynamics simulations',
-  'synchrotron X-ray diffraction',
-  'transmission electron microscopy',
-  'first-principles calculations',
-  'isotope labelling',
-  'high-throughput screening',
-  'electrochemical impedance spectroscopy',
-  'neutron scattering',
-];
-const STRATEGIES = [
-  'defect engineering',
-  'strain engineering',
-  'heteroatom doping',
-  'interface engineering',
-  'morphology control',
-  'electronic structure modulation',
-  'phase engineering',
-  'surface reconstruction',
-];
-const ADJECTIVES = ['comprehensive', 'facile', 'scalable', 'novel', 'systematic', 'combined', 'unified'];
-const CONTEXTS = [
-  'aqueous media',
-  'alkaline electrolytes',
-  'acidic conditions',
-  'high temperature',
-  'ambient conditions',
-  'the Tibetan Plateau',
-  'the South China Sea',
-  'urban soils',
-  'mine tailings',
-  'seawater',
-];
 
 type TitleParts = { e: string; e2: string; k: string; k2: string; f: string; r: Rng };
 const ELEMENT_TEMPLATES: Array<(t: TitleParts) => string> = [
@@ -920,21 +309,6 @@ export function yearWeights(): number[] {
   return w;
 }
 
-const FIELD_BOOST: Record<string, number> = {
-  Chemistry: 8,
-  'Materials Science': 8,
-  'Chemical Engineering': 6,
-  Energy: 6,
-  'Physics and Astronomy': 4,
-  'Earth and Planetary Sciences': 4,
-  'Environmental Science': 3,
-  Engineering: 2,
-  'Biochemistry, Genetics and Molecular Biology': 1.5,
-  'Pharmacology, Toxicology and Pharmaceutics': 1.5,
-  'Agricultural and Biological Sciences': 1,
-  Medicine: 1,
-};
-
 /** Salts for the independent random streams derived from (seed, index). */
 const SALT_TOPIC = 11;
 const SALT_YEAR = 12;
@@ -1044,27 +418,6 @@ function externalIdText(r: Rng): string {
 // ---------------------------------------------------------------------------------------------
 // Record builder
 // ---------------------------------------------------------------------------------------------
-
-const TYPES: Array<[string, number, string]> = [
-  ['article', 0.835, 'journal-article'],
-  ['review', 0.05, 'journal-article'],
-  ['preprint', 0.05, 'posted-content'],
-  ['book-chapter', 0.04, 'book-chapter'],
-  ['dataset', 0.005, 'dataset'],
-  ['dissertation', 0.004, 'dissertation'],
-  ['letter', 0.003, 'journal-article'],
-  ['erratum', 0.003, 'journal-article'],
-  ['editorial', 0.002, 'journal-article'],
-  ['other', 0.003, 'other'],
-  ['paratext', 0.005, 'component'],
-];
-const TYPE_SAMPLER = new WeightedSampler(TYPES.map((t) => t[1]));
-const LANGS = ['"en"', 'null', '"fr"', '"de"', '"es"', '"zh"', '"ja"', '"pt"', '"ru"'];
-const LANG_SAMPLER = new WeightedSampler([96.5, 1, 0.6, 0.4, 0.4, 0.5, 0.2, 0.2, 0.2]);
-const OA_STATUS = ['closed', 'gold', 'green', 'hybrid', 'bronze', 'diamond'];
-const OA_SAMPLER = new WeightedSampler([60, 15, 8, 8, 5, 4]);
-const LICENSES = ['cc-by', 'cc-by-nc', 'cc-by-nc-nd', 'cc-by-sa', 'other-oa'];
-const VERSIONS = ['publishedVersion', 'acceptedVersion', 'submittedVersion'];
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 const pad6 = (n: number): string => `${n}`.padStart(6, '0');

@@ -129,6 +129,18 @@ describe('buildWork', () => {
       }
     }
   });
+
+  it('gives the pinned bytes: the tables in src/synthetic/tables and the builder are what made them', async () => {
+    // Made before the tables moved out of records.ts; a change to a table or to the builder
+    // changes every benchmark corpus and its data_version, so it shows here first.
+    const corpus = createCorpus(1, 2000, await loadTopics(join(ROOT, 'fixtures/openalex/topics.json')));
+    const hash = createHash('sha256');
+    for (let i = 0; i < 2000; i++) {
+      const opts = { version: i % 7 === 0 ? 1 : 0, updatedDay: '2025-11-02', firstDay: '2025-10-01' };
+      hash.update(`${buildWork(corpus, i, opts)}\n`);
+    }
+    expect(hash.digest('hex')).toBe('c47edb94ac860590dca7c77c2b965e24613b558085ebd645069a1145c78f18e5');
+  });
 });
 
 describe('planCorpus', () => {

@@ -287,6 +287,19 @@ export function scoreEntities(
   const pending: { score: EntityScore; runs: Partial<Record<Resolution, PeriodRuns>> }[] = [];
   const elementShare = new Float64Array(ELEMENTS.length);
 
+  // The per-resolution columns as plain arrays indexed by position (no keyed lookups in the loop).
+  const keyColumns = resolutions.map((res) => periodKey[res]);
+  const recencyColumns = resolutions.map((res) => periodRecency[res]);
+  const nres = resolutions.length;
+  const routes = type !== 'element';
+  const papers = inverted.papers;
+  const highImpact = impact.highImpact;
+  // One buffer for the papers' RIS terms, as long as the largest entity's list (a view per entity).
+  let longest = 0;
+  for (let e = 0; e < keys.length; e++)
+    longest = Math.max(longest, inverted.start[e + 1]! - inverted.start[e]!);
+  const recencyBuffer = new Float64Array(longest);
+
   for (let e = 0; e < keys.length; e++) {
     const from = inverted.start[e]!;
     const to = inverted.start[e + 1]!;
@@ -294,15 +307,15 @@ export function scoreEntities(
     let windowHigh = 0;
     let windowPapers = 0;
     let raw = 0;
-    const runs: Partial<Record<Resolution, PeriodRuns>> = {};
-    for (const res of resolutions) runs[res] = new PeriodRuns();
-    const recency = new Float64Array(to - from);
-    if (type !== 'element') elementShare.fill(0);
+    const runList: PeriodRuns[] = [];
+    for (let j = 0; j < nres; j++) runList.push(new PeriodRuns());
+    const recency = recencyBuffer.subarray(0, to - from);
+    if (routes) elementShare.fill(0);
 
     for (let i = from; i < to; i++) {
-      const p = inverted.papers[i]!;
+      const p = papers[i]!;
       const w = fractionalWeight(csr.start[p + 1]! - csr.start[p]!);
-      const high = impact.highImpact[p] === 1;
+      const high = highImpact[p] === 1;
       const r = w * recencyNow[p]!;
       recency[i - from] = r;
       raw += r;
@@ -311,11 +324,11 @@ export function scoreEntities(
         windowPapers++;
         if (high) windowHigh += w;
       }
-      for (const res of resolutions) {
-        const k = periodKey[res][p]!;
-        if (k !== NO_PERIOD) runs[res]!.add(k, w, high, w * periodRecency[res][p]!);
+      for (let j = 0; j < nres; j++) {
+        const k = keyColumns[j]![p]!;
+        if (k !== NO_PERIOD) runList[j]!.add(k, w, high, w * recencyColumns[j]![p]!);
       }
-      if (type !== 'element') {
+      if (routes) {
         const es = corpus.elements.start[p]!;
         const ee = corpus.elements.start[p + 1]!;
         const ew = fractionalWeight(ee - es);
@@ -323,12 +336,16 @@ export function scoreEntities(
       }
     }
 
-    for (const res of resolutions) {
-      const run = runs[res]!;
+    const runs: Partial<Record<Resolution, PeriodRuns>> = {};
+    for (let j = 0; j < nres; j++) {
+      const res = resolutions[j]!;
+      const run = runList[j]!;
+      runs[res] = run;
       const max = periodMaxRaw[res];
-      run.keys.forEach((k, i) => {
+      for (let i = 0; i < run.keys.length; i++) {
+        const k = run.keys[i]!;
         if (run.raw[i]! > (max.get(k) ?? 0)) max.set(k, run.raw[i]!);
-      });
+      }
     }
 
     const score: EntityScore = {
@@ -348,11 +365,16 @@ export function scoreEntities(
   }
 
   const maxRaw = scores.reduce((m, s) => Math.max(m, s.ris), 0);
+  // Period labels made once per type, not once per entity and period.
+  const labels = new Map<string, Map<number, string>>();
   for (const { score, runs } of pending) {
     score.ris = round(researchIntensityScore(score.ris, maxRaw), 4);
     score.ri = round(score.ri, 4);
     score.hri = score.hri === null ? null : round(score.hri, 4);
-    for (const res of resolutions) score.history[res] = series(ctx, res, runs[res]!, periodMaxRaw[res]);
+    for (const res of resolutions) {
+      const label = getOrCreate(labels, res, () => new Map<number, string>());
+      score.history[res] = series(ctx, res, runs[res]!, periodMaxRaw[res], label);
+    }
   }
   return scores;
 }
@@ -362,13 +384,14 @@ function series(
   res: Resolution,
   run: PeriodRuns,
   maxRaw: Map<number, number>,
+  labels: Map<number, string>,
 ): HistorySeries {
   const out: HistorySeries = { period: [], papers: [], ri: [], ris: [], hri: [] };
   const order = run.keys.map((_, i) => i).sort((a, b) => run.keys[a]! - run.keys[b]!);
   for (const i of order) {
     const k = run.keys[i]!;
     const t = ctx.totals[res].get(k)!;
-    out.period.push(PERIOD_LABEL[res](k));
+    out.period.push(getOrCreate(labels, k, () => PERIOD_LABEL[res](k)));
     out.papers.push(run.papers[i]!);
     out.ri.push(round(researchIntensity(run.weight[i]!, t.papers), 4));
     out.ris.push(round(researchIntensityScore(run.raw[i]!, maxRaw.get(k) ?? 0), 4));

@@ -15,6 +15,7 @@ import {
 } from '../ingest/openalex-pull.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
 import { CliError } from './cli-error.js';
+import { runTag } from './pipeline.js';
 import { ingestProgressReporter } from './progress.js';
 
 const USAGE = `usage: ri pull [--since DATE] [--filter F] [--data-dir DIR]
@@ -146,6 +147,10 @@ export async function runPull(dataDir: string, options: PullRunOptions = {}): Pr
       process.stderr.write(`pull: page ${b.page}, record ${b.record}: ${b.reason}\n`);
     process.stderr.write(`${formatPullSummary(s)}\n`);
   };
+  // The tag step follows the merge, as after `ri ingest` (ingest -> tag -> build).
+  const tag = async (s: PullSummary) => {
+    s.tagged = await runTag(dataDir);
+  };
   try {
     const summary = await pull(client, corpus, join(root, 'pull'), {
       since: options.since,
@@ -165,6 +170,8 @@ export async function runPull(dataDir: string, options: PullRunOptions = {}): Pr
         });
       },
     });
+    progress.stop();
+    await tag(summary);
     report(summary);
     process.stderr.write(
       `pull: works updated since ${summary.since} read to the end; the next pull starts at ${summary.nextSince}\n`,
@@ -172,8 +179,11 @@ export async function runPull(dataDir: string, options: PullRunOptions = {}): Pr
     return summary;
   } catch (e) {
     if (e instanceof PullStoppedError) {
-      if (e.summary.pages > 0) report(e.summary);
-      else progress.stop();
+      progress.stop();
+      if (e.summary.pages > 0) {
+        await tag(e.summary);
+        report(e.summary);
+      }
       const resume = e.summary.pages > 0 ? '; `ri pull` goes on from the last page read' : '';
       throw new CliError(`pull: ${e.message}${resume}`, e.message === 'interrupted' ? 130 : 1);
     }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_SAMPLE } from '../../src/config/paths.js';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
+import { TAGGER_VERSION } from '../../src/tagging/tagger.js';
 import { MAIN, ri, riAsync as riAsyncBase, stop, until } from '../helpers/cli.js';
 import { tempDir, work } from '../helpers/works.js';
 import {
@@ -79,6 +80,13 @@ describe('ri pull against a local OpenAlex API serving the bundled sample', () =
       .sort()
       .at(-1);
     expect(state(data)).toMatchObject({ cursor: null, next_since: newest });
+    // The tag step ran after the merge, as after ri ingest: no title is left for the build to tag.
+    const store = await openCorpusStore(join(data, 'corpus.duckdb'));
+    try {
+      expect((await store.untagged(TAGGER_VERSION)).ids).toHaveLength(0);
+    } finally {
+      store.close();
+    }
 
     const built = ri(['build', '--data-dir', data]);
     expect(built.status, built.stderr).toBe(0);

@@ -3,7 +3,10 @@
 // worker threads) while it is asked thousands of distinct research questions and lab quotes, the
 // load that grows a worker's caches. Prints RSS before, peak and after (VmRSS, sampled every
 // 100 ms) and the answers by status. A quick way to try a memory setting before a full soak.
-//   WORKER_THREADS, MALLOC_ARENA_MAX, ... are passed through to the server; BENCH_DATA: a data folder.
+//   WORKER_THREADS, MALLOC_ARENA_MAX, NODE_OPTIONS, ... are passed through to the server; BENCH_DATA:
+//   a data folder. As deploy/nginx.conf launches a replica: MALLOC_ARENA_MAX=2
+//   NODE_OPTIONS='--max-semi-space-size=4 --max-old-space-size=512' (peak 210 MB, 224-250 without
+//   the old-generation limit, on the bundled sample).
 //   BENCH_CALLS (default 3000), BENCH_CONNECTIONS (default 8).
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,6 +109,7 @@ console.log(
     env: {
       WORKER_THREADS: process.env.WORKER_THREADS ?? '(default)',
       MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '(default)',
+      NODE_OPTIONS: process.env.NODE_OPTIONS ?? '(none)',
     },
   }),
 );

@@ -7,7 +7,9 @@ import type { Plan } from './plans.js';
 
 /** Who may call: anyone, any key, or a key on at least this plan tier. */
 export type AccessLevel = 'public' | 'key' | 'personal' | 'professional';
-export type Edition = 'full' | 'enterprise';
+/** The editions a server runs as (EDITION): the full one, or the older one with Enterprise as its one gated plan. */
+export const EDITIONS = ['full', 'enterprise'] as const;
+export type Edition = (typeof EDITIONS)[number];
 
 export interface PriceTier {
   /** Applies when the requested paper count is at most this (undefined: any request). */
@@ -263,7 +265,8 @@ export function priceOf(op: Operation, papers?: number): number | null {
 }
 
 /** History resolutions: yearly with any key, monthly from Personal, daily from Professional (elements only). */
-export type Resolution = 'yearly' | 'monthly' | 'daily';
+export const RESOLUTIONS = ['yearly', 'monthly', 'daily'] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
 export const RESOLUTION_ACCESS: Record<Resolution, AccessLevel> = {
   yearly: 'key',
   monthly: 'personal',

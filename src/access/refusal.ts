@@ -4,6 +4,7 @@ import {
   type AccessLevel,
   type Edition,
   isPriced,
+  LAB_QUOTE_USD,
   type Operation,
   planAllows,
   requiredPlan,
@@ -66,7 +67,7 @@ export function accessRefusal(
       ? `${what} needs the ${capitalise(needed)} plan; a per-call payment for this endpoint does not include it.`
       : `${what} needs the ${capitalise(needed)} plan; this key is on the ${capitalise(caller.plan)} plan.` +
           (payable
-            ? ` The call can also be paid per call without a key (x402): ${price !== null ? `${price} USD` : 'the quoted price of the depth minus 0.01 USD'}.`
+            ? ` The call can also be paid per call without a key (x402): ${price !== null ? `${price} USD` : `the quoted price of the depth minus ${LAB_QUOTE_USD} USD`}.`
             : ''),
     {
       required_plan: needed,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LAB_QUOTE_TTL_SECONDS } from '../access/policy.js';
+import { EDITIONS, LAB_QUOTE_TTL_SECONDS } from '../access/policy.js';
 import { DEFAULT_STATE_TIMEOUT_MS } from '../access/state-deadline.js';
 import { invalidRanges } from '../http/ip-allow.js';
 import { NETWORKS, type NetworkName } from '../payments/networks.js';
@@ -15,7 +15,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   /** Published snapshots kept, and answerable with data_version= (always the current and the previous). */
   SNAPSHOTS_KEEP: z.coerce.number().int().min(2).max(100).default(DEFAULT_SNAPSHOTS_KEEP),
-  EDITION: z.enum(['full', 'enterprise']).default('full'),
+  EDITION: z.enum(EDITIONS).default('full'),
   STATE_URL: z
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:)/, 'must be postgres://..., postgresql://... or sqlite:PATH')

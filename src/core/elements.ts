@@ -1,36 +1,12 @@
+import type { ElementAnswer, ElementListAnswer, ElementScore } from '../contracts/elements.js';
 import { ELEMENTS, findElement } from '../elements/elements.js';
 import type { ElementRow, SnapshotView, SubjectQueries } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
-import type { Notes } from './notes.js';
 import { envelope, type Viewer } from './viewer.js';
 
+/** The answers' types, inferred from their contracts (src/contracts/elements.ts): they cannot drift. */
+export type { ElementAnswer, ElementListAnswer, ElementScore } from '../contracts/elements.js';
 export type { Viewer } from './viewer.js';
-
-export interface ElementScore {
-  symbol: string;
-  name: string;
-  atomic_number: number;
-  group: number | null;
-  period: number;
-  ri: number;
-  ris: number;
-  hri: number | null;
-  paper_count: number;
-  canonical_url: string;
-}
-
-export interface ElementAnswer extends ElementScore {
-  notes: Notes;
-  data_version: string;
-}
-
-export interface ElementListAnswer {
-  elements: ElementScore[];
-  count: number;
-  canonical_url: string;
-  notes: Notes;
-  data_version: string;
-}
 
 type ElementsView = SnapshotView<Pick<SubjectQueries, 'elementRows'>>;
 

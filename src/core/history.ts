@@ -1,24 +1,17 @@
+import type { Resolution } from '../access/policy.js';
+import type { HistoryPoint } from '../contracts/common.js';
+import type { ElementHistoriesAnswer, ElementHistoryAnswer } from '../contracts/elements.js';
+import type { SubjectHistoryAnswer } from '../contracts/subjects.js';
 import type { HistoryQueries, SnapshotView, SubjectQueries } from '../snapshot/reader.js';
 import { canonicalSymbol } from './elements.js';
 import { ServiceError } from './errors.js';
 import { HISTORY_NOTES } from './notes.js';
 import { findSubject, type SubjectType } from './subjects.js';
-import { type Envelope, envelope, type Viewer } from './viewer.js';
+import { envelope, type Viewer } from './viewer.js';
 
-export type Resolution = 'yearly' | 'monthly' | 'daily';
-
-export interface HistoryPoint {
-  period: string;
-  ri: number;
-  ris: number;
-  hri: number | null;
-  papers: number;
-}
-
-export interface HistoryAnswer extends Envelope {
-  resolution: Resolution;
-  series: HistoryPoint[];
-}
+export type { Resolution } from '../access/policy.js';
+/** The answers' types, inferred from their contracts (src/contracts): they cannot drift. */
+export type { HistoryAnswer, HistoryPoint } from '../contracts/common.js';
 
 interface StoredSeries {
   period: string[];
@@ -117,7 +110,7 @@ export function elementHistory(
   symbol: string,
   resolution: Resolution,
   viewer: Viewer,
-): HistoryAnswer & { symbol: string } {
+): ElementHistoryAnswer {
   const canonical = canonicalSymbol(symbol);
   return {
     symbol: canonical,
@@ -139,11 +132,7 @@ export function elementHistories(
   symbols: readonly string[],
   resolution: Resolution,
   viewer: Viewer,
-): Envelope & {
-  resolution: Resolution;
-  count: number;
-  histories: { symbol: string; series: HistoryPoint[] }[];
-} {
+): ElementHistoriesAnswer {
   const histories = symbols.map((s) => {
     const symbol = canonicalSymbol(s);
     return { symbol, series: readSeries(snapshot, 'element', symbol, resolution, viewer) };
@@ -163,7 +152,7 @@ export function subjectHistory(
   id: string,
   resolution: Resolution,
   viewer: Viewer,
-): HistoryAnswer & { subject_type: SubjectType; subject_id: string; name: string } {
+): SubjectHistoryAnswer {
   if (resolution === 'daily') {
     throw new ServiceError(
       'invalid_parameter',

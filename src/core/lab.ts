@@ -11,6 +11,8 @@ import {
   LAB_SAMPLE_ABOVE,
   type LabDepth,
 } from '../access/policy.js';
+import type { Usd } from '../contracts/common.js';
+import type { LabQuote, LabRunAnswer } from '../contracts/lab.js';
 import { type LabIndex, labIndex } from '../lab/lab-index.js';
 import { isPositive, matchClauses } from '../lab/match.js';
 import type { LabQuery } from '../lab/query-ast.js';
@@ -21,8 +23,8 @@ import { countBy, evenSample, lowestK, type Postings } from '../lab/sets.js';
 import type { LabQueries, PaperQueries, SnapshotStamp, SnapshotView } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
-import { type PaperEntry, paperEntries } from './papers.js';
-import { type Envelope, envelope, type Viewer } from './viewer.js';
+import { paperEntries } from './papers.js';
+import { envelope, type Viewer } from './viewer.js';
 
 /** What quoting needs besides the snapshot: the signing secret, the quote lifetime, the clock. */
 export interface QuoteSettings {
@@ -31,46 +33,8 @@ export interface QuoteSettings {
   now: () => Date;
 }
 
-interface Usd {
-  usd: number;
-  currency: 'USD';
-}
-
-export interface LabQuote extends Envelope {
-  quote_id: string;
-  /** The query in canonical form, as parsed. */
-  query: string;
-  terms: {
-    term: string;
-    role: 'required' | 'excluded' | 'any_of';
-    subjects: { subject_type: string; subject_id: string; name: string; papers: number }[];
-    expansion?: { matched: number; truncated: boolean };
-  }[];
-  year: { from: number | null; to: number | null } | null;
-  matches: number;
-  years: { year: number | null; papers: number }[];
-  communities: { topic_id: string | null; name: string | null; papers: number }[];
-  /** Set when years and communities come from a fixed sample of the matches. */
-  sample: { used: boolean; size: number };
-  deliverables: Partial<Record<LabDepth, { papers: number; price: Usd; run_price: Usd }>>;
-  licence: { detail: string; contact_url: string } | null;
-  ignored: { term: string; position: number; reason: string; suggestions: string[] }[];
-  broader: { query: string; matches: number }[];
-  price: Usd;
-  data_version: string;
-  issued_at: string;
-  expires_at: string;
-  signature: string;
-}
-
-export interface LabRunAnswer extends Envelope {
-  quote_id: string;
-  query: string;
-  depth: LabDepth;
-  matches: number;
-  price: Usd;
-  papers: PaperEntry[];
-}
+/** The answers' types, inferred from their contracts (src/contracts/lab.ts): they cannot drift. */
+export type { LabQuote, LabRunAnswer } from '../contracts/lab.js';
 
 const usd = (v: number): Usd => ({ usd: Math.round(v * 1e6) / 1e6, currency: 'USD' });
 /** Communities listed in a quote, at most. */

@@ -1,26 +1,13 @@
 import { type Edition, requiredPlan } from '../access/policy.js';
+import type { Notes } from '../contracts/common.js';
 import type { SnapshotStamp } from '../snapshot/reader.js';
 
 /**
  * How each metric should and should not be read, written for this data: the window, the corpus
- * size, how much of it has citation data. Every answer carries these notes.
+ * size, how much of it has citation data. Every answer carries these notes (their contract:
+ * NotesSchema).
  */
-export interface Notes {
-  ri: string;
-  ris: string;
-  hri: string;
-  data: string;
-  /** How to cite the answer so that anyone can ask for the same one again. */
-  cite: string;
-  /** Paper lists: how rank, impact_score and ris_contribution should be read. */
-  papers?: string;
-  /** History: what a period holds and why some are missing. */
-  history?: string;
-  /** The lab: what a match is, the sample, the licence threshold. */
-  lab?: string;
-  /** Why a list in this answer is empty (a research lens, a filtered paper list, lab broader). */
-  empty?: string;
-}
+export type { Notes } from '../contracts/common.js';
 
 export const PAPER_NOTES =
   'Papers are ranked by impact_score: citations projected to a common age (young papers pulled toward their ' +

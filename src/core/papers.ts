@@ -1,3 +1,6 @@
+import type { PaperEntry, PaperSort } from '../contracts/common.js';
+import type { ElementPapersAnswer } from '../contracts/elements.js';
+import type { SubjectPapersAnswer } from '../contracts/subjects.js';
 import { decodeRanked } from '../snapshot/ranked.js';
 import type { PaperQueries, SnapshotView } from '../snapshot/reader.js';
 import { canonicalSymbol } from './elements.js';
@@ -5,27 +8,10 @@ import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
 import { loadPaperRows, paperLink } from './paper-row.js';
 import { findSubject, type SubjectType } from './subjects.js';
-import { type Envelope, envelope, type Viewer } from './viewer.js';
+import { envelope, type Viewer } from './viewer.js';
 
-/** A paper as every paper list shows it (spec part 2). Abstracts are never returned. */
-export interface PaperEntry {
-  title: string | null;
-  doi: string | null;
-  venue: string | null;
-  year: number | null;
-  citations: number | null;
-  link: string;
-  impact_score: number | null;
-  citation_percentile: number | null;
-  /** The paper's research community: a topic id (its primary topic, or one found by citations). */
-  cluster: string | null;
-  cluster_name: string | null;
-  rank: number;
-  ris_contribution: number;
-  publication_date: string | null;
-  elements: string[];
-  keywords: string[];
-}
+/** A paper as every paper list shows it (spec part 2; contract PaperSchema). Abstracts are never returned. */
+export type { PaperEntry, PaperListAnswer, PaperSort } from '../contracts/common.js';
 
 /**
  * The ranked papers of an element, topic or keyword (at most 100, rank 1 first), with every
@@ -74,20 +60,11 @@ export function paperEntries(
   });
 }
 
-export type PaperSort = 'impact' | 'newest' | 'foundational';
-
 export interface PaperListOptions {
   sort: PaperSort;
   limit: number;
   /** Element route only: keep papers with this headline keyword (slug or name). */
   keyword?: string;
-}
-
-export interface PaperListAnswer extends Envelope {
-  sort: PaperSort;
-  limit: number;
-  total_ranked: number;
-  papers: PaperEntry[];
 }
 
 const byNewest = (a: PaperEntry, b: PaperEntry) =>
@@ -113,7 +90,7 @@ export function elementPapers(
   symbol: string,
   options: PaperListOptions,
   viewer: Viewer,
-): PaperListAnswer & { symbol: string; keyword: string | null } {
+): ElementPapersAnswer {
   const canonical = canonicalSymbol(symbol);
   const keyword = options.keyword === undefined ? undefined : knownKeyword(snapshot, options.keyword);
   const ranked = rankedPapers(snapshot, 'element', canonical)!;
@@ -163,7 +140,7 @@ export function subjectPapers(
   id: string,
   options: PaperListOptions,
   viewer: Viewer,
-): PaperListAnswer & { subject_type: SubjectType; subject_id: string; name: string; total_papers?: number } {
+): SubjectPapersAnswer {
   const subject = findSubject(snapshot, type, id);
   const ranked = rankedPapers(snapshot, type, subject.id)!;
   return {

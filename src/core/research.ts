@@ -1,4 +1,5 @@
 import { operation, priceOf } from '../access/policy.js';
+import type { ResearchAnswer } from '../contracts/research.js';
 import type { PaperQueries, ResearchQueries, SnapshotView } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
@@ -6,7 +7,7 @@ import { matchCommunities, matchElementCommunities } from './research/communitie
 import { readingLists } from './research/lenses.js';
 import { findPaper, loadCandidates, MATCH_CAP, matchPapers } from './research/match.js';
 import { termGroups } from './research/question.js';
-import { type Envelope, envelope, type Viewer } from './viewer.js';
+import { envelope, type Viewer } from './viewer.js';
 
 /**
  * The research search: a question (or a paper) -> the research communities and element
@@ -30,48 +31,8 @@ export interface ResearchRequest {
   page: number;
 }
 
-export interface ResearchPaper {
-  title: string | null;
-  doi: string | null;
-  link: string;
-  venue: string | null;
-  year: number | null;
-  citations: number | null;
-  impact_score: number | null;
-  reason: string;
-}
-
-export interface Community {
-  subject_type: 'topic';
-  subject_id: string;
-  name: string;
-  description: string | null;
-  matching_papers: number;
-  rising: boolean;
-  reason: string;
-  canonical_url: string;
-}
-
-export interface ElementCommunity {
-  symbol: string;
-  topic_id: string;
-  topic_name: string;
-  papers: number;
-  rising: boolean;
-  reason: string;
-}
-
-export interface ResearchAnswer extends Envelope {
-  q: string;
-  page: number;
-  page_size: number;
-  matched_papers: number;
-  communities: Community[];
-  element_communities: ElementCommunity[];
-  lists: Partial<Record<Lens, ResearchPaper[]>>;
-  unmatched_terms: string[];
-  next: { url: string; price: { usd: number; currency: 'USD' } } | null;
-}
+/** The answer's types, inferred from its contract (src/contracts/research.ts): they cannot drift. */
+export type { Community, ElementCommunity, ResearchAnswer, ResearchPaper } from '../contracts/research.js';
 
 export function research(
   snapshot: SnapshotView<ResearchQueries & PaperQueries>,

@@ -1,9 +1,22 @@
+import type {
+  SubjectAnswer,
+  SubjectElementsAnswer,
+  SubjectSearchAnswer,
+  SubjectType,
+} from '../contracts/subjects.js';
 import { ELEMENTS } from '../elements/elements.js';
 import type { SnapshotView, SubjectQueries, SubjectRow } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
-import { type Envelope, envelope, type Viewer } from './viewer.js';
+import { envelope, type Viewer } from './viewer.js';
 
-export type SubjectType = 'topic' | 'keyword';
+/** The answers' types, inferred from their contracts (src/contracts/subjects.ts): they cannot drift. */
+export type {
+  SearchCandidate,
+  SubjectAnswer,
+  SubjectElementsAnswer,
+  SubjectSearchAnswer,
+  SubjectType,
+} from '../contracts/subjects.js';
 export const SUBJECT_TYPES: readonly SubjectType[] = ['topic', 'keyword'];
 
 type SubjectsView = SnapshotView<SubjectQueries>;
@@ -37,20 +50,6 @@ export function findSubject(snapshot: SubjectsView, type: SubjectType, id: strin
   return row;
 }
 
-export interface SubjectAnswer extends Envelope {
-  subject_type: SubjectType;
-  subject_id: string;
-  name: string;
-  description: string | null;
-  ri: number;
-  ris: number;
-  hri: number | null;
-  paper_count: number;
-  field?: string | null;
-  subfield?: string | null;
-  domain?: string | null;
-}
-
 export function getSubject(
   snapshot: SubjectsView,
   type: SubjectType,
@@ -77,13 +76,6 @@ export function getSubject(
       : {}),
     ...envelope(snapshot, viewer, `/subjects/${type}/${row.id}`),
   };
-}
-
-export interface SubjectElementsAnswer extends Envelope {
-  subject_type: SubjectType;
-  subject_id: string;
-  name: string;
-  elements: { rank: number; symbol: string; name: string; share: number; canonical_url: string }[];
 }
 
 /** The top 10 elements a subject is routed to; a subject with no element link is a 404. */
@@ -123,15 +115,6 @@ export function subjectElements(
   };
 }
 
-export interface SearchCandidate {
-  subject_type: SubjectType;
-  subject_id: string;
-  name: string;
-  paper_count: number;
-  match: string;
-  canonical_url: string;
-}
-
 /** Words of a query, lower case, without FTS syntax. */
 function words(q: string): string[] {
   return q
@@ -152,11 +135,7 @@ function searchRows(snapshot: SubjectsView, q: string, limit: number) {
 }
 
 /** Resolves free text to ranked topic and keyword candidates, each with why it matched. */
-export function searchSubjects(
-  snapshot: SubjectsView,
-  q: string,
-  viewer: Viewer,
-): Envelope & { q: string; results: SearchCandidate[] } {
+export function searchSubjects(snapshot: SubjectsView, q: string, viewer: Viewer): SubjectSearchAnswer {
   const terms = words(q);
   if (terms.length === 0) {
     throw new ServiceError('invalid_parameter', "Parameter 'q': give at least one word to search for.", {

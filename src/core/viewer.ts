@@ -1,6 +1,7 @@
 import type { Edition } from '../access/policy.js';
+import type { Envelope, Notes } from '../contracts/common.js';
 import type { SnapshotStamp } from '../snapshot/reader.js';
-import { metricNotes, type Notes } from './notes.js';
+import { metricNotes } from './notes.js';
 
 /** What the caller may see: set by the front door from the caller's plan. */
 export interface Viewer {
@@ -11,11 +12,8 @@ export interface Viewer {
   edition?: Edition;
 }
 
-export interface Envelope {
-  canonical_url: string;
-  notes: Notes;
-  data_version: string;
-}
+/** canonical_url, notes, data_version: inferred from the contract every answer spreads in. */
+export type { Envelope } from '../contracts/common.js';
 
 /** Where a caller without the plan is sent. */
 export const upgradeUrl = (viewer: Viewer) => `${viewer.publicUrl}/pricing`;

@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { HistoryPoint } from '../../core/history.js';
-import type { PaperEntry } from '../../core/papers.js';
+import type { HistoryPoint, PaperEntry } from '../../contracts/common.js';
 import type { CsvTable } from '../csv.js';
 import { HistoryPointSchema, PaperSchema } from './shared.js';
 

@@ -1,7 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import type { Edition } from '../../access/policy.js';
+import { ResolutionSchema } from '../../contracts/common.js';
+import { SubjectTypeSchema } from '../../contracts/subjects.js';
 import { ServiceError } from '../../core/errors.js';
 import type { HeavyWork } from '../../offload/heavy-work.js';
+
+// The shared answer parts, declared once in src/contracts (the MCP tools read them here too).
+export { envelopeShape, HistoryPointSchema, NotesSchema, PaperSchema } from '../../contracts/common.js';
 
 /** What every route registration needs besides the app. */
 export interface RouteDeps {
@@ -10,27 +15,6 @@ export interface RouteDeps {
   /** Where research and lab answers are computed (a worker pool in `ri serve`); in this thread when absent. */
   heavy?: HeavyWork;
 }
-
-export const NotesSchema = z
-  .object({
-    ri: z.string(),
-    ris: z.string(),
-    hri: z.string(),
-    data: z.string(),
-    cite: z.string().openapi({ description: 'How to cite this answer: canonical_url and data_version' }),
-    papers: z.string().optional(),
-    history: z.string().optional(),
-    lab: z.string().optional(),
-    empty: z.string().optional().openapi({ description: 'Why a list in this answer is empty' }),
-  })
-  .openapi('Notes', { description: 'How each metric should and should not be read, for this data.' });
-
-/** canonical_url, notes, data_version: on every successful answer. */
-export const envelopeShape = {
-  canonical_url: z.string().url().openapi({ description: 'Web page to cite for attribution' }),
-  notes: NotesSchema,
-  data_version: z.string().openapi({ description: 'Content hash of the snapshot the answer comes from' }),
-};
 
 export const ProblemSchema = z
   .object({
@@ -89,9 +73,7 @@ export const SymbolParam = z.object({
 });
 
 export const SubjectParams = z.object({
-  subject_type: z
-    .enum(['topic', 'keyword'])
-    .openapi({ param: { name: 'subject_type', in: 'path' }, example: 'topic' }),
+  subject_type: SubjectTypeSchema.openapi({ param: { name: 'subject_type', in: 'path' }, example: 'topic' }),
   subject_id: z
     .string()
     .min(1)
@@ -122,10 +104,9 @@ export const DataVersionQuery = z
 /** Spread into a read route's query: `z.object({ ...own, ...PinnedQuery }).strict()`. */
 export const PinnedQuery = { data_version: DataVersionQuery };
 
-export const ResolutionQuery = z
-  .enum(['yearly', 'monthly', 'daily'])
-  .default('yearly')
-  .openapi({ description: 'yearly (any key), monthly (Personal+), daily (Professional+, elements only)' });
+export const ResolutionQuery = ResolutionSchema.default('yearly').openapi({
+  description: 'yearly (any key), monthly (Personal+), daily (Professional+, elements only)',
+});
 
 export const SortQuery = z
   .enum(['impact', 'newest', 'foundational', 'ris'])
@@ -142,40 +123,6 @@ export const LimitQuery = z.coerce
   .max(100)
   .default(20)
   .openapi({ description: 'Papers to return, 1-100 (default 20); only the top 100 are ranked' });
-
-export const HistoryPointSchema = z.object({
-  period: z.string(),
-  ri: z.number(),
-  ris: z.number(),
-  hri: z.number().nullable(),
-  papers: z.number().int(),
-});
-
-export const PaperSchema = z
-  .object({
-    title: z.string().nullable(),
-    doi: z.string().nullable(),
-    venue: z.string().nullable(),
-    year: z.number().int().nullable(),
-    citations: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({ description: 'null when the source has no citation data' }),
-    link: z.string().url(),
-    impact_score: z.number().nullable(),
-    citation_percentile: z.number().nullable(),
-    cluster: z.string().nullable(),
-    cluster_name: z.string().nullable(),
-    rank: z.number().int(),
-    ris_contribution: z
-      .number()
-      .openapi({ description: 'Weight toward the RIS; NOT importance; do not sort by it' }),
-    publication_date: z.string().nullable(),
-    elements: z.array(z.string()),
-    keywords: z.array(z.string()),
-  })
-  .openapi('Paper');
 
 /**
  * Two parameters of which exactly one must be given (q or paper; query or markdown; quote_id or

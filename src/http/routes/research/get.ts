@@ -1,64 +1,13 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import type { ResearchAnswer } from '../../../core/research.js';
+import { type ResearchAnswer, ResearchSchema } from '../../../contracts/research.js';
 import { LENSES, type Lens, MAX_PAGES } from '../../../core/research.js';
 import { inThread } from '../../../offload/heavy-work.js';
 import type { AppEnv } from '../../context.js';
 import { charge } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
-import { envelopeShape, PinnedQuery, type RouteDeps, requireExactlyOne } from '../shared.js';
+import { PinnedQuery, type RouteDeps, requireExactlyOne } from '../shared.js';
 
-const ResearchPaperSchema = z.object({
-  title: z.string().nullable(),
-  doi: z.string().nullable(),
-  link: z.string().url(),
-  venue: z.string().nullable(),
-  year: z.number().int().nullable(),
-  citations: z.number().int().nullable(),
-  impact_score: z.number().nullable(),
-  reason: z.string().openapi({ description: 'The evidence, in one line' }),
-});
-
-export const ResearchSchema = z
-  .object({
-    q: z.string(),
-    page: z.number().int(),
-    page_size: z.number().int(),
-    matched_papers: z.number().int(),
-    communities: z.array(
-      z.object({
-        subject_type: z.literal('topic'),
-        subject_id: z.string(),
-        name: z.string(),
-        description: z.string().nullable(),
-        matching_papers: z.number().int(),
-        rising: z.boolean(),
-        reason: z.string(),
-        canonical_url: z.string().url(),
-      }),
-    ),
-    element_communities: z.array(
-      z.object({
-        symbol: z.string(),
-        topic_id: z.string(),
-        topic_name: z.string(),
-        papers: z.number().int(),
-        rising: z.boolean(),
-        reason: z.string(),
-      }),
-    ),
-    lists: z.object({
-      foundational: z.array(ResearchPaperSchema).optional(),
-      now: z.array(ResearchPaperSchema).optional(),
-      newest: z.array(ResearchPaperSchema).optional(),
-    }),
-    unmatched_terms: z.array(z.string()),
-    next: z
-      .object({ url: z.string().url(), price: z.object({ usd: z.number(), currency: z.literal('USD') }) })
-      .nullable()
-      .openapi({ description: 'The following page and its price, or null after the last' }),
-    ...envelopeShape,
-  })
-  .openapi('Research');
+export { ResearchSchema };
 
 export const LensesQuery = z
   .string()

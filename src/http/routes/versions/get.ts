@@ -1,37 +1,14 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { VersionSchema, VersionsSchema } from '../../../contracts/versions.js';
 import { envelope } from '../../../core/viewer.js';
 import type { Publication } from '../../../snapshot/publication-log.js';
 import { keptVersions } from '../../../snapshot/versions.js';
 import type { AppEnv } from '../../context.js';
 import { DATA_VERSION_HEADER } from '../../data-version.js';
 import { defineRoute } from '../define-route.js';
-import { envelopeShape, type RouteDeps } from '../shared.js';
+import type { RouteDeps } from '../shared.js';
 
-export const VersionSchema = z
-  .object({
-    data_version: z.string().openapi({ description: 'Content hash of the snapshot: pin a read to it' }),
-    published_at: z
-      .string()
-      .nullable()
-      .openapi({ description: 'When it (last) became the current version, ISO 8601; null when unknown' }),
-    cutoff_date: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Corpus cut-off: the newest publication date the snapshot holds' }),
-    works: z.number().int().nullable().openapi({ description: 'Works in the corpus it was scored from' }),
-    current: z.boolean().openapi({ description: 'True for the version answers come from by default' }),
-  })
-  .openapi('DataVersion');
-
-export const VersionsSchema = z
-  .object({
-    current_version: z.string(),
-    versions: z
-      .array(VersionSchema)
-      .openapi({ description: 'Every kept version, most recently published first' }),
-    ...envelopeShape,
-  })
-  .openapi('DataVersions');
+export { VersionSchema, VersionsSchema };
 
 /** GET /v1/versions: the published snapshots still kept, each answerable with data_version=. */
 export function registerVersions(app: OpenAPIHono<AppEnv>, deps: RouteDeps, snapshotDir: string): void {

@@ -1,0 +1,87 @@
+import { z } from '@hono/zod-openapi';
+import { LAB_DEPTHS, LAB_LICENCE_ABOVE, type LabDepth } from '../access/policy.js';
+import { envelopeShape, PaperSchema, UsdSchema } from './common.js';
+
+export const DepthSchema = z
+  .enum(Object.keys(LAB_DEPTHS) as [LabDepth, ...LabDepth[]])
+  .openapi({ description: `${Object.keys(LAB_DEPTHS).join(' or ')}: the top papers of the quoted query` });
+
+const DeliverableSchema = z.object({
+  papers: z.number().int().openapi({ description: 'Papers delivered (fewer when fewer match)' }),
+  price: UsdSchema.openapi({ description: 'The binding price of the deliverable' }),
+  run_price: UsdSchema.openapi({ description: 'What lab run charges: the price minus the quote price' }),
+});
+
+/** One optional deliverable per depth of the price table. */
+const deliverablesShape = Object.fromEntries(
+  Object.keys(LAB_DEPTHS).map((depth) => [depth, DeliverableSchema.optional()]),
+) as Record<LabDepth, z.ZodOptional<typeof DeliverableSchema>>;
+
+export const LabQuoteSchema = z
+  .object({
+    quote_id: z.string().openapi({ description: 'Same query on the same data: same quote_id' }),
+    query: z.string().openapi({ description: 'The query in canonical form, as parsed' }),
+    terms: z.array(
+      z.object({
+        term: z.string(),
+        role: z.enum(['required', 'excluded', 'any_of']),
+        subjects: z.array(
+          z.object({
+            subject_type: z.string(),
+            subject_id: z.string(),
+            name: z.string(),
+            papers: z.number().int(),
+          }),
+        ),
+        expansion: z
+          .object({ matched: z.number().int(), truncated: z.boolean() })
+          .optional()
+          .openapi({ description: 'A wildcard: topic names matched, and whether the list was cut at 25' }),
+      }),
+    ),
+    year: z.object({ from: z.number().int().nullable(), to: z.number().int().nullable() }).nullable(),
+    matches: z.number().int(),
+    years: z.array(z.object({ year: z.number().int().nullable(), papers: z.number().int() })),
+    communities: z.array(
+      z.object({ topic_id: z.string().nullable(), name: z.string().nullable(), papers: z.number().int() }),
+    ),
+    sample: z.object({ used: z.boolean(), size: z.number().int() }).openapi({
+      description: 'used: years and communities are estimates from a fixed sample of the matches',
+    }),
+    deliverables: z.object(deliverablesShape),
+    licence: z
+      .object({ detail: z.string(), contact_url: z.string() })
+      .nullable()
+      .openapi({
+        description: `Above ${LAB_LICENCE_ABOVE.toLocaleString('en')} matches: a licence offer instead of a price`,
+      }),
+    ignored: z.array(
+      z.object({
+        term: z.string(),
+        position: z.number().int(),
+        reason: z.string(),
+        suggestions: z.array(z.string()),
+      }),
+    ),
+    broader: z.array(z.object({ query: z.string(), matches: z.number().int() })),
+    price: UsdSchema.openapi({ description: 'What the quote itself costs' }),
+    issued_at: z.string(),
+    expires_at: z.string(),
+    signature: z.string().openapi({ description: 'HMAC over the quote; an edited quote is refused' }),
+    ...envelopeShape,
+  })
+  .openapi('LabQuote');
+export type LabQuote = z.infer<typeof LabQuoteSchema>;
+
+export const LabRunSchema = z
+  .object({
+    quote_id: z.string(),
+    query: z.string(),
+    depth: DepthSchema,
+    matches: z.number().int(),
+    price: UsdSchema,
+    papers: z.array(PaperSchema),
+    ...envelopeShape,
+  })
+  .openapi('LabRun');
+export type LabRunAnswer = z.infer<typeof LabRunSchema>;

@@ -1,0 +1,59 @@
+import { z } from '@hono/zod-openapi';
+import { envelopeShape, UsdSchema } from './common.js';
+
+const ResearchPaperSchema = z.object({
+  title: z.string().nullable(),
+  doi: z.string().nullable(),
+  link: z.string().url(),
+  venue: z.string().nullable(),
+  year: z.number().int().nullable(),
+  citations: z.number().int().nullable(),
+  impact_score: z.number().nullable(),
+  reason: z.string().openapi({ description: 'The evidence, in one line' }),
+});
+export type ResearchPaper = z.infer<typeof ResearchPaperSchema>;
+
+const CommunitySchema = z.object({
+  subject_type: z.literal('topic'),
+  subject_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  matching_papers: z.number().int(),
+  rising: z.boolean(),
+  reason: z.string(),
+  canonical_url: z.string().url(),
+});
+export type Community = z.infer<typeof CommunitySchema>;
+
+const ElementCommunitySchema = z.object({
+  symbol: z.string(),
+  topic_id: z.string(),
+  topic_name: z.string(),
+  papers: z.number().int(),
+  rising: z.boolean(),
+  reason: z.string(),
+});
+export type ElementCommunity = z.infer<typeof ElementCommunitySchema>;
+
+export const ResearchSchema = z
+  .object({
+    q: z.string(),
+    page: z.number().int(),
+    page_size: z.number().int(),
+    matched_papers: z.number().int(),
+    communities: z.array(CommunitySchema),
+    element_communities: z.array(ElementCommunitySchema),
+    lists: z.object({
+      foundational: z.array(ResearchPaperSchema).optional(),
+      now: z.array(ResearchPaperSchema).optional(),
+      newest: z.array(ResearchPaperSchema).optional(),
+    }),
+    unmatched_terms: z.array(z.string()),
+    next: z
+      .object({ url: z.string().url(), price: UsdSchema })
+      .nullable()
+      .openapi({ description: 'The following page and its price, or null after the last' }),
+    ...envelopeShape,
+  })
+  .openapi('Research');
+export type ResearchAnswer = z.infer<typeof ResearchSchema>;

@@ -83,12 +83,14 @@ async function buildFromStore(
   }
   const { corpus, report } = await loadCorpusReporting(store, params, cache);
   if (cache && !report.incremental) log('loading in full: the build cache does not match the change log');
+  // A cache of this very generation, used as it is, need not be written again.
+  const cacheIsCurrent = report.incremental && cache?.generation === state.generation;
   cache = null;
   if (corpus.n === 0) throw new Error('the corpus store has no works: run `ri ingest PATH...` first');
   lap(
     `loaded ${corpus.n} works${report.incremental ? ` (incremental: ${report.changed} changed since the build cache)` : ''}, cut-off ${isoDay(corpus.cutoffDay)}`,
   );
-  if (options.cacheFile) {
+  if (options.cacheFile && !cacheIsCurrent) {
     writeCorpusCache(options.cacheFile, corpus, state, params);
     await store.pruneChanges(state.generation);
     lap('build cache written');

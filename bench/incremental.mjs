@@ -1,0 +1,210 @@
+#!/usr/bin/env node
+// npm run bench:incremental: a day's partition added to a large corpus, published by a full
+// rebuild (`ri build --full`) and by the incremental build (`ri build`, from the build cache),
+// on two copies of the same data folder, alternating which goes first, for BENCH_ROUNDS days.
+// Every round checks both publish the same data_version. Reports wall and CPU seconds (the
+// machine is shared: CPU time is the steadier figure), peak RSS and the ratios full/incremental.
+//   BENCH_WORKS=300000 (corpus size), BENCH_ROUNDS=3, BENCH_DIR=.bench
+// The partition of each day: 0.25% of the corpus new works (a tenth of them works the corpus
+// already cites), 0.05% newer versions of stored works (more citations), 0.01% retracted.
+import { spawnSync } from 'node:child_process';
+import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createGunzip, gzipSync } from 'node:zlib';
+import { DuckDBInstance } from '@duckdb/node-api';
+
+const root = resolve(import.meta.dirname, '..');
+const cli = join(root, 'dist/cli/main.js');
+const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
+const works = Number(process.env.BENCH_WORKS ?? 300_000);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const OA = 'https://openalex.org/W';
+
+/** One `ri` process: wall, user+sys CPU seconds, peak RSS (MB), stdout, stderr. */
+function ri(args) {
+  const started = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', process.execPath, cli, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const wall = (performance.now() - started) / 1000;
+  if (r.status !== 0) {
+    process.stderr.write(r.stderr);
+    throw new Error(`ri ${args.join(' ')} failed`);
+  }
+  const lines = r.stderr.trim().split('\n');
+  const [user, sys, rssKb] = lines.at(-1).split(' ').map(Number);
+  return { wall, cpu: user + sys, rssMb: rssKb / 1024, stdout: r.stdout.trim(), log: lines.slice(0, -1) };
+}
+
+function partFiles(dir) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...partFiles(p));
+    else if (e.name.endsWith('.gz')) out.push(p);
+  }
+  return out.sort();
+}
+
+/** The first `count` records of the corpus's part files (parsed). */
+async function sampleRecords(corpus, count) {
+  const out = [];
+  for (const file of partFiles(join(corpus, 'works'))) {
+    const lines = createInterface({ input: createReadStream(file).pipe(createGunzip()) });
+    for await (const line of lines) {
+      if (!line.trim()) continue;
+      out.push(JSON.parse(line));
+      if (out.length >= count) {
+        lines.close();
+        return out;
+      }
+    }
+  }
+  return out;
+}
+
+/** Ids the corpus cites but does not hold (new works the unchanged ones then cite). */
+async function citedNotHeld(storePath, count) {
+  const db = await DuckDBInstance.create(storePath, { access_mode: 'READ_ONLY' });
+  const con = await db.connect();
+  const rows = (
+    await con.runAndReadAll(
+      `SELECT DISTINCT r::DOUBLE FROM (SELECT unnest(refs) AS r FROM works) WHERE r NOT IN (SELECT id FROM works) ORDER BY 1 LIMIT ${count}`,
+    )
+  ).getColumnsJS()[0];
+  con.closeSync();
+  db.closeSync();
+  return rows;
+}
+
+if (!existsSync(join(cli))) throw new Error('run `npm run build` first');
+const corpus = join(benchDir, `corpus-${works}`);
+if (!existsSync(join(corpus, 'works'))) {
+  console.error(`generating ${works} works (not timed)...`);
+  const g = spawnSync(
+    process.execPath,
+    [cli, 'generate', '--works', String(works), '--seed', '1', '--out', corpus, '--force'],
+    {
+      stdio: 'inherit',
+    },
+  );
+  if (g.status !== 0) throw new Error('generate failed');
+}
+
+const home = join(benchDir, `incremental-${works}`);
+const base = join(home, 'base');
+if (!existsSync(join(base, 'snapshots/CURRENT')) || process.env.BENCH_REBUILD) {
+  rmSync(base, { recursive: true, force: true });
+  console.error(`ingest and first build of ${works} works (not timed)...`);
+  ri(['ingest', corpus, '--data-dir', base]);
+  ri(['build', '--data-dir', base]);
+}
+
+// The days' partitions, made once from records of the corpus.
+const added = Math.round(works * 0.0025);
+const replaced = Math.round(works * 0.0005);
+const removed = Math.max(1, Math.round(works * 0.0001));
+const sample = await sampleRecords(corpus, rounds * (added + replaced + removed));
+const cited = await citedNotHeld(join(base, 'corpus.duckdb'), rounds * Math.ceil(added / 10));
+const partitions = [];
+for (let r = 0; r < rounds; r++) {
+  const day = `2027-01-${String(r + 1).padStart(2, '0')}`;
+  const updated = `${day}T06:00:00.000000`;
+  const take = sample.slice(r * (added + replaced + removed), (r + 1) * (added + replaced + removed));
+  const records = [];
+  take.forEach((rec, i) => {
+    if (i < added) {
+      const id = i < added / 10 && cited.length > 0 ? cited.pop() : 9_000_000_000 + r * 1_000_000 + i;
+      // Most of a day's new works are recent; the latest is published on the day (the cut-off moves).
+      const date =
+        i % 4 === 0
+          ? rec.publication_date
+          : `${day.slice(0, 8)}${String(1 + (i % (r + 1))).padStart(2, '0')}`;
+      records.push({
+        ...rec,
+        id: `${OA}${id}`,
+        ids: undefined,
+        doi: rec.doi ? `${rec.doi}-d${r}` : null,
+        publication_date: date,
+        publication_year: Number(date.slice(0, 4)),
+        updated_date: updated,
+      });
+    } else if (i < added + replaced) {
+      records.push({ ...rec, cited_by_count: (rec.cited_by_count ?? 0) + 3, updated_date: updated });
+    } else records.push({ ...rec, is_retracted: true, updated_date: updated });
+  });
+  const file = join(home, `days/works/updated_date=${day}/part_000.gz`);
+  mkdirSync(resolve(file, '..'), { recursive: true });
+  writeFileSync(file, gzipSync(`${records.map((x) => JSON.stringify(x)).join('\n')}\n`));
+  partitions.push({ day, file, records: records.length });
+}
+
+// Each round: two copies of the state before the day; one full, one incremental; alternating.
+let state = join(home, 'state');
+rmSync(state, { recursive: true, force: true });
+cpSync(base, state, { recursive: true });
+const rows = [];
+for (let r = 0; r < rounds; r++) {
+  const { day, file, records } = partitions[r];
+  const inc = join(home, 'inc');
+  const full = join(home, 'full');
+  for (const d of [inc, full]) {
+    rmSync(d, { recursive: true, force: true });
+    cpSync(state, d, { recursive: true });
+  }
+  const order = r % 2 === 0 ? ['incremental', 'full'] : ['full', 'incremental'];
+  const result = {};
+  for (const kind of order) {
+    const data = kind === 'full' ? full : inc;
+    const ingest = ri(['ingest', file, '--data-dir', data]);
+    const build = ri(
+      kind === 'full' ? ['build', '--full', '--data-dir', data] : ['build', '--data-dir', data],
+    );
+    result[kind] = { ingest, build, version: build.stdout.split('\n').at(-1) };
+    console.error(
+      `${day} ${kind}: ingest ${ingest.wall.toFixed(1)} s, build ${build.wall.toFixed(1)} s (cpu ${build.cpu.toFixed(1)} s)`,
+    );
+  }
+  if (result.full.version !== result.incremental.version)
+    throw new Error(`${day}: full ${result.full.version} != incremental ${result.incremental.version}`);
+  const i = result.incremental;
+  const f = result.full;
+  rows.push({
+    day,
+    partition_records: records,
+    data_version: f.version,
+    first: order[0],
+    full_build_s: +f.build.wall.toFixed(2),
+    incremental_build_s: +i.build.wall.toFixed(2),
+    full_build_cpu_s: +f.build.cpu.toFixed(2),
+    incremental_build_cpu_s: +i.build.cpu.toFixed(2),
+    full_update_s: +(f.ingest.wall + f.build.wall).toFixed(2),
+    incremental_update_s: +(i.ingest.wall + i.build.wall).toFixed(2),
+    build_ratio_wall: +(f.build.wall / i.build.wall).toFixed(2),
+    build_ratio_cpu: +(f.build.cpu / i.build.cpu).toFixed(2),
+    full_build_peak_rss_mb: Math.round(f.build.rssMb),
+    incremental_build_peak_rss_mb: Math.round(i.build.rssMb),
+    incremental_log: i.build.log.filter((l) => /loaded|written|scored|published|unchanged/.test(l)),
+  });
+  console.log(JSON.stringify(rows.at(-1)));
+  rmSync(state, { recursive: true, force: true });
+  rmSync(full, { recursive: true, force: true });
+  state = join(home, `state`);
+  cpSync(inc, state, { recursive: true });
+  rmSync(inc, { recursive: true, force: true });
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(
+  JSON.stringify({
+    works,
+    rounds,
+    median_full_build_s: median(rows.map((x) => x.full_build_s)),
+    median_incremental_build_s: median(rows.map((x) => x.incremental_build_s)),
+    median_build_ratio_wall: median(rows.map((x) => x.build_ratio_wall)),
+    median_build_ratio_cpu: median(rows.map((x) => x.build_ratio_cpu)),
+    max_incremental_build_peak_rss_mb: Math.max(...rows.map((x) => x.incremental_build_peak_rss_mb)),
+    max_full_build_peak_rss_mb: Math.max(...rows.map((x) => x.full_build_peak_rss_mb)),
+  }),
+);

@@ -13,18 +13,32 @@ export function problemType(c: Context, code: string): string {
   return `${(c.get('publicUrl') as string | undefined) ?? ''}/docs/errors#${code}`;
 }
 
-/** RFC 9457 problem details, with the stable code and the request id every error carries. */
-export function problemResponse(c: Context, error: ServiceError): Response {
-  const body = {
-    type: problemType(c, error.code),
+/**
+ * The RFC 9457 body of an error, the one shape every error answer has: REST's (problemResponse)
+ * and Node's own refusals written before the app sees the request (server-limits.ts).
+ */
+export function problemBody(
+  publicUrl: string,
+  error: ServiceError,
+  request: { instance?: string; request_id?: string | undefined } = {},
+): Record<string, unknown> {
+  return {
+    type: `${publicUrl}/docs/errors#${error.code}`,
     title: error.title,
     status: error.status,
     detail: error.detail,
     code: error.code,
-    instance: c.req.path,
-    request_id: c.get('requestId') as string | undefined,
+    ...request,
     ...error.extra,
   };
+}
+
+/** RFC 9457 problem details, with the stable code and the request id every error carries. */
+export function problemResponse(c: Context, error: ServiceError): Response {
+  const body = problemBody((c.get('publicUrl') as string | undefined) ?? '', error, {
+    instance: c.req.path,
+    request_id: c.get('requestId') as string | undefined,
+  });
   // c.body keeps the headers middleware prepared (CORS, request id, rate limits).
   return c.body(JSON.stringify(body), error.status as 400, {
     'content-type': 'application/problem+json',

@@ -1,5 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { ServiceError } from '../core/errors.js';
+import { problemBody } from './problem.js';
 
 /** How long each part of a request may take, and how many connections are held. */
 export const SERVER_LIMITS = {
@@ -14,50 +16,23 @@ export const SERVER_LIMITS = {
 } as const;
 
 /** Node's own refusals (bad request line, headers too large, timeouts) as problem+json, not empty bodies. */
-const CLIENT_ERRORS: Record<string, { status: number; code: string; title: string; detail: string }> = {
-  HPE_HEADER_OVERFLOW: {
-    status: 431,
-    code: 'headers_too_large',
-    title: 'Request headers too large',
-    detail: 'The request headers are larger than this server accepts (16 KiB).',
-  },
-  ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
-    code: 'request_timeout',
-    title: 'Request timeout',
-    detail: 'The request did not arrive in time.',
-  },
+const CLIENT_ERRORS: Record<string, ServiceError> = {
+  HPE_HEADER_OVERFLOW: new ServiceError(
+    'headers_too_large',
+    'The request headers are larger than this server accepts (16 KiB).',
+  ),
+  ERR_HTTP_REQUEST_TIMEOUT: new ServiceError('request_timeout', 'The request did not arrive in time.'),
 };
 
-const METHOD_NOT_ALLOWED = {
-  status: 405,
-  code: 'method_not_allowed',
-  title: 'Method not allowed',
-  detail: 'CONNECT is not served here.',
-};
+const METHOD_NOT_ALLOWED = new ServiceError('method_not_allowed', 'CONNECT is not served here.');
 
-const BAD_REQUEST = {
-  status: 400,
-  code: 'bad_request',
-  title: 'Bad request',
-  detail: 'The request could not be parsed as HTTP.',
-};
+const BAD_REQUEST = new ServiceError('bad_request', 'The request could not be parsed as HTTP.');
 
 /** A request Node parsed but whose target cannot be made a URL (a backslash in the path, a bad Host). */
 export function unreadableRequest(publicUrl: string): Response {
-  return new Response(problemBody(BAD_REQUEST, publicUrl), {
+  return new Response(JSON.stringify(problemBody(publicUrl, BAD_REQUEST)), {
     status: 400,
     headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store' },
-  });
-}
-
-function problemBody(e: typeof BAD_REQUEST, publicUrl: string): string {
-  return JSON.stringify({
-    type: `${publicUrl}/docs/errors#${e.code}`,
-    title: e.title,
-    status: e.status,
-    detail: e.detail,
-    code: e.code,
   });
 }
 
@@ -66,8 +41,8 @@ function clientErrorResponse(code: string | undefined, publicUrl: string): strin
 }
 
 /** A whole HTTP answer written straight to the socket (for requests that never reach the app). */
-function rawProblem(e: typeof BAD_REQUEST, publicUrl: string): string {
-  const body = problemBody(e, publicUrl);
+function rawProblem(e: ServiceError, publicUrl: string): string {
+  const body = JSON.stringify(problemBody(publicUrl, e));
   return (
     `HTTP/1.1 ${e.status} ${e.title}\r\ncontent-type: application/problem+json\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`

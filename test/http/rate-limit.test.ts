@@ -70,6 +70,22 @@ describe('MemoryRateLimiter', () => {
     await limiter.hit('late', 10, 60);
     expect(limiter.size).toBe(1);
   });
+
+  it('past the cap drops the oldest buckets, without scanning every bucket for each new one', async () => {
+    let now = 0;
+    const limiter = new MemoryRateLimiter({ now: () => now, maxBuckets: 100, sweepMs: 1_000 });
+    for (let i = 0; i < 1_000; i++) await limiter.hit(`ip:${i}`, 10, 60);
+    expect(limiter.size).toBeLessThanOrEqual(100);
+    expect(limiter.size).toBeGreaterThanOrEqual(90);
+    // Only the first hit's timed sweep: before, every bucket past the cap swept all of them.
+    expect(limiter.sweeps).toBe(1);
+    // The newest buckets are kept and count on; an evicted one starts afresh.
+    expect((await limiter.hit('ip:999', 10, 60)).remaining).toBe(8);
+    expect((await limiter.hit('ip:0', 10, 60)).remaining).toBe(9);
+    now += 1_000;
+    await limiter.hit('ip:1', 10, 60);
+    expect(limiter.sweeps).toBe(2);
+  });
 });
 
 describe('RedisRateLimiter (real Redis at 127.0.0.1:6379)', () => {

@@ -35,22 +35,9 @@ import { handleError, MAX_BODY_BYTES, MAX_URL_CHARS, problemResponse, validation
 import { clientIp, MemoryRateLimiter, type RateLimiter, rateLimit } from './rate-limit.js';
 import { requestLog } from './request-log.js';
 import { responseCache } from './response-cache.js';
-import { registerGetElement } from './routes/elements/get.js';
-import { registerElementHistories } from './routes/elements/histories.js';
-import { registerElementHistory } from './routes/elements/history.js';
-import { registerListElements } from './routes/elements/list.js';
-import { registerElementPapers } from './routes/elements/papers.js';
-import { registerLabQuote } from './routes/lab/quote.js';
-import { registerLabRun } from './routes/lab/run.js';
-import { registerResearch } from './routes/research/get.js';
+import { registerRoutes } from './routes/index.js';
 import type { RouteDeps } from './routes/shared.js';
 import { registerSkill } from './routes/skill/get.js';
-import { registerSubjectElements } from './routes/subjects/elements.js';
-import { registerGetSubject } from './routes/subjects/get.js';
-import { registerSubjectHistory } from './routes/subjects/history.js';
-import { registerSubjectPapers } from './routes/subjects/papers.js';
-import { registerSearchSubjects } from './routes/subjects/search.js';
-import { registerVersions } from './routes/versions/get.js';
 
 /**
  * The REST front door at /v1: parses requests, calls the service core over the snapshot the
@@ -127,7 +114,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     clientIp: (c) => clientIp(c, deps.config.TRUST_PROXY),
     log,
   });
-  registerSkill(app, { edition: deps.config.EDITION, publicUrl: deps.config.publicUrl });
+  registerSkill(app, { publicUrl: deps.config.publicUrl });
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The priced operations for x402 indexers (a convention of theirs, not of the x402 spec).
   app.get('/.well-known/x402', (c) =>
@@ -168,6 +155,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     edition: deps.config.EDITION,
     publicUrl: deps.config.publicUrl,
     ...(deps.heavy ? { heavy: deps.heavy } : {}),
+    lab,
+    snapshotDir: deps.snapshots.dir,
   };
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook });
   registerOpenApi(v1, routes, paymentsOn ? deps.payments : undefined);
@@ -223,22 +212,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   if (paymentsOn) v1.use('*', paymentGate(deps.payments!, routes.edition, routes.publicUrl));
   v1.use('*', responseCache());
 
-  registerListElements(v1, routes);
-  registerElementHistories(v1, routes);
-  registerGetElement(v1, routes);
-  registerElementHistory(v1, routes);
-  registerElementPapers(v1, routes);
-  registerSearchSubjects(v1, routes);
-  registerGetSubject(v1, routes);
-  registerSubjectHistory(v1, routes);
-  registerSubjectElements(v1, routes);
-  registerSubjectPapers(v1, routes);
-  registerVersions(v1, routes, deps.snapshots.dir);
-  if (lab) {
-    registerResearch(v1, routes);
-    registerLabQuote(v1, routes, lab);
-    registerLabRun(v1, routes, lab);
-  }
+  registerRoutes(v1, routes);
   app.route('/v1', v1);
 
   // The MCP tool server: the same core, access table and payments; the key is the connection's.

@@ -3,6 +3,7 @@ import type { Edition } from '../../access/policy.js';
 import { ResolutionSchema } from '../../contracts/common.js';
 import { SubjectTypeSchema } from '../../contracts/subjects.js';
 import { ServiceError } from '../../core/errors.js';
+import type { LabService } from '../../core/lab-service.js';
 import type { HeavyWork } from '../../offload/heavy-work.js';
 
 // The shared answer parts, declared once in src/contracts (the MCP tools read them here too).
@@ -14,6 +15,10 @@ export interface RouteDeps {
   publicUrl: string;
   /** Where research and lab answers are computed (a worker pool in `ri serve`); in this thread when absent. */
   heavy?: HeavyWork;
+  /** The lab (quotes and runs); null in the older edition, which has no research, lab or payments. */
+  lab: LabService | null;
+  /** Where the published snapshots are (GET /v1/versions lists the kept ones). */
+  snapshotDir: string;
 }
 
 export const ProblemSchema = z

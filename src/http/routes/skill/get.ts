@@ -8,7 +8,7 @@ import type { RouteDeps } from '../shared.js';
  * file) and GET /v1/skill/version (what the skill checks to tell its user about a newer one).
  * Free and keyless; built once, with this server's address in every link.
  */
-export function registerSkill(app: Hono<AppEnv>, deps: RouteDeps): void {
+export function registerSkill(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUrl'>): void {
   let skill: Skill | null = null;
   const get = () => {
     skill ??= buildSkill(deps.publicUrl);

@@ -11,7 +11,7 @@ import type { RouteDeps } from '../shared.js';
 export { VersionSchema, VersionsSchema };
 
 /** GET /v1/versions: the published snapshots still kept, each answerable with data_version=. */
-export function registerVersions(app: OpenAPIHono<AppEnv>, deps: RouteDeps, snapshotDir: string): void {
+export function registerVersions(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
     app,
     deps,
@@ -26,8 +26,9 @@ export function registerVersions(app: OpenAPIHono<AppEnv>, deps: RouteDeps, snap
     },
     (c) => {
       const snapshot = c.get('snapshot');
-      const versions: (Omit<Publication, 'published_at'> & { published_at: string | null })[] =
-        keptVersions(snapshotDir);
+      const versions: (Omit<Publication, 'published_at'> & { published_at: string | null })[] = keptVersions(
+        deps.snapshotDir,
+      );
       // The served version is listed even when its file has just been pruned or moved aside.
       if (!versions.some((v) => v.data_version === snapshot.version))
         versions.unshift({

@@ -21,6 +21,7 @@ import {
   createKeyRetrying,
   KEY_COLUMNS,
   type KeyRow,
+  paymentValues,
   SESSION_COLUMNS,
   type SessionRow,
   toAccount,
@@ -31,6 +32,7 @@ import {
   type Account,
   AccountExistsError,
   type KeyInfo,
+  type NewSession,
   normaliseEmail,
   QUOTE_RETENTION_MS,
   StateNotFoundError,
@@ -258,12 +260,7 @@ export class PostgresStateStore implements StateStore {
     return rows[0]?.live ? rows[0].email : null;
   }
 
-  async createSession(session: {
-    idHash: string;
-    accountId: string;
-    csrf: string;
-    expiresAt: string;
-  }): Promise<void> {
+  async createSession(session: NewSession): Promise<void> {
     await this.pool.query(
       `WITH pruned AS (DELETE FROM sessions WHERE expires_at < now())
        INSERT INTO sessions (id_hash, account_id, csrf, expires_at) VALUES ($1, $2, $3, $4)`,
@@ -317,17 +314,7 @@ export class PostgresStateStore implements StateStore {
     const { rowCount } = await this.pool.query(
       `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, payment_id, status)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending') ON CONFLICT DO NOTHING`,
-      [
-        row.id,
-        row.operation,
-        row.resource,
-        row.amount,
-        row.network,
-        row.asset,
-        row.payer,
-        row.nonce,
-        row.paymentId ?? null,
-      ],
+      paymentValues(row),
     );
     return rowCount === 1;
   }

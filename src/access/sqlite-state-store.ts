@@ -23,6 +23,7 @@ import {
   createKeyRetrying,
   KEY_COLUMNS,
   type KeyRow,
+  paymentValues,
   SESSION_COLUMNS,
   type SessionRow,
   toAccount,
@@ -33,6 +34,7 @@ import {
   type Account,
   AccountExistsError,
   type KeyInfo,
+  type NewSession,
   normaliseEmail,
   QUOTE_RETENTION_MS,
   StateNotFoundError,
@@ -237,12 +239,7 @@ export class SqliteStateStore implements StateStore {
     return row && row.expires_at > now() ? row.email : null;
   }
 
-  async createSession(session: {
-    idHash: string;
-    accountId: string;
-    csrf: string;
-    expiresAt: string;
-  }): Promise<void> {
+  async createSession(session: NewSession): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM sessions WHERE expires_at < ?').run(now());
       this.db
@@ -300,19 +297,7 @@ export class SqliteStateStore implements StateStore {
           `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, payment_id, status, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
         )
-        .run(
-          row.id,
-          row.operation,
-          row.resource,
-          row.amount,
-          row.network,
-          row.asset,
-          row.payer,
-          row.nonce,
-          row.paymentId ?? null,
-          at,
-          at,
-        );
+        .run(...paymentValues(row), at, at);
       return true;
     } catch (error) {
       if (isUniqueViolation(error)) return false;

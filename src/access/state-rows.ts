@@ -3,6 +3,7 @@
  * mapping of a row to the interface's types, and creating a key with a fresh prefix on a
  * collision. The statements themselves stay in each store (placeholders and time functions differ).
  */
+import type { NewPayment } from '../payments/ledger.js';
 import { generateApiKey } from './api-keys.js';
 import { parsePlan } from './plans.js';
 import { type Account, type KeyInfo, PREFIX_ATTEMPTS, type WebSession } from './state-store.js';
@@ -76,6 +77,24 @@ export function toSession(row: SessionRow): WebSession {
     csrf: row.csrf,
     expiresAt: isoTime(row.expires_at),
   };
+}
+
+/**
+ * A new ledger row's values in the column order both stores insert: id, operation, resource,
+ * amount, network, asset, payer, nonce, payment_id.
+ */
+export function paymentValues(row: NewPayment): (string | null)[] {
+  return [
+    row.id,
+    row.operation,
+    row.resource,
+    row.amount,
+    row.network,
+    row.asset,
+    row.payer,
+    row.nonce,
+    row.paymentId ?? null,
+  ];
 }
 
 /**

@@ -68,12 +68,7 @@ export interface StateStore extends PaymentLedger {
   saveSignInToken(tokenHash: string, email: string, expiresAt: string): Promise<void>;
   takeSignInToken(tokenHash: string): Promise<string | null>;
   /** Web sessions, stored by the sha256 of the cookie's value. */
-  createSession(session: {
-    idHash: string;
-    accountId: string;
-    csrf: string;
-    expiresAt: string;
-  }): Promise<void>;
+  createSession(session: NewSession): Promise<void>;
   /** Null when unknown or expired. */
   findSession(idHash: string): Promise<WebSession | null>;
   deleteSession(idHash: string): Promise<void>;
@@ -89,6 +84,14 @@ export interface StateStore extends PaymentLedger {
   /** Resolves when the store answers a trivial query (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A web session to store: the sha256 of its cookie's value, its account, CSRF token and expiry (ISO 8601). */
+export interface NewSession {
+  idHash: string;
+  accountId: string;
+  csrf: string;
+  expiresAt: string;
 }
 
 export interface StoredQuote {

@@ -7,17 +7,17 @@
  * and names are those of the releases before this list was shared, so a database made by an
  * older release is recognised as it is (test/access/state-migrations.test.ts opens one).
  *
- * Hand-written SQL, not Kysely. What the x402 payments ledger needs is an INSERT that
- * a partial unique index refuses (`payments_one_use ... WHERE status <> 'failed'`, and
- * `payments_one_id`), `ON CONFLICT DO NOTHING` / `DO UPDATE` with `excluded`, `DELETE ...
- * RETURNING` and an advisory lock: plain SQL that both engines speak alike, which Kysely would
- * only wrap (its partial-index conflict targets and `RETURNING` are `sql` fragments or
- * dialect-specific builders anyway). What does differ by dialect (the pg batch through
- * `unnest`, `WITH pruned AS (DELETE ...)`, `now()` against an ISO string from Node, SQLite's
- * `PRAGMA data_version` login cache) would stay hand-written under Kysely too, and the SQLite
- * store's hot path is a synchronous prepared statement that Kysely's async compile-per-call would
- * slow. So a new dependency would buy typed column names for about twenty statements: not worth
- * it while the two stores are tested side by side on every call (test/access/state-store.test.ts).
+ * Hand-written SQL, not Kysely. What the x402 payments ledger needs is that the database itself
+ * refuses a second use of a payment: the partial unique indexes `payments_one_use (network, nonce)
+ * WHERE status <> 'failed'` and `payments_one_id`, with `INSERT ... ON CONFLICT DO NOTHING`, plus
+ * `DELETE ... RETURNING` (single-use sign-in links) and an advisory lock for migrations. Kysely
+ * can say all of these (its onConflict takes an index WHERE), but they are DDL and plain SQL
+ * that both engines already speak alike; the statements that do differ (the PostgreSQL batch
+ * through `unnest`, `WITH pruned AS (DELETE ...)`, `now()` against an ISO string from Node,
+ * SQLite's `PRAGMA data_version` login cache) would stay raw `sql` under Kysely too, and the
+ * SQLite store's login path, one synchronous prepared statement, would gain a query compilation
+ * and an async hop per call. So a new dependency would buy typed column names for about twenty
+ * statements that test/access/state-store.test.ts already runs on both engines: not worth it.
  */
 import { PLANS } from './plans.js';
 

@@ -83,12 +83,6 @@ export async function run(args: string[]): Promise<number> {
     (msg, fields) => logger.error(fields ?? {}, msg),
     { logger, rateLimiter, payments },
   ).catch((e) => fail(`listen on ${config.HOST}:${config.PORT}`, e));
-  if (payments.enabled)
-    process.stdout.write(`ri: per-call payments (x402) on ${payments.offered.join(', ')}\n`);
-  process.stdout.write(
-    `ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`,
-  );
-
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = async (signal: string) => {
@@ -130,6 +124,13 @@ export async function run(args: string[]): Promise<number> {
     };
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
+    // Said once the signals are ours: a supervisor that stops the server as soon as it reads this
+    // line gets the graceful shutdown, not the default kill.
+    if (payments.enabled)
+      process.stdout.write(`ri: per-call payments (x402) on ${payments.offered.join(', ')}\n`);
+    process.stdout.write(
+      `ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`,
+    );
   });
   return 0;
 }

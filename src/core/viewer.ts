@@ -1,4 +1,5 @@
-import type { Edition } from '../access/policy.js';
+import type { Plan } from '../access/plans.js';
+import { type Edition, HRI_ACCESS, planAllows } from '../access/policy.js';
 import type { Envelope, Notes } from '../contracts/common.js';
 import type { SnapshotStamp } from '../snapshot/reader.js';
 import { metricNotes } from './notes.js';
@@ -10,6 +11,11 @@ export interface Viewer {
   publicUrl: string;
   /** The edition served (default full): the notes name only its plans. */
   edition?: Edition;
+}
+
+/** The view of a caller on a plan (null: no key), the same for every front door (REST, MCP, web). */
+export function viewerFor(plan: Plan | null, edition: Edition, publicUrl: string): Viewer {
+  return { hriAvailable: plan !== null && planAllows(plan, HRI_ACCESS, edition), publicUrl, edition };
 }
 
 /** canonical_url, notes, data_version: inferred from the contract every answer spreads in. */

@@ -1,14 +1,7 @@
 import type { Context } from 'hono';
-import {
-  type AccessLevel,
-  type Edition,
-  HRI_ACCESS,
-  type Operation,
-  planAllows,
-  priceOf,
-} from '../access/policy.js';
+import { type AccessLevel, type Edition, type Operation, priceOf } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
-import type { Viewer } from '../core/viewer.js';
+import { type Viewer, viewerFor } from '../core/viewer.js';
 import type { AppEnv } from './context.js';
 
 /** Refuses a caller below the level: 401 without a key, 403 plan_required with a plan too low. */
@@ -35,6 +28,5 @@ export function checkAccess(
 
 /** The caller as the core sees it. */
 export function viewerOf(c: Context<AppEnv>, edition: Edition, publicUrl: string): Viewer {
-  const plan = c.get('caller').plan;
-  return { hriAvailable: plan !== null && planAllows(plan, HRI_ACCESS, edition), publicUrl, edition };
+  return viewerFor(c.get('caller').plan, edition, publicUrl);
 }

@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
 import {
   closeSync,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
+  readSync,
   renameSync,
   rmSync,
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { SERVICE_VERSION } from '../config/paths.js';
+import { ELEMENTS } from '../elements/elements.js';
 import type { StoreState } from '../ingest/corpus-store.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
 import type { Corpus, Csr } from './corpus.js';
@@ -24,8 +27,8 @@ import type { ScoringParameters } from './parameters.js';
  * day's partition does not re-read and re-join the whole corpus. What it reuses is exactly what a
  * full load would compute, so the snapshot (and its data_version) is the same byte for byte.
  *
- * A cache is used only when its key matches (format, the store's id, tagger version, the
- * parameters that choose headline topics and keywords), the store's change log covers every
+ * A cache is used only when its key matches (format, the service's version, the element table,
+ * the store's id, tagger version, the parameters that choose headline topics and keywords), the store's change log covers every
  * generation since it, and its bytes hash to the digest in its header. It is written to a
  * temporary file, fsynced and renamed, so a build killed half way leaves the old cache or the
  * new one, never part of one. Anything else, and the build loads the corpus in full.
@@ -59,6 +62,9 @@ interface Header {
 /** What, besides the store's content, the cached columns depend on. */
 export function cacheKey(params: ScoringParameters): string {
   return JSON.stringify({
+    // Another release may load differently: its first build loads in full.
+    service: SERVICE_VERSION,
+    elements: ELEMENTS.map((e) => e.symbol).join(','),
     tagger: TAGGER_VERSION,
     topicScoreThreshold: params.topicScoreThreshold,
     keywordScoreThreshold: params.keywordScoreThreshold,
@@ -185,18 +191,33 @@ export function readCorpusCache(
   state: StoreState,
   params: ScoringParameters,
 ): { cache: CachedCorpus | null; reason: string } {
-  let buf: Buffer;
+  let fd: number;
   try {
-    buf = readFileSync(file);
+    fd = openSync(file, 'r');
   } catch {
     return { cache: null, reason: 'no build cache' };
   }
   try {
-    if (buf.length < MAGIC.length + 4 || buf.toString('latin1', 0, MAGIC.length) !== MAGIC)
-      return { cache: null, reason: 'the build cache is not one' };
-    const headLength = buf.readUInt32LE(MAGIC.length);
+    const size = fstatSync(fd).size;
+    /** Reads `length` bytes at `position` into a fresh buffer (each section its own, aligned). */
+    const readAt = (position: number, length: number): Uint8Array | null => {
+      if (position + length > size) return null;
+      const out = new Uint8Array(new ArrayBuffer(length));
+      for (let done = 0; done < length; ) {
+        const got = readSync(fd, out, done, length - done, position + done);
+        if (got === 0) return null;
+        done += got;
+      }
+      return out;
+    };
     const headStart = MAGIC.length + 4;
-    const header = JSON.parse(buf.toString('utf8', headStart, headStart + headLength)) as Header;
+    const prefix = readAt(0, headStart);
+    if (!prefix || Buffer.from(prefix).toString('latin1', 0, MAGIC.length) !== MAGIC)
+      return { cache: null, reason: 'the build cache is not one' };
+    const headLength = Buffer.from(prefix).readUInt32LE(MAGIC.length);
+    const head = readAt(headStart, headLength);
+    if (!head) return { cache: null, reason: 'the build cache is truncated' };
+    const header = JSON.parse(Buffer.from(head).toString('utf8')) as Header;
     if (header.format !== FORMAT) return { cache: null, reason: 'the build cache has another format' };
     if (header.storeId !== state.storeId)
       return { cache: null, reason: 'the build cache is of another corpus store' };
@@ -210,35 +231,33 @@ export function readCorpusCache(
     let off = headStart + headLength;
     off += pad8(off);
     const hash = createHash('sha256');
-    const views: Buffer[] = [];
+    const sections: Uint8Array[] = [];
     for (const s of header.sections) {
       const total = s.bytes + pad8(s.bytes);
-      if (off + total > buf.length) return { cache: null, reason: 'the build cache is truncated' };
-      hash.update(buf.subarray(off, off + total));
-      views.push(buf.subarray(off, off + s.bytes));
+      const bytes = readAt(off, total);
+      if (!bytes) return { cache: null, reason: 'the build cache is truncated' };
+      hash.update(bytes);
+      sections.push(bytes);
       off += total;
     }
     hash.update(JSON.stringify(header.strings));
-    if (off !== buf.length || hash.digest('hex') !== header.sha256)
+    if (off !== size || hash.digest('hex') !== header.sha256)
       return { cache: null, reason: 'the build cache is damaged (its digest does not match)' };
-    // Copies into fresh, aligned buffers (the file buffer may not be 8-byte aligned).
-    const copy = <T>(i: number, Kind: { new (b: ArrayBuffer): T }) => {
-      const v = views[i]!;
-      const ab = new ArrayBuffer(v.length);
-      new Uint8Array(ab).set(v);
-      return new Kind(ab);
-    };
+    const view = <T>(
+      i: number,
+      Kind: { new (b: ArrayBuffer, offset: number, length: number): T; BYTES_PER_ELEMENT: number },
+    ) => new Kind(sections[i]!.buffer as ArrayBuffer, 0, header.sections[i]!.bytes / Kind.BYTES_PER_ELEMENT);
     const n = header.n;
     const cache: CachedCorpus = {
       generation: header.generation,
       n,
-      workId: copy(0, Float64Array),
-      elements: { start: copy(1, Int32Array), values: copy(2, Int32Array) },
-      topics: { start: copy(3, Int32Array), values: copy(4, Int32Array) },
+      workId: view(0, Float64Array),
+      elements: { start: view(1, Int32Array), values: view(2, Int32Array) },
+      topics: { start: view(3, Int32Array), values: view(4, Int32Array) },
       topicIds: header.strings.topicIds,
-      keywords: { start: copy(5, Int32Array), values: copy(6, Int32Array) },
+      keywords: { start: view(5, Int32Array), values: view(6, Int32Array) },
       keywordSlugs: header.strings.keywordSlugs,
-      refs: { start: copy(7, Int32Array), values: copy(8, Int32Array) },
+      refs: { start: view(7, Int32Array), values: view(8, Int32Array) },
     };
     for (const csr of [cache.elements, cache.topics, cache.keywords, cache.refs]) {
       if (csr.start.length !== n + 1 || csr.start[n] !== csr.values.length)
@@ -248,5 +267,7 @@ export function readCorpusCache(
     return { cache, reason: `build cache of generation ${header.generation}` };
   } catch (e) {
     return { cache: null, reason: `the build cache cannot be read (${(e as Error).message})` };
+  } finally {
+    closeSync(fd);
   }
 }

@@ -395,6 +395,9 @@ async function loadHeadlinesIncrementally(
     await store.intColumns(elementPairsSql(source), 2),
   );
   corpus.elements = csrFromPairs(n, eo, ev);
+  // Each cached column is let go once merged (peak memory at a million works).
+  const none: Csr = { start: new Int32Array(0), values: new Int32Array(0) };
+  cache.elements = none;
 
   // Topics as OpenAlex ids, numbered again over the ids in use.
   const [to, tv] = mergedPairs(
@@ -411,6 +414,7 @@ async function loadHeadlinesIncrementally(
     to,
     tv.map((id) => topicIndex.get(id)!),
   );
+  cache.topics = none;
 
   // Keywords: the vocabulary (slugs in use, in the store's order, with today's names) again.
   const [freshOrdinals, freshSlugs] = (await store.columns(keywordPairsSql(source, params))) as [
@@ -446,6 +450,7 @@ async function loadHeadlinesIncrementally(
     Int32Array.from(freshSlugs ?? [], (s) => slugIndex.get(s)!),
   ]);
   corpus.keywords = csrFromPairs(n, ko, kv);
+  cache.keywords = none;
 
   // References: unchanged citing works keep theirs (to works still in the corpus), changed ones
   // are read again, and references to works new to the corpus are found among the unchanged ones.
@@ -468,6 +473,7 @@ async function loadHeadlinesIncrementally(
     fresh = [concatInt(changedFrom!, toNewFrom!), concatInt(changedTo!, toNewTo!)];
   }
   const [ro, rv] = mergedPairs(cache.refs, delta.keep, (q) => delta.target[q]!, fresh);
+  cache.refs = none;
   corpus.refs = csrFromPairs(n, ro, rv);
 }
 

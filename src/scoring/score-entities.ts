@@ -1,3 +1,4 @@
+import { RESOLUTIONS, type Resolution } from '../access/policy.js';
 import { ELEMENTS } from '../elements/elements.js';
 import { getOrCreate } from '../util/maps.js';
 import { type Corpus, type Csr, NO_DAY } from './corpus.js';
@@ -15,7 +16,8 @@ import { type PaperImpact, round } from './impact.js';
 import { DAYS_PER_YEAR, type ScoringParameters } from './parameters.js';
 
 export type SubjectType = 'element' | 'topic' | 'keyword';
-export type Resolution = 'yearly' | 'monthly' | 'daily';
+// The resolutions are the access table's (which plan may read which): the build computes each.
+export type { Resolution } from '../access/policy.js';
 
 /** One period of a history series: RI, RIS, HRI as at that period alone. */
 export interface HistorySeries {
@@ -130,7 +132,6 @@ export interface ScoringContext {
 }
 
 const NO_PERIOD = -1;
-const RESOLUTIONS = ['yearly', 'monthly', 'daily'] as const;
 
 const PERIOD_END: Record<Resolution, (k: number) => number> = {
   yearly: yearEndDay,

@@ -78,6 +78,25 @@ describe('access matrix (full edition)', () => {
     }
   });
 
+  it('documents only operations of the policy table, each with its access level', async () => {
+    const doc = (await (await ctx.app.request('/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { operationId: string; 'x-access'?: string }>>;
+    };
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, o]) => ({ path, method, ...o })),
+    );
+    expect(documented.length).toBe(OPERATIONS.length);
+    for (const d of documented) {
+      const op = OPERATIONS.find((o) => o.id === d.operationId);
+      expect([d.operationId, op?.method, op?.path, d['x-access']]).toEqual([
+        d.operationId,
+        d.method.toUpperCase(),
+        d.path,
+        op?.access,
+      ]);
+    }
+  });
+
   for (const { op, method, path, access, body } of ENDPOINTS) {
     for (const caller of CALLERS) {
       const want = expected(access, caller);

@@ -17,7 +17,6 @@ export type {
   SubjectSearchAnswer,
   SubjectType,
 } from '../contracts/subjects.js';
-export const SUBJECT_TYPES: readonly SubjectType[] = ['topic', 'keyword'];
 
 type SubjectsView = SnapshotView<SubjectQueries>;
 

@@ -145,6 +145,8 @@ export interface ResearchQueries {
   newestTitleMatches(match: string, scan: number, limit: number): ScoredPaper[];
   /** Title matches, counted up to `upTo`. */
   countTitleMatches(match: string, upTo: number): number;
+  /** The first `limit` title matches by ordinal, unranked (no bm25: no pass over each word's papers). */
+  titleMatchOrdinals(match: string, limit: number): number[];
   hasTitleMatch(match: string): boolean;
   /** Whether a topic's name or description matches. */
   hasTopicMatch(match: string): boolean;
@@ -288,6 +290,13 @@ export class SqliteSnapshotReader implements SnapshotReader {
     ).all(match, scan, limit) as ScoredPaper[];
   }
 
+  titleMatchOrdinals(match: string, limit: number): number[] {
+    return this.statement('SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?', 'pluck').all(
+      match,
+      limit,
+    ) as number[];
+  }
+
   countTitleMatches(match: string, upTo: number): number {
     return this.statement(
       'SELECT count(*) FROM (SELECT 1 FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?)',
@@ -314,11 +323,25 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   candidateRows(ordinals: readonly number[], withRefs: boolean): CandidateRow[] {
-    return this.statement(
+    // Rows as arrays (better-sqlite3 makes them faster than keyed objects), then objects of one shape.
+    const rows = this.statement(
       withRefs
         ? 'SELECT ordinal, year, pub_date, impact_score, cluster, refs FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))'
         : 'SELECT ordinal, year, pub_date, impact_score, cluster FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))',
-    ).all(JSON.stringify(ordinals)) as CandidateRow[];
+      'raw',
+    ).all(JSON.stringify(ordinals)) as [
+      number,
+      number | null,
+      string | null,
+      number | null,
+      number | null,
+      Buffer?,
+    ][];
+    return rows.map(([ordinal, year, pub_date, impact_score, cluster, refs]) =>
+      withRefs
+        ? { ordinal, year, pub_date, impact_score, cluster, refs }
+        : { ordinal, year, pub_date, impact_score, cluster },
+    );
   }
 
   paperByDoi(doi: string): PaperRow | undefined {

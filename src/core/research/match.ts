@@ -1,4 +1,10 @@
-import type { CandidateRow, PaperRow, ResearchQueries, ScoredPaper } from '../../snapshot/reader.js';
+import type {
+  CandidateRow,
+  PaperQueries,
+  PaperRow,
+  ResearchQueries,
+  ScoredPaper,
+} from '../../snapshot/reader.js';
 import { ServiceError } from '../errors.js';
 import { ftsToken, groupExpr, type TermGroup, termGroups } from './question.js';
 
@@ -73,6 +79,19 @@ function looseMatches(reader: ResearchQueries, groups: TermGroup[], strict: Matc
   return out;
 }
 
+/**
+ * Title matches of an FTS expression, best bm25 first, at most `limit`. bm25 first passes over the
+ * papers of every word of the expression (its idf), which a question with many common words (a
+ * paper= title) pays again for each query; when at most one title matches there is nothing to rank,
+ * so that title is found unranked. Its score is then 0: a lone match's score is never compared (the
+ * lists compare scores only between matches of the same kind, strict or loose).
+ */
+function rankedTitleMatches(reader: ResearchQueries, expr: string, limit: number): ScoredPaper[] {
+  const few = reader.titleMatchOrdinals(expr, 2);
+  if (few.length <= 1) return few.map((ordinal) => ({ ordinal, score: 0 }));
+  return reader.titleMatches(expr, limit);
+}
+
 /** Papers whose titles match: every term if any do, else any term, best first (bm25). */
 export function matchPapers(
   reader: ResearchQueries,
@@ -83,14 +102,17 @@ export function matchPapers(
     .map((g) => g.word);
   const usable = groups.filter((g) => !unmatched.includes(g.word));
   if (usable.length === 0) return { papers: [], unmatched };
-  const all = reader.titleMatches(usable.map(groupExpr).join(' AND '), MATCH_CAP);
+  const all = rankedTitleMatches(reader, usable.map(groupExpr).join(' AND '), MATCH_CAP);
   const papers: MatchedPaper[] = all.map((r) => ({ ...r, allTerms: true }));
   if (papers.length < 20 && usable.length > 1) papers.push(...looseMatches(reader, usable, papers));
   return { papers, unmatched };
 }
 
 /** A paper given by DOI (with or without the resolver) or by title. */
-export function findPaper(reader: ResearchQueries, paper: string): PaperRow {
+export function findPaper(
+  reader: ResearchQueries & Pick<PaperQueries, 'paperRows'>,
+  paper: string,
+): PaperRow {
   const doi = paper
     .trim()
     .replace(/^https?:\/\/(dx\.)?doi\.org\//i, '')
@@ -99,7 +121,11 @@ export function findPaper(reader: ResearchQueries, paper: string): PaperRow {
   if (!row && !/^10\.\d{4,9}\//.test(doi)) {
     const words = termGroups(paper).map((g) => ftsToken(g.word.toLowerCase()));
     if (words.length > 0) {
-      row = reader.paperByTitle(words.join(' AND '));
+      // The best bm25 match; a lone match needs no ranking (see rankedTitleMatches).
+      const expr = words.join(' AND ');
+      const few = reader.titleMatchOrdinals(expr, 2);
+      row =
+        few.length === 1 ? reader.paperRows(few)[0] : few.length > 1 ? reader.paperByTitle(expr) : undefined;
     }
   }
   if (!row) {

@@ -11,6 +11,7 @@ import type { Mailer } from '../web/mailer.js';
 import type { Metrics } from './metrics.js';
 import type { PaymentContext } from './payment.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { RouteDeps } from './routes/shared.js';
 
 /** Who is calling: no key (plan null) or a valid key with its account's current plan. */
 export interface Caller {
@@ -31,6 +32,8 @@ export type AppEnv = {
     caller: Caller;
     /** What the caller may see, as the core takes it: set by a route once its access check passed. */
     viewer: Viewer;
+    /** The services a route needs (edition, public URL, lab, worker pool, snapshot folder): set with the viewer. */
+    services: RouteDeps;
     /** Set for keyed callers; the rate limiter's per-key bucket. */
     apiKeyPrefix: string | undefined;
     /** Set by the payment gate on priced operations when payments are on. */

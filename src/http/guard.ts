@@ -1,5 +1,12 @@
 import type { Context } from 'hono';
-import { type AccessLevel, type Edition, type Operation, priceOf } from '../access/policy.js';
+import {
+  type AccessLevel,
+  type Edition,
+  type Operation,
+  priceOf,
+  RESOLUTION_ACCESS,
+  type Resolution,
+} from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
 import { type Viewer, viewerFor } from '../core/viewer.js';
 import type { AppEnv } from './context.js';
@@ -24,6 +31,12 @@ export function checkAccess(
     ...(op ? { op } : {}),
   });
   if (refusal) throw refusal;
+}
+
+/** A history resolution above the caller's plan (RESOLUTION_ACCESS): 401 or 403 naming it. */
+export function checkResolution(c: Context<AppEnv>, resolution: Resolution): void {
+  const { edition, publicUrl } = c.get('services');
+  checkAccess(c, RESOLUTION_ACCESS[resolution], edition, publicUrl, `resolution=${resolution}`);
 }
 
 /** The caller as the core sees it. */

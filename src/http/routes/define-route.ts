@@ -35,7 +35,8 @@ export type DefinedRoute<S extends RouteSpec> = {
 
 /**
  * Registers the operation `id` of the access table on `app`: its method and path, its access
- * check, and the caller's viewer put in the context (`c.get('viewer')`) once it may go on.
+ * check, and the caller's viewer and the services put in the context (`c.get('viewer')`,
+ * `c.get('services')`) once it may go on.
  */
 export function defineRoute<const S extends RouteSpec>(
   app: OpenAPIHono<AppEnv>,
@@ -49,6 +50,7 @@ export function defineRoute<const S extends RouteSpec>(
   const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
     checkAccess(c, op.access, deps.edition, deps.publicUrl, what, op);
     c.set('viewer', viewerOf(c, deps.edition, deps.publicUrl));
+    c.set('services', deps);
     await next();
   };
   const route = createRoute({

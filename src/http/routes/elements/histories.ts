@@ -1,10 +1,10 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { batchPrice, operation, RESOLUTION_ACCESS } from '../../../access/policy.js';
+import { batchPrice, operation } from '../../../access/policy.js';
 import { batchSymbols } from '../../../core/elements.js';
 import { elementHistories, MAX_HISTORY_BATCH } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
-import { checkAccess } from '../../guard.js';
+import { checkResolution } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historiesTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
@@ -40,7 +40,7 @@ export function registerElementHistories(app: OpenAPIHono<AppEnv>, deps: RouteDe
     },
     async (c) => {
       const { symbols, resolution } = c.req.valid('query');
-      checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
+      checkResolution(c, resolution);
       const list = batchSymbols(symbols, MAX_HISTORY_BATCH);
       const answer = elementHistories(c.get('snapshot'), list, resolution, c.get('viewer'));
       return jsonOrCsv(c, await paid(c, answer, batchPrice(op, list.length) ?? undefined), historiesTable);

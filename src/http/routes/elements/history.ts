@@ -1,9 +1,8 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { RESOLUTION_ACCESS } from '../../../access/policy.js';
 import { elementHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
-import { checkAccess } from '../../guard.js';
+import { checkResolution } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
@@ -29,7 +28,7 @@ export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     },
     async (c) => {
       const { resolution } = c.req.valid('query');
-      checkAccess(c, RESOLUTION_ACCESS[resolution], deps.edition, deps.publicUrl, `resolution=${resolution}`);
+      checkResolution(c, resolution);
       const answer = elementHistory(
         c.get('snapshot'),
         c.req.valid('param').symbol,

@@ -96,7 +96,7 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
       // Research is costly: the payment is asked for (and checked) before the answer is computed.
       // A question nothing matches is a 404 after it, and is never charged.
       await charge(c);
-      const answer = await (deps.heavy ?? inThread).run<ResearchAnswer>(c.get('snapshot'), {
+      const answer = await (c.get('services').heavy ?? inThread).run<ResearchAnswer>(c.get('snapshot'), {
         kind: 'research',
         request,
         viewer: c.get('viewer'),

@@ -1,9 +1,8 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { RESOLUTION_ACCESS } from '../../../access/policy.js';
 import { subjectHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
-import { checkAccess } from '../../guard.js';
+import { checkResolution } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
@@ -30,14 +29,7 @@ export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     async (c) => {
       const { resolution } = c.req.valid('query');
       const { subject_type, subject_id } = c.req.valid('param');
-      if (resolution !== 'daily')
-        checkAccess(
-          c,
-          RESOLUTION_ACCESS[resolution],
-          deps.edition,
-          deps.publicUrl,
-          `resolution=${resolution}`,
-        );
+      if (resolution !== 'daily') checkResolution(c, resolution);
       const answer = subjectHistory(c.get('snapshot'), subject_type, subject_id, resolution, c.get('viewer'));
       return jsonOrCsv(c, await paid(c, answer), historyTable);
     },

@@ -27,7 +27,7 @@ export function registerVersions(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
     (c) => {
       const snapshot = c.get('snapshot');
       const versions: (Omit<Publication, 'published_at'> & { published_at: string | null })[] = keptVersions(
-        deps.snapshotDir,
+        c.get('services').snapshotDir,
       );
       // The served version is listed even when its file has just been pruned or moved aside.
       if (!versions.some((v) => v.data_version === snapshot.version))

@@ -11,19 +11,11 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { PaymentRequired } from '@x402/core/types';
 import { z } from 'zod';
 import type { Plan } from '../access/plans.js';
-import {
-  type Edition,
-  goesAsPayer,
-  HRI_ACCESS,
-  isPriced,
-  operation,
-  payerPlan,
-  planAllows,
-  priceOf,
-} from '../access/policy.js';
+import { type Edition, goesAsPayer, isPriced, operation, payerPlan, priceOf } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
+import { viewerFor } from '../core/viewer.js';
 import { pinnedSnapshot } from '../http/data-version.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
@@ -143,11 +135,7 @@ export function createMcp(deps: McpDeps) {
       }
     };
     try {
-      const viewer = {
-        hriAvailable: plan !== null && planAllows(plan, HRI_ACCESS, deps.edition),
-        publicUrl: deps.publicUrl,
-        edition: deps.edition,
-      };
+      const viewer = viewerFor(plan, deps.edition, deps.publicUrl);
       if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
         return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
       const answer = await tool.run(

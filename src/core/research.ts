@@ -5,7 +5,15 @@ import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
 import { matchCommunities, matchElementCommunities } from './research/communities.js';
 import { readingLists } from './research/lenses.js';
-import { findPaper, loadCandidates, MATCH_CAP, matchPapers } from './research/match.js';
+import {
+  findPaper,
+  loadCandidates,
+  MATCH_CAP,
+  type MatchedPaper,
+  matchPapers,
+  rankStrict,
+  strictOrderShows,
+} from './research/match.js';
 import { termGroups } from './research/question.js';
 import { envelope, type Viewer } from './viewer.js';
 
@@ -42,10 +50,11 @@ export function research(
   const seed = request.paper ? findPaper(snapshot.reader, request.paper) : null;
   const q = seed ? (seed.title ?? '') : (request.q ?? '');
   const groups = termGroups(q);
-  const { papers: matched, unmatched } = matchPapers(snapshot.reader, groups);
+  const { papers: matched, unmatched, unranked } = matchPapers(snapshot.reader, groups);
   const matchedSet = new Set(matched.map((m) => m.ordinal));
   if (seed) matchedSet.delete(seed.ordinal);
-  const candidates = matched.filter((m) => matchedSet.has(m.ordinal));
+  const notSeed = (list: MatchedPaper[]) => list.filter((m) => matchedSet.has(m.ordinal));
+  let candidates = notSeed(matched);
   if (candidates.length === 0) {
     throw new ServiceError('nothing_matched', `Nothing in the corpus matches '${q}'.`, {
       unmatched_terms: unmatched,
@@ -58,6 +67,11 @@ export function research(
     candidates.map((c) => c.ordinal),
     request.lenses.includes('foundational'),
   );
+  // A few strict matches come unranked; ranked (bm25) only when their order can show.
+  const cutoffYear = Number((snapshot.meta.cutoff_date ?? '0').slice(0, 4));
+  if (unranked && strictOrderShows(candidates, rows, cutoffYear)) {
+    candidates = notSeed(rankStrict(snapshot.reader, unranked, matched));
+  }
   const total = candidates.length;
   // Evidence (citations, communities) comes from the papers with every word when there are
   // enough of them; the looser matches only fill the lists.

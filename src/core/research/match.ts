@@ -79,33 +79,74 @@ function looseMatches(reader: ResearchQueries, groups: TermGroup[], strict: Matc
   return out;
 }
 
-/**
- * Title matches of an FTS expression, best bm25 first, at most `limit`. bm25 first passes over the
- * papers of every word of the expression (its idf), which a question with many common words (a
- * paper= title) pays again for each query; when at most one title matches there is nothing to rank,
- * so that title is found unranked. Its score is then 0: a lone match's score is never compared (the
- * lists compare scores only between matches of the same kind, strict or loose).
- */
-function rankedTitleMatches(reader: ResearchQueries, expr: string, limit: number): ScoredPaper[] {
-  const few = reader.titleMatchOrdinals(expr, 2);
-  if (few.length <= 1) return few.map((ordinal) => ({ ordinal, score: 0 }));
-  return reader.titleMatches(expr, limit);
+/** Fewer title matches than this with every word: the looser search fills the lists. */
+const FEW_STRICT = 20;
+
+/** The papers a question matches, and how its strict matches were ordered. */
+export interface Matches {
+  papers: MatchedPaper[];
+  unmatched: string[];
+  /**
+   * The strict search's expression when its few matches (under FEW_STRICT) came unranked, in
+   * ordinal order with score 0; `rankStrict` ranks them when their order can show in the answer.
+   */
+  unranked: string | null;
 }
 
-/** Papers whose titles match: every term if any do, else any term, best first (bm25). */
-export function matchPapers(
-  reader: ResearchQueries,
-  groups: TermGroup[],
-): { papers: MatchedPaper[]; unmatched: string[] } {
+/**
+ * Papers whose titles match: every term if any do, else any term, best first (bm25).
+ * bm25 first passes over the papers of every word of the expression (its idf), which a question
+ * of many common words (a paper= title) pays again for each search. So the titles with every word
+ * are first found unranked: fewer than FEW_STRICT of them are all of them, and when their order
+ * cannot show in the answer (strictOrderShows) they are not ranked at all.
+ */
+export function matchPapers(reader: ResearchQueries, groups: TermGroup[]): Matches {
   const unmatched = groups
     .filter((g) => !reader.hasTitleMatch(groupExpr(g)) && !reader.hasTopicMatch(groupExpr(g)))
     .map((g) => g.word);
   const usable = groups.filter((g) => !unmatched.includes(g.word));
-  if (usable.length === 0) return { papers: [], unmatched };
-  const all = rankedTitleMatches(reader, usable.map(groupExpr).join(' AND '), MATCH_CAP);
+  if (usable.length === 0) return { papers: [], unmatched, unranked: null };
+  const expr = usable.map(groupExpr).join(' AND ');
+  const few = reader.titleMatchOrdinals(expr, FEW_STRICT);
+  const unranked = few.length < FEW_STRICT;
+  const all = unranked ? few.map((ordinal) => ({ ordinal, score: 0 })) : reader.titleMatches(expr, MATCH_CAP);
   const papers: MatchedPaper[] = all.map((r) => ({ ...r, allTerms: true }));
-  if (papers.length < 20 && usable.length > 1) papers.push(...looseMatches(reader, usable, papers));
-  return { papers, unmatched };
+  if (papers.length < FEW_STRICT && usable.length > 1) papers.push(...looseMatches(reader, usable, papers));
+  return { papers, unmatched, unranked: unranked ? expr : null };
+}
+
+/** The strict matches ranked by bm25 (the same papers), ahead of the looser ones as before. */
+export function rankStrict(reader: ResearchQueries, expr: string, papers: MatchedPaper[]): MatchedPaper[] {
+  const ranked = reader.titleMatches(expr, MATCH_CAP).map((r) => ({ ...r, allTerms: true }));
+  return [...ranked, ...papers.filter((m) => !m.allTerms)];
+}
+
+/**
+ * Whether the order of the strict matches can show in the answer: the lists and communities read
+ * it only to break ties, which are: two strict matches of the same impact (now: then bm25 decides),
+ * two recent ones of the same date (newest: then the match order), and communities tied across the
+ * tenth place among the evidence (the first seen is kept). Without such a tie any order of the
+ * strict matches gives the same answer.
+ */
+export function strictOrderShows(
+  candidates: MatchedPaper[],
+  rows: Map<number, CandidateRow>,
+  cutoffYear: number,
+): boolean {
+  const strict = candidates.filter((m) => m.allTerms);
+  if (strict.length <= 1) return false;
+  const impacts = new Set(strict.map((m) => rows.get(m.ordinal)?.impact_score ?? -1));
+  if (impacts.size < strict.length) return true;
+  const recent = strict.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
+  if (new Set(recent.map((m) => rows.get(m.ordinal)?.pub_date ?? '')).size < recent.length) return true;
+  const evidence = strict.length >= 10 ? strict : candidates;
+  const byCluster = new Map<number, number>();
+  for (const m of evidence) {
+    const c = rows.get(m.ordinal)?.cluster;
+    if (c != null) byCluster.set(c, (byCluster.get(c) ?? 0) + 1);
+  }
+  const counts = [...byCluster.values()].sort((a, b) => b - a);
+  return counts.length > 10 && counts[9] === counts[10];
 }
 
 /** A paper given by DOI (with or without the resolver) or by title. */

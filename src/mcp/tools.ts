@@ -1,17 +1,24 @@
 import { z } from '@hono/zod-openapi';
-import { LAB_DEPTHS, type OperationId, operation } from '../access/policy.js';
+import { LAB_DEPTHS, LAB_QUOTE_USD, type LabDepth, type OperationId, operation } from '../access/policy.js';
+import { ElementPapersSchema, ElementSchema } from '../contracts/elements.js';
+import { DepthSchema, LabQuoteSchema, LabRunSchema } from '../contracts/lab.js';
+import { ResearchSchema } from '../contracts/research.js';
+import {
+  SubjectHistorySchema,
+  SubjectPapersSchema,
+  SubjectSchema,
+  SubjectSearchSchema,
+} from '../contracts/subjects.js';
 import { getElement } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
 import { subjectHistory } from '../core/history.js';
 import { queryFromMarkdown } from '../core/lab.js';
 import type { LabService } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
-import { MAX_PAGES } from '../core/research.js';
+import type { Lens } from '../core/research.js';
 import { getSubject, searchSubjects } from '../core/subjects.js';
 import type { Viewer } from '../core/viewer.js';
-import { ElementPapersSchema, ElementSchema } from '../http/routes/elements/schema.js';
-import { LabQuoteSchema, LabRunSchema } from '../http/routes/lab/schema.js';
-import { LensesQuery, ResearchSchema } from '../http/routes/research/get.js';
+import { researchFields } from '../http/routes/research/get.js';
 import {
   DataVersionQuery,
   LimitQuery,
@@ -21,12 +28,6 @@ import {
   SubjectParams,
   SymbolParam,
 } from '../http/routes/shared.js';
-import {
-  SubjectHistorySchema,
-  SubjectPapersSchema,
-  SubjectSchema,
-  SubjectSearchSchema,
-} from '../http/routes/subjects/schema.js';
 import type { HeavyWork } from '../offload/heavy-work.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
@@ -66,6 +67,9 @@ const PINNED = {
   ),
 };
 
+/** The lab's depths, as lab_run names them: "papers_20 or papers_100". */
+const DEPTHS = Object.keys(LAB_DEPTHS).join(' or ');
+
 /** The nine tools of the spec: each is the REST operation of the same name in the price table, over the same core. */
 export function toolDefinitions(): ToolDef[] {
   const d = (id: OperationId) => operation(id).description;
@@ -74,28 +78,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'research',
       op: 'research',
       description: `${d('research')}. Ask a question (q) or start from a paper (a DOI or title): returns the research communities and element sub-communities it is about (each with why it matched and whether it is rising) and three reading lists: foundational (classics the question's papers cite most), now (highest impact, young papers projected) and newest (last two years). Each page is one call; next gives the following page and its price.${READING}`,
-      input: z
-        .object({
-          q: z
-            .string()
-            .trim()
-            .min(1)
-            .max(300)
-            .optional()
-            .describe('The question, e.g. "oxygen evolution nickel iron"'),
-          paper: z
-            .string()
-            .trim()
-            .min(1)
-            .max(500)
-            .optional()
-            .describe('A DOI or title to start from, instead of q'),
-          page_size: z.number().int().min(1).max(10).default(10).describe('Papers per lens, 1-10'),
-          lenses: LensesQuery.describe('Comma list of foundational, now, newest (default all three)'),
-          page: z.number().int().min(1).max(MAX_PAGES).default(1).describe(`Page, 1-${MAX_PAGES}`),
-          ...PINNED,
-        })
-        .strict(),
+      input: z.object({ ...researchFields(z.number), ...PINNED }).strict(),
       output: ResearchSchema,
       async run(ctx, a) {
         requireExactlyOne({ q: a.q, paper: a.paper }, "'q' (a question) or 'paper' (a DOI or title)");
@@ -104,7 +87,7 @@ export function toolDefinitions(): ToolDef[] {
         const request = {
           ...(a.q !== undefined ? { q: a.q as string } : { paper: a.paper as string }),
           pageSize: a.page_size as number,
-          lenses: a.lenses as ('foundational' | 'now' | 'newest')[],
+          lenses: a.lenses as Lens[],
           page: a.page as number,
         };
         return ctx.heavy.run(ctx.snapshot, { kind: 'research', request, viewer: ctx.viewer });
@@ -244,7 +227,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'lab_run',
       op: 'labRun',
-      description: `${d('labRun')}: papers_20 or papers_100, at the quoted price minus the 0.01 USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again.${PAPERS}`,
+      description: `${d('labRun')}: ${DEPTHS}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again.${PAPERS}`,
       input: z
         .object({
           quote_id: z.string().min(1).max(100).optional().describe('The quote_id of a quote'),
@@ -252,15 +235,13 @@ export function toolDefinitions(): ToolDef[] {
             .record(z.string(), z.unknown())
             .optional()
             .describe('The whole quote as returned by lab_quote'),
-          depth: z
-            .enum(Object.keys(LAB_DEPTHS) as ['papers_20', 'papers_100'])
-            .describe('papers_20 or papers_100'),
+          depth: DepthSchema.describe(DEPTHS),
         })
         .strict(),
       output: LabRunSchema,
       async run(ctx, a) {
         requireExactlyOne({ quote_id: a.quote_id, quote: a.quote }, "'quote_id' or 'quote'");
-        const depth = a.depth as 'papers_20';
+        const depth = a.depth as LabDepth;
         const request = a.quote
           ? { quote: a.quote as Record<string, unknown> }
           : { quoteId: a.quote_id as string };

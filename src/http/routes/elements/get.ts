@@ -1,9 +1,9 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { ElementSchema } from '../../../contracts/elements.js';
 import { getElement } from '../../../core/elements.js';
 import type { AppEnv } from '../../context.js';
 import { defineRoute } from '../define-route.js';
 import { PinnedQuery, type RouteDeps, SymbolParam } from '../shared.js';
-import { ElementSchema } from './schema.js';
 
 export function registerGetElement(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(

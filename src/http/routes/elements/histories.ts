@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { batchPrice, operation } from '../../../access/policy.js';
+import { ElementHistoriesSchema, SymbolsQuery } from '../../../contracts/elements.js';
 import { batchSymbols } from '../../../core/elements.js';
 import { elementHistories, MAX_HISTORY_BATCH } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
@@ -9,7 +10,6 @@ import { paid } from '../../payment.js';
 import { csvContent, historiesTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
 import { PinnedQuery, ResolutionQuery, type RouteDeps } from '../shared.js';
-import { ElementHistoriesSchema, SymbolsQuery } from './schema.js';
 
 /**
  * Several elements' histories in one call: the access of one element's history, and without a

@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { ElementHistorySchema } from '../../../contracts/elements.js';
 import { elementHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
@@ -7,7 +8,6 @@ import { paid } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
 import { PinnedQuery, ResolutionQuery, type RouteDeps, SymbolParam } from '../shared.js';
-import { ElementHistorySchema } from './schema.js';
 
 export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(

@@ -1,9 +1,9 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { ElementListSchema, SymbolsQuery } from '../../../contracts/elements.js';
 import { batchSymbols, listElements } from '../../../core/elements.js';
 import type { AppEnv } from '../../context.js';
 import { defineRoute } from '../define-route.js';
 import { PinnedQuery, type RouteDeps } from '../shared.js';
-import { ElementListSchema, SymbolsQuery } from './schema.js';
 
 export function registerListElements(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(

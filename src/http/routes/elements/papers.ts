@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { ElementPapersSchema } from '../../../contracts/elements.js';
 import { elementPapers } from '../../../core/papers.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
@@ -6,7 +7,6 @@ import { paid } from '../../payment.js';
 import { csvContent, papersTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
 import { LimitQuery, PinnedQuery, type RouteDeps, SortQuery, SymbolParam } from '../shared.js';
-import { ElementPapersSchema } from './schema.js';
 
 export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(

@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { LabQuoteSchema } from '../../../contracts/lab.js';
 import { queryFromMarkdown } from '../../../core/lab.js';
 import type { LabService } from '../../../core/lab-service.js';
 import { MAX_QUERY_LENGTH } from '../../../lab/query-parser.js';
@@ -7,7 +8,6 @@ import type { AppEnv } from '../../context.js';
 import { charge } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
 import { jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
-import { LabQuoteSchema } from './schema.js';
 
 const QUERY_HELP =
   'The filter: +term or term (required), -term (excluded), (a OR b), "exact topic name", word* (topic names, up to 25), year:A..B, year:A.., year:A';

@@ -1,13 +1,13 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { LabDepth } from '../../../access/policy.js';
+import { DepthSchema, LabRunSchema } from '../../../contracts/lab.js';
 import { ServiceError } from '../../../core/errors.js';
 import type { LabRunRequest, LabService } from '../../../core/lab-service.js';
 import type { AppEnv } from '../../context.js';
 import { charge } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
 import { jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
-import { DepthSchema, LabRunSchema } from './schema.js';
 
 const ok = { description: 'The papers', content: { 'application/json': { schema: LabRunSchema } } };
 const errors = {

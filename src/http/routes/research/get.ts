@@ -31,7 +31,35 @@ export const LensesQuery = z
     }
     return lenses as Lens[];
   })
-  .openapi({ type: 'string', description: 'Comma list of foundational, now, newest (default: all three)' });
+  .openapi({ type: 'string' })
+  .describe(`Comma list of ${LENSES.join(', ')} (default: all three)`);
+
+/**
+ * A research question's fields, as REST's query and MCP's research tool take them: `number` reads
+ * page_size and page (z.coerce.number from a query string, z.number from a tool call's JSON).
+ */
+export function researchFields(number: () => z.ZodNumber) {
+  return {
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(300)
+      .optional()
+      .openapi({ example: 'oxygen evolution nickel iron' })
+      .describe('The question, e.g. "oxygen evolution nickel iron"'),
+    paper: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe('A DOI or title to start from, instead of q'),
+    page_size: number().int().min(1).max(10).default(10).describe('Papers per lens, 1-10'),
+    lenses: LensesQuery,
+    page: number().int().min(1).max(MAX_PAGES).default(1).describe(`Page, 1-${MAX_PAGES}`),
+  };
+}
 
 export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -43,35 +71,7 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
       request: {
         query: z
           .object({
-            q: z
-              .string()
-              .trim()
-              .min(1)
-              .max(300)
-              .optional()
-              .openapi({ description: 'The question', example: 'oxygen evolution nickel iron' }),
-            paper: z
-              .string()
-              .trim()
-              .min(1)
-              .max(500)
-              .optional()
-              .openapi({ description: 'A DOI or a title to start from, instead of q' }),
-            page_size: z.coerce
-              .number()
-              .int()
-              .min(1)
-              .max(10)
-              .default(10)
-              .openapi({ description: 'Papers per lens, 1-10' }),
-            lenses: LensesQuery,
-            page: z.coerce
-              .number()
-              .int()
-              .min(1)
-              .max(MAX_PAGES)
-              .default(1)
-              .openapi({ description: `Page, 1-${MAX_PAGES}` }),
+            ...researchFields(z.coerce.number),
             ...PinnedQuery,
           })
           .strict(),

@@ -1,10 +1,10 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { SubjectElementsSchema } from '../../../contracts/subjects.js';
 import { subjectElements } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { paid } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
 import { PinnedQuery, type RouteDeps, SubjectParams } from '../shared.js';
-import { SubjectElementsSchema } from './schema.js';
 
 export function registerSubjectElements(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(

@@ -1,10 +1,10 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { SubjectSchema } from '../../../contracts/subjects.js';
 import { getSubject } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { paid } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
 import { PinnedQuery, type RouteDeps, SubjectParams } from '../shared.js';
-import { SubjectSchema } from './schema.js';
 
 export function registerGetSubject(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(

@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { SubjectHistorySchema } from '../../../contracts/subjects.js';
 import { subjectHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
@@ -7,7 +8,6 @@ import { paid } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
 import { PinnedQuery, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
-import { SubjectHistorySchema } from './schema.js';
 
 export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(

@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { SubjectPapersSchema } from '../../../contracts/subjects.js';
 import { subjectPapers } from '../../../core/papers.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
@@ -6,7 +7,6 @@ import { paid } from '../../payment.js';
 import { csvContent, papersTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
 import { LimitQuery, PinnedQuery, type RouteDeps, SortQuery, SubjectParams } from '../shared.js';
-import { SubjectPapersSchema } from './schema.js';
 
 export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(

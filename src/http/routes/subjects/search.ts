@@ -1,10 +1,10 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import { SubjectSearchSchema } from '../../../contracts/subjects.js';
 import { searchSubjects } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { paid } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
 import { PinnedQuery, type RouteDeps } from '../shared.js';
-import { SubjectSearchSchema } from './schema.js';
 
 export function registerSearchSubjects(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(

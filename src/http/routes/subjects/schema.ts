@@ -1,8 +1,0 @@
-// The subject answers' contracts (declared once in src/contracts, where the core infers its types).
-export {
-  SubjectElementsSchema,
-  SubjectHistorySchema,
-  SubjectPapersSchema,
-  SubjectSchema,
-  SubjectSearchSchema,
-} from '../../../contracts/subjects.js';

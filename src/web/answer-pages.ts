@@ -1,12 +1,12 @@
 import type { Context, Env, Hono } from 'hono';
-import { HRI_ACCESS, type OperationId, operation, planAllows } from '../access/policy.js';
+import { type OperationId, operation, planAllows } from '../access/policy.js';
 import type { WebSession } from '../access/state-store.js';
 import { ServiceError } from '../core/errors.js';
 import { subjectHistory } from '../core/history.js';
 import type { LabService } from '../core/lab-service.js';
 import { LENSES, type ResearchAnswer } from '../core/research.js';
 import { findSubject, getSubject, type SubjectType, searchSubjects } from '../core/subjects.js';
-import type { Viewer } from '../core/viewer.js';
+import { type Viewer, viewerFor } from '../core/viewer.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { lineChart } from './chart.js';
@@ -32,11 +32,7 @@ export function sessionViewer(
   session: WebSession | null,
   deps: { publicUrl: string; edition: 'full' | 'enterprise' },
 ): Viewer {
-  return {
-    hriAvailable: session !== null && planAllows(session.plan, HRI_ACCESS, deps.edition),
-    publicUrl: deps.publicUrl,
-    edition: deps.edition,
-  };
+  return viewerFor(session?.plan ?? null, deps.edition, deps.publicUrl);
 }
 
 /** Whether the signed-in account's plan opens an operation (never for a visitor not signed in). */

@@ -43,6 +43,12 @@ export const ELEMENT_HISTORY_USD = 0.05;
 /** What a lab quote itself costs (the price of the lab quote operations). */
 export const LAB_QUOTE_USD = 0.01;
 
+/** A list of top papers (an element's or a subject's): up to 20, and up to 100, priced apart. */
+const PAPERS_PRICES: PriceTier[] = [
+  { upToPapers: 20, usd: 0.02 },
+  { upToPapers: 100, usd: 0.1 },
+];
+
 export const OPERATIONS = [
   {
     id: 'listElements',
@@ -86,10 +92,7 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/elements/{symbol}/papers',
     access: 'personal',
-    prices: [
-      { upToPapers: 20, usd: 0.02 },
-      { upToPapers: 100, usd: 0.1 },
-    ],
+    prices: PAPERS_PRICES,
   },
   {
     id: 'listVersions',
@@ -141,10 +144,7 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}/papers',
     access: 'personal',
-    prices: [
-      { upToPapers: 20, usd: 0.02 },
-      { upToPapers: 100, usd: 0.1 },
-    ],
+    prices: PAPERS_PRICES,
   },
   {
     id: 'research',

@@ -95,6 +95,19 @@ export function metricsMiddleware(metrics: Metrics): MiddlewareHandler {
     }
     return c;
   };
+  return onAnswered((c, status, ms) => {
+    const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER';
+    const series = child(method, routeLabel(c), String(status));
+    series.requests.inc();
+    series.duration.observe(ms / 1000);
+  });
+}
+
+/**
+ * A middleware that calls `done` once a request is answered, with its status (500 when a handler
+ * threw) and its duration in milliseconds: the metrics and the request log both time requests so.
+ */
+export function onAnswered(done: (c: Context, status: number, ms: number) => void): MiddlewareHandler {
   return async (c, next) => {
     const start = performance.now();
     let status = 500;
@@ -102,10 +115,7 @@ export function metricsMiddleware(metrics: Metrics): MiddlewareHandler {
       await next();
       status = c.res.status;
     } finally {
-      const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER';
-      const series = child(method, routeLabel(c), String(status));
-      series.requests.inc();
-      series.duration.observe((performance.now() - start) / 1000);
+      done(c, status, performance.now() - start);
     }
   };
 }

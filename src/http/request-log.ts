@@ -1,31 +1,24 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import { routeLabel } from './metrics.js';
+import { onAnswered, routeLabel } from './metrics.js';
 
 /**
  * One JSON log line per request: id, method, route pattern, path, status, duration, and the key's
  * visible prefix when there is one. Never the key, never the query string's values beyond the path.
  */
 export function requestLog(logger: Logger): MiddlewareHandler {
-  return async (c, next) => {
-    const start = performance.now();
-    let status = 500;
-    try {
-      await next();
-      status = c.res.status;
-    } finally {
-      logger.info(
-        {
-          req_id: c.get('requestId'),
-          method: c.req.method,
-          route: routeLabel(c),
-          path: c.req.path,
-          status,
-          ms: Math.round((performance.now() - start) * 10) / 10,
-          key_prefix: c.get('apiKeyPrefix') ?? null,
-        },
-        'request',
-      );
-    }
-  };
+  return onAnswered((c, status, ms) =>
+    logger.info(
+      {
+        req_id: c.get('requestId'),
+        method: c.req.method,
+        route: routeLabel(c),
+        path: c.req.path,
+        status,
+        ms: Math.round(ms * 10) / 10,
+        key_prefix: c.get('apiKeyPrefix') ?? null,
+      },
+      'request',
+    ),
+  );
 }

@@ -9,7 +9,7 @@ import { findSubject, getSubject, type SubjectType, searchSubjects } from '../co
 import { type Viewer, viewerFor } from '../core/viewer.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
-import { lineChart } from './chart.js';
+import { risByYear } from './chart.js';
 import { type Html, html, page } from './html.js';
 import type { WebSessions } from './session.js';
 import { withSnapshot } from './with-snapshot.js';
@@ -128,14 +128,7 @@ ${s.description ? html`<p>${s.description}</p>` : html``}
 <tr><th scope="row">HRI</th><td>${s.hri === null ? '—' : s.hri.toFixed(4)}</td></tr>
 <tr><th scope="row">Papers</th><td>${s.paper_count}</td></tr>
 </tbody></table>
-${
-  series.length > 0
-    ? lineChart(
-        series.map((p) => ({ label: p.period, value: p.ris })),
-        { title: `${s.name}: RIS by year`, unit: 'RIS', max: 100 },
-      )
-    : html``
-}
+${risByYear(s.name, series)}
 <p class="muted">RIS compares ${type}s with ${type}s within one data version (${snapshot.version}).</p>
 ${asJson(apiPath)}`;
     }),

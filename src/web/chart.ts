@@ -61,3 +61,21 @@ function fmt(v: number): string {
 function escText(s: string): string {
   return s.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
+
+/** A history's chart of one metric, a point per period; nothing when there is no history. */
+export function historyChart<P extends { period: string }>(
+  series: readonly P[],
+  value: (point: P) => number,
+  options: { title: string; unit: string; max?: number },
+): Html {
+  return series.length > 0
+    ? lineChart(
+        series.map((p) => ({ label: p.period, value: value(p) })),
+        options,
+      )
+    : html``;
+}
+
+/** RIS by year (0-100), as the element and subject pages show it. */
+export const risByYear = (name: string, series: readonly { period: string; ris: number }[]): Html =>
+  historyChart(series, (p) => p.ris, { title: `${name}: RIS by year`, unit: 'RIS', max: 100 });

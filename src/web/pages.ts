@@ -14,7 +14,7 @@ import type { Viewer } from '../core/viewer.js';
 import { priceInfo } from '../payments/discovery.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { type AnswerPageDeps, pageHeaders, registerAnswerPages, sessionViewer } from './answer-pages.js';
-import { lineChart } from './chart.js';
+import { historyChart, risByYear } from './chart.js';
 import { type Html, html, page, SITE_CSS } from './html.js';
 import { withSnapshot as servePage } from './with-snapshot.js';
 
@@ -101,22 +101,8 @@ ${howToRead()}
 <tr><th scope="row">HRI (high-impact research intensity)</th><td>${e.hri === null ? html`Shown from the Personal plan (<a href="/pricing">pricing</a>)` : e.hri.toFixed(4)}</td></tr>
 <tr><th scope="row">Papers naming it (all years)</th><td>${e.paper_count}</td></tr>
 </tbody></table>
-${
-  series.length > 0
-    ? lineChart(
-        series.map((p) => ({ label: p.period, value: p.ris })),
-        { title: `${e.name}: RIS by year`, unit: 'RIS', max: 100 },
-      )
-    : html``
-}
-${
-  series.length > 0
-    ? lineChart(
-        series.map((p) => ({ label: p.period, value: p.ri })),
-        { title: `${e.name}: RI by year (papers per 10,000)`, unit: 'RI' },
-      )
-    : html``
-}
+${risByYear(e.name, series)}
+${historyChart(series, (p) => p.ri, { title: `${e.name}: RI by year (papers per 10,000)`, unit: 'RI' })}
 ${howToRead()}
 <h2>More on ${e.name}</h2>
 <p>The same numbers as JSON: <a href="/v1/elements/${e.symbol}">/v1/elements/${e.symbol}</a> (free). Its history by month or day, its top papers and HRI need a key (<a href="/account">account</a>, <a href="/pricing">plans</a>)${deps.payments ? ', or can be paid per call' : ''}.</p>`;

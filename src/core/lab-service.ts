@@ -34,10 +34,18 @@ export interface LabService {
    * refused before any payment is asked; an unpaid quote is never stored).
    */
   quote(snapshot: Snapshot, input: string, viewer: Viewer, options?: QuoteOptions): Promise<LabQuote>;
-  /** The refusals of a run (before any payment), by quote_id or with the whole quote. */
-  check(snapshot: Snapshot, request: LabRunRequest, depth: LabDepth): Promise<LabQuote>;
-  /** A checked quote's papers. */
-  run(snapshot: Snapshot, quote: LabQuote, depth: LabDepth, viewer: Viewer): Promise<LabRunAnswer>;
+  /**
+   * A quote's papers at a depth, by quote_id or with the whole quote. The quote's refusals
+   * (unknown, edited, expired, stale, licence) come first; then `pay` is asked for the run price
+   * (the depth's quoted price minus what the quote cost), then the papers are computed.
+   */
+  run(
+    snapshot: Snapshot,
+    request: LabRunRequest,
+    depth: LabDepth,
+    viewer: Viewer,
+    pay: (usd: number) => Promise<void>,
+  ): Promise<LabRunAnswer>;
 }
 
 /** The lab as every front door (REST, MCP) uses it: quoting stores the quote, a run checks it first. */
@@ -75,12 +83,12 @@ export function createLabService(deps: LabServiceDeps): LabService {
       });
       return quote;
     },
-    async check(snapshot, request, depth) {
-      let quote: Record<string, unknown>;
-      if ('quote' in request) quote = request.quote;
+    async run(snapshot, request, depth, viewer, pay) {
+      let body: Record<string, unknown>;
+      if ('quote' in request) body = request.quote;
       else {
-        const body = await deps.state.findQuote(request.quoteId);
-        if (body === null) {
+        const kept = await deps.state.findQuote(request.quoteId);
+        if (kept === null) {
           throw new ServiceError(
             'unknown_quote',
             `No quote with id '${request.quoteId}': ask for one at /v1/lab/quote.`,
@@ -89,11 +97,14 @@ export function createLabService(deps: LabServiceDeps): LabService {
             },
           );
         }
-        quote = JSON.parse(body) as Record<string, unknown>;
+        body = JSON.parse(kept) as Record<string, unknown>;
       }
-      return checkQuote(snapshot, quote, depth, await settings());
+      const quote = checkQuote(snapshot, body, depth, await settings());
+      const price = quote.deliverables[depth]!.run_price.usd;
+      if (!(price > 0))
+        throw new ServiceError('quote_edited', 'The quote names a price this service never quotes.');
+      await pay(price);
+      return heavy.run<LabRunAnswer>(snapshot, { kind: 'labRun', quote, depth, viewer });
     },
-    run: (snapshot, quote, depth, viewer) =>
-      heavy.run<LabRunAnswer>(snapshot, { kind: 'labRun', quote, depth, viewer }),
   };
 }

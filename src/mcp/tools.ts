@@ -245,12 +245,7 @@ export function toolDefinitions(): ToolDef[] {
         const request = a.quote
           ? { quote: a.quote as Record<string, unknown> }
           : { quoteId: a.quote_id as string };
-        const quote = await ctx.lab.check(ctx.snapshot, request, depth);
-        const price = quote.deliverables[depth]!.run_price.usd;
-        if (!(price > 0))
-          throw new ServiceError('quote_edited', 'The quote names a price this service never quotes.');
-        await ctx.charge(price);
-        return ctx.lab.run(ctx.snapshot, quote, depth, ctx.viewer);
+        return ctx.lab.run(ctx.snapshot, request, depth, ctx.viewer, (usd) => ctx.charge(usd));
       },
     },
   ];

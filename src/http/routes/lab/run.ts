@@ -2,7 +2,6 @@ import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { LabDepth } from '../../../access/policy.js';
 import { DepthSchema, LabRunSchema } from '../../../contracts/lab.js';
-import { ServiceError } from '../../../core/errors.js';
 import type { LabRunRequest, LabService } from '../../../core/lab-service.js';
 import type { AppEnv } from '../../context.js';
 import { charge } from '../../payment.js';
@@ -24,15 +23,7 @@ const errors = {
  */
 export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabService): void {
   const answer = async (c: Context<AppEnv>, request: LabRunRequest, depth: LabDepth) => {
-    const snapshot = c.get('snapshot');
-    // The quote's refusals (edited, expired, stale, licence) come before any payment is asked;
-    // a run costs the quoted price of the depth minus what the quote cost.
-    const quote = await lab.check(snapshot, request, depth);
-    const price = quote.deliverables[depth]!.run_price.usd;
-    if (!(price > 0))
-      throw new ServiceError('quote_edited', 'The quote names a price this service never quotes.');
-    await charge(c, price);
-    const run = await lab.run(snapshot, quote, depth, c.get('viewer'));
+    const run = await lab.run(c.get('snapshot'), request, depth, c.get('viewer'), (usd) => charge(c, usd));
     return c.json(run, 200, { 'cache-control': 'no-store' });
   };
   const QuoteId = z.string().min(1).max(100).openapi({ description: 'The quote_id of a quote' });

@@ -29,7 +29,9 @@ function everyAnswer(s: Snapshot): void {
   getElement(s, 'Fe', viewer);
   elementHistory(s, 'Fe', 'monthly', viewer);
   elementPapers(s, 'Ni', { sort: 'newest', limit: 20 }, viewer);
-  const topic = searchSubjects(s, 'electrocatalysts', viewer).results.find((r) => r.subject_type === 'topic')!;
+  const topic = searchSubjects(s, 'electrocatalysts', viewer).results.find(
+    (r) => r.subject_type === 'topic',
+  )!;
   getSubject(s, 'topic', topic.subject_id, viewer);
   subjectElements(s, 'topic', topic.subject_id, viewer);
   subjectHistory(s, 'topic', topic.subject_id, 'yearly', viewer);

@@ -15,10 +15,9 @@ import { subjectHistory } from '../core/history.js';
 import { queryFromMarkdown } from '../core/lab.js';
 import type { LabService } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
-import type { Lens } from '../core/research.js';
 import { getSubject, searchSubjects } from '../core/subjects.js';
 import type { Viewer } from '../core/viewer.js';
-import { researchFields } from '../http/routes/research/get.js';
+import { researchFields, researchRequest } from '../http/routes/research/get.js';
 import {
   DataVersionQuery,
   LimitQuery,
@@ -81,15 +80,9 @@ export function toolDefinitions(): ToolDef[] {
       input: z.object({ ...researchFields(z.number), ...PINNED }).strict(),
       output: ResearchSchema,
       async run(ctx, a) {
-        requireExactlyOne({ q: a.q, paper: a.paper }, "'q' (a question) or 'paper' (a DOI or title)");
+        const request = researchRequest(a as Parameters<typeof researchRequest>[0]);
         // Costly: paid before it is computed (a question nothing matches is then not charged).
         await ctx.charge();
-        const request = {
-          ...(a.q !== undefined ? { q: a.q as string } : { paper: a.paper as string }),
-          pageSize: a.page_size as number,
-          lenses: a.lenses as Lens[],
-          page: a.page as number,
-        };
         return ctx.heavy.run(ctx.snapshot, { kind: 'research', request, viewer: ctx.viewer });
       },
     },

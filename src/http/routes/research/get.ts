@@ -1,6 +1,6 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { type ResearchAnswer, ResearchSchema } from '../../../contracts/research.js';
-import { LENSES, type Lens, MAX_PAGES } from '../../../core/research.js';
+import { LENSES, type Lens, MAX_PAGES, type ResearchRequest } from '../../../core/research.js';
 import { inThread } from '../../../offload/heavy-work.js';
 import type { AppEnv } from '../../context.js';
 import { charge } from '../../payment.js';
@@ -61,6 +61,23 @@ export function researchFields(number: () => z.ZodNumber) {
   };
 }
 
+/** The core's request from the fields researchFields reads: a question or a paper, never both. */
+export function researchRequest(f: {
+  q?: string | undefined;
+  paper?: string | undefined;
+  page_size: number;
+  lenses: Lens[];
+  page: number;
+}): ResearchRequest {
+  requireExactlyOne({ q: f.q, paper: f.paper }, "'q' (a question) or 'paper' (a DOI or title)");
+  return {
+    ...(f.q !== undefined ? { q: f.q } : { paper: f.paper! }),
+    pageSize: f.page_size,
+    lenses: f.lenses,
+    page: f.page,
+  };
+}
+
 export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
     app,
@@ -85,14 +102,7 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
       },
     },
     async (c) => {
-      const q = c.req.valid('query');
-      requireExactlyOne({ q: q.q, paper: q.paper }, "'q' (a question) or 'paper' (a DOI or title)");
-      const request = {
-        ...(q.q !== undefined ? { q: q.q } : { paper: q.paper! }),
-        pageSize: q.page_size,
-        lenses: q.lenses,
-        page: q.page,
-      };
+      const request = researchRequest(c.req.valid('query'));
       // Research is costly: the payment is asked for (and checked) before the answer is computed.
       // A question nothing matches is a 404 after it, and is never charged.
       await charge(c);

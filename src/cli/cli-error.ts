@@ -16,3 +16,10 @@ export function parsedOrCliError<T>(parse: () => T): T {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
 }
+
+/** Prints a command's usage when --help (-h) was given; the command then exits 0. */
+export function printedHelp(values: { help?: unknown }, usage: string): boolean {
+  if (values.help !== true) return false;
+  process.stdout.write(`${usage}\n`);
+  return true;
+}

@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { loadConfig } from '../config/config.js';
 import { localFacilitator } from '../payments/local-facilitator.js';
-import { CliError } from './cli-error.js';
+import { CliError, printedHelp } from './cli-error.js';
 
 const USAGE = `usage: ri facilitator [--port N] [--host H]
 
@@ -22,10 +22,7 @@ export async function run(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  if (printedHelp(values, USAGE)) return 0;
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { BUNDLED_SAMPLE } from '../config/paths.js';
 import { generateCorpus, OutputNotEmptyError, type PartResult } from '../synthetic/generate.js';
-import { CliError } from './cli-error.js';
+import { CliError, printedHelp } from './cli-error.js';
 
 const USAGE = `usage: ri generate --works N --out DIR [--seed S] [--topics PATH] [--workers W] [--force]
 
@@ -54,10 +54,7 @@ export async function run(args: string[]): Promise<number> {
   } catch (error) {
     throw new CliError(`generate: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  if (printedHelp(values, USAGE)) return 0;
   if (values.works === undefined) throw new CliError('generate: --works N is required');
   if (values.out === undefined || values.out === '') throw new CliError('generate: --out DIR is required');
   const works = integer('works', String(values.works), 1, 100_000_000);

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
-import { CliError } from './cli-error.js';
+import { CliError, printedHelp } from './cli-error.js';
 import { runIngest } from './pipeline.js';
 
 const USAGE = `usage: ri ingest PATH... [--topics FILE] [--data-dir DIR]
@@ -19,10 +19,7 @@ export async function run(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  if (printedHelp(values, USAGE)) return 0;
   if (positionals.length === 0) throw new CliError(`no PATH given\n${USAGE}`);
   const config = loadConfig();
   const summary = await runIngest(values['data-dir'] ?? config.DATA_DIR, positionals, values.topics ?? null);

@@ -4,7 +4,7 @@ import { openStateStore, redactUrl } from '../access/open-state-store.js';
 import { PLANS, type Plan, parsePlan, UnknownPlanError } from '../access/plans.js';
 import { type Account, AccountExistsError, type StateStore, StateUrlError } from '../access/state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { CliError } from './cli-error.js';
+import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 
 const USAGE = `usage: ri keys create --plan ${PLANS.join('|')} [--email E]
        ri keys list
@@ -21,10 +21,7 @@ Options: --data-dir DIR overrides DATA_DIR.`;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseCliArgs(args);
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  if (printedHelp(values, USAGE)) return 0;
   const [sub, ...rest] = positionals;
   if (sub === undefined) throw new CliError(`no subcommand given\n${USAGE}`);
   if (sub !== 'create' && sub !== 'list' && sub !== 'revoke') {
@@ -61,8 +58,8 @@ export async function run(args: string[]): Promise<number> {
 }
 
 function parseCliArgs(args: string[]) {
-  try {
-    return parseArgs({
+  return parsedOrCliError(() =>
+    parseArgs({
       args,
       allowPositionals: true,
       options: {
@@ -71,10 +68,8 @@ function parseCliArgs(args: string[]) {
         'data-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error));
-  }
+    }),
+  );
 }
 
 export function toPlan(s: string): Plan {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
 import type { PaymentStatus } from '../payments/ledger.js';
 import { evmAuthorizationReader, reconcilePayments } from '../payments/reconcile.js';
-import { CliError, parsedOrCliError } from './cli-error.js';
+import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 import { withStore } from './keys.js';
 
 const USAGE = `usage: ri payments list [--since DATE] [--status pending|settled|failed]
@@ -21,10 +21,7 @@ const STATUSES = ['pending', 'settled', 'failed'] as const;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parsedOrCliError(() => parse(args));
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  if (printedHelp(values, USAGE)) return 0;
   const [sub, ...rest] = positionals;
   if (rest.length > 0) throw new CliError(`unexpected argument '${rest[0]}'\n${USAGE}`);
   if (sub === 'list') {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { PLANS } from '../access/plans.js';
 import { StateNotFoundError } from '../access/state-store.js';
-import { CliError, parsedOrCliError } from './cli-error.js';
+import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 import { toPlan, withStore } from './keys.js';
 
 const USAGE = `usage: ri plans set EMAIL ${PLANS.join('|')}
@@ -14,10 +14,7 @@ Options: --data-dir DIR overrides DATA_DIR.`;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parsedOrCliError(() => parse(args));
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  if (printedHelp(values, USAGE)) return 0;
   const [sub, ...rest] = positionals;
   if (sub === undefined) throw new CliError(`no subcommand given\n${USAGE}`);
   if (sub !== 'set') throw new CliError(`unknown subcommand 'plans ${sub}' (expected set)`);

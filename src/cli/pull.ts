@@ -14,7 +14,7 @@ import {
   pull,
 } from '../ingest/openalex-pull.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
-import { CliError } from './cli-error.js';
+import { CliError, printedHelp } from './cli-error.js';
 import { runTag } from './pipeline.js';
 import { ingestProgressReporter } from './progress.js';
 
@@ -213,10 +213,7 @@ export async function run(args: string[]): Promise<number> {
   } catch (e) {
     throw new CliError(`pull: ${(e as Error).message.split('\n')[0]}\n${USAGE}`);
   }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  if (printedHelp(values, USAGE)) return 0;
   const since = typeof values.since === 'string' ? parseSince(values.since) : null;
   const filter = typeof values.filter === 'string' ? parseFilter(values.filter) : undefined;
   const retries = integerOption('retries', values.retries as string | undefined, 5, 0);

@@ -8,7 +8,7 @@ import { startServer } from '../http/server.js';
 import { SERVER_LIMITS } from '../http/server-limits.js';
 import { paymentsFromConfig } from '../payments/from-config.js';
 import { SnapshotManager } from '../snapshot/snapshot.js';
-import { CliError } from './cli-error.js';
+import { CliError, printedHelp } from './cli-error.js';
 import { ensureDefaultSnapshot } from './pipeline.js';
 
 const USAGE = `usage: ri serve [--port N] [--host H] [--data-dir DIR]
@@ -26,10 +26,7 @@ export async function run(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  if (printedHelp(values, USAGE)) return 0;
   let config: ReturnType<typeof loadConfig>;
   try {
     const env = { ...process.env };

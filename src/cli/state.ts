@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { redactUrl, splitSchemaParam } from '../access/open-state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { CliError, parsedOrCliError } from './cli-error.js';
+import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 
 const USAGE = `usage: ri state backup FILE
        ri state restore FILE
@@ -29,10 +29,7 @@ const COUNTED = ['accounts', 'api_keys', 'payments'] as const;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parsedOrCliError(() => parse(args));
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  if (printedHelp(values, USAGE)) return 0;
   const [sub, file, ...rest] = positionals;
   if (sub !== 'backup' && sub !== 'restore') {
     throw new CliError(

@@ -8,12 +8,15 @@ export class CliError extends Error {
   }
 }
 
-/** Runs an argument parser (node:util parseArgs), turning its errors into a one-line CliError. */
-export function parsedOrCliError<T>(parse: () => T): T {
+/**
+ * Runs an argument parser (node:util parseArgs), turning its errors into a one-line CliError;
+ * `say` words the message (a command's prefix, its usage).
+ */
+export function parsedOrCliError<T>(parse: () => T, say: (message: string) => string = (m) => m): T {
   try {
     return parse();
   } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error));
+    throw new CliError(say(error instanceof Error ? error.message : String(error)));
   }
 }
 

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { BUNDLED_SAMPLE } from '../config/paths.js';
 import { generateCorpus, OutputNotEmptyError, type PartResult } from '../synthetic/generate.js';
-import { CliError, printedHelp } from './cli-error.js';
+import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 
 const USAGE = `usage: ri generate --works N --out DIR [--seed S] [--topics PATH] [--workers W] [--force]
 
@@ -34,26 +34,25 @@ function mb(bytes: number): string {
 }
 
 export async function run(args: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        works: { type: 'string' },
-        seed: { type: 'string', default: '1' },
-        out: { type: 'string' },
-        // The bundled table, wherever the command is run from.
-        topics: { type: 'string', default: BUNDLED_SAMPLE.topics },
-        workers: { type: 'string', default: '2' },
-        force: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      allowPositionals: false,
-      strict: true,
-    }));
-  } catch (error) {
-    throw new CliError(`generate: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-  }
+  const { values } = parsedOrCliError(
+    () =>
+      parseArgs({
+        args,
+        options: {
+          works: { type: 'string' },
+          seed: { type: 'string', default: '1' },
+          out: { type: 'string' },
+          // The bundled table, wherever the command is run from.
+          topics: { type: 'string', default: BUNDLED_SAMPLE.topics },
+          workers: { type: 'string', default: '2' },
+          force: { type: 'boolean', default: false },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+        allowPositionals: false,
+        strict: true,
+      }),
+    (m) => `generate: ${m.split('\n')[0]}`,
+  );
   if (printedHelp(values, USAGE)) return 0;
   if (values.works === undefined) throw new CliError('generate: --works N is required');
   if (values.out === undefined || values.out === '') throw new CliError('generate: --out DIR is required');

@@ -14,7 +14,7 @@ import {
   pull,
 } from '../ingest/openalex-pull.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
-import { CliError, printedHelp } from './cli-error.js';
+import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 import { runTag } from './pipeline.js';
 import { ingestProgressReporter } from './progress.js';
 
@@ -196,23 +196,22 @@ export async function runPull(dataDir: string, options: PullRunOptions = {}): Pr
 }
 
 export async function run(args: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        since: { type: 'string' },
-        filter: { type: 'string' },
-        topics: { type: 'string' },
-        retries: { type: 'string' },
-        'pages-per-batch': { type: 'string' },
-        'data-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new CliError(`pull: ${(e as Error).message.split('\n')[0]}\n${USAGE}`);
-  }
+  const { values } = parsedOrCliError(
+    () =>
+      parseArgs({
+        args,
+        options: {
+          since: { type: 'string' },
+          filter: { type: 'string' },
+          topics: { type: 'string' },
+          retries: { type: 'string' },
+          'pages-per-batch': { type: 'string' },
+          'data-dir': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
+      }),
+    (m) => `pull: ${m.split('\n')[0]}\n${USAGE}`,
+  );
   if (printedHelp(values, USAGE)) return 0;
   const since = typeof values.since === 'string' ? parseSince(values.since) : null;
   const filter = typeof values.filter === 'string' ? parseFilter(values.filter) : undefined;

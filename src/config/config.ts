@@ -8,6 +8,13 @@ import { DEFAULT_SNAPSHOTS_KEEP } from '../snapshot/publication-log.js';
 const NETWORK_NAMES = Object.keys(NETWORKS) as [NetworkName, ...NetworkName[]];
 
 /** Service configuration from the environment, validated once at start. */
+/** The items of a comma-separated list, trimmed, empty ones dropped. */
+const commaItems = (v: string) =>
+  v
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -43,10 +50,7 @@ const EnvSchema = z.object({
       if (t === 'true') return 1;
       if (t === 'false') return 0;
       if (/^\d{1,2}$/.test(t)) return Number(t);
-      const ranges = t
-        .split(',')
-        .map((r) => r.trim())
-        .filter(Boolean);
+      const ranges = commaItems(t);
       const bad = invalidRanges(ranges);
       if (ranges.length === 0 || bad.length > 0) {
         ctx.addIssue({
@@ -68,12 +72,7 @@ const EnvSchema = z.object({
   X402_NETWORKS: z
     .string()
     .default('base,solana')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((n) => n.trim())
-        .filter(Boolean),
-    )
+    .transform(commaItems)
     .pipe(z.array(z.enum(NETWORK_NAMES)).min(1)),
   /** Where USDC paid on Base is sent; unset: Base is not offered. */
   X402_PAY_TO_EVM: z
@@ -95,15 +94,7 @@ const EnvSchema = z.object({
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key')
     .optional(),
   /** Who may read /metrics besides loopback: addresses or CIDR ranges (IPv4, IPv6), comma-separated. */
-  METRICS_ALLOW: z
-    .string()
-    .default('')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
+  METRICS_ALLOW: z.string().default('').transform(commaItems),
   /** Where sign-in mail goes (smtp:// or smtps://); unset: the sign-in link is printed in the server log. */
   SMTP_URL: z
     .string()

@@ -456,7 +456,7 @@ class Parser {
           break;
         case 'phrase':
           this.i++;
-          this.addRequire({ kind: 'phrase', text: tok.text, pos: tok.pos }, tok.pos);
+          this.add('require', { kind: 'phrase', text: tok.text, pos: tok.pos }, tok.pos);
           break;
         case 'word':
           this.i++;
@@ -485,8 +485,7 @@ class Parser {
     this.i++;
     if (tok.t === 'phrase') {
       const term: Term = { kind: 'phrase', text: tok.text, pos: tok.pos };
-      if (sign.sign === '+') this.addRequire(term, sign.pos);
-      else this.addExclude(term, sign.pos);
+      this.add(sign.sign === '+' ? 'require' : 'exclude', term, sign.pos);
       return;
     }
     if (tok.t !== 'word') throw internal(sign.pos);
@@ -514,8 +513,7 @@ class Parser {
           written,
         );
       case 'term':
-        if (sign.sign === '+') this.addRequire(cls.term, sign.pos);
-        else this.addExclude(cls.term, sign.pos);
+        this.add(sign.sign === '+' ? 'require' : 'exclude', cls.term, sign.pos);
     }
   }
 
@@ -575,7 +573,7 @@ class Parser {
         return;
       }
       case 'term':
-        this.addRequire(cls.term, clausePos);
+        this.add('require', cls.term, clausePos);
     }
   }
 
@@ -712,22 +710,16 @@ class Parser {
     }
   }
 
-  private addRequire(term: Term, pos: number): void {
+  /** A required or excluded term, once: the same term both required and excluded is a conflict. */
+  private add(kind: 'require' | 'exclude', term: Term, pos: number): void {
     const key = printTerm(term);
-    const excludedAt = this.excluded.get(key);
-    if (excludedAt !== undefined) throw conflict(key, pos, excludedAt);
-    if (this.required.has(key)) return;
-    this.required.set(key, pos);
-    this.clauses.push({ kind: 'require', term, pos });
-  }
-
-  private addExclude(term: Term, pos: number): void {
-    const key = printTerm(term);
-    const requiredAt = this.required.get(key);
-    if (requiredAt !== undefined) throw conflict(key, pos, requiredAt);
-    if (this.excluded.has(key)) return;
-    this.excluded.set(key, pos);
-    this.clauses.push({ kind: 'exclude', term, pos });
+    const [same, opposite] =
+      kind === 'require' ? [this.required, this.excluded] : [this.excluded, this.required];
+    const oppositeAt = opposite.get(key);
+    if (oppositeAt !== undefined) throw conflict(key, pos, oppositeAt);
+    if (same.has(key)) return;
+    same.set(key, pos);
+    this.clauses.push({ kind, term, pos });
   }
 
   private addGroup(terms: Term[], pos: number): void {
@@ -742,7 +734,7 @@ class Parser {
     // Alternatives in canonical order: a reordered group is the same clause (and the same quote).
     alts.sort((a, b) => compareTerms(printTerm(a), printTerm(b)));
     if (alts.length === 1) {
-      this.addRequire(alts[0]!, pos);
+      this.add('require', alts[0]!, pos);
       return;
     }
     const key = [...seen].sort(compareTerms).join(' OR ');

@@ -4,7 +4,7 @@ import { envelopeShape, PaperSchema, UsdSchema } from './common.js';
 
 export const DepthSchema = z
   .enum(Object.keys(LAB_DEPTHS) as [LabDepth, ...LabDepth[]])
-  .openapi({ description: `${Object.keys(LAB_DEPTHS).join(' or ')}: the top papers of the quoted query` });
+  .describe(`${Object.keys(LAB_DEPTHS).join(' or ')}: the top papers of the quoted query`);
 
 const DeliverableSchema = z.object({
   papers: z.number().int().openapi({ description: 'Papers delivered (fewer when fewer match)' }),

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { LAB_DEPTHS, LAB_QUOTE_USD, type LabDepth, type OperationId, operation } from '../access/policy.js';
 import { ElementPapersSchema, ElementSchema } from '../contracts/elements.js';
-import { DepthSchema, LabQuoteSchema, LabRunSchema } from '../contracts/lab.js';
+import { LabQuoteSchema, LabRunSchema } from '../contracts/lab.js';
 import { ResearchSchema } from '../contracts/research.js';
 import {
   SubjectHistorySchema,
@@ -17,6 +17,8 @@ import type { LabService } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
 import { getSubject, searchSubjects } from '../core/subjects.js';
 import type { Viewer } from '../core/viewer.js';
+import { LabQuoteFields } from '../http/routes/lab/quote.js';
+import { LabRunFields } from '../http/routes/lab/run.js';
 import { researchFields, researchRequest } from '../http/routes/research/get.js';
 import {
   DataVersionQuery,
@@ -194,22 +196,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'lab_quote',
       op: 'labQuote',
       description: `${d('labQuote')}. The filter language: Fe or +Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (up to 25 topic names), year:2020..2024, year:2020.., year:2024. Terms are element symbols (case-sensitive) or names, topic and keyword names. Give query, or markdown whose \`\`\`query block holds it. Terms it does not know are listed under ignored, never dropped silently. Then call lab_run with the quote_id.`,
-      input: z
-        .object({
-          query: z
-            .string()
-            .min(1)
-            .max(2000)
-            .optional()
-            .describe('The filter, e.g. (Ni OR Co) Fe -Pt year:2024..'),
-          markdown: z
-            .string()
-            .min(1)
-            .max(100_000)
-            .optional()
-            .describe('A text whose ```query fenced block holds the filter'),
-        })
-        .strict(),
+      input: z.object(LabQuoteFields).strict(),
       output: LabQuoteSchema,
       async run(ctx, a) {
         requireExactlyOne({ query: a.query, markdown: a.markdown }, "'query' or 'markdown'");
@@ -221,16 +208,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'lab_run',
       op: 'labRun',
       description: `${d('labRun')}: ${DEPTHS}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again.${PAPERS}`,
-      input: z
-        .object({
-          quote_id: z.string().min(1).max(100).optional().describe('The quote_id of a quote'),
-          quote: z
-            .record(z.string(), z.unknown())
-            .optional()
-            .describe('The whole quote as returned by lab_quote'),
-          depth: DepthSchema.describe(DEPTHS),
-        })
-        .strict(),
+      input: z.object(LabRunFields).strict(),
       output: LabRunSchema,
       async run(ctx, a) {
         requireExactlyOne({ quote_id: a.quote_id, quote: a.quote }, "'quote_id' or 'quote'");

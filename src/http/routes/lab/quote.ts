@@ -17,6 +17,20 @@ const errors = {
   400: 'A parameter is invalid (invalid_parameter), or the query is unusable (unusable_query: what, where and a suggested fix)',
 };
 
+/** The filter, or a text holding it: the POST body's fields, which MCP's lab_quote takes too (give one). */
+export const LabQuoteFields = {
+  query: z
+    .string()
+    .max(MAX_QUERY_LENGTH * 2)
+    .optional()
+    .describe(QUERY_HELP),
+  markdown: z
+    .string()
+    .max(64 * 1024)
+    .optional()
+    .describe('A text whose ```query fenced block holds the filter'),
+};
+
 /** GET and POST /lab/quote: a binding quote for a filter query. The quote is kept for runs by quote_id. */
 export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabService): void {
   const answer = async (c: Context<AppEnv>, input: string) => {
@@ -56,22 +70,7 @@ export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab:
     'labQuotePost',
     {
       summary: 'The same quote, with the filter in a JSON body (query, or markdown with a ```query block)',
-      request: jsonBody(
-        z
-          .object({
-            query: z
-              .string()
-              .max(MAX_QUERY_LENGTH * 2)
-              .optional()
-              .openapi({ description: QUERY_HELP }),
-            markdown: z
-              .string()
-              .max(64 * 1024)
-              .optional()
-              .openapi({ description: 'A text whose ```query fenced block holds the filter' }),
-          })
-          .strict(),
-      ),
+      request: jsonBody(z.object(LabQuoteFields).strict()),
       ok,
       errors,
     },

@@ -17,6 +17,18 @@ const errors = {
   403: "The key's plan is too low (plan_required), or the quote is a licence offer (licence_required)",
 };
 
+const QuoteId = z.string().min(1).max(100).describe('The quote_id of a quote');
+
+/** A quote by its quote_id or whole, and the depth: the POST body's fields, which MCP's lab_run takes too. */
+export const LabRunFields = {
+  quote_id: QuoteId.optional(),
+  quote: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('The whole quote as returned by the lab quote'),
+  depth: DepthSchema,
+};
+
 /**
  * GET and POST /lab/run: the quoted query's top papers, ranked by impact. An edited, expired or
  * stale quote is refused before anything else (and, with pay-per-call, before payment is asked).
@@ -26,7 +38,6 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
     const run = await lab.run(c.get('snapshot'), request, depth, c.get('viewer'), (usd) => charge(c, usd));
     return c.json(run, 200, { 'cache-control': 'no-store' });
   };
-  const QuoteId = z.string().min(1).max(100).openapi({ description: 'The quote_id of a quote' });
 
   defineRoute(
     app,
@@ -34,7 +45,7 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
     'labRun',
     {
       summary: 'The top papers of a quoted query, ranked by impact',
-      request: { query: z.object({ quote_id: QuoteId, depth: DepthSchema }).strict() },
+      request: { query: z.object({ quote_id: QuoteId, depth: LabRunFields.depth }).strict() },
       ok,
       errors,
     },
@@ -51,18 +62,7 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
     {
       summary:
         'The same run, with {quote_id, depth} or {quote, depth} (the whole quote as returned) in a JSON body',
-      request: jsonBody(
-        z
-          .object({
-            quote_id: QuoteId.optional(),
-            quote: z
-              .record(z.string(), z.unknown())
-              .optional()
-              .openapi({ description: 'The whole quote as returned by /lab/quote' }),
-            depth: DepthSchema,
-          })
-          .strict(),
-      ),
+      request: jsonBody(z.object(LabRunFields).strict()),
       ok,
       errors,
     },

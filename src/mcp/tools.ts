@@ -10,7 +10,6 @@ import {
   SubjectSearchSchema,
 } from '../contracts/subjects.js';
 import { getElement } from '../core/elements.js';
-import { ServiceError } from '../core/errors.js';
 import { subjectHistory } from '../core/history.js';
 import { queryFromMarkdown } from '../core/lab.js';
 import type { LabService } from '../core/lab-service.js';
@@ -125,14 +124,7 @@ export function toolDefinitions(): ToolDef[] {
       input: SubjectParams.extend({ resolution: ResolutionQuery, ...PINNED }).strict(),
       output: SubjectHistorySchema,
       async run(ctx, a) {
-        if (a.resolution === 'daily')
-          throw new ServiceError(
-            'invalid_parameter',
-            'Subject history is yearly or monthly; daily is for elements only.',
-            {
-              parameter: 'resolution',
-            },
-          );
+        // Daily is refused by the core (elements only), with the same problem as REST's.
         const answer = subjectHistory(
           ctx.snapshot,
           a.subject_type as 'topic',

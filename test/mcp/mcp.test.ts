@@ -174,6 +174,11 @@ describe('the MCP tool server', () => {
       ['get_subject_ri', { subject_type: 'topic', subject_id: 'T99999999' }, 'unknown_subject'],
       ['get_subject_papers', { subject_type: 'galaxy', subject_id: 'x' }, 'invalid_parameter'],
       ['get_element_papers', { symbol: 'Fe', limit: 101 }, 'invalid_parameter'],
+      [
+        'get_subject_history',
+        { subject_type: 'topic', subject_id: 'T1', resolution: 'daily' },
+        'invalid_parameter',
+      ],
       ['research', { q: 'zzqxv wwkpj' }, 'nothing_matched'],
       ['research', { q: 'a', paper: 'b' }, 'invalid_parameter'],
       ['lab_quote', { query: '-Fe' }, 'unusable_query'],

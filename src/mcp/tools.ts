@@ -21,11 +21,13 @@ import { LabRunFields } from '../http/routes/lab/run.js';
 import { researchFields, researchRequest } from '../http/routes/research/get.js';
 import {
   DataVersionQuery,
+  KeywordQuery,
   LimitQuery,
   ResolutionQuery,
   requireExactlyOne,
   SortQuery,
   SubjectParams,
+  SubjectSearchText,
   SymbolParam,
 } from '../http/routes/shared.js';
 import type { HeavyWork } from '../offload/heavy-work.js';
@@ -101,7 +103,7 @@ export function toolDefinitions(): ToolDef[] {
       description: `${d('searchSubjects')}: use it to find the subject_type and subject_id the subject tools take.`,
       input: z
         .object({
-          q: z.string().trim().min(1).max(200).describe('Free text, e.g. "co2 reduction copper"'),
+          q: SubjectSearchText,
           ...PINNED,
         })
         .strict(),
@@ -158,12 +160,7 @@ export function toolDefinitions(): ToolDef[] {
       op: 'getElementPapers',
       description: `${d('getElementPapers')}. keyword narrows to papers with that keyword; sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20).${PAPERS}`,
       input: SymbolParam.extend({
-        keyword: z
-          .string()
-          .min(1)
-          .max(100)
-          .optional()
-          .describe('Only papers with this keyword (slug or name)'),
+        keyword: KeywordQuery,
         sort: SortQuery,
         limit: LimitQuery,
         ...PINNED,

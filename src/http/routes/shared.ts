@@ -109,6 +109,23 @@ export const DataVersionQuery = z
 /** Spread into a read route's query: `z.object({ ...own, ...PinnedQuery }).strict()`. */
 export const PinnedQuery = { data_version: DataVersionQuery };
 
+/** search_subjects' q: free text. */
+export const SubjectSearchText = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .openapi({ example: 'oxygen evolution' })
+  .describe('Free text, 1-200 characters, e.g. "co2 reduction copper"');
+
+/** An element's papers narrowed to those with a keyword. */
+export const KeywordQuery = z
+  .string()
+  .min(1)
+  .max(100)
+  .optional()
+  .describe('Only papers with this keyword (slug or name)');
+
 export const ResolutionQuery = ResolutionSchema.default('yearly').openapi({
   description: 'yearly (any key), monthly (Personal+), daily (Professional+, elements only)',
 });

@@ -6,7 +6,7 @@ import { jsonOrCsv } from '../../csv.js';
 import { paid } from '../../payment.js';
 import { csvContent, papersTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { LimitQuery, PinnedQuery, type RouteDeps, SortQuery, SymbolParam } from '../shared.js';
+import { KeywordQuery, LimitQuery, PinnedQuery, type RouteDeps, SortQuery, SymbolParam } from '../shared.js';
 
 export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -19,12 +19,7 @@ export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
         params: SymbolParam,
         query: z
           .object({
-            keyword: z
-              .string()
-              .min(1)
-              .max(100)
-              .optional()
-              .openapi({ description: 'Only papers with this keyword (slug or name)' }),
+            keyword: KeywordQuery,
             sort: SortQuery,
             limit: LimitQuery,
             ...PinnedQuery,

@@ -4,7 +4,7 @@ import { searchSubjects } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { paid } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
-import { PinnedQuery, type RouteDeps } from '../shared.js';
+import { PinnedQuery, type RouteDeps, SubjectSearchText } from '../shared.js';
 
 export function registerSearchSubjects(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -16,12 +16,7 @@ export function registerSearchSubjects(app: OpenAPIHono<AppEnv>, deps: RouteDeps
       request: {
         query: z
           .object({
-            q: z
-              .string()
-              .trim()
-              .min(1)
-              .max(200)
-              .openapi({ description: 'Free text, 1-200 characters', example: 'oxygen evolution' }),
+            q: SubjectSearchText,
             ...PinnedQuery,
           })
           .strict(),

@@ -11,20 +11,18 @@ import {
 } from '../contracts/subjects.js';
 import { getElement } from '../core/elements.js';
 import { subjectHistory } from '../core/history.js';
-import { queryFromMarkdown } from '../core/lab.js';
 import type { LabService } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
 import { getSubject, searchSubjects } from '../core/subjects.js';
 import type { Viewer } from '../core/viewer.js';
-import { LabQuoteFields } from '../http/routes/lab/quote.js';
-import { LabRunFields } from '../http/routes/lab/run.js';
+import { LabQuoteFields, labQuoteInput } from '../http/routes/lab/quote.js';
+import { LabRunFields, labRunRequest } from '../http/routes/lab/run.js';
 import { researchFields, researchRequest } from '../http/routes/research/get.js';
 import {
   DataVersionQuery,
   KeywordQuery,
   LimitQuery,
   ResolutionQuery,
-  requireExactlyOne,
   SortQuery,
   SubjectParams,
   SubjectSearchText,
@@ -188,8 +186,7 @@ export function toolDefinitions(): ToolDef[] {
       input: z.object(LabQuoteFields).strict(),
       output: LabQuoteSchema,
       async run(ctx, a) {
-        requireExactlyOne({ query: a.query, markdown: a.markdown }, "'query' or 'markdown'");
-        const input = a.query !== undefined ? (a.query as string) : queryFromMarkdown(a.markdown as string);
+        const input = labQuoteInput(a as Parameters<typeof labQuoteInput>[0]);
         return ctx.lab.quote(ctx.snapshot, input, ctx.viewer, { pay: () => ctx.charge() });
       },
     },
@@ -200,11 +197,8 @@ export function toolDefinitions(): ToolDef[] {
       input: z.object(LabRunFields).strict(),
       output: LabRunSchema,
       async run(ctx, a) {
-        requireExactlyOne({ quote_id: a.quote_id, quote: a.quote }, "'quote_id' or 'quote'");
+        const request = labRunRequest(a as Parameters<typeof labRunRequest>[0]);
         const depth = a.depth as LabDepth;
-        const request = a.quote
-          ? { quote: a.quote as Record<string, unknown> }
-          : { quoteId: a.quote_id as string };
         return ctx.lab.run(ctx.snapshot, request, depth, ctx.viewer, (usd) => ctx.charge(usd));
       },
     },

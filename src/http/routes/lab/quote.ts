@@ -31,6 +31,15 @@ export const LabQuoteFields = {
     .describe('A text whose ```query fenced block holds the filter'),
 };
 
+/** The filter asked for with LabQuoteFields: the query, or the ```query block of the markdown. */
+export function labQuoteInput(
+  f: { query?: string | undefined; markdown?: string | undefined },
+  where = '',
+): string {
+  requireExactlyOne({ query: f.query, markdown: f.markdown }, `'query' or 'markdown'${where}`);
+  return f.query ?? queryFromMarkdown(f.markdown!);
+}
+
 /** GET and POST /lab/quote: a binding quote for a filter query. The quote is kept for runs by quote_id. */
 export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabService): void {
   const answer = async (c: Context<AppEnv>, input: string) => {
@@ -75,9 +84,7 @@ export function registerLabQuote(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab:
       errors,
     },
     (c) => {
-      const body = c.req.valid('json');
-      requireExactlyOne({ query: body.query, markdown: body.markdown }, "'query' or 'markdown' in the body");
-      return answer(c, body.query ?? queryFromMarkdown(body.markdown!));
+      return answer(c, labQuoteInput(c.req.valid('json'), ' in the body'));
     },
   );
 }

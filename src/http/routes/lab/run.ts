@@ -29,6 +29,15 @@ export const LabRunFields = {
   depth: DepthSchema,
 };
 
+/** The quote asked for with LabRunFields: by its quote_id or whole. */
+export function labRunRequest(
+  f: { quote_id?: string | undefined; quote?: Record<string, unknown> | undefined },
+  where = '',
+): LabRunRequest {
+  requireExactlyOne({ quote_id: f.quote_id, quote: f.quote }, `'quote_id' or 'quote'${where}`);
+  return f.quote ? { quote: f.quote } : { quoteId: f.quote_id! };
+}
+
 /**
  * GET and POST /lab/run: the quoted query's top papers, ranked by impact. An edited, expired or
  * stale quote is refused before anything else (and, with pay-per-call, before payment is asked).
@@ -68,8 +77,7 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
     },
     (c) => {
       const body = c.req.valid('json');
-      requireExactlyOne({ quote_id: body.quote_id, quote: body.quote }, "'quote_id' or 'quote' in the body");
-      return answer(c, body.quote ? { quote: body.quote } : { quoteId: body.quote_id! }, body.depth);
+      return answer(c, labRunRequest(body, ' in the body'), body.depth);
     },
   );
 }

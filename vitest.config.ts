@@ -17,6 +17,7 @@ const UNIT = [
   'test/scoring/formulas.test.ts',
   'test/scoring/ranking-comparator.test.ts',
   'test/tagging/**/*.test.ts',
+  'test/house/**/*.test.ts',
 ];
 const E2E = [
   'test/ops/**/*.test.ts',

@@ -3,8 +3,9 @@
 // with peak RSS of each phase (each runs as its own `ri` process, as a user would run it).
 // Generation is not timed. Sizes: BENCH_SIZES=100000,1000000 (default); corpora are cached in .bench/.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { syntheticCorpus } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const cli = join(root, 'dist/cli/main.js');
@@ -35,18 +36,7 @@ function sizeOf(dir) {
 
 const rows = [];
 for (const n of sizes) {
-  const corpus = join(benchDir, `corpus-${n}`);
-  if (!existsSync(join(corpus, 'works'))) {
-    console.error(`generating ${n} works (not timed)...`);
-    const g = spawnSync(
-      process.execPath,
-      [cli, 'generate', '--works', String(n), '--seed', '1', '--out', corpus, '--force'],
-      {
-        stdio: 'inherit',
-      },
-    );
-    if (g.status !== 0) throw new Error('generate failed');
-  }
+  const corpus = syntheticCorpus(benchDir, n, cli);
   const data = join(benchDir, `data-${n}`);
   rmSync(data, { recursive: true, force: true });
   console.error(`ingest ${n}...`);

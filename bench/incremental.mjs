@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip, gzipSync } from 'node:zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { syntheticCorpus } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 // BENCH_CLI: a build of the CLI of its own (e.g. tsc --outDir .bench/frozen/dist), so that
@@ -82,18 +83,7 @@ async function citedNotHeld(storePath, count) {
 }
 
 if (!existsSync(join(cli))) throw new Error('run `npm run build` first');
-const corpus = join(benchDir, `corpus-${works}`);
-if (!existsSync(join(corpus, 'works'))) {
-  console.error(`generating ${works} works (not timed)...`);
-  const g = spawnSync(
-    process.execPath,
-    [cli, 'generate', '--works', String(works), '--seed', '1', '--out', corpus, '--force'],
-    {
-      stdio: 'inherit',
-    },
-  );
-  if (g.status !== 0) throw new Error('generate failed');
-}
+const corpus = syntheticCorpus(benchDir, works, cli);
 
 const home = join(benchDir, `incremental-${works}`);
 const base = join(home, 'base');

@@ -7,12 +7,13 @@
 // DATA_DIR, a few runs each, alternating. Budget (issue 12): pull at least 80% of ingest's speed.
 // BENCH_PULL_WORKS=100000 (default), BENCH_RUNS=5.
 import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip, gzipSync } from 'node:zlib';
+import { syntheticCorpus } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const cli = join(root, 'dist/cli/main.js');
@@ -104,18 +105,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 if (process.argv[2] === '--serve') {
   await serve(process.argv[3], process.argv[4], process.argv[5].split(','));
 } else {
-  const corpus = join(benchDir, `corpus-${works}`);
-  if (!existsSync(join(corpus, 'works'))) {
-    console.error(`generating ${works} works (not timed)...`);
-    const g = spawnSync(
-      process.execPath,
-      [cli, 'generate', '--works', String(works), '--seed', '1', '--out', corpus, '--force'],
-      {
-        stdio: 'inherit',
-      },
-    );
-    if (g.status !== 0) throw new Error('generate failed');
-  }
+  const corpus = syntheticCorpus(benchDir, works, cli);
   const { PULL_SELECT } = await import(join(root, 'dist/ingest/openalex-pull.js'));
   const out = join(benchDir, `pull-${works}`);
   console.error('loading the records into the local OpenAlex server (not timed)...');

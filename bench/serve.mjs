@@ -22,6 +22,21 @@ export function benchDataDir(name) {
   return dir;
 }
 
+/**
+ * The synthetic works of a size (`ri generate --seed 1`) under the bench folder, generated once
+ * and kept: the same corpus for every run of every batch benchmark. Returns its folder.
+ */
+export function syntheticCorpus(benchDir, works, cliPath = cli) {
+  const corpus = join(benchDir, `corpus-${works}`);
+  if (!existsSync(join(corpus, 'works'))) {
+    console.error(`generating ${works} works (not timed)...`);
+    const args = [cliPath, 'generate', '--works', String(works), '--seed', '1', '--out', corpus, '--force'];
+    const g = spawnSync(process.execPath, args, { stdio: 'inherit' });
+    if (g.status !== 0) throw new Error('generate failed');
+  }
+  return corpus;
+}
+
 export async function startBenchServer(
   dataDir,
   { plan = 'personal', portBase = 18600, env: extraEnv = {} } = {},

@@ -7,7 +7,6 @@ import { DEFAULT_SNAPSHOTS_KEEP } from '../snapshot/publication-log.js';
 
 const NETWORK_NAMES = Object.keys(NETWORKS) as [NetworkName, ...NetworkName[]];
 
-/** Service configuration from the environment, validated once at start. */
 /** The items of a comma-separated list, trimmed, empty ones dropped. */
 const commaItems = (v: string) =>
   v
@@ -15,6 +14,7 @@ const commaItems = (v: string) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
+/** Service configuration from the environment, validated once at start. */
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),

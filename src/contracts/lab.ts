@@ -2,9 +2,12 @@ import { z } from '@hono/zod-openapi';
 import { LAB_DEPTHS, LAB_LICENCE_ABOVE, type LabDepth } from '../access/policy.js';
 import { envelopeShape, PaperSchema, UsdSchema } from './common.js';
 
+/** The lab's depths as a phrase: "papers_20 or papers_100". */
+export const LAB_DEPTH_NAMES = Object.keys(LAB_DEPTHS).join(' or ');
+
 export const DepthSchema = z
   .enum(Object.keys(LAB_DEPTHS) as [LabDepth, ...LabDepth[]])
-  .describe(`${Object.keys(LAB_DEPTHS).join(' or ')}: the top papers of the quoted query`);
+  .describe(`${LAB_DEPTH_NAMES}: the top papers of the quoted query`);
 
 const DeliverableSchema = z.object({
   papers: z.number().int().openapi({ description: 'Papers delivered (fewer when fewer match)' }),

@@ -170,10 +170,10 @@ interface Evaluated {
   index: LabIndex;
 }
 
-/** Parses, resolves and matches a query; a query with no known positive term is unusable. */
 /** What the lab reads of a snapshot: its index, and the papers a run delivers. */
 type LabView = SnapshotView<LabQueries & PaperQueries>;
 
+/** Parses, resolves and matches a query; a query with no known positive term is unusable. */
 function evaluate(snapshot: SnapshotView<LabQueries>, input: string): Evaluated {
   const parsed = parse(input);
   const index = labIndex(snapshot);

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { LAB_DEPTHS, LAB_QUOTE_USD, type LabDepth, type OperationId, operation } from '../access/policy.js';
+import { LAB_QUOTE_USD, type LabDepth, type OperationId, operation } from '../access/policy.js';
 import { ElementPapersSchema, ElementSchema } from '../contracts/elements.js';
-import { LabQuoteSchema, LabRunSchema } from '../contracts/lab.js';
+import { LAB_DEPTH_NAMES, LabQuoteSchema, LabRunSchema } from '../contracts/lab.js';
 import { ResearchSchema } from '../contracts/research.js';
 import {
   SubjectHistorySchema,
@@ -66,9 +66,6 @@ const PINNED = {
     "Answer from this data version (an earlier answer's data_version) while it is kept; omit for the current data",
   ),
 };
-
-/** The lab's depths, as lab_run names them: "papers_20 or papers_100". */
-const DEPTHS = Object.keys(LAB_DEPTHS).join(' or ');
 
 /** The nine tools of the spec: each is the REST operation of the same name in the price table, over the same core. */
 export function toolDefinitions(): ToolDef[] {
@@ -193,7 +190,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'lab_run',
       op: 'labRun',
-      description: `${d('labRun')}: ${DEPTHS}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again.${PAPERS}`,
+      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again.${PAPERS}`,
       input: z.object(LabRunFields).strict(),
       output: LabRunSchema,
       async run(ctx, a) {

@@ -108,14 +108,6 @@ export interface LoadReport {
  * topics, keywords and references of unchanged works come from the cache, re-numbered, and only
  * the changed works are read; the result is the same as a full load.
  */
-export async function loadCorpus(
-  store: CorpusStore,
-  params: ScoringParameters,
-  cache: CachedCorpus | null = null,
-): Promise<Corpus> {
-  return (await loadCorpusReporting(store, params, cache)).corpus;
-}
-
 export async function loadCorpusReporting(
   store: CorpusStore,
   params: ScoringParameters,

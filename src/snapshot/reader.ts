@@ -1,12 +1,11 @@
 import type Database from 'better-sqlite3';
+import type { SubjectType } from '../scoring/score-entities.js';
 
 /**
  * Every query the service makes of an open snapshot (core, lab, web), typed, each statement
  * prepared once per snapshot on first use. The core takes the small part of the reader it needs
  * (the query groups below), so a test can hand it a plain object.
  */
-
-export type SubjectKind = 'element' | 'topic' | 'keyword';
 
 /** A row of the papers table, as the paper lists and the research search read it. */
 export interface PaperRow {
@@ -41,7 +40,7 @@ export interface ElementRow {
 }
 
 export interface SubjectRow {
-  type: SubjectKind;
+  type: SubjectType;
   id: string;
   name: string;
   description: string | null;
@@ -117,16 +116,16 @@ export interface LabSubjectRow {
 export interface SubjectQueries {
   /** Every element's row (118). */
   elementRows(): ElementRow[];
-  subject(type: SubjectKind, id: string): SubjectRow | undefined;
+  subject(type: SubjectType, id: string): SubjectRow | undefined;
   /** The elements a subject is routed to, rank 1 first. */
-  routedElements(type: SubjectKind, id: string): RoutedElementRow[];
+  routedElements(type: SubjectType, id: string): RoutedElementRow[];
   /** Topics and keywords whose name or description match an FTS expression, best first. */
   searchSubjects(match: string, limit: number): SubjectHit[];
 }
 
 export interface HistoryQueries {
   /** A subject's stored series at a resolution, as JSON. */
-  series(type: SubjectKind, id: string, resolution: string): string | undefined;
+  series(type: SubjectType, id: string, resolution: string): string | undefined;
   /** The corpus's high-impact papers per period of a resolution. */
   highImpactByPeriod(resolution: string): [string, number][];
 }
@@ -134,7 +133,7 @@ export interface HistoryQueries {
 export interface PaperQueries {
   /** Papers by ordinal, in no particular order; missing ones are left out. */
   paperRows(ordinals: readonly number[]): PaperRow[];
-  rankedPapers(type: SubjectKind, id: string): RankedRow | undefined;
+  rankedPapers(type: SubjectType, id: string): RankedRow | undefined;
   topicName(id: string): string | undefined;
 }
 
@@ -168,7 +167,7 @@ export interface LabQueries {
   /** Topics and keywords, most papers first. */
   labSubjects(): LabSubjectRow[];
   /** A subject's papers as little-endian int32 ordinals, ascending. */
-  postings(type: SubjectKind, id: string): Buffer | undefined;
+  postings(type: SubjectType, id: string): Buffer | undefined;
 }
 
 export interface SnapshotReader
@@ -226,13 +225,13 @@ export class SqliteSnapshotReader implements SnapshotReader {
     ).all() as ElementRow[];
   }
 
-  subject(type: SubjectKind, id: string): SubjectRow | undefined {
+  subject(type: SubjectType, id: string): SubjectRow | undefined {
     return this.statement(
       'SELECT type, id, name, description, paper_count, ri, ris, hri, total_ranked, extra FROM subjects WHERE type = ? AND id = ?',
     ).get(type, id) as SubjectRow | undefined;
   }
 
-  routedElements(type: SubjectKind, id: string): RoutedElementRow[] {
+  routedElements(type: SubjectType, id: string): RoutedElementRow[] {
     return this.statement(
       'SELECT rank, symbol, share FROM routed_elements WHERE type = ? AND id = ? ORDER BY rank',
     ).all(type, id) as RoutedElementRow[];
@@ -247,7 +246,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
     ).all(match, limit) as SubjectHit[];
   }
 
-  series(type: SubjectKind, id: string, resolution: string): string | undefined {
+  series(type: SubjectType, id: string, resolution: string): string | undefined {
     return this.statement(
       'SELECT series FROM history WHERE type = ? AND id = ? AND resolution = ?',
       'pluck',
@@ -266,7 +265,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
     ).all(JSON.stringify(ordinals)) as PaperRow[];
   }
 
-  rankedPapers(type: SubjectKind, id: string): RankedRow | undefined {
+  rankedPapers(type: SubjectType, id: string): RankedRow | undefined {
     return this.statement(
       'SELECT ranked, total_ranked, paper_count FROM subjects WHERE type = ? AND id = ?',
     ).get(type, id) as RankedRow | undefined;
@@ -396,7 +395,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
     ).all() as LabSubjectRow[];
   }
 
-  postings(type: SubjectKind, id: string): Buffer | undefined {
+  postings(type: SubjectType, id: string): Buffer | undefined {
     return this.statement('SELECT ordinals FROM postings WHERE type = ? AND id = ?', 'pluck').get(type, id) as
       | Buffer
       | undefined;

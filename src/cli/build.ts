@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
+import { parsedOrCliError, printedHelp } from './cli-error.js';
 import { runBuild } from './pipeline.js';
 
 const USAGE = `usage: ri build [--full] [--data-dir DIR]
@@ -12,18 +13,19 @@ and next time reads again only the works changed since. The snapshot is the same
 as a full build's. --full reads the whole corpus store again (and rewrites the cache).`;
 
 export async function run(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      full: { type: 'boolean' },
-      'data-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const { values } = parsedOrCliError(
+    () =>
+      parseArgs({
+        args,
+        options: {
+          full: { type: 'boolean' },
+          'data-dir': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
+      }),
+    (m) => `build: ${m.split('\n')[0]}\n${USAGE}`,
+  );
+  if (printedHelp(values, USAGE)) return 0;
   const result = await runBuild(values['data-dir'] ?? loadConfig().DATA_DIR, { full: values.full });
   process.stdout.write(`${result.version}\n`);
   return 0;

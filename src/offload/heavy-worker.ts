@@ -24,37 +24,31 @@ const WORKER_CACHE_KIB = 8_192;
  * prepared statements), rather than kept until a second publication pushes it out.
  */
 export const IDLE_CLOSE_MS = 30_000;
-const open = new Map<string, Snapshot>();
-const lastUsed = new Map<string, number>();
+/** The open snapshots by file path, least recently used first, each with when a task last asked for it. */
+const open = new Map<string, { snapshot: Snapshot; lastUsed: number }>();
 
 function closeIdle(except: string, now: number): void {
-  for (const [path, snapshot] of open) {
-    if (path === except || now - (lastUsed.get(path) ?? now) < IDLE_CLOSE_MS) continue;
+  for (const [path, entry] of open) {
+    if (path === except || now - entry.lastUsed < IDLE_CLOSE_MS) continue;
     open.delete(path);
-    lastUsed.delete(path);
-    snapshot.retire();
+    entry.snapshot.retire();
   }
 }
 
 function snapshotAt(path: string, version: string): Snapshot {
   const now = Date.now();
   closeIdle(path, now);
-  lastUsed.set(path, now);
-  let s = open.get(path);
-  if (s) {
-    open.delete(path);
-    open.set(path, s); // most recently used last
-    return s;
-  }
-  s = new Snapshot(version, path, { cacheKib: WORKER_CACHE_KIB, mmap: false });
-  open.set(path, s);
+  const kept = open.get(path);
+  // Deleted and set again: most recently used last.
+  open.delete(path);
+  const snapshot = kept?.snapshot ?? new Snapshot(version, path, { cacheKib: WORKER_CACHE_KIB, mmap: false });
+  open.set(path, { snapshot, lastUsed: now });
   while (open.size > KEEP_OPEN) {
-    const [oldest, snapshot] = open.entries().next().value as [string, Snapshot];
+    const [oldest, entry] = open.entries().next().value as [string, { snapshot: Snapshot }];
     open.delete(oldest);
-    lastUsed.delete(oldest);
-    snapshot.retire();
+    entry.snapshot.retire();
   }
-  return s;
+  return snapshot;
 }
 
 /** The pool's task (piscina calls it by name). */

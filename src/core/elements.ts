@@ -6,7 +6,6 @@ import { envelope, type Viewer } from './viewer.js';
 
 /** The answers' types, inferred from their contracts (src/contracts/elements.ts): they cannot drift. */
 export type { ElementAnswer, ElementListAnswer, ElementScore } from '../contracts/elements.js';
-export type { Viewer } from './viewer.js';
 
 type ElementsView = SnapshotView<Pick<SubjectQueries, 'elementRows'>>;
 
@@ -108,7 +107,7 @@ function elementRow(snapshot: ElementsView, symbol: string): ElementRow {
 }
 
 /** "Did you mean": symbols one edit away, and an element whose name was typed in place of its symbol. */
-export function suggestSymbols(input: string): string[] {
+function suggestSymbols(input: string): string[] {
   const lower = input.trim().toLowerCase();
   const byName = ELEMENTS.filter((e) => e.name.toLowerCase() === lower || e.variants.includes(lower));
   if (byName.length) return byName.map((e) => e.symbol);

@@ -41,7 +41,7 @@ const ERRORS = {
   internal_error: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
-export type ErrorCode = keyof typeof ERRORS;
+type ErrorCode = keyof typeof ERRORS;
 
 /** Every code with its status and title (for the /docs/errors page). */
 export const ERROR_CODES = Object.entries(ERRORS).map(([code, e]) => ({

@@ -9,10 +9,6 @@ import { HISTORY_NOTES } from './notes.js';
 import { findSubject, type SubjectType } from './subjects.js';
 import { envelope, type Viewer } from './viewer.js';
 
-export type { Resolution } from '../access/policy.js';
-/** The answers' types, inferred from their contracts (src/contracts): they cannot drift. */
-export type { HistoryAnswer, HistoryPoint } from '../contracts/common.js';
-
 interface StoredSeries {
   period: string[];
   papers: number[];

@@ -8,7 +8,7 @@ import { checkQuote, type LabQuote, type LabRunAnswer, type QuoteSettings } from
 import type { Viewer } from './viewer.js';
 
 /** What the lab needs besides a snapshot: where quotes are kept, the signing secret, the clock. */
-export interface LabServiceDeps {
+interface LabServiceDeps {
   state: Pick<StateStore, 'saveQuote' | 'findQuote' | 'secret'>;
   /** QUOTE_SECRET; when unset, a random secret kept in the state store, shared by every replica. */
   quoteSecret?: string;
@@ -18,7 +18,7 @@ export interface LabServiceDeps {
   heavy?: HeavyWork;
 }
 
-export interface QuoteOptions {
+interface QuoteOptions {
   /** Runs once the quote is known to be good, before it is kept (per-call payment). */
   pay?: () => Promise<void>;
   /** False for a request that only looks (HEAD): the quote is computed, not stored. */

@@ -2,7 +2,7 @@ import { endianness } from 'node:os';
 
 const LITTLE_ENDIAN = endianness() === 'LE';
 
-export interface MostCited {
+interface MostCited {
   /** [ordinal, times cited] of ranks start..end-1: most cited first, then the lower ordinal. */
   page: [number, number][];
   /** How many distinct papers are cited. */

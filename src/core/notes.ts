@@ -1,13 +1,11 @@
-import { type Edition, requiredPlan } from '../access/policy.js';
-import type { Notes } from '../contracts/common.js';
-import type { SnapshotStamp } from '../snapshot/reader.js';
-
 /**
  * How each metric should and should not be read, written for this data: the window, the corpus
  * size, how much of it has citation data. Every answer carries these notes (their contract:
  * NotesSchema).
  */
-export type { Notes } from '../contracts/common.js';
+import { type Edition, requiredPlan } from '../access/policy.js';
+import type { Notes } from '../contracts/common.js';
+import type { SnapshotStamp } from '../snapshot/reader.js';
 
 export const PAPER_NOTES =
   'Papers are ranked by impact_score: citations projected to a common age (young papers pulled toward their ' +
@@ -59,7 +57,7 @@ export function metricNotes(
  * Names only the answer's own data_version, so a pinned answer carries the same note, byte for
  * byte, as when its version was current.
  */
-export function citeNote(version: string): string {
+function citeNote(version: string): string {
   return (
     `To cite this answer, give its canonical_url and its data_version (${version}). Asked again with ` +
     `data_version=${version} (or the RI-Data-Version header) while that version is kept (GET /v1/versions ` +

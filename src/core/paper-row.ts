@@ -1,7 +1,5 @@
 import type { PaperQueries, PaperRow, SnapshotView } from '../snapshot/reader.js';
 
-export type { PaperRow } from '../snapshot/reader.js';
-
 /** The paper's URL: its DOI where it has one, else its OpenAlex record. */
 export function paperLink(p: Pick<PaperRow, 'doi' | 'work_id'>): string {
   return p.doi ? `https://doi.org/${p.doi}` : `https://openalex.org/W${p.work_id}`;

@@ -10,9 +10,6 @@ import { loadPaperRows, paperLink } from './paper-row.js';
 import { findSubject, type SubjectType } from './subjects.js';
 import { envelope, type Viewer } from './viewer.js';
 
-/** A paper as every paper list shows it (spec part 2; contract PaperSchema). Abstracts are never returned. */
-export type { PaperEntry, PaperListAnswer, PaperSort } from '../contracts/common.js';
-
 /**
  * The ranked papers of an element, topic or keyword (at most 100, rank 1 first), with every
  * field of the spec; null when the subject does not exist in this snapshot.
@@ -60,7 +57,7 @@ export function paperEntries(
   });
 }
 
-export interface PaperListOptions {
+interface PaperListOptions {
   sort: PaperSort;
   limit: number;
   /** Element route only: keep papers with this headline keyword (slug or name). */

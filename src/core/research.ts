@@ -29,7 +29,7 @@ export type Lens = 'foundational' | 'now' | 'newest';
 export const LENSES: readonly Lens[] = ['foundational', 'now', 'newest'];
 export const MAX_PAGES = 5;
 /** One page's price, from the price table. */
-export const PRICE_PER_PAGE_USD = priceOf(operation('research'))!;
+const PRICE_PER_PAGE_USD = priceOf(operation('research'))!;
 
 export interface ResearchRequest {
   q?: string;

@@ -9,14 +9,7 @@ import type { SnapshotView, SubjectQueries, SubjectRow } from '../snapshot/reade
 import { ServiceError } from './errors.js';
 import { envelope, type Viewer } from './viewer.js';
 
-/** The answers' types, inferred from their contracts (src/contracts/subjects.ts): they cannot drift. */
-export type {
-  SearchCandidate,
-  SubjectAnswer,
-  SubjectElementsAnswer,
-  SubjectSearchAnswer,
-  SubjectType,
-} from '../contracts/subjects.js';
+export type { SubjectType } from '../contracts/subjects.js';
 
 type SubjectsView = SnapshotView<SubjectQueries>;
 

@@ -18,11 +18,8 @@ export function viewerFor(plan: Plan | null, edition: Edition, publicUrl: string
   return { hriAvailable: plan !== null && planAllows(plan, HRI_ACCESS, edition), publicUrl, edition };
 }
 
-/** canonical_url, notes, data_version: inferred from the contract every answer spreads in. */
-export type { Envelope } from '../contracts/common.js';
-
 /** Where a caller without the plan is sent. */
-export const upgradeUrl = (viewer: Viewer) => `${viewer.publicUrl}/pricing`;
+const upgradeUrl = (viewer: Viewer) => `${viewer.publicUrl}/pricing`;
 
 /** The fields every answer carries: attribution URL (a web page), notes, data version. */
 export function envelope(

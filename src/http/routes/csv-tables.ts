@@ -1,7 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import type { HistoryPoint, PaperEntry } from '../../contracts/common.js';
+import {
+  type HistoryPoint,
+  HistoryPointSchema,
+  type PaperEntry,
+  PaperSchema,
+} from '../../contracts/common.js';
 import type { CsvTable } from '../csv.js';
-import { HistoryPointSchema, PaperSchema } from './shared.js';
 
 /** The CSV form of the tabular reads: the same fields as their JSON records, from the same schemas. */
 const HISTORY_FIELDS = Object.keys(HistoryPointSchema.shape);

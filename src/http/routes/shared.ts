@@ -6,9 +6,6 @@ import { ServiceError } from '../../core/errors.js';
 import type { LabService } from '../../core/lab-service.js';
 import type { HeavyWork } from '../../offload/heavy-work.js';
 
-// The shared answer parts, declared once in src/contracts (the MCP tools read them here too).
-export { envelopeShape, HistoryPointSchema, NotesSchema, PaperSchema } from '../../contracts/common.js';
-
 /** What every route registration needs besides the app. */
 export interface RouteDeps {
   edition: Edition;
@@ -21,7 +18,7 @@ export interface RouteDeps {
   snapshotDir: string;
 }
 
-export const ProblemSchema = z
+const ProblemSchema = z
   .object({
     type: z.string(),
     title: z.string(),
@@ -40,7 +37,7 @@ export const ProblemSchema = z
   .passthrough()
   .openapi('Problem', { description: 'RFC 9457 problem details' });
 
-export const problem = (description: string) => ({
+const problem = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: ProblemSchema } },
 });

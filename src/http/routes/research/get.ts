@@ -7,9 +7,7 @@ import { charge } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
 import { PinnedQuery, type RouteDeps, requireExactlyOne } from '../shared.js';
 
-export { ResearchSchema };
-
-export const LensesQuery = z
+const LensesQuery = z
   .string()
   .default(LENSES.join(','))
   .transform((s, ctx) => {

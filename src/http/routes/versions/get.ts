@@ -8,8 +8,6 @@ import { DATA_VERSION_HEADER } from '../../data-version.js';
 import { defineRoute } from '../define-route.js';
 import type { RouteDeps } from '../shared.js';
 
-export { VersionSchema, VersionsSchema };
-
 /** GET /v1/versions: the published snapshots still kept, each answerable with data_version=. */
 export function registerVersions(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(

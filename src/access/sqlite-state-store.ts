@@ -46,6 +46,20 @@ import {
 /** last_used_at is written at most this often per key, so authentication is a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/**
+ * SQLite's data_version is read at most once per this many milliseconds: reading it was a tenth of
+ * a keyed cached answer's CPU time. So a key revoked (or a plan changed) by another process, e.g.
+ * `ri keys revoke`, is refused at most about this much later; writes through any store in this
+ * process are seen at once (localWrites).
+ */
+const DATA_VERSION_RECHECK_MS = 1;
+
+/**
+ * Writes that change authentication made through any SqliteStateStore of this process: another
+ * instance on the same file sees them at once, without waiting for the data_version recheck.
+ */
+let localWrites = 0;
+
 /** A known, unrevoked key's row, with last_used_at as a number for the per-request check. */
 interface Verified {
   row: KeyRow;
@@ -81,7 +95,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async createAccount(input: { email: string | null; plan: Plan }): Promise<Account> {
-    this.lookups.clear();
+    this.forgetLookups();
     const account: Account = {
       id: randomUUID(),
       email: input.email === null ? null : normaliseEmail(input.email),
@@ -107,7 +121,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async setPlan(email: string, plan: Plan): Promise<Account> {
-    this.lookups.clear();
+    this.forgetLookups();
     const row = this.db
       .prepare(`UPDATE accounts SET plan = ? WHERE email = ? RETURNING ${ACCOUNT_COLUMNS}`)
       .get(parsePlan(plan), normaliseEmail(email)) as AccountRow | undefined;
@@ -116,7 +130,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async createKey(accountId: string, name: string | null = null): Promise<{ key: string; prefix: string }> {
-    this.lookups.clear();
+    this.forgetLookups();
     const exists = this.db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(accountId);
     if (!exists) throw new StateNotFoundError(`no account with id ${accountId}`);
     const insert = this.db.prepare(
@@ -134,22 +148,37 @@ export class SqliteStateStore implements StateStore {
    * What authenticate() found for each key presented, by the SHA-256 of the key (never the key
    * itself, so no secret sits in a long-lived structure), valid while no other connection has
    * committed: SQLite's data_version changes on every commit by another process (a `ri keys
-   * revoke`, another replica) and is read on every call, and this connection's own writes clear
-   * the map, so a revoked key is refused at once. A repeated key then costs a hash, a
-   * data_version read and a map lookup, no query. Only well-formed keys get here. Bounded: past
-   * 10,000 keys the map starts afresh.
+   * revoke`, another replica) and is read at most once per DATA_VERSION_RECHECK_MS, and writes
+   * through any store of this process clear the map (localWrites), so a revoked key is refused at
+   * once here and within about a millisecond when revoked elsewhere. A repeated key then costs a
+   * hash and a map lookup, no query. Only well-formed keys get here. Bounded: past 10,000 keys the
+   * map starts afresh.
    */
   private readonly lookups = new Map<string, Verified | null>();
   private lookupsVersion: unknown = null;
+  private lookupsLocalWrites = localWrites;
+  /** performance.now() until which lookupsVersion is taken as current without reading it again. */
+  private versionFreshUntil = -Infinity;
+
+  /** Called by every write that changes what authenticate() answers. */
+  private forgetLookups(): void {
+    this.lookups.clear();
+    localWrites++;
+  }
 
   async authenticate(key: string): Promise<KeyInfo | null> {
     const parsed = parseApiKey(key);
     if (!parsed) return null;
-    this.dataVersion ??= this.db.prepare('PRAGMA data_version').pluck();
-    const version = this.dataVersion.get();
-    if (version !== this.lookupsVersion) {
-      this.lookups.clear();
-      this.lookupsVersion = version;
+    const at = performance.now();
+    if (at >= this.versionFreshUntil || this.lookupsLocalWrites !== localWrites) {
+      this.dataVersion ??= this.db.prepare('PRAGMA data_version').pluck();
+      const version = this.dataVersion.get();
+      if (version !== this.lookupsVersion || this.lookupsLocalWrites !== localWrites) {
+        this.lookups.clear();
+        this.lookupsVersion = version;
+        this.lookupsLocalWrites = localWrites;
+      }
+      this.versionFreshUntil = at + DATA_VERSION_RECHECK_MS;
     }
     const cacheKey = hashApiKey(key);
     let found = this.lookups.get(cacheKey);
@@ -159,12 +188,12 @@ export class SqliteStateStore implements StateStore {
       this.lookups.set(cacheKey, found);
     }
     if (!found) return null;
-    const at = Date.now();
-    if (found.lastUsedMs < at - LAST_USED_RESOLUTION_MS) {
-      const stamp = new Date(at).toISOString();
+    const usedAt = Date.now();
+    if (found.lastUsedMs < usedAt - LAST_USED_RESOLUTION_MS) {
+      const stamp = new Date(usedAt).toISOString();
       this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE prefix = ?').run(stamp, found.row.prefix);
       found.row.last_used_at = stamp;
-      found.lastUsedMs = at;
+      found.lastUsedMs = usedAt;
     }
     return toKeyInfo(found.row);
   }
@@ -193,7 +222,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async revokeKey(prefix: string, accountId?: string): Promise<boolean> {
-    this.lookups.clear();
+    this.forgetLookups();
     const result = this.db
       .prepare(
         'UPDATE api_keys SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)',

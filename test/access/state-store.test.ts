@@ -648,6 +648,34 @@ function stateStoreSuite(backend: Backend) {
 stateStoreSuite(sqliteBackend);
 stateStoreSuite(postgresBackend);
 
+describe('state store: SQLite written by another process', () => {
+  it('refuses a key revoked, and sees a plan changed, by another connection (as `ri keys revoke` writes) a millisecond later', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ri-state-'));
+    const path = join(dir, 'state.sqlite');
+    const store = new SqliteStateStore(path);
+    await store.migrate();
+    const writer = new Database(path);
+    const settle = () => new Promise((ok) => setTimeout(ok, 5));
+    try {
+      const account = await store.createAccount({ email: uniqueEmail('elsewhere'), plan: 'free' });
+      const { key, prefix } = await store.createKey(account.id);
+      expect((await store.authenticate(key))?.plan).toBe('free');
+      writer.prepare('UPDATE accounts SET plan = ? WHERE id = ?').run('personal', account.id);
+      await settle();
+      expect((await store.authenticate(key))?.plan).toBe('personal');
+      writer
+        .prepare('UPDATE api_keys SET revoked_at = ? WHERE prefix = ?')
+        .run(new Date().toISOString(), prefix);
+      await settle();
+      expect(await store.authenticate(key)).toBeNull();
+    } finally {
+      writer.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('API keys', () => {
   it('have the format ri_<8 [a-z0-9]>_<43 base64url> and 256-bit secrets', () => {
     const keys = Array.from({ length: 500 }, () => generateApiKey());

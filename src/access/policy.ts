@@ -3,7 +3,11 @@
  * (REST routes, later MCP tools and the x402 layer) and by the OpenAPI generator. Change a
  * price or a plan rule here and nowhere else.
  */
+import type { Resolution } from '../scoring/resolutions.js';
 import type { Plan } from './plans.js';
+
+// Named here too because RESOLUTION_ACCESS is keyed by it (the guard reads the two together).
+export type { Resolution } from '../scoring/resolutions.js';
 
 /** Who may call: anyone, any key, or a key on at least this plan tier. */
 export type AccessLevel = 'public' | 'key' | 'personal' | 'professional';
@@ -264,9 +268,7 @@ export function priceOf(op: Operation, papers?: number): number | null {
   return (tier ?? op.prices[op.prices.length - 1]!).usd;
 }
 
-/** History resolutions: yearly with any key, monthly from Personal, daily from Professional (elements only). */
-export const RESOLUTIONS = ['yearly', 'monthly', 'daily'] as const;
-export type Resolution = (typeof RESOLUTIONS)[number];
+/** Who may ask for each history resolution: yearly any key, monthly Personal, daily Professional (elements only). */
 export const RESOLUTION_ACCESS: Record<Resolution, AccessLevel> = {
   yearly: 'key',
   monthly: 'personal',

@@ -2,10 +2,11 @@
  * The answers' shapes, declared once: the OpenAPI document and the 200 checks read these zod
  * schemas (src/http), the MCP tools declare them as output, and the core's answer types are
  * inferred from them (`z.infer`, imported as types only), so an answer and its contract cannot
- * drift. This folder imports nothing of the service but the access table.
+ * drift. This folder imports nothing of the service but the access table and the resolutions
+ * (scoring/resolutions.ts, a leaf).
  */
 import { z } from '@hono/zod-openapi';
-import { RESOLUTIONS } from '../access/policy.js';
+import { RESOLUTIONS } from '../scoring/resolutions.js';
 
 export const NotesSchema = z
   .object({

@@ -1,7 +1,7 @@
-import type { Resolution } from '../access/policy.js';
 import type { HistoryPoint } from '../contracts/common.js';
 import type { ElementHistoriesAnswer, ElementHistoryAnswer } from '../contracts/elements.js';
 import type { SubjectHistoryAnswer } from '../contracts/subjects.js';
+import type { Resolution } from '../scoring/resolutions.js';
 import type { HistoryQueries, SnapshotView, SubjectQueries } from '../snapshot/reader.js';
 import { canonicalSymbol } from './elements.js';
 import { ServiceError } from './errors.js';

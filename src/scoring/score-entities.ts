@@ -1,4 +1,3 @@
-import { RESOLUTIONS, type Resolution } from '../access/policy.js';
 import { ELEMENTS } from '../elements/elements.js';
 import { getOrCreate } from '../util/maps.js';
 import { type Corpus, type Csr, NO_DAY } from './corpus.js';
@@ -14,10 +13,9 @@ import {
 import { fractionalWeight, recencyWeight, researchIntensity, researchIntensityScore } from './formulas.js';
 import { type PaperImpact, round } from './impact.js';
 import { DAYS_PER_YEAR, type ScoringParameters } from './parameters.js';
+import { RESOLUTIONS, type Resolution } from './resolutions.js';
 
 export type SubjectType = 'element' | 'topic' | 'keyword';
-// The resolutions are the access table's (which plan may read which): the build computes each.
-export type { Resolution } from '../access/policy.js';
 
 /** One period of a history series: RI, RIS, HRI as at that period alone. */
 export interface HistorySeries {

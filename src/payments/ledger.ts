@@ -50,20 +50,14 @@ export interface PaymentLedger {
   listPayments(filter?: { since?: string; status?: PaymentStatus }): Promise<PaymentRow[]>;
 }
 
-/** A ledger row as both state stores read it (PostgreSQL gives timestamps as Date). */
-export interface PaymentDbRow {
-  id: string;
-  operation: string;
-  resource: string;
-  amount: string;
-  network: string;
-  asset: string;
-  payer: string;
-  nonce: string;
+/**
+ * A ledger row as both state stores read it (PostgreSQL gives timestamps as Date): the columns
+ * named like the row's fields hold them as they are; the others are snake_case.
+ */
+export interface PaymentDbRow
+  extends Omit<NewPayment, 'paymentId'>,
+    Pick<PaymentRow, 'status' | 'transaction' | 'error'> {
   payment_id: string | null;
-  status: PaymentStatus;
-  transaction: string | null;
-  error: string | null;
   created_at: string | Date;
   updated_at: string | Date;
 }

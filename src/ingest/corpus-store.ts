@@ -65,7 +65,11 @@ export const OPENALEX_COLUMNS = `{
 
 const OA = 'https://openalex.org/';
 
-/** From the raw JSON columns to the stored row (ids as numbers, DOIs without the resolver). */
+/**
+ * From the raw JSON columns to the stored row (ids as numbers, DOIs without the resolver), but
+ * topics and keywords raw: the merge reads their names too, and turns them into the stored form
+ * only for the rows it inserts (WORK_SELECT), so staging holds one copy of each list.
+ */
 export const STAGE_SELECT = `
   TRY_CAST(replace(id, '${OA}W', '') AS BIGINT) AS id,
   coalesce(updated_date, '') AS updated_date,
@@ -79,8 +83,6 @@ export const STAGE_SELECT = `
   counts_by_year,
   TRY_CAST(replace(primary_topic.id, '${OA}T', '') AS INTEGER) AS primary_topic,
   TRY_CAST(replace(primary_topic.field.id, '${OA}fields/', '') AS INTEGER) AS field_id,
-  list_transform(topics, t -> {'id': TRY_CAST(replace(t.id, '${OA}T', '') AS INTEGER), 'score': t.score}) AS topics,
-  list_transform(keywords, k -> {'slug': replace(k.id, '${OA}keywords/', ''), 'score': k.score}) AS keywords,
   list_filter(list_transform(referenced_works, r -> TRY_CAST(replace(r, '${OA}W', '') AS BIGINT)), r -> r IS NOT NULL) AS refs,
   coalesce(is_retracted, false) AS is_retracted,
   coalesce(is_paratext, false) AS is_paratext,
@@ -89,8 +91,11 @@ export const STAGE_SELECT = `
   keywords AS keywords_raw,
   filename`;
 
-const WORK_COLUMNS =
-  'id, updated_date, doi, title, year, pub_date, venue, type, cited_by_count, counts_by_year, primary_topic, field_id, topics, keywords, refs';
+/** A staged row (alias s) in the stored form, in the column order of the works table. */
+const WORK_SELECT = `s.id, s.updated_date, s.doi, s.title, s.year, s.pub_date, s.venue, s.type, s.cited_by_count,
+  s.counts_by_year, s.primary_topic, s.field_id,
+  list_transform(s.topics_raw, t -> {'id': TRY_CAST(replace(t.id, '${OA}T', '') AS INTEGER), 'score': t.score}) AS topics,
+  list_transform(s.keywords_raw, k -> {'slug': replace(k.id, '${OA}keywords/', ''), 'score': k.score}) AS keywords, s.refs`;
 
 export interface MergeCounts {
   read: number;
@@ -213,18 +218,21 @@ export class CorpusStore {
       FROM staged s ANTI JOIN latest ON s.rowid = latest.r LEFT JOIN works w ON w.id = s.id
       WHERE s.id IS NOT NULL AND NOT s.is_retracted AND NOT s.is_paratext`);
     const superseded = Number(supersededRows[0]?.[0] ?? 0);
+    // The staged rows that change the store, by row number only: the wide columns are read once,
+    // when inserted (a copy of them all cost as much as the insert).
     await c.run(`CREATE TEMP TABLE newer AS
-      SELECT s.*, w.id IS NOT NULL AS existed
+      SELECT s.rowid AS r, s.id, w.id IS NOT NULL AS existed, s.is_retracted OR s.is_paratext AS excluded
       FROM staged s
       JOIN latest ON s.rowid = latest.r
       LEFT JOIN works w ON w.id = s.id
       WHERE w.id IS NULL OR s.updated_date > w.updated_date`);
+    const newerStaged = 'staged s SEMI JOIN newer n ON s.rowid = n.r';
     await c.run('BEGIN TRANSACTION');
     try {
       await c.run('DELETE FROM works WHERE id IN (SELECT id FROM newer WHERE existed)');
       await c.run('DELETE FROM tags WHERE id IN (SELECT id FROM newer WHERE existed)');
       await c.run(
-        `INSERT INTO works SELECT ${WORK_COLUMNS} FROM newer WHERE NOT is_retracted AND NOT is_paratext`,
+        `INSERT INTO works SELECT ${WORK_SELECT} FROM staged s SEMI JOIN newer n ON s.rowid = n.r AND NOT n.excluded`,
       );
       await this.logChanges('SELECT id FROM newer');
       // Names of topics and keywords the taxonomy does not have (the works carry them). Copies
@@ -238,10 +246,10 @@ export class CorpusStore {
           UNION ALL
           SELECT primary_topic AS id, primary_topic_raw.display_name AS name, primary_topic_raw.subfield.display_name AS subfield,
                  field_id, primary_topic_raw.field.display_name AS field, primary_topic_raw.domain.display_name AS domain
-          FROM newer WHERE primary_topic IS NOT NULL
+          FROM ${newerStaged} WHERE primary_topic IS NOT NULL
           UNION ALL
           SELECT TRY_CAST(replace(t.id, 'https://openalex.org/T', '') AS INTEGER), t.display_name, NULL, NULL, NULL, NULL
-          FROM (SELECT unnest(topics_raw) AS t FROM newer))
+          FROM (SELECT unnest(topics_raw) AS t FROM ${newerStaged}))
         WHERE id IS NOT NULL AND name IS NOT NULL AND id NOT IN (SELECT id FROM topics WHERE keywords IS NOT NULL)
         ORDER BY id, subfield IS NULL, name, subfield, field, domain`);
       await c.run('DELETE FROM topics WHERE keywords IS NULL AND id IN (SELECT id FROM topic_names)');
@@ -251,7 +259,7 @@ export class CorpusStore {
       // ingested one at a time (as --watch does) name keywords as one run over them all does.
       await c.run(`CREATE OR REPLACE TEMP TABLE keyword_names AS
         SELECT replace(k.id, 'https://openalex.org/keywords/', '') AS slug, min(k.display_name) AS name
-        FROM (SELECT unnest(keywords_raw) AS k FROM newer)
+        FROM (SELECT unnest(keywords_raw) AS k FROM ${newerStaged})
         WHERE k.id IS NOT NULL AND k.display_name IS NOT NULL
         GROUP BY 1`);
       await c.run(`UPDATE keywords SET name = n.name FROM keyword_names n
@@ -263,9 +271,9 @@ export class CorpusStore {
         (SELECT count(*) FROM staged WHERE id IS NULL) AS invalid,
         (SELECT count(*) FROM staged WHERE id IS NOT NULL AND is_retracted) AS retracted,
         (SELECT count(*) FROM staged WHERE id IS NOT NULL AND is_paratext AND NOT is_retracted) AS paratext,
-        (SELECT count(*) FROM newer WHERE NOT existed AND NOT is_retracted AND NOT is_paratext) AS kept,
-        (SELECT count(*) FROM newer WHERE existed AND NOT is_retracted AND NOT is_paratext) AS replaced,
-        (SELECT count(*) FROM newer WHERE existed AND (is_retracted OR is_paratext)) AS removed`);
+        (SELECT count(*) FROM newer WHERE NOT existed AND NOT excluded) AS kept,
+        (SELECT count(*) FROM newer WHERE existed AND NOT excluded) AS replaced,
+        (SELECT count(*) FROM newer WHERE existed AND excluded) AS removed`);
       await c.run('COMMIT');
       const n = (k: keyof MergeCounts) => Number(row?.[k] ?? 0);
       const counts: MergeCounts = {

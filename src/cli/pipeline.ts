@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
-import type { IngestSummary } from '../ingest/ingest.js';
+import type { IngestCounts, IngestSummary } from '../ingest/ingest.js';
 import { expandWorksPaths } from '../ingest/sources.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
 import { listSnapshotVersions, readPointerName, snapshotFile, verifySnapshot } from '../snapshot/publish.js';
@@ -83,12 +83,16 @@ export async function runTag(dataDir: string): Promise<number> {
 }
 
 export function formatSummary(s: IngestSummary): string {
-  const c = s.counts;
+  return `ingest: ${s.files} file(s) in ${s.seconds.toFixed(1)} s: ${formatCounts(s.counts)}`;
+}
+
+/** What a merge did with the records read (the ingest and pull summaries end with it). */
+export function formatCounts(c: IngestCounts): string {
   const skipped = c.skipped.retracted + c.skipped.paratext + c.skipped.malformed + c.skipped.invalid;
   return (
-    `ingest: ${s.files} file(s) in ${s.seconds.toFixed(1)} s: ${c.read} read, ${c.kept} kept, ${c.replaced} replaced, ` +
-    `${c.unchanged} unchanged, ${c.removed} removed, ${skipped} skipped (retracted ${c.skipped.retracted}, ` +
-    `paratext ${c.skipped.paratext}, malformed ${c.skipped.malformed}, invalid ${c.skipped.invalid})`
+    `${c.read} read, ${c.kept} kept, ${c.replaced} replaced, ${c.unchanged} unchanged, ${c.removed} removed, ` +
+    `${skipped} skipped (retracted ${c.skipped.retracted}, paratext ${c.skipped.paratext}, ` +
+    `malformed ${c.skipped.malformed}, invalid ${c.skipped.invalid})`
   );
 }
 

@@ -15,7 +15,7 @@ import {
 } from '../ingest/openalex-pull.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
-import { runTag } from './pipeline.js';
+import { formatCounts, runTag } from './pipeline.js';
 import { ingestProgressReporter } from './progress.js';
 
 const USAGE = `usage: ri pull [--since DATE] [--filter F] [--data-dir DIR]
@@ -102,13 +102,7 @@ function config(): Config {
 }
 
 export function formatPullSummary(s: PullSummary): string {
-  const c = s.counts;
-  const skipped = c.skipped.retracted + c.skipped.paratext + c.skipped.malformed + c.skipped.invalid;
-  return (
-    `pull: ${s.pages} page(s) in ${s.seconds.toFixed(1)} s: ${c.read} read, ${c.kept} kept, ${c.replaced} replaced, ` +
-    `${c.unchanged} unchanged, ${c.removed} removed, ${skipped} skipped (retracted ${c.skipped.retracted}, ` +
-    `paratext ${c.skipped.paratext}, malformed ${c.skipped.malformed}, invalid ${c.skipped.invalid})`
-  );
+  return `pull: ${s.pages} page(s) in ${s.seconds.toFixed(1)} s: ${formatCounts(s.counts)}`;
 }
 
 /** Pulls into the corpus store of dataDir, reporting on stderr; user-caused failures are CliErrors. */

@@ -6,6 +6,10 @@ import { type Account, AccountExistsError, type StateStore, StateUrlError } from
 import { ConfigError, loadConfig } from '../config/config.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 
+/** How the state commands (keys, plans, payments, state) find the state store: the end of their usage. */
+export const STATE_USAGE = `State: STATE_URL (postgres://... or sqlite:PATH), else DATA_DIR/state.sqlite.
+Options: --data-dir DIR overrides DATA_DIR.`;
+
 const USAGE = `usage: ri keys create --plan ${PLANS.join('|')} [--email E]
        ri keys list
        ri keys revoke PREFIX
@@ -16,8 +20,7 @@ create  creates the account if needed (the one with that email, else a new accou
 list    every key: prefix, plan, email, created, revoked (never the key or its hash).
 revoke  revokes the key with that prefix (the 8 characters after 'ri_'), at once for every server.
 
-State: STATE_URL (postgres://... or sqlite:PATH), else DATA_DIR/state.sqlite.
-Options: --data-dir DIR overrides DATA_DIR.`;
+${STATE_USAGE}`;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseCliArgs(args);

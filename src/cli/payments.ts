@@ -3,7 +3,7 @@ import { loadConfig } from '../config/config.js';
 import type { PaymentStatus } from '../payments/ledger.js';
 import { evmAuthorizationReader, reconcilePayments } from '../payments/reconcile.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
-import { withStore } from './keys.js';
+import { STATE_USAGE, withStore } from './keys.js';
 
 const USAGE = `usage: ri payments list [--since DATE] [--status pending|settled|failed]
        ri payments reconcile
@@ -14,8 +14,7 @@ reconcile  resolves rows left pending by a crash between settlement and the ledg
            payment whose authorization was used on chain becomes settled (with its transaction);
            one not used and older than 10 minutes becomes failed. Reads X402_EVM_RPC_URL.
 
-State: STATE_URL (postgres://... or sqlite:PATH), else DATA_DIR/state.sqlite.
-Options: --data-dir DIR overrides DATA_DIR.`;
+${STATE_USAGE}`;
 
 const STATUSES = ['pending', 'settled', 'failed'] as const;
 

@@ -2,15 +2,14 @@ import { parseArgs } from 'node:util';
 import { PLANS } from '../access/plans.js';
 import { StateNotFoundError } from '../access/state-store.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
-import { toPlan, withStore } from './keys.js';
+import { STATE_USAGE, toPlan, withStore } from './keys.js';
 
 const USAGE = `usage: ri plans set EMAIL ${PLANS.join('|')}
 
 Changes the plan of the account with that email. Every key of the account has the new plan at
 once, on every server sharing the state store.
 
-State: STATE_URL (postgres://... or sqlite:PATH), else DATA_DIR/state.sqlite.
-Options: --data-dir DIR overrides DATA_DIR.`;
+${STATE_USAGE}`;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parsedOrCliError(() => parse(args));

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { redactUrl, splitSchemaParam } from '../access/open-state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
+import { STATE_USAGE } from './keys.js';
 
 const USAGE = `usage: ri state backup FILE
        ri state restore FILE
@@ -21,8 +22,7 @@ restore  writes the state store from FILE, a backup made by 'ri state backup', o
 PostgreSQL (STATE_URL postgres://...): both print the pg_dump / pg_restore command to run and
 exit 1 (docs/operations.md, "Backups").
 
-State: STATE_URL (postgres://... or sqlite:PATH), else DATA_DIR/state.sqlite.
-Options: --data-dir DIR overrides DATA_DIR.`;
+${STATE_USAGE}`;
 
 /** The tables counted in the report of a backup or restore (a check that the rows are there). */
 const COUNTED = ['accounts', 'api_keys', 'payments'] as const;

@@ -10,10 +10,10 @@ import { serverTiming, type Timing } from './server-timing.js';
  * plain object it hands the headers to Node's writeHead as they are. For an answer served from
  * the response cache that was most of the CPU time the service spent above a bare route.
  *
- * How: the front middleware (cors.ts) opens the collection with startAnswerHeaders(). Middleware
- * adds to it with addAnswerHeaders(). A cached answer takes the collection into its own plain
- * header object in one step (takeAnswerHeaders()); any other answer (handlers, errors, 404s) gets
- * the headers it does not set itself at the end, from the front middleware (applyAnswerHeaders()).
+ * How: the first step (cors.ts) opens the collection with startAnswerHeaders(). Later steps add
+ * to it with addAnswerHeaders(). A cached answer takes the collection into its own plain header
+ * object in one step (takeAnswerHeaders()); any other answer (handlers, errors, 404s) gets the
+ * headers it does not set itself at the end, from the first step's exit (applyAnswerHeaders()).
  * Either way the answer carries the same headers as with c.header(), and the answer's own headers
  * win over collected ones of the same name, as before.
  *
@@ -36,7 +36,7 @@ export function startAnswerHeaders(c: Context, values: Record<string, string>): 
   return collected;
 }
 
-/** Adds headers to every answer of this request; without the front middleware, c.header(). */
+/** Adds headers to every answer of this request; without the first step, c.header(). */
 export function addAnswerHeaders(c: Context, headers: Record<string, string>): void {
   const collected = (c as Context<WithAnswerHeaders>).get(VAR);
   if (collected && !collected.taken) {
@@ -72,8 +72,9 @@ export function takeAnswerHeaders(
 }
 
 /** Sets the collected headers the answer does not carry yet (unless a cached answer took them). */
-export function applyAnswerHeaders(c: Context, collected: AnswerHeaders): void {
-  if (collected.taken) return;
+export function applyAnswerHeaders(c: Context): void {
+  const collected = (c as Context<WithAnswerHeaders>).get(VAR);
+  if (!collected || collected.taken) return;
   collected.taken = true;
   const headers = c.res.headers;
   for (const name in collected.values) if (!headers.has(name)) headers.set(name, collected.values[name]!);

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, ErrorHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { Plan } from '../access/plans.js';
@@ -28,11 +28,12 @@ import { cors } from './cors.js';
 import { pinnedSnapshot, requestedVersion } from './data-version.js';
 import { ipAllowed } from './ip-allow.js';
 import { methodNotAllowed, methodsByPath } from './method-not-allowed.js';
-import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
+import { createMetrics, metricsHandler, metricsStep } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentGate } from './payment.js';
+import { afterNext, beforeNext, pipeline, type Step } from './pipeline.js';
 import { handleError, MAX_BODY_BYTES, MAX_URL_CHARS, problemResponse, validationProblem } from './problem.js';
-import { clientIp, MemoryRateLimiter, type RateLimiter, rateLimit } from './rate-limit.js';
+import { clientIp, MemoryRateLimiter, type RateLimiter, rateLimitStep } from './rate-limit.js';
 import { requestLog } from './request-log.js';
 import { responseCache } from './response-cache.js';
 import { registerRoutes } from './routes/index.js';
@@ -53,26 +54,66 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   const metrics = deps.metrics ?? createMetrics();
   const limiter: RateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
-  // Request id and CORS headers in one step, set before the handler (see cors.ts for why).
   const paymentsOn = deps.config.EDITION === 'full' && deps.payments?.enabled === true;
-  app.use('*', cors(paymentsOn, deps.config.publicUrl));
-  if (deps.logger?.isLevelEnabled('info')) app.use('*', requestLog(deps.logger));
-  app.use('*', metricsMiddleware(metrics));
-  // A path and query longer than any this API needs: 414, before any routing or lookup.
-  app.use('*', async (c, next) => {
-    const url = c.req.url;
-    if (url.length - url.indexOf('/', url.indexOf('//') + 2) <= MAX_URL_CHARS) return next();
-    return problemResponse(
-      c,
-      new ServiceError('uri_too_long', `The path and query are longer than ${MAX_URL_CHARS} characters.`),
+  const onError: ErrorHandler<AppEnv> = (error, c) => {
+    // A damaged snapshot page: a temporary data error (never charged); the file is checked at once.
+    const snapshot = c.get('snapshot') as Snapshot | undefined;
+    if (snapshot && isCorruption(error)) {
+      log('snapshot read failed', {
+        err: error.message,
+        data_version: snapshot.version,
+        req_id: c.get('requestId'),
+      });
+      void deps.snapshots.suspect(snapshot);
+      return problemResponse(
+        c,
+        new ServiceError(
+          'data_unavailable',
+          'The data snapshot could not be read; try again shortly.',
+          {},
+          {
+            'retry-after': '1',
+          },
+        ),
+      );
+    }
+    return handleError(error, c, (e) =>
+      log('request failed', { err: e.message, stack: e.stack, req_id: c.get('requestId'), path: c.req.path }),
     );
-  });
-  app.use('*', compression());
+  };
+  // A path and query longer than any this API needs: 414, before any routing or lookup.
+  const uriLength: Step = {
+    enter(c) {
+      const url = c.req.url;
+      if (url.length - url.indexOf('/', url.indexOf('//') + 2) <= MAX_URL_CHARS) return undefined;
+      return problemResponse(
+        c,
+        new ServiceError('uri_too_long', `The path and query are longer than ${MAX_URL_CHARS} characters.`),
+      );
+    },
+  };
   // Pages only: the API answers no HTML, and reading a cached answer's headers here would make
   // @hono/node-server copy them into a Headers object (a tenth of a cached answer's cost).
-  const pageHeaders = securityHeaders(deps.config.publicUrl);
-  app.use('*', (c, next) =>
-    c.req.path.startsWith('/v1/') || c.req.path === '/mcp' ? next() : pageHeaders(c, next),
+  const pageHeaders = afterNext(securityHeaders(deps.config.publicUrl));
+  const pagesOnly: Step = {
+    exit: (c) => (c.req.path.startsWith('/v1/') || c.req.path === '/mcp' ? undefined : pageHeaders.exit!(c)),
+  };
+  // What every request passes through, as one middleware (pipeline.ts): request id and CORS
+  // headers first, set before the handler (see cors.ts for why), then the request log, metrics,
+  // the 414 check, compression and the pages' headers.
+  app.use(
+    '*',
+    pipeline(
+      [
+        cors(paymentsOn, deps.config.publicUrl) as Step,
+        ...(deps.logger?.isLevelEnabled('info') ? [requestLog(deps.logger)] : []),
+        metricsStep(metrics),
+        uriLength,
+        compression(),
+        pagesOnly,
+      ],
+      onError,
+    ),
   );
 
   // The older edition has no research, lab or payment endpoints: they answer 404.
@@ -163,30 +204,38 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   // The snapshot a request starts with is the one it answers from, even if a newer one is published
   // meanwhile; a read pinned with data_version= or RI-Data-Version answers from that one.
-  v1.use('*', async (c, next) => {
-    if (c.req.path === '/v1/openapi.json') return next();
-    const pinned = requestedVersion(c);
-    const snapshot = pinned
-      ? await pinnedSnapshot(deps.snapshots, pinned, deps.config.publicUrl)
-      : deps.snapshots.acquire();
-    if (!snapshot)
-      throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
-    c.set('snapshot', snapshot);
-    try {
-      await next();
-    } finally {
-      snapshot.release();
-    }
-  });
+  const snapshotStep: Step<Context<AppEnv>> = {
+    enter(c) {
+      if (c.req.path === '/v1/openapi.json') return undefined;
+      const pinned = requestedVersion(c);
+      if (pinned)
+        return pinnedSnapshot(deps.snapshots, pinned, deps.config.publicUrl).then((snapshot) => {
+          c.set('snapshot', snapshot);
+          return undefined;
+        });
+      const snapshot = deps.snapshots.acquire();
+      if (!snapshot)
+        throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
+      c.set('snapshot', snapshot);
+      return undefined;
+    },
+    exit(c) {
+      c.get('snapshot')?.release();
+    },
+  };
   // Only requests with a body are measured: reading c.req.raw on a GET would make
   // @hono/node-server build a full Request object, about a third of a cached answer's cost.
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new HTTPException(413);
-    },
-  });
-  v1.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  const limitBody = beforeNext(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HTTPException(413);
+      },
+    }),
+  );
+  const bodyLimitStep: Step = {
+    enter: (c) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : limitBody.enter!(c)),
+  };
   // Each key's budget is its plan's (the access table), unless RATE_LIMIT_PER_KEY sets one for all.
   const planLimits = Object.fromEntries(
     Object.entries(PLAN_RATE_LIMITS).map(([plan, n]) => [
@@ -194,7 +243,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       { limit: deps.config.RATE_LIMIT_PER_KEY ?? n, windowSeconds: 60 },
     ]),
   ) as Record<Plan, { limit: number; windowSeconds: number }>;
-  const limits = rateLimit(limiter, {
+  const limits = rateLimitStep(limiter, {
     perKey: planLimits.free,
     perKeyFor: (c) => planLimits[(c.get('caller') as Caller | undefined)?.plan ?? 'free'],
     perIp: { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
@@ -206,11 +255,23 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
     deps.config.TRUST_PROXY,
   );
-  v1.use('*', authenticate(deps.state, badKeys, usage));
-  v1.use('*', limits);
-  // Pay per call (x402), only in the full edition and when a network is offered.
-  if (paymentsOn) v1.use('*', paymentGate(deps.payments!, routes.edition, routes.publicUrl));
-  v1.use('*', responseCache());
+  const authenticated = authenticate(deps.state, badKeys, usage) as Step;
+  // Every /v1 request, as one middleware: its snapshot, the body limit, the caller, the rate limit,
+  // pay per call (x402: only in the full edition and when a network is offered) and the cache.
+  v1.use(
+    '*',
+    pipeline(
+      [
+        snapshotStep as Step,
+        bodyLimitStep,
+        authenticated,
+        limits,
+        ...(paymentsOn ? [paymentGate(deps.payments!, routes.edition, routes.publicUrl) as Step] : []),
+        responseCache() as Step,
+      ],
+      onError,
+    ),
+  );
 
   registerRoutes(v1, routes);
   app.route('/v1', v1);
@@ -226,7 +287,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     version: SERVICE_VERSION,
     log,
   });
-  app.use('/mcp', authenticate(deps.state, badKeys, usage), limits);
+  app.use('/mcp', pipeline([authenticated, limits], onError));
   app.all('/mcp', async (c) => {
     // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
     if (c.req.method !== 'POST')
@@ -282,31 +343,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       return problemResponse(c, methodNotAllowed(c.req.method, c.req.path, allowed));
     return problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`));
   });
-  app.onError((error, c) => {
-    // A damaged snapshot page: a temporary data error (never charged); the file is checked at once.
-    const snapshot = c.get('snapshot') as Snapshot | undefined;
-    if (snapshot && isCorruption(error)) {
-      log('snapshot read failed', {
-        err: error.message,
-        data_version: snapshot.version,
-        req_id: c.get('requestId'),
-      });
-      void deps.snapshots.suspect(snapshot);
-      return problemResponse(
-        c,
-        new ServiceError(
-          'data_unavailable',
-          'The data snapshot could not be read; try again shortly.',
-          {},
-          {
-            'retry-after': '1',
-          },
-        ),
-      );
-    }
-    return handleError(error, c, (e) =>
-      log('request failed', { err: e.message, stack: e.stack, req_id: c.get('requestId'), path: c.req.path }),
-    );
-  });
+  app.onError(onError);
   return app;
 }

@@ -1,9 +1,10 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { StateStore } from '../access/state-store.js';
 import type { UsageCounter } from '../access/usage-counter.js';
 import { ServiceError } from '../core/errors.js';
 import type { BadKeyGuard } from './bad-keys.js';
 import type { AppEnv, Caller } from './context.js';
+import type { Step } from './pipeline.js';
 
 const ANONYMOUS: Caller = { plan: null, keyPrefix: null, accountId: null };
 
@@ -17,14 +18,8 @@ export function authenticate(
   state: StateStore,
   badKeys?: BadKeyGuard,
   usage?: UsageCounter,
-): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const header = c.req.header('authorization');
-    if (!header) {
-      c.set('caller', ANONYMOUS);
-      c.set('apiKeyPrefix', undefined);
-      return next();
-    }
+): Step<Context<AppEnv>> {
+  const keyed = async (c: Context<AppEnv>, header: string): Promise<undefined> => {
     badKeys?.check(c);
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const info = m ? await state.authenticate(m[1]!) : null;
@@ -42,6 +37,15 @@ export function authenticate(
     usage?.record(info.prefix);
     c.set('caller', { plan: info.plan, keyPrefix: info.prefix, accountId: info.accountId });
     c.set('apiKeyPrefix', info.prefix);
-    return next();
+    return undefined;
+  };
+  return {
+    enter(c) {
+      const header = c.req.header('authorization');
+      if (header) return keyed(c, header);
+      c.set('caller', ANONYMOUS);
+      c.set('apiKeyPrefix', undefined);
+      return undefined;
+    },
   };
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
+import type { Step } from './pipeline.js';
 
 export type Encoding = 'br' | 'gzip';
 
@@ -153,37 +154,42 @@ export function markPrecompressed(c: Context): void {
  * event loop and only above MIN_COMPRESS_BYTES. Every compressible answer says
  * `Vary: Accept-Encoding`.
  */
-export function compression(): MiddlewareHandler {
-  return async (c, next) => {
-    await next();
+export function compression(): Step {
+  return {
     // A cached answer is done: touching the headers or body of @hono/node-server's lightweight
-    // Response would turn it into a stream and take the slow path.
-    if (c.req.method === 'HEAD' || (c as Context<WithPrecompressed>).get(PRECOMPRESSED)) return;
-    const res = c.res;
-    const headers = res.headers;
-    if (
-      res.status === 204 ||
-      res.status === 304 ||
-      headers.has('content-encoding') ||
-      !isCompressible(headers.get('content-type') ?? '')
-    )
-      return;
-    if (!/\baccept-encoding\b/i.test(headers.get('vary') ?? '')) headers.append('vary', 'Accept-Encoding');
-    const encoding = chooseEncoding(c.req.header('accept-encoding'));
-    if (!encoding || !res.body) return;
-    const raw = new Uint8Array(await res.arrayBuffer());
-    if (raw.length < MIN_COMPRESS_BYTES) {
-      replaceAnswer(c, new Response(raw, { status: res.status, headers }));
-      return;
-    }
-    const body = /\bpublic\b/.test(headers.get('cache-control') ?? '')
-      ? await compressShared(raw, encoding)
-      : await compress(raw, encoding);
-    const out = new Headers(headers);
-    out.set('content-encoding', encoding);
-    out.delete('content-length');
-    const etag = out.get('etag');
-    if (etag) out.set('etag', encodedEtag(etag, encoding));
-    replaceAnswer(c, new Response(body, { status: res.status, headers: out }));
+    // Response would turn it into a stream and take the slow path. (No promise for it either.)
+    exit: (c) =>
+      c.req.method === 'HEAD' || (c as Context<WithPrecompressed>).get(PRECOMPRESSED)
+        ? undefined
+        : compressAnswer(c),
   };
+}
+
+async function compressAnswer(c: Context): Promise<void> {
+  const res = c.res;
+  const headers = res.headers;
+  if (
+    res.status === 204 ||
+    res.status === 304 ||
+    headers.has('content-encoding') ||
+    !isCompressible(headers.get('content-type') ?? '')
+  )
+    return;
+  if (!/\baccept-encoding\b/i.test(headers.get('vary') ?? '')) headers.append('vary', 'Accept-Encoding');
+  const encoding = chooseEncoding(c.req.header('accept-encoding'));
+  if (!encoding || !res.body) return;
+  const raw = new Uint8Array(await res.arrayBuffer());
+  if (raw.length < MIN_COMPRESS_BYTES) {
+    replaceAnswer(c, new Response(raw, { status: res.status, headers }));
+    return;
+  }
+  const body = /\bpublic\b/.test(headers.get('cache-control') ?? '')
+    ? await compressShared(raw, encoding)
+    : await compress(raw, encoding);
+  const out = new Headers(headers);
+  out.set('content-encoding', encoding);
+  out.delete('content-length');
+  const etag = out.get('etag');
+  if (etag) out.set('etag', encodedEtag(etag, encoding));
+  replaceAnswer(c, new Response(body, { status: res.status, headers: out }));
 }

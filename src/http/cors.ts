@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { applyAnswerHeaders, startAnswerHeaders } from './answer-headers.js';
+import type { Step } from './pipeline.js';
 
 const EXPOSE = [
   'ETag',
@@ -17,7 +18,7 @@ const EXPOSE_PAYMENTS = [...EXPOSE, 'PAYMENT-REQUIRED', 'PAYMENT-RESPONSE'].join
 
 /**
  * The request id (taken from X-Request-Id or made) and CORS for a public read-only API: any origin,
- * GET and POST, preflight answered here. Mounted first: it opens the collection of headers every
+ * GET and POST, preflight answered here. The first step: it opens the collection of headers every
  * answer carries (answer-headers.ts) and puts them on the answer at the end. Not hono/cors: it
  * writes to c.res before the handler, which makes @hono/node-server rebuild every response as a
  * stream (a quarter of the throughput).
@@ -25,28 +26,30 @@ const EXPOSE_PAYMENTS = [...EXPOSE, 'PAYMENT-REQUIRED', 'PAYMENT-RESPONSE'].join
 export function cors(
   payments = false,
   publicUrl = '',
-): MiddlewareHandler<{ Variables: { requestId: string; publicUrl: string } }> {
+): Step<Context<{ Variables: { requestId: string; publicUrl: string } }>> {
   const expose = payments ? EXPOSE_PAYMENTS : EXPOSE.join(', ');
-  return async (c, next) => {
-    if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
-      return c.body(null, 204, {
+  return {
+    enter(c) {
+      if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
+        return c.body(null, 204, {
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': 'GET, POST, OPTIONS',
+          'access-control-allow-headers':
+            c.req.header('access-control-request-headers') ?? 'authorization, content-type',
+          'access-control-max-age': '86400',
+          vary: 'Access-Control-Request-Headers',
+        });
+      }
+      const requestId = c.req.header('x-request-id')?.slice(0, 100) || randomUUID();
+      c.set('requestId', requestId);
+      c.set('publicUrl', publicUrl);
+      startAnswerHeaders(c, {
+        'x-request-id': requestId,
         'access-control-allow-origin': '*',
-        'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers':
-          c.req.header('access-control-request-headers') ?? 'authorization, content-type',
-        'access-control-max-age': '86400',
-        vary: 'Access-Control-Request-Headers',
+        'access-control-expose-headers': expose,
       });
-    }
-    const requestId = c.req.header('x-request-id')?.slice(0, 100) || randomUUID();
-    c.set('requestId', requestId);
-    c.set('publicUrl', publicUrl);
-    const collected = startAnswerHeaders(c, {
-      'x-request-id': requestId,
-      'access-control-allow-origin': '*',
-      'access-control-expose-headers': expose,
-    });
-    await next();
-    applyAnswerHeaders(c, collected);
+      return undefined;
+    },
+    exit: applyAnswerHeaders,
   };
 }

@@ -2,6 +2,7 @@ import type { Context, Handler, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { RouterRoute } from 'hono/types';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { pipeline, type Step } from './pipeline.js';
 
 /** Seconds; fine at the low end, where a read-only API over a local snapshot spends its time. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -82,6 +83,11 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 
 /** Counts and times every request; mount it first so it sees every answer, errors and 429s too. */
 export function metricsMiddleware(metrics: Metrics): MiddlewareHandler {
+  return pipeline([metricsStep(metrics)]);
+}
+
+/** metricsMiddleware as a step of the app's pipeline (pipeline.ts). */
+export function metricsStep(metrics: Metrics): Step {
   // Label children made once per (method, route, status): label hashing on every request is
   // measurable at tens of thousands of requests per second. The set is bounded like the labels.
   const children = new Map<string, { requests: { inc(): void }; duration: { observe(v: number): void } }>();
@@ -104,21 +110,24 @@ export function metricsMiddleware(metrics: Metrics): MiddlewareHandler {
 }
 
 /**
- * A middleware that calls `done` once a request is answered, with its status (500 when a handler
- * threw) and its duration in milliseconds: the metrics and the request log both time requests so.
+ * A step that calls `done` once a request is answered, with its status and its duration in
+ * milliseconds: the metrics and the request log both time requests so.
  */
-export function onAnswered(done: (c: Context, status: number, ms: number) => void): MiddlewareHandler {
-  return async (c, next) => {
-    const start = performance.now();
-    let status = 500;
-    try {
-      await next();
-      status = c.res.status;
-    } finally {
-      done(c, status, performance.now() - start);
-    }
+export function onAnswered(done: (c: Context, status: number, ms: number) => void): Step {
+  // Each instance keeps its start under its own name in the context.
+  const started = `answeredStart${instances++}`;
+  type Timed = Context<{ Variables: Record<string, number> }>;
+  return {
+    enter(c) {
+      (c as Timed).set(started, performance.now());
+      return undefined;
+    },
+    exit(c) {
+      done(c, c.res.status, performance.now() - (c as Timed).get(started));
+    },
   };
 }
+let instances = 0;
 
 /**
  * GET /metrics: the registry in Prometheus text format. With `dataVersion`, snapshot_info is

@@ -1,11 +1,12 @@
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { type Edition, goesAsPayer, type Operation, payerPlan, priceOf } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { PRICED_OPERATIONS } from '../payments/discovery.js';
 import { NETWORKS } from '../payments/networks.js';
 import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
 import type { AppEnv } from './context.js';
+import type { Step } from './pipeline.js';
 import { problemResponse } from './problem.js';
 
 /**
@@ -41,41 +42,54 @@ export function paymentGate(
   service: PaymentService,
   edition: Edition,
   publicUrl: string,
-): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const op = pricedOperation(c.req.method, c.req.path);
-    if (!op) return next();
-    c.set('payments', service);
-    const caller = c.get('caller');
-    const signature = c.req.header('payment-signature');
-    // A key whose plan covers the call is never asked to pay (a payment sent with it is ignored);
-    // a key below the plan without a payment gets 403 plan_required (with the per-call price).
-    if (!goesAsPayer(op, caller.plan, edition, signature !== undefined)) return next();
-    const limit = Number(c.req.query('limit') ?? 20);
-    const payment: PaymentContext = {
-      service,
-      op,
-      signature,
-      usd: priceOf(op, Number.isFinite(limit) ? limit : 20),
-      publicUrl,
-    };
-    c.set('payment', payment);
-    c.set('caller', { ...caller, plan: payerPlan(op, edition), payer: true });
-    await next();
-    const verified = payment.verified;
-    if (!verified) return;
-    if (c.res.status >= 400 || c.error) {
-      await service.release(verified);
-      return;
-    }
-    try {
-      const receipt = await service.settle(verified);
-      c.res.headers.set('payment-response', encodePaymentResponseHeader(receipt));
-    } catch (e) {
-      if (!(e instanceof PaymentError)) throw e;
-      c.res = problemResponse(c, await paymentProblem(c, payment, payment.usd ?? 0, e));
-    }
+): Step<Context<AppEnv>> {
+  return {
+    enter(c) {
+      const op = pricedOperation(c.req.method, c.req.path);
+      if (!op) return undefined;
+      c.set('payments', service);
+      const caller = c.get('caller');
+      const signature = c.req.header('payment-signature');
+      // A key whose plan covers the call is never asked to pay (a payment sent with it is ignored);
+      // a key below the plan without a payment gets 403 plan_required (with the per-call price).
+      if (!goesAsPayer(op, caller.plan, edition, signature !== undefined)) return undefined;
+      const limit = Number(c.req.query('limit') ?? 20);
+      const payment: PaymentContext = {
+        service,
+        op,
+        signature,
+        usd: priceOf(op, Number.isFinite(limit) ? limit : 20),
+        publicUrl,
+      };
+      c.set('payment', payment);
+      c.set('caller', { ...caller, plan: payerPlan(op, edition), payer: true });
+      return undefined;
+    },
+    // Settled once the route has answered; any other outcome releases the payment uncharged.
+    exit(c) {
+      const payment = c.get('payment');
+      return payment?.verified ? settle(c, service, payment, payment.verified) : undefined;
+    },
   };
+}
+
+async function settle(
+  c: Context<AppEnv>,
+  service: PaymentService,
+  payment: PaymentContext,
+  verified: VerifiedPayment,
+): Promise<void> {
+  if (c.res.status >= 400 || c.error) {
+    await service.release(verified);
+    return;
+  }
+  try {
+    const receipt = await service.settle(verified);
+    c.res.headers.set('payment-response', encodePaymentResponseHeader(receipt));
+  } catch (e) {
+    if (!(e instanceof PaymentError)) throw e;
+    c.res = problemResponse(c, await paymentProblem(c, payment, payment.usd ?? 0, e));
+  }
 }
 
 /**

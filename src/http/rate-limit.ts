@@ -9,6 +9,7 @@ import { ServiceError } from '../core/errors.js';
 import { addAnswerHeaders } from './answer-headers.js';
 import { canonicalIp, ipMatcher } from './ip-allow.js';
 import type { RateLimiter, RateLimitResult } from './limiter.js';
+import { pipeline, type Step } from './pipeline.js';
 import { problemResponse } from './problem.js';
 
 // The limiter's names, for the modules that import them from here.
@@ -112,12 +113,17 @@ type Scope = 'per-key' | 'per-ip';
  * that says which limit was hit, its size and window, and when it resets. Fails open.
  */
 export function rateLimit(limiter: RateLimiter, policy: Partial<RateLimitPolicy> = {}): MiddlewareHandler {
+  return pipeline([rateLimitStep(limiter, policy)]);
+}
+
+/** rateLimit as a step of the app's pipeline (pipeline.ts). */
+export function rateLimitStep(limiter: RateLimiter, policy: Partial<RateLimitPolicy> = {}): Step {
   const perKey = policy.perKey ?? DEFAULT_RATE_LIMIT_POLICY.perKey;
   const perIp = policy.perIp ?? DEFAULT_RATE_LIMIT_POLICY.perIp;
   const log = policy.log ?? (() => {});
   let failedOnce = false;
 
-  return async (c, next) => {
+  const count = async (c: Context): Promise<Response | undefined> => {
     const keyPrefix = c.get('apiKeyPrefix') as unknown;
     const keyed = typeof keyPrefix === 'string' && keyPrefix !== '';
     const scope: Scope = keyed ? 'per-key' : 'per-ip';
@@ -131,7 +137,7 @@ export function rateLimit(limiter: RateLimiter, policy: Partial<RateLimitPolicy>
       if (!failedOnce)
         log('rate limiter failed; letting requests through', { err: (error as Error).message });
       failedOnce = true;
-      return next();
+      return undefined;
     }
 
     if (!hit.allowed)
@@ -145,8 +151,9 @@ export function rateLimit(limiter: RateLimiter, policy: Partial<RateLimitPolicy>
       );
     // On every answer, keyed or not, error problems included (answer-headers.ts).
     addAnswerHeaders(c, rateLimitHeaders(scope, spec, hit));
-    await next();
+    return undefined;
   };
+  return { enter: count };
 }
 
 function rateLimitHeaders(scope: Scope, spec: LimitSpec, hit: RateLimitResult): Record<string, string> {

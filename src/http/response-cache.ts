@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { recordCoreTime, takeAnswerHeaders } from './answer-headers.js';
 import {
   chooseEncoding,
@@ -13,6 +13,7 @@ import {
 } from './compression.js';
 import type { AppEnv } from './context.js';
 import { prefersCsv } from './csv.js';
+import type { Step } from './pipeline.js';
 
 /**
  * Every answer is a pure function of (snapshot, URL, caller's plan), so a successful GET is kept,
@@ -55,67 +56,81 @@ interface Store {
   bytes: number;
 }
 
-export function responseCache(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    // Paid calls are never answered from the cache: each is verified and settled on its own.
-    if (c.req.method !== 'GET' || c.get('payment')) return timed(c, next);
-    const snapshot = c.get('snapshot');
-    const plan = c.get('caller')?.plan ?? 'anonymous';
-    // Path and query only: the Host header (or any other header) is not part of an answer, and
-    // keying on it let one client fill memory with copies of the same answer.
-    const url = c.req.url;
-    // The representation too: a route that answers CSV to Accept: text/csv keeps both forms apart.
-    const form = prefersCsv(c.req.header('accept')) ? 'csv|' : '';
-    // And the answer's version: a read pinned by the RI-Data-Version header has a current read's URL.
-    const key = `${snapshot.version}|${plan}|${form}${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;
-    const store = snapshot.memoize('response-cache', (): Store => ({ entries: new Map(), bytes: 0 }));
-    const cache = store.entries;
-    const encoding = chooseEncoding(c.req.header('accept-encoding'));
-    const hit = cache.get(key);
-    if (hit) return answer(c, hit[encoding ?? 'identity'] ?? hit.identity, true);
+/** What a request that went on to the handler keeps for the exit: when, and for a GET, where to keep its answer. */
+interface Pending {
+  start: number;
+  miss?: { key: string; store: Store; encoding: Encoding | null; plan: string; snapshotVersion: string };
+}
+const PENDING = 'responseCachePending';
+type WithPending = AppEnv & { Variables: { [PENDING]?: Pending } };
 
-    await timed(c, next);
-    // A route that answers no-store (a lab quote carries its own expiry) is never kept.
-    if (c.res.status !== 200 || c.res.headers.get('cache-control') === 'no-store') return;
-    const body: Uint8Array<ArrayBuffer> = new Uint8Array(await c.res.arrayBuffer());
-    const etag = `W/"${createHash('sha1').update(`${snapshot.version}|${key}`).digest('base64url').slice(0, 22)}"`;
-    const route = c.res.headers;
-    const headers = cacheHeaders(
-      route.get('content-type') ?? 'application/json',
-      plan !== 'anonymous',
-      route,
-    );
-    const compressible = isCompressible(headers['content-type']!) && body.length >= MIN_COMPRESS_BYTES;
-    const kept = body.length <= MAX_BODY && !cache.has(key);
-    // A kept answer gets both encodings now; one too large to keep, only the one asked for.
-    const wanted: Encoding[] = !compressible ? [] : kept ? ['br', 'gzip'] : encoding ? [encoding] : [];
-    const encoded = await Promise.all(wanted.map((e) => compress(body, e)));
-    const entry: Entry = { identity: representation(body, etag, headers), bytes: body.length };
-    wanted.forEach((e, i) => {
-      entry[e] = representation(encoded[i]!, encodedEtag(etag, e), { ...headers, 'content-encoding': e });
-      entry.bytes += encoded[i]!.length;
-    });
-    if (kept && !cache.has(key)) {
-      for (const [oldKey, old] of cache) {
-        if (store.bytes + entry.bytes <= MAX_BYTES) break;
-        cache.delete(oldKey);
-        store.bytes -= old.bytes;
+export function responseCache(): Step<Context<AppEnv>> {
+  return {
+    enter(c) {
+      // Paid calls are never answered from the cache: each is verified and settled on its own.
+      if (c.req.method !== 'GET' || c.get('payment')) {
+        (c as Context<WithPending>).set(PENDING, { start: performance.now() });
+        return undefined;
       }
-      cache.set(key, entry);
-      store.bytes += entry.bytes;
-    }
-    replaceAnswer(c, answer(c, entry[encoding ?? 'identity'] ?? entry.identity, false));
+      const snapshot = c.get('snapshot');
+      const plan = c.get('caller')?.plan ?? 'anonymous';
+      // Path and query only: the Host header (or any other header) is not part of an answer, and
+      // keying on it let one client fill memory with copies of the same answer.
+      const url = c.req.url;
+      // The representation too: a route that answers CSV to Accept: text/csv keeps both forms apart.
+      const form = prefersCsv(c.req.header('accept')) ? 'csv|' : '';
+      // And the answer's version: a read pinned by the RI-Data-Version header has a current read's URL.
+      const key = `${snapshot.version}|${plan}|${form}${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;
+      const store = snapshot.memoize('response-cache', (): Store => ({ entries: new Map(), bytes: 0 }));
+      const encoding = chooseEncoding(c.req.header('accept-encoding'));
+      const hit = store.entries.get(key);
+      if (hit) return answer(c, hit[encoding ?? 'identity'] ?? hit.identity, true);
+      (c as Context<WithPending>).set(PENDING, {
+        start: performance.now(),
+        miss: { key, store, encoding, plan, snapshotVersion: snapshot.version },
+      });
+      return undefined;
+    },
+    exit(c) {
+      const pending = (c as Context<WithPending>).get(PENDING);
+      if (!pending) return undefined;
+      // The handler's time is the core's share of Server-Timing.
+      recordCoreTime(c, performance.now() - pending.start);
+      return pending.miss ? keep(c, pending.miss) : undefined;
+    },
   };
 }
 
-/** Runs the rest of the chain, counting its time as the core's share of Server-Timing. */
-async function timed(c: Context<AppEnv>, next: () => Promise<void>): Promise<void> {
-  const start = performance.now();
-  try {
-    await next();
-  } finally {
-    recordCoreTime(c, performance.now() - start);
+/** Keeps a successful answer (every representation) and answers with the one asked for. */
+async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Promise<void> {
+  const { key, store, encoding, plan, snapshotVersion } = miss;
+  const cache = store.entries;
+  // A route that answers no-store (a lab quote carries its own expiry) is never kept.
+  if (c.res.status !== 200 || c.res.headers.get('cache-control') === 'no-store') return;
+  const body: Uint8Array<ArrayBuffer> = new Uint8Array(await c.res.arrayBuffer());
+  const etag = `W/"${createHash('sha1').update(`${snapshotVersion}|${key}`).digest('base64url').slice(0, 22)}"`;
+  const route = c.res.headers;
+  const headers = cacheHeaders(route.get('content-type') ?? 'application/json', plan !== 'anonymous', route);
+  const compressible = isCompressible(headers['content-type']!) && body.length >= MIN_COMPRESS_BYTES;
+  const kept = body.length <= MAX_BODY && !cache.has(key);
+  // A kept answer gets both encodings now; one too large to keep, only the one asked for.
+  const wanted: Encoding[] = !compressible ? [] : kept ? ['br', 'gzip'] : encoding ? [encoding] : [];
+  const encoded = await Promise.all(wanted.map((e) => compress(body, e)));
+  const entry: Entry = { identity: representation(body, etag, headers), bytes: body.length };
+  wanted.forEach((e, i) => {
+    entry[e] = representation(encoded[i]!, encodedEtag(etag, e), { ...headers, 'content-encoding': e });
+    entry.bytes += encoded[i]!.length;
+  });
+  if (kept && !cache.has(key)) {
+    for (const [oldKey, old] of cache) {
+      if (store.bytes + entry.bytes <= MAX_BYTES) break;
+      cache.delete(oldKey);
+      store.bytes -= old.bytes;
+    }
+    cache.set(key, entry);
+    store.bytes += entry.bytes;
   }
+  replaceAnswer(c, answer(c, entry[encoding ?? 'identity'] ?? entry.identity, false));
 }
 
 /**

@@ -1,0 +1,82 @@
+import { Hono, type MiddlewareHandler } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { pipeline, type Step } from '../../src/http/pipeline.js';
+
+/**
+ * A pipeline of steps answers as the same steps mounted as separate Hono middlewares: checked
+ * side by side on one script of steps that answer early, throw before or after the handler, or wait.
+ */
+type Script = { answerAt?: number; throwAt?: number; throwOnExitAt?: number; handlerThrows?: boolean };
+
+function steps(script: Script, trace: string[]): Step[] {
+  return [0, 1, 2].map((i) => ({
+    enter: async (c) => {
+      trace.push(`enter ${i}`);
+      if (script.throwAt === i) throw new Error(`enter ${i} failed`);
+      if (script.answerAt === i) return c.text(`answered by ${i}`, 202);
+      return i === 1 ? await Promise.resolve(undefined) : undefined;
+    },
+    exit: (c) => {
+      trace.push(`exit ${i} saw ${c.res.status}`);
+      if (script.throwOnExitAt === i) throw new Error(`exit ${i} failed`);
+      c.res.headers.append('x-exits', String(i));
+    },
+  }));
+}
+
+/** The same step as a Hono middleware, as the app mounted them before pipelines. */
+function asMiddleware(step: Step): MiddlewareHandler {
+  return async (c, next) => {
+    const answer = await step.enter?.(c);
+    if (answer) return answer;
+    await next();
+    await step.exit?.(c);
+  };
+}
+
+function app(script: Script, trace: string[], mount: 'pipeline' | 'middlewares'): Hono {
+  const a = new Hono();
+  const onError = (e: Error, c: Parameters<MiddlewareHandler>[0]) => c.text(`error: ${e.message}`, 500);
+  if (mount === 'pipeline') a.use('*', pipeline(steps(script, trace), onError));
+  else for (const step of steps(script, trace)) a.use('*', asMiddleware(step));
+  a.get('/x', (c) => {
+    trace.push('handler');
+    if (script.handlerThrows) throw new Error('handler failed');
+    return c.text('ok');
+  });
+  a.onError(onError);
+  return a;
+}
+
+const scripts: Script[] = [
+  {},
+  { answerAt: 0 },
+  { answerAt: 2 },
+  { throwAt: 0 },
+  { throwAt: 1 },
+  { throwAt: 2 },
+  { handlerThrows: true },
+  { throwOnExitAt: 1 },
+  { throwOnExitAt: 0 },
+  { throwAt: 2, throwOnExitAt: 1 },
+];
+
+describe('pipeline', () => {
+  it.each(scripts)('answers %j as the same steps mounted one by one', async (script) => {
+    const got: string[] = [];
+    const want: string[] = [];
+    const a = await app(script, got, 'pipeline').request('/x');
+    const b = await app(script, want, 'middlewares').request('/x');
+    expect(got).toEqual(want);
+    expect(a.status).toBe(b.status);
+    expect(await a.text()).toBe(await b.text());
+    expect(a.headers.get('x-exits')).toBe(b.headers.get('x-exits'));
+  });
+
+  it('runs no later step, no handler and not its own exit after a step answers', async () => {
+    const trace: string[] = [];
+    const res = await app({ answerAt: 1 }, trace, 'pipeline').request('/x');
+    expect(res.status).toBe(202);
+    expect(trace).toEqual(['enter 0', 'enter 1', 'exit 0 saw 202']);
+  });
+});

@@ -1,20 +1,18 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ELEMENTS } from '../elements/elements.js';
 import { type CorpusStore, openCorpusStore } from '../ingest/corpus-store.js';
 import { assignClusters } from '../scoring/clusters.js';
-import { scoreCommunities } from '../scoring/communities.js';
 import { loadCorpusReporting } from '../scoring/corpus.js';
 import { readCorpusCache, writeCorpusCache } from '../scoring/corpus-cache.js';
 import { isoDay } from '../scoring/dates.js';
 import { computeImpact } from '../scoring/impact.js';
 import { DEFAULT_PARAMETERS, type ScoringParameters } from '../scoring/parameters.js';
-import { buildContext, periodTotals, scoreEntities } from '../scoring/score-entities.js';
 import { tagWorks } from '../tagging/tag-works.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
 import { type PublishResult, publishSnapshot } from './publish.js';
 import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';
-import { writeSnapshot } from './write-snapshot.js';
+import { scoreSubjectsAside } from './score-subjects.js';
+import { type SubjectContent, writeSnapshot } from './write-snapshot.js';
 
 export interface BuildResult extends PublishResult {
   papers: number;
@@ -97,69 +95,37 @@ async function buildFromStore(
   }
 
   const impact = computeImpact(corpus, params);
-  const clusters = assignClusters(corpus);
-  const ctx = buildContext(corpus, impact, params);
-  lap('impact scores and clusters');
-  const scores = [
-    ...scoreEntities(
-      ctx,
-      'element',
-      corpus.elements,
-      ELEMENTS.map((_, i) => i),
-      ['yearly', 'monthly', 'daily'],
-    ),
-    ...scoreEntities(
-      ctx,
-      'topic',
-      corpus.topics,
-      corpus.topicIds.map((_, i) => i),
-      ['yearly', 'monthly'],
-    ),
-    ...scoreEntities(
-      ctx,
-      'keyword',
-      corpus.keywords,
-      corpus.keywordSlugs.map((_, i) => i),
-      ['yearly', 'monthly'],
-    ),
-  ];
-  const { communities, elementCommunities } = scoreCommunities(corpus, params);
-  lap(`scored ${scores.length} subjects`);
+  lap('impact scores');
+  // The subjects are scored in a worker thread while this one writes the paper rows.
+  const scoring = scoreSubjectsAside(corpus, impact, params);
+  const subjects = scoring.result.then((s): SubjectContent => {
+    lap(`scored ${s.subjects.count} subjects`);
+    return {
+      ...s,
+      meta: {
+        schema_version: SNAPSHOT_SCHEMA_VERSION,
+        tagger_version: TAGGER_VERSION,
+        cutoff_date: isoDay(corpus.cutoffDay),
+        window_start: isoDay(s.window.startDay + 1),
+        window_end: isoDay(s.window.endDay),
+        window_papers: s.window.papers,
+        window_high_impact_papers: s.window.highImpactPapers,
+        corpus_papers: corpus.n,
+        papers_with_citations: corpus.citations.reduce((sum, c) => sum + (c >= 0 ? 1 : 0), 0),
+        citation_curves: JSON.stringify(
+          Object.fromEntries([...impact.curves].map(([f, c]) => [String(f), c.source])),
+        ),
+        parameters: JSON.stringify(params),
+      },
+    };
+  });
+  subjects.catch(() => {}); // awaited by the writer; a failure before then is the writer's to report
 
   mkdirSync(snapshotDir, { recursive: true });
   const tmp = join(snapshotDir, `.build-${process.pid}-${Date.now()}.sqlite`);
   try {
-    await writeSnapshot(
-      tmp,
-      {
-        corpus,
-        impact,
-        clusters,
-        scores,
-        periods: periodTotals(ctx),
-        communities,
-        elementCommunities,
-        rankPosition: ctx.rankPosition,
-        recencyNow: ctx.recencyNow,
-        meta: {
-          schema_version: SNAPSHOT_SCHEMA_VERSION,
-          tagger_version: TAGGER_VERSION,
-          cutoff_date: isoDay(corpus.cutoffDay),
-          window_start: isoDay(ctx.window.startDay + 1),
-          window_end: isoDay(ctx.window.endDay),
-          window_papers: ctx.window.papers,
-          window_high_impact_papers: ctx.window.highImpactPapers,
-          corpus_papers: corpus.n,
-          papers_with_citations: corpus.citations.reduce((s, c) => s + (c >= 0 ? 1 : 0), 0),
-          citation_curves: JSON.stringify(
-            Object.fromEntries([...impact.curves].map(([f, c]) => [String(f), c.source])),
-          ),
-          parameters: JSON.stringify(params),
-        },
-      },
-      store,
-      log,
-    );
+    const clusters = assignClusters(corpus);
+    await writeSnapshot(tmp, { corpus, impact, clusters }, subjects, store, lap);
     lap('snapshot written');
     const published = await publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep });
     lap(
@@ -174,11 +140,12 @@ async function buildFromStore(
       papers: corpus.n,
       tagged,
       incremental: report.incremental,
-      subjects: scores.length,
+      subjects: (await scoring.result).subjects.count,
       seconds: (performance.now() - started) / 1000,
       file: join(snapshotDir, `${published.version}.sqlite`),
     };
   } finally {
+    scoring.stop();
     rmSync(tmp, { force: true });
   }
 }

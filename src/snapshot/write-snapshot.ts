@@ -2,21 +2,25 @@ import Database from 'better-sqlite3';
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import type { Clusters } from '../scoring/clusters.js';
-import type { Community, ElementCommunity } from '../scoring/communities.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
-import { type EntityScore, invert, type PeriodTotals } from '../scoring/score-entities.js';
-import { encodeRanked } from './ranked.js';
+import type { PeriodTotals } from '../scoring/score-entities.js';
 import { SNAPSHOT_INDEXES, SNAPSHOT_SCHEMA } from './schema.js';
+import { type CommunityRows, type SubjectRows, topicSubjectId } from './subject-rows.js';
 
-export interface SnapshotContent {
+/** What the paper rows are written from: the corpus, each paper's impact and community. */
+export interface PaperContent {
   corpus: Corpus;
   impact: PaperImpact;
   clusters: Clusters;
-  scores: EntityScore[];
+}
+
+/** Everything else in the file: the subject scores (scored and laid out as rows) and the build's notes. */
+export interface SubjectContent {
+  subjects: SubjectRows;
+  communities: CommunityRows;
+  elementCommunities: CommunityRows;
   periods: PeriodTotals[];
-  communities: Community[];
-  elementCommunities: ElementCommunity[];
   /** Each paper's position in the global ranking order (ranking rule of docs/metrics.md). */
   rankPosition: Int32Array;
   /** Each paper's recency weight at the cut-off (the RIS term), 0 without a date. */
@@ -24,40 +28,48 @@ export interface SnapshotContent {
   meta: Record<string, string | number>;
 }
 
-export function topicSubjectId(topicId: number): string {
-  return `T${topicId}`;
-}
-
-/** The public id of a scored entity: element symbol, topic short id, keyword slug. */
-export function subjectIdOf(corpus: Corpus, s: Pick<EntityScore, 'type' | 'key'>): string {
-  if (s.type === 'element') return ELEMENTS[s.key]!.symbol;
-  if (s.type === 'topic') return topicSubjectId(corpus.topicIds[s.key]!);
-  return corpus.keywordSlugs[s.key]!;
-}
+export type SnapshotContent = PaperContent & SubjectContent;
 
 /**
  * Writes a complete snapshot file. Every row is written in a fixed order so the same corpus
  * gives the same bytes, and so the same data_version. Paper texts (DOI, title, venue, date)
- * stream from the corpus store, in ordinal order, and never sit in memory all at once.
+ * stream from the corpus store, in ordinal order, and never sit in memory all at once. The
+ * paper rows come first and do not depend on the subject scores, which are awaited only after
+ * them (the build scores in a worker thread meanwhile).
  */
 export async function writeSnapshot(
   path: string,
-  content: SnapshotContent,
+  papers: PaperContent,
+  subjects: Promise<SubjectContent>,
   store: CorpusStore,
   log: (msg: string) => void,
 ): Promise<void> {
   const db = new Database(path);
+  try {
+    await writeAll(db, papers, subjects, store, log);
+  } finally {
+    db.close();
+  }
+}
+
+async function writeAll(
+  db: Database.Database,
+  papers: PaperContent,
+  subjects: Promise<SubjectContent>,
+  store: CorpusStore,
+  log: (msg: string) => void,
+): Promise<void> {
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
   db.pragma('page_size = 8192');
   db.pragma('cache_size = -131072'); // 128 MB: the build's peak memory budget is shared with the corpus
   db.exec(SNAPSHOT_SCHEMA);
-  const { corpus } = content;
 
   db.exec('BEGIN');
-  await writePapers(db, content, store);
+  await writePapers(db, papers, store);
   db.exec('COMMIT');
-  log(`  papers: ${corpus.n}`);
+  log(`  papers: ${papers.corpus.n}`);
+  const content: SnapshotContent = { ...papers, ...(await subjects) };
 
   const insert = db.transaction(() => {
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
@@ -67,47 +79,26 @@ export async function writeSnapshot(
     const periods = db.prepare('INSERT INTO periods VALUES (?, ?, ?, ?)');
     for (const p of content.periods) periods.run(p.resolution, p.period, p.papers, p.highImpactPapers);
 
-    writeSubjects(db, content);
-    log(`  subjects: ${content.scores.length}`);
+    writeSubjects(db, content.subjects);
+    log(`  subjects: ${content.subjects.count}`);
     writeLabColumns(db, content);
-
-    const community = db.prepare('INSERT INTO communities VALUES (?, ?, ?, ?, ?, ?)');
-    for (const c of [...content.communities].sort((a, b) => a.topicId - b.topicId)) {
-      community.run(
-        topicSubjectId(c.topicId),
-        c.paperCount,
-        c.recentPapers,
-        c.riRecent,
-        c.riBefore,
-        c.rising ? 1 : 0,
-      );
-    }
-    const elementCommunity = db.prepare('INSERT INTO element_communities VALUES (?, ?, ?, ?, ?, ?, ?)');
-    for (const c of [...content.elementCommunities].sort(
-      (a, b) => a.element - b.element || a.topicId - b.topicId,
-    )) {
-      elementCommunity.run(
-        ELEMENTS[c.element]!.symbol,
-        topicSubjectId(c.topicId),
-        c.paperCount,
-        c.recentPapers,
-        c.riRecent,
-        c.riBefore,
-        c.rising ? 1 : 0,
-      );
-    }
+    writeCommunities(db, 'INSERT INTO communities VALUES (?, ?, ?, ?, ?, ?)', content.communities);
+    writeCommunities(
+      db,
+      'INSERT INTO element_communities VALUES (?, ?, ?, ?, ?, ?, ?)',
+      content.elementCommunities,
+    );
   });
   insert();
   db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
   log('  full-text index built');
   db.exec(SNAPSHOT_INDEXES);
   db.pragma('journal_mode = DELETE');
-  db.close();
 }
 
 async function writePapers(
   db: Database.Database,
-  { corpus, impact, clusters }: SnapshotContent,
+  { corpus, impact, clusters }: PaperContent,
   store: CorpusStore,
 ) {
   const stmt = db.prepare('INSERT INTO papers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -155,60 +146,54 @@ async function writePapers(
   );
 }
 
-function writeSubjects(db: Database.Database, { corpus, scores }: SnapshotContent): void {
+function writeSubjects(db: Database.Database, rows: SubjectRows): void {
   const subject = db.prepare('INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const fts = db.prepare('INSERT INTO subjects_fts (type, id, name, description) VALUES (?, ?, ?, ?)');
   const history = db.prepare('INSERT INTO history VALUES (?, ?, ?, ?)');
   const routed = db.prepare('INSERT INTO routed_elements VALUES (?, ?, ?, ?, ?)');
-  for (const s of scores) {
-    const id = subjectIdOf(corpus, s);
-    const { name, description, extra } = describe(corpus, s);
+  const { ranked, rankedStart, historyStart, routedStart } = rows;
+  for (let i = 0; i < rows.count; i++) {
+    const type = rows.type[i]!;
+    const id = rows.id[i]!;
+    const name = rows.name[i]!;
+    const description = rows.description[i]!;
+    const hri = rows.hri[i]!;
     subject.run(
-      s.type,
+      type,
       id,
       name,
       description,
-      s.paperCount,
-      s.windowPapers,
-      s.ri,
-      s.ris,
-      s.hri,
-      s.ranked.length,
-      encodeRanked(s.ranked),
-      JSON.stringify(extra),
+      rows.paperCount[i]!,
+      rows.windowPapers[i]!,
+      rows.ri[i]!,
+      rows.ris[i]!,
+      Number.isNaN(hri) ? null : hri,
+      rows.totalRanked[i]!,
+      Buffer.from(ranked.buffer, ranked.byteOffset + rankedStart[i]!, rankedStart[i + 1]! - rankedStart[i]!),
+      rows.extra[i]!,
     );
-    fts.run(s.type, id, name, description);
-    for (const [res, series] of Object.entries(s.history))
-      history.run(s.type, id, res, JSON.stringify(series));
-    s.routedElements.forEach((r, i) => {
-      routed.run(s.type, id, i + 1, ELEMENTS[r.element]!.symbol, r.share);
-    });
+    fts.run(type, id, name, description);
+    for (let h = historyStart[i]!; h < historyStart[i + 1]!; h++)
+      history.run(type, id, rows.historyResolution[h]!, rows.historySeries[h]!);
+    for (let r = routedStart[i]!; r < routedStart[i + 1]!; r++)
+      routed.run(type, id, r - routedStart[i]! + 1, rows.routedSymbol[r]!, rows.routedShare[r]!);
   }
 }
 
-function describe(corpus: Corpus, s: EntityScore) {
-  if (s.type === 'element') {
-    const e = ELEMENTS[s.key]!;
-    return {
-      name: e.name,
-      description: e.variants.join(' '),
-      extra: { number: e.number, group: e.group, period: e.period },
-    };
+/** Communities (element -1) or element sub-communities, in the order of the rows. */
+function writeCommunities(db: Database.Database, sql: string, rows: CommunityRows): void {
+  const insert = db.prepare(sql);
+  for (let i = 0; i < rows.topicId.length; i++) {
+    const values = [
+      topicSubjectId(rows.topicId[i]!),
+      rows.paperCount[i]!,
+      rows.recentPapers[i]!,
+      rows.riRecent[i]!,
+      rows.riBefore[i]!,
+      rows.rising[i]!,
+    ];
+    insert.run(...(rows.element[i] === -1 ? values : [ELEMENTS[rows.element[i]!]!.symbol, ...values]));
   }
-  if (s.type === 'topic') {
-    const t = corpus.topicTable.get(corpus.topicIds[s.key]!);
-    return {
-      name: t?.name ?? topicSubjectId(corpus.topicIds[s.key]!),
-      description: t?.description ?? null,
-      extra: {
-        subfield: t?.subfield ?? null,
-        field: t?.field ?? null,
-        domain: t?.domain ?? null,
-        keywords: t?.keywords ?? [],
-      },
-    };
-  }
-  return { name: corpus.keywordNames[s.key]!, description: null, extra: {} };
 }
 
 /** A typed array's bytes as a Buffer (no copy). */
@@ -219,17 +204,15 @@ const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.by
  * and whole-corpus columns by ordinal. Loaded as typed arrays in one read per snapshot.
  */
 function writeLabColumns(db: Database.Database, content: SnapshotContent): void {
-  const { corpus, clusters, scores } = content;
-  const inverted = {
-    element: invert(corpus.elements, corpus.n, ELEMENTS.length),
-    topic: invert(corpus.topics, corpus.n, corpus.topicIds.length),
-    keyword: invert(corpus.keywords, corpus.n, corpus.keywordSlugs.length),
-  };
+  const { corpus, clusters, subjects } = content;
   const posting = db.prepare('INSERT INTO postings VALUES (?, ?, ?)');
-  for (const s of scores) {
-    const { start, papers } = inverted[s.type];
-    posting.run(s.type, subjectIdOf(corpus, s), bytesOf(papers.subarray(start[s.key]!, start[s.key + 1]!)));
-  }
+  const { postings, postingsStart } = subjects;
+  for (let i = 0; i < subjects.count; i++)
+    posting.run(
+      subjects.type[i]!,
+      subjects.id[i]!,
+      bytesOf(postings.subarray(postingsStart[i]!, postingsStart[i + 1]!)),
+    );
   const column = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
   column.run('year', bytesOf(corpus.year));
   column.run('cluster', bytesOf(clusters.topic));

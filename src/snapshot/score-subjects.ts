@@ -1,0 +1,144 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ELEMENTS } from '../elements/elements.js';
+import { scoreCommunities } from '../scoring/communities.js';
+import type { Corpus } from '../scoring/corpus.js';
+import type { PaperImpact } from '../scoring/impact.js';
+import type { ScoringParameters } from '../scoring/parameters.js';
+import {
+  buildContext,
+  type PeriodTotals,
+  periodTotals,
+  scoreEntities,
+  type Window,
+} from '../scoring/score-entities.js';
+import {
+  type CommunityRows,
+  communityRows,
+  type SubjectRows,
+  subjectRows,
+  transferablesOf,
+} from './subject-rows.js';
+
+/** What the snapshot needs from scoring, besides the per-paper impact, ready to write. */
+export interface ScoredSubjects {
+  subjects: SubjectRows;
+  communities: CommunityRows;
+  elementCommunities: CommunityRows;
+  periods: PeriodTotals[];
+  /** Each paper's position in the global ranking order (ranking rule of docs/metrics.md). */
+  rankPosition: Int32Array;
+  /** Each paper's recency weight at the cut-off (the RIS term), 0 without a date. */
+  recencyNow: Float64Array;
+  window: Window;
+}
+
+/** Scores every element, topic and keyword, and the communities; returns their rows. */
+export function scoreSubjects(
+  corpus: Corpus,
+  impact: PaperImpact,
+  params: ScoringParameters,
+): ScoredSubjects {
+  const ctx = buildContext(corpus, impact, params);
+  const scores = [
+    ...scoreEntities(
+      ctx,
+      'element',
+      corpus.elements,
+      ELEMENTS.map((_, i) => i),
+      ['yearly', 'monthly', 'daily'],
+    ),
+    ...scoreEntities(
+      ctx,
+      'topic',
+      corpus.topics,
+      corpus.topicIds.map((_, i) => i),
+      ['yearly', 'monthly'],
+    ),
+    ...scoreEntities(
+      ctx,
+      'keyword',
+      corpus.keywords,
+      corpus.keywordSlugs.map((_, i) => i),
+      ['yearly', 'monthly'],
+    ),
+  ];
+  const { communities, elementCommunities } = scoreCommunities(corpus, params);
+  return {
+    subjects: subjectRows(corpus, scores),
+    communities: communityRows(communities),
+    elementCommunities: communityRows(elementCommunities),
+    periods: periodTotals(ctx),
+    rankPosition: ctx.rankPosition,
+    recencyNow: ctx.recencyNow,
+    window: ctx.window,
+  };
+}
+
+/** The buffers of a result that move to the receiving thread instead of being copied. */
+export function transferablesOfScored(s: ScoredSubjects): ArrayBuffer[] {
+  return [
+    ...transferablesOf(s.subjects, s.communities, s.elementCommunities),
+    s.rankPosition.buffer as ArrayBuffer,
+    s.recencyNow.buffer as ArrayBuffer,
+  ];
+}
+
+/** The message a scoring worker is started with. */
+export interface ScoringTask {
+  corpus: Corpus;
+  impact: PaperImpact;
+  params: ScoringParameters;
+}
+
+export type ScoringReply = { ok: true; result: ScoredSubjects } | { ok: false; error: string };
+
+/** Scoring running beside the caller: its result, and a way to stop it when the build fails. */
+export interface ScoringAside {
+  result: Promise<ScoredSubjects>;
+  stop(): void;
+}
+
+/** The worker's file, beside this one once compiled; from the sources (tests) there is none. */
+function workerFile(): string | null {
+  const file = fileURLToPath(new URL('./score-worker.js', import.meta.url));
+  return existsSync(file) ? file : null;
+}
+
+/**
+ * Starts scoreSubjects in a worker thread, so the snapshot writer can write the paper rows (which
+ * do not depend on the subject scores) on this thread meanwhile. The worker gets a copy of the
+ * corpus columns and hands back flat rows; the result is that of scoreSubjects here. Run from
+ * the sources (no compiled worker), it scores on this thread.
+ */
+export function scoreSubjectsAside(
+  corpus: Corpus,
+  impact: PaperImpact,
+  params: ScoringParameters,
+): ScoringAside {
+  const file = workerFile();
+  if (!file) {
+    const result = new Promise<ScoredSubjects>((resolve) => resolve(scoreSubjects(corpus, impact, params)));
+    result.catch(() => {});
+    return { result, stop: () => {} };
+  }
+  // The references are the biggest column and scoring does not read them: not copied.
+  const task: ScoringTask = {
+    corpus: { ...corpus, refs: { start: new Int32Array(0), values: new Int32Array(0) } },
+    impact,
+    params,
+  };
+  const worker = new Worker(file, { workerData: task });
+  const result = new Promise<ScoredSubjects>((resolve, reject) => {
+    worker.once('message', (reply: ScoringReply) => {
+      if (reply.ok) resolve(reply.result);
+      else reject(new Error(`scoring failed: ${reply.error}`));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the scoring worker exited (code ${code})`)));
+  });
+  // A build that fails before it awaits the scores must not leave an unhandled rejection.
+  result.catch(() => {});
+  return { result, stop: () => void worker.terminate() };
+}

@@ -99,9 +99,14 @@ CREATE VIRTUAL TABLE papers_fts USING fts5(title, content = 'papers', content_ro
   tokenize = 'porter unicode61 remove_diacritics 2');
 `;
 
-/** Indexes created after the bulk load (faster than maintaining them row by row). */
-export const SNAPSHOT_INDEXES = `
+/**
+ * Indexes created after the bulk load (faster than maintaining them row by row): the papers'
+ * once the paper rows are in, the subjects' once the subject rows are.
+ */
+export const PAPER_INDEXES = `
 CREATE INDEX papers_work ON papers (work_id);
 CREATE INDEX papers_doi ON papers (doi);
+`;
+export const SUBJECT_INDEXES = `
 CREATE INDEX subjects_rank ON subjects (type, ris DESC);
 `;

@@ -5,7 +5,7 @@ import type { Clusters } from '../scoring/clusters.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
 import type { PeriodTotals } from '../scoring/score-entities.js';
-import { SNAPSHOT_INDEXES, SNAPSHOT_SCHEMA } from './schema.js';
+import { PAPER_INDEXES, SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from './schema.js';
 import { type CommunityRows, type SubjectRows, topicSubjectId } from './subject-rows.js';
 
 /** What the paper rows are written from: the corpus, each paper's impact and community. */
@@ -34,8 +34,8 @@ export type SnapshotContent = PaperContent & SubjectContent;
  * Writes a complete snapshot file. Every row is written in a fixed order so the same corpus
  * gives the same bytes, and so the same data_version. Paper texts (DOI, title, venue, date)
  * stream from the corpus store, in ordinal order, and never sit in memory all at once. The
- * paper rows come first and do not depend on the subject scores, which are awaited only after
- * them (the build scores in a worker thread meanwhile).
+ * paper rows, their full-text index and indexes come first and do not depend on the subject
+ * scores, which are awaited only after them (the build scores in a worker thread meanwhile).
  */
 export async function writeSnapshot(
   path: string,
@@ -69,6 +69,11 @@ async function writeAll(
   await writePapers(db, papers, store);
   db.exec('COMMIT');
   log(`  papers: ${papers.corpus.n}`);
+  // What depends only on the paper rows is built before the scores are awaited (the worker is
+  // still scoring meanwhile).
+  db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
+  db.exec(PAPER_INDEXES);
+  log('  full-text index and paper indexes built');
   const content: SnapshotContent = { ...papers, ...(await subjects) };
 
   const insert = db.transaction(() => {
@@ -90,10 +95,31 @@ async function writeAll(
     );
   });
   insert();
-  db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
-  log('  full-text index built');
-  db.exec(SNAPSHOT_INDEXES);
+  db.exec(SUBJECT_INDEXES);
   db.pragma('journal_mode = DELETE');
+}
+
+/** Paper rows per INSERT statement: one statement call per row cost about as much as the row. */
+const PAPER_BATCH = 64;
+const PAPER_COLUMNS = 17;
+
+/**
+ * A paper's four texts (DOI, title, venue, date) as one string, so that reading them from the
+ * store costs one string per row, not four: fields joined by U+001F; within a field U+001B is
+ * written as U+001B 'e' and U+001F as U+001B 's'; NULL is U+001B 'n'.
+ */
+const TEXT_COLUMNS = ['doi', 'title', 'venue', 'pub_date'];
+const joinedTexts = TEXT_COLUMNS.map(
+  (c) => `coalesce(replace(replace(${c}, chr(27), chr(27) || 'e'), chr(31), chr(27) || 's'), chr(27) || 'n')`,
+).join(' || chr(31) || ');
+
+const ESCAPED_SEPARATOR = '\u001bs';
+const ESCAPED_ESCAPE = '\u001be';
+
+function unescapeText(field: string): string | null {
+  if (!field.includes('\u001b')) return field;
+  if (field === '\u001bn') return null;
+  return field.replaceAll(ESCAPED_SEPARATOR, '\u001f').replaceAll(ESCAPED_ESCAPE, '\u001b');
 }
 
 async function writePapers(
@@ -101,7 +127,11 @@ async function writePapers(
   { corpus, impact, clusters }: PaperContent,
   store: CorpusStore,
 ) {
-  const stmt = db.prepare('INSERT INTO papers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const row = `(${Array(PAPER_COLUMNS).fill('?').join(', ')})`;
+  const one = db.prepare(`INSERT INTO papers VALUES ${row}`);
+  const batch = db.prepare(`INSERT INTO papers VALUES ${Array(PAPER_BATCH).fill(row).join(', ')}`);
+  const values: unknown[] = new Array(PAPER_BATCH * PAPER_COLUMNS);
+  let pending = 0;
   const list = (csr: Corpus['topics'], p: number, name: (v: number) => string) => {
     let out = '';
     for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) out += (out ? ',' : '') + name(csr.values[i]!);
@@ -111,39 +141,43 @@ async function writePapers(
   const symbol = (e: number) => ELEMENTS[e]!.symbol;
   const topicId = (t: number) => topicSubjectId(corpus.topicIds[t]!);
   const slug = (k: number) => corpus.keywordSlugs[k]!;
-  await store.forEachChunk(
-    'SELECT o, doi, title, venue, pub_date FROM works JOIN ord USING (id) ORDER BY o',
-    (chunk) => {
-      const [ordinals, dois, titles, venues, dates] = [0, 1, 2, 3, 4].map((c) => chunk.getColumnVector(c));
-      for (let i = 0; i < chunk.rowCount; i++) {
-        const p = ordinals!.getItem(i) as number;
-        const rs = corpus.refs.start[p]!;
-        const re = corpus.refs.start[p + 1]!;
-        const cluster = clusters.topic[p]!;
-        stmt.run(
-          p,
-          corpus.workId[p],
-          dois!.getItem(i),
-          titles!.getItem(i),
-          venues!.getItem(i),
-          corpus.year[p] || null,
-          dates!.getItem(i),
-          corpus.citations[p]! >= 0 ? corpus.citations[p] : null,
-          nullable(impact.impactScore[p]!),
-          nullable(impact.citationPercentile[p]!),
-          impact.highImpact[p],
-          cluster === -1 ? null : cluster,
-          cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic',
-          list(corpus.elements, p, symbol),
-          list(corpus.topics, p, topicId),
-          list(corpus.keywords, p, slug),
-          re > rs
-            ? Buffer.from(corpus.refs.values.buffer, corpus.refs.values.byteOffset + rs * 4, (re - rs) * 4)
-            : null,
-        );
+  await store.forEachChunk(`SELECT o, ${joinedTexts} FROM works JOIN ord USING (id) ORDER BY o`, (chunk) => {
+    const ordinals = chunk.getColumnVector(0);
+    const texts = chunk.getColumnVector(1);
+    for (let i = 0; i < chunk.rowCount; i++) {
+      const p = ordinals.getItem(i) as number;
+      const [doi, title, venue, date] = (texts.getItem(i) as string).split('\u001f');
+      const rs = corpus.refs.start[p]!;
+      const re = corpus.refs.start[p + 1]!;
+      const cluster = clusters.topic[p]!;
+      let k = pending * PAPER_COLUMNS;
+      values[k++] = p;
+      values[k++] = corpus.workId[p];
+      values[k++] = unescapeText(doi!);
+      values[k++] = unescapeText(title!);
+      values[k++] = unescapeText(venue!);
+      values[k++] = corpus.year[p] || null;
+      values[k++] = unescapeText(date!);
+      values[k++] = corpus.citations[p]! >= 0 ? corpus.citations[p] : null;
+      values[k++] = nullable(impact.impactScore[p]!);
+      values[k++] = nullable(impact.citationPercentile[p]!);
+      values[k++] = impact.highImpact[p];
+      values[k++] = cluster === -1 ? null : cluster;
+      values[k++] = cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic';
+      values[k++] = list(corpus.elements, p, symbol);
+      values[k++] = list(corpus.topics, p, topicId);
+      values[k++] = list(corpus.keywords, p, slug);
+      values[k++] =
+        re > rs
+          ? Buffer.from(corpus.refs.values.buffer, corpus.refs.values.byteOffset + rs * 4, (re - rs) * 4)
+          : null;
+      if (++pending === PAPER_BATCH) {
+        batch.run(values);
+        pending = 0;
       }
-    },
-  );
+    }
+  });
+  for (let r = 0; r < pending; r++) one.run(values.slice(r * PAPER_COLUMNS, (r + 1) * PAPER_COLUMNS));
 }
 
 function writeSubjects(db: Database.Database, rows: SubjectRows): void {

@@ -24,8 +24,10 @@ export class UsageCounter {
   private monthEndsMs = 0;
 
   record(prefix: string): void {
-    const at = this.options.now?.() ?? new Date();
-    if (at.getTime() >= this.monthEndsMs || at.getTime() < this.monthEndsMs - 32 * 86_400_000) {
+    // A number, not a Date, on every call: a Date is made only when the month changes.
+    const atMs = this.options.now?.().getTime() ?? Date.now();
+    if (atMs >= this.monthEndsMs || atMs < this.monthEndsMs - 32 * 86_400_000) {
+      const at = new Date(atMs);
       this.month = monthOf(at);
       this.monthEndsMs = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
     }

@@ -30,8 +30,11 @@ export interface RateLimitResult {
 }
 
 export interface RateLimiter {
-  /** Counts one request against `bucket`, which allows `limit` requests per `windowSeconds`. */
-  hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult>;
+  /**
+   * Counts one request against `bucket`, which allows `limit` requests per `windowSeconds`. The
+   * in-process limiter answers at once (no promise: it is on every request's path).
+   */
+  hit(bucket: string, limit: number, windowSeconds: number): RateLimitResult | Promise<RateLimitResult>;
   /** Null when limits are shared as configured; otherwise why they are held in this process only. */
   degradedReason?(): string | null;
   close(): Promise<void>;
@@ -74,7 +77,7 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.sweepCount;
   }
 
-  async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+  hit(bucket: string, limit: number, windowSeconds: number): RateLimitResult {
     const now = this.now();
     if (now >= this.nextSweep) this.sweep(now);
     const key = `${bucket}:${windowSeconds}`;

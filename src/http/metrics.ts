@@ -1,7 +1,8 @@
 import type { Context, Handler, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { RouterRoute } from 'hono/types';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { LabelledHistogram } from './histogram.js';
 import { pipeline, type Step } from './pipeline.js';
 
 /** Seconds; fine at the low end, where a read-only API over a local snapshot spends its time. */
@@ -13,10 +14,12 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export interface Metrics {
   registry: Registry;
   requests: Counter<'method' | 'route' | 'status'>;
-  duration: Histogram<'method' | 'route' | 'status'>;
+  duration: LabelledHistogram<'method' | 'route' | 'status'>;
   snapshotInfo: Gauge<'data_version'>;
   /** Sets snapshot_info{data_version=v} to 1, dropping the previous version's series. */
   setDataVersion(version: string | null): void;
+  /** Counts and times one answered request. */
+  answered(method: string, route: string, status: number, seconds: number): void;
 }
 
 /**
@@ -30,19 +33,26 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   if (options.defaultMetrics ?? true)
     collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   const labelNames = ['method', 'route', 'status'] as const;
+  // Every answered request is one observation of the duration histogram, so the request counter
+  // is that histogram's count per series, read when scraped: nothing to count twice per request.
+  let duration: LabelledHistogram<(typeof labelNames)[number]> | undefined;
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, matched route pattern and status.',
     labelNames,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const series of duration?.allSeries() ?? []) this.inc(series.labels, series.count);
+    },
   });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time to answer HTTP requests, by method, matched route pattern and status.',
-    labelNames,
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
+  duration = new LabelledHistogram(
+    'http_request_duration_seconds',
+    'Time to answer HTTP requests, by method, matched route pattern and status.',
+    DURATION_BUCKETS,
+    registry,
+  );
+  const histogram = duration;
   const snapshotInfo = new Gauge({
     name: 'snapshot_info',
     help: 'The data snapshot being served (value 1, version in the data_version label).',
@@ -57,6 +67,15 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     setDataVersion(version) {
       snapshotInfo.reset();
       if (version) snapshotInfo.set({ data_version: version }, 1);
+    },
+    answered(method, route, status, seconds) {
+      // The series is found by one string, its labels made once (the set is bounded like the labels).
+      const series = histogram.series(`${method} ${status} ${route}`, () => ({
+        method,
+        route,
+        status: String(status),
+      }));
+      histogram.observe(series, seconds);
     },
   };
 }
@@ -88,25 +107,14 @@ export function metricsMiddleware(metrics: Metrics): MiddlewareHandler {
 
 /** metricsMiddleware as a step of the app's pipeline (pipeline.ts). */
 export function metricsStep(metrics: Metrics): Step {
-  // Label children made once per (method, route, status): label hashing on every request is
-  // measurable at tens of thousands of requests per second. The set is bounded like the labels.
-  const children = new Map<string, { requests: { inc(): void }; duration: { observe(v: number): void } }>();
-  const child = (method: string, route: string, status: string) => {
-    const key = `${method} ${status} ${route}`;
-    let c = children.get(key);
-    if (!c) {
-      const labels = { method, route, status };
-      c = { requests: metrics.requests.labels(labels), duration: metrics.duration.labels(labels) };
-      children.set(key, c);
-    }
-    return c;
-  };
-  return onAnswered((c, status, ms) => {
-    const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER';
-    const series = child(method, routeLabel(c), String(status));
-    series.requests.inc();
-    series.duration.observe(ms / 1000);
-  });
+  return onAnswered((c, status, ms) =>
+    metrics.answered(
+      KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER',
+      routeLabel(c),
+      status,
+      ms / 1000,
+    ),
+  );
 }
 
 /**

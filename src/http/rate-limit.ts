@@ -123,37 +123,44 @@ export function rateLimitStep(limiter: RateLimiter, policy: Partial<RateLimitPol
   const log = policy.log ?? (() => {});
   let failedOnce = false;
 
-  const count = async (c: Context): Promise<Response | undefined> => {
-    const keyPrefix = c.get('apiKeyPrefix') as unknown;
-    const keyed = typeof keyPrefix === 'string' && keyPrefix !== '';
-    const scope: Scope = keyed ? 'per-key' : 'per-ip';
-    const spec = keyed ? (policy.perKeyFor?.(c) ?? perKey) : perIp;
-    const bucket = keyed ? `key:${keyPrefix}` : `ip:${clientIp(c, policy.trustProxy)}`;
-
-    let hit: RateLimitResult;
-    try {
-      hit = await limiter.hit(bucket, spec.limit, spec.windowSeconds);
-    } catch (error) {
-      if (!failedOnce)
-        log('rate limiter failed; letting requests through', { err: (error as Error).message });
-      failedOnce = true;
-      return undefined;
-    }
-
-    if (!hit.allowed)
-      return tooManyRequests(
-        c,
-        scope,
-        spec,
-        hit,
-        rateLimitHeaders(scope, spec, hit),
-        keyed ? keyPrefix : undefined,
-      );
-    // On every answer, keyed or not, error problems included (answer-headers.ts).
-    addAnswerHeaders(c, rateLimitHeaders(scope, spec, hit));
+  const failed = (error: unknown): undefined => {
+    if (!failedOnce) log('rate limiter failed; letting requests through', { err: (error as Error).message });
+    failedOnce = true;
     return undefined;
   };
+  const count = (c: Context): Response | undefined | Promise<Response | undefined> => {
+    const keyPrefix = c.get('apiKeyPrefix') as unknown;
+    const keyed = typeof keyPrefix === 'string' && keyPrefix !== '';
+    const spec = keyed ? (policy.perKeyFor?.(c) ?? perKey) : perIp;
+    const bucket = keyed ? `key:${keyPrefix}` : `ip:${clientIp(c, policy.trustProxy)}`;
+    let hit: RateLimitResult | Promise<RateLimitResult>;
+    try {
+      hit = limiter.hit(bucket, spec.limit, spec.windowSeconds);
+    } catch (error) {
+      return failed(error);
+    }
+    const key = keyed ? keyPrefix : undefined;
+    // The in-process limiter answers at once: no promise to wait for on every request.
+    return hit instanceof Promise
+      ? hit.then((h) => judge(c, spec, h, key), failed)
+      : judge(c, spec, hit, key);
+  };
   return { enter: count };
+}
+
+/** The 429 when the budget is spent; else the RateLimit headers, added to every answer. */
+function judge(
+  c: Context,
+  spec: LimitSpec,
+  hit: RateLimitResult,
+  keyPrefix: string | undefined,
+): Response | undefined {
+  const scope: Scope = keyPrefix !== undefined ? 'per-key' : 'per-ip';
+  if (!hit.allowed)
+    return tooManyRequests(c, scope, spec, hit, rateLimitHeaders(scope, spec, hit), keyPrefix);
+  // On every answer, keyed or not, error problems included (answer-headers.ts).
+  addAnswerHeaders(c, rateLimitHeaders(scope, spec, hit));
+  return undefined;
 }
 
 function rateLimitHeaders(scope: Scope, spec: LimitSpec, hit: RateLimitResult): Record<string, string> {

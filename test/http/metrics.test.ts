@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createMetrics, type Metrics, metricsHandler, metricsMiddleware } from '../../src/http/metrics.js';
 import { MemoryRateLimiter, rateLimit } from '../../src/http/rate-limit.js';
@@ -177,5 +178,45 @@ describe('metrics', () => {
     await app.request('/v1/elements/He');
     const parsed = parse(await metrics.registry.metrics());
     expect(sample(parsed, 'http_requests_total', { route: '/v1/elements/:symbol', status: '429' })).toBe(1);
+  });
+});
+
+describe('the request metrics, against prom-client', () => {
+  it("export the very text prom-client's Counter and Histogram export for the same requests", async () => {
+    const ours = createMetrics({ defaultMetrics: false });
+    const registry = new Registry();
+    const labelNames = ['method', 'route', 'status'] as const;
+    const counter = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by method, matched route pattern and status.',
+      labelNames,
+      registers: [registry],
+    });
+    const histogram = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: ours.duration.help,
+      labelNames,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+    new Gauge({
+      name: 'snapshot_info',
+      help: 'The data snapshot being served (value 1, version in the data_version label).',
+      labelNames: ['data_version'],
+      registers: [registry],
+    });
+    // Durations on, between and past the bounds, over routes, statuses and methods seen in any order.
+    const seconds = [0, 0.001, 0.0011, 0.003, 0.0999, 0.1, 0.7, 2.5, 9.99, 10, 11, 0.25];
+    const calls = seconds.flatMap((s, i) => [
+      ['GET', i % 3 ? '/v1/elements/:symbol' : 'unmatched', i % 4 ? 200 : 404, s] as const,
+      ['POST', '/v1/lab/run', 402, s / 3] as const,
+    ]);
+    for (const [method, route, status, s] of calls) {
+      ours.answered(method, route, status, s);
+      counter.inc({ method, route, status: String(status) });
+      histogram.observe({ method, route, status: String(status) }, s);
+    }
+    expect(await ours.registry.metrics()).toBe(await registry.metrics());
+    expect(await ours.registry.getMetricsAsJSON()).toEqual(await registry.getMetricsAsJSON());
   });
 });

@@ -17,7 +17,7 @@ import {
   type CommunityRows,
   communityRows,
   type SubjectRows,
-  subjectRows,
+  SubjectRowsBuilder,
   transferablesOf,
 } from './subject-rows.js';
 
@@ -41,32 +41,25 @@ export function scoreSubjects(
   params: ScoringParameters,
 ): ScoredSubjects {
   const ctx = buildContext(corpus, impact, params);
-  const scores = [
-    ...scoreEntities(
-      ctx,
-      'element',
-      corpus.elements,
-      ELEMENTS.map((_, i) => i),
-      ['yearly', 'monthly', 'daily'],
-    ),
-    ...scoreEntities(
-      ctx,
-      'topic',
-      corpus.topics,
-      corpus.topicIds.map((_, i) => i),
-      ['yearly', 'monthly'],
-    ),
-    ...scoreEntities(
-      ctx,
-      'keyword',
-      corpus.keywords,
-      corpus.keywordSlugs.map((_, i) => i),
-      ['yearly', 'monthly'],
-    ),
-  ];
+  const rows = new SubjectRowsBuilder(corpus);
+  // One type at a time: its scores are laid out as rows and dropped before the next is scored.
+  const types = [
+    { type: 'element', csr: corpus.elements, entities: ELEMENTS.length, res: ['yearly', 'monthly', 'daily'] },
+    { type: 'topic', csr: corpus.topics, entities: corpus.topicIds.length, res: ['yearly', 'monthly'] },
+    {
+      type: 'keyword',
+      csr: corpus.keywords,
+      entities: corpus.keywordSlugs.length,
+      res: ['yearly', 'monthly'],
+    },
+  ] as const;
+  for (const { type, csr, entities, res } of types) {
+    const keys = Array.from({ length: entities }, (_, i) => i);
+    rows.add(type, csr, entities, scoreEntities(ctx, type, csr, keys, res));
+  }
   const { communities, elementCommunities } = scoreCommunities(corpus, params);
   return {
-    subjects: subjectRows(corpus, scores),
+    subjects: rows.finish(),
     communities: communityRows(communities),
     elementCommunities: communityRows(elementCommunities),
     periods: periodTotals(ctx),

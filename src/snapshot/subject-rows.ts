@@ -1,6 +1,6 @@
 import { ELEMENTS } from '../elements/elements.js';
 import type { Community, ElementCommunity } from '../scoring/communities.js';
-import type { Corpus } from '../scoring/corpus.js';
+import type { Corpus, Csr } from '../scoring/corpus.js';
 import { type EntityScore, invert, type SubjectType } from '../scoring/score-entities.js';
 import { encodeRanked } from './ranked.js';
 
@@ -27,10 +27,16 @@ export interface SubjectRows {
   ranked: Uint8Array;
   rankedStart: Int32Array;
   extra: string[];
-  /** Subject i's history rows are historyStart[i] .. historyStart[i + 1]. */
-  historyStart: Int32Array;
+  /** Subject i's history rows are historyRows[i] .. historyRows[i + 1]. */
+  historyRows: Int32Array;
+  /** Per history row: its resolution. */
   historyResolution: string[];
-  historySeries: string[];
+  /**
+   * History row h's series as JSON (UTF-8) is historyJson[historyStart[h] .. historyStart[h + 1]):
+   * one buffer, moved between threads, instead of a hundred megabytes of strings copied.
+   */
+  historyJson: Uint8Array;
+  historyStart: Int32Array;
   /** Subject i's routed elements are routedStart[i] .. routedStart[i + 1], rank 1 first. */
   routedStart: Int32Array;
   routedSymbol: string[];
@@ -62,80 +68,115 @@ export function subjectIdOf(corpus: Corpus, s: Pick<EntityScore, 'type' | 'key'>
   return corpus.keywordSlugs[s.key]!;
 }
 
-export function subjectRows(corpus: Corpus, scores: readonly EntityScore[]): SubjectRows {
-  const count = scores.length;
-  const rows: SubjectRows = {
-    count,
-    type: [],
-    id: [],
-    name: [],
-    description: [],
-    paperCount: new Int32Array(count),
-    windowPapers: new Int32Array(count),
-    ri: new Float64Array(count),
-    ris: new Float64Array(count),
-    hri: new Float64Array(count),
-    totalRanked: new Int32Array(count),
-    ranked: new Uint8Array(0),
-    rankedStart: new Int32Array(count + 1),
-    extra: [],
-    historyStart: new Int32Array(count + 1),
-    historyResolution: [],
-    historySeries: [],
-    routedStart: new Int32Array(count + 1),
-    routedSymbol: [],
-    routedShare: new Float64Array(0),
-    postings: new Int32Array(0),
-    postingsStart: new Int32Array(count + 1),
+/**
+ * Lays out the scored subjects as rows, one type at a time (add), so that a type's scores can be
+ * dropped once laid out: the objects of a million papers' subjects are the scoring's peak memory.
+ */
+export class SubjectRowsBuilder {
+  private readonly type: SubjectType[] = [];
+  private readonly id: string[] = [];
+  private readonly name: string[] = [];
+  private readonly description: (string | null)[] = [];
+  private readonly numbers = {
+    paperCount: [] as number[],
+    windowPapers: [] as number[],
+    ri: [] as number[],
+    ris: [] as number[],
+    hri: [] as number[],
+    totalRanked: [] as number[],
   };
-  const ranked: Buffer[] = [];
-  const shares: number[] = [];
-  scores.forEach((s, i) => {
-    const { name, description, extra } = describe(corpus, s);
-    rows.type.push(s.type);
-    rows.id.push(subjectIdOf(corpus, s));
-    rows.name.push(name);
-    rows.description.push(description);
-    rows.paperCount[i] = s.paperCount;
-    rows.windowPapers[i] = s.windowPapers;
-    rows.ri[i] = s.ri;
-    rows.ris[i] = s.ris;
-    rows.hri[i] = s.hri ?? Number.NaN;
-    rows.totalRanked[i] = s.ranked.length;
-    const blob = encodeRanked(s.ranked);
-    ranked.push(blob);
-    rows.rankedStart[i + 1] = rows.rankedStart[i]! + blob.length;
-    rows.extra.push(JSON.stringify(extra));
-    for (const [res, series] of Object.entries(s.history)) {
-      rows.historyResolution.push(res);
-      rows.historySeries.push(JSON.stringify(series));
-    }
-    rows.historyStart[i + 1] = rows.historySeries.length;
-    for (const r of s.routedElements) {
-      rows.routedSymbol.push(ELEMENTS[r.element]!.symbol);
-      shares.push(r.share);
-    }
-    rows.routedStart[i + 1] = shares.length;
-  });
-  // A fresh buffer of its own (Buffer.concat may take Node's shared pool, which cannot be moved).
-  rows.ranked = new Uint8Array(rows.rankedStart[count]!);
-  for (const [i, blob] of ranked.entries()) rows.ranked.set(blob, rows.rankedStart[i]!);
-  rows.routedShare = Float64Array.from(shares);
+  private readonly extra: string[] = [];
+  private readonly ranked: Buffer[] = [];
+  private readonly rankedStart = [0];
+  private readonly historyResolution: string[] = [];
+  private readonly historyJson: Buffer[] = [];
+  private readonly historyStart = [0];
+  private readonly historyRows = [0];
+  private readonly routedSymbol: string[] = [];
+  private readonly routedShare: number[] = [];
+  private readonly routedStart = [0];
+  private readonly postings: Int32Array[] = [];
+  private readonly postingsStart = [0];
 
-  const inverted = {
-    element: invert(corpus.elements, corpus.n, ELEMENTS.length),
-    topic: invert(corpus.topics, corpus.n, corpus.topicIds.length),
-    keyword: invert(corpus.keywords, corpus.n, corpus.keywordSlugs.length),
-  };
-  let total = 0;
-  for (const s of scores) total += inverted[s.type].start[s.key + 1]! - inverted[s.type].start[s.key]!;
-  rows.postings = new Int32Array(total);
-  scores.forEach((s, i) => {
-    const { start, papers } = inverted[s.type];
-    rows.postings.set(papers.subarray(start[s.key]!, start[s.key + 1]!), rows.postingsStart[i]!);
-    rows.postingsStart[i + 1] = rows.postingsStart[i]! + start[s.key + 1]! - start[s.key]!;
-  });
-  return rows;
+  constructor(private readonly corpus: Corpus) {}
+
+  /** Adds one type's scores (scoreEntities over csr) in their order. */
+  add(type: SubjectType, csr: Csr, entities: number, scores: readonly EntityScore[]): void {
+    const corpus = this.corpus;
+    const inverted = invert(csr, corpus.n, entities);
+    const n = this.numbers;
+    for (const s of scores) {
+      if (s.type !== type) throw new Error(`a ${s.type} score among the ${type} scores`);
+      const { name, description, extra } = describe(corpus, s);
+      this.type.push(type);
+      this.id.push(subjectIdOf(corpus, s));
+      this.name.push(name);
+      this.description.push(description);
+      n.paperCount.push(s.paperCount);
+      n.windowPapers.push(s.windowPapers);
+      n.ri.push(s.ri);
+      n.ris.push(s.ris);
+      n.hri.push(s.hri ?? Number.NaN);
+      n.totalRanked.push(s.ranked.length);
+      const blob = encodeRanked(s.ranked);
+      this.ranked.push(blob);
+      this.rankedStart.push(this.rankedStart.at(-1)! + blob.length);
+      this.extra.push(JSON.stringify(extra));
+      for (const [res, series] of Object.entries(s.history)) {
+        this.historyResolution.push(res);
+        const json = Buffer.from(JSON.stringify(series));
+        this.historyJson.push(json);
+        this.historyStart.push(this.historyStart.at(-1)! + json.length);
+      }
+      this.historyRows.push(this.historyResolution.length);
+      for (const r of s.routedElements) {
+        this.routedSymbol.push(ELEMENTS[r.element]!.symbol);
+        this.routedShare.push(r.share);
+      }
+      this.routedStart.push(this.routedSymbol.length);
+      const papers = inverted.papers.subarray(inverted.start[s.key]!, inverted.start[s.key + 1]!);
+      this.postings.push(papers);
+      this.postingsStart.push(this.postingsStart.at(-1)! + papers.length);
+    }
+  }
+
+  finish(): SubjectRows {
+    const n = this.numbers;
+    // Fresh buffers of their own (Buffer.concat may take Node's shared pool, which cannot be moved).
+    const concat = <T extends Uint8Array | Int32Array>(parts: T[], out: T): T => {
+      let at = 0;
+      for (const p of parts) {
+        out.set(p, at);
+        at += p.length;
+      }
+      return out;
+    };
+    return {
+      count: this.type.length,
+      type: this.type,
+      id: this.id,
+      name: this.name,
+      description: this.description,
+      paperCount: Int32Array.from(n.paperCount),
+      windowPapers: Int32Array.from(n.windowPapers),
+      ri: Float64Array.from(n.ri),
+      ris: Float64Array.from(n.ris),
+      hri: Float64Array.from(n.hri),
+      totalRanked: Int32Array.from(n.totalRanked),
+      ranked: concat<Uint8Array>(this.ranked, new Uint8Array(this.rankedStart.at(-1)!)),
+      rankedStart: Int32Array.from(this.rankedStart),
+      extra: this.extra,
+      historyRows: Int32Array.from(this.historyRows),
+      historyResolution: this.historyResolution,
+      historyJson: concat<Uint8Array>(this.historyJson, new Uint8Array(this.historyStart.at(-1)!)),
+      historyStart: Int32Array.from(this.historyStart),
+      routedSymbol: this.routedSymbol,
+      routedShare: Float64Array.from(this.routedShare),
+      routedStart: Int32Array.from(this.routedStart),
+      postings: concat(this.postings, new Int32Array(this.postingsStart.at(-1)!)),
+      postingsStart: Int32Array.from(this.postingsStart),
+    };
+  }
 }
 
 function describe(corpus: Corpus, s: EntityScore) {

@@ -185,7 +185,12 @@ function writeSubjects(db: Database.Database, rows: SubjectRows): void {
   const fts = db.prepare('INSERT INTO subjects_fts (type, id, name, description) VALUES (?, ?, ?, ?)');
   const history = db.prepare('INSERT INTO history VALUES (?, ?, ?, ?)');
   const routed = db.prepare('INSERT INTO routed_elements VALUES (?, ?, ?, ?, ?)');
-  const { ranked, rankedStart, historyStart, routedStart } = rows;
+  const { ranked, rankedStart, historyRows, historyStart, routedStart } = rows;
+  const historyJson = Buffer.from(
+    rows.historyJson.buffer,
+    rows.historyJson.byteOffset,
+    rows.historyJson.length,
+  );
   for (let i = 0; i < rows.count; i++) {
     const type = rows.type[i]!;
     const id = rows.id[i]!;
@@ -207,8 +212,10 @@ function writeSubjects(db: Database.Database, rows: SubjectRows): void {
       rows.extra[i]!,
     );
     fts.run(type, id, name, description);
-    for (let h = historyStart[i]!; h < historyStart[i + 1]!; h++)
-      history.run(type, id, rows.historyResolution[h]!, rows.historySeries[h]!);
+    for (let h = historyRows[i]!; h < historyRows[i + 1]!; h++) {
+      const series = historyJson.toString('utf8', historyStart[h]!, historyStart[h + 1]!);
+      history.run(type, id, rows.historyResolution[h]!, series);
+    }
     for (let r = routedStart[i]!; r < routedStart[i + 1]!; r++)
       routed.run(type, id, r - routedStart[i]! + 1, rows.routedSymbol[r]!, rows.routedShare[r]!);
   }

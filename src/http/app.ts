@@ -31,7 +31,7 @@ import { methodNotAllowed, methodsByPath } from './method-not-allowed.js';
 import { createMetrics, metricsHandler, metricsStep } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentGate } from './payment.js';
-import { afterNext, beforeNext, pipeline, type Step } from './pipeline.js';
+import { afterNext, beforeNext, onlyFor, pipeline, type Step } from './pipeline.js';
 import { handleError, MAX_BODY_BYTES, MAX_URL_CHARS, problemResponse, validationProblem } from './problem.js';
 import { clientIp, MemoryRateLimiter, type RateLimiter, rateLimitStep } from './rate-limit.js';
 import { requestLog } from './request-log.js';
@@ -98,9 +98,66 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const pagesOnly: Step = {
     exit: (c) => (c.req.path.startsWith('/v1/') || c.req.path === '/mcp' ? undefined : pageHeaders.exit!(c)),
   };
+  // The snapshot a request starts with is the one it answers from, even if a newer one is published
+  // meanwhile; a read pinned with data_version= or RI-Data-Version answers from that one.
+  const snapshotStep: Step<Context<AppEnv>> = {
+    enter(c) {
+      if (c.req.path === '/v1/openapi.json') return undefined;
+      const pinned = requestedVersion(c);
+      if (pinned)
+        return pinnedSnapshot(deps.snapshots, pinned, deps.config.publicUrl).then((snapshot) => {
+          c.set('snapshot', snapshot);
+          return undefined;
+        });
+      const snapshot = deps.snapshots.acquire();
+      if (!snapshot)
+        throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
+      c.set('snapshot', snapshot);
+      return undefined;
+    },
+    exit(c) {
+      c.get('snapshot')?.release();
+    },
+  };
+  // Only requests with a body are measured: reading c.req.raw on a GET would make
+  // @hono/node-server build a full Request object, about a third of a cached answer's cost.
+  const limitBody = beforeNext(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HTTPException(413);
+      },
+    }),
+  );
+  const bodyLimitStep: Step = {
+    enter: (c) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : limitBody.enter!(c)),
+  };
+  // Each key's budget is its plan's (the access table), unless RATE_LIMIT_PER_KEY sets one for all.
+  const planLimits = Object.fromEntries(
+    Object.entries(PLAN_RATE_LIMITS).map(([plan, n]) => [
+      plan,
+      { limit: deps.config.RATE_LIMIT_PER_KEY ?? n, windowSeconds: 60 },
+    ]),
+  ) as Record<Plan, { limit: number; windowSeconds: number }>;
+  const limits = rateLimitStep(limiter, {
+    perKey: planLimits.free,
+    perKeyFor: (c) => planLimits[(c.get('caller') as Caller | undefined)?.plan ?? 'free'],
+    perIp: { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
+    trustProxy: deps.config.TRUST_PROXY,
+    log: (m) => log(m),
+  });
+  const badKeys = new BadKeyGuard(
+    limiter,
+    { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
+    deps.config.TRUST_PROXY,
+  );
+  const usage = deps.usage ?? new UsageCounter(deps.state);
+  const authenticated = authenticate(deps.state, badKeys, usage) as Step;
   // What every request passes through, as one middleware (pipeline.ts): request id and CORS
   // headers first, set before the handler (see cors.ts for why), then the request log, metrics,
-  // the 414 check, compression and the pages' headers.
+  // the 414 check, compression and the pages' headers; and for /v1 (but its OpenAPI document,
+  // answered before them) the snapshot, the body limit, the caller, the rate limit, pay per call
+  // (x402: only in the full edition and when a network is offered) and the response cache.
   app.use(
     '*',
     pipeline(
@@ -111,6 +168,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         uriLength,
         compression(),
         pagesOnly,
+        ...onlyFor(isApiRequest, [
+          snapshotStep as Step,
+          bodyLimitStep,
+          authenticated,
+          limits,
+          ...(paymentsOn
+            ? [paymentGate(deps.payments!, deps.config.EDITION, deps.config.publicUrl) as Step]
+            : []),
+          responseCache() as Step,
+        ]),
       ],
       onError,
     ),
@@ -127,7 +194,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
           ...(deps.now ? { now: deps.now } : {}),
         })
       : null;
-  const usage = deps.usage ?? new UsageCounter(deps.state);
   const sessions = new WebSessions(deps.state, deps.config.publicUrl);
   registerDocs(app);
   registerPages(app, {
@@ -202,77 +268,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook });
   registerOpenApi(v1, routes, paymentsOn ? deps.payments : undefined);
 
-  // The snapshot a request starts with is the one it answers from, even if a newer one is published
-  // meanwhile; a read pinned with data_version= or RI-Data-Version answers from that one.
-  const snapshotStep: Step<Context<AppEnv>> = {
-    enter(c) {
-      if (c.req.path === '/v1/openapi.json') return undefined;
-      const pinned = requestedVersion(c);
-      if (pinned)
-        return pinnedSnapshot(deps.snapshots, pinned, deps.config.publicUrl).then((snapshot) => {
-          c.set('snapshot', snapshot);
-          return undefined;
-        });
-      const snapshot = deps.snapshots.acquire();
-      if (!snapshot)
-        throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
-      c.set('snapshot', snapshot);
-      return undefined;
-    },
-    exit(c) {
-      c.get('snapshot')?.release();
-    },
-  };
-  // Only requests with a body are measured: reading c.req.raw on a GET would make
-  // @hono/node-server build a full Request object, about a third of a cached answer's cost.
-  const limitBody = beforeNext(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HTTPException(413);
-      },
-    }),
-  );
-  const bodyLimitStep: Step = {
-    enter: (c) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : limitBody.enter!(c)),
-  };
-  // Each key's budget is its plan's (the access table), unless RATE_LIMIT_PER_KEY sets one for all.
-  const planLimits = Object.fromEntries(
-    Object.entries(PLAN_RATE_LIMITS).map(([plan, n]) => [
-      plan,
-      { limit: deps.config.RATE_LIMIT_PER_KEY ?? n, windowSeconds: 60 },
-    ]),
-  ) as Record<Plan, { limit: number; windowSeconds: number }>;
-  const limits = rateLimitStep(limiter, {
-    perKey: planLimits.free,
-    perKeyFor: (c) => planLimits[(c.get('caller') as Caller | undefined)?.plan ?? 'free'],
-    perIp: { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
-    trustProxy: deps.config.TRUST_PROXY,
-    log: (m) => log(m),
-  });
-  const badKeys = new BadKeyGuard(
-    limiter,
-    { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
-    deps.config.TRUST_PROXY,
-  );
-  const authenticated = authenticate(deps.state, badKeys, usage) as Step;
-  // Every /v1 request, as one middleware: its snapshot, the body limit, the caller, the rate limit,
-  // pay per call (x402: only in the full edition and when a network is offered) and the cache.
-  v1.use(
-    '*',
-    pipeline(
-      [
-        snapshotStep as Step,
-        bodyLimitStep,
-        authenticated,
-        limits,
-        ...(paymentsOn ? [paymentGate(deps.payments!, routes.edition, routes.publicUrl) as Step] : []),
-        responseCache() as Step,
-      ],
-      onError,
-    ),
-  );
-
   registerRoutes(v1, routes);
   app.route('/v1', v1);
 
@@ -345,4 +340,15 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.onError(onError);
   return app;
+}
+
+/**
+ * The requests the /v1 steps are for: /v1 and every path under it (what `v1.use('*')` matched),
+ * but GET /v1/openapi.json, whose route was registered before them and so answered without them.
+ */
+function isApiRequest(c: Context): boolean {
+  const path = c.req.path;
+  if (path === '/v1') return true;
+  if (!path.startsWith('/v1/')) return false;
+  return path !== '/v1/openapi.json' || (c.req.method !== 'GET' && c.req.method !== 'HEAD');
 }

@@ -85,3 +85,15 @@ export function afterNext(middleware: MiddlewareHandler): Step {
     },
   };
 }
+
+/** The steps, for the requests `applies` to only (the same answer for a request's enter and exit). */
+export function onlyFor<C extends Context>(applies: (c: C) => boolean, steps: readonly Step<C>[]): Step<C>[] {
+  return steps.map((step) => {
+    const enter = step.enter?.bind(step);
+    const exit = step.exit?.bind(step);
+    return {
+      ...(enter ? { enter: (c: C) => (applies(c) ? enter(c) : undefined) } : {}),
+      ...(exit ? { exit: (c: C) => (applies(c) ? exit(c) : undefined) } : {}),
+    };
+  });
+}

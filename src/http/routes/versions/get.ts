@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { VersionSchema, VersionsSchema } from '../../../contracts/versions.js';
+import { VersionsSchema } from '../../../contracts/versions.js';
 import { envelope } from '../../../core/viewer.js';
 import type { Publication } from '../../../snapshot/publication-log.js';
 import { keptVersions } from '../../../snapshot/versions.js';

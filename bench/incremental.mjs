@@ -4,7 +4,7 @@
 // on two copies of the same data folder, alternating which goes first, for BENCH_ROUNDS days.
 // Every round checks both publish the same data_version. Reports wall and CPU seconds (the
 // machine is shared: CPU time is the steadier figure), peak RSS and the ratios full/incremental.
-//   BENCH_WORKS=300000 (corpus size), BENCH_ROUNDS=3, BENCH_DIR=.bench
+//   BENCH_WORKS=300000 (corpus size), BENCH_ROUNDS=3, BENCH_DIR=.bench, BENCH_PARTITION (records a day)
 //   BENCH_BASE=DIR: start from a copy of a data folder already ingested and built from the
 //   corpus of BENCH_WORKS works (e.g. .bench/data-1000000) instead of ingesting it again.
 // The partition of each day: 0.25% of the corpus new works (a tenth of them works the corpus
@@ -99,10 +99,12 @@ if (process.env.BENCH_BASE) {
   ri(['build', '--data-dir', base]);
 }
 
-// The days' partitions, made once from records of the corpus.
-const added = Math.round(works * 0.0025);
-const replaced = Math.round(works * 0.0005);
-const removed = Math.max(1, Math.round(works * 0.0001));
+// The days' partitions, made once from records of the corpus. BENCH_PARTITION=n: n records a day
+// (issue 11's budget names a 10,000-work partition), in the same shares as the default 0.31%.
+const perDay = Number(process.env.BENCH_PARTITION ?? works * 0.0031);
+const added = Math.round(perDay * (25 / 31));
+const replaced = Math.round(perDay * (5 / 31));
+const removed = Math.max(1, Math.round(perDay * (1 / 31)));
 const sample = await sampleRecords(corpus, rounds * (added + replaced + removed));
 const cited = await citedNotHeld(join(base, 'corpus.duckdb'), rounds * Math.ceil(added / 10));
 const partitions = [];

@@ -5,7 +5,7 @@
 // MIXED_SECONDS (default 30) each. Per route: requests, p50 and p99; errors; the server's RSS
 // every second (flat after warm-up: no growth over the last 20 s) and its event-loop delay
 // (from /metrics). Budget (issue 11): cached element reads p99 <= 15 ms at 50 connections while
-// research and lab run; 0 errors; RSS flat. The load generator is this process (keep-alive
+// research and lab run; 0 errors; RSS flat. MIXED_CONNECTIONS=50,200 (default). The load generator is this process (keep-alive
 // sockets, no fetch overhead); the server is another.
 // Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
 import { readFileSync } from 'node:fs';
@@ -149,16 +149,17 @@ async function run(connections) {
       start: rssSeries[0],
       end: rssSeries.at(-1),
       last20_growth: last20.length ? last20.at(-1) - last20[0] : null,
+      every10s: rssSeries.filter((_, i) => i % 10 === 9),
     },
   };
 }
 
 // Warm up: every route once, and a few seconds of the mix.
 for (let i = 0; i < 40; i++) await get(pick(i)[1]);
-for (const c of [50, 200]) {
+for (const c of (process.env.MIXED_CONNECTIONS ?? '50,200').split(',').map(Number)) {
   const r = await run(c);
   console.log(
-    `\n${c} connections, ${seconds} s: ${r.rps} requests/s, ${r.errors} errors, RSS ${JSON.stringify(r.rss_mb)} MB`,
+    `\n${c} connections, ${seconds} s: ${r.rps} requests/s, ${r.errors} errors ${JSON.stringify(r.byStatus)}, RSS ${JSON.stringify(r.rss_mb)} MB`,
   );
   console.table(r.rows);
 }

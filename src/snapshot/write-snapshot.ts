@@ -4,8 +4,8 @@ import type { CorpusStore } from '../ingest/corpus-store.js';
 import type { Clusters } from '../scoring/clusters.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
-import type { PeriodTotals } from '../scoring/score-entities.js';
 import { PAPER_INDEXES, SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from './schema.js';
+import type { ScoredSubjects } from './score-subjects.js';
 import { type CommunityRows, type SubjectRows, topicSubjectId } from './subject-rows.js';
 
 /** What the paper rows are written from: the corpus, each paper's impact and community. */
@@ -16,15 +16,7 @@ export interface PaperContent {
 }
 
 /** Everything else in the file: the subject scores (scored and laid out as rows) and the build's notes. */
-export interface SubjectContent {
-  subjects: SubjectRows;
-  communities: CommunityRows;
-  elementCommunities: CommunityRows;
-  periods: PeriodTotals[];
-  /** Each paper's position in the global ranking order (ranking rule of docs/metrics.md). */
-  rankPosition: Int32Array;
-  /** Each paper's recency weight at the cut-off (the RIS term), 0 without a date. */
-  recencyNow: Float64Array;
+export interface SubjectContent extends Omit<ScoredSubjects, 'window'> {
   meta: Record<string, string | number>;
 }
 

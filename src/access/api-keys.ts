@@ -11,7 +11,7 @@
  * latency to every authenticated request. Because the hash is deterministic it can be indexed, so
  * a key is looked up by its hash, never by comparing secrets one by one.
  */
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 export const KEY_PREFIX_LENGTH = 8;
 export const KEY_SECRET_BYTES = 32;
@@ -44,7 +44,8 @@ export function generateApiKey(): GeneratedApiKey {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // One-shot (Node 20.12): a third of createHash()'s cost; every keyed call hashes its key.
+  return hash('sha256', key, 'hex');
 }
 
 /** Format check, done before any lookup: null unless `s` is shaped like a key. */

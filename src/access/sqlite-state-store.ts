@@ -3,7 +3,7 @@
  * timeout, so a second process, e.g. `ri keys create` beside a running server, waits rather than fails).
  * better-sqlite3 is synchronous; the methods are async only to share the StateStore interface.
  */
-import { hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
@@ -180,13 +180,12 @@ export class SqliteStateStore implements StateStore {
       }
       this.versionFreshUntil = at + DATA_VERSION_RECHECK_MS;
     }
-    // One-shot SHA-256: a third of createHash()'s cost, which was a twentieth of a keyed answer's.
-    const cacheKey = hash('sha256', key);
-    let found = this.lookups.get(cacheKey);
+    const keyHash = hashApiKey(key);
+    let found = this.lookups.get(keyHash);
     if (found === undefined) {
-      found = this.verify(key, parsed.prefix);
+      found = this.verify(keyHash, parsed.prefix);
       if (this.lookups.size >= 10_000) this.lookups.clear();
-      this.lookups.set(cacheKey, found);
+      this.lookups.set(keyHash, found);
     }
     if (!found) return null;
     const usedAt = Date.now();
@@ -199,9 +198,8 @@ export class SqliteStateStore implements StateStore {
     return toKeyInfo(found.row);
   }
 
-  /** The key's row if the key is known and not revoked, else null (the hash and query, once per key). */
-  private verify(key: string, prefix: string): Verified | null {
-    const hash = hashApiKey(key);
+  /** The key's row if the key (by its hash) is known and not revoked, else null (a query, once per key). */
+  private verify(hash: string, prefix: string): Verified | null {
     // Looked up by the hash (unique index): the secret is never compared character by character.
     this.byHash ??= this.db.prepare(
       `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,

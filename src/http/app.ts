@@ -94,10 +94,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   };
   // Pages only: the API answers no HTML, and reading a cached answer's headers here would make
   // @hono/node-server copy them into a Headers object (a tenth of a cached answer's cost).
-  const pageHeaders = afterNext(securityHeaders(deps.config.publicUrl));
-  const pagesOnly: Step = {
-    exit: (c) => (c.req.path.startsWith('/v1/') || c.req.path === '/mcp' ? undefined : pageHeaders.exit!(c)),
-  };
+  const pageHeaders = onlyFor(
+    (c) => !c.req.path.startsWith('/v1/') && c.req.path !== '/mcp',
+    [afterNext(securityHeaders(deps.config.publicUrl))],
+  );
   // The snapshot a request starts with is the one it answers from, even if a newer one is published
   // meanwhile; a read pinned with data_version= or RI-Data-Version answers from that one.
   const snapshotStep: Step<Context<AppEnv>> = {
@@ -121,17 +121,19 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   };
   // Only requests with a body are measured: reading c.req.raw on a GET would make
   // @hono/node-server build a full Request object, about a third of a cached answer's cost.
-  const limitBody = beforeNext(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HTTPException(413);
-      },
-    }),
+  const limitBody = onlyFor(
+    (c) => c.req.method !== 'GET' && c.req.method !== 'HEAD',
+    [
+      beforeNext(
+        bodyLimit({
+          maxSize: MAX_BODY_BYTES,
+          onError: () => {
+            throw new HTTPException(413);
+          },
+        }),
+      ),
+    ],
   );
-  const bodyLimitStep: Step = {
-    enter: (c) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : limitBody.enter!(c)),
-  };
   // Each key's budget is its plan's (the access table), unless RATE_LIMIT_PER_KEY sets one for all.
   const planLimits = Object.fromEntries(
     Object.entries(PLAN_RATE_LIMITS).map(([plan, n]) => [
@@ -167,10 +169,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         metricsStep(metrics),
         uriLength,
         compression(),
-        pagesOnly,
+        ...pageHeaders,
         ...onlyFor(isApiRequest, [
           snapshotStep as Step,
-          bodyLimitStep,
+          ...limitBody,
           authenticated,
           limits,
           ...(paymentsOn

@@ -1,9 +1,9 @@
-import type { Context, Handler, MiddlewareHandler } from 'hono';
+import type { Context, Handler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { RouterRoute } from 'hono/types';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { LabelledHistogram } from './histogram.js';
-import { pipeline, type Step } from './pipeline.js';
+import type { Step } from './pipeline.js';
 
 /** Seconds; fine at the low end, where a read-only API over a local snapshot spends its time. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -100,12 +100,10 @@ export function routeLabel(c: Context): string {
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** Counts and times every request; mount it first so it sees every answer, errors and 429s too. */
-export function metricsMiddleware(metrics: Metrics): MiddlewareHandler {
-  return pipeline([metricsStep(metrics)]);
-}
-
-/** metricsMiddleware as a step of the app's pipeline (pipeline.ts). */
+/**
+ * Counts and times every request, a step of the app's pipeline (pipeline.ts); put it first so it
+ * sees every answer, errors and 429s too.
+ */
 export function metricsStep(metrics: Metrics): Step {
   return onAnswered((c, status, ms) =>
     metrics.answered(

@@ -4,12 +4,12 @@
  * answer, and the 429. The counting itself is the limiter's (limiter.ts).
  */
 import { getConnInfo } from '@hono/node-server/conninfo';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { ServiceError } from '../core/errors.js';
 import { addAnswerHeaders } from './answer-headers.js';
 import { canonicalIp, ipMatcher } from './ip-allow.js';
 import type { RateLimiter, RateLimitResult } from './limiter.js';
-import { pipeline, type Step } from './pipeline.js';
+import type { Step } from './pipeline.js';
 import { problemResponse } from './problem.js';
 
 // The limiter's names, for the modules that import them from here.
@@ -110,13 +110,9 @@ type Scope = 'per-key' | 'per-ip';
  * Counts each request against the caller's budget: per API key when the auth middleware set
  * `apiKeyPrefix`, otherwise per client IP. Every response (and every 429) carries the IETF draft
  * `RateLimit-Policy` / `RateLimit` headers and the `X-RateLimit-*` ones; a 429 is a problem+json
- * that says which limit was hit, its size and window, and when it resets. Fails open.
+ * that says which limit was hit, its size and window, and when it resets. Fails open. A step of the
+ * app's pipeline (pipeline.ts).
  */
-export function rateLimit(limiter: RateLimiter, policy: Partial<RateLimitPolicy> = {}): MiddlewareHandler {
-  return pipeline([rateLimitStep(limiter, policy)]);
-}
-
-/** rateLimit as a step of the app's pipeline (pipeline.ts). */
 export function rateLimitStep(limiter: RateLimiter, policy: Partial<RateLimitPolicy> = {}): Step {
   const perKey = policy.perKey ?? DEFAULT_RATE_LIMIT_POLICY.perKey;
   const perIp = policy.perIp ?? DEFAULT_RATE_LIMIT_POLICY.perIp;

@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetrics, type Metrics, metricsHandler, metricsMiddleware } from '../../src/http/metrics.js';
-import { MemoryRateLimiter, rateLimit } from '../../src/http/rate-limit.js';
+import { createMetrics, type Metrics, metricsHandler, metricsStep } from '../../src/http/metrics.js';
+import { pipeline } from '../../src/http/pipeline.js';
+import { MemoryRateLimiter, rateLimitStep } from '../../src/http/rate-limit.js';
 
 function tinyApp(metrics: Metrics) {
   const app = new Hono();
-  app.use('*', metricsMiddleware(metrics));
+  app.use('*', pipeline([metricsStep(metrics)]));
   app.get('/metrics', metricsHandler(metrics));
   const v1 = new Hono();
   v1.get('/elements', (c) => c.json([]));
@@ -171,8 +172,11 @@ describe('metrics', () => {
   it('labels a rate-limited request with its endpoint and status 429', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const app = new Hono();
-    app.use('*', metricsMiddleware(metrics));
-    app.use('/v1/*', rateLimit(new MemoryRateLimiter(), { perIp: { limit: 1, windowSeconds: 60 } }));
+    app.use('*', pipeline([metricsStep(metrics)]));
+    app.use(
+      '/v1/*',
+      pipeline([rateLimitStep(new MemoryRateLimiter(), { perIp: { limit: 1, windowSeconds: 60 } })]),
+    );
     app.get('/v1/elements/:symbol', (c) => c.json({ ok: true }));
     await app.request('/v1/elements/H');
     await app.request('/v1/elements/He');

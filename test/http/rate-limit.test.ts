@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pipeline } from '../../src/http/pipeline.js';
 import {
   clientIp,
   createRateLimiter,
@@ -10,7 +11,7 @@ import {
   type RateLimiter,
   type RateLimitPolicy,
   RedisRateLimiter,
-  rateLimit,
+  rateLimitStep,
 } from '../../src/http/rate-limit.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -24,7 +25,7 @@ function tinyApp(limiter: RateLimiter, policy: Partial<RateLimitPolicy>) {
     c.set('apiKeyPrefix', c.req.header('x-key'));
     await next();
   });
-  app.use('*', rateLimit(limiter, policy));
+  app.use('*', pipeline([rateLimitStep(limiter, policy)]));
   app.get('/v1/things', (c) => c.json({ ok: true }));
   app.get('/v1/boom', () => {
     throw new Error('boom');

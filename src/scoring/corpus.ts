@@ -283,6 +283,31 @@ async function loadHeadlines(store: CorpusStore, corpus: Corpus, params: Scoring
   corpus.refs = csrFromPairs(n, refFrom!, refTo!);
 }
 
+/**
+ * Position of a work id in `ids` (-1 if absent), through an open-addressing table of typed
+ * arrays: a Map of a million double keys took about a second to fill, this a tenth of that.
+ */
+export function idIndex(ids: Float64Array): (id: number) => number {
+  let bits = 4;
+  while (1 << bits < ids.length * 2) bits++;
+  const mask = (1 << bits) - 1;
+  const slots = new Int32Array(1 << bits).fill(-1);
+  // Ids are integers below 2^53: mix their low and high 32 bits (>>> 0 is the value mod 2^32).
+  const slotOf = (id: number) =>
+    Math.imul((id >>> 0) ^ Math.imul((id / 4294967296) >>> 0, 0x9e3779b1), 0x85ebca6b) >>> (32 - bits);
+  for (let i = 0; i < ids.length; i++) {
+    let s = slotOf(ids[i]!);
+    while (slots[s] !== -1 && ids[slots[s]!] !== ids[i]) s = (s + 1) & mask;
+    slots[s] = i; // a repeated id keeps its last position, as Map.set did
+  }
+  return (id) => {
+    for (let s = slotOf(id); ; s = (s + 1) & mask) {
+      const i = slots[s]!;
+      if (i === -1 || ids[i] === id) return i;
+    }
+  };
+}
+
 interface Delta {
   changed: number;
   /** New ordinal of each cached paper whose work is unchanged, else -1. */
@@ -306,17 +331,16 @@ async function deltaFromCache(
     `CREATE OR REPLACE TEMP TABLE changed AS SELECT DISTINCT id FROM changes WHERE gen > ${cache.generation}`,
   );
   const changedIds = new Set(((await store.columns('SELECT id::DOUBLE FROM changed'))[0] ?? []) as number[]);
-  const ordinalOf = new Map<number, number>();
-  for (let p = 0; p < corpus.n; p++) ordinalOf.set(corpus.workId[p]!, p);
+  const ordinalOf = idIndex(corpus.workId);
   const keep = new Int32Array(cache.n).fill(-1);
   const target = new Int32Array(cache.n).fill(-1);
   const covered = new Uint8Array(corpus.n);
   const wasCached = new Set<number>();
   for (let p = 0; p < cache.n; p++) {
     const id = cache.workId[p]!;
-    const o = ordinalOf.get(id);
+    const o = ordinalOf(id);
     if (changedIds.has(id)) wasCached.add(id);
-    if (o === undefined) {
+    if (o < 0) {
       if (!changedIds.has(id)) return null; // gone without a change logged
       continue;
     }
@@ -328,8 +352,8 @@ async function deltaFromCache(
   }
   const added: number[] = [];
   for (const id of changedIds) {
-    const o = ordinalOf.get(id);
-    if (o === undefined) continue;
+    const o = ordinalOf(id);
+    if (o < 0) continue;
     if (covered[o]) return null;
     covered[o] = 1;
     if (!wasCached.has(id)) added.push(id);

@@ -124,16 +124,24 @@ async function writePapers(
   const batch = db.prepare(`INSERT INTO papers VALUES ${Array(PAPER_BATCH).fill(row).join(', ')}`);
   const values: unknown[] = new Array(PAPER_BATCH * PAPER_COLUMNS);
   let pending = 0;
-  const list = (csr: Corpus['topics'], p: number, name: (v: number) => string) => {
+  // Each value's text made once, not once per paper that carries it.
+  const symbols = ELEMENTS.map((e) => e.symbol);
+  const topicNames = corpus.topicIds.map(topicSubjectId);
+  const slugs = corpus.keywordSlugs;
+  const list = (csr: Corpus['topics'], p: number, names: readonly string[]) => {
     let out = '';
-    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) out += (out ? ',' : '') + name(csr.values[i]!);
+    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) out += (out ? ',' : '') + names[csr.values[i]!]!;
     return out;
   };
   const nullable = (v: number) => (Number.isNaN(v) ? null : v);
-  const symbol = (e: number) => ELEMENTS[e]!.symbol;
-  const topicId = (t: number) => topicSubjectId(corpus.topicIds[t]!);
-  const slug = (k: number) => corpus.keywordSlugs[k]!;
-  await store.forEachChunk(`SELECT o, ${joinedTexts} FROM works JOIN ord USING (id) ORDER BY o`, (chunk) => {
+  const result = await store.con.stream(`SELECT o, ${joinedTexts} FROM works JOIN ord USING (id) ORDER BY o`);
+  // The next chunk is asked for before this one is written, so DuckDB makes it meanwhile.
+  let next = result.fetchChunk();
+  for (;;) {
+    const chunk = await next;
+    if (!chunk || chunk.rowCount === 0) break;
+    next = result.fetchChunk();
+    next.catch(() => {}); // awaited at the next turn; a write that throws first must not leave it unhandled
     const ordinals = chunk.getColumnVector(0);
     const texts = chunk.getColumnVector(1);
     for (let i = 0; i < chunk.rowCount; i++) {
@@ -156,9 +164,9 @@ async function writePapers(
       values[k++] = impact.highImpact[p];
       values[k++] = cluster === -1 ? null : cluster;
       values[k++] = cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic';
-      values[k++] = list(corpus.elements, p, symbol);
-      values[k++] = list(corpus.topics, p, topicId);
-      values[k++] = list(corpus.keywords, p, slug);
+      values[k++] = list(corpus.elements, p, symbols);
+      values[k++] = list(corpus.topics, p, topicNames);
+      values[k++] = list(corpus.keywords, p, slugs);
       values[k++] =
         re > rs
           ? Buffer.from(corpus.refs.values.buffer, corpus.refs.values.byteOffset + rs * 4, (re - rs) * 4)
@@ -168,7 +176,7 @@ async function writePapers(
         pending = 0;
       }
     }
-  });
+  }
   for (let r = 0; r < pending; r++) one.run(values.slice(r * PAPER_COLUMNS, (r + 1) * PAPER_COLUMNS));
 }
 

@@ -61,3 +61,39 @@ describe('the snapshot reader', () => {
     expect(snapshot.meta.cutoff_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 });
+
+describe("the reader's research facts", () => {
+  it('reads a word count, a topic match and a community once per snapshot, with the same answer', () => {
+    const fresh = new Snapshot(snapshot.version, snapshot.path);
+    const facts = (s: Snapshot) => [
+      s.reader.countTitleMatches('"oxygen"', 20_001),
+      s.reader.hasTitleMatch('"oxygen"'),
+      s.reader.hasTopicMatch('"oxygen"'),
+      s.reader.hasTitleMatch('"zzqxv"'),
+      s.reader.community(s.reader.describedTopics('"oxygen"')[0]!),
+      s.reader.elementCommunity('O', s.reader.describedTopics('"oxygen"')[0]!),
+    ];
+    try {
+      const first = facts(fresh);
+      expect(first[0]).toBeGreaterThan(0);
+      expect(first.slice(1, 4)).toEqual([true, true, false]);
+      expect(first[4]).toBeDefined();
+      // Asked again: the same answers, and no statement reads a row but describedTopics.
+      const get = vi.spyOn(Object.getPrototypeOf(fresh.db.prepare('SELECT 1')), 'get');
+      try {
+        expect(facts(fresh)).toEqual(first);
+        expect(get).not.toHaveBeenCalled();
+      } finally {
+        get.mockRestore();
+      }
+    } finally {
+      fresh.retire();
+    }
+  });
+
+  it('reads the candidates of any order, each once', () => {
+    const ordinals = snapshot.reader.titleMatchOrdinals('"oxygen"', 50).reverse();
+    const rows = snapshot.reader.candidateRows(ordinals, true);
+    expect(rows.map((r) => r.ordinal).sort((a, b) => a - b)).toEqual([...ordinals].sort((a, b) => a - b));
+  });
+});

@@ -27,9 +27,10 @@ export interface HistorySeries {
   hri: (number | null)[];
 }
 
-export interface RankedPaper {
-  ordinal: number;
-  risContribution: number;
+/** An entity's top papers, best first: ordinals and each one's ris_contribution (no object per paper). */
+export interface RankedPapers {
+  ordinals: Int32Array;
+  contributions: Float64Array;
 }
 
 export interface EntityScore {
@@ -41,7 +42,7 @@ export interface EntityScore {
   ri: number;
   ris: number;
   hri: number | null;
-  ranked: RankedPaper[];
+  ranked: RankedPapers;
   history: Partial<Record<Resolution, HistorySeries>>;
   /** Topics and keywords: the elements their papers are routed to, with shares summing to 1. */
   routedElements: { element: number; share: number }[];
@@ -274,9 +275,9 @@ export function scoreEntities(
   csr: Csr,
   keys: readonly number[],
   resolutions: readonly Resolution[],
+  inverted = invert(csr, ctx.corpus.n, keys.length),
 ): EntityScore[] {
   const { corpus, impact, params, window, periodKey, periodRecency, recencyNow, inWindow } = ctx;
-  const inverted = invert(csr, corpus.n, keys.length);
   const scores: EntityScore[] = [];
   const periodMaxRaw: Record<Resolution, Map<number, number>> = {
     yearly: new Map(),
@@ -404,7 +405,7 @@ function topRanked(
   papers: Int32Array,
   recency: Float64Array,
   raw: number,
-): RankedPaper[] {
+): RankedPapers {
   const limit = ctx.params.rankedPapersPerEntity;
   const pos = ctx.rankPosition;
   // (global position, index) packed into one exact float (both below 2^26 for 10^7 papers), so a
@@ -413,12 +414,15 @@ function topRanked(
   const keys = new Float64Array(m);
   for (let i = 0; i < m; i++) keys[i] = pos[papers[i]!]! * m + i;
   keys.sort();
-  const out: RankedPaper[] = [];
-  for (let r = 0; r < Math.min(limit, m); r++) {
+  const count = Math.min(limit, m);
+  const ordinals = new Int32Array(count);
+  const contributions = new Float64Array(count);
+  for (let r = 0; r < count; r++) {
     const i = keys[r]! % m;
-    out.push({ ordinal: papers[i]!, risContribution: raw > 0 ? round(recency[i]! / raw, 8) : 0 });
+    ordinals[r] = papers[i]!;
+    contributions[r] = raw > 0 ? round(recency[i]! / raw, 8) : 0;
   }
-  return out;
+  return { ordinals, contributions };
 }
 
 function routed(shares: Float64Array, limit: number): { element: number; share: number }[] {

@@ -99,7 +99,7 @@ async function buildFromStore(
   // The subjects are scored in a worker thread while this one writes the paper rows.
   const scoring = scoreSubjectsAside(corpus, impact, params);
   const subjects = scoring.result.then((s): SubjectContent => {
-    lap(`scored ${s.subjects.count} subjects`);
+    lap(`scored ${s.subjects.count} subjects (scoring took ${s.seconds.toFixed(1)} s)`);
     return {
       ...s,
       meta: {

@@ -11,12 +11,12 @@ export interface RankedEntry {
 
 const ENTRY = 12;
 
-export function encodeRanked(entries: readonly { ordinal: number; risContribution: number }[]): Buffer {
-  const buf = Buffer.alloc(entries.length * ENTRY);
-  entries.forEach((e, i) => {
-    buf.writeInt32LE(e.ordinal, i * ENTRY);
-    buf.writeDoubleLE(e.risContribution, i * ENTRY + 4);
-  });
+export function encodeRanked(ordinals: Int32Array, contributions: Float64Array): Buffer {
+  const buf = Buffer.alloc(ordinals.length * ENTRY);
+  for (let i = 0; i < ordinals.length; i++) {
+    buf.writeInt32LE(ordinals[i]!, i * ENTRY);
+    buf.writeDoubleLE(contributions[i]!, i * ENTRY + 4);
+  }
   return buf;
 }
 

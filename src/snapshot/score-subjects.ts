@@ -8,6 +8,7 @@ import type { PaperImpact } from '../scoring/impact.js';
 import type { ScoringParameters } from '../scoring/parameters.js';
 import {
   buildContext,
+  invert,
   type PeriodTotals,
   periodTotals,
   scoreEntities,
@@ -32,6 +33,8 @@ export interface ScoredSubjects {
   /** Each paper's recency weight at the cut-off (the RIS term), 0 without a date. */
   recencyNow: Float64Array;
   window: Window;
+  /** Seconds the scoring took (on the worker thread, in a build), for the build's log. */
+  seconds: number;
 }
 
 /** Scores every element, topic and keyword, and the communities; returns their rows. */
@@ -40,6 +43,7 @@ export function scoreSubjects(
   impact: PaperImpact,
   params: ScoringParameters,
 ): ScoredSubjects {
+  const started = performance.now();
   const ctx = buildContext(corpus, impact, params);
   const rows = new SubjectRowsBuilder(corpus);
   // One type at a time: its scores are laid out as rows and dropped before the next is scored.
@@ -55,7 +59,8 @@ export function scoreSubjects(
   ] as const;
   for (const { type, csr, entities, res } of types) {
     const keys = Array.from({ length: entities }, (_, i) => i);
-    rows.add(type, csr, entities, scoreEntities(ctx, type, csr, keys, res));
+    const inverted = invert(csr, corpus.n, entities); // one inversion for the scores and the postings
+    rows.add(type, csr, entities, scoreEntities(ctx, type, csr, keys, res, inverted), inverted);
   }
   const { communities, elementCommunities } = scoreCommunities(corpus, params);
   return {
@@ -66,6 +71,7 @@ export function scoreSubjects(
     rankPosition: ctx.rankPosition,
     recencyNow: ctx.recencyNow,
     window: ctx.window,
+    seconds: (performance.now() - started) / 1000,
   };
 }
 

@@ -101,9 +101,14 @@ export class SubjectRowsBuilder {
   constructor(private readonly corpus: Corpus) {}
 
   /** Adds one type's scores (scoreEntities over csr) in their order. */
-  add(type: SubjectType, csr: Csr, entities: number, scores: readonly EntityScore[]): void {
+  add(
+    type: SubjectType,
+    csr: Csr,
+    entities: number,
+    scores: readonly EntityScore[],
+    inverted = invert(csr, this.corpus.n, entities),
+  ): void {
     const corpus = this.corpus;
-    const inverted = invert(csr, corpus.n, entities);
     const n = this.numbers;
     for (const s of scores) {
       if (s.type !== type) throw new Error(`a ${s.type} score among the ${type} scores`);
@@ -117,8 +122,8 @@ export class SubjectRowsBuilder {
       n.ri.push(s.ri);
       n.ris.push(s.ris);
       n.hri.push(s.hri ?? Number.NaN);
-      n.totalRanked.push(s.ranked.length);
-      const blob = encodeRanked(s.ranked);
+      n.totalRanked.push(s.ranked.ordinals.length);
+      const blob = encodeRanked(s.ranked.ordinals, s.ranked.contributions);
       this.ranked.push(blob);
       this.rankedStart.push(this.rankedStart.at(-1)! + blob.length);
       this.extra.push(JSON.stringify(extra));

@@ -6,13 +6,14 @@
 // its response cache is empty and every answer is computed). Prints p50/p95/p99/max for both: in
 // process the wall time and the CPU time of each question (the CPU time is what the machine's
 // other load does not inflate), over HTTP the client's time and the server's own (Server-Timing
-// total), with the load average before and after.
+// total) and the server's CPU time per question (all its threads, from /proc), with the load
+// average before and after.
 // Usage: node bench/research.mjs [DATA_DIR] (or BENCH_DATA; default: the 1M bench data in BENCH_DIR
 // or .bench/, else the 100k one, else ./data). BENCH_HTTP=0 skips the HTTP part; BENCH_VERBOSE=1
 // prints every question's time (stderr). Three unlisted questions warm up first (FTS index, JIT),
 // as in a running server. The key lives in a throw-away state store under the system temp folder;
 // DATA_DIR is only read. The machine's other load shows in the tail: run it more than once.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startBenchServer } from './serve.mjs';
@@ -96,6 +97,18 @@ const requests = [
 ];
 const viewer = { hriAvailable: true, publicUrl: 'http://localhost' };
 
+/** A process's CPU time (user + system, all threads) in ms, from /proc (NaN elsewhere). */
+function serverCpuMs(pid) {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = 100;
+
 function stats(ms) {
   const s = [...ms].sort((a, b) => a - b);
   const at = (p) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
@@ -150,6 +163,7 @@ if (process.env.BENCH_HTTP !== '0') {
   const serverTotal = [];
   const statuses = {};
   const slowestHttp = [];
+  const serverCpu = serverCpuMs(server.child.pid);
   for (const { label, query } of requests) {
     const t = performance.now();
     const res = await fetch(base + new URLSearchParams(query), { headers });
@@ -162,8 +176,12 @@ if (process.env.BENCH_HTTP !== '0') {
     slowestHttp.push({ label, ms: Math.round(ms * 10) / 10, outcome: res.status });
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
   }
+  const serverCpuUsed = serverCpuMs(server.child.pid) - serverCpu;
   await server.stop();
   result.http = { ...stats(http), statuses };
+  // The server's CPU (every thread: event loop, workers, compression) per question, on average.
+  if (Number.isFinite(serverCpuUsed))
+    result.http_server_cpu_ms_per_question = Math.round((serverCpuUsed / requests.length) * 10) / 10;
   if (serverTotal.length > 0) result.http_server_total = stats(serverTotal);
   slowestHttp.sort((a, b) => b.ms - a.ms);
   if (process.env.BENCH_VERBOSE)

@@ -34,6 +34,11 @@ describe('research and lab answers in worker threads', () => {
         viewer,
       };
       expect(await pool.run(snapshot, research)).toEqual(await inThread.run(snapshot, research));
+      // As JSON text (what the REST route sends): the same answer's exact text.
+      const asText = { ...research, kind: 'researchJson' as const };
+      const text = await pool.run<string>(snapshot, asText);
+      expect(typeof text).toBe('string');
+      expect(text).toBe(JSON.stringify(await inThread.run(snapshot, research)));
       const quote = {
         kind: 'labQuote' as const,
         input: '(Ni OR Co) Fe',

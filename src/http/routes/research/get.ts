@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { TypedResponse } from 'hono';
 import { type ResearchAnswer, ResearchSchema } from '../../../contracts/research.js';
 import { LENSES, type Lens, MAX_PAGES, type ResearchRequest } from '../../../core/research.js';
 import { inThread } from '../../../offload/heavy-work.js';
@@ -104,12 +105,18 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
       // Research is costly: the payment is asked for (and checked) before the answer is computed.
       // A question nothing matches is a 404 after it, and is never charged.
       await charge(c);
-      const answer = await (c.get('services').heavy ?? inThread).run<ResearchAnswer>(c.get('snapshot'), {
-        kind: 'research',
+      // The answer comes as its JSON text (what c.json would write: the same bytes and content type),
+      // so no object is copied across threads; typed as the JSON answer it is.
+      const json = await (c.get('services').heavy ?? inThread).run<string>(c.get('snapshot'), {
+        kind: 'researchJson',
         request,
         viewer: c.get('viewer'),
       });
-      return c.json(answer, 200);
+      return c.body(json, 200, { 'Content-Type': 'application/json' }) as unknown as TypedResponse<
+        ResearchAnswer,
+        200,
+        'json'
+      >;
     },
   );
 }

@@ -31,7 +31,7 @@ import { methodNotAllowed, methodsByPath } from './method-not-allowed.js';
 import { createMetrics, metricsHandler, metricsStep } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentGate } from './payment.js';
-import { afterNext, beforeNext, onlyFor, pipeline, type Step } from './pipeline.js';
+import { afterNext, beforeNext, type FrontRun, onlyFor, pipeline, type Step } from './pipeline.js';
 import { handleError, MAX_BODY_BYTES, MAX_URL_CHARS, problemResponse, validationProblem } from './problem.js';
 import { clientIp, MemoryRateLimiter, type RateLimiter, rateLimitStep } from './rate-limit.js';
 import { requestLog } from './request-log.js';
@@ -44,7 +44,7 @@ import { registerSkill } from './routes/skill/get.js';
  * The REST front door at /v1: parses requests, calls the service core over the snapshot the
  * request started with, and shapes answers. Every error is an RFC 9457 problem.
  */
-export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRun } {
   const log = deps.log ?? (() => {});
   const defaultHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context<AppEnv>) =>
     result.success
@@ -86,9 +86,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     enter(c) {
       const url = c.req.url;
       if (url.length - url.indexOf('/', url.indexOf('//') + 2) <= MAX_URL_CHARS) return undefined;
-      return problemResponse(
-        c,
-        new ServiceError('uri_too_long', `The path and query are longer than ${MAX_URL_CHARS} characters.`),
+      // Thrown: answered by onError as the same problem (and handed on by the front, front.ts).
+      throw new ServiceError(
+        'uri_too_long',
+        `The path and query are longer than ${MAX_URL_CHARS} characters.`,
       );
     },
   };
@@ -160,30 +161,28 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // the 414 check, compression and the pages' headers; and for /v1 (but its OpenAPI document,
   // answered before them) the snapshot, the body limit, the caller, the rate limit, pay per call
   // (x402: only in the full edition and when a network is offered) and the response cache.
-  app.use(
-    '*',
-    pipeline(
-      [
-        cors(paymentsOn, deps.config.publicUrl) as Step,
-        ...(deps.logger?.isLevelEnabled('info') ? [requestLog(deps.logger)] : []),
-        metricsStep(metrics),
-        uriLength,
-        compression(),
-        ...pageHeaders,
-        ...onlyFor(isApiRequest, [
-          snapshotStep as Step,
-          ...limitBody,
-          authenticated,
-          limits,
-          ...(paymentsOn
-            ? [paymentGate(deps.payments!, deps.config.EDITION, deps.config.publicUrl) as Step]
-            : []),
-          responseCache() as Step,
-        ]),
-      ],
-      onError,
-    ),
+  const steps = pipeline(
+    [
+      cors(paymentsOn, deps.config.publicUrl) as Step,
+      ...(deps.logger?.isLevelEnabled('info') ? [requestLog(deps.logger)] : []),
+      metricsStep(metrics),
+      uriLength,
+      compression(),
+      ...pageHeaders,
+      ...onlyFor(isApiRequest, [
+        snapshotStep as Step,
+        ...limitBody,
+        authenticated,
+        limits,
+        ...(paymentsOn
+          ? [paymentGate(deps.payments!, deps.config.EDITION, deps.config.publicUrl) as Step]
+          : []),
+        responseCache() as Step,
+      ]),
+    ],
+    onError,
   );
+  app.use('*', steps);
 
   // The older edition has no research, lab or payment endpoints: they answer 404.
   const lab =
@@ -341,7 +340,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     return problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`));
   });
   app.onError(onError);
-  return app;
+  // The same steps, for the node listener's front (front.ts): cached answers without Hono's objects.
+  return Object.assign(app, { front: steps.front });
 }
 
 /**

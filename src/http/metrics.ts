@@ -2,6 +2,7 @@ import type { Context, Handler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { RouterRoute } from 'hono/types';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { FrontContext } from './front.js';
 import { LabelledHistogram } from './histogram.js';
 import type { Step } from './pipeline.js';
 
@@ -85,6 +86,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
  * specific endpoint among the matched routes, or `unmatched` when only middleware matched.
  */
 export function routeLabel(c: Context): string {
+  // A request the front answered was not routed by Hono: the route its cached answer was made by.
+  if ((c as unknown) instanceof FrontContext) return (c as unknown as FrontContext).route ?? UNMATCHED_ROUTE;
   let routes: RouterRoute[];
   try {
     routes = matchedRoutes(c);

@@ -28,7 +28,7 @@ export interface Step<C extends Context = Context> {
 export function pipeline<C extends Context>(
   steps: readonly Step<C>[],
   onError?: ErrorHandler,
-): MiddlewareHandler {
+): MiddlewareHandler & { front: FrontRun } {
   const enters = steps.map((s) => s.enter?.bind(s));
   const exits = steps.map((s) => s.exit?.bind(s));
   const fail = async (c: Context, error: unknown): Promise<void> => {
@@ -48,10 +48,21 @@ export function pipeline<C extends Context>(
       }
     }
   };
-  return async (c, next) => {
+  const middleware: MiddlewareHandler = async (c, next) => {
     const ctx = c as C;
     let entered = 0;
+    const handoff = takeHandoff(c);
     try {
+      if (handoff) {
+        // The front (front.ts) ran the steps up to `entered` on its own context: carry on from there.
+        for (const [name, value] of handoff.vars) c.set(name as never, value as never);
+        entered = handoff.entered;
+        if (handoff.failed) throw handoff.error;
+        if (handoff.answer) {
+          if (!c.finalized) c.res = handoff.answer;
+          return finish(ctx, entered);
+        }
+      }
       for (; entered < enters.length; entered++) {
         const enter = enters[entered];
         if (!enter) continue;
@@ -68,6 +79,108 @@ export function pipeline<C extends Context>(
     }
     return finish(ctx, entered);
   };
+  // The same steps on the front's context: its answer once every exit ran, or null when the
+  // request was handed on (a step threw, or none answered) for the middleware above to finish.
+  const frontFrom = (c: FrontRunContext, start: number): FrontAnswer | null | Promise<FrontAnswer | null> => {
+    for (let i = start; i < enters.length; i++) {
+      const enter = enters[i];
+      if (!enter) continue;
+      let answer: Response | undefined | Promise<Response | undefined>;
+      try {
+        answer = enter(c as unknown as C);
+      } catch (error) {
+        return handOn(c, i, true, error);
+      }
+      if (answer instanceof Promise)
+        return answer.then(
+          (a) => (a ? frontAnswered(c, i, a) : frontFrom(c, i + 1)),
+          (error: unknown) => handOn(c, i, true, error),
+        );
+      if (answer) return frontAnswered(c, i, answer);
+    }
+    return handOn(c, enters.length, false);
+  };
+  const frontAnswered = (
+    c: FrontRunContext,
+    entered: number,
+    answer: Response,
+  ): FrontAnswer | null | Promise<FrontAnswer> => {
+    // The front writes only an answer made for it (the response cache's); Hono writes any other.
+    if (!(answer instanceof FrontAnswer)) return handOn(c, entered, false, undefined, answer);
+    c.res = answer as unknown as Response;
+    for (let i = entered - 1; i >= 0; i--) {
+      const exit = exits[i];
+      if (!exit) continue;
+      const done = exit(c as unknown as C);
+      if (done instanceof Promise) return done.then(() => frontExits(c, i, answer));
+    }
+    return answer;
+  };
+  const frontExits = (
+    c: FrontRunContext,
+    from: number,
+    answer: FrontAnswer,
+  ): FrontAnswer | Promise<FrontAnswer> => {
+    for (let i = from - 1; i >= 0; i--) {
+      const exit = exits[i];
+      if (!exit) continue;
+      const done = exit(c as unknown as C);
+      if (done instanceof Promise) return done.then(() => frontExits(c, i, answer));
+    }
+    return answer;
+  };
+  return Object.assign(middleware, { front: (c: FrontRunContext) => frontFrom(c, 0) });
+}
+
+/**
+ * An answer written by the front (front.ts) as it is: status, plain headers and bytes, with no
+ * Response object between (the response cache's answers, when the request came through it).
+ */
+export class FrontAnswer {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    readonly body: Uint8Array | null,
+  ) {}
+}
+
+/** What the front's context gives the pipeline: its variables, its answer, and the Node request. */
+export interface FrontRunContext {
+  vars: Map<string, unknown>;
+  res: Response | undefined;
+  env: { incoming: object };
+}
+
+/** Runs the steps on the front's context: its answer, or null once handed on to the Hono app. */
+export type FrontRun = (c: FrontRunContext) => FrontAnswer | null | Promise<FrontAnswer | null>;
+
+/** Where the front leaves a request it hands on: on the Node request, which Hono's context carries. */
+const HANDOFF = Symbol('pipelineHandoff');
+interface Handoff {
+  vars: Map<string, unknown>;
+  entered: number;
+  failed: boolean;
+  error: unknown;
+  answer: Response | undefined;
+}
+type WithHandoff = { [HANDOFF]?: Handoff | undefined };
+
+function handOn(
+  c: FrontRunContext,
+  entered: number,
+  failed: boolean,
+  error?: unknown,
+  answer?: Response,
+): null {
+  (c.env.incoming as WithHandoff)[HANDOFF] = { vars: c.vars, entered, failed, error, answer };
+  return null;
+}
+
+function takeHandoff(c: Context): Handoff | undefined {
+  const incoming = (c.env as { incoming?: WithHandoff } | undefined)?.incoming;
+  const handoff = incoming?.[HANDOFF];
+  if (handoff) incoming[HANDOFF] = undefined;
+  return handoff;
 }
 
 /** A step of a middleware that does all its work before calling next() (e.g. hono/body-limit). */

@@ -10,7 +10,6 @@ import { addAnswerHeaders } from './answer-headers.js';
 import { canonicalIp, ipMatcher } from './ip-allow.js';
 import type { RateLimiter, RateLimitResult } from './limiter.js';
 import type { Step } from './pipeline.js';
-import { problemResponse } from './problem.js';
 
 // The limiter's names, for the modules that import them from here.
 export {
@@ -145,15 +144,9 @@ export function rateLimitStep(limiter: RateLimiter, policy: Partial<RateLimitPol
 }
 
 /** The 429 when the budget is spent; else the RateLimit headers, added to every answer. */
-function judge(
-  c: Context,
-  spec: LimitSpec,
-  hit: RateLimitResult,
-  keyPrefix: string | undefined,
-): Response | undefined {
+function judge(c: Context, spec: LimitSpec, hit: RateLimitResult, keyPrefix: string | undefined): undefined {
   const scope: Scope = keyPrefix !== undefined ? 'per-key' : 'per-ip';
-  if (!hit.allowed)
-    return tooManyRequests(c, scope, spec, hit, rateLimitHeaders(scope, spec, hit), keyPrefix);
+  if (!hit.allowed) tooManyRequests(scope, spec, hit, rateLimitHeaders(scope, spec, hit), keyPrefix);
   // On every answer, keyed or not, error problems included (answer-headers.ts).
   addAnswerHeaders(c, rateLimitHeaders(scope, spec, hit));
   return undefined;
@@ -171,13 +164,12 @@ function rateLimitHeaders(scope: Scope, spec: LimitSpec, hit: RateLimitResult): 
 }
 
 function tooManyRequests(
-  c: Context,
   scope: Scope,
   spec: LimitSpec,
   hit: RateLimitResult,
   headers: Record<string, string>,
   keyPrefix: string | undefined,
-): Response {
+): never {
   const resetAt = new Date(Date.now() + hit.resetSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const who =
     scope === 'per-key' ? `API key '${keyPrefix}'` : 'this IP address (requests without an API key)';
@@ -191,8 +183,10 @@ function tooManyRequests(
     window_seconds: spec.windowSeconds,
     retry_after: hit.resetSeconds,
   };
-  return problemResponse(
-    c,
-    new ServiceError('rate_limited', detail, extra, { 'Retry-After': String(hit.resetSeconds), ...headers }),
-  );
+  // Thrown, not answered: the pipeline's error handler makes the same problem of it, and the front
+  // (front.ts) hands a thrown request on to Hono rather than writing an answer it did not make.
+  throw new ServiceError('rate_limited', detail, extra, {
+    'Retry-After': String(hit.resetSeconds),
+    ...headers,
+  });
 }

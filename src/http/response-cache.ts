@@ -13,7 +13,9 @@ import {
 } from './compression.js';
 import type { AppEnv } from './context.js';
 import { prefersCsv } from './csv.js';
-import type { Step } from './pipeline.js';
+import { FrontContext } from './front.js';
+import { routeLabel } from './metrics.js';
+import { FrontAnswer, type Step } from './pipeline.js';
 
 /**
  * Every answer is a pure function of (snapshot, URL, caller's plan), so a successful GET is kept,
@@ -36,6 +38,8 @@ interface Representation {
 }
 
 interface Entry {
+  /** The route pattern that made it, for the metrics and the log of a hit the front answers. */
+  route: string;
   identity: Representation;
   br?: Representation;
   gzip?: Representation;
@@ -84,7 +88,10 @@ export function responseCache(): Step<Context<AppEnv>> {
       const store = snapshot.memoize('response-cache', (): Store => ({ entries: new Map(), bytes: 0 }));
       const encoding = chooseEncoding(c.req.header('accept-encoding'));
       const hit = store.entries.get(key);
-      if (hit) return answer(c, hit[encoding ?? 'identity'] ?? hit.identity, true);
+      if (hit) {
+        if (c instanceof FrontContext) c.route = hit.route;
+        return answer(c, hit[encoding ?? 'identity'] ?? hit.identity, true);
+      }
       (c as Context<WithPending>).set(PENDING, {
         start: performance.now(),
         miss: { key, store, encoding, plan, snapshotVersion: snapshot.version },
@@ -116,7 +123,11 @@ async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Pro
   // A kept answer gets both encodings now; one too large to keep, only the one asked for.
   const wanted: Encoding[] = !compressible ? [] : kept ? ['br', 'gzip'] : encoding ? [encoding] : [];
   const encoded = await Promise.all(wanted.map((e) => compress(body, e)));
-  const entry: Entry = { identity: representation(body, etag, headers), bytes: body.length };
+  const entry: Entry = {
+    route: routeLabel(c),
+    identity: representation(body, etag, headers),
+    bytes: body.length,
+  };
   wanted.forEach((e, i) => {
     entry[e] = representation(encoded[i]!, encodedEtag(etag, e), { ...headers, 'content-encoding': e });
     entry.bytes += encoded[i]!.length;
@@ -143,6 +154,9 @@ function answer(c: Context<AppEnv>, rep: Representation, hit: boolean): Response
   const fresh = notModified(c, rep.etag);
   const own = fresh ? rep.notModified : rep.headers;
   const headers = takeAnswerHeaders(c, own, hit);
+  // On the front (front.ts), its own answer: written as it is, with no Response object between.
+  if (headers && c instanceof FrontContext)
+    return new FrontAnswer(fresh ? 304 : 200, headers, fresh ? null : rep.body) as unknown as Response;
   if (headers) return new Response(fresh ? null : rep.body, { status: fresh ? 304 : 200, headers });
   return fresh ? c.body(null, 304, own) : c.body(rep.body, 200, own);
 }

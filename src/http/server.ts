@@ -8,6 +8,7 @@ import { inThread, workerPool } from '../offload/heavy-work.js';
 import type { SnapshotManager } from '../snapshot/snapshot.js';
 import { createApp } from './app.js';
 import type { AppDeps } from './context.js';
+import { front } from './front.js';
 import { boundServer, unreadableRequest } from './server-limits.js';
 
 export interface RunningServer {
@@ -40,13 +41,12 @@ export function startServer(
     let drain: () => Promise<void> = async () => {};
     // A request target the adapter cannot make a URL of (a backslash, no leading slash, a bad
     // Host) is answered as problem+json like Node's own refusals, not as an empty 400.
-    const server = createServer(
-      { maxHeaderSize: 16 * 1024 },
-      getRequestListener(app.fetch, {
-        hostname: config.HOST,
-        errorHandler: () => unreadableRequest(config.publicUrl),
-      }),
-    );
+    const hono = getRequestListener(app.fetch, {
+      hostname: config.HOST,
+      errorHandler: () => unreadableRequest(config.publicUrl),
+    });
+    // GET /v1/... first through the front: a cached answer is written without Hono's objects.
+    const server = createServer({ maxHeaderSize: 16 * 1024 }, front(app.front, hono));
     server.listen(config.PORT, config.HOST, () => {
       const info = server.address() as AddressInfo;
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;

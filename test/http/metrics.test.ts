@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createMetrics, type Metrics, metricsHandler, metricsStep } from '../../src/http/metrics.js';
 import { pipeline } from '../../src/http/pipeline.js';
+import { handleError } from '../../src/http/problem.js';
 import { MemoryRateLimiter, rateLimitStep } from '../../src/http/rate-limit.js';
 
 function tinyApp(metrics: Metrics) {
@@ -175,7 +176,9 @@ describe('metrics', () => {
     app.use('*', pipeline([metricsStep(metrics)]));
     app.use(
       '/v1/*',
-      pipeline([rateLimitStep(new MemoryRateLimiter(), { perIp: { limit: 1, windowSeconds: 60 } })]),
+      pipeline([rateLimitStep(new MemoryRateLimiter(), { perIp: { limit: 1, windowSeconds: 60 } })], (e, c) =>
+        handleError(e, c, () => {}),
+      ),
     );
     app.get('/v1/elements/:symbol', (c) => c.json({ ok: true }));
     await app.request('/v1/elements/H');

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeline } from '../../src/http/pipeline.js';
+import { handleError } from '../../src/http/problem.js';
 import {
   clientIp,
   createRateLimiter,
@@ -25,7 +26,11 @@ function tinyApp(limiter: RateLimiter, policy: Partial<RateLimitPolicy>) {
     c.set('apiKeyPrefix', c.req.header('x-key'));
     await next();
   });
-  app.use('*', pipeline([rateLimitStep(limiter, policy)]));
+  // A 429 is thrown by the step and answered by the pipeline's error handler, as in the app.
+  app.use(
+    '*',
+    pipeline([rateLimitStep(limiter, policy)], (e, c) => handleError(e, c, () => {})),
+  );
   app.get('/v1/things', (c) => c.json({ ok: true }));
   app.get('/v1/boom', () => {
     throw new Error('boom');

@@ -1,16 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { SERVICE_VERSION } from '../config/paths.js';
 import { ELEMENTS } from '../elements/elements.js';
@@ -100,13 +90,16 @@ function arraysOf(c: Corpus | CachedCorpus): ArrayBufferView[] {
 const pad8 = (n: number) => (8 - (n % 8)) % 8;
 const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
-/** Writes the cache of a loaded corpus, atomically. */
-export function writeCorpusCache(
+/**
+ * Writes the cache of a loaded corpus, atomically. The digest is made here; the writes, fsyncs
+ * and rename run on the I/O threads, so the caller can go on (the build hashes its snapshot meanwhile).
+ */
+export async function writeCorpusCache(
   file: string,
   corpus: Corpus,
   state: StoreState,
   params: ScoringParameters,
-): void {
+): Promise<void> {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true });
   removeStaleTemporaries(dir, basename(file));
@@ -133,33 +126,27 @@ export function writeCorpusCache(
   const prefix = Buffer.alloc(MAGIC.length + 4);
   prefix.write(MAGIC, 0, 'latin1');
   prefix.writeUInt32LE(head.length, MAGIC.length);
+  const parts: Uint8Array[] = [prefix, head, zeros.subarray(0, pad8(prefix.length + head.length))];
+  for (const a of arrays) parts.push(bytesOf(a), zeros.subarray(0, pad8(a.byteLength)));
   const tmp = join(dir, `.${basename(file)}-${process.pid}-${Date.now()}`);
-  const fd = openSync(tmp, 'w');
+  const fh = await open(tmp, 'w');
   try {
-    const write = (b: Buffer) => {
-      for (let off = 0; off < b.length; ) off += writeSync(fd, b, off, b.length - off);
-    };
-    write(prefix);
-    write(head);
-    const lead = pad8(prefix.length + head.length);
-    write(zeros.subarray(0, lead));
-    for (const a of arrays) {
-      write(bytesOf(a));
-      write(zeros.subarray(0, pad8(a.byteLength)));
-    }
-    fsyncSync(fd);
+    for (const part of parts)
+      for (let off = 0; off < part.length; )
+        off += (await fh.write(part, off, part.length - off)).bytesWritten;
+    await fh.sync();
   } catch (e) {
-    closeSync(fd);
+    await fh.close();
     rmSync(tmp, { force: true });
     throw e;
   }
-  closeSync(fd);
-  renameSync(tmp, file);
-  const dfd = openSync(dir, 'r');
+  await fh.close();
+  await rename(tmp, file);
+  const dh = await open(dir, 'r');
   try {
-    fsyncSync(dfd);
+    await dh.sync();
   } finally {
-    closeSync(dfd);
+    await dh.close();
   }
 }
 

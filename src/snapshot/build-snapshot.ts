@@ -88,11 +88,7 @@ async function buildFromStore(
   lap(
     `loaded ${corpus.n} works${report.incremental ? ` (incremental: ${report.changed} changed since the build cache)` : ''}, cut-off ${isoDay(corpus.cutoffDay)}`,
   );
-  if (options.cacheFile && !cacheIsCurrent) {
-    writeCorpusCache(options.cacheFile, corpus, state, params);
-    await store.pruneChanges(state.generation);
-    lap('build cache written');
-  }
+  const cacheFile = options.cacheFile && !cacheIsCurrent ? options.cacheFile : null;
 
   const impact = computeImpact(corpus, params);
   lap('impact scores');
@@ -127,7 +123,16 @@ async function buildFromStore(
     const clusters = assignClusters(corpus);
     await writeSnapshot(tmp, { corpus, impact, clusters }, subjects, store, lap);
     lap('snapshot written');
-    const published = await publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep });
+    // The build cache is written (on the I/O threads) while the snapshot is hashed and published.
+    const [published] = await settled(
+      publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep }),
+      cacheFile
+        ? writeCorpusCache(cacheFile, corpus, state, params).then(async () => {
+            await store.pruneChanges(state.generation);
+            lap('build cache written');
+          })
+        : Promise.resolve(),
+    );
     lap(
       published.changed
         ? `published ${published.version}`
@@ -148,4 +153,12 @@ async function buildFromStore(
     scoring.stop();
     rmSync(tmp, { force: true });
   }
+}
+
+/** Both results once both are done (neither left running), or the first failure. */
+async function settled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
 }

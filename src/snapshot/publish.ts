@@ -9,6 +9,7 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncPath, writeFileAtomically } from './atomic-file.js';
 import {
@@ -154,7 +155,11 @@ export async function publishSnapshot(
   options: { keep?: number } = {},
 ): Promise<PublishResult> {
   const keep = options.keep ?? DEFAULT_SNAPSHOTS_KEEP;
+  // The file is flushed to disk (I/O threads) while it is hashed (this thread).
+  const flushed = fsyncFile(builtFile);
+  flushed.catch(() => {}); // awaited below; a failed hash must not leave it unhandled
   const version = await contentHash(builtFile);
+  await flushed;
   const target = snapshotFile(dir, version);
   const existed = existsSync(target);
   const pointed = readPointerName(dir, 'CURRENT') === version || readPointerName(dir, 'PREVIOUS') === version;
@@ -162,7 +167,6 @@ export async function publishSnapshot(
   if (existed && (await verifySnapshot(dir, version))) rmSync(builtFile);
   else {
     repaired = existed || pointed;
-    fsyncPath(builtFile);
     renameSync(builtFile, target);
     fsyncPath(dir);
   }
@@ -178,6 +182,15 @@ export async function publishSnapshot(
   writePublications(dir, [entry, ...readPublications(dir).filter((p) => p.data_version !== version)]);
   prune(dir, keep);
   return { version, changed: true, repaired, previous: current };
+}
+
+async function fsyncFile(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
 }
 
 /** Serves the previous snapshot again (and keeps the current one as the new previous). */

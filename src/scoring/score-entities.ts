@@ -413,8 +413,12 @@ function topRanked(
   const m = papers.length;
   const keys = new Float64Array(m);
   for (let i = 0; i < m; i++) keys[i] = pos[papers[i]!]! * m + i;
-  keys.sort();
   const count = Math.min(limit, m);
+  // Keys are distinct: the `count` smallest, sorted, are the same whether all are sorted or not.
+  if (m > 4 * count) {
+    selectSmallest(keys, count);
+    keys.subarray(0, count).sort();
+  } else keys.sort();
   const ordinals = new Int32Array(count);
   const contributions = new Float64Array(count);
   for (let r = 0; r < count; r++) {
@@ -423,6 +427,34 @@ function topRanked(
     contributions[r] = raw > 0 ? round(recency[i]! / raw, 8) : 0;
   }
   return { ordinals, contributions };
+}
+
+/** Moves the k smallest values of a (distinct numbers) to a[0 .. k), in some order (quickselect). */
+export function selectSmallest(a: Float64Array, k: number): void {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    // Median of three as the pivot: the keys often come nearly sorted (postings by date).
+    const mid = (lo + hi) >>> 1;
+    const x = a[lo]!;
+    const y = a[mid]!;
+    const z = a[hi]!;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i++] = a[j]!;
+        a[j--] = t;
+      }
+    }
+    if (k - 1 <= j) hi = j;
+    else if (k - 1 >= i) lo = i;
+    else return;
+  }
 }
 
 function routed(shares: Float64Array, limit: number): { element: number; share: number }[] {

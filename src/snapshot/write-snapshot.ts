@@ -55,6 +55,8 @@ async function writeAll(
   db.pragma('synchronous = OFF');
   db.pragma('page_size = 8192');
   db.pragma('cache_size = -131072'); // 128 MB: the build's peak memory budget is shared with the corpus
+  // CREATE INDEX may sort on a second thread (the same index, byte for byte), once the scoring is done.
+  db.pragma('threads = 2');
   db.exec(SNAPSHOT_SCHEMA);
 
   db.exec('BEGIN');

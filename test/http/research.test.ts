@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { research as core, LENSES } from '../../src/core/research.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 
 let ctx: Awaited<ReturnType<typeof sampleApp>>;
@@ -72,6 +73,29 @@ describe('research on the real sample', () => {
     // Titles with every word lead; the looser matches come after them.
     const every = body.lists.now!.map((p) => p.reason.includes('every word'));
     expect(every).toEqual([...every].sort((a, b) => Number(b) - Number(a)));
+  });
+
+  it("answers with the core's JSON text, as application/json", async () => {
+    const res = await ctx.app.request(
+      '/v1/research?q=oxygen%20evolution&page_size=3',
+      bearer(ctx.keys.personal),
+    );
+    expect(res.headers.get('content-type')).toBe('application/json');
+    const snapshot = ctx.snapshots.acquire()!;
+    try {
+      const answer = core(
+        snapshot,
+        { q: 'oxygen evolution', pageSize: 3, lenses: [...LENSES], page: 1 },
+        {
+          hriAvailable: true,
+          publicUrl: new URL(JSON.parse(await res.clone().text()).canonical_url).origin,
+          edition: 'full',
+        },
+      );
+      expect(await res.text()).toBe(JSON.stringify(answer));
+    } finally {
+      snapshot.release();
+    }
   });
 
   it('lists words found nowhere as unmatched_terms, never drops them silently', async () => {

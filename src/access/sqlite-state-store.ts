@@ -166,6 +166,22 @@ export class SqliteStateStore implements StateStore {
     localWrites++;
   }
 
+  /**
+   * What authenticate() would answer when it can answer from memory alone: a key looked up
+   * before, with the data version still fresh and its last use recent (no read, no write).
+   * Otherwise undefined, and the caller asks authenticate(). Synchronous: a repeated keyed call
+   * costs no promise and no deadline timer.
+   */
+  knownKey(key: string): KeyInfo | undefined {
+    if (performance.now() >= this.versionFreshUntil || this.lookupsLocalWrites !== localWrites)
+      return undefined;
+    const parsed = parseApiKey(key);
+    if (!parsed) return undefined;
+    const found = this.lookups.get(hashApiKey(key));
+    if (!found || found.lastUsedMs < Date.now() - LAST_USED_RESOLUTION_MS) return undefined;
+    return toKeyInfo(found.row);
+  }
+
   async authenticate(key: string): Promise<KeyInfo | null> {
     const parsed = parseApiKey(key);
     if (!parsed) return null;

@@ -1,10 +1,15 @@
 import type { Context } from 'hono';
-import type { StateStore } from '../access/state-store.js';
+import type { KeyInfo, StateStore } from '../access/state-store.js';
 import type { UsageCounter } from '../access/usage-counter.js';
 import { ServiceError } from '../core/errors.js';
 import type { BadKeyGuard } from './bad-keys.js';
 import type { AppEnv, Caller } from './context.js';
 import type { Step } from './pipeline.js';
+
+/** A store that can tell a key it already looked up without waiting (sqlite-state-store.ts). */
+interface KnownKeys {
+  knownKey(key: string): KeyInfo | undefined;
+}
 
 const ANONYMOUS: Caller = { plan: null, keyPrefix: null, accountId: null };
 
@@ -19,9 +24,14 @@ export function authenticate(
   badKeys?: BadKeyGuard,
   usage?: UsageCounter,
 ): Step<Context<AppEnv>> {
-  const keyed = async (c: Context<AppEnv>, header: string): Promise<undefined> => {
-    badKeys?.check(c);
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const known = (state as Partial<KnownKeys>).knownKey?.bind(state);
+  const accept = (c: Context<AppEnv>, info: KeyInfo): undefined => {
+    usage?.record(info.prefix);
+    c.set('caller', { plan: info.plan, keyPrefix: info.prefix, accountId: info.accountId });
+    c.set('apiKeyPrefix', info.prefix);
+    return undefined;
+  };
+  const lookUp = async (c: Context<AppEnv>, m: RegExpExecArray | null): Promise<undefined> => {
     const info = m ? await state.authenticate(m[1]!) : null;
     if (!info) {
       await badKeys?.record(c);
@@ -34,10 +44,14 @@ export function authenticate(
         { 'www-authenticate': 'Bearer realm="research-intensity", error="invalid_token"' },
       );
     }
-    usage?.record(info.prefix);
-    c.set('caller', { plan: info.plan, keyPrefix: info.prefix, accountId: info.accountId });
-    c.set('apiKeyPrefix', info.prefix);
-    return undefined;
+    return accept(c, info);
+  };
+  const keyed = (c: Context<AppEnv>, header: string): undefined | Promise<undefined> => {
+    badKeys?.check(c);
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    // A key the store knows without a query (its memory of lookups): no promise to wait for.
+    const info = m && known ? known(m[1]!) : undefined;
+    return info ? accept(c, info) : lookUp(c, m);
   };
   return {
     enter(c) {

@@ -74,8 +74,15 @@ export function csrFromPairs(n: number, ordinals: Int32Array, values: Int32Array
   const fill = start.slice(0, n);
   const sorted = new Int32Array(values.length);
   for (let i = 0; i < ordinals.length; i++) sorted[fill[ordinals[i]!]!++] = values[i]!;
-  // Values of one paper in ascending order, so the CSR does not depend on query order
-  // (insertion sort in place: lists are short, and a subarray per paper costs more than the sort).
+  sortEachPaper(n, start, sorted);
+  return { start, values: sorted };
+}
+
+/**
+ * Values of one paper in ascending order, so the CSR does not depend on query order
+ * (insertion sort in place: lists are short, and a subarray per paper costs more than the sort).
+ */
+function sortEachPaper(n: number, start: Int32Array, sorted: Int32Array): void {
   for (let p = 0; p < n; p++) {
     const a = start[p]!;
     const b = start[p + 1]!;
@@ -89,7 +96,6 @@ export function csrFromPairs(n: number, ordinals: Int32Array, values: Int32Array
       sorted[j + 1] = v;
     }
   }
-  return { start, values: sorted };
 }
 
 const col = <T>(columns: unknown[][], i: number) => (columns[i] ?? []) as T[];
@@ -392,6 +398,41 @@ function mergedPairs(
   return [ordinals.subarray(0, k), values.subarray(0, k)];
 }
 
+/**
+ * The CSR of mergedPairs(csr, rows, value, fresh), built directly: no (ordinal, value) pair
+ * arrays in between (two arrays of ~20M values for the references at a million works).
+ */
+function mergedCsr(
+  n: number,
+  csr: Csr,
+  rows: Int32Array,
+  value: (v: number) => number,
+  fresh: readonly Int32Array[],
+): Csr {
+  const [freshOrdinals, freshValues] = fresh as [Int32Array, Int32Array];
+  const start = new Int32Array(n + 1);
+  for (let p = 0; p < rows.length; p++) {
+    const o = rows[p]!;
+    if (o < 0) continue;
+    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) if (value(csr.values[i]!) >= 0) start[o + 1]!++;
+  }
+  for (let i = 0; i < freshOrdinals.length; i++) start[freshOrdinals[i]! + 1]!++;
+  for (let p = 0; p < n; p++) start[p + 1]! += start[p]!;
+  const fill = start.slice(0, n);
+  const values = new Int32Array(start[n]!);
+  for (let p = 0; p < rows.length; p++) {
+    const o = rows[p]!;
+    if (o < 0) continue;
+    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) {
+      const v = value(csr.values[i]!);
+      if (v >= 0) values[fill[o]!++] = v;
+    }
+  }
+  for (let i = 0; i < freshOrdinals.length; i++) values[fill[freshOrdinals[i]!]!++] = freshValues[i]!;
+  sortEachPaper(n, start, values);
+  return { start, values };
+}
+
 /** Fills the headline CSRs from the cache (unchanged works) and the store (changed works). */
 async function loadHeadlinesIncrementally(
   store: CorpusStore,
@@ -404,13 +445,13 @@ async function loadHeadlinesIncrementally(
   const source = '(SELECT * FROM works WHERE id IN (SELECT id FROM changed))';
   const same = (v: number) => v;
 
-  const [eo, ev] = mergedPairs(
+  corpus.elements = mergedCsr(
+    n,
     cache.elements,
     delta.keep,
     same,
     await store.intColumns(elementPairsSql(source), 2),
   );
-  corpus.elements = csrFromPairs(n, eo, ev);
   // Each cached column is let go once merged (peak memory at a million works).
   const none: Csr = { start: new Int32Array(0), values: new Int32Array(0) };
   cache.elements = none;
@@ -461,11 +502,10 @@ async function loadHeadlinesIncrementally(
   corpus.keywordNames = col<string>(vocabulary, 1);
   const slugIndex = new Map(corpus.keywordSlugs.map((s, i) => [s, i]));
   const remap = Int32Array.from(cache.keywordSlugs, (s) => slugIndex.get(s) ?? -1);
-  const [ko, kv] = mergedPairs(cache.keywords, delta.keep, (v) => remap[v]!, [
+  corpus.keywords = mergedCsr(n, cache.keywords, delta.keep, (v) => remap[v]!, [
     Int32Array.from(freshOrdinals ?? []),
     Int32Array.from(freshSlugs ?? [], (s) => slugIndex.get(s)!),
   ]);
-  corpus.keywords = csrFromPairs(n, ko, kv);
   cache.keywords = none;
 
   // References: unchanged citing works keep theirs (to works still in the corpus), changed ones
@@ -488,9 +528,8 @@ async function loadHeadlinesIncrementally(
     await store.con.run('DROP TABLE added');
     fresh = [concatInt(changedFrom!, toNewFrom!), concatInt(changedTo!, toNewTo!)];
   }
-  const [ro, rv] = mergedPairs(cache.refs, delta.keep, (q) => delta.target[q]!, fresh);
+  corpus.refs = mergedCsr(n, cache.refs, delta.keep, (q) => delta.target[q]!, fresh);
   cache.refs = none;
-  corpus.refs = csrFromPairs(n, ro, rv);
 }
 
 function concatInt(a: Int32Array, b: Int32Array): Int32Array {

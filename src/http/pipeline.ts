@@ -108,13 +108,7 @@ export function pipeline<C extends Context>(
     // The front writes only an answer made for it (the response cache's); Hono writes any other.
     if (!(answer instanceof FrontAnswer)) return handOn(c, entered, false, undefined, answer);
     c.res = answer as unknown as Response;
-    for (let i = entered - 1; i >= 0; i--) {
-      const exit = exits[i];
-      if (!exit) continue;
-      const done = exit(c as unknown as C);
-      if (done instanceof Promise) return done.then(() => frontExits(c, i, answer));
-    }
-    return answer;
+    return frontExits(c, entered, answer);
   };
   const frontExits = (
     c: FrontRunContext,

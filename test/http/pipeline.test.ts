@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { pipeline, type Step } from '../../src/http/pipeline.js';
+import { FrontAnswer, type FrontRunContext, pipeline, type Step } from '../../src/http/pipeline.js';
 
 /**
  * A pipeline of steps answers as the same steps mounted as separate Hono middlewares: checked
@@ -79,4 +79,66 @@ describe('pipeline', () => {
     expect(res.status).toBe(202);
     expect(trace).toEqual(['enter 0', 'enter 1', 'exit 0 saw 202']);
   });
+
+  // The front (front.ts) runs the steps on its own context and hands the request on to Hono
+  // where it stopped: together they run each step once, as the pipeline alone does.
+  it.each(scripts.filter((s) => s.answerAt === undefined))(
+    'answers %j through the front and Hono as the steps mounted one by one',
+    async (script) => {
+      const got: string[] = [];
+      const want: string[] = [];
+      const steps_ = pipeline(steps(script, got), onError);
+      const a = withHandler(steps_, script, got);
+      const c = frontContext();
+      expect(await steps_.front(c)).toBeNull();
+      const res = await a.request('/x', {}, c.env);
+      const b = await app(script, want, 'middlewares').request('/x');
+      expect(got).toEqual(want);
+      expect(res.status).toBe(b.status);
+      expect(await res.text()).toBe(await b.text());
+      expect(res.headers.get('x-exits')).toBe(b.headers.get('x-exits'));
+    },
+  );
+
+  it("writes the front's own answer after the earlier steps' exits, without Hono", async () => {
+    const trace: string[] = [];
+    const answer = new FrontAnswer(200, { 'x-a': '1' }, null);
+    const front = pipeline([
+      { enter: () => void trace.push('enter 0'), exit: (c) => void trace.push(`exit 0 saw ${c.res.status}`) },
+      {
+        enter: async () => {
+          trace.push('enter 1');
+          return answer as unknown as Response;
+        },
+      },
+      { enter: () => void trace.push('enter 2') },
+    ]).front;
+    expect(await front(frontContext())).toBe(answer);
+    expect(trace).toEqual(['enter 0', 'enter 1', 'exit 0 saw 200']);
+  });
 });
+
+const onError = (e: Error, c: Parameters<MiddlewareHandler>[0]) => c.text(`error: ${e.message}`, 500);
+
+function withHandler(steps_: MiddlewareHandler, script: Script, trace: string[]): Hono {
+  const a = new Hono();
+  a.use('*', steps_);
+  a.get('/x', (c) => {
+    trace.push('handler');
+    if (script.handlerThrows) throw new Error('handler failed');
+    return c.text('ok');
+  });
+  a.onError(onError);
+  return a;
+}
+
+function frontContext(): FrontRunContext & { get(n: string): unknown; set(n: string, v: unknown): void } {
+  const vars = new Map<string, unknown>();
+  return {
+    vars,
+    res: undefined,
+    env: { incoming: {} },
+    get: (n) => vars.get(n),
+    set: (n, v) => void vars.set(n, v),
+  };
+}

@@ -164,7 +164,13 @@ async function main() {
         rows[bareName].cpu_us_per_req === undefined
           ? ''
           : `, bare CPU ${rows[bareName].cpu_us_per_req} us/req`;
-      return `${name.replace('service ', '')}: ${r.rps} rps (bare ${rows[bareName].rps}) ratio ${ratio.toFixed(2)} (budget ${min}), p99 ${r.p99_ms} ms (bare ${rows[bareName].p99_ms})${cpu}${bareCpu} ${ok ? 'ok' : 'MISSED'}`;
+      // The CPU ratio (bare's CPU per request over the service's) is what the rps ratio would be
+      // if both had a core of their own: steadier than rps on a shared machine.
+      const cpuRatio =
+        r.cpu_us_per_req && rows[bareName].cpu_us_per_req
+          ? `, CPU ratio ${(rows[bareName].cpu_us_per_req / r.cpu_us_per_req).toFixed(2)}`
+          : '';
+      return `${name.replace('service ', '')}: ${r.rps} rps (bare ${rows[bareName].rps}) ratio ${ratio.toFixed(2)} (budget ${min}), p99 ${r.p99_ms} ms (bare ${rows[bareName].p99_ms})${cpu}${bareCpu}${cpuRatio} ${ok ? 'ok' : 'MISSED'}`;
     };
     console.log(`run ${i + 1}:`);
     for (const name of Object.keys(encodings)) {

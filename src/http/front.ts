@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getPath, getQueryParam } from 'hono/utils/url';
+import { ServiceError } from '../core/errors.js';
 import type { FrontAnswer, FrontRun } from './pipeline.js';
+import { problemBody } from './problem.js';
 
 /**
  * The front: GET requests under /v1 are first run through the app's steps (pipeline.ts) on a
@@ -30,12 +32,12 @@ export function front(
     try {
       answer = run(c);
     } catch (error) {
-      return failed(outgoing, error);
+      return failed(c, error);
     }
     if (answer instanceof Promise)
       answer.then(
         (a) => (a ? write(outgoing, a) : onward(incoming, outgoing)),
-        (error: unknown) => failed(outgoing, error),
+        (error: unknown) => failed(c, error),
       );
     else if (answer) write(outgoing, answer);
     else onward(incoming, outgoing);
@@ -204,9 +206,29 @@ function setContentLength(outgoing: ServerResponse, status: number, length: numb
   return false;
 }
 
-/** A step's exit failed after the answer was chosen: as @hono/node-server answers a failure. */
-function failed(outgoing: ServerResponse, error: unknown): void {
+/**
+ * A step's exit failed after the answer was chosen (none does in practice): the 500 problem the
+ * app's error handler gives anything unexpected, without the error's text; the error is logged.
+ */
+function failed(c: FrontContext, error: unknown): void {
   console.error(error);
-  if (!outgoing.headersSent) outgoing.writeHead(500, { 'Content-Type': 'text/plain' });
-  outgoing.end(`Error: ${error instanceof Error ? error.message : String(error)}`);
+  const outgoing = c.env.outgoing;
+  if (outgoing.headersSent) {
+    outgoing.end();
+    return;
+  }
+  const problem = new ServiceError('internal_error', 'The service failed to answer; the error was logged.');
+  const requestId = c.get('requestId') as string | undefined;
+  const body = JSON.stringify(
+    problemBody((c.get('publicUrl') as string | undefined) ?? '', problem, {
+      instance: c.req.path,
+      request_id: requestId,
+    }),
+  );
+  outgoing.writeHead(500, {
+    'content-type': 'application/problem+json',
+    'cache-control': 'no-store',
+    ...(requestId ? { 'x-request-id': requestId } : {}),
+  });
+  outgoing.end(body);
 }

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { StateStore } from '../access/state-store.js';
@@ -10,6 +10,23 @@ import { createApp } from './app.js';
 import type { AppDeps } from './context.js';
 import { front } from './front.js';
 import { boundServer, unreadableRequest } from './server-limits.js';
+
+/**
+ * The node request listener of the app: GET /v1/... first through the front (a cached answer is
+ * written without Hono's objects), everything else through @hono/node-server. A request target
+ * the adapter cannot make a URL of (a backslash, no leading slash, a bad Host) is answered as
+ * problem+json like Node's own refusals, not as an empty 400. The tests serve apps through it too.
+ */
+export function serviceListener(
+  app: ReturnType<typeof createApp>,
+  options: { hostname?: string; publicUrl: string },
+): RequestListener {
+  const hono = getRequestListener(app.fetch, {
+    ...(options.hostname !== undefined ? { hostname: options.hostname } : {}),
+    errorHandler: () => unreadableRequest(options.publicUrl),
+  });
+  return front(app.front, hono);
+}
 
 export interface RunningServer {
   url: string;
@@ -39,14 +56,10 @@ export function startServer(
   const app = createApp({ config, snapshots, state, log, usage, heavy, ...extra });
   return new Promise((resolve, reject) => {
     let drain: () => Promise<void> = async () => {};
-    // A request target the adapter cannot make a URL of (a backslash, no leading slash, a bad
-    // Host) is answered as problem+json like Node's own refusals, not as an empty 400.
-    const hono = getRequestListener(app.fetch, {
-      hostname: config.HOST,
-      errorHandler: () => unreadableRequest(config.publicUrl),
-    });
-    // GET /v1/... first through the front: a cached answer is written without Hono's objects.
-    const server = createServer({ maxHeaderSize: 16 * 1024 }, front(app.front, hono));
+    const server = createServer(
+      { maxHeaderSize: 16 * 1024 },
+      serviceListener(app, { hostname: config.HOST, publicUrl: config.publicUrl }),
+    );
     server.listen(config.PORT, config.HOST, () => {
       const info = server.address() as AddressInfo;
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;

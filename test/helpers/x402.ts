@@ -5,6 +5,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import type { Hono } from 'hono';
 import { privateKeyToAccount } from 'viem/accounts';
+import { serviceListener } from '../../src/http/server.js';
 import { DEV_KEYS, type DevChain, startDevChain } from '../../src/payments/dev-chain.js';
 import { localFacilitator } from '../../src/payments/local-facilitator.js';
 import { sampleApp } from './app.js';
@@ -34,9 +35,16 @@ export function payingFetch() {
   return { client, fetch: wrapFetchWithPayment(fetch, client) };
 }
 
-/** Serves an app over real HTTP on a loopback port (a free one by default). */
+/**
+ * Serves an app over real HTTP on a loopback port (a free one by default); the service's app as
+ * `ri serve` does (through the front, server.ts), any other app through @hono/node-server.
+ */
 export async function listen(app: Hono<never>, port = 0): Promise<{ base: string; close(): Promise<void> }> {
-  const server = createServer(getRequestListener(app.fetch));
+  const server = createServer(
+    'front' in app
+      ? serviceListener(app as unknown as Parameters<typeof serviceListener>[0], { publicUrl: '' })
+      : getRequestListener(app.fetch),
+  );
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
   const bound = (server.address() as { port: number }).port;
   return {

@@ -196,3 +196,43 @@ describe('the front', () => {
     expect(frontCounts).toEqual(await counts(viaHono));
   }, 60_000);
 });
+
+describe('the front when a step fails after the answer was chosen', () => {
+  it('answers a 500 problem without the error text, never plain text', async () => {
+    const failing = front(
+      (c) => {
+        c.vars.set('requestId', 'req-front-1');
+        c.vars.set('publicUrl', 'https://ri.example');
+        throw new Error('secret detail of the failure');
+      },
+      () => {
+        throw new Error('not handed on');
+      },
+    );
+    const server = createServer(failing);
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const { port } = server.address() as { port: number };
+    const errors: unknown[] = [];
+    const log = console.error;
+    console.error = (e: unknown) => errors.push(e);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/elements/Fe`);
+      const text = await res.text();
+      expect(res.status).toBe(500);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(res.headers.get('x-request-id')).toBe('req-front-1');
+      expect(text).not.toContain('secret detail');
+      expect(JSON.parse(text)).toMatchObject({
+        status: 500,
+        code: 'internal_error',
+        type: 'https://ri.example/docs/errors#internal_error',
+        instance: '/v1/elements/Fe',
+        request_id: 'req-front-1',
+      });
+      expect(errors).toHaveLength(1);
+    } finally {
+      console.error = log;
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  });
+});

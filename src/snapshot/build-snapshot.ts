@@ -124,13 +124,20 @@ async function buildFromStore(
     await writeSnapshot(tmp, { corpus, impact, clusters }, subjects, store, lap);
     lap('snapshot written');
     // The build cache is written (on the I/O threads) while the snapshot is hashed and published.
+    // It only makes the next build faster: when it cannot be written the snapshot is still
+    // published, the old cache stays whole (written to a temporary, then renamed) and the change
+    // log is kept, so the next build is still right; a warning says why it will be slower.
     const [published] = await settled(
       publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep }),
       cacheFile
-        ? writeCorpusCache(cacheFile, corpus, state, params).then(async () => {
-            await store.pruneChanges(state.generation);
-            lap('build cache written');
-          })
+        ? writeCorpusCache(cacheFile, corpus, state, params).then(
+            async () => {
+              await store.pruneChanges(state.generation);
+              lap('build cache written');
+            },
+            (e: Error) =>
+              log(`build cache not written (${e.message}): the next build loads more from the store`),
+          )
         : Promise.resolve(),
     );
     lap(

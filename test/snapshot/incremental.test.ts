@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -180,6 +180,28 @@ describe('incremental build', () => {
     const again = build(data);
     expect(again.log).toMatch(/incremental: 0 changed/);
     expect(again.version).toBe(full2.version);
+  }, 300_000);
+
+  it('publishes when the build cache cannot be written, and the next build is still right', () => {
+    const data = join(dir, 'unwritable-cache');
+    ingest(data, SAMPLE);
+    build(data);
+    const cacheFile = join(data, 'build-cache/corpus.bin');
+    const kept = join(dir, 'unwritable-cache-corpus.bin');
+    copyFileSync(cacheFile, kept);
+    ingest(data, p1);
+    // A non-empty folder where the cache goes: it cannot be read, nor replaced (even by root).
+    rmSync(cacheFile);
+    mkdirSync(join(cacheFile, 'in-the-way'), { recursive: true });
+    const published = build(data);
+    expect(published.log).toMatch(/build cache not written \(.+\): the next build loads more from the store/);
+    expect(published.version).toBe(fullBuild(SAMPLE, p1).version);
+    // The old cache back: the change log was kept, so the works since it are still found.
+    rmSync(cacheFile, { recursive: true });
+    copyFileSync(kept, cacheFile);
+    const next = build(data);
+    expect(next.log).toMatch(/incremental: 31 changed/);
+    expect(next.version).toBe(published.version);
   }, 300_000);
 
   it('takes works ingested in several runs between two builds, and a re-created store', () => {

@@ -439,7 +439,7 @@ export function selectSmallest(a: Float64Array, k: number): void {
     const x = a[lo]!;
     const y = a[mid]!;
     const z = a[hi]!;
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    const pivot = Math.max(Math.min(x, y), Math.min(Math.max(x, y), z));
     let i = lo;
     let j = hi;
     while (i <= j) {

@@ -35,17 +35,13 @@ function asMiddleware(step: Step): MiddlewareHandler {
 }
 
 function app(script: Script, trace: string[], mount: 'pipeline' | 'middlewares'): Hono {
-  const a = new Hono();
-  const onError = (e: Error, c: Parameters<MiddlewareHandler>[0]) => c.text(`error: ${e.message}`, 500);
-  if (mount === 'pipeline') a.use('*', pipeline(steps(script, trace), onError));
-  else for (const step of steps(script, trace)) a.use('*', asMiddleware(step));
-  a.get('/x', (c) => {
-    trace.push('handler');
-    if (script.handlerThrows) throw new Error('handler failed');
-    return c.text('ok');
-  });
-  a.onError(onError);
-  return a;
+  return withHandler(
+    mount === 'pipeline'
+      ? [pipeline(steps(script, trace), onError)]
+      : steps(script, trace).map((step) => asMiddleware(step)),
+    script,
+    trace,
+  );
 }
 
 const scripts: Script[] = [
@@ -96,7 +92,7 @@ describe('pipeline', () => {
       const got: string[] = [];
       const want: string[] = [];
       const steps_ = pipeline(steps(script, got), onError);
-      const a = withHandler(steps_, script, got);
+      const a = withHandler([steps_], script, got);
       const c = frontContext();
       expect(await steps_.front(c)).toBeNull();
       const res = await a.request('/x', {}, c.env);
@@ -125,9 +121,10 @@ describe('pipeline', () => {
 
 const onError = (e: Error, c: Parameters<MiddlewareHandler>[0]) => c.text(`error: ${e.message}`, 500);
 
-function withHandler(steps_: MiddlewareHandler, script: Script, trace: string[]): Hono {
+/** The middlewares, then a handler at /x that the script may make throw. */
+function withHandler(middlewares: MiddlewareHandler[], script: Script, trace: string[]): Hono {
   const a = new Hono();
-  a.use('*', steps_);
+  for (const m of middlewares) a.use('*', m);
   a.get('/x', (c) => {
     trace.push('handler');
     if (script.handlerThrows) throw new Error('handler failed');

@@ -377,22 +377,28 @@ export class CorpusStore {
     return topics.length;
   }
 
-  /** Works whose title has not been tagged by this tagger version yet. */
-  async untagged(taggerVersion: number): Promise<{ ids: bigint[]; titles: (string | null)[] }> {
+  /**
+   * Makes `taggerVersion` the tagger of the stored tags: when another version made them, they all
+   * go, so every title is tagged again; every work changes, so no build cache stays valid (the
+   * change log starts over).
+   */
+  async useTagger(taggerVersion: number): Promise<void> {
     const stored = await this.scalar<string | null>(
       "SELECT max(value) FROM meta WHERE key = 'tagger_version'",
     );
-    if (stored !== String(taggerVersion)) {
-      // Every title is tagged again: every work changes, so no build cache stays valid.
-      await this.con.run('BEGIN TRANSACTION');
-      await this.con.run('DELETE FROM tags');
-      await this.setMeta('tagger_version', String(taggerVersion));
-      const gen = (await this.state()).generation + 1;
-      await this.setMeta('generation', String(gen));
-      await this.setMeta('logged_after', String(gen));
-      await this.con.run('DELETE FROM changes');
-      await this.con.run('COMMIT');
-    }
+    if (stored === String(taggerVersion)) return;
+    await this.con.run('BEGIN TRANSACTION');
+    await this.con.run('DELETE FROM tags');
+    await this.setMeta('tagger_version', String(taggerVersion));
+    const gen = (await this.state()).generation + 1;
+    await this.setMeta('generation', String(gen));
+    await this.setMeta('logged_after', String(gen));
+    await this.con.run('DELETE FROM changes');
+    await this.con.run('COMMIT');
+  }
+
+  /** The works whose titles have no tags yet (new or replaced since the tag step last ran). */
+  async untagged(): Promise<{ ids: bigint[]; titles: (string | null)[] }> {
     const [ids, titles] = await this.columns(
       'SELECT w.id, w.title FROM works w ANTI JOIN tags t ON t.id = w.id',
     );

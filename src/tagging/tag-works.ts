@@ -9,7 +9,8 @@ import { TAGGER_VERSION, tagElements } from './tagger.js';
  * corpus. Returns the number of titles tagged.
  */
 export async function tagWorks(store: CorpusStore): Promise<number> {
-  const { ids, titles } = await store.untagged(TAGGER_VERSION);
+  await store.useTagger(TAGGER_VERSION);
+  const { ids, titles } = await store.untagged();
   const symbols = titles.map((t) => (t ? tagElements(t).join(',') : ''));
   await store.saveTags(ids, symbols);
   return ids.length;

@@ -256,17 +256,7 @@ async function loadHeadlines(store: CorpusStore, corpus: Corpus, params: Scoring
 
   // Headline topics: the primary topic and any topic at or above the threshold.
   const [topicOrdinals, topicValues] = await store.intColumns(topicPairsSql(source, params), 2);
-  const topicIndex = new Map<number, number>();
-  const sortedTopicIds = [...new Set(topicValues!)].sort((a, b) => a - b);
-  sortedTopicIds.forEach((id, i) => {
-    topicIndex.set(id, i);
-  });
-  corpus.topicIds = sortedTopicIds;
-  corpus.topics = csrFromPairs(
-    n,
-    topicOrdinals!,
-    topicValues!.map((id) => topicIndex.get(id)!),
-  );
+  numberTopics(corpus, csrFromPairs(n, topicOrdinals!, topicValues!));
 
   // Headline keywords, numbered by slug.
   await store.con.run(`CREATE OR REPLACE TEMP TABLE kw AS ${keywordPairsSql(source, params)}`);
@@ -369,38 +359,9 @@ async function deltaFromCache(
 }
 
 /**
- * The (ordinal, value) pairs of a CSR: those of the cached papers that are kept (`rows`: new
- * ordinal, or -1), with values mapped (-1 drops the pair), then the fresh pairs read from the store.
- */
-function mergedPairs(
-  csr: Csr,
-  rows: Int32Array,
-  value: (v: number) => number,
-  fresh: readonly Int32Array[],
-): [Int32Array, Int32Array] {
-  const [freshOrdinals, freshValues] = fresh as [Int32Array, Int32Array];
-  const ordinals = new Int32Array(csr.values.length + freshOrdinals.length);
-  const values = new Int32Array(ordinals.length);
-  let k = 0;
-  for (let p = 0; p < rows.length; p++) {
-    const o = rows[p]!;
-    if (o < 0) continue;
-    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) {
-      const v = value(csr.values[i]!);
-      if (v < 0) continue;
-      ordinals[k] = o;
-      values[k++] = v;
-    }
-  }
-  ordinals.set(freshOrdinals, k);
-  values.set(freshValues, k);
-  k += freshOrdinals.length;
-  return [ordinals.subarray(0, k), values.subarray(0, k)];
-}
-
-/**
- * The CSR of mergedPairs(csr, rows, value, fresh), built directly: no (ordinal, value) pair
- * arrays in between (two arrays of ~20M values for the references at a million works).
+ * A CSR merged from the cached papers that are kept (`rows`: new ordinal, or -1), with values
+ * mapped (-1 drops one), and the fresh (ordinal, value) pairs read from the store; built directly,
+ * without pair arrays of the whole (two arrays of ~20M values for the references at 1M works).
  */
 function mergedCsr(
   n: number,
@@ -433,6 +394,19 @@ function mergedCsr(
   return { start, values };
 }
 
+/**
+ * The corpus's topics from a CSR of OpenAlex topic ids: the ids in use, ascending, and the CSR
+ * with each id replaced by its index among them (in place; the order within a paper is kept, as
+ * the numbering keeps the ids' order).
+ */
+function numberTopics(corpus: Corpus, byId: Csr): void {
+  const topicIds = [...new Set(byId.values)].sort((a, b) => a - b);
+  const index = new Map(topicIds.map((id, i) => [id, i]));
+  for (let i = 0; i < byId.values.length; i++) byId.values[i] = index.get(byId.values[i]!)!;
+  corpus.topicIds = topicIds;
+  corpus.topics = byId;
+}
+
 /** Fills the headline CSRs from the cache (unchanged works) and the store (changed works). */
 async function loadHeadlinesIncrementally(
   store: CorpusStore,
@@ -457,19 +431,15 @@ async function loadHeadlinesIncrementally(
   cache.elements = none;
 
   // Topics as OpenAlex ids, numbered again over the ids in use.
-  const [to, tv] = mergedPairs(
-    cache.topics,
-    delta.keep,
-    (v) => cache.topicIds[v]!,
-    await store.intColumns(topicPairsSql(source, params), 2),
-  );
-  const sortedTopicIds = [...new Set(tv)].sort((a, b) => a - b);
-  const topicIndex = new Map(sortedTopicIds.map((id, i) => [id, i]));
-  corpus.topicIds = sortedTopicIds;
-  corpus.topics = csrFromPairs(
-    n,
-    to,
-    tv.map((id) => topicIndex.get(id)!),
+  numberTopics(
+    corpus,
+    mergedCsr(
+      n,
+      cache.topics,
+      delta.keep,
+      (v) => cache.topicIds[v]!,
+      await store.intColumns(topicPairsSql(source, params), 2),
+    ),
   );
   cache.topics = none;
 

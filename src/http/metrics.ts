@@ -35,8 +35,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   const labelNames = ['method', 'route', 'status'] as const;
   // Every answered request is one observation of the duration histogram, so the request counter
-  // is that histogram's count per series, read when scraped: nothing to count twice per request.
-  let duration: LabelledHistogram<(typeof labelNames)[number]> | undefined;
+  // is that histogram's count per series, read when scraped (the histogram is made below):
+  // nothing to count twice per request.
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, matched route pattern and status.',
@@ -44,16 +44,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     registers: [registry],
     collect() {
       this.reset();
-      for (const series of duration?.allSeries() ?? []) this.inc(series.labels, series.count);
+      for (const series of duration.allSeries()) this.inc(series.labels, series.count);
     },
   });
-  duration = new LabelledHistogram(
+  // Registered after the counter: /metrics lists them in that order.
+  const duration = new LabelledHistogram<(typeof labelNames)[number]>(
     'http_request_duration_seconds',
     'Time to answer HTTP requests, by method, matched route pattern and status.',
     DURATION_BUCKETS,
     registry,
   );
-  const histogram = duration;
   const snapshotInfo = new Gauge({
     name: 'snapshot_info',
     help: 'The data snapshot being served (value 1, version in the data_version label).',
@@ -71,12 +71,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     },
     answered(method, route, status, seconds) {
       // The series is found by one string, its labels made once (the set is bounded like the labels).
-      const series = histogram.series(`${method} ${status} ${route}`, () => ({
+      const series = duration.series(`${method} ${status} ${route}`, () => ({
         method,
         route,
         status: String(status),
       }));
-      histogram.observe(series, seconds);
+      duration.observe(series, seconds);
     },
   };
 }

@@ -145,9 +145,13 @@ export class CorpusStore {
    */
   async forEachChunk(sql: string, onChunk: (chunk: DuckDBDataChunk) => void): Promise<void> {
     const result = await this.con.stream(sql);
+    // The next chunk is asked for before this one is handled, so DuckDB makes it meanwhile.
+    let next = result.fetchChunk();
     for (;;) {
-      const chunk = await result.fetchChunk();
+      const chunk = await next;
       if (!chunk || chunk.rowCount === 0) break;
+      next = result.fetchChunk();
+      next.catch(() => {}); // awaited at the next turn; a handler that throws first must not leave it unhandled
       onChunk(chunk);
     }
   }

@@ -136,14 +136,7 @@ async function writePapers(
     return out;
   };
   const nullable = (v: number) => (Number.isNaN(v) ? null : v);
-  const result = await store.con.stream(`SELECT o, ${joinedTexts} FROM works JOIN ord USING (id) ORDER BY o`);
-  // The next chunk is asked for before this one is written, so DuckDB makes it meanwhile.
-  let next = result.fetchChunk();
-  for (;;) {
-    const chunk = await next;
-    if (!chunk || chunk.rowCount === 0) break;
-    next = result.fetchChunk();
-    next.catch(() => {}); // awaited at the next turn; a write that throws first must not leave it unhandled
+  await store.forEachChunk(`SELECT o, ${joinedTexts} FROM works JOIN ord USING (id) ORDER BY o`, (chunk) => {
     const ordinals = chunk.getColumnVector(0);
     const texts = chunk.getColumnVector(1);
     for (let i = 0; i < chunk.rowCount; i++) {
@@ -178,7 +171,7 @@ async function writePapers(
         pending = 0;
       }
     }
-  }
+  });
   for (let r = 0; r < pending; r++) one.run(values.slice(r * PAPER_COLUMNS, (r + 1) * PAPER_COLUMNS));
 }
 

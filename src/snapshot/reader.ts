@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SubjectType } from '../scoring/score-entities.js';
+import { TitleRanker } from './title-ranking.js';
+import { type PendingTitleStats, startTitleStats } from './title-stats.js';
 
 /**
  * Every query the service makes of an open snapshot (core, lab, web), typed, each statement
@@ -197,6 +199,14 @@ export type SnapshotStamp = Pick<SnapshotView, 'version' | 'meta'>;
 
 type Mode = 'rows' | 'pluck' | 'raw';
 
+/** Snapshots of fewer papers are ranked by FTS5 alone (see SqliteSnapshotReader). */
+export const TITLE_RANKING_FROM = 100_000;
+
+export interface TitleRankingOptions {
+  fromPapers?: number;
+  fewMatches?: number;
+}
+
 /**
  * Facts a snapshot never changes, kept once read: per-word match counts and community rows, which
  * research questions ask again and again (common words, the big communities). Bounded: questions
@@ -223,7 +233,65 @@ export class SqliteSnapshotReader implements SnapshotReader {
   private readonly communities = new Memo<CommunityRow | undefined>(20_000);
   private readonly elementCommunities = new Memo<ElementCommunityRow | undefined>(20_000);
 
-  constructor(private readonly db: Database.Database) {}
+  /**
+   * Ranks title matches from the titles' statistics once they are read (in a thread of their own,
+   * started by the first ranked search); FTS5's bm25 ranks until then, or when they cannot be read.
+   */
+  private titleRanker: TitleRanker | 'failed' | 'fts5' | undefined;
+  private titleStats: PendingTitleStats | undefined;
+
+  constructor(
+    private readonly db: Database.Database,
+    /**
+     * From how many papers the title ranker is used (below it FTS5's bm25 ranks a question in a
+     * few milliseconds at most, and no thread reads statistics), and its own bound (tests lower
+     * both to rank the small sample).
+     */
+    private readonly titleRanking: TitleRankingOptions = {},
+  ) {}
+
+  /** Stops reading the titles' statistics (the snapshot is being closed). */
+  close(): void {
+    this.titleStats?.stop();
+  }
+
+  /** The title ranker when it is ready; the first call starts reading the statistics. */
+  private ranker(): TitleRanker | undefined {
+    if (this.titleRanker === undefined) {
+      const from = this.titleRanking.fromPapers ?? TITLE_RANKING_FROM;
+      if (!this.titleStats && Number(this.meta().corpus_papers ?? 0) < from) {
+        this.titleRanker = 'fts5';
+        return undefined;
+      }
+      this.titleStats ??= startTitleStats(this.db.name);
+      const stats = this.titleStats.take();
+      if (stats === 'failed') this.titleRanker = 'failed';
+      else if (stats) {
+        this.titleRanker = new TitleRanker(
+          stats,
+          (expr) => this.matchingOrdinals(expr),
+          this.titleRanking.fewMatches,
+        );
+      }
+    }
+    return typeof this.titleRanker === 'object' ? this.titleRanker : undefined;
+  }
+
+  /** Starts reading the titles' statistics if not yet started; true once the ranker is ready (benchmarks). */
+  async titleRankingReady(): Promise<boolean> {
+    while (this.ranker() === undefined && this.titleRanker === undefined)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    return typeof this.titleRanker === 'object';
+  }
+
+  /** Every title matching an FTS expression, ordinals ascending. */
+  private matchingOrdinals(match: string): number[] {
+    const json = this.statement(
+      'SELECT json_group_array(rowid) FROM papers_fts WHERE papers_fts MATCH ?',
+      'pluck',
+    ).get(match) as string;
+    return JSON.parse(json) as number[];
+  }
 
   /** The statement of `sql`, prepared once (each SQL text is used in one mode). */
   private statement(sql: string, mode: Mode = 'rows'): Database.Statement {
@@ -301,6 +369,8 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   titleMatches(match: string, limit: number): ScoredPaper[] {
+    const ranked = this.ranker()?.rank(match, limit);
+    if (ranked) return ranked;
     return this.statement(
       'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
     ).all(match, limit) as ScoredPaper[];

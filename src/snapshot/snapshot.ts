@@ -11,13 +11,13 @@ import {
   snapshotFile,
   verifySnapshot,
 } from './publish.js';
-import { type SnapshotReader, type SnapshotView, SqliteSnapshotReader } from './reader.js';
+import { type SnapshotView, SqliteSnapshotReader, type TitleRankingOptions } from './reader.js';
 
 /** One open, read-only snapshot. Requests hold it (acquire/release) while they run. */
 export class Snapshot implements SnapshotView {
   readonly db: Database.Database;
   /** Every query the service makes of this snapshot, each prepared once on first use. */
-  readonly reader: SnapshotReader;
+  readonly reader: SqliteSnapshotReader;
   readonly meta: Readonly<Record<string, string>>;
   private holders = 0;
   private retired = false;
@@ -33,12 +33,12 @@ export class Snapshot implements SnapshotView {
      * connection has both; a worker thread's has a small cache and no map, since every mapping
      * of the same pages counts again in the process's RSS.
      */
-    options: { cacheKib?: number; mmap?: boolean } = {},
+    options: { cacheKib?: number; mmap?: boolean; titleRanking?: TitleRankingOptions } = {},
   ) {
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.pragma(`cache_size = -${Math.floor(options.cacheKib ?? 65_536)}`);
     this.db.pragma(`mmap_size = ${options.mmap === false ? 0 : 268_435_456}`);
-    this.reader = new SqliteSnapshotReader(this.db);
+    this.reader = new SqliteSnapshotReader(this.db, options.titleRanking);
     this.meta = this.reader.meta();
   }
 
@@ -48,13 +48,18 @@ export class Snapshot implements SnapshotView {
 
   release(): void {
     this.holders--;
-    if (this.retired && this.holders === 0) this.db.close();
+    if (this.retired && this.holders === 0) this.close();
   }
 
   /** Called when a newer snapshot replaces this one: closes once the last request lets go. */
   retire(): void {
     this.retired = true;
-    if (this.holders === 0) this.db.close();
+    if (this.holders === 0) this.close();
+  }
+
+  private close(): void {
+    this.reader.close();
+    this.db.close();
   }
 
   memoize<T>(key: string, compute: () => T): T {

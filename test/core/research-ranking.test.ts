@@ -83,3 +83,47 @@ describe('research ranking', () => {
     expect(rankedAfter).toBeLessThan(fewAsks);
   });
 });
+
+describe('research with the title ranker', () => {
+  it('answers every question as with FTS5 ranking alone: papers, lists, communities and pages', async () => {
+    const sample = await sampleDataDir();
+    const path = snapshotFile(sample.snapshots, sample.version);
+    // The ranker for every question of the small sample (by default it waits for 100,000 papers).
+    const ranking = new Snapshot(sample.version, path, { titleRanking: { fromPapers: 0, fewMatches: 0 } });
+    const fts5 = new Snapshot(sample.version, path);
+    try {
+      expect(await ranking.reader.titleRankingReady()).toBe(true);
+      expect(await fts5.reader.titleRankingReady()).toBe(false);
+      const titles = ranking.db
+        .prepare('SELECT title FROM papers WHERE title IS NOT NULL AND ordinal % 211 = 0 LIMIT 30')
+        .pluck()
+        .all() as string[];
+      const questions = [
+        'oxygen vacancies',
+        'HER MoS2',
+        'oxygen evolution nickel iron',
+        'iron oxide nanoparticles',
+        'catalysis',
+        'lithium ion battery cathode',
+        'groundwater arsenic',
+        'CO2 reduction copper',
+        ...titles.map((t) => t.split(/\s+/).slice(0, 3).join(' ')),
+      ];
+      let ranked = 0;
+      const counting = withReader(ranking, {
+        titleMatches: (match, limit) => {
+          ranked++;
+          return ranking.reader.titleMatches(match, limit);
+        },
+      });
+      for (const q of questions)
+        for (const page of [1, 3]) expect(answer(counting, { q }, page), q).toBe(answer(fts5, { q }, page));
+      for (const t of titles.slice(0, 10))
+        expect(answer(ranking, { paper: t })).toBe(answer(fts5, { paper: t }));
+      expect(ranked).toBeGreaterThan(40);
+    } finally {
+      ranking.retire();
+      fts5.retire();
+    }
+  });
+});

@@ -1,0 +1,367 @@
+import Database from 'better-sqlite3';
+import { TITLE_TOKENIZER } from './schema.js';
+import type { TitleStats } from './title-stats.js';
+
+/**
+ * FTS5's bm25 over the titles, computed from the title statistics (title-stats.ts) instead of by
+ * FTS5: the same number for every title, as FTS5 computes it (sqlite's fts5_aux.c: k1 1.2, b 0.75,
+ * idf = ln((N - nHit + 0.5) / (nHit + 0.5)) or 1e-6 when not above 0, one term per phrase in the
+ * order the expression names them, the sum negated), and the same order: by score, ties in
+ * ordinal order (FTS5's matches come in ordinal order and SQLite's ORDER BY ... LIMIT keeps
+ * equal keys in the order they came). FTS5 still finds the matching titles; only the ranking
+ * moves out of it.
+ *
+ * A phrase counts in a title when the conjunction it belongs to matches the title (that is when
+ * FTS5 reports its instances), as often as the title holds it. Expressions of the shape research
+ * builds are taken: groups ANDed, each group one conjunction of phrases or several ORed; each
+ * phrase one term. Anything else answers undefined, and FTS5 ranks it.
+ */
+
+const K1 = 1.2;
+const B = 0.75;
+/**
+ * Fewer possible matches than this (the rarest group's titles): FTS5 ranks them (0.7 us a title)
+ * as fast as the statistics would, with no extra searches for a group's alternatives.
+ */
+const FEW_MATCHES = 5_000;
+
+/** A group of the expression: its alternatives, each a conjunction of phrases (the words, unquoted). */
+type Group = string[][];
+
+/** Splits `s` at `sep` where no parenthesis is open. */
+function splitTop(s: string, sep: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && c === '(') depth++;
+    else if (!quoted && c === ')') depth--;
+    else if (!quoted && depth === 0 && s.startsWith(sep, i)) {
+      parts.push(s.slice(start, i));
+      start = i + sep.length;
+      i += sep.length - 1;
+    }
+  }
+  parts.push(s.slice(start));
+  return parts;
+}
+
+/** `(x)` -> `x` when the parentheses enclose the whole of it. */
+function unwrap(s: string): string | undefined {
+  if (!s.startsWith('(') || !s.endsWith(')')) return undefined;
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && c === '(') depth++;
+    else if (!quoted && c === ')' && --depth === 0 && i < s.length - 1) return undefined;
+  }
+  return s.slice(1, -1);
+}
+
+const PHRASE = /^"([^"]*)"$/;
+
+/** The conjunction `"a"` or `("a" AND "b")` as its phrases. */
+function conjunction(s: string): string[] | undefined {
+  const one = PHRASE.exec(s);
+  if (one) return [one[1]!];
+  const inner = unwrap(s);
+  if (inner === undefined) return undefined;
+  const phrases = splitTop(inner, ' AND ').map((p) => PHRASE.exec(p)?.[1]);
+  return phrases.every((p) => p !== undefined) ? (phrases as string[]) : undefined;
+}
+
+/** The expression's groups, or undefined when it is not of the shape taken here. */
+export function parseExpression(expr: string): Group[] | undefined {
+  const groups: Group[] = [];
+  for (const part of splitTop(expr, ' AND ')) {
+    const single = conjunction(part);
+    if (single && PHRASE.test(part)) {
+      groups.push([single]);
+      continue;
+    }
+    const inner = unwrap(part);
+    if (inner === undefined) return undefined;
+    const alternatives = splitTop(inner, ' OR ').map(conjunction);
+    if (alternatives.some((a) => a === undefined)) return undefined;
+    groups.push(alternatives as string[][]);
+  }
+  return groups;
+}
+
+const quote = (phrases: string[]) =>
+  phrases.length === 1 ? `"${phrases[0]}"` : `(${phrases.map((p) => `"${p}"`).join(' AND ')})`;
+
+export interface RankedTitle {
+  ordinal: number;
+  score: number;
+}
+
+/**
+ * A phrase's term as the titles' tokenizer makes it (an FTS5 table of the same tokenizer, in
+ * memory), and the natural log as SQLite computes it: both what FTS5 itself uses. One a thread.
+ */
+class Stemmer {
+  private readonly db = new Database(':memory:');
+  private readonly stems = new Map<string, string | null>();
+  private readonly insert;
+  private readonly clear;
+  private readonly terms;
+  readonly ln: (x: number) => number;
+
+  constructor() {
+    this.db.exec(
+      `CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '${TITLE_TOKENIZER}'); CREATE VIRTUAL TABLE v USING fts5vocab(t, instance);`,
+    );
+    this.insert = this.db.prepare('INSERT INTO t (rowid, x) VALUES (1, ?)');
+    this.clear = this.db.prepare('DELETE FROM t');
+    this.terms = this.db.prepare('SELECT term FROM v').pluck();
+    const ln = this.db.prepare('SELECT ln(?)').pluck();
+    this.ln = (x) => ln.get(x) as number;
+  }
+
+  /** The index's term for a phrase, or null when it is not exactly one term. */
+  stem(phrase: string): string | null {
+    let term = this.stems.get(phrase);
+    if (term === undefined) {
+      this.insert.run(phrase);
+      const terms = this.terms.all() as string[];
+      this.clear.run();
+      term = terms.length === 1 ? terms[0]! : null;
+      if (this.stems.size >= 20_000) this.stems.clear();
+      this.stems.set(phrase, term);
+    }
+    return term;
+  }
+}
+
+let threadStemmer: Stemmer | undefined;
+/** This thread's stemmer, made on first use. */
+function stemmerOfThread(): Stemmer {
+  threadStemmer ??= new Stemmer();
+  return threadStemmer;
+}
+
+/** Ranks title matches from one snapshot's statistics. */
+export class TitleRanker {
+  private readonly stemmer = stemmerOfThread();
+  private readonly idfs = new Map<string, number>();
+  private readonly avgdl: number;
+
+  constructor(
+    private readonly stats: TitleStats,
+    /** The ordinals of the titles matching an FTS5 expression, ascending. */
+    private readonly matches: (expr: string) => number[],
+    /** Below this many possible matches FTS5 ranks (0 in tests: this ranks everything it takes). */
+    private readonly fewMatches = FEW_MATCHES,
+  ) {
+    this.avgdl = stats.totalTokens / stats.rows;
+  }
+
+  private stem(phrase: string): string | null {
+    return this.stemmer.stem(phrase);
+  }
+
+  private idf(term: string): number {
+    let idf = this.idfs.get(term);
+    if (idf === undefined) {
+      const nHit = this.stats.titlesWith.get(term) ?? 0;
+      const n = this.stats.rows;
+      idf = this.stemmer.ln((n - nHit + 0.5) / (nHit + 0.5));
+      if (idf <= 0) idf = 1e-6;
+      if (this.idfs.size >= 20_000) this.idfs.clear();
+      this.idfs.set(term, idf);
+    }
+    return idf;
+  }
+
+  /** The titles holding a phrase (its term's), as the statistics count them. */
+  private titlesWith(phrase: string): number {
+    return this.stats.titlesWith.get(this.stem(phrase)!) ?? 0;
+  }
+
+  /** The titles an alternative can match at most: its rarest phrase's. */
+  private bound(alt: string[]): number {
+    return Math.min(...alt.map((p) => this.titlesWith(p)));
+  }
+
+  /** The best `limit` matches of `expr` by bm25, or undefined when FTS5 must rank them. */
+  rank(expr: string, limit: number): RankedTitle[] | undefined {
+    const groups = parseExpression(expr);
+    if (!groups) return undefined;
+    const phrases = groups.flat(2);
+    const terms = phrases.map((p) => this.stem(p));
+    if (terms.some((t) => t === null)) return undefined;
+    // Few matches: FTS5 ranks them as fast, without the extra searches for alternatives.
+    const most = Math.min(...groups.map((g) => g.reduce((sum, alt) => sum + this.bound(alt), 0)));
+    if (most < this.fewMatches) return undefined;
+    const rows = this.matches(expr);
+    const n = rows.length;
+    // present[i]: per row, whether phrase i counts (undefined: in every row).
+    const present: (Uint8Array | undefined)[] = phrases.map(() => undefined);
+    let at = 0;
+    groups.forEach((group, g) => {
+      if (group.length > 1) {
+        const rest = groups
+          .filter((_, o) => o !== g)
+          .map(groupText)
+          .join(' AND ');
+        this.markAlternatives(rest, group, rows, present, at);
+      }
+      at += group.flat().length;
+    });
+    // Each phrase's term for a title holding it once, by token count (FTS5's arithmetic, in its
+    // order); the titles holding one more than once are scored term by term.
+    const maxTokens = this.stats.maxTokens;
+    const idf = (terms as string[]).map((t) => this.idf(t));
+    const once = idf.map((w) => {
+      const table = new Float64Array(maxTokens + 1);
+      for (let d = 0; d <= maxTokens; d++) table[d] = termScore(w, 1, d, this.avgdl);
+      return table;
+    });
+    const repeated = new Uint8Array(n);
+    const counts = (terms as string[]).map((t) => {
+      const m = this.stats.repeats.get(t);
+      if (!m) return undefined;
+      const byRow = new Map<number, number>();
+      for (const [ordinal, count] of m) {
+        const r = indexOf(rows, ordinal);
+        if (r >= 0) {
+          byRow.set(r, count);
+          repeated[r] = 1;
+        }
+      }
+      return byRow;
+    });
+    const scores = new Float64Array(n);
+    const tokens = this.stats.tokens;
+    const k = phrases.length;
+    for (let r = 0; r < n; r++) {
+      const d = tokens[rows[r]!]!;
+      let score = 0;
+      for (let i = 0; i < k; i++) {
+        const p = present[i];
+        if (p !== undefined && p[r] === 0) continue;
+        const f = repeated[r] === 1 ? (counts[i]?.get(r) ?? 1) : 1;
+        score += f === 1 ? once[i]![d]! : termScore(idf[i]!, f, d, this.avgdl);
+      }
+      scores[r] = -1.0 * score;
+    }
+    return best(rows, scores, limit);
+  }
+
+  /**
+   * Which alternatives of a group match each row. The most common alternative is not asked for:
+   * a row holds it when it holds none of the others, or when it is among the few that hold it and
+   * another one too. A row matching the expression matches the other groups, so an alternative is
+   * searched with those (`rest`) only, not with its own group: a rare symbol ('c', 'fe') without
+   * its element's common name.
+   */
+  private markAlternatives(
+    rest: string,
+    group: Group,
+    rows: number[],
+    present: (Uint8Array | undefined)[],
+    first: number,
+  ): void {
+    const starts: number[] = [];
+    let at = first;
+    for (const alt of group) {
+      starts.push(at);
+      at += alt.length;
+    }
+    let largest = 0;
+    for (let a = 1; a < group.length; a++)
+      if (this.bound(group[a]!) > this.bound(group[largest]!)) largest = a;
+    const inAny = new Uint8Array(rows.length);
+    const mark = (found: number[], target: Uint8Array) => {
+      for (const ordinal of found) {
+        const r = indexOf(rows, ordinal);
+        if (r >= 0) target[r] = 1;
+      }
+    };
+    const within = (e: string) => this.matches(rest ? `${rest} AND ${e}` : e);
+    const others: string[] = [];
+    group.forEach((alt, a) => {
+      const flags = new Uint8Array(rows.length);
+      for (let i = 0; i < alt.length; i++) present[starts[a]! + i] = flags;
+      if (a === largest) return;
+      others.push(quote(alt));
+      const found = within(quote(alt));
+      mark(found, flags);
+      mark(found, inAny);
+    });
+    const flags = present[starts[largest]!]!;
+    for (let r = 0; r < rows.length; r++) if (inAny[r] === 0) flags[r] = 1;
+    mark(within(`${quote(group[largest]!)} AND (${others.join(' OR ')})`), flags);
+  }
+}
+
+/** A group as an FTS5 expression. */
+const groupText = (g: Group) => (g.length === 1 ? quote(g[0]!) : `(${g.map(quote).join(' OR ')})`);
+
+/** One phrase's part of a title's bm25, as fts5_aux.c computes it. */
+function termScore(idf: number, f: number, tokens: number, avgdl: number): number {
+  return idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * tokens) / avgdl)));
+}
+
+/** The position of `ordinal` in the ascending `rows`, or -1. */
+function indexOf(rows: number[], ordinal: number): number {
+  let lo = 0;
+  let hi = rows.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = rows[mid]!;
+    if (v === ordinal) return mid;
+    if (v < ordinal) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** The k-th smallest (from 0) of `values`, which are left as they were (quickselect, three-way). */
+function kthSmallest(values: Float64Array, k: number): number {
+  const a = values.slice();
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1]!;
+    let lt = lo;
+    let gt = hi;
+    let i = lo;
+    while (i <= gt) {
+      const v = a[i]!;
+      if (v < pivot) {
+        a[i++] = a[lt]!;
+        a[lt++] = v;
+      } else if (v > pivot) {
+        a[i] = a[gt]!;
+        a[gt--] = v;
+      } else i++;
+    }
+    if (k < lt) hi = lt - 1;
+    else if (k > gt) lo = gt + 1;
+    else return pivot;
+  }
+  return a[k]!;
+}
+
+/** The `limit` lowest scores, ties in row order (rows ascend by ordinal). */
+function best(rows: number[], scores: Float64Array, limit: number): RankedTitle[] {
+  const n = rows.length;
+  let chosen: number[];
+  if (n <= limit) chosen = Array.from({ length: n }, (_, r) => r);
+  else {
+    // Every row below the limit-th lowest score, then the rows equal to it in row order.
+    const edge = kthSmallest(scores, limit - 1);
+    chosen = [];
+    for (let r = 0; r < n; r++) if (scores[r]! < edge) chosen.push(r);
+    for (let r = 0; r < n && chosen.length < limit; r++) if (scores[r] === edge) chosen.push(r);
+  }
+  chosen.sort((a, b) => scores[a]! - scores[b]! || a - b);
+  return chosen.map((r) => ({ ordinal: rows[r]!, score: scores[r]! }));
+}

@@ -126,7 +126,7 @@ const WARM_UP = ['zinc oxide nanoparticles', 'iridium oxide thin films acidic', 
 // (src/snapshot/title-ranking.ts); then the warm-up.
 research(snapshot, { q: FIRST, pageSize: 10, lenses: [...LENSES], page: 1 }, viewer);
 const statsStarted = performance.now();
-const titleRanking = await snapshot.reader.titleRankingReady();
+const titleRanking = (await snapshot.reader.titleRankingReady?.()) ?? false;
 console.error(
   `title ranking ${titleRanking ? 'ready' : 'unavailable'} after ${Math.round(performance.now() - statsStarted)} ms`,
 );

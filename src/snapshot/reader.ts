@@ -390,6 +390,9 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   countTitleMatches(match: string, upTo: number): number {
+    // One phrase: its term's titles, as the title statistics count them (no pass over its titles).
+    const titles = this.ranker()?.phraseTitles(match);
+    if (titles !== undefined) return Math.min(titles, upTo);
     return this.wordFacts.get(
       `title ${upTo} ${match}`,
       () =>

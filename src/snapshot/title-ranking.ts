@@ -189,6 +189,13 @@ export class TitleRanker {
     return Math.min(...alt.map((p) => this.titlesWith(p)));
   }
 
+  /** The titles matching `expr` when it is one phrase of one term, else undefined. */
+  phraseTitles(expr: string): number | undefined {
+    const phrase = PHRASE.exec(expr)?.[1];
+    const term = phrase === undefined ? null : this.stem(phrase);
+    return term === null ? undefined : (this.stats.titlesWith.get(term) ?? 0);
+  }
+
   /** The best `limit` matches of `expr` by bm25, or undefined when FTS5 must rank them. */
   rank(expr: string, limit: number): RankedTitle[] | undefined {
     const groups = parseExpression(expr);

@@ -112,6 +112,15 @@ describe('title ranking', () => {
     expect(compared).toBeGreaterThan(250);
   });
 
+  it('counts the titles of a phrase as FTS5 does', () => {
+    const ranker = new TitleRanker(stats, matches, 0);
+    const count = (expr: string) =>
+      db.prepare('SELECT count(*) FROM papers_fts WHERE papers_fts MATCH ?').pluck().get(expr);
+    for (const word of ['oxide', 'Oxides', 'catalysis', 'zzqxv', 'fe', 'nanoparticles', 'CO2'])
+      expect(ranker.phraseTitles(`"${word}"`), word).toBe(count(`"${word}"`));
+    expect(ranker.phraseTitles('("iron" OR "fe")')).toBeUndefined();
+  });
+
   it('leaves to FTS5 what it does not take: OR at the top, a phrase of two terms, few matches', () => {
     const ranker = new TitleRanker(stats, matches, 0);
     expect(ranker.rank('"oxide" OR "iron"', 10)).toBeUndefined();

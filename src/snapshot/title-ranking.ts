@@ -232,16 +232,16 @@ export class TitleRanker {
     });
     const repeated = new Uint8Array(n);
     const counts = (terms as string[]).map((t) => {
-      const m = this.stats.repeats.get(t);
-      if (!m) return undefined;
+      const titles = this.stats.repeats.get(t);
+      if (!titles) return undefined;
       const byRow = new Map<number, number>();
-      for (const [ordinal, count] of m) {
+      titles.ordinals.forEach((ordinal, j) => {
         const r = indexOf(rows, ordinal);
         if (r >= 0) {
-          byRow.set(r, count);
+          byRow.set(r, titles.counts[j]!);
           repeated[r] = 1;
         }
-      }
+      });
       return byRow;
     });
     const scores = new Float64Array(n);

@@ -21,8 +21,14 @@ export interface TitleStats {
   totalTokens: number;
   /** Titles holding each term (bm25's nHit), by the index's (stemmed) term. */
   titlesWith: Map<string, number>;
-  /** Titles that hold a term more than once: term -> ordinal -> count. */
-  repeats: Map<string, Map<number, number>>;
+  /** Titles that hold a term more than once, by term: their ordinals (ascending) and counts. */
+  repeats: Map<string, RepeatedIn>;
+}
+
+/** The titles holding a term more than once, and how often each holds it. */
+export interface RepeatedIn {
+  ordinals: Int32Array;
+  counts: Uint16Array;
 }
 
 /** A SQLite varint (big-endian groups of 7 bits), as FTS5 stores a title's token count. */
@@ -89,11 +95,13 @@ export function readTitleStats(db: Database.Database): TitleStats {
         `SELECT doc, count(*) AS c FROM temp.${temp}_instance WHERE term = ? GROUP BY doc HAVING c > 1`,
       )
       .raw();
-    const repeats = new Map<string, Map<number, number>>();
+    const repeats = new Map<string, RepeatedIn>();
     for (const term of repeated) {
-      const m = new Map<number, number>();
-      for (const [doc, c] of repeatsOf.iterate(term) as Iterable<[number, number]>) m.set(doc, c);
-      repeats.set(term, m);
+      const rows = repeatsOf.all(term) as [number, number][];
+      repeats.set(term, {
+        ordinals: Int32Array.from(rows, (r) => r[0]),
+        counts: Uint16Array.from(rows, (r) => r[1]),
+      });
     }
     return { tokens, maxTokens, rows: count, totalTokens, titlesWith, repeats };
   } finally {
@@ -169,7 +177,8 @@ export async function loadTitleStats(path: string): Promise<TitleStats> {
 export function titleStatsOfFile(path: string): TitleStats {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    db.pragma('cache_size = -16384');
+    // Scans in index order: a small cache (a page read once is not read again).
+    db.pragma('cache_size = -2048');
     return readTitleStats(db);
   } finally {
     db.close();

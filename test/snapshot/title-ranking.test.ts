@@ -51,7 +51,8 @@ describe('title ranking', () => {
       .pluck()
       .get();
     expect(stats.titlesWith.get('oxid')).toBe(oxide);
-    const [ordinal, count] = [...stats.repeats.get('oxid')!.entries()][0]!;
+    const oxid = stats.repeats.get('oxid')!;
+    const [ordinal, count] = [oxid.ordinals[0]!, oxid.counts[0]!];
     const title = db.prepare('SELECT title FROM papers WHERE ordinal = ?').pluck().get(ordinal) as string;
     expect(title.toLowerCase().match(/oxid/g)!.length).toBeGreaterThanOrEqual(count);
     expect(count).toBeGreaterThan(1);

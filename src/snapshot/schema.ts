@@ -5,9 +5,6 @@
 /** 2: postings and paper_columns, for the lab's set algebra. */
 export const SNAPSHOT_SCHEMA_VERSION = 2;
 
-/** The titles' full-text tokenizer (title-ranking.ts stems a question's words with the same one). */
-export const TITLE_TOKENIZER = 'porter unicode61 remove_diacritics 2';
-
 export const SNAPSHOT_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE subjects (
@@ -99,7 +96,7 @@ CREATE TABLE paper_columns (
 CREATE VIRTUAL TABLE subjects_fts USING fts5(type UNINDEXED, id UNINDEXED, name, description,
   tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE papers_fts USING fts5(title, content = 'papers', content_rowid = 'ordinal',
-  tokenize = '${TITLE_TOKENIZER}');
+  tokenize = 'porter unicode61 remove_diacritics 2');
 `;
 
 /**

@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3';
-import { TITLE_TOKENIZER } from './schema.js';
 import type { TitleStats } from './title-stats.js';
 
 /**
@@ -103,7 +102,8 @@ export interface RankedTitle {
 
 /**
  * A phrase's term as the titles' tokenizer makes it (an FTS5 table of the same tokenizer, in
- * memory), and the natural log as SQLite computes it: both what FTS5 itself uses. One a thread.
+ * memory), and the natural log as SQLite computes it: both what FTS5 itself uses. One a thread
+ * and tokenizer.
  */
 class Stemmer {
   private readonly db = new Database(':memory:');
@@ -113,9 +113,9 @@ class Stemmer {
   private readonly terms;
   readonly ln: (x: number) => number;
 
-  constructor() {
+  constructor(tokenizer: string) {
     this.db.exec(
-      `CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '${TITLE_TOKENIZER}'); CREATE VIRTUAL TABLE v USING fts5vocab(t, instance);`,
+      `CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '${tokenizer}'); CREATE VIRTUAL TABLE v USING fts5vocab(t, instance);`,
     );
     this.insert = this.db.prepare('INSERT INTO t (rowid, x) VALUES (1, ?)');
     this.clear = this.db.prepare('DELETE FROM t');
@@ -139,16 +139,20 @@ class Stemmer {
   }
 }
 
-let threadStemmer: Stemmer | undefined;
-/** This thread's stemmer, made on first use. */
-function stemmerOfThread(): Stemmer {
-  threadStemmer ??= new Stemmer();
-  return threadStemmer;
+const stemmers = new Map<string, Stemmer>();
+/** This thread's stemmer of a tokenizer, made on first use. */
+function stemmerOf(tokenizer: string): Stemmer {
+  let stemmer = stemmers.get(tokenizer);
+  if (!stemmer) {
+    stemmer = new Stemmer(tokenizer);
+    stemmers.set(tokenizer, stemmer);
+  }
+  return stemmer;
 }
 
 /** Ranks title matches from one snapshot's statistics. */
 export class TitleRanker {
-  private readonly stemmer = stemmerOfThread();
+  private readonly stemmer: Stemmer;
   private readonly idfs = new Map<string, number>();
   private readonly avgdl: number;
 
@@ -159,6 +163,7 @@ export class TitleRanker {
     /** Below this many possible matches FTS5 ranks (0 in tests: this ranks everything it takes). */
     private readonly fewMatches = FEW_MATCHES,
   ) {
+    this.stemmer = stemmerOf(stats.tokenizer);
     this.avgdl = stats.totalTokens / stats.rows;
   }
 

@@ -12,6 +12,8 @@ import Database from 'better-sqlite3';
  * of CPU at 1M works), so no question waits for it; until it is there, FTS5 ranks.
  */
 export interface TitleStats {
+  /** The titles' tokenizer, as the snapshot's full-text index names it. */
+  tokenizer: string;
   /** Token count of each title by ordinal (ordinals 0 .. n-1). */
   tokens: Uint16Array;
   /** The most tokens of any title. */
@@ -43,6 +45,12 @@ function varint(b: Uint8Array): number {
 
 /** Reads the statistics of the snapshot open on `db` (the `papers_fts` index); synchronous. */
 export function readTitleStats(db: Database.Database): TitleStats {
+  const definition = db
+    .prepare("SELECT sql FROM sqlite_master WHERE name = 'papers_fts'")
+    .pluck()
+    .get() as string;
+  // FTS5's own default when the index names none.
+  const tokenizer = /tokenize\s*=\s*'([^']*)'/.exec(definition)?.[1] ?? 'unicode61';
   const [lo, hi, count] = db
     .prepare('SELECT min(id), max(id), count(*) FROM papers_fts_docsize')
     .raw()
@@ -103,7 +111,7 @@ export function readTitleStats(db: Database.Database): TitleStats {
         counts: Uint16Array.from(rows, (r) => r[1]),
       });
     }
-    return { tokens, maxTokens, rows: count, totalTokens, titlesWith, repeats };
+    return { tokenizer, tokens, maxTokens, rows: count, totalTokens, titlesWith, repeats };
   } finally {
     db.exec(`DROP TABLE temp.${temp}_row; DROP TABLE temp.${temp}_instance`);
   }

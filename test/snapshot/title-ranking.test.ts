@@ -44,6 +44,7 @@ describe('title ranking', () => {
   it('reads the token counts, titles per term and repeated terms FTS5 holds', () => {
     const total = db.prepare('SELECT count(*) FROM papers').pluck().get() as number;
     expect(stats.rows).toBe(total);
+    expect(stats.tokenizer).toBe('porter unicode61 remove_diacritics 2');
     expect(stats.tokens.length).toBe(total);
     // A term's titles as FTS5 counts them, and a repeated term as the instances show it.
     const oxide = db

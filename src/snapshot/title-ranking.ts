@@ -78,9 +78,9 @@ function conjunction(s: string): string[] | undefined {
 export function parseExpression(expr: string): Group[] | undefined {
   const groups: Group[] = [];
   for (const part of splitTop(expr, ' AND ')) {
-    const single = conjunction(part);
-    if (single && PHRASE.test(part)) {
-      groups.push([single]);
+    const phrase = PHRASE.exec(part)?.[1];
+    if (phrase !== undefined) {
+      groups.push([[phrase]]);
       continue;
     }
     const inner = unwrap(part);

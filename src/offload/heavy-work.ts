@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { ServiceError } from '../core/errors.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { workerFile } from '../util/worker-file.js';
 import {
   fromData,
   type HeavyAnswer,
@@ -40,13 +39,6 @@ export interface PoolOptions {
 
 export const defaultThreads = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
-/** The worker's file: beside this one once built; from dist/ when this runs from source (tests). */
-function workerFile(): string {
-  const here = fileURLToPath(new URL('./heavy-worker.js', import.meta.url));
-  if (existsSync(here)) return here;
-  return fileURLToPath(new URL('../../dist/offload/heavy-worker.js', import.meta.url));
-}
-
 const overloaded = (why: string) =>
   new ServiceError(
     'overloaded',
@@ -65,7 +57,7 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
   const maxQueue = options.maxQueue ?? 64;
   const deadlineMs = options.deadlineMs ?? 10_000;
   const pool = new Piscina({
-    filename: workerFile(),
+    filename: workerFile(import.meta.url, './heavy-worker.js'),
     minThreads: threads,
     maxThreads: threads,
     maxQueue,

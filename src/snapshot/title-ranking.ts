@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { getOrCreate } from '../util/maps.js';
 import type { TitleStats } from './title-stats.js';
 
 /**
@@ -141,14 +142,7 @@ class Stemmer {
 
 const stemmers = new Map<string, Stemmer>();
 /** This thread's stemmer of a tokenizer, made on first use. */
-function stemmerOf(tokenizer: string): Stemmer {
-  let stemmer = stemmers.get(tokenizer);
-  if (!stemmer) {
-    stemmer = new Stemmer(tokenizer);
-    stemmers.set(tokenizer, stemmer);
-  }
-  return stemmer;
-}
+const stemmerOf = (tokenizer: string) => getOrCreate(stemmers, tokenizer, () => new Stemmer(tokenizer));
 
 /** Ranks title matches from one snapshot's statistics. */
 export class TitleRanker {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { workerFile } from '../util/worker-file.js';
 
 /**
  * What FTS5's bm25 reads of the titles, read once per snapshot into memory: each title's token
@@ -117,14 +117,6 @@ export function readTitleStats(db: Database.Database): TitleStats {
   }
 }
 
-/** The worker's file: beside this one once built; from dist/ when this runs from source (tests). */
-function workerFile(): string | undefined {
-  const here = fileURLToPath(new URL('./title-stats-worker.js', import.meta.url));
-  if (existsSync(here)) return here;
-  const built = fileURLToPath(new URL('../../dist/snapshot/title-stats-worker.js', import.meta.url));
-  return existsSync(built) ? built : undefined;
-}
-
 /** Statistics being read in a thread of their own: `take()` says whether they are there. */
 export interface PendingTitleStats {
   /** The statistics once read, 'failed' when they cannot be, undefined while being read. */
@@ -139,8 +131,8 @@ export interface PendingTitleStats {
  * pool worker that waits for its next task on Atomics never runs it between tasks.
  */
 export function startTitleStats(path: string): PendingTitleStats {
-  const file = workerFile();
-  if (!file) return { take: () => 'failed', stop: () => {} };
+  const file = workerFile(import.meta.url, './title-stats-worker.js');
+  if (!existsSync(file)) return { take: () => 'failed', stop: () => {} };
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(file, { workerData: { path, port: port2 }, transferList: [port2] });
   // A background read: it must not keep a process that is otherwise done alive.
@@ -169,17 +161,6 @@ export function startTitleStats(path: string): PendingTitleStats {
 }
 
 export type TitleStatsReply = { ok: true; stats: TitleStats } | { ok: false; error: string };
-
-/** Reads the statistics in a thread of its own and waits for them (tests, benchmarks). */
-export async function loadTitleStats(path: string): Promise<TitleStats> {
-  const pending = startTitleStats(path);
-  for (;;) {
-    const stats = pending.take();
-    if (stats === 'failed') throw new Error(`the title statistics of ${path} could not be read`);
-    if (stats) return stats;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The worker's body (title-stats-worker.ts). */
 export function titleStatsOfFile(path: string): TitleStats {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupExpr, termGroups } from '../../src/core/research/question.js';
 import { snapshotFile } from '../../src/snapshot/publish.js';
 import { parseExpression, TitleRanker } from '../../src/snapshot/title-ranking.js';
-import { loadTitleStats, readTitleStats, type TitleStats } from '../../src/snapshot/title-stats.js';
+import { readTitleStats, startTitleStats, type TitleStats } from '../../src/snapshot/title-stats.js';
 import { sampleDataDir } from '../helpers/sample.js';
 
 /**
@@ -28,6 +28,17 @@ const fts5 = (expr: string, limit: number) =>
       'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
     )
     .all(expr, limit) as { ordinal: number; score: number }[];
+
+/** The statistics read in their own thread, waited for. */
+async function loadTitleStats(file: string): Promise<TitleStats> {
+  const pending = startTitleStats(file);
+  for (;;) {
+    const read = pending.take();
+    if (read === 'failed') throw new Error(`the title statistics of ${file} could not be read`);
+    if (read) return read;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 const matches = (expr: string) =>
   JSON.parse(

@@ -75,10 +75,39 @@ function conjunction(s: string): string[] | undefined {
   return phrases.every((p) => p !== undefined) ? (phrases as string[]) : undefined;
 }
 
-/** The expression's groups, or undefined when it is not of the shape taken here. */
+/**
+ * `a OR (b OR (c AND d))` as its alternatives [[a], [b], [c, d]]: nested ORs flattened, as FTS5's
+ * parser flattens them (the same matches, the same phrases in the same order).
+ */
+function alternativesOf(s: string): string[][] | undefined {
+  const out: string[][] = [];
+  for (const part of splitTop(s, ' OR ')) {
+    const phrases = conjunction(part);
+    if (phrases) {
+      out.push(phrases);
+      continue;
+    }
+    const inner = unwrap(part);
+    if (inner === undefined || splitTop(inner, ' OR ').length < 2) return undefined;
+    const nested = alternativesOf(inner);
+    if (!nested) return undefined;
+    out.push(...nested);
+  }
+  return out;
+}
+
+/**
+ * The expression's groups, or undefined when it is not of the shape taken here. An OR at the
+ * top (the looser search's) is one group of alternatives.
+ */
 export function parseExpression(expr: string): Group[] | undefined {
+  const parts = splitTop(expr, ' AND ');
+  if (parts.length === 1 && splitTop(expr, ' OR ').length > 1) {
+    const alternatives = alternativesOf(expr);
+    return alternatives ? [alternatives] : undefined;
+  }
   const groups: Group[] = [];
-  for (const part of splitTop(expr, ' AND ')) {
+  for (const part of parts) {
     const phrase = PHRASE.exec(part)?.[1];
     if (phrase !== undefined) {
       groups.push([[phrase]]);
@@ -86,9 +115,9 @@ export function parseExpression(expr: string): Group[] | undefined {
     }
     const inner = unwrap(part);
     if (inner === undefined) return undefined;
-    const alternatives = splitTop(inner, ' OR ').map(conjunction);
-    if (alternatives.some((a) => a === undefined)) return undefined;
-    groups.push(alternatives as string[][]);
+    const alternatives = alternativesOf(inner);
+    if (!alternatives) return undefined;
+    groups.push(alternatives);
   }
   return groups;
 }

@@ -62,9 +62,11 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
     maxThreads: threads,
     maxQueue,
     idleTimeout: Number.POSITIVE_INFINITY,
-    // A worker's heap is mostly garbage between tasks: small limits make V8 collect it early rather
-    // than grow the process's memory (the answers' big arrays live outside the heap).
-    resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 },
+    // A worker's heap is mostly garbage between tasks. The young generation holds one question's
+    // garbage (its match lists, a few MB), so it dies there: with 4 MB it outlived two scavenges
+    // and was promoted, and collecting it cost a fifth of a question's CPU (docs/scale.md); the
+    // old generation is kept small so V8 collects it early rather than grow the process's memory.
+    resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 },
   });
   return {
     async run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask): Promise<T> {

@@ -13,8 +13,9 @@ import type { TitleStats } from './title-stats.js';
  *
  * A phrase counts in a title when the conjunction it belongs to matches the title (that is when
  * FTS5 reports its instances), as often as the title holds it. Expressions of the shape research
- * builds are taken: groups ANDed, each group one conjunction of phrases or several ORed; each
- * phrase one term. Anything else answers undefined, and FTS5 ranks it.
+ * builds are taken: groups ANDed, each group one conjunction of phrases or several ORed (the
+ * looser search's OR at the top is one such group); each phrase one term. Anything else answers
+ * undefined, and FTS5 ranks it.
  */
 
 const K1 = 1.2;

@@ -57,7 +57,8 @@ export function readTitleStats(db: Database.Database): TitleStats {
     .get() as [number | null, number | null, number];
   const n = (hi ?? -1) + 1;
   const tokens = new Uint16Array(Math.max(0, n));
-  if (count > 0 && lo === 0 && hi === count - 1) {
+  const contiguous = count > 0 && lo === 0 && hi === count - 1;
+  if (contiguous) {
     // One hex pair a title when its count fits one byte (nearly always): one string from SQLite.
     const hex = db
       .prepare(
@@ -66,17 +67,11 @@ export function readTitleStats(db: Database.Database): TitleStats {
       .pluck()
       .get() as string;
     tokens.set(Buffer.from(hex, 'hex'));
-    for (const [id, sz] of db
-      .prepare('SELECT id, sz FROM papers_fts_docsize WHERE length(sz) > 1')
-      .raw()
-      .iterate() as Iterable<[number, Buffer]>)
-      tokens[id] = varint(sz);
-  } else {
-    for (const [id, sz] of db.prepare('SELECT id, sz FROM papers_fts_docsize').raw().iterate() as Iterable<
-      [number, Buffer]
-    >)
-      tokens[id] = varint(sz);
   }
+  // The counts not read above: the longer ones, or every one when the ids have gaps.
+  const rest = `SELECT id, sz FROM papers_fts_docsize${contiguous ? ' WHERE length(sz) > 1' : ''}`;
+  for (const [id, sz] of db.prepare(rest).raw().iterate() as Iterable<[number, Buffer]>)
+    tokens[id] = varint(sz);
   let totalTokens = 0;
   let maxTokens = 0;
   for (const t of tokens) {

@@ -359,23 +359,23 @@ async function deltaFromCache(
 }
 
 /**
- * A CSR merged from the cached papers that are kept (`rows`: new ordinal, or -1), with values
- * mapped (-1 drops one), and the fresh (ordinal, value) pairs read from the store; built directly,
- * without pair arrays of the whole (two arrays of ~20M values for the references at 1M works).
+ * A CSR merged from the cached papers that are kept (`rows`: new ordinal, or -1), with each value
+ * v replaced by map[v] (-1 drops it; no map keeps v), and the fresh (ordinal, value) pairs read
+ * from the store; built directly, without pair arrays of the whole (two arrays of ~20M values for
+ * the references at 1M works). A lookup array, not a function per value: this runs over every
+ * cached reference, and one call site with four different callbacks was a third of the load.
  */
-function mergedCsr(
-  n: number,
-  csr: Csr,
-  rows: Int32Array,
-  value: (v: number) => number,
-  fresh: readonly Int32Array[],
-): Csr {
+function mergedCsr(n: number, csr: Csr, rows: Int32Array, map: Int32Array | null, fresh: readonly Int32Array[]): Csr {
   const [freshOrdinals, freshValues] = fresh as [Int32Array, Int32Array];
+  const { start: from, values: cached } = csr;
   const start = new Int32Array(n + 1);
   for (let p = 0; p < rows.length; p++) {
     const o = rows[p]!;
     if (o < 0) continue;
-    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) if (value(csr.values[i]!) >= 0) start[o + 1]!++;
+    let count = 0;
+    if (map === null) count = from[p + 1]! - from[p]!;
+    else for (let i = from[p]!; i < from[p + 1]!; i++) if (map[cached[i]!]! >= 0) count++;
+    start[o + 1] = count;
   }
   for (let i = 0; i < freshOrdinals.length; i++) start[freshOrdinals[i]! + 1]!++;
   for (let p = 0; p < n; p++) start[p + 1]! += start[p]!;
@@ -384,10 +384,16 @@ function mergedCsr(
   for (let p = 0; p < rows.length; p++) {
     const o = rows[p]!;
     if (o < 0) continue;
-    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) {
-      const v = value(csr.values[i]!);
-      if (v >= 0) values[fill[o]!++] = v;
-    }
+    let f = fill[o]!;
+    if (map === null) {
+      values.set(cached.subarray(from[p]!, from[p + 1]!), f);
+      f += from[p + 1]! - from[p]!;
+    } else
+      for (let i = from[p]!; i < from[p + 1]!; i++) {
+        const v = map[cached[i]!]!;
+        if (v >= 0) values[f++] = v;
+      }
+    fill[o] = f;
   }
   for (let i = 0; i < freshOrdinals.length; i++) values[fill[freshOrdinals[i]!]!++] = freshValues[i]!;
   sortEachPaper(n, start, values);
@@ -417,15 +423,7 @@ async function loadHeadlinesIncrementally(
 ) {
   const n = corpus.n;
   const source = '(SELECT * FROM works WHERE id IN (SELECT id FROM changed))';
-  const same = (v: number) => v;
-
-  corpus.elements = mergedCsr(
-    n,
-    cache.elements,
-    delta.keep,
-    same,
-    await store.intColumns(elementPairsSql(source), 2),
-  );
+  corpus.elements = mergedCsr(n, cache.elements, delta.keep, null, await store.intColumns(elementPairsSql(source), 2));
   // Each cached column is let go once merged (peak memory at a million works).
   const none: Csr = { start: new Int32Array(0), values: new Int32Array(0) };
   cache.elements = none;
@@ -437,7 +435,7 @@ async function loadHeadlinesIncrementally(
       n,
       cache.topics,
       delta.keep,
-      (v) => cache.topicIds[v]!,
+      Int32Array.from(cache.topicIds),
       await store.intColumns(topicPairsSql(source, params), 2),
     ),
   );
@@ -472,7 +470,7 @@ async function loadHeadlinesIncrementally(
   corpus.keywordNames = col<string>(vocabulary, 1);
   const slugIndex = new Map(corpus.keywordSlugs.map((s, i) => [s, i]));
   const remap = Int32Array.from(cache.keywordSlugs, (s) => slugIndex.get(s) ?? -1);
-  corpus.keywords = mergedCsr(n, cache.keywords, delta.keep, (v) => remap[v]!, [
+  corpus.keywords = mergedCsr(n, cache.keywords, delta.keep, remap, [
     Int32Array.from(freshOrdinals ?? []),
     Int32Array.from(freshSlugs ?? [], (s) => slugIndex.get(s)!),
   ]);
@@ -498,7 +496,7 @@ async function loadHeadlinesIncrementally(
     await store.con.run('DROP TABLE added');
     fresh = [concatInt(changedFrom!, toNewFrom!), concatInt(changedTo!, toNewTo!)];
   }
-  corpus.refs = mergedCsr(n, cache.refs, delta.keep, (q) => delta.target[q]!, fresh);
+  corpus.refs = mergedCsr(n, cache.refs, delta.keep, delta.target, fresh);
   cache.refs = none;
 }
 

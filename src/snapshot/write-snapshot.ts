@@ -103,8 +103,12 @@ const PAPER_COLUMNS = 17;
  * written as U+001B 'e' and U+001F as U+001B 's'; NULL is U+001B 'n'.
  */
 const TEXT_COLUMNS = ['doi', 'title', 'venue', 'pub_date'];
+// The two replaces run only on the rare text that holds either character: on every text they were
+// a third of the query's CPU (about 1 s at 1M works).
 const joinedTexts = TEXT_COLUMNS.map(
-  (c) => `coalesce(replace(replace(${c}, chr(27), chr(27) || 'e'), chr(31), chr(27) || 's'), chr(27) || 'n')`,
+  (c) =>
+    `coalesce(CASE WHEN contains(${c}, chr(27)) OR contains(${c}, chr(31)) ` +
+    `THEN replace(replace(${c}, chr(27), chr(27) || 'e'), chr(31), chr(27) || 's') ELSE ${c} END, chr(27) || 'n')`,
 ).join(' || chr(31) || ');
 
 const ESCAPED_SEPARATOR = '\u001bs';

@@ -13,9 +13,12 @@ describe('the ri executable after a build', () => {
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 60_000,
+      // npm's update check asks the registry (once a day): on a fresh machine it once held npx
+      // for more than 30 s. It has nothing to do with the bin.
+      env: { ...process.env, npm_config_update_notifier: 'false' },
     });
     expect(r.stderr).not.toMatch(/Permission denied/);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/ri keys create --plan/);
-  });
+  }, 90_000); // longer than the spawn's own timeout, so a hang reports what npx printed
 });

@@ -51,6 +51,7 @@ describe("the README's commands on a fresh clone", () => {
       npm_config_audit: 'false',
       npm_config_fund: 'false',
       npm_config_prefer_offline: 'true',
+      npm_config_update_notifier: 'false',
     };
     delete env.NODE_OPTIONS;
     delete env.VITEST;

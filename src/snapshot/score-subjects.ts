@@ -84,6 +84,40 @@ export function transferablesOfScored(s: ScoredSubjects): ArrayBuffer[] {
   ];
 }
 
+type Column = Int16Array | Int32Array | Float64Array | Uint8Array;
+
+/** The same values in a SharedArrayBuffer (a copy, once; the column is then shared, not cloned). */
+function shared<T extends Column>(column: T): T {
+  if (column.buffer instanceof SharedArrayBuffer) return column;
+  const Kind = column.constructor as new (buffer: SharedArrayBuffer) => T;
+  const out = new Kind(new SharedArrayBuffer(column.byteLength));
+  out.set(column as never);
+  return out;
+}
+
+/**
+ * Puts in shared memory, in place, every column of the corpus and the impact that scoring reads
+ * (one at a time: the peak is one column's copy). The writer on this thread reads the same ones.
+ */
+export function shareColumns(corpus: Corpus, impact: PaperImpact): void {
+  for (const key of [
+    'workId',
+    'doiRank',
+    'year',
+    'day',
+    'ageDay',
+    'citations',
+    'primaryTopic',
+    'field',
+  ] as const)
+    (corpus as unknown as Record<string, Column>)[key] = shared(corpus[key]);
+  for (const key of ['topics', 'keywords', 'elements'] as const)
+    corpus[key] = { start: shared(corpus[key].start), values: shared(corpus[key].values) };
+  impact.impactScore = shared(impact.impactScore);
+  impact.citationPercentile = shared(impact.citationPercentile);
+  impact.highImpact = shared(impact.highImpact);
+}
+
 /** The message a scoring worker is started with. */
 export interface ScoringTask {
   corpus: Corpus;
@@ -122,7 +156,10 @@ export function scoreSubjectsAside(
     result.catch(() => {});
     return { result, stop: () => {} };
   }
-  // The references are the biggest column and scoring does not read them: not copied.
+  // The columns move into shared memory, so the worker reads the same bytes instead of a copy of
+  // them (about 100 MB at 1M works, at the build's peak). The references are the biggest column
+  // and scoring does not read them: neither shared nor sent.
+  shareColumns(corpus, impact);
   const task: ScoringTask = {
     corpus: { ...corpus, refs: { start: new Int32Array(0), values: new Int32Array(0) } },
     impact,

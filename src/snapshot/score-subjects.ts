@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ELEMENTS } from '../elements/elements.js';
 import { scoreCommunities } from '../scoring/communities.js';
-import type { Corpus } from '../scoring/corpus.js';
+import type { Corpus, Csr } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
 import type { ScoringParameters } from '../scoring/parameters.js';
 import {
@@ -84,39 +84,35 @@ export function transferablesOfScored(s: ScoredSubjects): ArrayBuffer[] {
   ];
 }
 
-type Column = Int16Array | Int32Array | Float64Array | Uint8Array;
-
 /** The same values in a SharedArrayBuffer (a copy, once; the column is then shared, not cloned). */
-function shared<T extends Column>(column: T): T {
+function shared<T extends ArrayBufferView>(column: T): T {
   if (column.buffer instanceof SharedArrayBuffer) return column;
-  const Kind = column.constructor as new (buffer: SharedArrayBuffer) => T;
+  const Kind = column.constructor as new (buffer: SharedArrayBuffer) => T & { set(from: T): void };
   const out = new Kind(new SharedArrayBuffer(column.byteLength));
-  out.set(column as never);
+  out.set(column);
   return out;
 }
 
 /**
- * Puts in shared memory, in place, every column of the corpus and the impact that scoring reads
- * (one at a time: the peak is one column's copy). The writer on this thread reads the same ones.
+ * Puts in shared memory, in place and one column at a time (the peak is one column's copy), every
+ * typed column of the corpus and the impact, and both halves of each CSR but the references,
+ * which scoring does not read. The writer on this thread reads the same ones.
  */
 export function shareColumns(corpus: Corpus, impact: PaperImpact): void {
-  for (const key of [
-    'workId',
-    'doiRank',
-    'year',
-    'day',
-    'ageDay',
-    'citations',
-    'primaryTopic',
-    'field',
-  ] as const)
-    (corpus as unknown as Record<string, Column>)[key] = shared(corpus[key]);
-  for (const key of ['topics', 'keywords', 'elements'] as const)
-    corpus[key] = { start: shared(corpus[key].start), values: shared(corpus[key].values) };
-  impact.impactScore = shared(impact.impactScore);
-  impact.citationPercentile = shared(impact.citationPercentile);
-  impact.highImpact = shared(impact.highImpact);
+  for (const owner of [corpus, impact] as unknown as Record<string, unknown>[]) {
+    for (const [key, value] of Object.entries(owner)) {
+      if (ArrayBuffer.isView(value)) owner[key] = shared(value);
+      else if (key !== 'refs' && isCsr(value))
+        owner[key] = { start: shared(value.start), values: shared(value.values) };
+    }
+  }
 }
+
+const isCsr = (v: unknown): v is Csr =>
+  typeof v === 'object' &&
+  v !== null &&
+  ArrayBuffer.isView((v as Csr).start) &&
+  ArrayBuffer.isView((v as Csr).values);
 
 /** The message a scoring worker is started with. */
 export interface ScoringTask {

@@ -8,7 +8,12 @@ import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
 import { tempDir } from './works.js';
 
 /** A data directory holding a snapshot of the bundled real sample (about 3 s to make). */
-export async function sampleDataDir(): Promise<{ dataDir: string; snapshots: string; version: string }> {
+export async function sampleDataDir(): Promise<{
+  dataDir: string;
+  snapshots: string;
+  version: string;
+  subjects: number;
+}> {
   const dataDir = tempDir('ri-sample-');
   const corpus = join(dataDir, 'corpus.duckdb');
   const store = await openCorpusStore(corpus);
@@ -17,5 +22,5 @@ export async function sampleDataDir(): Promise<{ dataDir: string; snapshots: str
   await ingest(corpus, expandWorksPaths(BUNDLED_SAMPLE.works));
   const snapshots = join(dataDir, 'snapshots');
   const result = await buildSnapshot(corpus, snapshots);
-  return { dataDir, snapshots, version: result.version };
+  return { dataDir, snapshots, version: result.version, subjects: result.subjects };
 }

@@ -13,8 +13,8 @@ describe('the ri executable after a build', () => {
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 60_000,
-      // npm's update check asks the registry (once a day): on a fresh machine it once held npx
-      // for more than 30 s. It has nothing to do with the bin.
+      // npm's update check asks the registry; it is the suspect of one 30-s hang of npx on a
+      // fresh machine (not reproduced), and it has nothing to do with the bin.
       env: { ...process.env, npm_config_update_notifier: 'false' },
     });
     expect(r.stderr).not.toMatch(/Permission denied/);

@@ -1,7 +1,3 @@
-import { endianness } from 'node:os';
-
-const LITTLE_ENDIAN = endianness() === 'LE';
-
 interface MostCited {
   /** [ordinal, times cited] of ranks start..end-1: most cited first, then the lower ordinal. */
   page: [number, number][];
@@ -10,22 +6,23 @@ interface MostCited {
 }
 
 /**
- * The papers cited most often by a set of papers, from their reference blobs (little-endian
- * int32 ordinals, one per reference; a trailing partial ordinal is ignored). Ranks start..end-1
+ * The papers cited most often by a set of papers, from their references (ordinals). Ranks start..end-1
  * by times cited (descending), ties by ordinal (ascending). Counts with one typed-array sort
  * instead of a map per reference, and fully orders only the papers that can reach the page.
  */
-export function mostCited(blobs: Iterable<Buffer | null | undefined>, start: number, end: number): MostCited {
+export function mostCited(
+  references: readonly (Int32Array | null | undefined)[],
+  start: number,
+  end: number,
+): MostCited {
   let total = 0;
-  for (const b of blobs) if (b) total += b.length >>> 2;
+  for (const r of references) if (r) total += r.length;
   const all = new Int32Array(total);
   let k = 0;
-  for (const b of blobs) {
-    if (!b) continue;
-    const n = b.length >>> 2;
-    if (LITTLE_ENDIAN && (b.byteOffset & 3) === 0) all.set(new Int32Array(b.buffer, b.byteOffset, n), k);
-    else for (let i = 0; i < n; i++) all[k + i] = b.readInt32LE(i * 4);
-    k += n;
+  for (const r of references) {
+    if (!r) continue;
+    all.set(r, k);
+    k += r.length;
   }
   all.sort();
   // First pass over the runs of equal ordinals: how many papers are cited how often.

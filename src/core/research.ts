@@ -3,11 +3,11 @@ import type { ResearchAnswer } from '../contracts/research.js';
 import type { PaperQueries, ResearchQueries, SnapshotView } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
+import { loadCandidates } from './research/candidates.js';
 import { matchCommunities, matchElementCommunities } from './research/communities.js';
 import { readingLists } from './research/lenses.js';
 import {
   findPaper,
-  loadCandidates,
   MATCH_CAP,
   type MatchedPaper,
   matchPapers,
@@ -63,9 +63,8 @@ export function research(
   }
 
   const rows = loadCandidates(
-    snapshot.reader,
+    snapshot,
     candidates.map((c) => c.ordinal),
-    request.lenses.includes('foundational'),
   );
   // A few strict matches come unranked; ranked (bm25) only when their order can show.
   const cutoffYear = Number((snapshot.meta.cutoff_date ?? '0').slice(0, 4));

@@ -1,3 +1,4 @@
+import { paperColumn } from '../core/columns.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabQueries, SnapshotView } from '../snapshot/reader.js';
 import { EMPTY, type Postings } from './sets.js';
@@ -33,32 +34,28 @@ export interface LabIndex {
 }
 
 /** A blob's bytes copied into an aligned typed array (SQLite hands out unaligned buffers). */
-function typed<T>(blob: Buffer, make: (b: ArrayBuffer) => T): T {
+function int32s(blob: Buffer): Int32Array {
   const copy = new ArrayBuffer(blob.length);
   new Uint8Array(copy).set(blob);
-  return make(copy);
+  return new Int32Array(copy);
 }
 
 export function labIndex(snapshot: SnapshotView<LabQueries>): LabIndex {
-  return snapshot.memoize('lab-index', () => loadLabIndex(snapshot.reader));
+  return snapshot.memoize('lab-index', () => loadLabIndex(snapshot));
 }
 
-function loadLabIndex(reader: LabQueries): LabIndex {
+function loadLabIndex(snapshot: SnapshotView<LabQueries>): LabIndex {
+  const reader = snapshot.reader;
   if (!reader.hasLabTables()) {
     throw new ServiceError(
       'data_unavailable',
       'This snapshot was built by an older version without the lab index; rebuild it with `ri build`.',
     );
   }
-  const column = (name: string) => {
-    const blob = reader.paperColumn(name);
-    if (!blob) throw new ServiceError('data_unavailable', `The snapshot lacks the lab column '${name}'.`);
-    return blob;
-  };
-  const year = typed(column('year'), (b) => new Int16Array(b));
-  const cluster = typed(column('cluster'), (b) => new Int32Array(b));
-  const rankPosition = typed(column('rank_position'), (b) => new Int32Array(b));
-  const recency = typed(column('recency'), (b) => new Float64Array(b));
+  const year = paperColumn(snapshot, 'year');
+  const cluster = paperColumn(snapshot, 'cluster');
+  const rankPosition = paperColumn(snapshot, 'rank_position');
+  const recency = paperColumn(snapshot, 'recency');
 
   const byName = new Map<string, SubjectRef[]>();
   const topics: LabIndex['topics'] = [];
@@ -91,7 +88,7 @@ function loadLabIndex(reader: LabQueries): LabIndex {
       let list = cache.get(key);
       if (!list) {
         const blob = reader.postings(ref.type, ref.id);
-        list = blob ? typed(blob, (b) => new Int32Array(b)) : EMPTY;
+        list = blob ? int32s(blob) : EMPTY;
         if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
         cache.set(key, list);
       }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { SubjectType } from '../scoring/score-entities.js';
+import type { ColumnQueries } from './paper-columns.js';
 import { TitleRanker } from './title-ranking.js';
 import { type PendingTitleStats, startTitleStats } from './title-stats.js';
 
@@ -24,11 +25,10 @@ export interface PaperRow {
   cluster: number | null;
   elements: string;
   keywords: string;
-  refs: Buffer | null;
 }
 
 const PAPER_COLUMNS =
-  'ordinal, work_id, doi, title, venue, year, pub_date, citations, impact_score, citation_percentile, cluster, elements, keywords, refs';
+  'ordinal, work_id, doi, title, venue, year, pub_date, citations, impact_score, citation_percentile, cluster, elements, keywords';
 
 export interface ElementRow {
   id: string;
@@ -83,16 +83,6 @@ export interface ScoredPaper {
   score: number;
 }
 
-/** What research reads of every candidate paper (the full rows only for the papers shown). */
-export interface CandidateRow {
-  ordinal: number;
-  year: number | null;
-  pub_date: string | null;
-  impact_score: number | null;
-  cluster: number | null;
-  refs?: Buffer | null;
-}
-
 export interface CommunityRow {
   id: string;
   name: string;
@@ -139,7 +129,7 @@ export interface PaperQueries {
   topicName(id: string): string | undefined;
 }
 
-export interface ResearchQueries {
+export interface ResearchQueries extends ColumnQueries {
   /** Title matches of an FTS expression, best bm25 first. */
   titleMatches(match: string, limit: number): ScoredPaper[];
   /** The best `limit` of the newest `scan` title matches, by bm25. */
@@ -151,8 +141,6 @@ export interface ResearchQueries {
   hasTitleMatch(match: string): boolean;
   /** Whether a topic's name or description matches. */
   hasTopicMatch(match: string): boolean;
-  /** The candidates' rows, in no particular order. */
-  candidateRows(ordinals: readonly number[], withRefs: boolean): CandidateRow[];
   paperByDoi(doi: string): PaperRow | undefined;
   /** The paper whose title matches best. */
   paperByTitle(match: string): PaperRow | undefined;
@@ -162,11 +150,9 @@ export interface ResearchQueries {
   elementCommunity(symbol: string, topicId: string): ElementCommunityRow | undefined;
 }
 
-export interface LabQueries {
+export interface LabQueries extends ColumnQueries {
   /** Whether the snapshot has the lab's tables (schema 2). */
   hasLabTables(): boolean;
-  /** A whole-corpus column by ordinal, as a little-endian typed array's bytes. */
-  paperColumn(name: string): Buffer | undefined;
   /** Topics and keywords, most papers first. */
   labSubjects(): LabSubjectRow[];
   /** A subject's papers as little-endian int32 ordinals, ascending. */
@@ -417,30 +403,6 @@ export class SqliteSnapshotReader implements SnapshotReader {
             'pluck',
           ).get(match) as number,
       ) > 0
-    );
-  }
-
-  candidateRows(ordinals: readonly number[], withRefs: boolean): CandidateRow[] {
-    // Rows as arrays (better-sqlite3 makes them faster than keyed objects), then objects of one shape.
-    // The ordinals ascending: SQLite reads the rows in the list's order, so sorted they come from
-    // neighbouring pages (about half the time of bm25 order for 1,000 candidates at 1M works).
-    const rows = this.statement(
-      withRefs
-        ? 'SELECT ordinal, year, pub_date, impact_score, cluster, refs FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))'
-        : 'SELECT ordinal, year, pub_date, impact_score, cluster FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))',
-      'raw',
-    ).all(JSON.stringify([...ordinals].sort((a, b) => a - b))) as [
-      number,
-      number | null,
-      string | null,
-      number | null,
-      number | null,
-      Buffer?,
-    ][];
-    return rows.map(([ordinal, year, pub_date, impact_score, cluster, refs]) =>
-      withRefs
-        ? { ordinal, year, pub_date, impact_score, cluster, refs }
-        : { ordinal, year, pub_date, impact_score, cluster },
     );
   }
 

@@ -2,8 +2,12 @@
  * The snapshot file: everything the API serves for one data_version, read-only once published.
  * Subjects of every type (element, topic, keyword) share one table keyed by (type, id).
  */
-/** 2: postings and paper_columns, for the lab's set algebra. */
-export const SNAPSHOT_SCHEMA_VERSION = 2;
+/**
+ * 2: postings and paper_columns, for the lab's set algebra. 3: the columns research reads of its
+ * candidates (impact_score, pub_date, refs_start, refs) join paper_columns, and the references
+ * leave the paper rows (see paper-columns.ts).
+ */
+export const SNAPSHOT_SCHEMA_VERSION = 3;
 
 export const SNAPSHOT_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -52,8 +56,7 @@ CREATE TABLE papers (
   cluster_source TEXT,
   elements TEXT NOT NULL,
   topics TEXT NOT NULL,
-  keywords TEXT NOT NULL,
-  refs BLOB
+  keywords TEXT NOT NULL
 );
 CREATE TABLE routed_elements (
   type TEXT NOT NULL,
@@ -88,7 +91,7 @@ CREATE TABLE postings (
   ordinals BLOB NOT NULL,
   PRIMARY KEY (type, id)
 );
--- Whole-corpus columns indexed by ordinal, as little-endian typed arrays (see lab/lab-index.ts).
+-- Whole-corpus columns indexed by ordinal, as little-endian typed arrays (see paper-columns.ts).
 CREATE TABLE paper_columns (
   name TEXT PRIMARY KEY,
   data BLOB NOT NULL

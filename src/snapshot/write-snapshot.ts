@@ -4,6 +4,7 @@ import type { CorpusStore } from '../ingest/corpus-store.js';
 import type { Clusters } from '../scoring/clusters.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
+import { dateNumber } from './paper-columns.js';
 import { PAPER_INDEXES, SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from './schema.js';
 import type { ScoredSubjects } from './score-subjects.js';
 import { type CommunityRows, type SubjectRows, topicSubjectId } from './subject-rows.js';
@@ -60,7 +61,7 @@ async function writeAll(
   db.exec(SNAPSHOT_SCHEMA);
 
   db.exec('BEGIN');
-  await writePapers(db, papers, store);
+  const pubDates = await writePapers(db, papers, store);
   db.exec('COMMIT');
   log(`  papers: ${papers.corpus.n}`);
   // What depends only on the paper rows is built before the scores are awaited (the worker is
@@ -80,7 +81,7 @@ async function writeAll(
 
     writeSubjects(db, content.subjects);
     log(`  subjects: ${content.subjects.count}`);
-    writeLabColumns(db, content);
+    writeColumns(db, content, pubDates);
     writeCommunities(db, 'INSERT INTO communities VALUES (?, ?, ?, ?, ?, ?)', content.communities);
     writeCommunities(
       db,
@@ -95,7 +96,7 @@ async function writeAll(
 
 /** Paper rows per INSERT statement: one statement call per row cost about as much as the row. */
 const PAPER_BATCH = 64;
-const PAPER_COLUMNS = 17;
+const PAPER_COLUMNS = 16;
 
 /**
  * A paper's four texts (DOI, title, venue, date) as one string, so that reading them from the
@@ -120,11 +121,13 @@ function unescapeText(field: string): string | null {
   return field.replaceAll(ESCAPED_SEPARATOR, '\u001f').replaceAll(ESCAPED_ESCAPE, '\u001b');
 }
 
+/** Writes the paper rows; returns their dates as YYYYMMDD numbers (for the pub_date column). */
 async function writePapers(
   db: Database.Database,
   { corpus, impact, clusters }: PaperContent,
   store: CorpusStore,
-) {
+): Promise<Int32Array> {
+  const pubDates = new Int32Array(corpus.n);
   const row = `(${Array(PAPER_COLUMNS).fill('?').join(', ')})`;
   const one = db.prepare(`INSERT INTO papers VALUES ${row}`);
   const batch = db.prepare(`INSERT INTO papers VALUES ${Array(PAPER_BATCH).fill(row).join(', ')}`);
@@ -146,8 +149,6 @@ async function writePapers(
     for (let i = 0; i < chunk.rowCount; i++) {
       const p = ordinals.getItem(i) as number;
       const [doi, title, venue, date] = (texts.getItem(i) as string).split('\u001f');
-      const rs = corpus.refs.start[p]!;
-      const re = corpus.refs.start[p + 1]!;
       const cluster = clusters.topic[p]!;
       let k = pending * PAPER_COLUMNS;
       values[k++] = p;
@@ -156,7 +157,9 @@ async function writePapers(
       values[k++] = unescapeText(title!);
       values[k++] = unescapeText(venue!);
       values[k++] = corpus.year[p] || null;
-      values[k++] = unescapeText(date!);
+      const pubDate = unescapeText(date!);
+      values[k++] = pubDate;
+      pubDates[p] = dateNumber(pubDate);
       values[k++] = corpus.citations[p]! >= 0 ? corpus.citations[p] : null;
       values[k++] = nullable(impact.impactScore[p]!);
       values[k++] = nullable(impact.citationPercentile[p]!);
@@ -166,10 +169,6 @@ async function writePapers(
       values[k++] = list(corpus.elements, p, symbols);
       values[k++] = list(corpus.topics, p, topicNames);
       values[k++] = list(corpus.keywords, p, slugs);
-      values[k++] =
-        re > rs
-          ? Buffer.from(corpus.refs.values.buffer, corpus.refs.values.byteOffset + rs * 4, (re - rs) * 4)
-          : null;
       if (++pending === PAPER_BATCH) {
         batch.run(values);
         pending = 0;
@@ -177,6 +176,7 @@ async function writePapers(
     }
   });
   for (let r = 0; r < pending; r++) one.run(values.slice(r * PAPER_COLUMNS, (r + 1) * PAPER_COLUMNS));
+  return pubDates;
 }
 
 function writeSubjects(db: Database.Database, rows: SubjectRows): void {
@@ -240,10 +240,11 @@ function writeCommunities(db: Database.Database, sql: string, rows: CommunityRow
 const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 /**
- * What the lab's set algebra reads: every subject's postings (its papers, ordinals ascending)
- * and whole-corpus columns by ordinal. Loaded as typed arrays in one read per snapshot.
+ * What the lab's set algebra and research's candidates read: every subject's postings (its
+ * papers, ordinals ascending) and whole-corpus columns by ordinal (paper-columns.ts). Loaded as
+ * typed arrays in one read per snapshot.
  */
-function writeLabColumns(db: Database.Database, content: SnapshotContent): void {
+function writeColumns(db: Database.Database, content: SnapshotContent, pubDates: Int32Array): void {
   const { corpus, clusters, subjects } = content;
   const posting = db.prepare('INSERT INTO postings VALUES (?, ?, ?)');
   const { postings, postingsStart } = subjects;
@@ -258,4 +259,8 @@ function writeLabColumns(db: Database.Database, content: SnapshotContent): void 
   column.run('cluster', bytesOf(clusters.topic));
   column.run('rank_position', bytesOf(content.rankPosition));
   column.run('recency', bytesOf(content.recencyNow));
+  column.run('impact_score', bytesOf(content.impact.impactScore));
+  column.run('pub_date', bytesOf(pubDates));
+  column.run('refs_start', bytesOf(corpus.refs.start));
+  column.run('refs', bytesOf(corpus.refs.values.subarray(0, corpus.refs.start[corpus.n])));
 }

@@ -90,10 +90,4 @@ describe("the reader's research facts", () => {
       fresh.retire();
     }
   });
-
-  it('reads the candidates of any order, each once', () => {
-    const ordinals = snapshot.reader.titleMatchOrdinals('"oxygen"', 50).reverse();
-    const rows = snapshot.reader.candidateRows(ordinals, true);
-    expect(rows.map((r) => r.ordinal).sort((a, b) => a - b)).toEqual([...ordinals].sort((a, b) => a - b));
-  });
 });

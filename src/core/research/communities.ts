@@ -1,6 +1,7 @@
-import type { CandidateRow, ResearchQueries } from '../../snapshot/reader.js';
+import type { ResearchQueries } from '../../snapshot/reader.js';
 import type { Community, ElementCommunity } from '../research.js';
 import type { Viewer } from '../viewer.js';
+import type { CandidateRow } from './candidates.js';
 import type { MatchedPaper } from './match.js';
 import { groupExpr, questionElements, type TermGroup } from './question.js';
 

@@ -1,7 +1,9 @@
-import type { CandidateRow, PaperQueries, PaperRow, SnapshotView } from '../../snapshot/reader.js';
+import type { ColumnQueries } from '../../snapshot/paper-columns.js';
+import type { PaperQueries, PaperRow, SnapshotView } from '../../snapshot/reader.js';
 import { mostCited } from '../most-cited.js';
 import { loadPaperRows, paperLink } from '../paper-row.js';
 import type { Lens, ResearchPaper, ResearchRequest } from '../research.js';
+import { type CandidateRow, referencesOf } from './candidates.js';
 import type { MatchedPaper } from './match.js';
 
 /**
@@ -57,7 +59,7 @@ function showPage(
 }
 
 export function readingLists(
-  snapshot: SnapshotView<PaperQueries>,
+  snapshot: SnapshotView<PaperQueries & ColumnQueries>,
   request: Pick<ResearchRequest, 'lenses' | 'page' | 'pageSize'>,
   { candidates, evidence, rows, seed }: Matched,
 ): ReadingLists {
@@ -89,8 +91,8 @@ export function readingLists(
       if (list.length === 0) empty.push(pastTheEnd(lens, ordered.length, 'papers'));
     } else if (lens === 'newest') {
       const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
-      // ISO dates: code-unit order is date order (and what localeCompare gave, without ICU).
-      const date = new Map(recent.map((m) => [m, rows.get(m.ordinal)?.pub_date ?? '']));
+      // YYYYMMDD numbers: their order is the dates'.
+      const date = new Map(recent.map((m) => [m, rows.get(m.ordinal)?.pub_date ?? 0]));
       const ordered = recent.sort((a, b) => {
         const [da, db] = [date.get(a)!, date.get(b)!];
         return leadsFirst(a, b) || (db < da ? -1 : db > da ? 1 : 0);
@@ -111,7 +113,10 @@ export function readingLists(
     } else {
       // Foundational: the papers the matching papers cite most (found through their references).
       const { page: slice, distinct } = mostCited(
-        [...evidence.map((m) => rows.get(m.ordinal)?.refs), seed?.refs],
+        [
+          ...evidence.map((m) => referencesOf(snapshot, m.ordinal)),
+          seed && referencesOf(snapshot, seed.ordinal),
+        ],
         start,
         end,
       );

@@ -1,16 +1,11 @@
-import type {
-  CandidateRow,
-  PaperQueries,
-  PaperRow,
-  ResearchQueries,
-  ScoredPaper,
-} from '../../snapshot/reader.js';
+import type { PaperQueries, PaperRow, ResearchQueries, ScoredPaper } from '../../snapshot/reader.js';
 import { ServiceError } from '../errors.js';
+import type { CandidateRow } from './candidates.js';
 import { ftsToken, groupExpr, type TermGroup, termGroups } from './question.js';
 
 /**
  * Matching: the papers whose titles carry the question's words (every word first, then the
- * looser matches), the paper a `paper=` names, and what is read of every candidate.
+ * looser matches), and the paper a `paper=` names.
  */
 
 export interface MatchedPaper {
@@ -138,7 +133,7 @@ export function strictOrderShows(
   const impacts = new Set(strict.map((m) => rows.get(m.ordinal)?.impact_score ?? -1));
   if (impacts.size < strict.length) return true;
   const recent = strict.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
-  if (new Set(recent.map((m) => rows.get(m.ordinal)?.pub_date ?? '')).size < recent.length) return true;
+  if (new Set(recent.map((m) => rows.get(m.ordinal)?.pub_date ?? 0)).size < recent.length) return true;
   const evidence = strict.length >= 10 ? strict : candidates;
   const byCluster = new Map<number, number>();
   for (const m of evidence) {
@@ -175,13 +170,4 @@ export function findPaper(
     });
   }
   return row;
-}
-
-/** What the lists, the evidence and the communities read of every candidate, by ordinal. */
-export function loadCandidates(
-  reader: ResearchQueries,
-  ordinals: number[],
-  withRefs: boolean,
-): Map<number, CandidateRow> {
-  return new Map(reader.candidateRows(ordinals, withRefs).map((r) => [r.ordinal, r]));
 }

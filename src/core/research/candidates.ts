@@ -1,0 +1,46 @@
+import type { ColumnQueries } from '../../snapshot/paper-columns.js';
+import type { SnapshotView } from '../../snapshot/reader.js';
+import { paperColumn } from '../columns.js';
+
+/**
+ * What the lists, the evidence and the communities read of every candidate paper, from the
+ * snapshot's whole-corpus columns (kept in memory with the snapshot): the full rows are read only
+ * for the papers shown.
+ */
+export interface CandidateRow {
+  ordinal: number;
+  year: number | null;
+  /** The publication date as YYYYMMDD (its order is the date's), null when unknown. */
+  pub_date: number | null;
+  impact_score: number | null;
+  cluster: number | null;
+}
+
+/** The candidates' columns, by ordinal. */
+export function loadCandidates(
+  snapshot: SnapshotView<ColumnQueries>,
+  ordinals: readonly number[],
+): Map<number, CandidateRow> {
+  const year = paperColumn(snapshot, 'year');
+  const pubDate = paperColumn(snapshot, 'pub_date');
+  const impact = paperColumn(snapshot, 'impact_score');
+  const cluster = paperColumn(snapshot, 'cluster');
+  const rows = new Map<number, CandidateRow>();
+  for (const ordinal of ordinals) {
+    if (ordinal < 0 || ordinal >= year.length) continue;
+    rows.set(ordinal, {
+      ordinal,
+      year: year[ordinal] || null,
+      pub_date: pubDate[ordinal] || null,
+      impact_score: Number.isNaN(impact[ordinal]) ? null : impact[ordinal]!,
+      cluster: cluster[ordinal] === -1 ? null : cluster[ordinal]!,
+    });
+  }
+  return rows;
+}
+
+/** The papers a paper cites (ordinals), a view of the snapshot's references column. */
+export function referencesOf(snapshot: SnapshotView<ColumnQueries>, ordinal: number): Int32Array {
+  const start = paperColumn(snapshot, 'refs_start');
+  return paperColumn(snapshot, 'refs').subarray(start[ordinal], start[ordinal + 1]);
+}

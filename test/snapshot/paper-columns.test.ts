@@ -1,0 +1,137 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paperColumn } from '../../src/core/columns.js';
+import { loadCandidates, referencesOf } from '../../src/core/research/candidates.js';
+import { openCorpusStore } from '../../src/ingest/corpus-store.js';
+import { dateNumber, PAPER_COLUMN_TYPES } from '../../src/snapshot/paper-columns.js';
+import { snapshotFile } from '../../src/snapshot/publish.js';
+import { Snapshot } from '../../src/snapshot/snapshot.js';
+import { sampleDataDir } from '../helpers/sample.js';
+
+/**
+ * The whole-corpus columns research reads of its candidates hold what the paper rows hold (for
+ * the references: what the corpus store's records cite, among the corpus's papers), so reading
+ * them in memory gives the answers the rows gave.
+ */
+let snapshot: Snapshot;
+let corpusPath: string;
+beforeAll(async () => {
+  const sample = await sampleDataDir();
+  snapshot = new Snapshot(sample.version, snapshotFile(sample.snapshots, sample.version));
+  corpusPath = `${sample.dataDir}/corpus.duckdb`;
+});
+afterAll(() => snapshot.retire());
+
+interface Row {
+  ordinal: number;
+  work_id: number;
+  year: number | null;
+  pub_date: string | null;
+  impact_score: number | null;
+  cluster: number | null;
+}
+
+function paperRows(): Row[] {
+  const db = new Database(snapshot.path, { readonly: true });
+  try {
+    return db
+      .prepare('SELECT ordinal, work_id, year, pub_date, impact_score, cluster FROM papers ORDER BY ordinal')
+      .all() as Row[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('paper columns', () => {
+  it('hold every paper, one value each', () => {
+    const rows = paperRows();
+    expect(rows.length).toBeGreaterThan(1000);
+    for (const name of Object.keys(PAPER_COLUMN_TYPES) as (keyof typeof PAPER_COLUMN_TYPES)[]) {
+      const expected = name === 'refs' ? paperColumn(snapshot, 'refs_start')[rows.length]! : rows.length;
+      expect(paperColumn(snapshot, name).length, name).toBe(
+        name === 'refs_start' ? rows.length + 1 : expected,
+      );
+    }
+  });
+
+  it('give each candidate the values of its paper row', () => {
+    const rows = paperRows();
+    const candidates = loadCandidates(
+      snapshot,
+      rows.map((r) => r.ordinal),
+    );
+    let dated = 0;
+    let scored = 0;
+    for (const r of rows) {
+      const c = candidates.get(r.ordinal)!;
+      expect(c).toEqual({
+        ordinal: r.ordinal,
+        year: r.year,
+        pub_date: r.pub_date === null ? null : dateNumber(r.pub_date),
+        impact_score: r.impact_score,
+        cluster: r.cluster,
+      });
+      if (r.pub_date) dated++;
+      if (r.impact_score !== null) scored++;
+    }
+    expect(dated).toBeGreaterThan(0);
+    expect(scored).toBeGreaterThan(0);
+    // Dates keep their order as numbers.
+    const dates = rows.filter((r) => r.pub_date).map((r) => r.pub_date!);
+    const byText = [...dates].sort();
+    expect([...dates].sort((a, b) => dateNumber(a) - dateNumber(b))).toEqual(byText);
+  });
+
+  it('give each paper the corpus papers its record cites', async () => {
+    const rows = paperRows();
+    const ordinalOf = new Map(rows.map((r) => [r.work_id, r.ordinal]));
+    const store = await openCorpusStore(corpusPath);
+    try {
+      const cites = new Map<number, number[]>();
+      for (const { id, ref } of await store.rows<{ id: number; ref: number }>(
+        'SELECT id::DOUBLE AS id, unnest(refs)::DOUBLE AS ref FROM works',
+      )) {
+        const [from, to] = [ordinalOf.get(id), ordinalOf.get(ref)];
+        // Self-citations are not references (the corpus leaves them out).
+        if (from === undefined || to === undefined || from === to) continue;
+        cites.set(from, [...(cites.get(from) ?? []), to]);
+      }
+      expect(cites.size).toBeGreaterThan(100);
+      for (const r of rows) {
+        const expected = (cites.get(r.ordinal) ?? []).sort((a, b) => a - b);
+        expect(
+          [...referencesOf(snapshot, r.ordinal)].sort((a, b) => a - b),
+          `W${r.work_id}`,
+        ).toEqual(expected);
+      }
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('dateNumber', () => {
+  it('keeps the order of ISO dates, and none is 0', () => {
+    expect(dateNumber('2024-03-07')).toBe(20240307);
+    expect(dateNumber('0999-12-31')).toBe(9991231);
+    expect(dateNumber(null)).toBe(0);
+    expect(dateNumber('2023-12-31')).toBeLessThan(dateNumber('2024-01-01'));
+  });
+});
+
+describe('paperColumn', () => {
+  it('answers data_unavailable for a snapshot written before the column existed', () => {
+    const memo = new Map<string, unknown>();
+    const older = {
+      version: '0000000000000000',
+      meta: {},
+      reader: { paperColumn: (name: string) => (name === 'year' ? Buffer.from([7, 0, 9, 0]) : undefined) },
+      memoize: <T>(key: string, compute: () => T): T => {
+        if (!memo.has(key)) memo.set(key, compute());
+        return memo.get(key) as T;
+      },
+    };
+    expect([...paperColumn(older, 'year')]).toEqual([7, 9]);
+    expect(() => paperColumn(older, 'refs')).toThrow(expect.objectContaining({ code: 'data_unavailable' }));
+  });
+});

@@ -53,6 +53,13 @@ export function startServer(
           maxQueue: config.HEAVY_QUEUE,
           deadlineMs: config.HEAVY_DEADLINE_MS,
         });
+  // Each published snapshot is read ahead by the workers, the one served now first.
+  snapshots.onSwitch((s) => heavy.warm(s));
+  const served = snapshots.acquire();
+  if (served) {
+    heavy.warm(served);
+    served.release();
+  }
   const app = createApp({ config, snapshots, state, log, usage, heavy, ...extra });
   return new Promise((resolve, reject) => {
     let drain: () => Promise<void> = async () => {};

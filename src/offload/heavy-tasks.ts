@@ -1,7 +1,7 @@
 import type { LabDepth } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { type LabQuote, type LabRunAnswer, labQuote, labRun } from '../core/lab.js';
-import { type ResearchAnswer, type ResearchRequest, research } from '../core/research.js';
+import { type ResearchAnswer, type ResearchRequest, research, warmResearch } from '../core/research.js';
 import type { Viewer } from '../core/viewer.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
@@ -14,7 +14,9 @@ export type HeavyTask =
   /** The research answer as its JSON text: a string crosses the thread at a fraction of an object's cost. */
   | { kind: 'researchJson'; request: ResearchRequest; viewer: Viewer }
   | { kind: 'labQuote'; input: string; viewer: Viewer; secret: string; ttlSeconds: number; nowMs: number }
-  | { kind: 'labRun'; quote: LabQuote; depth: LabDepth; viewer: Viewer };
+  | { kind: 'labRun'; quote: LabQuote; depth: LabDepth; viewer: Viewer }
+  /** Reads what research keeps per snapshot before the first question needs it (warmResearch). */
+  | { kind: 'warm' };
 
 export type HeavyAnswer = ResearchAnswer | LabQuote | LabRunAnswer | string;
 
@@ -35,6 +37,9 @@ export function runHeavyTask(snapshot: Snapshot, task: HeavyTask): HeavyAnswer {
     }
     case 'labRun':
       return labRun(snapshot, task.quote, task.depth, task.viewer);
+    case 'warm':
+      warmResearch(snapshot);
+      return 'warm';
   }
 }
 

@@ -14,6 +14,12 @@ import {
 /** Where research and lab work runs: in this thread, or in a pool of worker threads. */
 export interface HeavyWork {
   run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask): Promise<T>;
+  /**
+   * Has each worker read what research keeps per snapshot, before questions come (about a second
+   * at 1M works, which the first question on each worker would wait otherwise). In this thread it
+   * does nothing: the event loop must not stop for it.
+   */
+  warm(snapshot: Snapshot): void;
   /** Queue length and threads busy, for /metrics. */
   stats(): { queued: number; threads: number };
   close(): Promise<void>;
@@ -24,6 +30,7 @@ export const inThread: HeavyWork = {
   async run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask) {
     return runHeavyTask(snapshot, task) as T;
   },
+  warm: () => {},
   stats: () => ({ queued: 0, threads: 0 }),
   close: async () => {},
 };
@@ -86,6 +93,14 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
       }
       if (out && typeof out === 'object' && 'serviceError' in out) throw fromData(out.serviceError);
       return out as T;
+    },
+    warm(snapshot) {
+      // One task a worker: a busy worker takes no second task, so each lands on its own worker
+      // (when one does not, that worker's first question reads them instead).
+      for (let i = 0; i < threads; i++)
+        pool
+          .run({ path: snapshot.path, version: snapshot.version, task: { kind: 'warm' } }, { name: 'task' })
+          .catch(() => {});
     },
     stats: () => ({ queued: pool.queueSize, threads: pool.threads.length }),
     close: () => pool.destroy(),

@@ -31,16 +31,28 @@ export interface ColumnQueries {
   paperColumn(name: string): Buffer | undefined;
 }
 
-/** A column's blob as its typed array (copied: SQLite hands out blobs at any offset); undefined when absent. */
+/**
+ * A column's blob as its typed array, undefined when absent. A view of the blob's own memory when
+ * it is aligned (it is: each blob gets its own buffer), else a copy: copying 90 MB cost 350 ms of
+ * page faults on a slow machine, more than SQLite's read of it.
+ */
 export function readPaperColumn<N extends PaperColumnName>(
   reader: ColumnQueries,
   name: N,
 ): PaperColumn<N> | undefined {
   const blob = reader.paperColumn(name);
   if (!blob) return undefined;
+  const Type = PAPER_COLUMN_TYPES[name];
+  const size = Type.BYTES_PER_ELEMENT;
+  if (blob.byteOffset % size === 0)
+    return new Type(
+      blob.buffer as ArrayBuffer,
+      blob.byteOffset,
+      Math.floor(blob.length / size),
+    ) as PaperColumn<N>;
   const copy = new ArrayBuffer(blob.length);
   new Uint8Array(copy).set(blob);
-  return new PAPER_COLUMN_TYPES[name](copy) as PaperColumn<N>;
+  return new Type(copy) as PaperColumn<N>;
 }
 
 /** A YYYY-MM-DD date as the number YYYYMMDD (the corpus store keeps only that shape), 0 for none. */

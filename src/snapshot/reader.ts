@@ -139,6 +139,8 @@ export interface ResearchQueries extends ColumnQueries {
   /** The first `limit` title matches by ordinal, unranked (no bm25: no pass over each word's papers). */
   titleMatchOrdinals(match: string, limit: number): number[];
   hasTitleMatch(match: string): boolean;
+  /** Starts reading the titles' statistics (on a thread of their own) if not yet started. */
+  startTitleRanking(): void;
   /** Whether a topic's name or description matches. */
   hasTopicMatch(match: string): boolean;
   paperByDoi(doi: string): PaperRow | undefined;
@@ -261,6 +263,10 @@ export class SqliteSnapshotReader implements SnapshotReader {
       }
     }
     return typeof this.titleRanker === 'object' ? this.titleRanker : undefined;
+  }
+
+  startTitleRanking(): void {
+    this.ranker();
   }
 
   /** Starts reading the titles' statistics if not yet started; true once the ranker is ready (benchmarks). */

@@ -56,6 +56,22 @@ describe('research and lab answers in worker threads', () => {
     }
   });
 
+  it('warms each worker for a snapshot, and answers the same after it', async () => {
+    const snapshot = ctx.snapshots.acquire()!;
+    try {
+      expect(await pool.run(snapshot, { kind: 'warm' })).toBe('warm');
+      pool.warm(snapshot);
+      const research = {
+        kind: 'research' as const,
+        request: { q: 'CO2 reduction copper', pageSize: 5, lenses: ['foundational' as const], page: 2 },
+        viewer,
+      };
+      expect(await pool.run(snapshot, research)).toEqual(await inThread.run(snapshot, research));
+    } finally {
+      snapshot.release();
+    }
+  });
+
   it('over HTTP: the pool answers REST research and lab as before, and its errors keep their codes', async () => {
     const pro = bearer(ctx.keys.professional);
     const r = await ctx.app.request('/v1/research?q=oxygen%20evolution&page_size=3', pro);

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paperColumn } from '../../src/core/columns.js';
 import { loadCandidates, referencesOf } from '../../src/core/research/candidates.js';
+import { LENSES, research, warmResearch } from '../../src/core/research.js';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import { dateNumber, PAPER_COLUMN_TYPES } from '../../src/snapshot/paper-columns.js';
 import { snapshotFile } from '../../src/snapshot/publish.js';
@@ -133,5 +134,28 @@ describe('paperColumn', () => {
     };
     expect([...paperColumn(older, 'year')]).toEqual([7, 9]);
     expect(() => paperColumn(older, 'refs')).toThrow(expect.objectContaining({ code: 'data_unavailable' }));
+  });
+});
+
+describe('warmResearch', () => {
+  it('reads every column research reads, so that a question then reads none', () => {
+    const fresh = new Snapshot(snapshot.version, snapshot.path);
+    try {
+      const read = vi.spyOn(fresh.reader, 'paperColumn');
+      warmResearch(fresh);
+      expect(new Set(read.mock.calls.map(([name]) => name))).toEqual(
+        new Set(['year', 'pub_date', 'impact_score', 'cluster', 'refs_start', 'refs']),
+      );
+      read.mockClear();
+      const answer = research(
+        fresh,
+        { q: 'reservoir porosity carbonate', pageSize: 10, lenses: [...LENSES], page: 1 },
+        { hriAvailable: true, publicUrl: 'https://ri.example' },
+      );
+      expect(answer.lists.foundational!.length).toBeGreaterThan(0);
+      expect(read).not.toHaveBeenCalled();
+    } finally {
+      fresh.retire();
+    }
   });
 });

@@ -16,6 +16,12 @@ export interface CandidateRow {
   cluster: number | null;
 }
 
+/** Every column research reads, loaded (each once per snapshot). */
+export function warmCandidates(snapshot: SnapshotView<ColumnQueries>): void {
+  for (const name of ['year', 'pub_date', 'impact_score', 'cluster', 'refs_start', 'refs'] as const)
+    paperColumn(snapshot, name);
+}
+
 /** The candidates' columns, by ordinal. */
 export function loadCandidates(
   snapshot: SnapshotView<ColumnQueries>,

@@ -3,8 +3,9 @@
 // (budget on the 1M-works snapshot, issue 11: p50 <= 20 ms, p99 <= 60 ms over HTTP). Every question
 // of a fixed list (2-word, 3-4-word, rare-word, shorthand, paper=) is asked once: first to the core
 // research() in this process, then over HTTP to `ri serve` with a Personal key (its own process, so
-// its response cache is empty and every answer is computed). Prints p50/p95/p99/max for both: in
-// process the wall time and the CPU time of each question (the CPU time is what the machine's
+// its response cache is empty and every answer is computed), once with node:http (as curl or
+// Python's requests ask) and once with Node's fetch, each against a fresh server (BENCH_CLIENTS).
+// Prints p50/p95/p99/max for each: in process the wall time and the CPU time of each question (the CPU time is what the machine's
 // other load does not inflate), over HTTP the client's time and the server's own (Server-Timing
 // total) and the server's CPU time per question (all its threads, from /proc), with the load
 // average before and after.
@@ -15,8 +16,10 @@
 // more unlisted questions warm up (FTS index, JIT). The key lives in a throw-away state store under the system temp folder;
 // DATA_DIR is only read. The machine's other load shows in the tail: run it more than once.
 import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { startBenchServer } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -163,13 +166,47 @@ if (process.env.BENCH_VERBOSE)
   for (const r of slowest.sort((a, b) => b.ms - a.ms)) console.error(`${r.ms}\t${r.label}\t${r.outcome}`);
 else result.slowest_core = slowest.sort((a, b) => b.ms - a.ms).slice(0, 5);
 
-if (process.env.BENCH_HTTP !== '0') {
+/**
+ * One client's GET: node:http on a keep-alive connection (as curl or Python's requests ask: the
+ * body read and decoded), or Node's fetch (undici), which takes about 4 ms more per answer than
+ * either on the same server and questions (docs/scale.md). Resolves to [status, server-timing].
+ */
+const agent = new http.Agent({ keepAlive: true });
+const CLIENTS = {
+  http: (url, headers) =>
+    new Promise((resolve, reject) => {
+      const req = http.get(
+        url,
+        { agent, headers: { ...headers, 'accept-encoding': 'gzip, deflate, br' } },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const body = Buffer.concat(chunks);
+            const enc = res.headers['content-encoding'];
+            (enc === 'br' ? brotliDecompressSync(body) : enc === 'gzip' ? gunzipSync(body) : body).toString();
+            resolve([res.statusCode, res.headers['server-timing'] ?? '']);
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+    }),
+  fetch: async (url, headers) => {
+    const res = await fetch(url, { headers });
+    await res.text();
+    return [res.status, res.headers.get('server-timing') ?? ''];
+  },
+};
+
+/** The listed questions over HTTP, each once, against a server of their own (so every one is cold). */
+async function overHttp(ask) {
   const server = await startBenchServer(dataDir, { plan: 'personal', portBase: 18800 });
   const { key } = server;
   const base = `${server.base}/v1/research?`;
   const headers = { authorization: `Bearer ${key}` };
   // The same unlisted warm-up questions, then every listed one once.
-  await (await fetch(base + new URLSearchParams({ q: FIRST }), { headers })).text();
+  await ask(base + new URLSearchParams({ q: FIRST }), headers);
   // Until the server is idle (under 20 ms of CPU in half a second): its workers have read the
   // titles' statistics the first question started (a few seconds at 1M works). Then the warm-up.
   for (let i = 0, before = serverCpuMs(server.child.pid); i < 60; i++) {
@@ -178,35 +215,41 @@ if (process.env.BENCH_HTTP !== '0') {
     if (now - before < 20) break;
     before = now;
   }
-  for (const q of WARM_UP) await (await fetch(base + new URLSearchParams({ q }), { headers })).text();
-  const http = [];
+  for (const q of WARM_UP) await ask(base + new URLSearchParams({ q }), headers);
+  const times = [];
   const serverTotal = [];
   const statuses = {};
   const slowestHttp = [];
   const serverCpu = serverCpuMs(server.child.pid);
   for (const { label, query } of requests) {
     const t = performance.now();
-    const res = await fetch(base + new URLSearchParams(query), { headers });
-    await res.text();
+    const [status, timing] = await ask(base + new URLSearchParams(query), headers);
     const ms = performance.now() - t;
-    http.push(ms);
+    times.push(ms);
     // Server-Timing total: from the server's first middleware to its answer.
-    const total = /total;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')?.[1];
+    const total = /total;dur=([\d.]+)/.exec(timing)?.[1];
     if (total !== undefined) serverTotal.push(Number(total));
-    slowestHttp.push({ label, ms: Math.round(ms * 10) / 10, outcome: res.status });
-    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    slowestHttp.push({ label, ms: Math.round(ms * 10) / 10, outcome: status });
+    statuses[status] = (statuses[status] ?? 0) + 1;
   }
   const serverCpuUsed = serverCpuMs(server.child.pid) - serverCpu;
   await server.stop();
-  result.http = { ...stats(http), statuses };
+  const out = { ...stats(times), statuses };
   // The server's CPU (every thread: event loop, workers, compression) per question, on average.
   if (Number.isFinite(serverCpuUsed))
-    result.http_server_cpu_ms_per_question = Math.round((serverCpuUsed / requests.length) * 10) / 10;
-  if (serverTotal.length > 0) result.http_server_total = stats(serverTotal);
+    out.server_cpu_ms_per_question = Math.round((serverCpuUsed / requests.length) * 10) / 10;
+  if (serverTotal.length > 0) out.server_total = stats(serverTotal);
   slowestHttp.sort((a, b) => b.ms - a.ms);
   if (process.env.BENCH_VERBOSE)
     for (const r of slowestHttp) console.error(`http ${r.ms}\t${r.label}\t${r.outcome}`);
-  else result.slowest_http = slowestHttp.slice(0, 5);
+  else out.slowest = slowestHttp.slice(0, 5);
+  return out;
+}
+
+if (process.env.BENCH_HTTP !== '0') {
+  // BENCH_CLIENTS: which clients, each against a fresh server (default both).
+  for (const name of (process.env.BENCH_CLIENTS ?? 'http,fetch').split(','))
+    result[name === 'http' ? 'http' : `http_${name}`] = await overHttp(CLIENTS[name]);
 }
 
 result.load_average = { before: loadBefore, after: load() };

@@ -26,20 +26,30 @@ const SYNC_MAX_BYTES = 16 * 1024;
  * compress middleware uses CompressionStream, which has no Brotli in Node 20.)
  */
 export function compress(raw: Uint8Array, encoding: Encoding): Promise<Uint8Array<ArrayBuffer>> {
-  const brotli = {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
-  };
-  // zlib's answers are Buffers over ordinary ArrayBuffers.
-  if (raw.length <= SYNC_MAX_BYTES)
-    return Promise.resolve(
-      (encoding === 'br'
-        ? brotliCompressSync(raw, brotli)
-        : gzipSync(raw, { level: 6 })) as Uint8Array<ArrayBuffer>,
-    );
-  return (encoding === 'br' ? brotliAsync(raw, brotli) : gzipAsync(raw, { level: 6 })) as Promise<
-    Uint8Array<ArrayBuffer>
-  >;
+  if (raw.length <= SYNC_MAX_BYTES) return Promise.resolve(compressSync(raw, encoding));
+  // One output chunk for the whole answer: with zlib's 16 KB chunks, each chunk was another trip
+  // to the thread pool and back (both encodings of a 20 KB answer: 1.4-1.7 ms, now 0.9-1.1).
+  const chunkSize = Math.min(raw.length + 1024, MAX_CHUNK_BYTES);
+  return (
+    encoding === 'br'
+      ? brotliAsync(raw, { ...brotliOptions(raw), chunkSize })
+      : gzipAsync(raw, { level: 6, chunkSize })
+  ) as Promise<Uint8Array<ArrayBuffer>>;
 }
+
+/** The same bytes as compress, made on this thread (for answers up to a few KB, or one in a hurry). */
+export function compressSync(raw: Uint8Array, encoding: Encoding): Uint8Array<ArrayBuffer> {
+  // zlib's answers are Buffers over ordinary ArrayBuffers.
+  return (
+    encoding === 'br' ? brotliCompressSync(raw, brotliOptions(raw)) : gzipSync(raw, { level: 6 })
+  ) as Uint8Array<ArrayBuffer>;
+}
+
+const MAX_CHUNK_BYTES = 1024 * 1024;
+
+const brotliOptions = (raw: Uint8Array) => ({
+  params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+});
 
 /**
  * The encoding to answer with for an Accept-Encoding header (RFC 9110 12.5.3): the highest

@@ -4,6 +4,7 @@ import { recordCoreTime, takeAnswerHeaders } from './answer-headers.js';
 import {
   chooseEncoding,
   compress,
+  compressSync,
   type Encoding,
   encodedEtag,
   isCompressible,
@@ -44,6 +45,8 @@ interface Entry {
   br?: Representation;
   gzip?: Representation;
   bytes: number;
+  /** Whether it has gzip and Brotli forms (made when kept, or on the first hit that asks). */
+  compressible: boolean;
 }
 
 /**
@@ -90,7 +93,7 @@ export function responseCache(): Step<Context<AppEnv>> {
       const hit = store.entries.get(key);
       if (hit) {
         if (c instanceof FrontContext) c.route = hit.route;
-        return answer(c, hit[encoding ?? 'identity'] ?? hit.identity, true);
+        return answer(c, representationOf(hit, encoding), true);
       }
       (c as Context<WithPending>).set(PENDING, {
         start: performance.now(),
@@ -108,7 +111,11 @@ export function responseCache(): Step<Context<AppEnv>> {
   };
 }
 
-/** Keeps a successful answer (every representation) and answers with the one asked for. */
+/**
+ * Keeps a successful answer (every representation) and answers with the one asked for. Only that
+ * one is waited for: the other encoding is made after the answer is sent (waiting for both cost a
+ * research answer about 2 ms at 1M works), and a hit that comes before it is ready makes it then.
+ */
 async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Promise<void> {
   const { key, store, encoding, plan, snapshotVersion } = miss;
   const cache = store.entries;
@@ -120,18 +127,13 @@ async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Pro
   const headers = cacheHeaders(route.get('content-type') ?? 'application/json', plan !== 'anonymous', route);
   const compressible = isCompressible(headers['content-type']!) && body.length >= MIN_COMPRESS_BYTES;
   const kept = body.length <= MAX_BODY && !cache.has(key);
-  // A kept answer gets both encodings now; one too large to keep, only the one asked for.
-  const wanted: Encoding[] = !compressible ? [] : kept ? ['br', 'gzip'] : encoding ? [encoding] : [];
-  const encoded = await Promise.all(wanted.map((e) => compress(body, e)));
   const entry: Entry = {
     route: routeLabel(c),
     identity: representation(body, etag, headers),
     bytes: body.length,
+    compressible,
   };
-  wanted.forEach((e, i) => {
-    entry[e] = representation(encoded[i]!, encodedEtag(etag, e), { ...headers, 'content-encoding': e });
-    entry.bytes += encoded[i]!.length;
-  });
+  if (compressible && encoding) addEncoding(entry, encoding, await compress(body, encoding));
   if (kept && !cache.has(key)) {
     for (const [oldKey, old] of cache) {
       if (store.bytes + entry.bytes <= MAX_BYTES) break;
@@ -140,8 +142,39 @@ async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Pro
     }
     cache.set(key, entry);
     store.bytes += entry.bytes;
+    if (compressible)
+      for (const other of ENCODINGS)
+        if (!entry[other])
+          void compress(body, other)
+            .then((bytes) => {
+              // Made meanwhile by a hit (representationOf), or the entry gone: nothing to add.
+              if (entry[other] || cache.get(key) !== entry) return;
+              addEncoding(entry, other, bytes);
+              store.bytes += bytes.length;
+            })
+            .catch(() => {});
   }
   replaceAnswer(c, answer(c, entry[encoding ?? 'identity'] ?? entry.identity, false));
+}
+
+const ENCODINGS: Encoding[] = ['br', 'gzip'];
+
+function addEncoding(entry: Entry, encoding: Encoding, bytes: Uint8Array<ArrayBuffer>): void {
+  const { identity } = entry;
+  entry[encoding] = representation(bytes, encodedEtag(identity.etag, encoding), {
+    ...withoutEtag(identity.headers),
+    'content-encoding': encoding,
+  });
+  entry.bytes += bytes.length;
+}
+
+const withoutEtag = ({ etag: _etag, ...headers }: Record<string, string>) => headers;
+
+/** A kept answer's representation for an encoding; one not made yet is made now, on this thread. */
+function representationOf(entry: Entry, encoding: Encoding | null): Representation {
+  if (!encoding || !entry.compressible) return entry.identity;
+  if (!entry[encoding]) addEncoding(entry, encoding, compressSync(entry.identity.body, encoding));
+  return entry[encoding]!;
 }
 
 /**

@@ -107,6 +107,35 @@ describe('compression once per answer', () => {
     }
   });
 
+  it('answers a large answer at once in every encoding, the other ones asked while still being made', async () => {
+    const keyed = { authorization: `Bearer ${key}` };
+    for (const [i, first] of ['br', 'gzip', 'identity'].entries()) {
+      // A research answer (about 20 KB, compressed on the thread pool), asked in one encoding, then
+      // at once in the others: they come while the cache is still making them, or just after.
+      const path = `${base}/v1/research?q=oxygen%20evolution&page=${i + 1}`;
+      const asked = [first, ...['br', 'gzip', 'identity'].filter((e) => e !== first)];
+      const get = (e: string) => rawGet(path, { ...keyed, 'accept-encoding': e });
+      const firstAnswer = await get(first);
+      expect(firstAnswer.headers['server-timing']).not.toMatch(/cache;desc=hit/);
+      const answers = [firstAnswer, ...(await Promise.all(asked.slice(1).map(get)))];
+      const identity = answers[asked.indexOf('identity')]!;
+      expect(identity.body.length).toBeGreaterThan(16 * 1024);
+      for (const [j, res] of answers.entries()) {
+        expect(res.status).toBe(200);
+        expect(res.headers['content-encoding'] ?? 'identity', `${first}: ${asked[j]}`).toBe(asked[j]);
+        expect(decode(res).equals(identity.body)).toBe(true);
+      }
+      expect(new Set(answers.map((a) => a.headers.etag)).size).toBe(3);
+      // And again, from the cache: the same bytes and tags.
+      for (const [j, e] of asked.entries()) {
+        const again = await rawGet(path, { ...keyed, 'accept-encoding': e });
+        expect(again.headers['server-timing']).toMatch(/cache;desc=hit/);
+        expect(again.headers.etag).toBe(answers[j]!.headers.etag);
+        expect(decode(again).equals(identity.body)).toBe(true);
+      }
+    }
+  });
+
   it('gives each representation its own ETag and answers If-None-Match with 304 for each', async () => {
     const path = `${base}/v1/elements/Fe`;
     const tags = new Map<string | null, string>();

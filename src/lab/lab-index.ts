@@ -1,5 +1,5 @@
-import { paperColumn } from '../core/columns.js';
 import { ServiceError } from '../core/errors.js';
+import { paperColumn } from '../snapshot/paper-columns.js';
 import type { LabQueries, SnapshotView } from '../snapshot/reader.js';
 import { EMPTY, type Postings } from './sets.js';
 

@@ -1,7 +1,10 @@
+import { ServiceError } from '../core/errors.js';
+import type { SnapshotView } from './reader.js';
+
 /**
  * The snapshot's whole-corpus columns (table paper_columns): one little-endian typed array per
  * name, indexed by paper ordinal, read in one blob each and kept with the open snapshot
- * (core/columns.ts). The lab's set algebra and research's candidates read them in memory instead
+ * (paperColumn). The lab's set algebra and research's candidates read them in memory instead
  * of random paper rows (1,000 random rows took 6-8 ms at 1M works). Each blob must stay under
  * SQLite's 1 GB limit: the references are the largest (about 90 MB at 1M works).
  */
@@ -53,6 +56,26 @@ export function readPaperColumn<N extends PaperColumnName>(
   const copy = new ArrayBuffer(blob.length);
   new Uint8Array(copy).set(blob);
   return new Type(copy) as PaperColumn<N>;
+}
+
+/**
+ * A whole-corpus column of an open snapshot, read once and kept with it (the lab and research share
+ * it). A snapshot written before the column existed answers `data_unavailable`: `ri build` rewrites it.
+ */
+export function paperColumn<N extends PaperColumnName>(
+  snapshot: SnapshotView<ColumnQueries>,
+  name: N,
+): PaperColumn<N> {
+  return snapshot.memoize(`paper-column:${name}`, () => {
+    const column = readPaperColumn(snapshot.reader, name);
+    if (!column) {
+      throw new ServiceError(
+        'data_unavailable',
+        `This snapshot was built by an older version without the column '${name}'; rebuild it with \`ri build\`.`,
+      );
+    }
+    return column;
+  });
 }
 
 /** A YYYY-MM-DD date as the number YYYYMMDD (the corpus store keeps only that shape), 0 for none. */

@@ -1,10 +1,9 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { paperColumn } from '../../src/core/columns.js';
 import { loadCandidates, referencesOf } from '../../src/core/research/candidates.js';
 import { LENSES, research, warmResearch } from '../../src/core/research.js';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
-import { dateNumber, PAPER_COLUMN_TYPES } from '../../src/snapshot/paper-columns.js';
+import { dateNumber, PAPER_COLUMN_TYPES, paperColumn } from '../../src/snapshot/paper-columns.js';
 import { snapshotFile } from '../../src/snapshot/publish.js';
 import { Snapshot } from '../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../helpers/sample.js';

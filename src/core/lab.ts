@@ -194,12 +194,46 @@ function evaluate(snapshot: SnapshotView<LabQueries>, input: string): Evaluated 
   return { query: printLabQuery(parsed), clauses, matched: matchClauses(index, clauses), index };
 }
 
-export function labQuote(
-  snapshot: SnapshotView<LabQueries>,
-  input: string,
-  viewer: Viewer,
-  settings: QuoteSettings,
-): LabQuote {
+/**
+ * What a quote says of a query on a snapshot, whoever asks and whenever: its matches, spread,
+ * deliverables and broader queries. Kept per snapshot for the queries asked last (QUOTE_BASES),
+ * since clients ask the same quote again (a quote expires; an agent retries) and the broader
+ * queries alone can be a hundred matches of the postings.
+ */
+type QuoteBasis = Omit<LabQuote, 'signature' | 'issued_at' | 'expires_at' | 'licence' | keyof Envelope> & {
+  licensed: boolean;
+  noBroader: string | undefined;
+};
+type Envelope = ReturnType<typeof envelope>;
+
+/** Quote bases kept per snapshot (a few KB each), the oldest dropped first. */
+const QUOTE_BASES = 512;
+
+function quoteBasis(snapshot: SnapshotView<LabQueries>, input: string): QuoteBasis {
+  const kept = snapshot.memoize('lab-quote-bases', () => new Map<string, QuoteBasis>());
+  const known = kept.get(input);
+  if (known) {
+    // Most recently asked last.
+    kept.delete(input);
+    kept.set(input, known);
+    return known;
+  }
+  // Frozen: every quote of the query shares it, so no answer may change it.
+  const basis = deepFreeze(computeQuoteBasis(snapshot, input));
+  if (kept.size >= QUOTE_BASES) kept.delete(kept.keys().next().value!);
+  kept.set(input, basis);
+  return basis;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function computeQuoteBasis(snapshot: SnapshotView<LabQueries>, input: string): QuoteBasis {
   const { query, clauses, matched, index } = evaluate(snapshot, input);
   const matches = matched.length;
   const licensed = matches > LAB_LICENCE_ABOVE;
@@ -220,8 +254,7 @@ export function labQuote(
       ? `broader is empty: no query made by dropping up to ${MAX_DROPPED} of this query's clauses (keeping a known ` +
         `required term; the first ${MAX_BROADER_TRIED} such queries are tried) matches more papers. Try other terms, an OR group or a wider year range.`
       : undefined;
-  const issued = settings.now();
-  const unsigned: Omit<LabQuote, 'signature'> = {
+  return {
     quote_id: quoteId(query, snapshot.version),
     query,
     terms: describeTerms(clauses),
@@ -229,20 +262,46 @@ export function labQuote(
     matches,
     ...spreads(index, matched),
     deliverables,
-    licence: licensed
-      ? {
-          detail: `${matches} papers match: above ${LAB_LICENCE_ABOVE} the packet is a data licence, not a per-call price. Narrow the query, or ask for a licence.`,
-          contact_url: `${viewer.publicUrl}/pricing#licence`,
-        }
-      : null,
     ignored: resolvedTerms(clauses)
       .filter((t) => t.subjects.length === 0)
       .map((t) => ({ term: t.term, position: t.position, ...explainUnknown(index, t) })),
     broader,
     price: usd(LAB_QUOTE_USD),
+    licensed,
+    noBroader,
+  };
+}
+
+export function labQuote(
+  snapshot: SnapshotView<LabQueries>,
+  input: string,
+  viewer: Viewer,
+  settings: QuoteSettings,
+): LabQuote {
+  const { licensed, noBroader, ...basis } = quoteBasis(snapshot, input);
+  const issued = settings.now();
+  const unsigned: Omit<LabQuote, 'signature'> = {
+    quote_id: basis.quote_id,
+    query: basis.query,
+    terms: basis.terms,
+    year: basis.year,
+    matches: basis.matches,
+    years: basis.years,
+    communities: basis.communities,
+    sample: basis.sample,
+    deliverables: basis.deliverables,
+    licence: licensed
+      ? {
+          detail: `${basis.matches} papers match: above ${LAB_LICENCE_ABOVE} the packet is a data licence, not a per-call price. Narrow the query, or ask for a licence.`,
+          contact_url: `${viewer.publicUrl}/pricing#licence`,
+        }
+      : null,
+    ignored: basis.ignored,
+    broader: basis.broader,
+    price: basis.price,
     issued_at: issued.toISOString(),
     expires_at: new Date(issued.getTime() + settings.ttlSeconds * 1000).toISOString(),
-    ...envelope(snapshot, viewer, `/lab?${new URLSearchParams({ q: query })}`, {
+    ...envelope(snapshot, viewer, `/lab?${new URLSearchParams({ q: basis.query })}`, {
       lab: LAB_NOTES,
       ...(noBroader ? { empty: noBroader } : {}),
     }),

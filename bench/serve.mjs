@@ -1,7 +1,7 @@
 // A `ri serve` for the HTTP benchmarks: its own process on a random local port, limits off, and
 // a key on the given plan in a throw-away state store (the bench data folder is only read).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -58,7 +58,9 @@ export async function startBenchServer(
   if (created.status !== 0) throw new Error(created.stderr);
   const key = created.stdout.trim().split('\n').at(-1);
   const port = portBase + Math.floor(Math.random() * 200);
-  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+  // BENCH_SERVER_NODE_ARGS: Node flags for the server alone (e.g. --trace-gc, --cpu-prof).
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -70,6 +72,8 @@ export async function startBenchServer(
   });
   // Listening (the 'ri: serving ... at http://' line, not the earlier 'serving snapshot' log).
   await new Promise((ok) => child.stdout.on('data', (d) => / at http:\/\//.test(String(d)) && ok()));
+  // BENCH_SERVER_STDOUT: a file that gets what the server prints from then on (with --trace-gc, say).
+  if (process.env.BENCH_SERVER_STDOUT) child.stdout.pipe(createWriteStream(process.env.BENCH_SERVER_STDOUT));
   return {
     key,
     child,

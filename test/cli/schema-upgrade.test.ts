@@ -9,7 +9,18 @@ import { ri, riBackground, stop } from '../helpers/cli.js';
 import { tempDir, work, writeWorks } from '../helpers/works.js';
 
 describe('ri serve on a snapshot of an older schema', () => {
-  it('rebuilds it from the corpus store before serving, so the lab has its index', async () => {
+  it.each([
+    [
+      '1, without the lab tables',
+      "DROP TABLE postings; DROP TABLE paper_columns; UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+      1,
+    ],
+    [
+      "2, without research's columns",
+      "DELETE FROM paper_columns WHERE name IN ('impact_score', 'pub_date', 'refs_start', 'refs'); UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+      2,
+    ],
+  ])('rebuilds a snapshot of schema %s from the corpus store before serving it', async (_, older, schema) => {
     const root = tempDir('ri-upgrade-');
     const works = join(root, 'works.jsonl');
     writeWorks(works, [
@@ -19,17 +30,15 @@ describe('ri serve on a snapshot of an older schema', () => {
     const dataDir = join(root, 'data');
     expect(ri(['ingest', works, '--data-dir', dataDir]).status).toBe(0);
     expect(ri(['build', '--data-dir', dataDir]).status).toBe(0);
-    // Make the published snapshot look like one from the previous release (schema 1, no lab tables).
+    // Make the published snapshot look like one from an earlier release.
     const dir = join(dataDir, 'snapshots');
     const old = join(dir, '.old.sqlite');
     copyFileSync(snapshotFile(dir, readPointer(dir, 'CURRENT')!), old);
     const db = new Database(old);
-    db.exec(
-      "DROP TABLE postings; DROP TABLE paper_columns; UPDATE meta SET value = '1' WHERE key = 'schema_version'",
-    );
+    db.exec(older);
     db.close();
     const published = await publishSnapshot(dir, old);
-    expect(snapshotSchemaVersion(snapshotFile(dir, published.version))).toBe(1);
+    expect(snapshotSchemaVersion(snapshotFile(dir, published.version))).toBe(schema);
 
     const server = riBackground(
       ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
@@ -43,6 +52,15 @@ describe('ri serve on a snapshot of an older schema', () => {
     expect(((await (await fetch(`${base}/readyz`)).json()) as { data_version: string }).data_version).toBe(
       current,
     );
+    // Research reads the new columns: an answer, not data_unavailable.
+    const created = ri(['keys', 'create', '--plan', 'personal', '--email', 'upgrade@example.org'], {
+      DATA_DIR: dataDir,
+    });
+    expect(created.status, created.stderr).toBe(0);
+    const answer = await fetch(`${base}/v1/research?q=nickel%20iron&lenses=foundational,now`, {
+      headers: { authorization: `Bearer ${created.stdout.trim().split('\n').at(-1)}` },
+    });
+    expect(answer.status, await answer.clone().text()).toBe(200);
     expect(await stop(server.child)).toBe(0);
   });
 });

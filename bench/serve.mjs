@@ -60,10 +60,14 @@ export async function startBenchServer(
   const port = portBase + Math.floor(Math.random() * 200);
   // BENCH_SERVER_NODE_ARGS: Node flags for the server alone (e.g. --trace-gc, --cpu-prof).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, cli, 'serve', '--port', String(port), '--host', '127.0.0.1'],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   // A benchmark that fails half way must not leave the server running (nor wait for it).
   process.on('exit', () => child.kill('SIGTERM'));
   process.on('uncaughtException', (e) => {

@@ -1,9 +1,10 @@
 import { operation, priceOf } from '../access/policy.js';
 import type { ResearchAnswer } from '../contracts/research.js';
+import { type SharedColumns, shareColumns } from '../snapshot/paper-columns.js';
 import type { PaperQueries, ResearchQueries, SnapshotView } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
-import { loadCandidates, warmCandidates } from './research/candidates.js';
+import { loadCandidates, RESEARCH_COLUMNS, warmCandidates } from './research/candidates.js';
 import { matchCommunities, matchElementCommunities } from './research/communities.js';
 import { readingLists } from './research/lenses.js';
 import {
@@ -50,6 +51,13 @@ export type { Community, ElementCommunity, ResearchAnswer, ResearchPaper } from 
 export function warmResearch(snapshot: SnapshotView<ResearchQueries>): void {
   warmCandidates(snapshot);
   snapshot.reader.startTitleRanking();
+}
+
+/** warmResearch, with the columns read into shared memory for the other threads (returned). */
+export function warmResearchShared(snapshot: SnapshotView<ResearchQueries>): SharedColumns {
+  const columns = shareColumns(snapshot, RESEARCH_COLUMNS);
+  snapshot.reader.startTitleRanking();
+  return columns;
 }
 
 export function research(

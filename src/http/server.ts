@@ -54,12 +54,9 @@ export function startServer(
           deadlineMs: config.HEAVY_DEADLINE_MS,
         });
   // Each published snapshot is read ahead by the workers, the one served now first.
-  snapshots.onSwitch((s) => heavy.warm(s));
+  snapshots.onSwitch((s) => void heavy.warm(s));
   const served = snapshots.acquire();
-  if (served) {
-    heavy.warm(served);
-    served.release();
-  }
+  if (served) void heavy.warm(served).finally(() => served.release());
   const app = createApp({ config, snapshots, state, log, usage, heavy, ...extra });
   return new Promise((resolve, reject) => {
     let drain: () => Promise<void> = async () => {};

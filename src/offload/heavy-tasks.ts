@@ -1,8 +1,15 @@
 import type { LabDepth } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { type LabQuote, type LabRunAnswer, labQuote, labRun } from '../core/lab.js';
-import { type ResearchAnswer, type ResearchRequest, research, warmResearch } from '../core/research.js';
+import {
+  type ResearchAnswer,
+  type ResearchRequest,
+  research,
+  warmResearch,
+  warmResearchShared,
+} from '../core/research.js';
 import type { Viewer } from '../core/viewer.js';
+import type { SharedColumns } from '../snapshot/paper-columns.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
 /**
@@ -15,10 +22,13 @@ export type HeavyTask =
   | { kind: 'researchJson'; request: ResearchRequest; viewer: Viewer }
   | { kind: 'labQuote'; input: string; viewer: Viewer; secret: string; ttlSeconds: number; nowMs: number }
   | { kind: 'labRun'; quote: LabQuote; depth: LabDepth; viewer: Viewer }
-  /** Reads what research keeps per snapshot before the first question needs it (warmResearch). */
-  | { kind: 'warm' };
+  /**
+   * Reads what research keeps per snapshot before the first question needs it (warmResearch);
+   * with `share`, into shared memory, and answers with it for the other workers.
+   */
+  | { kind: 'warm'; share?: boolean };
 
-export type HeavyAnswer = ResearchAnswer | LabQuote | LabRunAnswer | string;
+export type HeavyAnswer = ResearchAnswer | LabQuote | LabRunAnswer | string | { columns: SharedColumns };
 
 /** Runs a task over a snapshot: the same core functions, wherever it runs. */
 export function runHeavyTask(snapshot: Snapshot, task: HeavyTask): HeavyAnswer {
@@ -38,6 +48,7 @@ export function runHeavyTask(snapshot: Snapshot, task: HeavyTask): HeavyAnswer {
     case 'labRun':
       return labRun(snapshot, task.quote, task.depth, task.viewer);
     case 'warm':
+      if (task.share) return { columns: warmResearchShared(snapshot) };
       warmResearch(snapshot);
       return 'warm';
   }

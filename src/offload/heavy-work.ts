@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ServiceError } from '../core/errors.js';
+import type { SharedColumns } from '../snapshot/paper-columns.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { workerFile } from '../util/worker-file.js';
 import {
@@ -19,9 +20,9 @@ export interface HeavyWork {
    * at 1M works, which the first question on each worker would wait otherwise). In this thread it
    * does nothing: the event loop must not stop for it.
    */
-  warm(snapshot: Snapshot): void;
-  /** Queue length and threads busy, for /metrics. */
-  stats(): { queued: number; threads: number };
+  warm(snapshot: Snapshot): Promise<void>;
+  /** Queue length, threads, and the bytes of columns the workers share. */
+  stats(): { queued: number; threads: number; sharedColumnBytes: number };
   close(): Promise<void>;
 }
 
@@ -30,8 +31,8 @@ export const inThread: HeavyWork = {
   async run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask) {
     return runHeavyTask(snapshot, task) as T;
   },
-  warm: () => {},
-  stats: () => ({ queued: 0, threads: 0 }),
+  warm: async () => {},
+  stats: () => ({ queued: 0, threads: 0, sharedColumnBytes: 0 }),
   close: async () => {},
 };
 
@@ -75,15 +76,26 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
     // old generation is kept small so V8 collects it early rather than grow the process's memory.
     resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 },
   });
+  // Research's columns of the snapshot warmed last, in shared memory: every task for it carries
+  // them, so the workers hold one copy between them (a task for another version reads its own).
+  let shared: { version: string; columns: SharedColumns } | null = null;
+  // While one worker reads them, tasks for that snapshot wait (at most about a second at 1M
+  // works, within their deadline) rather than each worker reading a copy of its own meanwhile.
+  let sharing: { version: string; done: Promise<void> } | null = null;
+  const input = (snapshot: Snapshot, task: HeavyTask) => ({
+    path: snapshot.path,
+    version: snapshot.version,
+    task,
+    ...(shared?.version === snapshot.version ? { columns: shared.columns } : {}),
+  });
   return {
     async run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask): Promise<T> {
       if (pool.queueSize >= maxQueue) throw overloaded('the queue is full');
       let out: HeavyAnswer | ServiceErrorData;
+      const signal = AbortSignal.timeout(deadlineMs);
       try {
-        out = await pool.run(
-          { path: snapshot.path, version: snapshot.version, task },
-          { name: 'task', signal: AbortSignal.timeout(deadlineMs) },
-        );
+        if (sharing?.version === snapshot.version) await sharing.done;
+        out = await pool.run(input(snapshot, task), { name: 'task', signal });
       } catch (e) {
         const name = (e as Error).name;
         if (name === 'AbortError' || name === 'TimeoutError')
@@ -95,14 +107,34 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
       return out as T;
     },
     warm(snapshot) {
-      // One task a worker: a busy worker takes no second task, so each lands on its own worker
-      // (when one does not, that worker's first question reads them instead).
-      for (let i = 0; i < threads; i++)
-        pool
-          .run({ path: snapshot.path, version: snapshot.version, task: { kind: 'warm' } }, { name: 'task' })
-          .catch(() => {});
+      // One worker reads the columns into shared memory (with one worker, there is no one to
+      // share with: it reads them as its own, without the copy); then one task each for the
+      // others (a busy worker takes no second task, so each lands on its own worker; when one
+      // does not, that worker takes the shared columns with its first question).
+      const warmTask = (share: boolean) =>
+        pool.run(input(snapshot, { kind: 'warm', share }), { name: 'task' }) as Promise<
+          HeavyAnswer | ServiceErrorData
+        >;
+      const done = warmTask(threads > 1).then(
+        (out) => {
+          if (out && typeof out === 'object' && 'columns' in out)
+            shared = { version: snapshot.version, columns: out.columns };
+        },
+        () => {},
+      );
+      sharing = { version: snapshot.version, done };
+      return done
+        .then(() => Promise.all(Array.from({ length: threads - 1 }, () => warmTask(false))))
+        .then(
+          () => {},
+          () => {},
+        );
     },
-    stats: () => ({ queued: pool.queueSize, threads: pool.threads.length }),
+    stats: () => ({
+      queued: pool.queueSize,
+      threads: pool.threads.length,
+      sharedColumnBytes: Object.values(shared?.columns ?? {}).reduce((n, b) => n + b.byteLength, 0),
+    }),
     close: () => pool.destroy(),
   };
 }

@@ -5,6 +5,7 @@
  * without being told.
  */
 import { ServiceError } from '../core/errors.js';
+import { adoptColumns, type SharedColumns } from '../snapshot/paper-columns.js';
 import { Snapshot } from '../snapshot/snapshot.js';
 import {
   type HeavyAnswer,
@@ -56,9 +57,13 @@ export function task(input: {
   path: string;
   version: string;
   task: HeavyTask;
+  /** The snapshot's columns another worker read into shared memory, when there are. */
+  columns?: SharedColumns;
 }): HeavyAnswer | ServiceErrorData {
   try {
-    return runHeavyTask(snapshotAt(input.path, input.version), input.task);
+    const snapshot = snapshotAt(input.path, input.version);
+    if (input.columns) adoptColumns(snapshot, input.columns);
+    return runHeavyTask(snapshot, input.task);
   } catch (e) {
     if (e instanceof ServiceError) return toData(e);
     throw e;

@@ -180,6 +180,8 @@ export interface SnapshotView<R = SnapshotReader> {
   readonly meta: Readonly<Record<string, string>>;
   readonly reader: R;
   memoize<T>(key: string, compute: () => T): T;
+  /** Drops a memoized value (it is computed again on the next memoize). */
+  forget?(key: string): void;
 }
 
 /** The part of a snapshot every answer's envelope names. */

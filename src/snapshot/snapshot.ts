@@ -62,6 +62,10 @@ export class Snapshot implements SnapshotView {
     this.db.close();
   }
 
+  forget(key: string): void {
+    this.memo.delete(key);
+  }
+
   memoize<T>(key: string, compute: () => T): T {
     if (this.memo.has(key)) return this.memo.get(key) as T;
     const value = compute();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
 import { type HeavyWork, inThread, workerPool } from '../../src/offload/heavy-work.js';
+import { paperColumn } from '../../src/snapshot/paper-columns.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
@@ -60,13 +61,23 @@ describe('research and lab answers in worker threads', () => {
     const snapshot = ctx.snapshots.acquire()!;
     try {
       expect(await pool.run(snapshot, { kind: 'warm' })).toBe('warm');
-      pool.warm(snapshot);
+      // One worker reads research's columns into shared memory, the other takes them.
+      await pool.warm(snapshot);
+      const columns = ['year', 'pub_date', 'impact_score', 'cluster', 'refs_start', 'refs'] as const;
+      expect(pool.stats().sharedColumnBytes).toBe(
+        columns.reduce((n, name) => n + paperColumn(snapshot, name).byteLength, 0),
+      );
       const research = {
         kind: 'research' as const,
         request: { q: 'CO2 reduction copper', pageSize: 5, lenses: ['foundational' as const], page: 2 },
         viewer,
       };
       expect(await pool.run(snapshot, research)).toEqual(await inThread.run(snapshot, research));
+      // Asked while the columns are being shared again (a publication): it waits, and answers the same.
+      const sharing = pool.warm(snapshot);
+      expect(await pool.run(snapshot, research)).toEqual(await inThread.run(snapshot, research));
+      await sharing;
+      expect(pool.stats().sharedColumnBytes).toBeGreaterThan(0);
     } finally {
       snapshot.release();
     }

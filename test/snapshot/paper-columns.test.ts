@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadCandidates, referencesOf } from '../../src/core/research/candidates.js';
 import { LENSES, research, warmResearch } from '../../src/core/research.js';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
-import { dateNumber, PAPER_COLUMN_TYPES, paperColumn } from '../../src/snapshot/paper-columns.js';
+import {
+  adoptColumns,
+  dateNumber,
+  PAPER_COLUMN_TYPES,
+  paperColumn,
+  shareColumns,
+} from '../../src/snapshot/paper-columns.js';
 import { snapshotFile } from '../../src/snapshot/publish.js';
 import { Snapshot } from '../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../helpers/sample.js';
@@ -155,6 +161,40 @@ describe('warmResearch', () => {
       expect(read).not.toHaveBeenCalled();
     } finally {
       fresh.retire();
+    }
+  });
+});
+
+describe('shared columns', () => {
+  it('are the same values in shared memory, which the sharing snapshot and another one then read', () => {
+    const names = ['year', 'impact_score', 'refs_start', 'refs'] as const;
+    const own = new Snapshot(snapshot.version, snapshot.path);
+    const sharing = new Snapshot(snapshot.version, snapshot.path);
+    const adopting = new Snapshot(snapshot.version, snapshot.path);
+    try {
+      const shared = shareColumns(sharing, names);
+      // A column read before the shared ones came is dropped for them.
+      const before = paperColumn(adopting, 'refs');
+      const read = vi.spyOn(adopting.reader, 'paperColumn');
+      adoptColumns(adopting, shared);
+      expect(paperColumn(adopting, 'refs')).not.toBe(before);
+      for (const name of names) {
+        expect(shared[name]).toBeInstanceOf(SharedArrayBuffer);
+        for (const s of [sharing, adopting]) {
+          const column = paperColumn(s, name);
+          expect(column.buffer).toBe(shared[name]);
+          expect([...column]).toEqual([...paperColumn(own, name)]);
+        }
+      }
+      expect(read).not.toHaveBeenCalled();
+      // A column it was not given it reads itself.
+      paperColumn(adopting, 'pub_date');
+      expect(read).toHaveBeenCalledWith('pub_date');
+      const question = { q: 'reservoir porosity carbonate', pageSize: 10, lenses: [...LENSES], page: 1 };
+      const viewer = { hriAvailable: true, publicUrl: 'https://ri.example' };
+      expect(research(adopting, question, viewer)).toEqual(research(own, question, viewer));
+    } finally {
+      for (const s of [own, sharing, adopting]) s.retire();
     }
   });
 });

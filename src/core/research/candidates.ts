@@ -15,10 +15,19 @@ export interface CandidateRow {
   cluster: number | null;
 }
 
+/** Every column research reads. */
+export const RESEARCH_COLUMNS = [
+  'year',
+  'pub_date',
+  'impact_score',
+  'cluster',
+  'refs_start',
+  'refs',
+] as const;
+
 /** Every column research reads, loaded (each once per snapshot). */
 export function warmCandidates(snapshot: SnapshotView<ColumnQueries>): void {
-  for (const name of ['year', 'pub_date', 'impact_score', 'cluster', 'refs_start', 'refs'] as const)
-    paperColumn(snapshot, name);
+  for (const name of RESEARCH_COLUMNS) paperColumn(snapshot, name);
 }
 
 /** The candidates' columns, by ordinal. */

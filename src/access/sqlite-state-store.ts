@@ -68,6 +68,20 @@ interface Verified {
 
 export class SqliteStateStore implements StateStore {
   private readonly db: Database.Database;
+  /**
+   * Statements by their SQL, prepared once: preparing took longer than running most of them (a
+   * lab quote's save prepared two on the event loop for every quote).
+   */
+  private readonly statements = new Map<string, Database.Statement>();
+
+  private prepared(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
 
   constructor(readonly path: string) {
     ownerOnly(path);
@@ -81,8 +95,8 @@ export class SqliteStateStore implements StateStore {
   async migrate(): Promise<void> {
     const apply = this.db.transaction(() => {
       this.db.exec(migrationsTableSql('sqlite'));
-      const applied = this.db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[];
-      const record = this.db.prepare(
+      const applied = this.prepared('SELECT version FROM schema_migrations').pluck().all() as number[];
+      const record = this.prepared(
         'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
       );
       for (const m of pendingMigrations('sqlite', applied)) {
@@ -103,9 +117,12 @@ export class SqliteStateStore implements StateStore {
       createdAt: now(),
     };
     try {
-      this.db
-        .prepare('INSERT INTO accounts (id, email, plan, created_at) VALUES (?, ?, ?, ?)')
-        .run(account.id, account.email, account.plan, account.createdAt);
+      this.prepared('INSERT INTO accounts (id, email, plan, created_at) VALUES (?, ?, ?, ?)').run(
+        account.id,
+        account.email,
+        account.plan,
+        account.createdAt,
+      );
     } catch (error) {
       if (isUniqueViolation(error) && account.email !== null) throw new AccountExistsError(account.email);
       throw error;
@@ -114,26 +131,26 @@ export class SqliteStateStore implements StateStore {
   }
 
   async findAccountByEmail(email: string): Promise<Account | null> {
-    const row = this.db
-      .prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = ?`)
-      .get(normaliseEmail(email)) as AccountRow | undefined;
+    const row = this.prepared(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = ?`).get(
+      normaliseEmail(email),
+    ) as AccountRow | undefined;
     return row ? toAccount(row) : null;
   }
 
   async setPlan(email: string, plan: Plan): Promise<Account> {
     this.forgetLookups();
-    const row = this.db
-      .prepare(`UPDATE accounts SET plan = ? WHERE email = ? RETURNING ${ACCOUNT_COLUMNS}`)
-      .get(parsePlan(plan), normaliseEmail(email)) as AccountRow | undefined;
+    const row = this.prepared(
+      `UPDATE accounts SET plan = ? WHERE email = ? RETURNING ${ACCOUNT_COLUMNS}`,
+    ).get(parsePlan(plan), normaliseEmail(email)) as AccountRow | undefined;
     if (!row) throw new StateNotFoundError(`no account with email ${normaliseEmail(email)}`);
     return toAccount(row);
   }
 
   async createKey(accountId: string, name: string | null = null): Promise<{ key: string; prefix: string }> {
     this.forgetLookups();
-    const exists = this.db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(accountId);
+    const exists = this.prepared('SELECT 1 FROM accounts WHERE id = ?').get(accountId);
     if (!exists) throw new StateNotFoundError(`no account with id ${accountId}`);
-    const insert = this.db.prepare(
+    const insert = this.prepared(
       'INSERT INTO api_keys (prefix, key_hash, account_id, created_at, name) VALUES (?, ?, ?, ?, ?)',
     );
     return createKeyRetrying(
@@ -187,7 +204,7 @@ export class SqliteStateStore implements StateStore {
     if (!parsed) return null;
     const at = performance.now();
     if (at >= this.versionFreshUntil || this.lookupsLocalWrites !== localWrites) {
-      this.dataVersion ??= this.db.prepare('PRAGMA data_version').pluck();
+      this.dataVersion ??= this.prepared('PRAGMA data_version').pluck();
       const version = this.dataVersion.get();
       if (version !== this.lookupsVersion || this.lookupsLocalWrites !== localWrites) {
         this.lookups.clear();
@@ -207,7 +224,7 @@ export class SqliteStateStore implements StateStore {
     const usedAt = Date.now();
     if (found.lastUsedMs < usedAt - LAST_USED_RESOLUTION_MS) {
       const stamp = new Date(usedAt).toISOString();
-      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE prefix = ?').run(stamp, found.row.prefix);
+      this.prepared('UPDATE api_keys SET last_used_at = ? WHERE prefix = ?').run(stamp, found.row.prefix);
       found.row.last_used_at = stamp;
       found.lastUsedMs = usedAt;
     }
@@ -217,7 +234,7 @@ export class SqliteStateStore implements StateStore {
   /** The key's row if the key (by its hash) is known and not revoked, else null (a query, once per key). */
   private verify(hash: string, prefix: string): Verified | null {
     // Looked up by the hash (unique index): the secret is never compared character by character.
-    this.byHash ??= this.db.prepare(
+    this.byHash ??= this.prepared(
       `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
     );
     const row = this.byHash.get(hash) as KeyRow | undefined;
@@ -227,27 +244,23 @@ export class SqliteStateStore implements StateStore {
   }
 
   async listKeys(filter: { accountId?: string } = {}): Promise<KeyInfo[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id
+    const rows = this.prepared(
+      `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id
           WHERE (? IS NULL OR k.account_id = ?) ORDER BY k.created_at, k.prefix`,
-      )
-      .all(filter.accountId ?? null, filter.accountId ?? null) as KeyRow[];
+    ).all(filter.accountId ?? null, filter.accountId ?? null) as KeyRow[];
     return rows.map(toKeyInfo);
   }
 
   async revokeKey(prefix: string, accountId?: string): Promise<boolean> {
     this.forgetLookups();
-    const result = this.db
-      .prepare(
-        'UPDATE api_keys SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)',
-      )
-      .run(now(), prefix, accountId ?? null, accountId ?? null);
+    const result = this.prepared(
+      'UPDATE api_keys SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)',
+    ).run(now(), prefix, accountId ?? null, accountId ?? null);
     return result.changes > 0;
   }
 
   async addUsage(month: string, calls: ReadonlyMap<string, number>): Promise<void> {
-    const add = this.db.prepare(
+    const add = this.prepared(
       `INSERT INTO key_usage (prefix, month, calls) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM api_keys WHERE prefix = ?)
        ON CONFLICT (prefix, month) DO UPDATE SET calls = calls + excluded.calls`,
     );
@@ -257,91 +270,84 @@ export class SqliteStateStore implements StateStore {
   }
 
   async usage(accountId: string, month: string): Promise<Map<string, number>> {
-    const rows = this.db
-      .prepare(
-        `SELECT u.prefix, u.calls FROM key_usage u JOIN api_keys k ON k.prefix = u.prefix
+    const rows = this.prepared(
+      `SELECT u.prefix, u.calls FROM key_usage u JOIN api_keys k ON k.prefix = u.prefix
           WHERE k.account_id = ? AND u.month = ?`,
-      )
-      .all(accountId, month) as { prefix: string; calls: number }[];
+    ).all(accountId, month) as { prefix: string; calls: number }[];
     return new Map(rows.map((r) => [r.prefix, r.calls]));
   }
 
   async saveSignInToken(tokenHash: string, email: string, expiresAt: string): Promise<void> {
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM sign_in_tokens WHERE expires_at < ?').run(now());
-      this.db
-        .prepare('INSERT INTO sign_in_tokens (token_hash, email, expires_at) VALUES (?, ?, ?)')
-        .run(tokenHash, normaliseEmail(email), expiresAt);
+      this.prepared('DELETE FROM sign_in_tokens WHERE expires_at < ?').run(now());
+      this.prepared('INSERT INTO sign_in_tokens (token_hash, email, expires_at) VALUES (?, ?, ?)').run(
+        tokenHash,
+        normaliseEmail(email),
+        expiresAt,
+      );
     })();
   }
 
   async takeSignInToken(tokenHash: string): Promise<string | null> {
     // DELETE ... RETURNING: the one statement that reads and uses up the token.
-    const row = this.db
-      .prepare('DELETE FROM sign_in_tokens WHERE token_hash = ? RETURNING email, expires_at')
-      .get(tokenHash) as { email: string; expires_at: string } | undefined;
+    const row = this.prepared(
+      'DELETE FROM sign_in_tokens WHERE token_hash = ? RETURNING email, expires_at',
+    ).get(tokenHash) as { email: string; expires_at: string } | undefined;
     return row && row.expires_at > now() ? row.email : null;
   }
 
   async createSession(session: NewSession): Promise<void> {
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM sessions WHERE expires_at < ?').run(now());
-      this.db
-        .prepare(
-          'INSERT INTO sessions (id_hash, account_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
-        )
-        .run(session.idHash, session.accountId, session.csrf, now(), session.expiresAt);
+      this.prepared('DELETE FROM sessions WHERE expires_at < ?').run(now());
+      this.prepared(
+        'INSERT INTO sessions (id_hash, account_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+      ).run(session.idHash, session.accountId, session.csrf, now(), session.expiresAt);
     })();
   }
 
   async findSession(idHash: string): Promise<WebSession | null> {
-    const row = this.db
-      .prepare(
-        `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN accounts a ON a.id = s.account_id
+    const row = this.prepared(
+      `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN accounts a ON a.id = s.account_id
           WHERE s.id_hash = ? AND s.expires_at > ?`,
-      )
-      .get(idHash, now()) as SessionRow | undefined;
+    ).get(idHash, now()) as SessionRow | undefined;
     return row ? toSession(row) : null;
   }
 
   async deleteSession(idHash: string): Promise<void> {
-    this.db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
+    this.prepared('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
   }
 
   async saveQuote(quote: StoredQuote): Promise<void> {
     const prune = new Date(Date.now() - QUOTE_RETENTION_MS).toISOString();
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM quotes WHERE expires_at < ?').run(prune);
-      this.db
-        .prepare(
-          'INSERT INTO quotes (id, body, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at',
-        )
-        .run(quote.id, quote.body, quote.expiresAt);
+      this.prepared('DELETE FROM quotes WHERE expires_at < ?').run(prune);
+      this.prepared(
+        'INSERT INTO quotes (id, body, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at',
+      ).run(quote.id, quote.body, quote.expiresAt);
     })();
   }
 
   async findQuote(id: string): Promise<string | null> {
     return (
-      (this.db.prepare('SELECT body FROM quotes WHERE id = ?').pluck().get(id) as string | undefined) ?? null
+      (this.prepared('SELECT body FROM quotes WHERE id = ?').pluck().get(id) as string | undefined) ?? null
     );
   }
 
   async secret(name: string, generate: () => string): Promise<string> {
-    this.db
-      .prepare('INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING')
-      .run(name, generate());
-    return this.db.prepare('SELECT value FROM secrets WHERE name = ?').pluck().get(name) as string;
+    this.prepared('INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(
+      name,
+      generate(),
+    );
+    return this.prepared('SELECT value FROM secrets WHERE name = ?').pluck().get(name) as string;
   }
 
   async recordPayment(row: NewPayment): Promise<boolean> {
     const at = now();
     try {
-      this.db
-        .prepare(
-          `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, payment_id, status, created_at, updated_at)
+      this.prepared(
+        `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, payment_id, status, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
-        )
-        .run(...paymentValues(row), at, at);
+      ).run(...paymentValues(row), at, at);
       return true;
     } catch (error) {
       if (isUniqueViolation(error)) return false;
@@ -350,48 +356,46 @@ export class SqliteStateStore implements StateStore {
   }
 
   async finishPayment(id: string, outcome: PaymentOutcome): Promise<void> {
-    this.db
-      .prepare('UPDATE payments SET status = ?, "transaction" = ?, error = ?, updated_at = ? WHERE id = ?')
-      .run(
-        outcome.status,
-        outcome.status === 'settled' ? outcome.transaction : null,
-        outcome.status === 'failed' ? outcome.error : null,
-        now(),
-        id,
-      );
+    this.prepared(
+      'UPDATE payments SET status = ?, "transaction" = ?, error = ?, updated_at = ? WHERE id = ?',
+    ).run(
+      outcome.status,
+      outcome.status === 'settled' ? outcome.transaction : null,
+      outcome.status === 'failed' ? outcome.error : null,
+      now(),
+      id,
+    );
   }
 
   async findPayment(network: string, nonce: string): Promise<PaymentRow | null> {
-    const row = this.db
-      .prepare(`SELECT * FROM payments WHERE network = ? AND nonce = ? AND status <> 'failed'`)
-      .get(network, nonce) as PaymentDbRow | undefined;
+    const row = this.prepared(
+      `SELECT * FROM payments WHERE network = ? AND nonce = ? AND status <> 'failed'`,
+    ).get(network, nonce) as PaymentDbRow | undefined;
     return row ? toPaymentRow(row) : null;
   }
 
   async findPaymentById(paymentId: string): Promise<PaymentRow | null> {
-    const row = this.db
-      .prepare(`SELECT * FROM payments WHERE payment_id = ? AND status <> 'failed'`)
-      .get(paymentId) as PaymentDbRow | undefined;
+    const row = this.prepared(`SELECT * FROM payments WHERE payment_id = ? AND status <> 'failed'`).get(
+      paymentId,
+    ) as PaymentDbRow | undefined;
     return row ? toPaymentRow(row) : null;
   }
 
   async listPayments(filter: { since?: string; status?: PaymentStatus } = {}): Promise<PaymentRow[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM payments WHERE (? IS NULL OR created_at >= ?) AND (? IS NULL OR status = ?)
+    const rows = this.prepared(
+      `SELECT * FROM payments WHERE (? IS NULL OR created_at >= ?) AND (? IS NULL OR status = ?)
          ORDER BY created_at DESC, id`,
-      )
-      .all(
-        filter.since ?? null,
-        filter.since ?? null,
-        filter.status ?? null,
-        filter.status ?? null,
-      ) as PaymentDbRow[];
+    ).all(
+      filter.since ?? null,
+      filter.since ?? null,
+      filter.status ?? null,
+      filter.status ?? null,
+    ) as PaymentDbRow[];
     return rows.map(toPaymentRow);
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.prepared('SELECT 1').get();
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateApiKey, hashApiKey, hashesEqual, parseApiKey } from '../../src/access/api-keys.js';
 import { openStateStore } from '../../src/access/open-state-store.js';
 import { PLANS, parsePlan, UnknownPlanError } from '../../src/access/plans.js';
@@ -670,6 +670,34 @@ describe('state store: SQLite written by another process', () => {
       expect(await store.authenticate(key)).toBeNull();
     } finally {
       writer.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('state store: SQLite statements', () => {
+  it('prepares each statement once: saving and finding quotes again prepares nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ri-state-'));
+    const store = new SqliteStateStore(join(dir, 'state.sqlite'));
+    await store.migrate();
+    const quote = (id: string) => ({
+      id,
+      body: JSON.stringify({ quote_id: id }),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    const prepare = vi.spyOn(Database.prototype, 'prepare');
+    try {
+      await store.saveQuote(quote('q1'));
+      expect(await store.findQuote('q1')).toBe(JSON.stringify({ quote_id: 'q1' }));
+      expect(prepare).toHaveBeenCalled();
+      prepare.mockClear();
+      await store.saveQuote(quote('q2'));
+      expect(await store.findQuote('q2')).toBe(JSON.stringify({ quote_id: 'q2' }));
+      expect(await store.findQuote('q1')).toBe(JSON.stringify({ quote_id: 'q1' }));
+      expect(prepare).not.toHaveBeenCalled();
+    } finally {
+      prepare.mockRestore();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -93,7 +93,7 @@ export function responseCache(): Step<Context<AppEnv>> {
       const hit = store.entries.get(key);
       if (hit) {
         if (c instanceof FrontContext) c.route = hit.route;
-        return answer(c, representationOf(hit, encoding), true);
+        return answer(c, representationOf(store, hit, encoding), true);
       }
       (c as Context<WithPending>).set(PENDING, {
         start: performance.now(),
@@ -133,7 +133,7 @@ async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Pro
     bytes: body.length,
     compressible,
   };
-  if (compressible && encoding) addEncoding(entry, encoding, await compress(body, encoding));
+  if (compressible && encoding) addEncoding(null, entry, encoding, await compress(body, encoding));
   if (kept && !cache.has(key)) {
     for (const [oldKey, old] of cache) {
       if (store.bytes + entry.bytes <= MAX_BYTES) break;
@@ -149,8 +149,7 @@ async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Pro
             .then((bytes) => {
               // Made meanwhile by a hit (representationOf), or the entry gone: nothing to add.
               if (entry[other] || cache.get(key) !== entry) return;
-              addEncoding(entry, other, bytes);
-              store.bytes += bytes.length;
+              addEncoding(store, entry, other, bytes);
             })
             .catch(() => {});
   }
@@ -159,21 +158,28 @@ async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Pro
 
 const ENCODINGS: Encoding[] = ['br', 'gzip'];
 
-function addEncoding(entry: Entry, encoding: Encoding, bytes: Uint8Array<ArrayBuffer>): void {
+/** Adds an encoded form to an entry, counted in its size and, once it is kept, in its store's. */
+function addEncoding(
+  store: Store | null,
+  entry: Entry,
+  encoding: Encoding,
+  bytes: Uint8Array<ArrayBuffer>,
+): void {
   const { identity } = entry;
   entry[encoding] = representation(bytes, encodedEtag(identity.etag, encoding), {
     ...withoutEtag(identity.headers),
     'content-encoding': encoding,
   });
   entry.bytes += bytes.length;
+  if (store) store.bytes += bytes.length;
 }
 
 const withoutEtag = ({ etag: _etag, ...headers }: Record<string, string>) => headers;
 
 /** A kept answer's representation for an encoding; one not made yet is made now, on this thread. */
-function representationOf(entry: Entry, encoding: Encoding | null): Representation {
+function representationOf(store: Store, entry: Entry, encoding: Encoding | null): Representation {
   if (!encoding || !entry.compressible) return entry.identity;
-  if (!entry[encoding]) addEncoding(entry, encoding, compressSync(entry.identity.body, encoding));
+  if (!entry[encoding]) addEncoding(store, entry, encoding, compressSync(entry.identity.body, encoding));
   return entry[encoding]!;
 }
 

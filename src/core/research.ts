@@ -1,6 +1,6 @@
 import { operation, priceOf } from '../access/policy.js';
 import type { ResearchAnswer } from '../contracts/research.js';
-import { type SharedColumns, shareColumns } from '../snapshot/paper-columns.js';
+import { type SharedColumns, sharePaperColumns } from '../snapshot/paper-columns.js';
 import type { PaperQueries, ResearchQueries, SnapshotView } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
@@ -46,16 +46,13 @@ export type { Community, ElementCommunity, ResearchAnswer, ResearchPaper } from 
 /**
  * Reads what research keeps per snapshot (the candidates' columns, about 110 MB at 1M works, and
  * the titles' statistics, read on a thread of their own) before a question needs them: a worker
- * does it when a snapshot is published, so its first question does not wait about a second.
+ * does it when a snapshot is published, so its first question does not wait about a second. With
+ * `share`, the columns go to shared memory and are returned, for the other workers.
  */
-export function warmResearch(snapshot: SnapshotView<ResearchQueries>): void {
-  warmCandidates(snapshot);
-  snapshot.reader.startTitleRanking();
-}
-
-/** warmResearch, with the columns read into shared memory for the other threads (returned). */
-export function warmResearchShared(snapshot: SnapshotView<ResearchQueries>): SharedColumns {
-  const columns = shareColumns(snapshot, RESEARCH_COLUMNS);
+export function warmResearch(snapshot: SnapshotView<ResearchQueries>, share = false): SharedColumns | null {
+  let columns: SharedColumns | null = null;
+  if (share) columns = sharePaperColumns(snapshot, RESEARCH_COLUMNS);
+  else warmCandidates(snapshot);
   snapshot.reader.startTitleRanking();
   return columns;
 }

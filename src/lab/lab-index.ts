@@ -1,5 +1,5 @@
 import { ServiceError } from '../core/errors.js';
-import { paperColumn } from '../snapshot/paper-columns.js';
+import { paperColumn, typedArrayOf } from '../snapshot/paper-columns.js';
 import type { LabQueries, SnapshotView } from '../snapshot/reader.js';
 import { EMPTY, type Postings } from './sets.js';
 
@@ -31,13 +31,6 @@ export interface LabIndex {
   topics: { ref: SubjectRef; words: string[] }[];
   topicName(topicNumber: number): string | null;
   postings(ref: Pick<SubjectRef, 'type' | 'id'>): Postings;
-}
-
-/** A blob's bytes copied into an aligned typed array (SQLite hands out unaligned buffers). */
-function int32s(blob: Buffer): Int32Array {
-  const copy = new ArrayBuffer(blob.length);
-  new Uint8Array(copy).set(blob);
-  return new Int32Array(copy);
 }
 
 export function labIndex(snapshot: SnapshotView<LabQueries>): LabIndex {
@@ -88,7 +81,7 @@ function loadLabIndex(snapshot: SnapshotView<LabQueries>): LabIndex {
       let list = cache.get(key);
       if (!list) {
         const blob = reader.postings(ref.type, ref.id);
-        list = blob ? int32s(blob) : EMPTY;
+        list = blob ? typedArrayOf(Int32Array, blob) : EMPTY;
         if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
         cache.set(key, list);
       }

@@ -1,13 +1,7 @@
 import type { LabDepth } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { type LabQuote, type LabRunAnswer, labQuote, labRun } from '../core/lab.js';
-import {
-  type ResearchAnswer,
-  type ResearchRequest,
-  research,
-  warmResearch,
-  warmResearchShared,
-} from '../core/research.js';
+import { type ResearchAnswer, type ResearchRequest, research, warmResearch } from '../core/research.js';
 import type { Viewer } from '../core/viewer.js';
 import type { SharedColumns } from '../snapshot/paper-columns.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -47,10 +41,10 @@ export function runHeavyTask(snapshot: Snapshot, task: HeavyTask): HeavyAnswer {
     }
     case 'labRun':
       return labRun(snapshot, task.quote, task.depth, task.viewer);
-    case 'warm':
-      if (task.share) return { columns: warmResearchShared(snapshot) };
-      warmResearch(snapshot);
-      return 'warm';
+    case 'warm': {
+      const columns = warmResearch(snapshot, task.share);
+      return columns ? { columns } : 'warm';
+    }
   }
 }
 

@@ -5,7 +5,7 @@
  * without being told.
  */
 import { ServiceError } from '../core/errors.js';
-import { adoptColumns, type SharedColumns } from '../snapshot/paper-columns.js';
+import { adoptPaperColumns, type SharedColumns } from '../snapshot/paper-columns.js';
 import { Snapshot } from '../snapshot/snapshot.js';
 import {
   type HeavyAnswer,
@@ -62,7 +62,7 @@ export function task(input: {
 }): HeavyAnswer | ServiceErrorData {
   try {
     const snapshot = snapshotAt(input.path, input.version);
-    if (input.columns) adoptColumns(snapshot, input.columns);
+    if (input.columns) adoptPaperColumns(snapshot, input.columns);
     return runHeavyTask(snapshot, input.task);
   } catch (e) {
     if (e instanceof ServiceError) return toData(e);

@@ -1,4 +1,5 @@
 import { ServiceError } from '../core/errors.js';
+import { inSharedMemory } from '../util/shared-memory.js';
 import type { SnapshotView } from './reader.js';
 
 /**
@@ -34,28 +35,34 @@ export interface ColumnQueries {
   paperColumn(name: string): Buffer | undefined;
 }
 
-/**
- * A column's blob as its typed array, undefined when absent. A view of the blob's own memory when
- * it is aligned (it is: each blob gets its own buffer), else a copy: copying 90 MB cost 350 ms of
- * page faults on a slow machine, more than SQLite's read of it.
- */
+/** A column's blob as its typed array (typedArrayOf), undefined when absent. */
 export function readPaperColumn<N extends PaperColumnName>(
   reader: ColumnQueries,
   name: N,
 ): PaperColumn<N> | undefined {
   const blob = reader.paperColumn(name);
-  if (!blob) return undefined;
-  const Type = PAPER_COLUMN_TYPES[name];
+  return blob
+    ? typedArrayOf(PAPER_COLUMN_TYPES[name] as unknown as TypedArrayType<PaperColumn<N>>, blob)
+    : undefined;
+}
+
+type TypedArrayType<T> = {
+  BYTES_PER_ELEMENT: number;
+  new (buffer: ArrayBuffer, offset?: number, length?: number): T;
+};
+
+/**
+ * A little-endian blob (a column, a posting list) as a typed array: a view of the blob's own
+ * memory when it is aligned (a large blob gets a buffer of its own), else a copy. Copying 90 MB
+ * cost 350 ms of page faults on a slow machine, more than SQLite's read of it.
+ */
+export function typedArrayOf<T>(Type: TypedArrayType<T>, blob: Buffer): T {
   const size = Type.BYTES_PER_ELEMENT;
   if (blob.byteOffset % size === 0)
-    return new Type(
-      blob.buffer as ArrayBuffer,
-      blob.byteOffset,
-      Math.floor(blob.length / size),
-    ) as PaperColumn<N>;
+    return new Type(blob.buffer as ArrayBuffer, blob.byteOffset, Math.floor(blob.length / size));
   const copy = new ArrayBuffer(blob.length);
   new Uint8Array(copy).set(blob);
-  return new Type(copy) as PaperColumn<N>;
+  return new Type(copy);
 }
 
 /**
@@ -86,18 +93,14 @@ export type SharedColumns = Partial<Record<PaperColumnName, SharedArrayBuffer>>;
  * memory, which the snapshot then reads too: the worker pool hands them to its other workers, so a
  * process holds one copy however many workers it has (about 110 MB at 1M works for research's).
  */
-export function shareColumns(
+export function sharePaperColumns(
   snapshot: SnapshotView<ColumnQueries>,
   names: readonly PaperColumnName[],
 ): SharedColumns {
   const out: SharedColumns = {};
-  for (const name of names) {
-    const own = paperColumn(snapshot, name);
-    const shared = new SharedArrayBuffer(own.byteLength);
-    new Uint8Array(shared).set(new Uint8Array(own.buffer, own.byteOffset, own.byteLength));
-    out[name] = shared;
-  }
-  adoptColumns(snapshot, out);
+  for (const name of names)
+    out[name] = inSharedMemory(paperColumn(snapshot, name)).buffer as unknown as SharedArrayBuffer;
+  adoptPaperColumns(snapshot, out);
   return out;
 }
 
@@ -105,7 +108,7 @@ export function shareColumns(
  * Makes the snapshot read the given shared columns, dropping any copy of its own (a worker asked
  * a question before the shared ones came): one copy per process, not one per worker.
  */
-export function adoptColumns(snapshot: SnapshotView<ColumnQueries>, columns: SharedColumns): void {
+export function adoptPaperColumns(snapshot: SnapshotView<ColumnQueries>, columns: SharedColumns): void {
   for (const [name, shared] of Object.entries(columns) as [PaperColumnName, SharedArrayBuffer][]) {
     const key = `paper-column:${name}`;
     // Typed as the column's own arrays: the same reads, over memory other threads share.

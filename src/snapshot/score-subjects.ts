@@ -14,6 +14,7 @@ import {
   scoreEntities,
   type Window,
 } from '../scoring/score-entities.js';
+import { inSharedMemory } from '../util/shared-memory.js';
 import {
   type CommunityRows,
   communityRows,
@@ -84,15 +85,6 @@ export function transferablesOfScored(s: ScoredSubjects): ArrayBuffer[] {
   ];
 }
 
-/** The same values in a SharedArrayBuffer (a copy, once; the column is then shared, not cloned). */
-function shared<T extends ArrayBufferView>(column: T): T {
-  if (column.buffer instanceof SharedArrayBuffer) return column;
-  const Kind = column.constructor as new (buffer: SharedArrayBuffer) => T & { set(from: T): void };
-  const out = new Kind(new SharedArrayBuffer(column.byteLength));
-  out.set(column);
-  return out;
-}
-
 /**
  * Puts in shared memory, in place and one column at a time (the peak is one column's copy), every
  * typed column of the corpus and the impact, and both halves of each CSR but the references,
@@ -101,9 +93,9 @@ function shared<T extends ArrayBufferView>(column: T): T {
 export function shareColumns(corpus: Corpus, impact: PaperImpact): void {
   for (const owner of [corpus, impact] as unknown as Record<string, unknown>[]) {
     for (const [key, value] of Object.entries(owner)) {
-      if (ArrayBuffer.isView(value)) owner[key] = shared(value);
+      if (ArrayBuffer.isView(value)) owner[key] = inSharedMemory(value);
       else if (key !== 'refs' && isCsr(value))
-        owner[key] = { start: shared(value.start), values: shared(value.values) };
+        owner[key] = { start: inSharedMemory(value.start), values: inSharedMemory(value.values) };
     }
   }
 }

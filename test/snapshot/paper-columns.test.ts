@@ -1,14 +1,14 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadCandidates, referencesOf } from '../../src/core/research/candidates.js';
+import { loadCandidates, references } from '../../src/core/research/candidates.js';
 import { LENSES, research, warmResearch } from '../../src/core/research.js';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import {
-  adoptColumns,
+  adoptPaperColumns,
   dateNumber,
   PAPER_COLUMN_TYPES,
   paperColumn,
-  shareColumns,
+  sharePaperColumns,
 } from '../../src/snapshot/paper-columns.js';
 import { snapshotFile } from '../../src/snapshot/publish.js';
 import { Snapshot } from '../../src/snapshot/snapshot.js';
@@ -106,7 +106,7 @@ describe('paper columns', () => {
       for (const r of rows) {
         const expected = (cites.get(r.ordinal) ?? []).sort((a, b) => a - b);
         expect(
-          [...referencesOf(snapshot, r.ordinal)].sort((a, b) => a - b),
+          [...references(snapshot)(r.ordinal)].sort((a, b) => a - b),
           `W${r.work_id}`,
         ).toEqual(expected);
       }
@@ -172,11 +172,11 @@ describe('shared columns', () => {
     const sharing = new Snapshot(snapshot.version, snapshot.path);
     const adopting = new Snapshot(snapshot.version, snapshot.path);
     try {
-      const shared = shareColumns(sharing, names);
+      const shared = sharePaperColumns(sharing, names);
       // A column read before the shared ones came is dropped for them.
       const before = paperColumn(adopting, 'refs');
       const read = vi.spyOn(adopting.reader, 'paperColumn');
-      adoptColumns(adopting, shared);
+      adoptPaperColumns(adopting, shared);
       expect(paperColumn(adopting, 'refs')).not.toBe(before);
       for (const name of names) {
         expect(shared[name]).toBeInstanceOf(SharedArrayBuffer);

@@ -53,8 +53,9 @@ export function loadCandidates(
   return rows;
 }
 
-/** The papers a paper cites (ordinals), a view of the snapshot's references column. */
-export function referencesOf(snapshot: SnapshotView<ColumnQueries>, ordinal: number): Int32Array {
+/** The papers each paper cites (ordinals), as views of the snapshot's references column. */
+export function references(snapshot: SnapshotView<ColumnQueries>): (ordinal: number) => Int32Array {
   const start = paperColumn(snapshot, 'refs_start');
-  return paperColumn(snapshot, 'refs').subarray(start[ordinal], start[ordinal + 1]);
+  const refs = paperColumn(snapshot, 'refs');
+  return (ordinal) => refs.subarray(start[ordinal], start[ordinal + 1]);
 }

@@ -3,7 +3,7 @@ import type { PaperQueries, PaperRow, SnapshotView } from '../../snapshot/reader
 import { mostCited } from '../most-cited.js';
 import { loadPaperRows, paperLink } from '../paper-row.js';
 import type { Lens, ResearchPaper, ResearchRequest } from '../research.js';
-import { type CandidateRow, referencesOf } from './candidates.js';
+import { type CandidateRow, references } from './candidates.js';
 import type { MatchedPaper } from './match.js';
 
 /**
@@ -112,11 +112,9 @@ export function readingLists(
       }
     } else {
       // Foundational: the papers the matching papers cite most (found through their references).
+      const cites = references(snapshot);
       const { page: slice, distinct } = mostCited(
-        [
-          ...evidence.map((m) => referencesOf(snapshot, m.ordinal)),
-          seed && referencesOf(snapshot, seed.ordinal),
-        ],
+        [...evidence.map((m) => cites(m.ordinal)), seed && cites(seed.ordinal)],
         start,
         end,
       );

@@ -28,6 +28,8 @@ const FORMAT = 1;
 
 export interface CachedCorpus {
   generation: number;
+  /** The digest of its bytes (the header's): names this very cache. */
+  digest: string;
   n: number;
   workId: Float64Array;
   elements: Csr;
@@ -99,7 +101,7 @@ export async function writeCorpusCache(
   corpus: Corpus,
   state: StoreState,
   params: ScoringParameters,
-): Promise<void> {
+): Promise<string> {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true });
   removeStaleTemporaries(dir, basename(file));
@@ -148,6 +150,7 @@ export async function writeCorpusCache(
   } finally {
     await dh.close();
   }
+  return header.sha256;
 }
 
 /** Temporary files of builds whose process is gone (killed half way). */
@@ -237,6 +240,7 @@ export function readCorpusCache(
     const n = header.n;
     const cache: CachedCorpus = {
       generation: header.generation,
+      digest: header.sha256,
       n,
       workId: view(0, Float64Array),
       elements: { start: view(1, Int32Array), values: view(2, Int32Array) },

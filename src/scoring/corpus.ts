@@ -105,6 +105,11 @@ export interface LoadReport {
   incremental: boolean;
   /** Works changed (added, replaced or removed) since the cache, when incremental. */
   changed: number;
+  /**
+   * When incremental: each paper's ordinal in the cache (so in the snapshot built with it) when its
+   * work is unchanged since, else -1.
+   */
+  cachedOrdinal?: Int32Array;
 }
 
 /**
@@ -207,7 +212,11 @@ export async function loadCorpusReporting(
   const delta = cache ? await deltaFromCache(store, corpus, cache) : null;
   if (delta) {
     await loadHeadlinesIncrementally(store, corpus, cache!, delta, params);
-    report = { incremental: true, changed: delta.changed };
+    const cachedOrdinal = new Int32Array(corpus.n).fill(-1);
+    delta.keep.forEach((o, p) => {
+      if (o >= 0) cachedOrdinal[o] = p;
+    });
+    report = { incremental: true, changed: delta.changed, cachedOrdinal };
   } else await loadHeadlines(store, corpus, params, 'works');
   await store.con.run('DROP TABLE IF EXISTS changed');
 

@@ -1,5 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { type CorpusStore, openCorpusStore } from '../ingest/corpus-store.js';
 import { assignClusters } from '../scoring/clusters.js';
 import { loadCorpusReporting } from '../scoring/corpus.js';
@@ -9,7 +9,9 @@ import { computeImpact } from '../scoring/impact.js';
 import { DEFAULT_PARAMETERS, type ScoringParameters } from '../scoring/parameters.js';
 import { tagWorks } from '../tagging/tag-works.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
-import { type PublishResult, publishSnapshot } from './publish.js';
+import { writeFileAtomically } from './atomic-file.js';
+import type { PaperContent } from './paper-rows.js';
+import { type PublishResult, publishSnapshot, snapshotFile, verifySnapshot } from './publish.js';
 import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';
 import { scoreSubjectsAside } from './score-subjects.js';
 import { type SubjectContent, writeSnapshot } from './write-snapshot.js';
@@ -79,6 +81,14 @@ async function buildFromStore(
     cache = read.cache;
     if (!cache) log(`loading in full: ${read.reason}`);
   }
+  // The snapshot built with the cache, whose paper rows the writer copies for unchanged works, once
+  // its bytes are checked against its name (hashed while the corpus loads).
+  const cacheDigest = cache?.digest ?? null;
+  const previousVersion =
+    cacheDigest && options.cacheFile ? readCacheSnapshot(options.cacheFile, cacheDigest) : null;
+  const previousChecked = previousVersion
+    ? verifySnapshot(snapshotDir, previousVersion)
+    : Promise.resolve(false);
   const { corpus, report } = await loadCorpusReporting(store, params, cache);
   if (cache && !report.incremental) log('loading in full: the build cache does not match the change log');
   // A cache of this very generation, used as it is, need not be written again.
@@ -121,25 +131,46 @@ async function buildFromStore(
   const tmp = join(snapshotDir, `.build-${process.pid}-${Date.now()}.sqlite`);
   try {
     const clusters = assignClusters(corpus);
-    await writeSnapshot(tmp, { corpus, impact, clusters }, subjects, store, lap);
+    let previous: PaperContent['previous'];
+    if (report.cachedOrdinal && previousVersion) {
+      if (await previousChecked)
+        previous = { file: snapshotFile(snapshotDir, previousVersion), ordinal: report.cachedOrdinal };
+      else
+        log(
+          `paper rows made in full: the snapshot ${previousVersion} built with the cache is gone or damaged`,
+        );
+    }
+    await writeSnapshot(tmp, { corpus, impact, clusters, previous }, subjects, store, lap);
     lap('snapshot written');
     // The build cache is written (on the I/O threads) while the snapshot is hashed and published.
     // It only makes the next build faster: when it cannot be written the snapshot is still
     // published, the old cache stays whole (written to a temporary, then renamed) and the change
     // log is kept, so the next build is still right; a warning says why it will be slower.
-    const [published] = await settled(
+    const [published, written] = await settled(
       publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep }),
       cacheFile
         ? writeCorpusCache(cacheFile, corpus, state, params).then(
-            async () => {
+            async (digest) => {
               await store.pruneChanges(state.generation);
               lap('build cache written');
+              return digest;
             },
-            (e: Error) =>
-              log(`build cache not written (${e.message}): the next build loads more from the store`),
+            (e: Error) => {
+              log(`build cache not written (${e.message}): the next build loads more from the store`);
+              return null;
+            },
           )
-        : Promise.resolve(),
+        : Promise.resolve(cacheIsCurrent ? cacheDigest : null),
     );
+    if (options.cacheFile && written) {
+      try {
+        writeCacheSnapshot(options.cacheFile, written, published.version);
+      } catch (e) {
+        log(
+          `the build cache's snapshot not recorded (${(e as Error).message}): the next build makes every paper row`,
+        );
+      }
+    }
     lap(
       published.changed
         ? `published ${published.version}`
@@ -159,6 +190,33 @@ async function buildFromStore(
   } finally {
     scoring.stop();
     rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * Beside the cache, the data_version of the snapshot built with it, whose paper rows are in the
+ * cache's ordinal order: the next incremental build copies the rows of unchanged works from it.
+ * It names the cache by digest, so a cache written without it (a build stopped between the two)
+ * is never taken for the one it names.
+ */
+export function writeCacheSnapshot(file: string, digest: string, version: string): void {
+  writeFileAtomically(
+    dirname(file),
+    `${basename(file)}.snapshot`,
+    JSON.stringify({ cache: digest, version }),
+  );
+}
+
+/** The snapshot built with this cache (its digest), when one is recorded. */
+export function readCacheSnapshot(file: string, digest: string): string | null {
+  try {
+    const link = JSON.parse(readFileSync(`${file}.snapshot`, 'utf8')) as {
+      cache?: unknown;
+      version?: unknown;
+    };
+    return link.cache === digest && typeof link.version === 'string' ? link.version : null;
+  } catch {
+    return null;
   }
 }
 

@@ -1,20 +1,10 @@
 import Database from 'better-sqlite3';
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
-import type { Clusters } from '../scoring/clusters.js';
-import type { Corpus } from '../scoring/corpus.js';
-import type { PaperImpact } from '../scoring/impact.js';
-import { dateNumber } from './paper-columns.js';
+import { type PaperContent, writePaperRows } from './paper-rows.js';
 import { PAPER_INDEXES, SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from './schema.js';
 import type { ScoredSubjects } from './score-subjects.js';
 import { type CommunityRows, type SubjectRows, topicSubjectId } from './subject-rows.js';
-
-/** What the paper rows are written from: the corpus, each paper's impact and community. */
-export interface PaperContent {
-  corpus: Corpus;
-  impact: PaperImpact;
-  clusters: Clusters;
-}
 
 /** Everything else in the file: the subject scores (scored and laid out as rows) and the build's notes. */
 export interface SubjectContent extends Omit<ScoredSubjects, 'window'> {
@@ -25,8 +15,9 @@ export type SnapshotContent = PaperContent & SubjectContent;
 
 /**
  * Writes a complete snapshot file. Every row is written in a fixed order so the same corpus
- * gives the same bytes, and so the same data_version. Paper texts (DOI, title, venue, date)
- * stream from the corpus store, in ordinal order, and never sit in memory all at once. The
+ * gives the same bytes, and so the same data_version. Paper rows are made from the corpus store
+ * (texts streamed in ordinal order, never all in memory at once) or, for unchanged works in an
+ * incremental build, copied from the previous snapshot (paper-rows.ts). The
  * paper rows, their full-text index and indexes come first and do not depend on the subject
  * scores, which are awaited only after them (the build scores in a worker thread meanwhile).
  */
@@ -60,10 +51,7 @@ async function writeAll(
   db.pragma('threads = 2');
   db.exec(SNAPSHOT_SCHEMA);
 
-  db.exec('BEGIN');
-  const pubDates = await writePapers(db, papers, store);
-  db.exec('COMMIT');
-  log(`  papers: ${papers.corpus.n}`);
+  const pubDates = await writePaperRows(db, papers, store, log);
   // What depends only on the paper rows is built before the scores are awaited (the worker is
   // still scoring meanwhile).
   db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
@@ -92,91 +80,6 @@ async function writeAll(
   insert();
   db.exec(SUBJECT_INDEXES);
   db.pragma('journal_mode = DELETE');
-}
-
-/** Paper rows per INSERT statement: one statement call per row cost about as much as the row. */
-const PAPER_BATCH = 64;
-const PAPER_COLUMNS = 16;
-
-/**
- * A paper's four texts (DOI, title, venue, date) as one string, so that reading them from the
- * store costs one string per row, not four: fields joined by U+001F; within a field U+001B is
- * written as U+001B 'e' and U+001F as U+001B 's'; NULL is U+001B 'n'.
- */
-const TEXT_COLUMNS = ['doi', 'title', 'venue', 'pub_date'];
-// The two replaces run only on the rare text that holds either character: on every text they were
-// a third of the query's CPU (about 1 s at 1M works).
-const joinedTexts = TEXT_COLUMNS.map(
-  (c) =>
-    `coalesce(CASE WHEN contains(${c}, chr(27)) OR contains(${c}, chr(31)) ` +
-    `THEN replace(replace(${c}, chr(27), chr(27) || 'e'), chr(31), chr(27) || 's') ELSE ${c} END, chr(27) || 'n')`,
-).join(' || chr(31) || ');
-
-const ESCAPED_SEPARATOR = '\u001bs';
-const ESCAPED_ESCAPE = '\u001be';
-
-function unescapeText(field: string): string | null {
-  if (!field.includes('\u001b')) return field;
-  if (field === '\u001bn') return null;
-  return field.replaceAll(ESCAPED_SEPARATOR, '\u001f').replaceAll(ESCAPED_ESCAPE, '\u001b');
-}
-
-/** Writes the paper rows; returns their dates as YYYYMMDD numbers (for the pub_date column). */
-async function writePapers(
-  db: Database.Database,
-  { corpus, impact, clusters }: PaperContent,
-  store: CorpusStore,
-): Promise<Int32Array> {
-  const pubDates = new Int32Array(corpus.n);
-  const row = `(${Array(PAPER_COLUMNS).fill('?').join(', ')})`;
-  const one = db.prepare(`INSERT INTO papers VALUES ${row}`);
-  const batch = db.prepare(`INSERT INTO papers VALUES ${Array(PAPER_BATCH).fill(row).join(', ')}`);
-  const values: unknown[] = new Array(PAPER_BATCH * PAPER_COLUMNS);
-  let pending = 0;
-  // Each value's text made once, not once per paper that carries it.
-  const symbols = ELEMENTS.map((e) => e.symbol);
-  const topicNames = corpus.topicIds.map(topicSubjectId);
-  const slugs = corpus.keywordSlugs;
-  const list = (csr: Corpus['topics'], p: number, names: readonly string[]) => {
-    let out = '';
-    for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) out += (out ? ',' : '') + names[csr.values[i]!]!;
-    return out;
-  };
-  const nullable = (v: number) => (Number.isNaN(v) ? null : v);
-  await store.forEachChunk(`SELECT o, ${joinedTexts} FROM works JOIN ord USING (id) ORDER BY o`, (chunk) => {
-    const ordinals = chunk.getColumnVector(0);
-    const texts = chunk.getColumnVector(1);
-    for (let i = 0; i < chunk.rowCount; i++) {
-      const p = ordinals.getItem(i) as number;
-      const [doi, title, venue, date] = (texts.getItem(i) as string).split('\u001f');
-      const cluster = clusters.topic[p]!;
-      let k = pending * PAPER_COLUMNS;
-      values[k++] = p;
-      values[k++] = corpus.workId[p];
-      values[k++] = unescapeText(doi!);
-      values[k++] = unescapeText(title!);
-      values[k++] = unescapeText(venue!);
-      values[k++] = corpus.year[p] || null;
-      const pubDate = unescapeText(date!);
-      values[k++] = pubDate;
-      pubDates[p] = dateNumber(pubDate);
-      values[k++] = corpus.citations[p]! >= 0 ? corpus.citations[p] : null;
-      values[k++] = nullable(impact.impactScore[p]!);
-      values[k++] = nullable(impact.citationPercentile[p]!);
-      values[k++] = impact.highImpact[p];
-      values[k++] = cluster === -1 ? null : cluster;
-      values[k++] = cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic';
-      values[k++] = list(corpus.elements, p, symbols);
-      values[k++] = list(corpus.topics, p, topicNames);
-      values[k++] = list(corpus.keywords, p, slugs);
-      if (++pending === PAPER_BATCH) {
-        batch.run(values);
-        pending = 0;
-      }
-    }
-  });
-  for (let r = 0; r < pending; r++) one.run(values.slice(r * PAPER_COLUMNS, (r + 1) * PAPER_COLUMNS));
-  return pubDates;
 }
 
 function writeSubjects(db: Database.Database, rows: SubjectRows): void {

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +140,9 @@ describe('incremental build', () => {
     ingest(data, p1);
     const added = build(data);
     expect(added.log).toMatch(/incremental: 31 changed/);
+    // The unchanged works' rows copied from the snapshot built with the cache: all but the 31.
+    const sampleSize = Number(/loaded (\d+) works/.exec(base.log)![1]);
+    expect(added.log).toContain(`(${sampleSize} rows copied from the previous snapshot)`);
     const full1 = fullBuild(SAMPLE, p1);
     expect(added.version).toBe(full1.version);
     expect(snapshotBytes(data, added.version).equals(snapshotBytes(full1.data, full1.version))).toBe(true);
@@ -147,6 +150,7 @@ describe('incremental build', () => {
     // Replaced and removed works, through `ri update` (ingest, tag, build).
     const updated = run(['update', p2, '--data-dir', data]);
     expect(updated.log).toMatch(/incremental: 5 changed/);
+    expect(updated.log).toMatch(/rows copied from the previous snapshot/);
     const full2 = fullBuild(SAMPLE, p1, p2);
     expect(updated.version).toBe(full2.version);
     expect(updated.version).not.toBe(added.version);
@@ -180,6 +184,57 @@ describe('incremental build', () => {
     const again = build(data);
     expect(again.log).toMatch(/incremental: 0 changed/);
     expect(again.version).toBe(full2.version);
+  }, 300_000);
+
+  it('copies paper rows only from the snapshot built with the cache, once its bytes are checked', () => {
+    const data = join(dir, 'copy-from');
+    ingest(data, SAMPLE);
+    const base = build(data);
+    const expected = fullBuild(SAMPLE, p1).version;
+    const link = join(data, 'build-cache/corpus.bin.snapshot');
+    expect(JSON.parse(readFileSync(link, 'utf8')).version).toBe(base.version);
+    ingest(data, p1);
+    const copy = join(dir, 'copy-from-before-build');
+    cpSync(data, copy, { recursive: true });
+    const restore = () => {
+      rmSync(data, { recursive: true });
+      cpSync(copy, data, { recursive: true });
+    };
+
+    // The snapshot it names damaged (one byte flipped): made in full, the same snapshot.
+    const file = join(data, 'snapshots', `${base.version}.sqlite`);
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0xff;
+    writeFileSync(file, bytes);
+    const damaged = build(data);
+    expect(damaged.log).toMatch(/incremental: 31 changed/);
+    expect(damaged.log).toContain(
+      `paper rows made in full: the snapshot ${base.version} built with the cache is gone or damaged`,
+    );
+    expect(damaged.log).not.toMatch(/rows copied/);
+    expect(damaged.version).toBe(expected);
+
+    // Gone (pruned): the same.
+    restore();
+    rmSync(join(data, 'snapshots', `${base.version}.sqlite`));
+    const gone = build(data);
+    expect(gone.log).toContain('is gone or damaged');
+    expect(gone.version).toBe(expected);
+
+    // A record naming another cache (one written after it, say): not taken for this one's.
+    restore();
+    writeFileSync(link, JSON.stringify({ cache: 'f'.repeat(64), version: base.version }));
+    const other = build(data);
+    expect(other.log).toMatch(/incremental: 31 changed/);
+    expect(other.log).not.toMatch(/rows copied|made in full/);
+    expect(other.version).toBe(expected);
+
+    // And as it should be: copied, the same snapshot, and the record now names it.
+    restore();
+    const copied = build(data);
+    expect(copied.log).toMatch(/rows copied from the previous snapshot/);
+    expect(copied.version).toBe(expected);
+    expect(JSON.parse(readFileSync(link, 'utf8')).version).toBe(expected);
   }, 300_000);
 
   it('publishes when the build cache cannot be written, and the next build is still right', () => {

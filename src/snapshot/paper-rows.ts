@@ -4,6 +4,7 @@ import type { CorpusStore } from '../ingest/corpus-store.js';
 import type { Clusters } from '../scoring/clusters.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
+import { batchedInsert } from './batched-insert.js';
 import { dateNumber } from './paper-columns.js';
 import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';
 import { topicSubjectId } from './subject-rows.js';
@@ -103,11 +104,34 @@ async function copyingFrom(
   }
 }
 
+/**
+ * Writes paper p's numbers that move with the rest of the corpus (impact score, citation
+ * percentile, high impact, community and its source) into `values` from `k`; returns the offset
+ * after them. The one place both ways to a row take them from.
+ */
+function movingFiller({
+  impact,
+  clusters,
+}: PaperContent): (values: unknown[], k: number, p: number) => number {
+  const nullable = (v: number) => (Number.isNaN(v) ? null : v);
+  return (values, k, p) => {
+    const cluster = clusters.topic[p]!;
+    values[k++] = nullable(impact.impactScore[p]!);
+    values[k++] = nullable(impact.citationPercentile[p]!);
+    values[k++] = impact.highImpact[p];
+    values[k++] = cluster === -1 ? null : cluster;
+    values[k++] = cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic';
+    return k;
+  };
+}
+
 /** Writes one paper's row values into `values` from `k`; returns its date as YYYYMMDD. */
 type RowFiller = (values: unknown[], k: number, p: number, texts: string) => number;
 
 /** The row of paper p: its texts (joined as the store query gives them) and the content's columns. */
-function rowFiller({ corpus, impact, clusters }: PaperContent): RowFiller {
+function rowFiller(content: PaperContent): RowFiller {
+  const { corpus } = content;
+  const moving = movingFiller(content);
   // Each value's text made once, not once per paper that carries it.
   const symbols = ELEMENTS.map((e) => e.symbol);
   const topicNames = corpus.topicIds.map(topicSubjectId);
@@ -117,10 +141,8 @@ function rowFiller({ corpus, impact, clusters }: PaperContent): RowFiller {
     for (let i = csr.start[p]!; i < csr.start[p + 1]!; i++) out += (out ? ',' : '') + names[csr.values[i]!]!;
     return out;
   };
-  const nullable = (v: number) => (Number.isNaN(v) ? null : v);
   return (values, k, p, texts) => {
     const [doi, title, venue, date] = texts.split('\u001f');
-    const cluster = clusters.topic[p]!;
     values[k++] = p;
     values[k++] = corpus.workId[p];
     values[k++] = unescapeText(doi!);
@@ -130,38 +152,11 @@ function rowFiller({ corpus, impact, clusters }: PaperContent): RowFiller {
     const pubDate = unescapeText(date!);
     values[k++] = pubDate;
     values[k++] = corpus.citations[p]! >= 0 ? corpus.citations[p] : null;
-    values[k++] = nullable(impact.impactScore[p]!);
-    values[k++] = nullable(impact.citationPercentile[p]!);
-    values[k++] = impact.highImpact[p];
-    values[k++] = cluster === -1 ? null : cluster;
-    values[k++] = cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic';
+    k = moving(values, k, p);
     values[k++] = list(corpus.elements, p, symbols);
     values[k++] = list(corpus.topics, p, topicNames);
     values[k++] = list(corpus.keywords, p, slugs);
     return dateNumber(pubDate);
-  };
-}
-
-/** Inserts rows in batches of PAPER_BATCH; `flush` inserts what is left one row at a time. */
-function rowInserter(db: Database.Database) {
-  const row = `(${Array(PAPER_COLUMNS).fill('?').join(', ')})`;
-  const one = db.prepare(`INSERT INTO papers VALUES ${row}`);
-  const batch = db.prepare(`INSERT INTO papers VALUES ${Array(PAPER_BATCH).fill(row).join(', ')}`);
-  const values: unknown[] = new Array(PAPER_BATCH * PAPER_COLUMNS);
-  let pending = 0;
-  return {
-    values,
-    /** The offset in `values` of the next row's first value. */
-    next: () => pending * PAPER_COLUMNS,
-    added(): void {
-      if (++pending < PAPER_BATCH) return;
-      batch.run(values);
-      pending = 0;
-    },
-    flush(): void {
-      for (let r = 0; r < pending; r++) one.run(values.slice(r * PAPER_COLUMNS, (r + 1) * PAPER_COLUMNS));
-      pending = 0;
-    },
   };
 }
 
@@ -178,7 +173,7 @@ async function writeFromStore(
   pubDates: Int32Array = new Int32Array(content.corpus.n),
 ): Promise<Int32Array> {
   const fill = rowFiller(content);
-  const rows = rowInserter(db);
+  const rows = batchedInsert(db, 'papers', PAPER_COLUMNS, { batch: PAPER_BATCH });
   const only = between ? 'WHERE o IN (SELECT o FROM fresh)' : '';
   await store.forEachChunk(
     `SELECT o, ${joinedTexts} FROM works JOIN ord USING (id) ${only} ORDER BY o`,
@@ -212,7 +207,7 @@ async function copyFromPrevious(
   previousOrdinal: Int32Array,
   store: CorpusStore,
 ): Promise<{ pubDates: Int32Array; copied: number }> {
-  const { corpus, impact, clusters } = content;
+  const { corpus } = content;
   const n = corpus.n;
   const fresh: number[] = [];
   for (let p = 0; p < n; p++) if (previousOrdinal[p]! < 0) fresh.push(p);
@@ -220,32 +215,19 @@ async function copyFromPrevious(
   // Today's moving numbers of the copied rows (temp: not part of the snapshot file).
   db.exec(`CREATE TEMP TABLE moving (ordinal INTEGER PRIMARY KEY, prev INTEGER NOT NULL, work_id INTEGER NOT NULL,
     impact_score REAL, citation_percentile REAL, high_impact INTEGER NOT NULL, cluster INTEGER, cluster_source TEXT)`);
-  const columns = 8;
-  const batchRows = 128;
-  const row = `(${Array(columns).fill('?').join(', ')})`;
-  const batch = db.prepare(`INSERT INTO temp.moving VALUES ${Array(batchRows).fill(row).join(', ')}`);
-  const one = db.prepare(`INSERT INTO temp.moving VALUES ${row}`);
-  const values: unknown[] = new Array(batchRows * columns);
-  const nullable = (v: number) => (Number.isNaN(v) ? null : v);
-  let k = 0;
+  const moving = batchedInsert(db, 'temp.moving', 8, { batch: 128 });
+  const fillMoving = movingFiller(content);
   for (let p = 0; p < n; p++) {
     const q = previousOrdinal[p]!;
     if (q < 0) continue;
-    const cluster = clusters.topic[p]!;
-    values[k++] = p;
-    values[k++] = q;
-    values[k++] = corpus.workId[p];
-    values[k++] = nullable(impact.impactScore[p]!);
-    values[k++] = nullable(impact.citationPercentile[p]!);
-    values[k++] = impact.highImpact[p];
-    values[k++] = cluster === -1 ? null : cluster;
-    values[k++] = cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic';
-    if (k === values.length) {
-      batch.run(values);
-      k = 0;
-    }
+    let k = moving.next();
+    moving.values[k++] = p;
+    moving.values[k++] = q;
+    moving.values[k++] = corpus.workId[p];
+    fillMoving(moving.values, k, p);
+    moving.added();
   }
-  for (let r = 0; r < k; r += columns) one.run(values.slice(r, r + columns));
+  moving.flush();
 
   const copy = db.prepare(`INSERT INTO papers SELECT m.ordinal, o.work_id, o.doi, o.title, o.venue,
       o.year, o.pub_date, o.citations, m.impact_score, m.citation_percentile, m.high_impact,

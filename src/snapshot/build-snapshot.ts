@@ -13,7 +13,7 @@ import { writeFileAtomically } from './atomic-file.js';
 import type { PaperContent } from './paper-rows.js';
 import { type PublishResult, publishSnapshot, snapshotFile, verifySnapshot } from './publish.js';
 import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';
-import { scoreSubjectsAside } from './score-subjects.js';
+import { scoreCommunityRows, scoreSubjectsAside } from './score-subjects.js';
 import { type SubjectContent, writeSnapshot } from './write-snapshot.js';
 
 export interface BuildResult extends PublishResult {
@@ -104,10 +104,38 @@ async function buildFromStore(
   lap('impact scores');
   // The subjects are scored in a worker thread while this one writes the paper rows.
   const scoring = scoreSubjectsAside(corpus, impact, params);
+  // The build cache holds what was loaded: written now (on the I/O threads) while the build goes
+  // on, so the end of the build waits for the snapshot's hash alone; from the columns as shared
+  // with the scoring worker (not the copies they were made from, which would stay in memory).
+  // It only makes the next build faster: when it cannot be written the snapshot is still
+  // published, the old cache stays whole (written to a temporary, then renamed) and the change
+  // log is kept (pruned only once both are done), so the next build is still right; a warning
+  // says why it will be slower.
+  const cacheWritten: Promise<string | null> = cacheFile
+    ? writeCorpusCache(cacheFile, corpus, state, params).then(
+        (digest) => {
+          lap('build cache written');
+          return digest;
+        },
+        (e: Error) => {
+          log(`build cache not written (${e.message}): the next build loads more from the store`);
+          return null;
+        },
+      )
+    : Promise.resolve(cacheIsCurrent ? cacheDigest : null);
+  // The communities here meanwhile: this thread has time to spare before the scores come.
+  let communities: ReturnType<typeof scoreCommunityRows>;
+  try {
+    communities = scoreCommunityRows(corpus, params);
+  } catch (e) {
+    scoring.stop();
+    throw e;
+  }
   const subjects = scoring.result.then((s): SubjectContent => {
     lap(`scored ${s.subjects.count} subjects (scoring took ${s.seconds.toFixed(1)} s)`);
     return {
       ...s,
+      ...communities,
       meta: {
         schema_version: SNAPSHOT_SCHEMA_VERSION,
         tagger_version: TAGGER_VERSION,
@@ -142,26 +170,11 @@ async function buildFromStore(
     }
     await writeSnapshot(tmp, { corpus, impact, clusters, previous }, subjects, store, lap);
     lap('snapshot written');
-    // The build cache is written (on the I/O threads) while the snapshot is hashed and published.
-    // It only makes the next build faster: when it cannot be written the snapshot is still
-    // published, the old cache stays whole (written to a temporary, then renamed) and the change
-    // log is kept, so the next build is still right; a warning says why it will be slower.
     const [published, written] = await settled(
       publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep }),
-      cacheFile
-        ? writeCorpusCache(cacheFile, corpus, state, params).then(
-            async (digest) => {
-              await store.pruneChanges(state.generation);
-              lap('build cache written');
-              return digest;
-            },
-            (e: Error) => {
-              log(`build cache not written (${e.message}): the next build loads more from the store`);
-              return null;
-            },
-          )
-        : Promise.resolve(cacheIsCurrent ? cacheDigest : null),
+      cacheWritten,
     );
+    if (cacheFile && written) await store.pruneChanges(state.generation);
     if (options.cacheFile && written) {
       try {
         writeCacheSnapshot(options.cacheFile, written, published.version);

@@ -23,11 +23,9 @@ import {
   transferablesOf,
 } from './subject-rows.js';
 
-/** What the snapshot needs from scoring, besides the per-paper impact, ready to write. */
+/** What the snapshot needs from scoring, besides the per-paper impact and the communities, ready to write. */
 export interface ScoredSubjects {
   subjects: SubjectRows;
-  communities: CommunityRows;
-  elementCommunities: CommunityRows;
   periods: PeriodTotals[];
   /** Each paper's position in the global ranking order (ranking rule of docs/metrics.md). */
   rankPosition: Int32Array;
@@ -38,7 +36,7 @@ export interface ScoredSubjects {
   seconds: number;
 }
 
-/** Scores every element, topic and keyword, and the communities; returns their rows. */
+/** Scores every element, topic and keyword; returns their rows. */
 export function scoreSubjects(
   corpus: Corpus,
   impact: PaperImpact,
@@ -63,11 +61,8 @@ export function scoreSubjects(
     const inverted = invert(csr, corpus.n, entities); // one inversion for the scores and the postings
     rows.add(type, csr, entities, scoreEntities(ctx, type, csr, keys, res, inverted), inverted);
   }
-  const { communities, elementCommunities } = scoreCommunities(corpus, params);
   return {
     subjects: rows.finish(),
-    communities: communityRows(communities),
-    elementCommunities: communityRows(elementCommunities),
     periods: periodTotals(ctx),
     rankPosition: ctx.rankPosition,
     recencyNow: ctx.recencyNow,
@@ -76,10 +71,19 @@ export function scoreSubjects(
   };
 }
 
+/** The communities' rows: scored beside the subjects, on the thread that writes the paper rows. */
+export function scoreCommunityRows(
+  corpus: Corpus,
+  params: ScoringParameters,
+): { communities: CommunityRows; elementCommunities: CommunityRows } {
+  const { communities, elementCommunities } = scoreCommunities(corpus, params);
+  return { communities: communityRows(communities), elementCommunities: communityRows(elementCommunities) };
+}
+
 /** The buffers of a result that move to the receiving thread instead of being copied. */
 export function transferablesOfScored(s: ScoredSubjects): ArrayBuffer[] {
   return [
-    ...transferablesOf(s.subjects, s.communities, s.elementCommunities),
+    ...transferablesOf(s.subjects),
     s.rankPosition.buffer as ArrayBuffer,
     s.recencyNow.buffer as ArrayBuffer,
   ];

@@ -6,8 +6,10 @@ import { PAPER_INDEXES, SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from './schema.js';
 import type { ScoredSubjects } from './score-subjects.js';
 import { type CommunityRows, type SubjectRows, topicSubjectId } from './subject-rows.js';
 
-/** Everything else in the file: the subject scores (scored and laid out as rows) and the build's notes. */
+/** Everything else in the file: the subject scores and communities (laid out as rows) and the build's notes. */
 export interface SubjectContent extends Omit<ScoredSubjects, 'window'> {
+  communities: CommunityRows;
+  elementCommunities: CommunityRows;
   meta: Record<string, string | number>;
 }
 

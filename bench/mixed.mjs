@@ -84,11 +84,14 @@ function rss(pid) {
   return m ? Math.round(Number(m[1]) / 1024) : null;
 }
 
-async function metric(name) {
+/** Metrics of one scrape of /metrics (each scrape starts the event-loop figures over). */
+async function metrics(...names) {
   const r = await get('/metrics', {}); // uncompressed
-  const text = r.body.toString();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
-  return line ? Number(line.split(' ').at(-1)) : null;
+  const lines = r.body.toString().split('\n');
+  return names.map((name) => {
+    const line = lines.find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+    return line ? Number(line.split(' ').at(-1)) : null;
+  });
 }
 
 async function run(connections) {
@@ -138,7 +141,13 @@ async function run(connections) {
     xs.sort((a, b) => a - b);
     return { route, requests: xs.length, p50_ms: +q(xs, 0.5).toFixed(2), p99_ms: +q(xs, 0.99).toFixed(2) };
   });
-  const last20 = rssSeries.slice(-20).filter((x) => x !== null);
+  // Growth over the last 20 s, robust to the collector's sawtooth: the median of the last 5
+  // samples against the median of the 5 taken 20 s before them (two single samples moved by
+  // +-15 MB from one collection to the next).
+  const samples = rssSeries.filter((x) => x !== null);
+  const medianOf = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const last20 =
+    samples.length >= 25 ? medianOf(samples.slice(-5)) - medianOf(samples.slice(-25, -20)) : null;
   return {
     connections,
     rows,
@@ -148,7 +157,7 @@ async function run(connections) {
     rss_mb: {
       start: rssSeries[0],
       end: rssSeries.at(-1),
-      last20_growth: last20.length ? last20.at(-1) - last20[0] : null,
+      last20_growth: last20,
       every10s: rssSeries.filter((_, i) => i % 10 === 9),
     },
   };
@@ -163,8 +172,7 @@ for (const c of (process.env.MIXED_CONNECTIONS ?? '50,200').split(',').map(Numbe
   );
   console.table(r.rows);
 }
-const p99 = await metric('nodejs_eventloop_lag_p99_seconds');
-const max = await metric('nodejs_eventloop_lag_max_seconds');
+const [p99, max] = await metrics('nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds');
 console.log(
   `event-loop delay (from /metrics, since the last scrape): p99 ${p99 === null ? '?' : (p99 * 1000).toFixed(1)} ms, max ${max === null ? '?' : (max * 1000).toFixed(1)} ms`,
 );

@@ -299,6 +299,8 @@ export function scoreEntities(
   for (let e = 0; e < keys.length; e++)
     longest = Math.max(longest, inverted.start[e + 1]! - inverted.start[e]!);
   const recencyBuffer = new Float64Array(longest);
+  // And one for the ranking keys of topRanked (a fresh array per entity was 64 MB to zero and collect at 1M works).
+  const keysBuffer = new Float64Array(longest);
 
   for (let e = 0; e < keys.length; e++) {
     const from = inverted.start[e]!;
@@ -356,7 +358,7 @@ export function scoreEntities(
       ri: researchIntensity(windowWeight, window.papers),
       ris: raw, // normalised below, once the type's maximum is known
       hri: window.highImpactPapers > 0 ? researchIntensity(windowHigh, window.highImpactPapers) : null,
-      ranked: topRanked(ctx, inverted.papers.subarray(from, to), recency, raw),
+      ranked: topRanked(ctx, inverted.papers.subarray(from, to), recency, raw, keysBuffer),
       history: {},
       routedElements: type === 'element' ? [] : routed(elementShare, params.routedElementsPerSubject),
     };
@@ -405,13 +407,14 @@ function topRanked(
   papers: Int32Array,
   recency: Float64Array,
   raw: number,
+  scratch: Float64Array,
 ): RankedPapers {
   const limit = ctx.params.rankedPapersPerEntity;
   const pos = ctx.rankPosition;
   // (global position, index) packed into one exact float (both below 2^26 for 10^7 papers), so a
   // typed-array sort orders them without a comparator.
   const m = papers.length;
-  const keys = new Float64Array(m);
+  const keys = scratch.subarray(0, m);
   for (let i = 0; i < m; i++) keys[i] = pos[papers[i]!]! * m + i;
   const count = Math.min(limit, m);
   // Keys are distinct: the `count` smallest, sorted, are the same whether all are sorted or not.

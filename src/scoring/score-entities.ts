@@ -367,37 +367,72 @@ export function scoreEntities(
   }
 
   const maxRaw = scores.reduce((m, s) => Math.max(m, s.ris), 0);
-  // Period labels made once per type, not once per entity and period.
-  const labels = new Map<string, Map<number, string>>();
+  const tables = resolutions.map((res) => periodTable(ctx, res, periodMaxRaw[res]));
   for (const { score, runs } of pending) {
     score.ris = round(researchIntensityScore(score.ris, maxRaw), 4);
     score.ri = round(score.ri, 4);
     score.hri = score.hri === null ? null : round(score.hri, 4);
-    for (const res of resolutions) {
-      const label = getOrCreate(labels, res, () => new Map<number, string>());
-      score.history[res] = series(ctx, res, runs[res]!, periodMaxRaw[res], label);
-    }
+    resolutions.forEach((res, j) => {
+      score.history[res] = series(tables[j]!, runs[res]!);
+    });
   }
   return scores;
 }
 
-function series(
-  ctx: ScoringContext,
-  res: Resolution,
-  run: PeriodRuns,
-  maxRaw: Map<number, number>,
-  labels: Map<number, string>,
-): HistorySeries {
+/**
+ * What a history series reads of each period of one resolution, by key (dense from the smallest
+ * key: a series reads it once per period, millions of times a build at 1M works): its label, the
+ * corpus's papers and high-impact papers in it, and the type's largest RIS sum in it.
+ */
+interface PeriodTable {
+  first: number;
+  label: string[];
+  papers: Float64Array;
+  high: Float64Array;
+  maxRaw: Float64Array;
+}
+
+function periodTable(ctx: ScoringContext, res: Resolution, maxRaw: Map<number, number>): PeriodTable {
+  const totals = ctx.totals[res];
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const k of totals.keys()) {
+    first = Math.min(first, k);
+    last = Math.max(last, k);
+  }
+  const size = totals.size === 0 ? 0 : last - first + 1;
+  const table: PeriodTable = {
+    first,
+    label: new Array<string>(size),
+    papers: new Float64Array(size),
+    high: new Float64Array(size),
+    maxRaw: new Float64Array(size),
+  };
+  for (const [k, t] of totals) {
+    table.label[k - first] = PERIOD_LABEL[res](k);
+    table.papers[k - first] = t.papers;
+    table.high[k - first] = t.high;
+    table.maxRaw[k - first] = maxRaw.get(k) ?? 0;
+  }
+  return table;
+}
+
+function series(table: PeriodTable, run: PeriodRuns): HistorySeries {
   const out: HistorySeries = { period: [], papers: [], ri: [], ris: [], hri: [] };
-  const order = run.keys.map((_, i) => i).sort((a, b) => run.keys[a]! - run.keys[b]!);
-  for (const i of order) {
-    const k = run.keys[i]!;
-    const t = ctx.totals[res].get(k)!;
-    out.period.push(getOrCreate(labels, k, () => PERIOD_LABEL[res](k)));
+  const keys = run.keys;
+  // Keys come in date order (papers do): sorted only when a date the store could not parse broke it.
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+  const order = sorted ? null : keys.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]!);
+  for (let j = 0; j < keys.length; j++) {
+    const i = order ? order[j]! : j;
+    const at = keys[i]! - table.first;
+    const high = table.high[at]!;
+    out.period.push(table.label[at]!);
     out.papers.push(run.papers[i]!);
-    out.ri.push(round(researchIntensity(run.weight[i]!, t.papers), 4));
-    out.ris.push(round(researchIntensityScore(run.raw[i]!, maxRaw.get(k) ?? 0), 4));
-    out.hri.push(t.high > 0 ? round(researchIntensity(run.high[i]!, t.high), 4) : null);
+    out.ri.push(round(researchIntensity(run.weight[i]!, table.papers[at]!), 4));
+    out.ris.push(round(researchIntensityScore(run.raw[i]!, table.maxRaw[at]!), 4));
+    out.hri.push(high > 0 ? round(researchIntensity(run.high[i]!, high), 4) : null);
   }
   return out;
 }

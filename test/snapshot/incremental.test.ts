@@ -235,6 +235,22 @@ describe('incremental build', () => {
     expect(copied.log).toMatch(/rows copied from the previous snapshot/);
     expect(copied.version).toBe(expected);
     expect(JSON.parse(readFileSync(link, 'utf8')).version).toBe(expected);
+
+    // A record naming a sound snapshot that is not the cache's (works elsewhere in it): the copy
+    // finds rows of other works where the cache says, is undone, and the rows are made in full.
+    const later = fullBuild(SAMPLE, p1, p2);
+    copyFileSync(
+      join(later.data, 'snapshots', `${later.version}.sqlite`),
+      join(data, 'snapshots', `${later.version}.sqlite`),
+    );
+    const record = JSON.parse(readFileSync(link, 'utf8')) as { cache: string };
+    writeFileSync(link, JSON.stringify({ cache: record.cache, version: later.version }));
+    ingest(data, p2);
+    const mismatched = build(data);
+    expect(mismatched.log).toContain(
+      'paper rows made in full: the previous snapshot does not hold the rows the build cache says',
+    );
+    expect(mismatched.version).toBe(later.version);
   }, 300_000);
 
   it('publishes when the build cache cannot be written, and the next build is still right', () => {

@@ -89,7 +89,8 @@ export class SubjectRowsBuilder {
   private readonly ranked: Buffer[] = [];
   private readonly rankedStart = [0];
   private readonly historyResolution: string[] = [];
-  private readonly historyJson: Buffer[] = [];
+  /** The history's JSON, written in place (no Buffer per series, no copy into one at the end). */
+  private historyJson = Buffer.from(new ArrayBuffer(1 << 20));
   private readonly historyStart = [0];
   private readonly historyRows = [0];
   private readonly routedSymbol: string[] = [];
@@ -129,9 +130,12 @@ export class SubjectRowsBuilder {
       this.extra.push(JSON.stringify(extra));
       for (const [res, series] of Object.entries(s.history)) {
         this.historyResolution.push(res);
-        const json = Buffer.from(JSON.stringify(series));
-        this.historyJson.push(json);
-        this.historyStart.push(this.historyStart.at(-1)! + json.length);
+        const json = JSON.stringify(series);
+        const at = this.historyStart.at(-1)!;
+        const end = at + Buffer.byteLength(json);
+        if (end > this.historyJson.length) this.growHistory(end);
+        this.historyJson.write(json, at);
+        this.historyStart.push(end);
       }
       this.historyRows.push(this.historyResolution.length);
       for (const r of s.routedElements) {
@@ -143,6 +147,13 @@ export class SubjectRowsBuilder {
       this.postings.push(papers);
       this.postingsStart.push(this.postingsStart.at(-1)! + papers.length);
     }
+  }
+
+  /** A buffer of at least `size` bytes (doubled: amortised), holding what was written. */
+  private growHistory(size: number): void {
+    const grown = Buffer.from(new ArrayBuffer(Math.max(size, this.historyJson.length * 2)));
+    this.historyJson.copy(grown, 0, 0, this.historyStart.at(-1)!);
+    this.historyJson = grown;
   }
 
   finish(): SubjectRows {
@@ -173,7 +184,8 @@ export class SubjectRowsBuilder {
       extra: this.extra,
       historyRows: Int32Array.from(this.historyRows),
       historyResolution: this.historyResolution,
-      historyJson: concat<Uint8Array>(this.historyJson, new Uint8Array(this.historyStart.at(-1)!)),
+      // A view of its own buffer (moved to the writer's thread whole), as long as what was written.
+      historyJson: new Uint8Array(this.historyJson.buffer, 0, this.historyStart.at(-1)!),
       historyStart: Int32Array.from(this.historyStart),
       routedSymbol: this.routedSymbol,
       routedShare: Float64Array.from(this.routedShare),

@@ -102,62 +102,55 @@ async function buildFromStore(
 
   const impact = computeImpact(corpus, params);
   lap('impact scores');
-  // The subjects are scored in a worker thread while this one writes the paper rows.
-  const scoring = scoreSubjectsAside(corpus, impact, params);
-  // The build cache holds what was loaded: written now (on the I/O threads) while the build goes
-  // on, so the end of the build waits for the snapshot's hash alone; from the columns as shared
-  // with the scoring worker (not the copies they were made from, which would stay in memory).
-  // It only makes the next build faster: when it cannot be written the snapshot is still
-  // published, the old cache stays whole (written to a temporary, then renamed) and the change
-  // log is kept (pruned only once both are done), so the next build is still right; a warning
-  // says why it will be slower.
-  const cacheWritten: Promise<string | null> = cacheFile
-    ? writeCorpusCache(cacheFile, corpus, state, params).then(
-        (digest) => {
-          lap('build cache written');
-          return digest;
-        },
-        (e: Error) => {
-          log(`build cache not written (${e.message}): the next build loads more from the store`);
-          return null;
-        },
-      )
-    : Promise.resolve(cacheIsCurrent ? cacheDigest : null);
-  // The communities here meanwhile: this thread has time to spare before the scores come.
-  let communities: ReturnType<typeof scoreCommunityRows>;
-  try {
-    communities = scoreCommunityRows(corpus, params);
-  } catch (e) {
-    scoring.stop();
-    throw e;
-  }
-  const subjects = scoring.result.then((s): SubjectContent => {
-    lap(`scored ${s.subjects.count} subjects (scoring took ${s.seconds.toFixed(1)} s)`);
-    return {
-      ...s,
-      ...communities,
-      meta: {
-        schema_version: SNAPSHOT_SCHEMA_VERSION,
-        tagger_version: TAGGER_VERSION,
-        cutoff_date: isoDay(corpus.cutoffDay),
-        window_start: isoDay(s.window.startDay + 1),
-        window_end: isoDay(s.window.endDay),
-        window_papers: s.window.papers,
-        window_high_impact_papers: s.window.highImpactPapers,
-        corpus_papers: corpus.n,
-        papers_with_citations: corpus.citations.reduce((sum, c) => sum + (c >= 0 ? 1 : 0), 0),
-        citation_curves: JSON.stringify(
-          Object.fromEntries([...impact.curves].map(([f, c]) => [String(f), c.source])),
-        ),
-        parameters: JSON.stringify(params),
-      },
-    };
-  });
-  subjects.catch(() => {}); // awaited by the writer; a failure before then is the writer's to report
-
   mkdirSync(snapshotDir, { recursive: true });
   const tmp = join(snapshotDir, `.build-${process.pid}-${Date.now()}.sqlite`);
+  // The subjects are scored in a worker thread while this one writes the paper rows.
+  const scoring = scoreSubjectsAside(corpus, impact, params);
   try {
+    // The build cache holds what was loaded: written now (on the I/O threads) while the build goes
+    // on, so the end of the build waits for the snapshot's hash alone; from the columns as shared
+    // with the scoring worker (not the copies they were made from, which would stay in memory).
+    // It only makes the next build faster: when it cannot be written the snapshot is still
+    // published, the old cache stays whole (written to a temporary, then renamed) and the change
+    // log is kept (pruned only once both are done), so the next build is still right; a warning
+    // says why it will be slower.
+    const cacheWritten: Promise<string | null> = cacheFile
+      ? writeCorpusCache(cacheFile, corpus, state, params).then(
+          (digest) => {
+            lap('build cache written');
+            return digest;
+          },
+          (e: Error) => {
+            log(`build cache not written (${e.message}): the next build loads more from the store`);
+            return null;
+          },
+        )
+      : Promise.resolve(cacheIsCurrent ? cacheDigest : null);
+    // The communities here meanwhile: this thread has time to spare before the scores come.
+    const communities = scoreCommunityRows(corpus, params);
+    const subjects = scoring.result.then((s): SubjectContent => {
+      lap(`scored ${s.subjects.count} subjects (scoring took ${s.seconds.toFixed(1)} s)`);
+      return {
+        ...s,
+        ...communities,
+        meta: {
+          schema_version: SNAPSHOT_SCHEMA_VERSION,
+          tagger_version: TAGGER_VERSION,
+          cutoff_date: isoDay(corpus.cutoffDay),
+          window_start: isoDay(s.window.startDay + 1),
+          window_end: isoDay(s.window.endDay),
+          window_papers: s.window.papers,
+          window_high_impact_papers: s.window.highImpactPapers,
+          corpus_papers: corpus.n,
+          papers_with_citations: corpus.citations.reduce((sum, c) => sum + (c >= 0 ? 1 : 0), 0),
+          citation_curves: JSON.stringify(
+            Object.fromEntries([...impact.curves].map(([f, c]) => [String(f), c.source])),
+          ),
+          parameters: JSON.stringify(params),
+        },
+      };
+    });
+    subjects.catch(() => {}); // awaited by the writer; a failure before then is the writer's to report
     const clusters = assignClusters(corpus);
     let previous: PaperContent['previous'];
     if (report.cachedOrdinal && previousVersion) {

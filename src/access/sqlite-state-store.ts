@@ -159,8 +159,6 @@ export class SqliteStateStore implements StateStore {
     );
   }
 
-  private byHash: Database.Statement | undefined;
-  private dataVersion: Database.Statement | undefined;
   /**
    * What authenticate() found for each key presented, by the SHA-256 of the key (never the key
    * itself, so no secret sits in a long-lived structure), valid while no other connection has
@@ -204,8 +202,7 @@ export class SqliteStateStore implements StateStore {
     if (!parsed) return null;
     const at = performance.now();
     if (at >= this.versionFreshUntil || this.lookupsLocalWrites !== localWrites) {
-      this.dataVersion ??= this.prepared('PRAGMA data_version').pluck();
-      const version = this.dataVersion.get();
+      const version = this.prepared('PRAGMA data_version').pluck().get();
       if (version !== this.lookupsVersion || this.lookupsLocalWrites !== localWrites) {
         this.lookups.clear();
         this.lookupsVersion = version;
@@ -234,10 +231,9 @@ export class SqliteStateStore implements StateStore {
   /** The key's row if the key (by its hash) is known and not revoked, else null (a query, once per key). */
   private verify(hash: string, prefix: string): Verified | null {
     // Looked up by the hash (unique index): the secret is never compared character by character.
-    this.byHash ??= this.prepared(
+    const row = this.prepared(
       `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
-    );
-    const row = this.byHash.get(hash) as KeyRow | undefined;
+    ).get(hash) as KeyRow | undefined;
     if (!row || !hashesEqual(row.key_hash, hash) || row.prefix !== prefix) return null;
     if (row.revoked_at !== null) return null;
     return { row, lastUsedMs: row.last_used_at === null ? -Infinity : new Date(row.last_used_at).getTime() };

@@ -5,7 +5,7 @@ import type { Clusters } from '../scoring/clusters.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
 import { batchedInsert } from './batched-insert.js';
-import { dateNumber } from './paper-columns.js';
+import { dateNumber, typedArrayOf } from './paper-columns.js';
 import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';
 import { topicSubjectId } from './subject-rows.js';
 
@@ -276,7 +276,7 @@ function previousDates(db: Database.Database, previousOrdinal: Int32Array): Int3
     | Buffer
     | undefined;
   if (!blob) throw new Error('the previous snapshot has no pub_date column');
-  const before = new Int32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+  const before = typedArrayOf(Int32Array, blob);
   const out = new Int32Array(previousOrdinal.length);
   for (let p = 0; p < out.length; p++) {
     const q = previousOrdinal[p]!;

@@ -532,40 +532,38 @@ function concatInt(a: Int32Array, b: Int32Array): Int32Array {
 /**
  * Citations by age (years after publication) summed per field, over papers old enough to be
  * fully cited by the horizon and young enough for counts_by_year (which OpenAlex keeps for about
- * the last decade) to cover their whole life.
+ * the last decade) to cover their whole life. A field counts only with at least one citation in
+ * it; the whole corpus's totals are the sums over every field's (a work has one field), taken in
+ * the same pass (integers: the order of the sums does not matter), counted only when the corpus
+ * has a citation at all.
  */
 async function citationTotals(store: CorpusStore, horizon: number, cutoffYear: number) {
-  const sql = (groupBy: string) => `
+  const cols = await store.columns(`
     WITH coverage AS (SELECT min(c.year) AS first FROM (SELECT unnest(counts_by_year) AS c FROM works)),
     eligible AS (
-      SELECT w.id, ${groupBy} AS grp, w.year, w.counts_by_year FROM works w, coverage
+      SELECT w.id, coalesce(w.field_id, -1) AS grp, w.year, w.counts_by_year FROM works w, coverage
       WHERE w.counts_by_year IS NOT NULL AND w.year >= coverage.first AND w.year + ${horizon} <= ${cutoffYear}),
     flat AS (
       SELECT id, grp, c.year - year AS age, c.cited_by_count AS n FROM (SELECT id, grp, year, unnest(counts_by_year) AS c FROM eligible)
       WHERE c.year - year BETWEEN 0 AND ${horizon}),
     cited AS (SELECT grp, count(DISTINCT id)::INTEGER AS cited FROM flat WHERE n > 0 GROUP BY grp)
-    SELECT grp, age, sum(n)::DOUBLE AS total, any_value(cited.cited) AS cited
-    FROM flat JOIN cited USING (grp) GROUP BY grp, age ORDER BY grp, age`;
-  const collect = (cols: unknown[][]) => {
-    const out = new Map<number, CitationTotals>();
-    const grp = col<number | null>(cols, 0);
-    const age = col<number>(cols, 1);
-    const total = col<number>(cols, 2);
-    const cited = col<number>(cols, 3);
-    grp.forEach((g, i) => {
-      const key = g ?? -1;
-      const t = getOrCreate(out, key, () => ({
-        byAge: new Array<number>(horizon + 1).fill(0),
-        citedPapers: cited[i]!,
-      }));
-      t.byAge[age[i]!] = total[i]!;
+    SELECT grp, age, sum(n)::DOUBLE AS total, coalesce(any_value(cited.cited), 0) AS cited
+    FROM flat LEFT JOIN cited USING (grp) GROUP BY grp, age ORDER BY grp, age`);
+  const grp = col<number>(cols, 0);
+  const age = col<number>(cols, 1);
+  const total = col<number>(cols, 2);
+  const cited = col<number>(cols, 3);
+  const byField = new Map<number, CitationTotals>();
+  const all: CitationTotals = { byAge: new Array<number>(horizon + 1).fill(0), citedPapers: 0 };
+  grp.forEach((g, i) => {
+    all.byAge[age[i]!]! += total[i]!;
+    if (cited[i] === 0) return; // a field without a citation has no curve of its own
+    const t = getOrCreate(byField, g, () => {
+      all.citedPapers += cited[i]!;
+      return { byAge: new Array<number>(horizon + 1).fill(0), citedPapers: cited[i]! };
     });
-    return out;
-  };
-  const byField = collect(await store.columns(sql('coalesce(w.field_id, -1)')));
-  const all = collect(await store.columns(sql('0'))).get(0) ?? {
-    byAge: new Array(horizon + 1).fill(0),
-    citedPapers: 0,
-  };
+    t.byAge[age[i]!] = total[i]!;
+  });
+  if (all.citedPapers === 0) all.byAge.fill(0);
   return { byField, all };
 }

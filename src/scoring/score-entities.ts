@@ -10,6 +10,7 @@ import {
   monthsBefore,
   yearEndDay,
 } from './dates.js';
+import { NO_PERIOD, type PeriodSums, sumEntities } from './entity-sums.js';
 import { fractionalWeight, recencyWeight, researchIntensity, researchIntensityScore } from './formulas.js';
 import { type PaperImpact, round } from './impact.js';
 import { DAYS_PER_YEAR, type ScoringParameters } from './parameters.js';
@@ -130,8 +131,6 @@ export interface ScoringContext {
   inWindow: Uint8Array;
 }
 
-const NO_PERIOD = -1;
-
 const PERIOD_END: Record<Resolution, (k: number) => number> = {
   yearly: yearEndDay,
   monthly: monthEndDay,
@@ -223,48 +222,6 @@ export function periodTotals(ctx: ScoringContext): PeriodTotals[] {
   return out;
 }
 
-/** One entity's sums per period, appended in date order (papers come in ordinal order). */
-class PeriodRuns {
-  readonly keys: number[] = [];
-  readonly weight: number[] = [];
-  readonly high: number[] = [];
-  readonly raw: number[] = [];
-  readonly papers: number[] = [];
-  private last = NO_PERIOD;
-  private index = -1;
-  // Only used if keys ever arrive out of order (a date the store could not parse).
-  private seen: Map<number, number> | null = null;
-
-  add(key: number, w: number, high: boolean, raw: number): void {
-    if (key !== this.last) {
-      this.index = this.find(key);
-      this.last = key;
-    }
-    const i = this.index;
-    this.weight[i]! += w;
-    this.papers[i]!++;
-    if (high) this.high[i]! += w;
-    this.raw[i]! += raw;
-  }
-
-  private find(key: number): number {
-    const tail = this.keys.length - 1;
-    if (tail < 0 || key > this.keys[tail]!) return this.open(key);
-    this.seen ??= new Map(this.keys.map((k, i) => [k, i]));
-    return this.seen.get(key) ?? this.open(key);
-  }
-
-  private open(key: number): number {
-    this.keys.push(key);
-    this.weight.push(0);
-    this.high.push(0);
-    this.raw.push(0);
-    this.papers.push(0);
-    this.seen?.set(key, this.keys.length - 1);
-    return this.keys.length - 1;
-  }
-}
-
 /**
  * Scores every entity of one type: current RI, HRI and RIS; history at the given resolutions;
  * the top ranked papers with their ris_contribution; and, for subjects, the routed elements.
@@ -277,103 +234,63 @@ export function scoreEntities(
   resolutions: readonly Resolution[],
   inverted = invert(csr, ctx.corpus.n, keys.length),
 ): EntityScore[] {
-  const { corpus, impact, params, window, periodKey, periodRecency, recencyNow, inWindow } = ctx;
+  const { params, window } = ctx;
   const scores: EntityScore[] = [];
-  const periodMaxRaw: Record<Resolution, Map<number, number>> = {
-    yearly: new Map(),
-    monthly: new Map(),
-    daily: new Map(),
-  };
-  const pending: { score: EntityScore; runs: Partial<Record<Resolution, PeriodRuns>> }[] = [];
-  const elementShare = new Float64Array(ELEMENTS.length);
-
-  // The per-resolution columns as plain arrays indexed by position (no keyed lookups in the loop).
-  const keyColumns = resolutions.map((res) => periodKey[res]);
-  const recencyColumns = resolutions.map((res) => periodRecency[res]);
-  const nres = resolutions.length;
+  // The tables of the periods, whose largest RIS sum per period (of this type) fills as entities are summed.
+  const tables = resolutions.map((res) => periodTable(ctx, res));
+  const pending: { score: EntityScore; runs: PeriodSums[] }[] = [];
   const routes = type !== 'element';
-  const papers = inverted.papers;
-  const highImpact = impact.highImpact;
-  // One buffer for the papers' RIS terms, as long as the largest entity's list (a view per entity).
+  const sums = sumEntities(ctx, csr, keys.length, resolutions, routes, inverted);
+  // One buffer for the ranking keys of topRanked, as long as the largest entity's list (a fresh
+  // array per entity was 64 MB to zero and collect at 1M works).
   let longest = 0;
   for (let e = 0; e < keys.length; e++)
     longest = Math.max(longest, inverted.start[e + 1]! - inverted.start[e]!);
-  const recencyBuffer = new Float64Array(longest);
-  // And one for the ranking keys of topRanked (a fresh array per entity was 64 MB to zero and collect at 1M works).
   const keysBuffer = new Float64Array(longest);
+  const elementCount = ELEMENTS.length;
 
   for (let e = 0; e < keys.length; e++) {
     const from = inverted.start[e]!;
     const to = inverted.start[e + 1]!;
-    let windowWeight = 0;
-    let windowHigh = 0;
-    let windowPapers = 0;
-    let raw = 0;
-    const runList: PeriodRuns[] = [];
-    for (let j = 0; j < nres; j++) runList.push(new PeriodRuns());
-    const recency = recencyBuffer.subarray(0, to - from);
-    if (routes) elementShare.fill(0);
-
-    for (let i = from; i < to; i++) {
-      const p = papers[i]!;
-      const w = fractionalWeight(csr.start[p + 1]! - csr.start[p]!);
-      const high = highImpact[p] === 1;
-      const r = w * recencyNow[p]!;
-      recency[i - from] = r;
-      raw += r;
-      if (inWindow[p]) {
-        windowWeight += w;
-        windowPapers++;
-        if (high) windowHigh += w;
-      }
-      for (let j = 0; j < nres; j++) {
-        const k = keyColumns[j]![p]!;
-        if (k !== NO_PERIOD) runList[j]!.add(k, w, high, w * recencyColumns[j]![p]!);
-      }
-      if (routes) {
-        const es = corpus.elements.start[p]!;
-        const ee = corpus.elements.start[p + 1]!;
-        const ew = fractionalWeight(ee - es);
-        for (let j = es; j < ee; j++) elementShare[corpus.elements.values[j]!]! += w * ew;
-      }
-    }
-
-    const runs: Partial<Record<Resolution, PeriodRuns>> = {};
-    for (let j = 0; j < nres; j++) {
-      const res = resolutions[j]!;
-      const run = runList[j]!;
-      runs[res] = run;
-      const max = periodMaxRaw[res];
+    const runs = resolutions.map((_, j) => {
+      const run = sums.periods(e, j);
+      const { first, maxRaw } = tables[j]!;
       for (let i = 0; i < run.keys.length; i++) {
-        const k = run.keys[i]!;
-        if (run.raw[i]! > (max.get(k) ?? 0)) max.set(k, run.raw[i]!);
+        const at = run.keys[i]! - first;
+        if (run.raw[i]! > maxRaw[at]!) maxRaw[at] = run.raw[i]!;
       }
-    }
-
+      return run;
+    });
+    const raw = sums.raw[e]!;
     const score: EntityScore = {
       type,
       key: keys[e]!,
       paperCount: to - from,
-      windowPapers,
-      ri: researchIntensity(windowWeight, window.papers),
+      windowPapers: sums.windowPapers[e]!,
+      ri: researchIntensity(sums.windowWeight[e]!, window.papers),
       ris: raw, // normalised below, once the type's maximum is known
-      hri: window.highImpactPapers > 0 ? researchIntensity(windowHigh, window.highImpactPapers) : null,
-      ranked: topRanked(ctx, inverted.papers.subarray(from, to), recency, raw, keysBuffer),
+      hri:
+        window.highImpactPapers > 0 ? researchIntensity(sums.windowHigh[e]!, window.highImpactPapers) : null,
+      ranked: topRanked(ctx, csr, inverted.papers.subarray(from, to), raw, keysBuffer),
       history: {},
-      routedElements: type === 'element' ? [] : routed(elementShare, params.routedElementsPerSubject),
+      routedElements: sums.share
+        ? routed(
+            sums.share.subarray(e * elementCount, (e + 1) * elementCount),
+            params.routedElementsPerSubject,
+          )
+        : [],
     };
     scores.push(score);
     pending.push({ score, runs });
   }
 
   const maxRaw = scores.reduce((m, s) => Math.max(m, s.ris), 0);
-  const tables = resolutions.map((res) => periodTable(ctx, res, periodMaxRaw[res]));
   for (const { score, runs } of pending) {
     score.ris = round(researchIntensityScore(score.ris, maxRaw), 4);
     score.ri = round(score.ri, 4);
     score.hri = score.hri === null ? null : round(score.hri, 4);
     resolutions.forEach((res, j) => {
-      score.history[res] = series(tables[j]!, runs[res]!);
+      score.history[res] = series(tables[j]!, runs[j]!);
     });
   }
   return scores;
@@ -382,7 +299,8 @@ export function scoreEntities(
 /**
  * What a history series reads of each period of one resolution, by key (dense from the smallest
  * key: a series reads it once per period, millions of times a build at 1M works): its label, the
- * corpus's papers and high-impact papers in it, and the type's largest RIS sum in it.
+ * corpus's papers and high-impact papers in it, and the type's largest RIS sum in it (filled as the
+ * type's entities are summed).
  */
 interface PeriodTable {
   first: number;
@@ -392,7 +310,7 @@ interface PeriodTable {
   maxRaw: Float64Array;
 }
 
-function periodTable(ctx: ScoringContext, res: Resolution, maxRaw: Map<number, number>): PeriodTable {
+function periodTable(ctx: ScoringContext, res: Resolution): PeriodTable {
   const totals = ctx.totals[res];
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
@@ -412,18 +330,17 @@ function periodTable(ctx: ScoringContext, res: Resolution, maxRaw: Map<number, n
     table.label[k - first] = PERIOD_LABEL[res](k);
     table.papers[k - first] = t.papers;
     table.high[k - first] = t.high;
-    table.maxRaw[k - first] = maxRaw.get(k) ?? 0;
   }
   return table;
 }
 
-function series(table: PeriodTable, run: PeriodRuns): HistorySeries {
+function series(table: PeriodTable, run: PeriodSums): HistorySeries {
   const out: HistorySeries = { period: [], papers: [], ri: [], ris: [], hri: [] };
   const keys = run.keys;
   // Keys come in date order (papers do): sorted only when a date the store could not parse broke it.
   let sorted = true;
   for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
-  const order = sorted ? null : keys.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]!);
+  const order = sorted ? null : Array.from(keys, (_, i) => i).sort((a, b) => keys[a]! - keys[b]!);
   for (let j = 0; j < keys.length; j++) {
     const i = order ? order[j]! : j;
     const at = keys[i]! - table.first;
@@ -439,8 +356,8 @@ function series(table: PeriodTable, run: PeriodRuns): HistorySeries {
 
 function topRanked(
   ctx: ScoringContext,
+  csr: Csr,
   papers: Int32Array,
-  recency: Float64Array,
   raw: number,
   scratch: Float64Array,
 ): RankedPapers {
@@ -459,10 +376,13 @@ function topRanked(
   } else keys.sort();
   const ordinals = new Int32Array(count);
   const contributions = new Float64Array(count);
+  const recencyNow = ctx.recencyNow;
   for (let r = 0; r < count; r++) {
-    const i = keys[r]! % m;
-    ordinals[r] = papers[i]!;
-    contributions[r] = raw > 0 ? round(recency[i]! / raw, 8) : 0;
+    const p = papers[keys[r]! % m]!;
+    ordinals[r] = p;
+    // The paper's RIS term, as summed into raw (sumEntities).
+    const term = fractionalWeight(csr.start[p + 1]! - csr.start[p]!) * recencyNow[p]!;
+    contributions[r] = raw > 0 ? round(term / raw, 8) : 0;
   }
   return { ordinals, contributions };
 }

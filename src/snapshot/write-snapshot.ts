@@ -56,6 +56,12 @@ async function writeAll(
   const pubDates = await writePaperRows(db, papers, store, log);
   // What depends only on the paper rows is built before the scores are awaited (the worker is
   // still scoring meanwhile).
+  // The titles' index in one segment, pages as large as the file's: FTS5 flushes a segment each
+  // time its pending terms pass `hashsize` (1 MB by default: nine segments at 1M works, merged as
+  // they came), and its default `pgsz` (4,050 bytes) fits 4 KB pages. At 1M works: 2.3-2.5 s
+  // instead of 3.0-3.2, one segment for research's queries to read instead of nine.
+  db.exec(`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', ${64 << 20})`);
+  db.exec("INSERT INTO papers_fts (papers_fts, rank) VALUES ('pgsz', 8000)");
   db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
   db.exec(PAPER_INDEXES);
   log('  full-text index and paper indexes built');

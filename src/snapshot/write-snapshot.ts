@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
+import { batchedInsert } from './batched-insert.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
 import { PAPER_INDEXES, SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from './schema.js';
 import type { ScoredSubjects } from './score-subjects.js';
@@ -90,28 +91,39 @@ async function writeAll(
   db.pragma('journal_mode = DELETE');
 }
 
+/**
+ * The subjects, their search rows, history and routed elements. The search rows go in in scoring
+ * order (their rowids break the search's ties, as before); the tables keyed by (type, id) in key
+ * order, so each row is appended to its B-tree: in scoring order (element, topic, keyword) the
+ * keyword rows went into the middle of the topics'. Routed elements, ten a subject, several to a
+ * statement (a call per row cost about as much as the row).
+ */
 function writeSubjects(db: Database.Database, rows: SubjectRows): void {
   const subject = db.prepare('INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const fts = db.prepare('INSERT INTO subjects_fts (type, id, name, description) VALUES (?, ?, ?, ?)');
   const history = db.prepare('INSERT INTO history VALUES (?, ?, ?, ?)');
-  const routed = db.prepare('INSERT INTO routed_elements VALUES (?, ?, ?, ?, ?)');
+  const routed = batchedInsert(db, 'routed_elements', 5);
   const { ranked, rankedStart, historyRows, historyStart, routedStart } = rows;
   const historyJson = Buffer.from(
     rows.historyJson.buffer,
     rows.historyJson.byteOffset,
     rows.historyJson.length,
   );
-  for (let i = 0; i < rows.count; i++) {
+  for (let i = 0; i < rows.count; i++)
+    fts.run(rows.type[i]!, rows.id[i]!, rows.name[i]!, rows.description[i]!);
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const keyOrder = Array.from({ length: rows.count }, (_, i) => i).sort(
+    (a, b) => byText(rows.type[a]!, rows.type[b]!) || byText(rows.id[a]!, rows.id[b]!),
+  );
+  for (const i of keyOrder) {
     const type = rows.type[i]!;
     const id = rows.id[i]!;
-    const name = rows.name[i]!;
-    const description = rows.description[i]!;
     const hri = rows.hri[i]!;
     subject.run(
       type,
       id,
-      name,
-      description,
+      rows.name[i]!,
+      rows.description[i]!,
       rows.paperCount[i]!,
       rows.windowPapers[i]!,
       rows.ri[i]!,
@@ -121,14 +133,24 @@ function writeSubjects(db: Database.Database, rows: SubjectRows): void {
       Buffer.from(ranked.buffer, ranked.byteOffset + rankedStart[i]!, rankedStart[i + 1]! - rankedStart[i]!),
       rows.extra[i]!,
     );
-    fts.run(type, id, name, description);
-    for (let h = historyRows[i]!; h < historyRows[i + 1]!; h++) {
+    const resolutions = [];
+    for (let h = historyRows[i]!; h < historyRows[i + 1]!; h++) resolutions.push(h);
+    resolutions.sort((a, b) => byText(rows.historyResolution[a]!, rows.historyResolution[b]!));
+    for (const h of resolutions) {
       const series = historyJson.toString('utf8', historyStart[h]!, historyStart[h + 1]!);
       history.run(type, id, rows.historyResolution[h]!, series);
     }
-    for (let r = routedStart[i]!; r < routedStart[i + 1]!; r++)
-      routed.run(type, id, r - routedStart[i]! + 1, rows.routedSymbol[r]!, rows.routedShare[r]!);
+    for (let r = routedStart[i]!; r < routedStart[i + 1]!; r++) {
+      const at = routed.next();
+      routed.values[at] = type;
+      routed.values[at + 1] = id;
+      routed.values[at + 2] = r - routedStart[i]! + 1;
+      routed.values[at + 3] = rows.routedSymbol[r]!;
+      routed.values[at + 4] = rows.routedShare[r]!;
+      routed.added();
+    }
   }
+  routed.flush();
 }
 
 /** Communities (element -1) or element sub-communities, in the order of the rows. */

@@ -29,6 +29,7 @@ export function researchIntensityScore(raw: number, maxRaw: number): number {
  * Values are compared within the group only; null values get null and do not count in n.
  */
 export function midRankPercentiles(values: readonly (number | null)[]): (number | null)[] {
+  if (values.every((v) => v !== null && !Number.isNaN(v))) return midRankOfNumbers(values as number[]);
   const known = values
     .map((v, i) => [v, i] as const)
     .filter((e): e is readonly [number, number] => e[0] !== null);
@@ -45,6 +46,31 @@ export function midRankPercentiles(values: readonly (number | null)[]): (number 
     start = end + 1;
   }
   return out;
+}
+
+/**
+ * The same for numbers only (every cohort of the build: a million values at 1M works): the values
+ * sorted as a typed array (no comparator, no pair per value), then each one's count below and
+ * count equal found by binary search.
+ */
+function midRankOfNumbers(values: readonly number[]): number[] {
+  const sorted = Float64Array.from(values).sort();
+  const n = sorted.length;
+  // The first position whose value is not below v (`strict`) or is above v (not `strict`).
+  const bound = (v: number, strict: boolean) => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (strict ? sorted[mid]! < v : sorted[mid]! <= v) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return values.map((v) => {
+    const below = bound(v, true);
+    return (100 * (below + 0.5 * (bound(v, false) - below))) / n;
+  });
 }
 
 /**

@@ -52,6 +52,26 @@ describe('mid-rank percentiles', () => {
   it('gives null to unknown values and leaves them out of n', () => {
     expect(midRankPercentiles([null, 10, 20])).toEqual([null, 25, 75]);
   });
+  it('gives each value 100 x (count below + half the count equal) / n, on random cohorts with ties', () => {
+    let seed = 7;
+    const rnd = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    for (let round = 0; round < 200; round++) {
+      const n = 1 + Math.floor(rnd() * 60);
+      const values = Array.from({ length: n }, () =>
+        rnd() < 0.5 ? Math.floor(rnd() * 6) : rnd() < 0.1 ? -0 : rnd() * 1000,
+      );
+      const want = values.map(
+        (v) => (100 * (values.filter((x) => x < v).length + 0.5 * values.filter((x) => x === v).length)) / n,
+      );
+      expect(midRankPercentiles(values)).toEqual(want);
+      // With unknown values among them, the same for the known ones.
+      const mixed = [...values, null];
+      expect(midRankPercentiles(mixed)).toEqual([...want, null]);
+    }
+  });
 });
 
 describe('citation curves', () => {

@@ -26,37 +26,14 @@ export function researchIntensityScore(raw: number, maxRaw: number): number {
 
 /**
  * Mid-rank percentile of each value within its group, 0-100: 100 x (below + 0.5 x equal) / n.
- * Values are compared within the group only; null values get null and do not count in n.
+ * Values are compared within the group only; null values get null and do not count in n. The
+ * known values are sorted as a typed array (no comparator, no pair per value: a million values a
+ * build at 1M works), and each one's count below and count equal found by binary search.
  */
 export function midRankPercentiles(values: readonly (number | null)[]): (number | null)[] {
-  if (values.every((v) => v !== null && !Number.isNaN(v))) return midRankOfNumbers(values as number[]);
-  const known = values
-    .map((v, i) => [v, i] as const)
-    .filter((e): e is readonly [number, number] => e[0] !== null);
-  known.sort((a, b) => a[0] - b[0]);
-  const out: (number | null)[] = values.map(() => null);
-  const n = known.length;
-  let start = 0;
-  while (start < n) {
-    let end = start;
-    while (end + 1 < n && known[end + 1]![0] === known[start]![0]) end++;
-    const equal = end - start + 1;
-    const pct = (100 * (start + 0.5 * equal)) / n;
-    for (let k = start; k <= end; k++) out[known[k]![1]] = pct;
-    start = end + 1;
-  }
-  return out;
-}
-
-/**
- * The same for numbers only (every cohort of the build: a million values at 1M works): the values
- * sorted as a typed array (no comparator, no pair per value), then each one's count below and
- * count equal found by binary search.
- */
-function midRankOfNumbers(values: readonly number[]): number[] {
-  const sorted = Float64Array.from(values).sort();
+  const sorted = Float64Array.from(values.filter((v): v is number => v !== null)).sort();
   const n = sorted.length;
-  // The first position whose value is not below v (`strict`) or is above v (not `strict`).
+  // The first position whose value is not below v (`strict`), or not above it.
   const bound = (v: number, strict: boolean) => {
     let lo = 0;
     let hi = n;
@@ -68,6 +45,7 @@ function midRankOfNumbers(values: readonly number[]): number[] {
     return lo;
   };
   return values.map((v) => {
+    if (v === null) return null;
     const below = bound(v, true);
     return (100 * (below + 0.5 * (bound(v, false) - below))) / n;
   });

@@ -6,6 +6,8 @@
 // data_version when a change is meant to keep the bytes.
 //   node bench/update-ab.mjs A_CLI B_CLI DATA_DIR PARTITION   (PAIRS=3; e.g. the base folder and
 //   the day's partition that bench:incremental leaves in .bench/incremental-1000000/)
+// When B writes another snapshot format, B_DATA_DIR names B's own copy of the folder, rebuilt by
+// B (`ri build --full`), so each copies paper rows from a snapshot of its own format.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,12 +15,13 @@ import { join, resolve } from 'node:path';
 const [aCli, bCli, base, partition] = process.argv.slice(2).map((p) => resolve(p));
 if (!partition) throw new Error('usage: node bench/update-ab.mjs A_CLI B_CLI DATA_DIR PARTITION');
 const work = resolve('.bench/update-ab');
+const bases = { A: base, B: process.env.B_DATA_DIR ? resolve(process.env.B_DATA_DIR) : base };
 
 function run(name, cli) {
   const data = join(work, name);
   rmSync(data, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  cpSync(base, data, { recursive: true });
+  cpSync(bases[name], data, { recursive: true });
   spawnSync('sync');
   const started = performance.now();
   const r = spawnSync(
@@ -55,6 +58,5 @@ for (let i = 0; i < Number(process.env.PAIRS ?? 3); i++) {
 }
 const ratio = (k) => pairs.map((p) => (p.B[k] / p.A[k]).toFixed(2)).join(' / ');
 console.log(`B/A wall ${ratio('wall')}, cpu ${ratio('cpu')}`);
-console.log(
-  `same data_version in every run: ${new Set(pairs.flatMap((p) => [p.A.version, p.B.version])).size === 1}`,
-);
+const versions = (k) => new Set(pairs.map((p) => p[k].version)).size === 1;
+console.log(`same data_version in every run: A ${versions('A')}, B ${versions('B')}, A = B ${pairs[0].A.version === pairs[0].B.version}`);

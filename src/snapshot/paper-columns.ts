@@ -20,6 +20,14 @@ export const PAPER_COLUMN_TYPES = {
   recency: Float64Array,
   /** Impact score, NaN when unknown. */
   impact_score: Float64Array,
+  /** Citation percentile within the paper's field and year, NaN when unknown. */
+  citation_percentile: Float64Array,
+  /** 1 for a high-impact paper (the top share by citation percentile), else 0. */
+  high_impact: Uint8Array,
+  /** 1 when the paper's community came from the citation graph, 0 from its topic or none. */
+  cluster_from_citations: Uint8Array,
+  /** The OpenAlex work id (W number) of each paper. */
+  work_id: Float64Array,
   /** Publication date as the number YYYYMMDD (its order is the date's), 0 when unknown. */
   pub_date: Int32Array,
   /** The references: paper p cites refs[refs_start[p] .. refs_start[p + 1]) (ordinals). */

@@ -24,7 +24,7 @@ export interface PaperContent {
 
 /** Paper rows per INSERT statement: one statement call per row cost about as much as the row. */
 const PAPER_BATCH = 64;
-const PAPER_COLUMNS = 16;
+const PAPER_COLUMNS = 11;
 
 /**
  * A paper's four texts (DOI, title, venue, date) as one string, so that reading them from the
@@ -51,12 +51,12 @@ function unescapeText(field: string): string | null {
 
 /**
  * Writes every paper row, in ordinal order; returns the papers' dates as YYYYMMDD numbers (the
- * pub_date column). A row is the work's texts and facts, which change only with its record, and
- * the numbers that move with the rest of the corpus (impact score, percentile, high impact,
- * community). With `previous` (an incremental build), the rows of unchanged works are copied from
- * the previous snapshot by SQLite itself with today's moving numbers, and only the changed and new
- * works' rows are made here from the store: at 1M works, 2 s instead of 8 on this thread. Either
- * way the same rows go in the same order, so the file and its data_version are the same.
+ * pub_date column). A row is the work's texts and facts, which change only with its record (the
+ * numbers that move with the rest of the corpus, such as the impact score, are whole-corpus
+ * columns). With `previous` (an incremental build), the rows of unchanged works are copied from
+ * the previous snapshot by SQLite itself, a run of consecutive rows per statement, and only the
+ * changed and new works' rows are made here from the store. Either way the same rows go in the
+ * same order, so the file and its data_version are the same.
  */
 export async function writePaperRows(
   db: Database.Database,
@@ -99,30 +99,8 @@ async function copyingFrom(
     return copied;
   } finally {
     if (db.inTransaction) db.exec('ROLLBACK');
-    db.exec('DROP TABLE IF EXISTS temp.moving');
     db.exec('DETACH prev');
   }
-}
-
-/**
- * Writes paper p's numbers that move with the rest of the corpus (impact score, citation
- * percentile, high impact, community and its source) into `values` from `k`; returns the offset
- * after them. The one place both ways to a row take them from.
- */
-function movingFiller({
-  impact,
-  clusters,
-}: PaperContent): (values: unknown[], k: number, p: number) => number {
-  const nullable = (v: number) => (Number.isNaN(v) ? null : v);
-  return (values, k, p) => {
-    const cluster = clusters.topic[p]!;
-    values[k++] = nullable(impact.impactScore[p]!);
-    values[k++] = nullable(impact.citationPercentile[p]!);
-    values[k++] = impact.highImpact[p];
-    values[k++] = cluster === -1 ? null : cluster;
-    values[k++] = cluster === -1 ? null : clusters.fromCitations[p] ? 'citations' : 'topic';
-    return k;
-  };
 }
 
 /** Writes one paper's row values into `values` from `k`; returns its date as YYYYMMDD. */
@@ -131,7 +109,6 @@ type RowFiller = (values: unknown[], k: number, p: number, texts: string) => num
 /** The row of paper p: its texts (joined as the store query gives them) and the content's columns. */
 function rowFiller(content: PaperContent): RowFiller {
   const { corpus } = content;
-  const moving = movingFiller(content);
   // Each value's text made once, not once per paper that carries it.
   const symbols = ELEMENTS.map((e) => e.symbol);
   const topicNames = corpus.topicIds.map(topicSubjectId);
@@ -152,7 +129,6 @@ function rowFiller(content: PaperContent): RowFiller {
     const pubDate = unescapeText(date!);
     values[k++] = pubDate;
     values[k++] = corpus.citations[p]! >= 0 ? corpus.citations[p] : null;
-    k = moving(values, k, p);
     values[k++] = list(corpus.elements, p, symbols);
     values[k++] = list(corpus.topics, p, topicNames);
     values[k++] = list(corpus.keywords, p, slugs);
@@ -197,9 +173,9 @@ async function writeFromStore(
 
 /**
  * The incremental way to the same rows: the unchanged works' rows from the previous snapshot
- * (`prev`, attached), each with today's ordinal and moving numbers (from a temporary table, one
- * statement per run of consecutive copied rows), and the changed and new works' rows from the
- * store in between.
+ * (`prev`, attached) as they are, with today's ordinal (one statement per run of rows consecutive
+ * in both files), and the changed and new works' rows from the store in between. The previous
+ * snapshot's work ids (its column) must be those the build cache says, row by row, before any is copied.
  */
 async function copyFromPrevious(
   db: Database.Database,
@@ -209,36 +185,32 @@ async function copyFromPrevious(
 ): Promise<{ pubDates: Int32Array; copied: number }> {
   const { corpus } = content;
   const n = corpus.n;
+  const previousWork = previousColumn(db, 'work_id', Float64Array);
   const fresh: number[] = [];
-  for (let p = 0; p < n; p++) if (previousOrdinal[p]! < 0) fresh.push(p);
-
-  // Today's moving numbers of the copied rows (temp: not part of the snapshot file).
-  db.exec(`CREATE TEMP TABLE moving (ordinal INTEGER PRIMARY KEY, prev INTEGER NOT NULL, work_id INTEGER NOT NULL,
-    impact_score REAL, citation_percentile REAL, high_impact INTEGER NOT NULL, cluster INTEGER, cluster_source TEXT)`);
-  const moving = batchedInsert(db, 'temp.moving', 8, { batch: 128 });
-  const fillMoving = movingFiller(content);
   for (let p = 0; p < n; p++) {
     const q = previousOrdinal[p]!;
-    if (q < 0) continue;
-    let k = moving.next();
-    moving.values[k++] = p;
-    moving.values[k++] = q;
-    moving.values[k++] = corpus.workId[p];
-    fillMoving(moving.values, k, p);
-    moving.added();
+    if (q < 0) fresh.push(p);
+    else if (previousWork[q] !== corpus.workId[p])
+      throw new Error(
+        `the previous snapshot does not hold the rows the build cache says (its paper ${q} is another work)`,
+      );
   }
-  moving.flush();
 
-  const copy = db.prepare(`INSERT INTO papers SELECT m.ordinal, o.work_id, o.doi, o.title, o.venue,
-      o.year, o.pub_date, o.citations, m.impact_score, m.citation_percentile, m.high_impact,
-      m.cluster, m.cluster_source, o.elements, o.topics, o.keywords
-    FROM temp.moving m JOIN prev.papers o ON o.ordinal = m.prev AND o.work_id = m.work_id
-    WHERE m.ordinal BETWEEN ? AND ? ORDER BY m.ordinal`);
+  const copy = db.prepare(`INSERT INTO papers SELECT ordinal + ?, work_id, doi, title, venue, year,
+      pub_date, citations, elements, topics, keywords
+    FROM prev.papers WHERE ordinal BETWEEN ? AND ? ORDER BY ordinal`);
   let copied = 0;
   let from = 0;
   /** Copies the rows of ordinals from..to-1 (all copied ones: the fresh ones are between runs). */
   const copyUpTo = (to: number) => {
-    if (to > from) copied += copy.run(from, to - 1).changes;
+    for (let p = from; p < to; ) {
+      // A run: ordinals consecutive here and in the previous snapshot.
+      const q = previousOrdinal[p]!;
+      let end = p + 1;
+      while (end < to && previousOrdinal[end] === q + (end - p)) end++;
+      copied += copy.run(p - q, q, q + (end - p) - 1).changes;
+      p = end;
+    }
   };
   // The changed and new works, by ordinal, for the store query.
   await store.con.run('CREATE OR REPLACE TEMP TABLE fresh (o INTEGER)');
@@ -270,13 +242,22 @@ async function copyFromPrevious(
   return { pubDates, copied };
 }
 
-/** The copied papers' dates (YYYYMMDD) from the previous snapshot's column, by today's ordinal. */
-function previousDates(db: Database.Database, previousOrdinal: Int32Array): Int32Array {
-  const blob = db.prepare("SELECT data FROM prev.paper_columns WHERE name = 'pub_date'").pluck().get() as
+/** A whole-corpus column of the previous snapshot. */
+function previousColumn<T>(
+  db: Database.Database,
+  name: string,
+  Type: { BYTES_PER_ELEMENT: number; new (buffer: ArrayBuffer, offset?: number, length?: number): T },
+): T {
+  const blob = db.prepare('SELECT data FROM prev.paper_columns WHERE name = ?').pluck().get(name) as
     | Buffer
     | undefined;
-  if (!blob) throw new Error('the previous snapshot has no pub_date column');
-  const before = typedArrayOf(Int32Array, blob);
+  if (!blob) throw new Error(`the previous snapshot has no ${name} column`);
+  return typedArrayOf(Type, blob);
+}
+
+/** The copied papers' dates (YYYYMMDD) from the previous snapshot's column, by today's ordinal. */
+function previousDates(db: Database.Database, previousOrdinal: Int32Array): Int32Array {
+  const before = previousColumn(db, 'pub_date', Int32Array);
   const out = new Int32Array(previousOrdinal.length);
   for (let p = 0; p < out.length; p++) {
     const q = previousOrdinal[p]!;

@@ -27,8 +27,11 @@ export interface PaperRow {
   keywords: string;
 }
 
-const PAPER_COLUMNS =
-  'ordinal, work_id, doi, title, venue, year, pub_date, citations, impact_score, citation_percentile, cluster, elements, keywords';
+/** The row's own columns; its impact score, percentile and community come from the whole-corpus columns. */
+const PAPER_COLUMNS = 'ordinal, work_id, doi, title, venue, year, pub_date, citations, elements, keywords';
+
+/** The whole-corpus columns a paper row takes its moving numbers from (paper-columns.ts). */
+export type MovingColumn = 'impact_score' | 'citation_percentile' | 'cluster';
 
 export interface ElementRow {
   id: string;
@@ -232,6 +235,8 @@ export class SqliteSnapshotReader implements SnapshotReader {
 
   constructor(
     private readonly db: Database.Database,
+    /** A whole-corpus column of this snapshot, read once and kept (the snapshot's memo). */
+    private readonly column: (name: MovingColumn) => ArrayLike<number>,
     /**
      * From how many papers the title ranker is used (below it FTS5's bm25 ranks a question in a
      * few milliseconds at most, and no thread reads statistics), and its own bound (tests lower
@@ -345,9 +350,24 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   paperRows(ordinals: readonly number[]): PaperRow[] {
-    return this.statement(
+    const rows = this.statement(
       `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(ordinals)) as PaperRow[];
+    for (const row of rows) this.addMovingNumbers(row);
+    return rows;
+  }
+
+  /** A row as read, with the numbers that move with the corpus taken from the columns. */
+  private addMovingNumbers(row: PaperRow | undefined): PaperRow | undefined {
+    if (!row) return row;
+    const p = row.ordinal;
+    const impact = this.column('impact_score')[p]!;
+    const percentile = this.column('citation_percentile')[p]!;
+    const cluster = this.column('cluster')[p]!;
+    row.impact_score = Number.isNaN(impact) ? null : impact;
+    row.citation_percentile = Number.isNaN(percentile) ? null : percentile;
+    row.cluster = cluster === -1 ? null : cluster;
+    return row;
   }
 
   rankedPapers(type: SubjectType, id: string): RankedRow | undefined {
@@ -415,15 +435,17 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   paperByDoi(doi: string): PaperRow | undefined {
-    return this.statement(`SELECT ${PAPER_COLUMNS} FROM papers WHERE doi = ?`).get(doi) as
-      | PaperRow
-      | undefined;
+    return this.addMovingNumbers(
+      this.statement(`SELECT ${PAPER_COLUMNS} FROM papers WHERE doi = ?`).get(doi) as PaperRow | undefined,
+    );
   }
 
   paperByTitle(match: string): PaperRow | undefined {
-    return this.statement(
-      `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
-    ).get(match) as PaperRow | undefined;
+    return this.addMovingNumbers(
+      this.statement(
+        `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
+      ).get(match) as PaperRow | undefined,
+    );
   }
 
   describedTopics(match: string): string[] {

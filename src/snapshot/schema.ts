@@ -5,9 +5,12 @@
 /**
  * 2: postings and paper_columns, for the lab's set algebra. 3: the columns research reads of its
  * candidates (impact_score, pub_date, refs_start, refs) join paper_columns, and the references
- * leave the paper rows (see paper-columns.ts).
+ * leave the paper rows (see paper-columns.ts). 4: the numbers that move with the rest of the
+ * corpus (impact score, citation percentile, high impact, community) leave the paper rows for
+ * paper_columns, so a row changes only with its work and an update copies it as it is; the index
+ * on work_id (which no query used) is gone.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 3;
+export const SNAPSHOT_SCHEMA_VERSION = 4;
 
 export const SNAPSHOT_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -49,11 +52,6 @@ CREATE TABLE papers (
   year INTEGER,
   pub_date TEXT,
   citations INTEGER,
-  impact_score REAL,
-  citation_percentile REAL,
-  high_impact INTEGER NOT NULL,
-  cluster INTEGER,
-  cluster_source TEXT,
   elements TEXT NOT NULL,
   topics TEXT NOT NULL,
   keywords TEXT NOT NULL
@@ -107,7 +105,6 @@ CREATE VIRTUAL TABLE papers_fts USING fts5(title, content = 'papers', content_ro
  * once the paper rows are in, the subjects' once the subject rows are.
  */
 export const PAPER_INDEXES = `
-CREATE INDEX papers_work ON papers (work_id);
 CREATE INDEX papers_doi ON papers (doi);
 `;
 export const SUBJECT_INDEXES = `

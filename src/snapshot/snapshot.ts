@@ -1,6 +1,7 @@
 import type { FSWatcher } from 'node:fs';
 import { watch } from 'node:fs';
 import Database from 'better-sqlite3';
+import { paperColumn } from './paper-columns.js';
 import { PinnedSnapshots } from './pinned.js';
 import {
   fileStamp,
@@ -38,7 +39,7 @@ export class Snapshot implements SnapshotView {
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.pragma(`cache_size = -${Math.floor(options.cacheKib ?? 65_536)}`);
     this.db.pragma(`mmap_size = ${options.mmap === false ? 0 : 268_435_456}`);
-    this.reader = new SqliteSnapshotReader(this.db, options.titleRanking);
+    this.reader = new SqliteSnapshotReader(this.db, (name) => paperColumn(this, name), options.titleRanking);
     this.meta = this.reader.meta();
   }
 

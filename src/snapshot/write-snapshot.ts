@@ -193,6 +193,10 @@ function writeColumns(db: Database.Database, content: SnapshotContent, pubDates:
   column.run('rank_position', bytesOf(content.rankPosition));
   column.run('recency', bytesOf(content.recencyNow));
   column.run('impact_score', bytesOf(content.impact.impactScore));
+  column.run('citation_percentile', bytesOf(content.impact.citationPercentile));
+  column.run('high_impact', bytesOf(content.impact.highImpact));
+  column.run('cluster_from_citations', bytesOf(clusters.fromCitations));
+  column.run('work_id', bytesOf(corpus.workId));
   column.run('pub_date', bytesOf(pubDates));
   column.run('refs_start', bytesOf(corpus.refs.start));
   column.run('refs', bytesOf(corpus.refs.values.subarray(0, corpus.refs.start[corpus.n])));

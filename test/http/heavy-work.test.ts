@@ -63,7 +63,15 @@ describe('research and lab answers in worker threads', () => {
       expect(await pool.run(snapshot, { kind: 'warm' })).toBe('warm');
       // One worker reads research's columns into shared memory, the other takes them.
       await pool.warm(snapshot);
-      const columns = ['year', 'pub_date', 'impact_score', 'cluster', 'refs_start', 'refs'] as const;
+      const columns = [
+        'year',
+        'pub_date',
+        'impact_score',
+        'citation_percentile',
+        'cluster',
+        'refs_start',
+        'refs',
+      ] as const;
       expect(pool.stats().sharedColumnBytes).toBe(
         columns.reduce((n, name) => n + paperColumn(snapshot, name).byteLength, 0),
       );

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
+import { PAPER_COLUMN_TYPES, type PaperColumnName, typedArrayOf } from '../../src/snapshot/paper-columns.js';
 import { decodeRanked } from '../../src/snapshot/ranked.js';
 import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
 
@@ -85,6 +86,13 @@ const meta = (key: string) =>
   (db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string) ?? null;
 
 describe('build on a hand-scored corpus', () => {
+  /** A whole-corpus column of the snapshot (paper_columns), by ordinal. */
+  const column = (name: PaperColumnName) =>
+    typedArrayOf(
+      PAPER_COLUMN_TYPES[name] as unknown as Float64ArrayConstructor,
+      db.prepare('SELECT data FROM paper_columns WHERE name = ?').pluck().get(name) as Buffer,
+    ) as unknown as ArrayLike<number>;
+
   it('finds the cut-off and the window', () => {
     expect(meta('cutoff_date')).toBe('2024-06-01');
     expect(meta('window_start')).toBe('2023-06-02');
@@ -123,9 +131,11 @@ describe('build on a hand-scored corpus', () => {
       .prepare("SELECT ranked FROM subjects WHERE type = 'element' AND id = 'Fe'")
       .pluck()
       .get() as Buffer;
-    const paper = db.prepare('SELECT work_id, impact_score, citations FROM papers WHERE ordinal = ?');
+    const paper = db.prepare('SELECT work_id, citations FROM papers WHERE ordinal = ?');
+    const impact = column('impact_score');
     const ranked = decodeRanked(blob).map((r) => ({
-      ...(paper.get(r.ordinal) as { work_id: number; impact_score: number | null; citations: number | null }),
+      ...(paper.get(r.ordinal) as { work_id: number; citations: number | null }),
+      impact_score: Number.isNaN(impact[r.ordinal]!) ? null : impact[r.ordinal],
       ris_contribution: r.risContribution,
     }));
     expect(ranked.map((r) => r.work_id)).toEqual([1, 3, 5]);
@@ -175,10 +185,17 @@ describe('build on a hand-scored corpus', () => {
   });
 
   it('puts a paper without a topic in the community of the papers it cites', () => {
-    const w4 = db
-      .prepare('SELECT cluster, cluster_source, citations, impact_score FROM papers WHERE work_id = 4')
-      .get();
-    expect(w4).toEqual({ cluster: 101, cluster_source: 'citations', citations: null, impact_score: null });
+    const w4 = db.prepare('SELECT ordinal, citations FROM papers WHERE work_id = 4').get() as {
+      ordinal: number;
+      citations: number | null;
+    };
+    expect(w4.citations).toBeNull();
+    expect(column('impact_score')[w4.ordinal]).toBeNaN();
+    expect(column('cluster')[w4.ordinal]).toBe(101);
+    expect(column('cluster_from_citations')[w4.ordinal]).toBe(1);
+    // Its neighbours took theirs from their own topics.
+    const others = db.prepare('SELECT ordinal FROM papers WHERE work_id <> 4').pluck().all() as number[];
+    for (const o of others) expect(column('cluster_from_citations')[o]).toBe(0);
   });
 
   it('indexes titles and subject names for full-text search', () => {

@@ -33,16 +33,12 @@ interface Row {
   work_id: number;
   year: number | null;
   pub_date: string | null;
-  impact_score: number | null;
-  cluster: number | null;
 }
 
 function paperRows(): Row[] {
   const db = new Database(snapshot.path, { readonly: true });
   try {
-    return db
-      .prepare('SELECT ordinal, work_id, year, pub_date, impact_score, cluster FROM papers ORDER BY ordinal')
-      .all() as Row[];
+    return db.prepare('SELECT ordinal, work_id, year, pub_date FROM papers ORDER BY ordinal').all() as Row[];
   } finally {
     db.close();
   }
@@ -60,25 +56,30 @@ describe('paper columns', () => {
     }
   });
 
-  it('give each candidate the values of its paper row', () => {
+  it('give each candidate the values of its paper row, and the reader the same numbers', () => {
     const rows = paperRows();
     const candidates = loadCandidates(
       snapshot,
       rows.map((r) => r.ordinal),
     );
+    // The rows as the service reads them: their impact score and community from the columns.
+    const read = new Map(snapshot.reader.paperRows(rows.map((r) => r.ordinal)).map((r) => [r.ordinal, r]));
+    const workId = paperColumn(snapshot, 'work_id');
     let dated = 0;
     let scored = 0;
     for (const r of rows) {
       const c = candidates.get(r.ordinal)!;
+      const served = read.get(r.ordinal)!;
+      expect(workId[r.ordinal]).toBe(r.work_id);
       expect(c).toEqual({
         ordinal: r.ordinal,
         year: r.year,
         pub_date: r.pub_date === null ? null : dateNumber(r.pub_date),
-        impact_score: r.impact_score,
-        cluster: r.cluster,
+        impact_score: served.impact_score,
+        cluster: served.cluster,
       });
       if (r.pub_date) dated++;
-      if (r.impact_score !== null) scored++;
+      if (c.impact_score !== null) scored++;
     }
     expect(dated).toBeGreaterThan(0);
     expect(scored).toBeGreaterThan(0);
@@ -149,7 +150,7 @@ describe('warmResearch', () => {
       const read = vi.spyOn(fresh.reader, 'paperColumn');
       warmResearch(fresh);
       expect(new Set(read.mock.calls.map(([name]) => name))).toEqual(
-        new Set(['year', 'pub_date', 'impact_score', 'cluster', 'refs_start', 'refs']),
+        new Set(['year', 'pub_date', 'impact_score', 'citation_percentile', 'cluster', 'refs_start', 'refs']),
       );
       read.mockClear();
       const answer = research(

@@ -20,6 +20,7 @@ export const RESEARCH_COLUMNS = [
   'year',
   'pub_date',
   'impact_score',
+  'citation_percentile',
   'cluster',
   'refs_start',
   'refs',

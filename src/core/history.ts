@@ -9,14 +9,6 @@ import { HISTORY_NOTES } from './notes.js';
 import { findSubject, type SubjectType } from './subjects.js';
 import { envelope, type Viewer } from './viewer.js';
 
-interface StoredSeries {
-  period: string[];
-  papers: number[];
-  ri: number[];
-  ris: number[];
-  hri: (number | null)[];
-}
-
 type HistoryView = SnapshotView<HistoryQueries & SubjectQueries>;
 
 function readSeries(
@@ -26,10 +18,8 @@ function readSeries(
   resolution: Resolution,
   viewer: Viewer,
 ): HistoryPoint[] {
-  const json = snapshot.reader.series(type, id, resolution);
-  if (json === undefined) return [];
-  const s = JSON.parse(json) as StoredSeries;
-  if (s.period.length === 0) return [];
+  const s = snapshot.reader.series(type, id, resolution);
+  if (s === undefined || s.period.length === 0) return [];
   const stored = new Map(s.period.map((period, i) => [period, i]));
   const current = periodOfDay(String(snapshot.meta.cutoff_date ?? ''), resolution);
   const last = s.period[s.period.length - 1]!;

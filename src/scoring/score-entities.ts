@@ -1,32 +1,15 @@
 import { ELEMENTS } from '../elements/elements.js';
 import { getOrCreate } from '../util/maps.js';
 import { type Corpus, type Csr, NO_DAY } from './corpus.js';
-import {
-  civilFromDays,
-  isoDay,
-  monthEndDay,
-  monthIndexOfDay,
-  monthLabel,
-  monthsBefore,
-  yearEndDay,
-} from './dates.js';
+import { civilFromDays, monthEndDay, monthIndexOfDay, monthsBefore, yearEndDay } from './dates.js';
 import { NO_PERIOD, type PeriodSums, sumEntities } from './entity-sums.js';
 import { fractionalWeight, recencyWeight, researchIntensity, researchIntensityScore } from './formulas.js';
+import { PERIOD_LABEL, SeriesWriter } from './history-codec.js';
 import { type PaperImpact, round } from './impact.js';
 import { DAYS_PER_YEAR, type ScoringParameters } from './parameters.js';
 import { RESOLUTIONS, type Resolution } from './resolutions.js';
 
 export type SubjectType = 'element' | 'topic' | 'keyword';
-
-/** One period of a history series: RI, RIS, HRI as at that period alone. */
-export interface HistorySeries {
-  period: string[];
-  papers: number[];
-  ri: number[];
-  ris: number[];
-  /** null where the period has no high-impact papers (no citation data). */
-  hri: (number | null)[];
-}
 
 /** An entity's top papers, best first: ordinals and each one's ris_contribution (no object per paper). */
 export interface RankedPapers {
@@ -44,7 +27,11 @@ export interface EntityScore {
   ris: number;
   hri: number | null;
   ranked: RankedPapers;
-  history: Partial<Record<Resolution, HistorySeries>>;
+  /**
+   * Per resolution, the series (RI, RIS, HRI and papers of each period with papers, as at that
+   * period alone), encoded as the snapshot stores it (history-codec.ts).
+   */
+  history: Partial<Record<Resolution, Uint8Array>>;
   /** Topics and keywords: the elements their papers are routed to, with shares summing to 1. */
   routedElements: { element: number; share: number }[];
 }
@@ -135,11 +122,6 @@ const PERIOD_END: Record<Resolution, (k: number) => number> = {
   yearly: yearEndDay,
   monthly: monthEndDay,
   daily: (d) => d,
-};
-const PERIOD_LABEL: Record<Resolution, (k: number) => string> = {
-  yearly: (y) => String(y),
-  monthly: monthLabel,
-  daily: isoDay,
 };
 
 export function buildContext(corpus: Corpus, impact: PaperImpact, params: ScoringParameters): ScoringContext {
@@ -239,6 +221,7 @@ export function scoreEntities(
   // The tables of the periods, whose largest RIS sum per period (of this type) fills as entities are summed.
   const tables = resolutions.map((res) => periodTable(ctx, res));
   const pending: { score: EntityScore; runs: PeriodSums[] }[] = [];
+  const writer = new SeriesWriter();
   const routes = type !== 'element';
   const sums = sumEntities(ctx, csr, keys.length, resolutions, routes, inverted);
   // One buffer for the ranking keys of topRanked, as long as the largest entity's list (a fresh
@@ -290,7 +273,7 @@ export function scoreEntities(
     score.ri = round(score.ri, 4);
     score.hri = score.hri === null ? null : round(score.hri, 4);
     resolutions.forEach((res, j) => {
-      score.history[res] = series(tables[j]!, runs[j]!);
+      score.history[res] = series(tables[j]!, runs[j]!, writer);
     });
   }
   return scores;
@@ -298,13 +281,12 @@ export function scoreEntities(
 
 /**
  * What a history series reads of each period of one resolution, by key (dense from the smallest
- * key: a series reads it once per period, millions of times a build at 1M works): its label, the
- * corpus's papers and high-impact papers in it, and the type's largest RIS sum in it (filled as the
- * type's entities are summed).
+ * key: a series reads it once per period, millions of times a build at 1M works): the corpus's
+ * papers and high-impact papers in it, and the type's largest RIS sum in it (filled as the type's
+ * entities are summed).
  */
 interface PeriodTable {
   first: number;
-  label: string[];
   papers: Float64Array;
   high: Float64Array;
   maxRaw: Float64Array;
@@ -321,37 +303,35 @@ function periodTable(ctx: ScoringContext, res: Resolution): PeriodTable {
   const size = totals.size === 0 ? 0 : last - first + 1;
   const table: PeriodTable = {
     first,
-    label: new Array<string>(size),
     papers: new Float64Array(size),
     high: new Float64Array(size),
     maxRaw: new Float64Array(size),
   };
   for (const [k, t] of totals) {
-    table.label[k - first] = PERIOD_LABEL[res](k);
     table.papers[k - first] = t.papers;
     table.high[k - first] = t.high;
   }
   return table;
 }
 
-function series(table: PeriodTable, run: PeriodSums): HistorySeries {
-  const out: HistorySeries = { period: [], papers: [], ri: [], ris: [], hri: [] };
+function series(table: PeriodTable, run: PeriodSums, writer: SeriesWriter): Uint8Array {
   const keys = run.keys;
   // Keys come in date order (papers do): sorted only when a date the store could not parse broke it.
   let sorted = true;
   for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
   const order = sorted ? null : Array.from(keys, (_, i) => i).sort((a, b) => keys[a]! - keys[b]!);
+  const out = writer.take(keys.length);
   for (let j = 0; j < keys.length; j++) {
     const i = order ? order[j]! : j;
     const at = keys[i]! - table.first;
     const high = table.high[at]!;
-    out.period.push(table.label[at]!);
-    out.papers.push(run.papers[i]!);
-    out.ri.push(round(researchIntensity(run.weight[i]!, table.papers[at]!), 4));
-    out.ris.push(round(researchIntensityScore(run.raw[i]!, table.maxRaw[at]!), 4));
-    out.hri.push(high > 0 ? round(researchIntensity(run.high[i]!, high), 4) : null);
+    out.key[j] = keys[i]!;
+    out.papers[j] = run.papers[i]!;
+    out.ri[j] = round(researchIntensity(run.weight[i]!, table.papers[at]!), 4);
+    out.ris[j] = round(researchIntensityScore(run.raw[i]!, table.maxRaw[at]!), 4);
+    out.hri[j] = high > 0 ? round(researchIntensity(run.high[i]!, high), 4) : Number.NaN;
   }
-  return out;
+  return out.bytes;
 }
 
 function topRanked(

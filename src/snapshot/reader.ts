@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { decodeSeries, type StoredSeries } from '../scoring/history-codec.js';
+import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
 import type { ColumnQueries } from './paper-columns.js';
 import { TitleRanker } from './title-ranking.js';
@@ -119,8 +121,8 @@ export interface SubjectQueries {
 }
 
 export interface HistoryQueries {
-  /** A subject's stored series at a resolution, as JSON. */
-  series(type: SubjectType, id: string, resolution: string): string | undefined;
+  /** A subject's stored series at a resolution (periods with papers only). */
+  series(type: SubjectType, id: string, resolution: Resolution): StoredSeries | undefined;
   /** The corpus's high-impact papers per period of a resolution. */
   highImpactByPeriod(resolution: string): [string, number][];
 }
@@ -336,11 +338,12 @@ export class SqliteSnapshotReader implements SnapshotReader {
     ).all(match, limit) as SubjectHit[];
   }
 
-  series(type: SubjectType, id: string, resolution: string): string | undefined {
-    return this.statement(
+  series(type: SubjectType, id: string, resolution: Resolution): StoredSeries | undefined {
+    const blob = this.statement(
       'SELECT series FROM history WHERE type = ? AND id = ? AND resolution = ?',
       'pluck',
-    ).get(type, id, resolution) as string | undefined;
+    ).get(type, id, resolution) as Buffer | undefined;
+    return blob === undefined ? undefined : decodeSeries(blob, resolution);
   }
 
   highImpactByPeriod(resolution: string): [string, number][] {

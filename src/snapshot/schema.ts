@@ -8,9 +8,10 @@
  * leave the paper rows (see paper-columns.ts). 4: the numbers that move with the rest of the
  * corpus (impact score, citation percentile, high impact, community) leave the paper rows for
  * paper_columns, so a row changes only with its work and an update copies it as it is; the index
- * on work_id (which no query used) is gone.
+ * on work_id (which no query used) is gone. 5: history series are binary (scoring/history-codec.ts),
+ * not JSON.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 4;
+export const SNAPSHOT_SCHEMA_VERSION = 5;
 
 export const SNAPSHOT_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -33,7 +34,7 @@ CREATE TABLE history (
   type TEXT NOT NULL,
   id TEXT NOT NULL,
   resolution TEXT NOT NULL,
-  series TEXT NOT NULL,
+  series BLOB NOT NULL,
   PRIMARY KEY (type, id, resolution)
 ) WITHOUT ROWID;
 CREATE TABLE periods (

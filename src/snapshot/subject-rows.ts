@@ -32,10 +32,10 @@ export interface SubjectRows {
   /** Per history row: its resolution. */
   historyResolution: string[];
   /**
-   * History row h's series as JSON (UTF-8) is historyJson[historyStart[h] .. historyStart[h + 1]):
-   * one buffer, moved between threads, instead of a hundred megabytes of strings copied.
+   * History row h's series (encoded: scoring/history-codec.ts) is
+   * historySeries[historyStart[h] .. historyStart[h + 1]): one buffer, moved between threads.
    */
-  historyJson: Uint8Array;
+  historySeries: Uint8Array;
   historyStart: Int32Array;
   /** Subject i's routed elements are routedStart[i] .. routedStart[i + 1], rank 1 first. */
   routedStart: Int32Array;
@@ -89,8 +89,8 @@ export class SubjectRowsBuilder {
   private readonly ranked: Buffer[] = [];
   private readonly rankedStart = [0];
   private readonly historyResolution: string[] = [];
-  /** The history's JSON, written in place (no Buffer per series, no copy into one at the end). */
-  private historyJson = Buffer.from(new ArrayBuffer(1 << 20));
+  /** The history's series, copied in as they come (one buffer, grown by doubling). */
+  private historySeries = new Uint8Array(1 << 20);
   private readonly historyStart = [0];
   private readonly historyRows = [0];
   private readonly routedSymbol: string[] = [];
@@ -130,11 +130,10 @@ export class SubjectRowsBuilder {
       this.extra.push(JSON.stringify(extra));
       for (const [res, series] of Object.entries(s.history)) {
         this.historyResolution.push(res);
-        const json = JSON.stringify(series);
         const at = this.historyStart.at(-1)!;
-        const end = at + Buffer.byteLength(json);
-        if (end > this.historyJson.length) this.growHistory(end);
-        this.historyJson.write(json, at);
+        const end = at + series.length;
+        if (end > this.historySeries.length) this.growHistory(end);
+        this.historySeries.set(series, at);
         this.historyStart.push(end);
       }
       this.historyRows.push(this.historyResolution.length);
@@ -151,9 +150,9 @@ export class SubjectRowsBuilder {
 
   /** A buffer of at least `size` bytes (doubled: amortised), holding what was written. */
   private growHistory(size: number): void {
-    const grown = Buffer.from(new ArrayBuffer(Math.max(size, this.historyJson.length * 2)));
-    this.historyJson.copy(grown, 0, 0, this.historyStart.at(-1)!);
-    this.historyJson = grown;
+    const grown = new Uint8Array(Math.max(size, this.historySeries.length * 2));
+    grown.set(this.historySeries.subarray(0, this.historyStart.at(-1)!));
+    this.historySeries = grown;
   }
 
   finish(): SubjectRows {
@@ -185,7 +184,7 @@ export class SubjectRowsBuilder {
       historyRows: Int32Array.from(this.historyRows),
       historyResolution: this.historyResolution,
       // A view of its own buffer (moved to the writer's thread whole), as long as what was written.
-      historyJson: new Uint8Array(this.historyJson.buffer, 0, this.historyStart.at(-1)!),
+      historySeries: this.historySeries.subarray(0, this.historyStart.at(-1)!),
       historyStart: Int32Array.from(this.historyStart),
       routedSymbol: this.routedSymbol,
       routedShare: Float64Array.from(this.routedShare),

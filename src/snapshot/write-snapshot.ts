@@ -104,10 +104,10 @@ function writeSubjects(db: Database.Database, rows: SubjectRows): void {
   const history = db.prepare('INSERT INTO history VALUES (?, ?, ?, ?)');
   const routed = batchedInsert(db, 'routed_elements', 5);
   const { ranked, rankedStart, historyRows, historyStart, routedStart } = rows;
-  const historyJson = Buffer.from(
-    rows.historyJson.buffer,
-    rows.historyJson.byteOffset,
-    rows.historyJson.length,
+  const historySeries = Buffer.from(
+    rows.historySeries.buffer,
+    rows.historySeries.byteOffset,
+    rows.historySeries.length,
   );
   for (let i = 0; i < rows.count; i++)
     fts.run(rows.type[i]!, rows.id[i]!, rows.name[i]!, rows.description[i]!);
@@ -137,8 +137,12 @@ function writeSubjects(db: Database.Database, rows: SubjectRows): void {
     for (let h = historyRows[i]!; h < historyRows[i + 1]!; h++) resolutions.push(h);
     resolutions.sort((a, b) => byText(rows.historyResolution[a]!, rows.historyResolution[b]!));
     for (const h of resolutions) {
-      const series = historyJson.toString('utf8', historyStart[h]!, historyStart[h + 1]!);
-      history.run(type, id, rows.historyResolution[h]!, series);
+      history.run(
+        type,
+        id,
+        rows.historyResolution[h]!,
+        historySeries.subarray(historyStart[h]!, historyStart[h + 1]!),
+      );
     }
     for (let r = routedStart[i]!; r < routedStart[i + 1]!; r++) {
       const at = routed.next();

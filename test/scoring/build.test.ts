@@ -4,6 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
+import { decodeSeries } from '../../src/scoring/history-codec.js';
+import type { Resolution } from '../../src/scoring/resolutions.js';
 import { PAPER_COLUMN_TYPES, type PaperColumnName, typedArrayOf } from '../../src/snapshot/paper-columns.js';
 import { decodeRanked } from '../../src/snapshot/ranked.js';
 import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
@@ -163,12 +165,13 @@ describe('build on a hand-scored corpus', () => {
   });
 
   it('writes yearly, monthly and daily history for elements', () => {
-    const series = (res: string) =>
-      JSON.parse(
+    const series = (res: Resolution) =>
+      decodeSeries(
         db
           .prepare("SELECT series FROM history WHERE type = 'element' AND id = 'Fe' AND resolution = ?")
           .pluck()
-          .get(res) as string,
+          .get(res) as Buffer,
+        res,
       );
     const yearly = series('yearly');
     expect(yearly.period).toEqual(['2023', '2024']);

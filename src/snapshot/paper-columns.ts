@@ -28,6 +28,8 @@ export const PAPER_COLUMN_TYPES = {
   cluster_from_citations: Uint8Array,
   /** The OpenAlex work id (W number) of each paper. */
   work_id: Float64Array,
+  /** Every ordinal in DOI order (byte order of the text; no DOI last; ties by ordinal). */
+  doi_order: Int32Array,
   /** Publication date as the number YYYYMMDD (its order is the date's), 0 when unknown. */
   pub_date: Int32Array,
   /** The references: paper p cites refs[refs_start[p] .. refs_start[p + 1]) (ordinals). */

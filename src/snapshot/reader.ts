@@ -33,7 +33,7 @@ export interface PaperRow {
 const PAPER_COLUMNS = 'ordinal, work_id, doi, title, venue, year, pub_date, citations, elements, keywords';
 
 /** The whole-corpus columns a paper row takes its moving numbers from (paper-columns.ts). */
-export type MovingColumn = 'impact_score' | 'citation_percentile' | 'cluster';
+export type MovingColumn = 'impact_score' | 'citation_percentile' | 'cluster' | 'doi_order';
 
 export interface ElementRow {
   id: string;
@@ -234,6 +234,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
    */
   private titleRanker: TitleRanker | 'failed' | 'fts5' | undefined;
   private titleStats: PendingTitleStats | undefined;
+  private doiOrderKnown: boolean | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -438,9 +439,36 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   paperByDoi(doi: string): PaperRow | undefined {
-    return this.addMovingNumbers(
-      this.statement(`SELECT ${PAPER_COLUMNS} FROM papers WHERE doi = ?`).get(doi) as PaperRow | undefined,
-    );
+    // Snapshots before schema 6 have an index on doi instead of the column.
+    if (!this.hasDoiOrder) {
+      return this.addMovingNumbers(
+        this.statement(`SELECT ${PAPER_COLUMNS} FROM papers WHERE doi = ?`).get(doi) as PaperRow | undefined,
+      );
+    }
+    // The first paper in DOI order whose DOI is not below this one (no DOI counts as above all).
+    const order = this.column('doi_order');
+    const doiAt = this.statement('SELECT doi FROM papers WHERE ordinal = ?', 'pluck');
+    const wanted = Buffer.from(doi);
+    const below = (i: number) => {
+      const d = doiAt.get(order[i]) as string | null;
+      return d !== null && Buffer.compare(Buffer.from(d), wanted) < 0;
+    };
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (below(mid)) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === order.length || doiAt.get(order[lo]) !== doi) return undefined;
+    return this.paperRows([order[lo]!])[0];
+  }
+
+  /** Whether the papers in DOI order are a column (schema 6 on). */
+  private get hasDoiOrder(): boolean {
+    this.doiOrderKnown ??=
+      this.statement("SELECT count(*) FROM paper_columns WHERE name = 'doi_order'", 'pluck').get() === 1;
+    return this.doiOrderKnown;
   }
 
   paperByTitle(match: string): PaperRow | undefined {

@@ -89,8 +89,8 @@ export class SubjectRowsBuilder {
   private readonly ranked: Buffer[] = [];
   private readonly rankedStart = [0];
   private readonly historyResolution: string[] = [];
-  /** The history's series, copied in as they come (one buffer, grown by doubling). */
-  private historySeries = new Uint8Array(1 << 20);
+  /** The history's series as the scoring wrote them (views of its slabs), copied into one at the end. */
+  private readonly historySeries: Uint8Array[] = [];
   private readonly historyStart = [0];
   private readonly historyRows = [0];
   private readonly routedSymbol: string[] = [];
@@ -130,11 +130,8 @@ export class SubjectRowsBuilder {
       this.extra.push(JSON.stringify(extra));
       for (const [res, series] of Object.entries(s.history)) {
         this.historyResolution.push(res);
-        const at = this.historyStart.at(-1)!;
-        const end = at + series.length;
-        if (end > this.historySeries.length) this.growHistory(end);
-        this.historySeries.set(series, at);
-        this.historyStart.push(end);
+        this.historySeries.push(series);
+        this.historyStart.push(this.historyStart.at(-1)! + series.length);
       }
       this.historyRows.push(this.historyResolution.length);
       for (const r of s.routedElements) {
@@ -146,13 +143,6 @@ export class SubjectRowsBuilder {
       this.postings.push(papers);
       this.postingsStart.push(this.postingsStart.at(-1)! + papers.length);
     }
-  }
-
-  /** A buffer of at least `size` bytes (doubled: amortised), holding what was written. */
-  private growHistory(size: number): void {
-    const grown = new Uint8Array(Math.max(size, this.historySeries.length * 2));
-    grown.set(this.historySeries.subarray(0, this.historyStart.at(-1)!));
-    this.historySeries = grown;
   }
 
   finish(): SubjectRows {
@@ -184,7 +174,7 @@ export class SubjectRowsBuilder {
       historyRows: Int32Array.from(this.historyRows),
       historyResolution: this.historyResolution,
       // A view of its own buffer (moved to the writer's thread whole), as long as what was written.
-      historySeries: this.historySeries.subarray(0, this.historyStart.at(-1)!),
+      historySeries: concat<Uint8Array>(this.historySeries, new Uint8Array(this.historyStart.at(-1)!)),
       historyStart: Int32Array.from(this.historyStart),
       routedSymbol: this.routedSymbol,
       routedShare: Float64Array.from(this.routedShare),

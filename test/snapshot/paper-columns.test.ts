@@ -117,6 +117,47 @@ describe('paper columns', () => {
   });
 });
 
+describe('doi_order', () => {
+  it('orders the papers as SQLite orders their DOIs (no DOI last, ties by ordinal)', () => {
+    const db = new Database(snapshot.path, { readonly: true });
+    try {
+      const expected = db
+        .prepare('SELECT ordinal FROM papers ORDER BY doi IS NULL, doi, ordinal')
+        .pluck()
+        .all() as number[];
+      expect([...paperColumn(snapshot, 'doi_order')]).toEqual(expected);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('finds every DOI, the first paper that has it, and nothing for a DOI not in the corpus', () => {
+    const db = new Database(snapshot.path, { readonly: true });
+    try {
+      const firsts = db
+        .prepare('SELECT doi, min(ordinal) AS ordinal FROM papers WHERE doi IS NOT NULL GROUP BY doi')
+        .all() as { doi: string; ordinal: number }[];
+      expect(firsts.length).toBeGreaterThan(1000);
+      for (const { doi, ordinal } of firsts)
+        expect(snapshot.reader.paperByDoi(doi)?.ordinal, doi).toBe(ordinal);
+      const known = new Set(firsts.map((f) => f.doi));
+      // Next to real DOIs, before the first and after the last: absent.
+      const sorted = [...known].sort();
+      for (const doi of [
+        `${sorted[0]!.slice(0, -1)}`,
+        `${sorted[10]!}x`,
+        `${sorted.at(-1)!}z`,
+        '10.0000/none',
+        '',
+      ])
+        if (!known.has(doi)) expect(snapshot.reader.paperByDoi(doi), doi).toBeUndefined();
+      expect(snapshot.reader.paperByDoi(firsts[0]!.doi)?.impact_score).not.toBeUndefined();
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('dateNumber', () => {
   it('keeps the order of ISO dates, and none is 0', () => {
     expect(dateNumber('2024-03-07')).toBe(20240307);

@@ -90,14 +90,87 @@ export function paperComparator(corpus: Corpus, impact: PaperImpact): (a: number
   };
 }
 
-/** Orders all papers once by the ranking rule; an entity's top papers are its lowest positions. */
-export function globalRankPositions(corpus: Corpus, impact: PaperImpact): Int32Array {
-  const order = Array.from({ length: corpus.n }, (_, p) => p).sort(paperComparator(corpus, impact));
-  const position = new Int32Array(corpus.n);
-  order.forEach((p, i) => {
-    position[p] = i;
-  });
+/**
+ * Orders all papers once by the ranking rule (paperComparator); an entity's top papers are its
+ * lowest positions. Each part of the rule becomes a dense rank, packed into one float64 key per
+ * paper (exact below 2^53), so a typed-array sort does what a million comparator calls did (1.2 s
+ * of the scoring at 1M works); a corpus whose ranks do not fit (`maxKey`) is sorted by the comparator.
+ */
+export function globalRankPositions(corpus: Corpus, impact: PaperImpact, maxKey = 2 ** 53): Int32Array {
+  const n = corpus.n;
+  const { citations, day } = corpus;
+  const score = impact.impactScore;
+  const position = new Int32Array(n);
+  // The last ties: DOI rank, work id, then ordinal (as the stable sort of the comparator left them).
+  const tieOrder = tieBreakOrder(corpus);
+  const tie = new Int32Array(n);
+  for (let i = 0; i < n; i++) tie[tieOrder[i]!] = i;
+  const impactOf = (p: number) => (Number.isNaN(score[p]!) ? -1 : score[p]!);
+  const known: number[] = [];
+  const unknown: number[] = [];
+  for (let p = 0; p < n; p++) (citations[p]! >= 0 ? known : unknown).push(p);
+  // Known citations first: impact score, then citations, both descending; unknown: date descending.
+  const impactRank = descendingRanks(known, impactOf);
+  const citationRank = descendingRanks(known, (p) => citations[p]!);
+  const dayRank = descendingRanks(unknown, (p) => day[p]!);
+  if (impactRank.count * citationRank.count * n >= maxKey || dayRank.count * n >= maxKey) {
+    const order = Array.from({ length: n }, (_, p) => p).sort(paperComparator(corpus, impact));
+    order.forEach((p, i) => {
+      position[p] = i;
+    });
+    return position;
+  }
+  let at = 0;
+  const place = (group: number[], key: (p: number) => number) => {
+    const keys = Float64Array.from(group, key).sort();
+    for (const k of keys) position[tieOrder[k % n]!] = at++;
+  };
+  place(known, (p) => (impactRank.of(p) * citationRank.count + citationRank.of(p)) * n + tie[p]!);
+  place(unknown, (p) => dayRank.of(p) * n + tie[p]!);
   return position;
+}
+
+/** Ordinals by DOI rank, then work id, then ordinal (a counting sort by DOI rank; equal ranks by id). */
+function tieBreakOrder(corpus: Corpus): Int32Array {
+  const { n, doiRank, workId } = corpus;
+  let ranks = 0;
+  for (let p = 0; p < n; p++) ranks = Math.max(ranks, doiRank[p]! + 1);
+  const start = new Int32Array(ranks + 1);
+  for (let p = 0; p < n; p++) start[doiRank[p]! + 1]!++;
+  for (let r = 0; r < ranks; r++) start[r + 1]! += start[r]!;
+  const order = new Int32Array(n);
+  const fill = start.slice(0, ranks);
+  for (let p = 0; p < n; p++) order[fill[doiRank[p]!]!++] = p;
+  for (let r = 0; r < ranks; r++)
+    if (start[r + 1]! - start[r]! > 1)
+      order.subarray(start[r]!, start[r + 1]!).sort((a, b) => workId[a]! - workId[b]! || a - b);
+  return order;
+}
+
+/** Each paper's rank among the distinct values of `value` over `group`, largest first (0 the largest). */
+function descendingRanks(
+  group: readonly number[],
+  value: (p: number) => number,
+): { count: number; of: (p: number) => number } {
+  const sorted = Float64Array.from(group, value).sort().reverse();
+  let count = 0;
+  for (let i = 0; i < sorted.length; i++)
+    if (i === 0 || sorted[i] !== sorted[count - 1]) sorted[count++] = sorted[i]!;
+  const distinct = sorted.subarray(0, count);
+  return {
+    count,
+    of: (p) => {
+      const v = value(p);
+      let lo = 0;
+      let hi = count - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (distinct[mid]! > v) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    },
+  };
 }
 
 /** The shared facts every entity type is scored against, computed once per paper. */

@@ -126,13 +126,10 @@ async function buildFromStore(
           },
         )
       : Promise.resolve(cacheIsCurrent ? cacheDigest : null);
-    // The communities here meanwhile: this thread has time to spare before the scores come.
-    const communities = scoreCommunityRows(corpus, params);
     const subjects = scoring.result.then((s): SubjectContent => {
       lap(`scored ${s.subjects.count} subjects (scoring took ${s.seconds.toFixed(1)} s)`);
       return {
         ...s,
-        ...communities,
         meta: {
           schema_version: SNAPSHOT_SCHEMA_VERSION,
           tagger_version: TAGGER_VERSION,
@@ -161,7 +158,9 @@ async function buildFromStore(
           `paper rows made in full: the snapshot ${previousVersion} built with the cache is gone or damaged`,
         );
     }
-    await writeSnapshot(tmp, { corpus, impact, clusters, previous }, subjects, store, lap);
+    // The communities on this thread, once the paper rows are written, while the worker still scores.
+    const communities = () => scoreCommunityRows(corpus, params);
+    await writeSnapshot(tmp, { corpus, impact, clusters, previous }, communities, subjects, store, lap);
     lap('snapshot written');
     const [published, written] = await settled(
       publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep }),

@@ -8,33 +8,37 @@ import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from './schema.js';
 import type { ScoredSubjects } from './score-subjects.js';
 import { type CommunityRows, type SubjectRows, topicSubjectId } from './subject-rows.js';
 
-/** Everything else in the file: the subject scores and communities (laid out as rows) and the build's notes. */
-export interface SubjectContent extends Omit<ScoredSubjects, 'window'> {
+/** The communities (scored on the writer's thread while the worker scores the subjects). */
+export interface CommunityContent {
   communities: CommunityRows;
   elementCommunities: CommunityRows;
-  meta: Record<string, string | number>;
 }
 
-export type SnapshotContent = PaperContent & SubjectContent;
+/** Everything else in the file: the subject scores (laid out as rows) and the build's notes. */
+export interface SubjectContent extends Omit<ScoredSubjects, 'window'> {
+  meta: Record<string, string | number>;
+}
 
 /**
  * Writes a complete snapshot file. Every row is written in a fixed order so the same corpus
  * gives the same bytes, and so the same data_version. Paper rows are made from the corpus store
  * (texts streamed in ordinal order, never all in memory at once) or, for unchanged works in an
- * incremental build, copied from the previous snapshot (paper-rows.ts). The
- * paper rows, their full-text index and indexes come first and do not depend on the subject
- * scores, which are awaited only after them (the build scores in a worker thread meanwhile).
+ * incremental build, copied from the previous snapshot (paper-rows.ts). What does not depend on
+ * the subject scores comes first (the paper rows, their full-text index, the whole-corpus columns
+ * but two, and the communities, scored here by `communities`); the scores are awaited only after
+ * it (the build scores in a worker thread meanwhile).
  */
 export async function writeSnapshot(
   path: string,
   papers: PaperContent,
+  communities: () => CommunityContent,
   subjects: Promise<SubjectContent>,
   store: CorpusStore,
   log: (msg: string) => void,
 ): Promise<void> {
   const db = new Database(path);
   try {
-    await writeAll(db, papers, subjects, store, log);
+    await writeAll(db, papers, communities, subjects, store, log);
   } finally {
     db.close();
   }
@@ -43,6 +47,7 @@ export async function writeSnapshot(
 async function writeAll(
   db: Database.Database,
   papers: PaperContent,
+  communities: () => CommunityContent,
   subjects: Promise<SubjectContent>,
   store: CorpusStore,
   log: (msg: string) => void,
@@ -66,7 +71,18 @@ async function writeAll(
   db.exec("INSERT INTO papers_fts (papers_fts, rank) VALUES ('pgsz', 8000)");
   db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
   log('  full-text index built');
-  const content: SnapshotContent = { ...papers, ...(await subjects) };
+  // Then what does not depend on the subjects' scores, while the worker is still scoring them.
+  const communityRows = communities();
+  db.transaction(() => {
+    writePaperColumns(db, papers, pubDates);
+    writeCommunities(db, 'INSERT INTO communities VALUES (?, ?, ?, ?, ?, ?)', communityRows.communities);
+    writeCommunities(
+      db,
+      'INSERT INTO element_communities VALUES (?, ?, ?, ?, ?, ?, ?)',
+      communityRows.elementCommunities,
+    );
+  })();
+  const content = await subjects;
 
   const insert = db.transaction(() => {
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
@@ -78,13 +94,7 @@ async function writeAll(
 
     writeSubjects(db, content.subjects);
     log(`  subjects: ${content.subjects.count}`);
-    writeColumns(db, content, pubDates);
-    writeCommunities(db, 'INSERT INTO communities VALUES (?, ?, ?, ?, ?, ?)', content.communities);
-    writeCommunities(
-      db,
-      'INSERT INTO element_communities VALUES (?, ?, ?, ?, ?, ?, ?)',
-      content.elementCommunities,
-    );
+    writeScoredColumns(db, content);
   });
   insert();
   db.exec(SUBJECT_INDEXES);
@@ -194,12 +204,29 @@ export function doiOrder(corpus: Pick<Corpus, 'n' | 'doiRank'>): Int32Array {
 const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 /**
- * What the lab's set algebra and research's candidates read: every subject's postings (its
- * papers, ordinals ascending) and whole-corpus columns by ordinal (paper-columns.ts). Loaded as
- * typed arrays in one read per snapshot.
+ * What the lab's set algebra and research's candidates read: whole-corpus columns by ordinal
+ * (paper-columns.ts) and every subject's postings (its papers, ordinals ascending), loaded as
+ * typed arrays in one read per snapshot. The columns that do not depend on the scores first.
  */
-function writeColumns(db: Database.Database, content: SnapshotContent, pubDates: Int32Array): void {
-  const { corpus, clusters, subjects } = content;
+function writePaperColumns(db: Database.Database, content: PaperContent, pubDates: Int32Array): void {
+  const { corpus, clusters, impact } = content;
+  const column = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
+  column.run('year', bytesOf(corpus.year));
+  column.run('cluster', bytesOf(clusters.topic));
+  column.run('impact_score', bytesOf(impact.impactScore));
+  column.run('citation_percentile', bytesOf(impact.citationPercentile));
+  column.run('high_impact', bytesOf(impact.highImpact));
+  column.run('cluster_from_citations', bytesOf(clusters.fromCitations));
+  column.run('work_id', bytesOf(corpus.workId));
+  column.run('doi_order', bytesOf(doiOrder(corpus)));
+  column.run('pub_date', bytesOf(pubDates));
+  column.run('refs_start', bytesOf(corpus.refs.start));
+  column.run('refs', bytesOf(corpus.refs.values.subarray(0, corpus.refs.start[corpus.n])));
+}
+
+/** The postings and the columns the scoring gives (ranking positions, recency weights). */
+function writeScoredColumns(db: Database.Database, content: SubjectContent): void {
+  const { subjects } = content;
   const posting = db.prepare('INSERT INTO postings VALUES (?, ?, ?)');
   const { postings, postingsStart } = subjects;
   for (let i = 0; i < subjects.count; i++)
@@ -209,17 +236,6 @@ function writeColumns(db: Database.Database, content: SnapshotContent, pubDates:
       bytesOf(postings.subarray(postingsStart[i]!, postingsStart[i + 1]!)),
     );
   const column = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
-  column.run('year', bytesOf(corpus.year));
-  column.run('cluster', bytesOf(clusters.topic));
   column.run('rank_position', bytesOf(content.rankPosition));
   column.run('recency', bytesOf(content.recencyNow));
-  column.run('impact_score', bytesOf(content.impact.impactScore));
-  column.run('citation_percentile', bytesOf(content.impact.citationPercentile));
-  column.run('high_impact', bytesOf(content.impact.highImpact));
-  column.run('cluster_from_citations', bytesOf(clusters.fromCitations));
-  column.run('work_id', bytesOf(corpus.workId));
-  column.run('doi_order', bytesOf(doiOrder(corpus)));
-  column.run('pub_date', bytesOf(pubDates));
-  column.run('refs_start', bytesOf(corpus.refs.start));
-  column.run('refs', bytesOf(corpus.refs.values.subarray(0, corpus.refs.start[corpus.n])));
 }

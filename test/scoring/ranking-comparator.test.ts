@@ -4,7 +4,7 @@ import type { Corpus } from '../../src/scoring/corpus.js';
 import { NO_DAY } from '../../src/scoring/corpus.js';
 import { compareForRanking } from '../../src/scoring/formulas.js';
 import type { PaperImpact } from '../../src/scoring/impact.js';
-import { paperComparator } from '../../src/scoring/score-entities.js';
+import { globalRankPositions, paperComparator } from '../../src/scoring/score-entities.js';
 
 const paperArb = fc.record({
   citations: fc.option(fc.integer({ min: 0, max: 5 }), { nil: null }),
@@ -51,6 +51,46 @@ describe('the fast paper comparator', () => {
         expect([...ids].sort(paperComparator(corpus, impact))).toEqual([...ids].sort(rule));
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('globalRankPositions', () => {
+  const corpusArb = fc.array(
+    fc.record({
+      citations: fc.option(fc.integer({ min: 0, max: 4 }), { nil: null }),
+      impact: fc.option(fc.constantFrom(0, 12.5, 50, 50, 99.99), { nil: null }),
+      day: fc.option(fc.integer({ min: 19_000, max: 19_003 }), { nil: null }),
+      // Many papers share a DOI rank (no DOI, or the same DOI twice), and some a work id.
+      doiRank: fc.integer({ min: 1, max: 4 }),
+      workId: fc.integer({ min: 1, max: 40 }),
+    }),
+    { minLength: 1, maxLength: 60 },
+  );
+
+  it('gives each paper its place in the comparator order, by packed keys or by the comparator', () => {
+    fc.assert(
+      fc.property(corpusArb, fc.boolean(), (papers, packed) => {
+        const n = papers.length;
+        const corpus = {
+          n,
+          citations: Int32Array.from(papers, (p) => p.citations ?? -1),
+          doiRank: Int32Array.from(papers, (p) => p.doiRank),
+          day: Int32Array.from(papers, (p) => p.day ?? NO_DAY),
+          workId: Float64Array.from(papers, (p) => p.workId),
+        } as unknown as Corpus;
+        const impact = {
+          impactScore: Float64Array.from(papers, (p) => (p.impact === null ? Number.NaN : p.impact)),
+        } as unknown as PaperImpact;
+        const order = Array.from({ length: n }, (_, i) => i).sort(paperComparator(corpus, impact));
+        const expected = new Int32Array(n);
+        order.forEach((p, i) => {
+          expected[p] = i;
+        });
+        // maxKey 1: every corpus too wide for packed keys, so the comparator's own sort.
+        expect(globalRankPositions(corpus, impact, packed ? 2 ** 53 : 1)).toEqual(expected);
+      }),
+      { numRuns: 400 },
     );
   });
 });

@@ -105,14 +105,27 @@ export function globalRankPositions(corpus: Corpus, impact: PaperImpact, maxKey 
   const tieOrder = tieBreakOrder(corpus);
   const tie = new Int32Array(n);
   for (let i = 0; i < n; i++) tie[tieOrder[i]!] = i;
-  const impactOf = (p: number) => (Number.isNaN(score[p]!) ? -1 : score[p]!);
-  const known: number[] = [];
-  const unknown: number[] = [];
-  for (let p = 0; p < n; p++) (citations[p]! >= 0 ? known : unknown).push(p);
+  let knownCount = 0;
+  for (let p = 0; p < n; p++) if (citations[p]! >= 0) knownCount++;
+  const known = new Int32Array(knownCount);
+  const unknown = new Int32Array(n - knownCount);
+  const impactOf = new Float64Array(knownCount);
+  const citationsOf = new Float64Array(knownCount);
+  const dayOf = new Float64Array(n - knownCount);
+  for (let p = 0, k = 0, u = 0; p < n; p++) {
+    if (citations[p]! >= 0) {
+      known[k] = p;
+      impactOf[k] = Number.isNaN(score[p]!) ? -1 : score[p]!;
+      citationsOf[k++] = citations[p]!;
+    } else {
+      unknown[u] = p;
+      dayOf[u++] = day[p]!;
+    }
+  }
   // Known citations first: impact score, then citations, both descending; unknown: date descending.
-  const impactRank = descendingRanks(known, impactOf);
-  const citationRank = descendingRanks(known, (p) => citations[p]!);
-  const dayRank = descendingRanks(unknown, (p) => day[p]!);
+  const impactRank = descendingRanks(impactOf);
+  const citationRank = descendingRanks(citationsOf);
+  const dayRank = descendingRanks(dayOf);
   if (impactRank.count * citationRank.count * n >= maxKey || dayRank.count * n >= maxKey) {
     const order = Array.from({ length: n }, (_, p) => p).sort(paperComparator(corpus, impact));
     order.forEach((p, i) => {
@@ -120,13 +133,13 @@ export function globalRankPositions(corpus: Corpus, impact: PaperImpact, maxKey 
     });
     return position;
   }
-  let at = 0;
-  const place = (group: number[], key: (p: number) => number) => {
-    const keys = Float64Array.from(group, key).sort();
-    for (const k of keys) position[tieOrder[k % n]!] = at++;
-  };
-  place(known, (p) => (impactRank.of(p) * citationRank.count + citationRank.of(p)) * n + tie[p]!);
-  place(unknown, (p) => dayRank.of(p) * n + tie[p]!);
+  const keys = new Float64Array(n);
+  for (let k = 0; k < knownCount; k++)
+    keys[k] = (impactRank.rank[k]! * citationRank.count + citationRank.rank[k]!) * n + tie[known[k]!]!;
+  for (let u = 0; u < unknown.length; u++) keys[knownCount + u] = dayRank.rank[u]! * n + tie[unknown[u]!]!;
+  keys.subarray(0, knownCount).sort();
+  keys.subarray(knownCount).sort();
+  for (let i = 0; i < n; i++) position[tieOrder[keys[i]! % n]!] = i;
   return position;
 }
 
@@ -147,30 +160,25 @@ function tieBreakOrder(corpus: Corpus): Int32Array {
   return order;
 }
 
-/** Each paper's rank among the distinct values of `value` over `group`, largest first (0 the largest). */
-function descendingRanks(
-  group: readonly number[],
-  value: (p: number) => number,
-): { count: number; of: (p: number) => number } {
-  const sorted = Float64Array.from(group, value).sort().reverse();
+/** Each value's rank among the distinct values, largest first (0 the largest), and how many there are. */
+function descendingRanks(values: Float64Array): { count: number; rank: Int32Array } {
+  const distinct = Float64Array.from(values).sort().reverse();
   let count = 0;
-  for (let i = 0; i < sorted.length; i++)
-    if (i === 0 || sorted[i] !== sorted[count - 1]) sorted[count++] = sorted[i]!;
-  const distinct = sorted.subarray(0, count);
-  return {
-    count,
-    of: (p) => {
-      const v = value(p);
-      let lo = 0;
-      let hi = count - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (distinct[mid]! > v) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    },
-  };
+  for (let i = 0; i < distinct.length; i++)
+    if (i === 0 || distinct[i] !== distinct[count - 1]) distinct[count++] = distinct[i]!;
+  const rank = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    let lo = 0;
+    let hi = count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (distinct[mid]! > v) lo = mid + 1;
+      else hi = mid;
+    }
+    rank[i] = lo;
+  }
+  return { count, rank };
 }
 
 /** The shared facts every entity type is scored against, computed once per paper. */

@@ -185,7 +185,7 @@ export class SubjectRowsBuilder {
   }
 }
 
-function describe(corpus: Corpus, s: EntityScore) {
+function describe(corpus: Corpus, s: Pick<EntityScore, 'type' | 'key'>) {
   if (s.type === 'element') {
     const e = ELEMENTS[s.key]!;
     return {
@@ -208,6 +208,36 @@ function describe(corpus: Corpus, s: EntityScore) {
     };
   }
   return { name: corpus.keywordNames[s.key]!, description: null, extra: {} };
+}
+
+/** Every subject's type, id, name and description, in the order the scoring lays them out. */
+export interface SubjectTexts {
+  type: SubjectType[];
+  id: string[];
+  name: string[];
+  description: (string | null)[];
+}
+
+/**
+ * The subjects' texts without their scores: every element, topic and keyword of the corpus, in
+ * scoring order (score-subjects.ts), so their search rows can be written before the scores come.
+ */
+export function subjectTexts(corpus: Corpus): SubjectTexts {
+  const out: SubjectTexts = { type: [], id: [], name: [], description: [] };
+  const types: [SubjectType, number][] = [
+    ['element', ELEMENTS.length],
+    ['topic', corpus.topicIds.length],
+    ['keyword', corpus.keywordSlugs.length],
+  ];
+  for (const [type, count] of types)
+    for (let key = 0; key < count; key++) {
+      const { name, description } = describe(corpus, { type, key });
+      out.type.push(type);
+      out.id.push(subjectIdOf(corpus, { type, key }));
+      out.name.push(name);
+      out.description.push(description);
+    }
+  return out;
 }
 
 /** Communities as columns, sorted as the snapshot stores them; element -1 for a topic's own. */

@@ -6,7 +6,13 @@ import { batchedInsert } from './batched-insert.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
 import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from './schema.js';
 import type { ScoredSubjects } from './score-subjects.js';
-import { type CommunityRows, type SubjectRows, topicSubjectId } from './subject-rows.js';
+import {
+  type CommunityRows,
+  type SubjectRows,
+  type SubjectTexts,
+  subjectTexts,
+  topicSubjectId,
+} from './subject-rows.js';
 
 /** The communities (scored on the writer's thread while the worker scores the subjects). */
 export interface CommunityContent {
@@ -73,7 +79,9 @@ async function writeAll(
   log('  full-text index built');
   // Then what does not depend on the subjects' scores, while the worker is still scoring them.
   const communityRows = communities();
+  const texts = subjectTexts(papers.corpus);
   db.transaction(() => {
+    writeSubjectSearch(db, texts);
     writePaperColumns(db, papers, pubDates);
     writeCommunities(db, 'INSERT INTO communities VALUES (?, ?, ?, ?, ?, ?)', communityRows.communities);
     writeCommunities(
@@ -92,7 +100,7 @@ async function writeAll(
     const periods = db.prepare('INSERT INTO periods VALUES (?, ?, ?, ?)');
     for (const p of content.periods) periods.run(p.resolution, p.period, p.papers, p.highImpactPapers);
 
-    writeSubjects(db, content.subjects);
+    writeSubjects(db, content.subjects, texts);
     log(`  subjects: ${content.subjects.count}`);
     writeScoredColumns(db, content);
   });
@@ -102,15 +110,28 @@ async function writeAll(
 }
 
 /**
- * The subjects, their search rows, history and routed elements. The search rows go in in scoring
- * order (their rowids break the search's ties, as before); the tables keyed by (type, id) in key
- * order, so each row is appended to its B-tree: in scoring order (element, topic, keyword) the
- * keyword rows went into the middle of the topics'. Routed elements, ten a subject, several to a
- * statement (a call per row cost about as much as the row).
+ * The subjects' search rows, in scoring order (their rowids break the search's ties): written from
+ * the corpus before the scores come, as the subjects are the same with or without them.
  */
-function writeSubjects(db: Database.Database, rows: SubjectRows): void {
-  const subject = db.prepare('INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+function writeSubjectSearch(db: Database.Database, texts: SubjectTexts): void {
   const fts = db.prepare('INSERT INTO subjects_fts (type, id, name, description) VALUES (?, ?, ?, ?)');
+  for (let i = 0; i < texts.type.length; i++)
+    fts.run(texts.type[i]!, texts.id[i]!, texts.name[i]!, texts.description[i]!);
+}
+
+/**
+ * The subjects, their history and routed elements, in key order (type, id), so each row is
+ * appended to its B-tree: in scoring order (element, topic, keyword) the keyword rows went into
+ * the middle of the topics'. Routed elements, ten a subject, several to a statement (a call per
+ * row cost about as much as the row). They must be the subjects whose search rows were written.
+ */
+function writeSubjects(db: Database.Database, rows: SubjectRows, texts: SubjectTexts): void {
+  if (
+    rows.count !== texts.type.length ||
+    rows.id.some((id, i) => id !== texts.id[i] || rows.type[i] !== texts.type[i])
+  )
+    throw new Error("the scored subjects are not the corpus's subjects in scoring order");
+  const subject = db.prepare('INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const history = db.prepare('INSERT INTO history VALUES (?, ?, ?, ?)');
   const routed = batchedInsert(db, 'routed_elements', 5);
   const { ranked, rankedStart, historyRows, historyStart, routedStart } = rows;
@@ -119,8 +140,6 @@ function writeSubjects(db: Database.Database, rows: SubjectRows): void {
     rows.historySeries.byteOffset,
     rows.historySeries.length,
   );
-  for (let i = 0; i < rows.count; i++)
-    fts.run(rows.type[i]!, rows.id[i]!, rows.name[i]!, rows.description[i]!);
   const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const keyOrder = Array.from({ length: rows.count }, (_, i) => i).sort(
     (a, b) => byText(rows.type[a]!, rows.type[b]!) || byText(rows.id[a]!, rows.id[b]!),

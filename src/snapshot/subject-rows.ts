@@ -32,11 +32,10 @@ export interface SubjectRows {
   /** Per history row: its resolution. */
   historyResolution: string[];
   /**
-   * History row h's series (encoded: scoring/history-codec.ts) is
-   * historySeries[historyStart[h] .. historyStart[h + 1]): one buffer, moved between threads.
+   * Per history row, its series (encoded: scoring/history-codec.ts): views of the slabs the
+   * scoring wrote them into, which move between threads whole (no copy into one buffer).
    */
-  historySeries: Uint8Array;
-  historyStart: Int32Array;
+  historySeries: Uint8Array[];
   /** Subject i's routed elements are routedStart[i] .. routedStart[i + 1], rank 1 first. */
   routedStart: Int32Array;
   routedSymbol: string[];
@@ -89,9 +88,8 @@ export class SubjectRowsBuilder {
   private readonly ranked: Buffer[] = [];
   private readonly rankedStart = [0];
   private readonly historyResolution: string[] = [];
-  /** The history's series as the scoring wrote them (views of its slabs), copied into one at the end. */
+  /** The history's series as the scoring wrote them (views of its slabs). */
   private readonly historySeries: Uint8Array[] = [];
-  private readonly historyStart = [0];
   private readonly historyRows = [0];
   private readonly routedSymbol: string[] = [];
   private readonly routedShare: number[] = [];
@@ -131,7 +129,6 @@ export class SubjectRowsBuilder {
       for (const [res, series] of Object.entries(s.history)) {
         this.historyResolution.push(res);
         this.historySeries.push(series);
-        this.historyStart.push(this.historyStart.at(-1)! + series.length);
       }
       this.historyRows.push(this.historyResolution.length);
       for (const r of s.routedElements) {
@@ -174,8 +171,7 @@ export class SubjectRowsBuilder {
       historyRows: Int32Array.from(this.historyRows),
       historyResolution: this.historyResolution,
       // A view of its own buffer (moved to the writer's thread whole), as long as what was written.
-      historySeries: concat<Uint8Array>(this.historySeries, new Uint8Array(this.historyStart.at(-1)!)),
-      historyStart: Int32Array.from(this.historyStart),
+      historySeries: this.historySeries,
       routedSymbol: this.routedSymbol,
       routedShare: Float64Array.from(this.routedShare),
       routedStart: Int32Array.from(this.routedStart),
@@ -270,6 +266,10 @@ export function communityRows(list: readonly (Community | ElementCommunity)[]): 
 export function transferablesOf(...rows: (SubjectRows | CommunityRows)[]): ArrayBuffer[] {
   const out = new Set<ArrayBuffer>();
   for (const r of rows)
-    for (const v of Object.values(r)) if (ArrayBuffer.isView(v)) out.add(v.buffer as ArrayBuffer);
+    for (const v of Object.values(r)) {
+      if (ArrayBuffer.isView(v)) out.add(v.buffer as ArrayBuffer);
+      else if (Array.isArray(v))
+        for (const x of v) if (ArrayBuffer.isView(x)) out.add(x.buffer as ArrayBuffer);
+    }
   return [...out];
 }

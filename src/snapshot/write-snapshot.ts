@@ -134,12 +134,7 @@ function writeSubjects(db: Database.Database, rows: SubjectRows, texts: SubjectT
   const subject = db.prepare('INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const history = db.prepare('INSERT INTO history VALUES (?, ?, ?, ?)');
   const routed = batchedInsert(db, 'routed_elements', 5);
-  const { ranked, rankedStart, historyRows, historyStart, routedStart } = rows;
-  const historySeries = Buffer.from(
-    rows.historySeries.buffer,
-    rows.historySeries.byteOffset,
-    rows.historySeries.length,
-  );
+  const { ranked, rankedStart, historyRows, historySeries, routedStart } = rows;
   const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const keyOrder = Array.from({ length: rows.count }, (_, i) => i).sort(
     (a, b) => byText(rows.type[a]!, rows.type[b]!) || byText(rows.id[a]!, rows.id[b]!),
@@ -166,12 +161,7 @@ function writeSubjects(db: Database.Database, rows: SubjectRows, texts: SubjectT
     for (let h = historyRows[i]!; h < historyRows[i + 1]!; h++) resolutions.push(h);
     resolutions.sort((a, b) => byText(rows.historyResolution[a]!, rows.historyResolution[b]!));
     for (const h of resolutions) {
-      history.run(
-        type,
-        id,
-        rows.historyResolution[h]!,
-        historySeries.subarray(historyStart[h]!, historyStart[h + 1]!),
-      );
+      history.run(type, id, rows.historyResolution[h]!, bytesOf(historySeries[h]!));
     }
     for (let r = routedStart[i]!; r < routedStart[i + 1]!; r++) {
       const at = routed.next();

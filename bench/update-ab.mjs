@@ -59,4 +59,6 @@ for (let i = 0; i < Number(process.env.PAIRS ?? 3); i++) {
 const ratio = (k) => pairs.map((p) => (p.B[k] / p.A[k]).toFixed(2)).join(' / ');
 console.log(`B/A wall ${ratio('wall')}, cpu ${ratio('cpu')}`);
 const versions = (k) => new Set(pairs.map((p) => p[k].version)).size === 1;
-console.log(`same data_version in every run: A ${versions('A')}, B ${versions('B')}, A = B ${pairs[0].A.version === pairs[0].B.version}`);
+console.log(
+  `same data_version in every run: A ${versions('A')}, B ${versions('B')}, A = B ${pairs[0].A.version === pairs[0].B.version}`,
+);

@@ -127,7 +127,7 @@ async function buildFromStore(
         )
       : Promise.resolve(cacheIsCurrent ? cacheDigest : null);
     const subjects = scoring.result.then((s): SubjectContent => {
-      lap(`scored ${s.subjects.count} subjects (scoring took ${s.seconds.toFixed(1)} s)`);
+      lap(`scored ${s.count} subjects (scoring took ${s.seconds.toFixed(1)} s)`);
       return {
         ...s,
         meta: {
@@ -160,7 +160,13 @@ async function buildFromStore(
     }
     // The communities on this thread, once the paper rows are written, while the worker still scores.
     const communities = () => scoreCommunityRows(corpus, params);
-    await writeSnapshot(tmp, { corpus, impact, clusters, previous }, communities, subjects, store, lap);
+    await writeSnapshot(
+      tmp,
+      { corpus, impact, clusters, previous },
+      { communities, rows: scoring.rows, scores: subjects },
+      store,
+      lap,
+    );
     lap('snapshot written');
     const [published, written] = await settled(
       publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep }),
@@ -188,7 +194,7 @@ async function buildFromStore(
       papers: corpus.n,
       tagged,
       incremental: report.incremental,
-      subjects: (await scoring.result).subjects.count,
+      subjects: (await scoring.result).count,
       seconds: (performance.now() - started) / 1000,
       file: join(snapshotDir, `${published.version}.sqlite`),
     };

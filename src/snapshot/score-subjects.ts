@@ -23,9 +23,19 @@ import {
   transferablesOf,
 } from './subject-rows.js';
 
-/** What the snapshot needs from scoring, besides the per-paper impact and the communities, ready to write. */
+/**
+ * The order subjects are scored and handed over in, a type at a time: the key order of the
+ * subject tables (type, then id), so the writer appends each type's rows as they come.
+ */
+export const SCORING_ORDER = ['element', 'keyword', 'topic'] as const;
+
+/**
+ * What the snapshot needs from scoring, besides the per-paper impact, the communities and the
+ * subjects' rows (handed over a type at a time, SCORING_ORDER), ready to write.
+ */
 export interface ScoredSubjects {
-  subjects: SubjectRows;
+  /** Subjects scored, of every type. */
+  count: number;
   periods: PeriodTotals[];
   /** Each paper's position in the global ranking order (ranking rule of docs/metrics.md). */
   rankPosition: Int32Array;
@@ -36,33 +46,36 @@ export interface ScoredSubjects {
   seconds: number;
 }
 
-/** Scores every element, topic and keyword; returns their rows. */
+/**
+ * Scores every element, keyword and topic (SCORING_ORDER); each type's rows go to `onRows` as
+ * soon as they are laid out (the build's writer writes them while the next type is scored).
+ */
 export function scoreSubjects(
   corpus: Corpus,
   impact: PaperImpact,
   params: ScoringParameters,
+  onRows: (rows: SubjectRows) => void,
 ): ScoredSubjects {
   const started = performance.now();
   const ctx = buildContext(corpus, impact, params);
-  const rows = new SubjectRowsBuilder(corpus);
-  // One type at a time: its scores are laid out as rows and dropped before the next is scored.
-  const types = [
-    { type: 'element', csr: corpus.elements, entities: ELEMENTS.length, res: ['yearly', 'monthly', 'daily'] },
-    { type: 'topic', csr: corpus.topics, entities: corpus.topicIds.length, res: ['yearly', 'monthly'] },
-    {
-      type: 'keyword',
-      csr: corpus.keywords,
-      entities: corpus.keywordSlugs.length,
-      res: ['yearly', 'monthly'],
-    },
-  ] as const;
-  for (const { type, csr, entities, res } of types) {
+  const types = {
+    element: { csr: corpus.elements, entities: ELEMENTS.length, res: ['yearly', 'monthly', 'daily'] },
+    keyword: { csr: corpus.keywords, entities: corpus.keywordSlugs.length, res: ['yearly', 'monthly'] },
+    topic: { csr: corpus.topics, entities: corpus.topicIds.length, res: ['yearly', 'monthly'] },
+  } as const;
+  let count = 0;
+  for (const type of SCORING_ORDER) {
+    const { csr, entities, res } = types[type];
     const keys = Array.from({ length: entities }, (_, i) => i);
     const inverted = invert(csr, corpus.n, entities); // one inversion for the scores and the postings
+    const rows = new SubjectRowsBuilder(corpus);
     rows.add(type, csr, entities, scoreEntities(ctx, type, csr, keys, res, inverted), inverted);
+    const done = rows.finish();
+    count += done.count;
+    onRows(done);
   }
   return {
-    subjects: rows.finish(),
+    count,
     periods: periodTotals(ctx),
     rankPosition: ctx.rankPosition,
     recencyNow: ctx.recencyNow,
@@ -82,11 +95,7 @@ export function scoreCommunityRows(
 
 /** The buffers of a result that move to the receiving thread instead of being copied. */
 export function transferablesOfScored(s: ScoredSubjects): ArrayBuffer[] {
-  return [
-    ...transferablesOf(s.subjects),
-    s.rankPosition.buffer as ArrayBuffer,
-    s.recencyNow.buffer as ArrayBuffer,
-  ];
+  return [s.rankPosition.buffer as ArrayBuffer, s.recencyNow.buffer as ArrayBuffer];
 }
 
 /**
@@ -117,10 +126,17 @@ export interface ScoringTask {
   params: ScoringParameters;
 }
 
-export type ScoringReply = { ok: true; result: ScoredSubjects } | { ok: false; error: string };
+export type ScoringReply =
+  | { rows: SubjectRows }
+  | { ok: true; result: ScoredSubjects }
+  | { ok: false; error: string };
 
-/** Scoring running beside the caller: its result, and a way to stop it when the build fails. */
+/**
+ * Scoring running beside the caller: each type's rows (SCORING_ORDER) as they are done, the
+ * result, and a way to stop it when the build fails.
+ */
 export interface ScoringAside {
+  rows: Promise<SubjectRows>[];
   result: Promise<ScoredSubjects>;
   stop(): void;
 }
@@ -143,10 +159,25 @@ export function scoreSubjectsAside(
   params: ScoringParameters,
 ): ScoringAside {
   const file = workerFile();
+  const handed = SCORING_ORDER.map(() => {
+    let settle!: { resolve: (rows: SubjectRows) => void; reject: (e: unknown) => void };
+    const promise = new Promise<SubjectRows>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    promise.catch(() => {}); // awaited by the writer; a failure before then is the result's to report
+    return { promise, ...settle };
+  });
+  let next = 0;
+  const onRows = (rows: SubjectRows) => handed[next++]?.resolve(rows);
+  const failAll = (e: unknown) => {
+    for (const h of handed) h.reject(e);
+  };
   if (!file) {
-    const result = new Promise<ScoredSubjects>((resolve) => resolve(scoreSubjects(corpus, impact, params)));
-    result.catch(() => {});
-    return { result, stop: () => {} };
+    const result = new Promise<ScoredSubjects>((resolve) =>
+      resolve(scoreSubjects(corpus, impact, params, onRows)),
+    );
+    result.catch(failAll);
+    return { rows: handed.map((h) => h.promise), result, stop: () => {} };
   }
   // The columns move into shared memory, so the worker reads the same bytes instead of a copy of
   // them (about 100 MB at 1M works, at the build's peak). The references are the biggest column
@@ -159,14 +190,15 @@ export function scoreSubjectsAside(
   };
   const worker = new Worker(file, { workerData: task });
   const result = new Promise<ScoredSubjects>((resolve, reject) => {
-    worker.once('message', (reply: ScoringReply) => {
-      if (reply.ok) resolve(reply.result);
+    worker.on('message', (reply: ScoringReply) => {
+      if ('rows' in reply) onRows(reply.rows);
+      else if (reply.ok) resolve(reply.result);
       else reject(new Error(`scoring failed: ${reply.error}`));
     });
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the scoring worker exited (code ${code})`)));
   });
   // A build that fails before it awaits the scores must not leave an unhandled rejection.
-  result.catch(() => {});
-  return { result, stop: () => void worker.terminate() };
+  result.catch(failAll);
+  return { rows: handed.map((h) => h.promise), result, stop: () => void worker.terminate() };
 }

@@ -1,6 +1,7 @@
 /**
  * Worker thread of the build (score-subjects.ts): scores the subjects of the corpus it is
- * started with and answers once, moving the result's typed columns instead of copying them.
+ * started with, posting each type's rows as they are done and then the result, moving their
+ * typed columns instead of copying them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import {
@@ -9,13 +10,17 @@ import {
   scoreSubjects,
   transferablesOfScored,
 } from './score-subjects.js';
+import { type SubjectRows, transferablesOf } from './subject-rows.js';
 
 const port = parentPort;
 if (!port) throw new Error('score-worker must run as a worker thread');
 const { corpus, impact, params } = workerData as ScoringTask;
 let reply: ScoringReply;
 try {
-  reply = { ok: true, result: scoreSubjects(corpus, impact, params) };
+  // Each type's rows go as soon as they are laid out (moved, not copied).
+  const onRows = (rows: SubjectRows) =>
+    port.postMessage({ rows } satisfies ScoringReply, transferablesOf(rows));
+  reply = { ok: true, result: scoreSubjects(corpus, impact, params, onRows) };
 } catch (error) {
   reply = { ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
 }

@@ -20,9 +20,18 @@ export interface CommunityContent {
   elementCommunities: CommunityRows;
 }
 
-/** Everything else in the file: the subject scores (laid out as rows) and the build's notes. */
+/** What the scoring gives besides the subjects' rows, and the build's notes. */
 export interface SubjectContent extends Omit<ScoredSubjects, 'window'> {
   meta: Record<string, string | number>;
+}
+
+/** What the writer awaits of the scoring, besides the paper content, as each part comes. */
+export interface ScoredContent {
+  /** The communities, scored on the writer's thread once the paper rows are written. */
+  communities: () => CommunityContent;
+  /** Each type's subject rows (SCORING_ORDER: the tables' key order), as the worker hands them over. */
+  rows: Promise<SubjectRows>[];
+  scores: Promise<SubjectContent>;
 }
 
 /**
@@ -37,14 +46,13 @@ export interface SubjectContent extends Omit<ScoredSubjects, 'window'> {
 export async function writeSnapshot(
   path: string,
   papers: PaperContent,
-  communities: () => CommunityContent,
-  subjects: Promise<SubjectContent>,
+  scored: ScoredContent,
   store: CorpusStore,
   log: (msg: string) => void,
 ): Promise<void> {
   const db = new Database(path);
   try {
-    await writeAll(db, papers, communities, subjects, store, log);
+    await writeAll(db, papers, scored, store, log);
   } finally {
     db.close();
   }
@@ -53,8 +61,7 @@ export async function writeSnapshot(
 async function writeAll(
   db: Database.Database,
   papers: PaperContent,
-  communities: () => CommunityContent,
-  subjects: Promise<SubjectContent>,
+  scored: ScoredContent,
   store: CorpusStore,
   log: (msg: string) => void,
 ): Promise<void> {
@@ -78,7 +85,7 @@ async function writeAll(
   db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
   log('  full-text index built');
   // Then what does not depend on the subjects' scores, while the worker is still scoring them.
-  const communityRows = communities();
+  const communityRows = scored.communities();
   const texts = subjectTexts(papers.corpus);
   db.transaction(() => {
     writeSubjectSearch(db, texts);
@@ -90,21 +97,26 @@ async function writeAll(
       communityRows.elementCommunities,
     );
   })();
-  const content = await subjects;
-
-  const insert = db.transaction(() => {
+  // Each type's subjects as the worker hands them over, while it scores the next.
+  let subjects = 0;
+  for (const rows of scored.rows) {
+    const typeRows = await rows;
+    db.transaction(() => writeSubjects(db, typeRows, texts))();
+    subjects += typeRows.count;
+  }
+  log(`  subjects: ${subjects}`);
+  const content = await scored.scores;
+  db.transaction(() => {
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     for (const [k, v] of Object.entries(content.meta).sort(([a], [b]) => a.localeCompare(b)))
       meta.run(k, String(v));
 
     const periods = db.prepare('INSERT INTO periods VALUES (?, ?, ?, ?)');
     for (const p of content.periods) periods.run(p.resolution, p.period, p.papers, p.highImpactPapers);
-
-    writeSubjects(db, content.subjects, texts);
-    log(`  subjects: ${content.subjects.count}`);
-    writeScoredColumns(db, content);
-  });
-  insert();
+    const column = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
+    column.run('rank_position', bytesOf(content.rankPosition));
+    column.run('recency', bytesOf(content.recencyNow));
+  })();
   db.exec(SUBJECT_INDEXES);
   db.pragma('journal_mode = DELETE');
 }
@@ -126,11 +138,10 @@ function writeSubjectSearch(db: Database.Database, texts: SubjectTexts): void {
  * row cost about as much as the row). They must be the subjects whose search rows were written.
  */
 function writeSubjects(db: Database.Database, rows: SubjectRows, texts: SubjectTexts): void {
-  if (
-    rows.count !== texts.type.length ||
-    rows.id.some((id, i) => id !== texts.id[i] || rows.type[i] !== texts.type[i])
-  )
-    throw new Error("the scored subjects are not the corpus's subjects in scoring order");
+  const type = rows.type[0];
+  const ids = texts.id.filter((_, i) => texts.type[i] === type);
+  if (rows.count !== ids.length || rows.id.some((id, i) => id !== ids[i] || rows.type[i] !== type))
+    throw new Error(`the scored ${type ?? ''} subjects are not the corpus's, in order`);
   const subject = db.prepare('INSERT INTO subjects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const history = db.prepare('INSERT INTO history VALUES (?, ?, ?, ?)');
   const routed = batchedInsert(db, 'routed_elements', 5);
@@ -174,6 +185,7 @@ function writeSubjects(db: Database.Database, rows: SubjectRows, texts: SubjectT
     }
   }
   routed.flush();
+  writePostings(db, rows);
 }
 
 /** Communities (element -1) or element sub-communities, in the order of the rows. */
@@ -233,9 +245,8 @@ function writePaperColumns(db: Database.Database, content: PaperContent, pubDate
   column.run('refs', bytesOf(corpus.refs.values.subarray(0, corpus.refs.start[corpus.n])));
 }
 
-/** The postings and the columns the scoring gives (ranking positions, recency weights). */
-function writeScoredColumns(db: Database.Database, content: SubjectContent): void {
-  const { subjects } = content;
+/** Each subject's papers (ordinals ascending), in the order of the rows. */
+function writePostings(db: Database.Database, subjects: SubjectRows): void {
   const posting = db.prepare('INSERT INTO postings VALUES (?, ?, ?)');
   const { postings, postingsStart } = subjects;
   for (let i = 0; i < subjects.count; i++)
@@ -244,7 +255,4 @@ function writeScoredColumns(db: Database.Database, content: SubjectContent): voi
       subjects.id[i]!,
       bytesOf(postings.subarray(postingsStart[i]!, postingsStart[i + 1]!)),
     );
-  const column = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
-  column.run('rank_position', bytesOf(content.rankPosition));
-  column.run('recency', bytesOf(content.recencyNow));
 }

@@ -186,7 +186,8 @@ export interface ScoringContext {
   corpus: Corpus;
   impact: PaperImpact;
   params: ScoringParameters;
-  rankPosition: Int32Array;
+  /** Each paper's place in the ranking order (read when first needed: see buildContext). */
+  readonly rankPosition: Int32Array;
   window: Window;
   /** Corpus papers (and high-impact papers) per period, by resolution. */
   totals: Record<Resolution, Map<number, { papers: number; high: number }>>;
@@ -205,7 +206,16 @@ const PERIOD_END: Record<Resolution, (k: number) => number> = {
   daily: (d) => d,
 };
 
-export function buildContext(corpus: Corpus, impact: PaperImpact, params: ScoringParameters): ScoringContext {
+/**
+ * The scoring's per-paper facts. The ranking positions are computed when first read, or taken from
+ * `rankPositions` (the build computes them on its other thread while this one starts scoring).
+ */
+export function buildContext(
+  corpus: Corpus,
+  impact: PaperImpact,
+  params: ScoringParameters,
+  rankPositions: () => Int32Array = () => globalRankPositions(corpus, impact),
+): ScoringContext {
   const n = corpus.n;
   const cutoff = corpus.cutoffDay;
   const startDay = monthsBefore(cutoff, params.currentWindowMonths);
@@ -260,11 +270,15 @@ export function buildContext(corpus: Corpus, impact: PaperImpact, params: Scorin
       } else totals[r].set(k, { papers: 1, high });
     }
   }
+  let rankPosition: Int32Array | undefined;
   return {
     corpus,
     impact,
     params,
-    rankPosition: globalRankPositions(corpus, impact),
+    get rankPosition() {
+      rankPosition ??= rankPositions();
+      return rankPosition;
+    },
     window,
     totals,
     periodKey,

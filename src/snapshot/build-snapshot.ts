@@ -168,10 +168,23 @@ async function buildFromStore(
       lap,
     );
     lap('snapshot written');
-    const [published, written] = await settled(
-      publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep }),
-      cacheWritten,
+    // Published as soon as the file is written (servers switch to it then); the build cache, still
+    // being written on the I/O threads, is awaited after (it never fails the build: see above).
+    let published: PublishResult;
+    try {
+      published = await publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep });
+    } catch (e) {
+      await cacheWritten; // not left running behind a failed build
+      throw e;
+    }
+    lap(
+      published.changed
+        ? `published ${published.version}`
+        : published.repaired
+          ? `rewrote the missing or damaged file of ${published.version} (current)`
+          : `unchanged: ${published.version} is already current`,
     );
+    const written = await cacheWritten;
     if (cacheFile && written) await store.pruneChanges(state.generation);
     if (options.cacheFile && written) {
       try {
@@ -182,13 +195,6 @@ async function buildFromStore(
         );
       }
     }
-    lap(
-      published.changed
-        ? `published ${published.version}`
-        : published.repaired
-          ? `rewrote the missing or damaged file of ${published.version} (current)`
-          : `unchanged: ${published.version} is already current`,
-    );
     return {
       ...published,
       papers: corpus.n,
@@ -229,12 +235,4 @@ export function readCacheSnapshot(file: string, digest: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** Both results once both are done (neither left running), or the first failure. */
-async function settled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
-  const [ra, rb] = await Promise.allSettled([a, b]);
-  if (ra.status === 'rejected') throw ra.reason;
-  if (rb.status === 'rejected') throw rb.reason;
-  return [ra.value, rb.value];
 }

@@ -8,6 +8,7 @@ import type { PaperImpact } from '../scoring/impact.js';
 import type { ScoringParameters } from '../scoring/parameters.js';
 import {
   buildContext,
+  globalRankPositions,
   invert,
   type PeriodTotals,
   periodTotals,
@@ -55,9 +56,10 @@ export function scoreSubjects(
   impact: PaperImpact,
   params: ScoringParameters,
   onRows: (rows: SubjectRows) => void,
+  rankPositions?: () => Int32Array,
 ): ScoredSubjects {
   const started = performance.now();
-  const ctx = buildContext(corpus, impact, params);
+  const ctx = buildContext(corpus, impact, params, rankPositions);
   const types = {
     element: { csr: corpus.elements, entities: ELEMENTS.length, res: ['yearly', 'monthly', 'daily'] },
     keyword: { csr: corpus.keywords, entities: corpus.keywordSlugs.length, res: ['yearly', 'monthly'] },
@@ -95,7 +97,10 @@ export function scoreCommunityRows(
 
 /** The buffers of a result that move to the receiving thread instead of being copied. */
 export function transferablesOfScored(s: ScoredSubjects): ArrayBuffer[] {
-  return [s.rankPosition.buffer as ArrayBuffer, s.recencyNow.buffer as ArrayBuffer];
+  // Ranking positions the build's other thread made are shared, not moved.
+  return [s.rankPosition.buffer, s.recencyNow.buffer].filter(
+    (b): b is ArrayBuffer => !(b instanceof SharedArrayBuffer),
+  );
 }
 
 /**
@@ -124,6 +129,24 @@ export interface ScoringTask {
   corpus: Corpus;
   impact: PaperImpact;
   params: ScoringParameters;
+  ranks: SharedRanks;
+}
+
+/**
+ * The ranking positions, made by the thread that starts the worker while the worker begins to
+ * score (it needs them only for the top papers): `state` 0 while they are made, 1 once ready,
+ * 2 if making them failed.
+ */
+export interface SharedRanks {
+  state: Int32Array;
+  positions: Int32Array;
+}
+
+/** The positions once the other thread has made them (waiting for them meanwhile). */
+export function awaitRanks(ranks: SharedRanks): Int32Array {
+  Atomics.wait(ranks.state, 0, 0);
+  if (Atomics.load(ranks.state, 0) !== 1) throw new Error('the ranking positions could not be made');
+  return ranks.positions;
 }
 
 export type ScoringReply =
@@ -183,12 +206,28 @@ export function scoreSubjectsAside(
   // them (about 100 MB at 1M works, at the build's peak). The references are the biggest column
   // and scoring does not read them: neither shared nor sent.
   shareColumns(corpus, impact);
+  const ranks: SharedRanks = {
+    state: new Int32Array(new SharedArrayBuffer(4)),
+    positions: new Int32Array(new SharedArrayBuffer(4 * corpus.n)),
+  };
   const task: ScoringTask = {
     corpus: { ...corpus, refs: { start: new Int32Array(0), values: new Int32Array(0) } },
     impact,
     params,
+    ranks,
   };
   const worker = new Worker(file, { workerData: task });
+  // The ranking positions here, while the worker starts (module load, the period sums of the
+  // elements); it waits for them only at the elements' top papers.
+  try {
+    ranks.positions.set(globalRankPositions(corpus, impact));
+    Atomics.store(ranks.state, 0, 1);
+  } catch (e) {
+    Atomics.store(ranks.state, 0, 2);
+    throw e;
+  } finally {
+    Atomics.notify(ranks.state, 0);
+  }
   const result = new Promise<ScoredSubjects>((resolve, reject) => {
     worker.on('message', (reply: ScoringReply) => {
       if ('rows' in reply) onRows(reply.rows);

@@ -21,7 +21,6 @@ import {
   communityRows,
   type SubjectRows,
   SubjectRowsBuilder,
-  transferablesOf,
 } from './subject-rows.js';
 
 /**

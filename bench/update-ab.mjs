@@ -34,9 +34,14 @@ function run(name, cli) {
   if (r.status !== 0) throw new Error(`${name}: ri update failed\n${r.stderr}`);
   const [user, sys, rssKb] = r.stderr.trim().split('\n').at(-1).split(' ').map(Number);
   const version = r.stdout.trim().split('\n').at(-1);
-  const result = { wall, cpu: user + sys, rssMb: Math.round(rssKb / 1024), version };
+  // When the snapshot was published (the CURRENT pointer switched), from the process's start: the
+  // wall time less what the build did after its 'published' lap (awaiting the build cache).
+  const publishedLap = Number(/build: published \S+ \(([\d.]+) s\)/.exec(r.stderr)?.[1]);
+  const buildTotal = Number(/subjects in ([\d.]+) s; data_version/.exec(r.stderr)?.[1]);
+  const published = wall - (buildTotal - publishedLap);
+  const result = { wall, published, cpu: user + sys, rssMb: Math.round(rssKb / 1024), version };
   console.log(
-    `${name} wall ${wall.toFixed(1)} s, cpu ${result.cpu.toFixed(1)} s, peak ${result.rssMb} MB, ${version}`,
+    `${name} wall ${wall.toFixed(1)} s (published at ${published.toFixed(1)} s), cpu ${result.cpu.toFixed(1)} s, peak ${result.rssMb} MB, ${version}`,
   );
   return result;
 }
@@ -57,7 +62,7 @@ for (let i = 0; i < Number(process.env.PAIRS ?? 3); i++) {
   pairs.push(got);
 }
 const ratio = (k) => pairs.map((p) => (p.B[k] / p.A[k]).toFixed(2)).join(' / ');
-console.log(`B/A wall ${ratio('wall')}, cpu ${ratio('cpu')}`);
+console.log(`B/A wall ${ratio('wall')}, published ${ratio('published')}, cpu ${ratio('cpu')}`);
 const versions = (k) => new Set(pairs.map((p) => p[k].version)).size === 1;
 console.log(
   `same data_version in every run: A ${versions('A')}, B ${versions('B')}, A = B ${pairs[0].A.version === pairs[0].B.version}`,

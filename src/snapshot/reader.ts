@@ -31,6 +31,8 @@ export interface PaperRow {
 
 /** The row's own columns; its impact score, percentile and community come from the whole-corpus columns. */
 const PAPER_COLUMNS = 'ordinal, work_id, doi, title, venue, year, pub_date, citations, elements, keywords';
+/** Before schema 4 (kept snapshots read pinned to their data_version), the rows held those too. */
+const PAPER_COLUMNS_BEFORE_4 = `${PAPER_COLUMNS}, impact_score, citation_percentile, cluster`;
 
 /** The whole-corpus columns a paper row takes its moving numbers from (paper-columns.ts). */
 export type MovingColumn = 'impact_score' | 'citation_percentile' | 'cluster' | 'doi_order';
@@ -235,6 +237,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
   private titleRanker: TitleRanker | 'failed' | 'fts5' | undefined;
   private titleStats: PendingTitleStats | undefined;
   private doiOrderKnown: boolean | undefined;
+  private schemaVersion: number | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -343,8 +346,10 @@ export class SqliteSnapshotReader implements SnapshotReader {
     const blob = this.statement(
       'SELECT series FROM history WHERE type = ? AND id = ? AND resolution = ?',
       'pluck',
-    ).get(type, id, resolution) as Buffer | undefined;
-    return blob === undefined ? undefined : decodeSeries(blob, resolution);
+    ).get(type, id, resolution) as Buffer | string | undefined;
+    if (blob === undefined) return undefined;
+    // JSON before schema 5 (kept snapshots read pinned to their data_version).
+    return typeof blob === 'string' ? (JSON.parse(blob) as StoredSeries) : decodeSeries(blob, resolution);
   }
 
   highImpactByPeriod(resolution: string): [string, number][] {
@@ -355,15 +360,25 @@ export class SqliteSnapshotReader implements SnapshotReader {
 
   paperRows(ordinals: readonly number[]): PaperRow[] {
     const rows = this.statement(
-      `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`,
+      `SELECT ${this.paperColumns} FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(ordinals)) as PaperRow[];
     for (const row of rows) this.addMovingNumbers(row);
     return rows;
   }
 
-  /** A row as read, with the numbers that move with the corpus taken from the columns. */
+  /** The snapshot's schema version (its meta), read once. */
+  private get schema(): number {
+    this.schemaVersion ??= Number(this.meta().schema_version ?? 0);
+    return this.schemaVersion;
+  }
+
+  private get paperColumns(): string {
+    return this.schema < 4 ? PAPER_COLUMNS_BEFORE_4 : PAPER_COLUMNS;
+  }
+
+  /** A row as read, with the numbers that move with the corpus taken from the columns (schema 4 on). */
   private addMovingNumbers(row: PaperRow | undefined): PaperRow | undefined {
-    if (!row) return row;
+    if (!row || this.schema < 4) return row;
     const p = row.ordinal;
     const impact = this.column('impact_score')[p]!;
     const percentile = this.column('citation_percentile')[p]!;
@@ -442,7 +457,9 @@ export class SqliteSnapshotReader implements SnapshotReader {
     // Snapshots before schema 6 have an index on doi instead of the column.
     if (!this.hasDoiOrder) {
       return this.addMovingNumbers(
-        this.statement(`SELECT ${PAPER_COLUMNS} FROM papers WHERE doi = ?`).get(doi) as PaperRow | undefined,
+        this.statement(`SELECT ${this.paperColumns} FROM papers WHERE doi = ?`).get(doi) as
+          | PaperRow
+          | undefined,
       );
     }
     // The first paper in DOI order whose DOI is not below this one (no DOI counts as above all).
@@ -474,7 +491,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
   paperByTitle(match: string): PaperRow | undefined {
     return this.addMovingNumbers(
       this.statement(
-        `SELECT ${PAPER_COLUMNS} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
+        `SELECT ${this.paperColumns} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
       ).get(match) as PaperRow | undefined,
     );
   }

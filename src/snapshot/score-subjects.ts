@@ -16,12 +16,7 @@ import {
   type Window,
 } from '../scoring/score-entities.js';
 import { inSharedMemory } from '../util/shared-memory.js';
-import {
-  type CommunityRows,
-  communityRows,
-  type SubjectRows,
-  SubjectRowsBuilder,
-} from './subject-rows.js';
+import { type CommunityRows, communityRows, type SubjectRows, SubjectRowsBuilder } from './subject-rows.js';
 
 /**
  * The order subjects are scored and handed over in, a type at a time: the key order of the

@@ -2,6 +2,7 @@ import { ELEMENTS } from '../elements/elements.js';
 import { getOrCreate } from '../util/maps.js';
 import { type Corpus, type Csr, NO_DAY } from './corpus.js';
 import { civilFromDays, monthEndDay, monthIndexOfDay, monthsBefore, yearEndDay } from './dates.js';
+import { doiOrder } from './doi-order.js';
 import { NO_PERIOD, type PeriodSums, sumEntities } from './entity-sums.js';
 import { fractionalWeight, recencyWeight, researchIntensity, researchIntensityScore } from './formulas.js';
 import { PERIOD_LABEL, SeriesWriter } from './history-codec.js';
@@ -143,20 +144,16 @@ export function globalRankPositions(corpus: Corpus, impact: PaperImpact, maxKey 
   return position;
 }
 
-/** Ordinals by DOI rank, then work id, then ordinal (a counting sort by DOI rank; equal ranks by id). */
+/** Ordinals by DOI rank, then work id, then ordinal (DOI order; papers of one rank by id). */
 function tieBreakOrder(corpus: Corpus): Int32Array {
   const { n, doiRank, workId } = corpus;
-  let ranks = 0;
-  for (let p = 0; p < n; p++) ranks = Math.max(ranks, doiRank[p]! + 1);
-  const start = new Int32Array(ranks + 1);
-  for (let p = 0; p < n; p++) start[doiRank[p]! + 1]!++;
-  for (let r = 0; r < ranks; r++) start[r + 1]! += start[r]!;
-  const order = new Int32Array(n);
-  const fill = start.slice(0, ranks);
-  for (let p = 0; p < n; p++) order[fill[doiRank[p]!]!++] = p;
-  for (let r = 0; r < ranks; r++)
-    if (start[r + 1]! - start[r]! > 1)
-      order.subarray(start[r]!, start[r + 1]!).sort((a, b) => workId[a]! - workId[b]! || a - b);
+  const order = doiOrder(corpus);
+  for (let i = 0; i < n; ) {
+    let j = i + 1;
+    while (j < n && doiRank[order[j]!] === doiRank[order[i]!]) j++;
+    if (j - i > 1) order.subarray(i, j).sort((a, b) => workId[a]! - workId[b]! || a - b);
+    i = j;
+  }
   return order;
 }
 

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
-import type { Corpus } from '../scoring/corpus.js';
+import { doiOrder } from '../scoring/doi-order.js';
 import { batchedInsert } from './batched-insert.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
 import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from './schema.js';
@@ -202,23 +202,6 @@ function writeCommunities(db: Database.Database, sql: string, rows: CommunityRow
     ];
     insert.run(...(rows.element[i] === -1 ? values : [ELEMENTS[rows.element[i]!]!.symbol, ...values]));
   }
-}
-
-/**
- * Every paper's ordinal in DOI order (papers without a DOI last, ties by ordinal): the order the
- * load's DOI ranks give, by a counting sort. A DOI is found by halving it (reader.ts), as an index
- * on the DOI text would, without sorting a million texts again in every build.
- */
-export function doiOrder(corpus: Pick<Corpus, 'n' | 'doiRank'>): Int32Array {
-  const { n, doiRank } = corpus;
-  let ranks = 0;
-  for (let p = 0; p < n; p++) ranks = Math.max(ranks, doiRank[p]! + 1);
-  const start = new Int32Array(ranks + 1);
-  for (let p = 0; p < n; p++) start[doiRank[p]! + 1]!++;
-  for (let r = 0; r < ranks; r++) start[r + 1]! += start[r]!;
-  const order = new Int32Array(n);
-  for (let p = 0; p < n; p++) order[start[doiRank[p]!]!++] = p;
-  return order;
 }
 
 /** A typed array's bytes as a Buffer (no copy). */

@@ -34,8 +34,11 @@ const PAPER_COLUMNS = 'ordinal, work_id, doi, title, venue, year, pub_date, cita
 /** Before schema 4 (kept snapshots read pinned to their data_version), the rows held those too. */
 const PAPER_COLUMNS_BEFORE_4 = `${PAPER_COLUMNS}, impact_score, citation_percentile, cluster`;
 
-/** The whole-corpus columns a paper row takes its moving numbers from (paper-columns.ts). */
-export type MovingColumn = 'impact_score' | 'citation_percentile' | 'cluster' | 'doi_order';
+/**
+ * The whole-corpus columns the reader reads (paper-columns.ts): a paper row's moving numbers, and
+ * the papers in DOI order.
+ */
+export type ReaderColumn = 'impact_score' | 'citation_percentile' | 'cluster' | 'doi_order';
 
 export interface ElementRow {
   id: string;
@@ -236,13 +239,12 @@ export class SqliteSnapshotReader implements SnapshotReader {
    */
   private titleRanker: TitleRanker | 'failed' | 'fts5' | undefined;
   private titleStats: PendingTitleStats | undefined;
-  private doiOrderKnown: boolean | undefined;
   private schemaVersion: number | undefined;
 
   constructor(
     private readonly db: Database.Database,
     /** A whole-corpus column of this snapshot, read once and kept (the snapshot's memo). */
-    private readonly column: (name: MovingColumn) => ArrayLike<number>,
+    private readonly column: (name: ReaderColumn) => ArrayLike<number>,
     /**
      * From how many papers the title ranker is used (below it FTS5's bm25 ranks a question in a
      * few milliseconds at most, and no thread reads statistics), and its own bound (tests lower
@@ -455,7 +457,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
 
   paperByDoi(doi: string): PaperRow | undefined {
     // Snapshots before schema 6 have an index on doi instead of the column.
-    if (!this.hasDoiOrder) {
+    if (this.schema < 6) {
       return this.addMovingNumbers(
         this.statement(`SELECT ${this.paperColumns} FROM papers WHERE doi = ?`).get(doi) as
           | PaperRow
@@ -479,13 +481,6 @@ export class SqliteSnapshotReader implements SnapshotReader {
     }
     if (lo === order.length || doiAt.get(order[lo]) !== doi) return undefined;
     return this.paperRows([order[lo]!])[0];
-  }
-
-  /** Whether the papers in DOI order are a column (schema 6 on). */
-  private get hasDoiOrder(): boolean {
-    this.doiOrderKnown ??=
-      this.statement("SELECT count(*) FROM paper_columns WHERE name = 'doi_order'", 'pluck').get() === 1;
-    return this.doiOrderKnown;
   }
 
   paperByTitle(match: string): PaperRow | undefined {

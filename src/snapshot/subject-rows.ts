@@ -170,7 +170,6 @@ export class SubjectRowsBuilder {
       extra: this.extra,
       historyRows: Int32Array.from(this.historyRows),
       historyResolution: this.historyResolution,
-      // A view of its own buffer (moved to the writer's thread whole), as long as what was written.
       historySeries: this.historySeries,
       routedSymbol: this.routedSymbol,
       routedShare: Float64Array.from(this.routedShare),
@@ -206,7 +205,7 @@ function describe(corpus: Corpus, s: Pick<EntityScore, 'type' | 'key'>) {
   return { name: corpus.keywordNames[s.key]!, description: null, extra: {} };
 }
 
-/** Every subject's type, id, name and description, in the order the scoring lays them out. */
+/** Every subject's type, id, name and description (see subjectTexts). */
 export interface SubjectTexts {
   type: SubjectType[];
   id: string[];
@@ -215,8 +214,9 @@ export interface SubjectTexts {
 }
 
 /**
- * The subjects' texts without their scores: every element, topic and keyword of the corpus, in
- * scoring order (score-subjects.ts), so their search rows can be written before the scores come.
+ * The subjects' texts without their scores: every element, topic and keyword of the corpus, in the
+ * search rows' order (elements, topics, keywords; each type by index), so those rows can be
+ * written before the scores come.
  */
 export function subjectTexts(corpus: Corpus): SubjectTexts {
   const out: SubjectTexts = { type: [], id: [], name: [], description: [] };

@@ -122,8 +122,8 @@ async function writeAll(
 }
 
 /**
- * The subjects' search rows, in scoring order (their rowids break the search's ties): written from
- * the corpus before the scores come, as the subjects are the same with or without them.
+ * The subjects' search rows, elements, topics, then keywords (their rowids break the search's
+ * ties): written from the corpus before the scores come, as the subjects are the same either way.
  */
 function writeSubjectSearch(db: Database.Database, texts: SubjectTexts): void {
   const fts = db.prepare('INSERT INTO subjects_fts (type, id, name, description) VALUES (?, ?, ?, ?)');
@@ -132,10 +132,10 @@ function writeSubjectSearch(db: Database.Database, texts: SubjectTexts): void {
 }
 
 /**
- * The subjects, their history and routed elements, in key order (type, id), so each row is
- * appended to its B-tree: in scoring order (element, topic, keyword) the keyword rows went into
- * the middle of the topics'. Routed elements, ten a subject, several to a statement (a call per
- * row cost about as much as the row). They must be the subjects whose search rows were written.
+ * One type's subjects, their history, routed elements and postings. The types come in the
+ * tables' key order (SCORING_ORDER) and each type's rows go in by id, so every row is appended to
+ * its B-tree. Routed elements, ten a subject, several to a statement (a call per row cost about as
+ * much as the row). They must be the subjects of that type whose search rows were written.
  */
 function writeSubjects(db: Database.Database, rows: SubjectRows, texts: SubjectTexts): void {
   const type = rows.type[0];
@@ -147,8 +147,8 @@ function writeSubjects(db: Database.Database, rows: SubjectRows, texts: SubjectT
   const routed = batchedInsert(db, 'routed_elements', 5);
   const { ranked, rankedStart, historyRows, historySeries, routedStart } = rows;
   const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const keyOrder = Array.from({ length: rows.count }, (_, i) => i).sort(
-    (a, b) => byText(rows.type[a]!, rows.type[b]!) || byText(rows.id[a]!, rows.id[b]!),
+  const keyOrder = Array.from({ length: rows.count }, (_, i) => i).sort((a, b) =>
+    byText(rows.id[a]!, rows.id[b]!),
   );
   for (const i of keyOrder) {
     const type = rows.type[i]!;
@@ -208,9 +208,9 @@ function writeCommunities(db: Database.Database, sql: string, rows: CommunityRow
 const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 /**
- * What the lab's set algebra and research's candidates read: whole-corpus columns by ordinal
- * (paper-columns.ts) and every subject's postings (its papers, ordinals ascending), loaded as
- * typed arrays in one read per snapshot. The columns that do not depend on the scores first.
+ * The whole-corpus columns by ordinal (paper-columns.ts) that do not depend on the scores, which
+ * the lab, research and the reader load as typed arrays in one read per snapshot (the two scored
+ * ones, rank_position and recency, are written once the scores come).
  */
 function writePaperColumns(db: Database.Database, content: PaperContent, pubDates: Int32Array): void {
   const { corpus, clusters, impact } = content;
@@ -228,7 +228,7 @@ function writePaperColumns(db: Database.Database, content: PaperContent, pubDate
   column.run('refs', bytesOf(corpus.refs.values.subarray(0, corpus.refs.start[corpus.n])));
 }
 
-/** Each subject's papers (ordinals ascending), in the order of the rows. */
+/** Each subject's papers (ordinals ascending), for the lab's set algebra, in the order of the rows. */
 function writePostings(db: Database.Database, subjects: SubjectRows): void {
   const posting = db.prepare('INSERT INTO postings VALUES (?, ?, ?)');
   const { postings, postingsStart } = subjects;

@@ -231,7 +231,7 @@ function prune(dir: string, keep: number): void {
   for (const name of readdirSync(dir)) {
     const m = /^([0-9a-f]{16})\.sqlite$/.exec(name);
     if (m && !kept.has(m[1]!)) rmSync(join(dir, name), { force: true });
-    const b = /^\.build-(\d+)-\d+\.sqlite(-journal|-wal|-shm)?$/.exec(name);
+    const b = /^\.build-(\d+)-\d+\.sqlite(-journal|-wal|-shm|-titles)?$/.exec(name);
     if (b && !processAlive(Number(b[1]))) rmSync(join(dir, name), { force: true });
   }
 }

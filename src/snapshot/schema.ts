@@ -14,6 +14,13 @@
  */
 export const SNAPSHOT_SCHEMA_VERSION = 6;
 
+/**
+ * The titles' full-text index over the paper rows (external content: the titles are the rows'
+ * own). Built beside the snapshot from a copy of the titles and copied in (title-index.ts).
+ */
+export const PAPERS_FTS = `CREATE VIRTUAL TABLE papers_fts USING fts5(title, content = 'papers', content_rowid = 'ordinal',
+  tokenize = 'porter unicode61 remove_diacritics 2')`;
+
 export const SNAPSHOT_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE subjects (
@@ -98,8 +105,7 @@ CREATE TABLE paper_columns (
 );
 CREATE VIRTUAL TABLE subjects_fts USING fts5(type UNINDEXED, id UNINDEXED, name, description,
   tokenize = 'porter unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE papers_fts USING fts5(title, content = 'papers', content_rowid = 'ordinal',
-  tokenize = 'porter unicode61 remove_diacritics 2');
+${PAPERS_FTS};
 `;
 
 /** Indexes created after the bulk load (faster than maintaining them row by row). */

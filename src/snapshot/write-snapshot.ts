@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
@@ -13,6 +14,7 @@ import {
   subjectTexts,
   topicSubjectId,
 } from './subject-rows.js';
+import { copyTitleIndex, type PendingTitleIndex, startTitleIndex, titleIndexFile } from './title-index.js';
 
 /** The communities (scored on the writer's thread while the worker scores the subjects). */
 export interface CommunityContent {
@@ -39,9 +41,10 @@ export interface ScoredContent {
  * gives the same bytes, and so the same data_version. Paper rows are made from the corpus store
  * (texts streamed in ordinal order, never all in memory at once) or, for unchanged works in an
  * incremental build, copied from the previous snapshot (paper-rows.ts). What does not depend on
- * the subject scores comes first (the paper rows, their full-text index, the whole-corpus columns
- * but two, and the communities, scored here by `communities`); the scores are awaited only after
- * it (the build scores in a worker thread meanwhile).
+ * the subject scores comes first (the paper rows, the whole-corpus columns but two, and the
+ * communities, scored here by `communities`; the titles' full-text index is built meanwhile in a
+ * thread of its own); the scores are awaited only after it (the build scores in a worker thread
+ * meanwhile).
  */
 export async function writeSnapshot(
   path: string,
@@ -51,11 +54,21 @@ export async function writeSnapshot(
   log: (msg: string) => void,
 ): Promise<void> {
   const db = new Database(path);
+  const titles: TitleIndex = { path, sidePath: titleIndexFile(path), pending: null };
   try {
-    await writeAll(db, papers, scored, store, log);
+    await writeAll(db, papers, scored, store, log, titles);
   } finally {
+    titles.pending?.stop();
     db.close();
+    rmSync(titles.sidePath, { force: true });
   }
+}
+
+/** The snapshot's file, its titles' index's side file, and the index while it is built. */
+interface TitleIndex {
+  path: string;
+  sidePath: string;
+  pending: PendingTitleIndex | null;
 }
 
 async function writeAll(
@@ -64,6 +77,7 @@ async function writeAll(
   scored: ScoredContent,
   store: CorpusStore,
   log: (msg: string) => void,
+  titles: TitleIndex,
 ): Promise<void> {
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
@@ -74,19 +88,13 @@ async function writeAll(
   db.exec(SNAPSHOT_SCHEMA);
 
   const pubDates = await writePaperRows(db, papers, store, log);
-  // What depends only on the paper rows is built before the scores are awaited (the worker is
-  // still scoring meanwhile).
-  // The titles' index in one segment, pages as large as the file's: FTS5 flushes a segment each
-  // time its pending terms pass `hashsize` (1 MB by default: nine segments at 1M works, merged as
-  // they came), and its default `pgsz` (4,050 bytes) fits 4 KB pages. At 1M works: 2.3-2.5 s
-  // instead of 3.0-3.2, one segment for research's queries to read instead of nine.
-  db.exec(`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', ${64 << 20})`);
-  db.exec("INSERT INTO papers_fts (papers_fts, rank) VALUES ('pgsz', 8000)");
-  db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
-  log('  full-text index built');
+  // The titles' index is built in a thread of its own from here (title-index.ts); the file is
+  // not written again until its titles are read.
+  titles.pending = startTitleIndex(titles.path, titles.sidePath);
   // Then what does not depend on the subjects' scores, while the worker is still scoring them.
   const communityRows = scored.communities();
   const texts = subjectTexts(papers.corpus);
+  await titles.pending.titlesRead;
   db.transaction(() => {
     writeSubjectSearch(db, texts);
     writePaperColumns(db, papers, pubDates);
@@ -105,6 +113,10 @@ async function writeAll(
     subjects += typeRows.count;
   }
   log(`  subjects: ${subjects}`);
+  // The titles' index goes in here, whichever thread finished first (the same bytes either way).
+  await titles.pending.built;
+  copyTitleIndex(db, titles.sidePath);
+  log('  full-text index copied');
   const content = await scored.scores;
   db.transaction(() => {
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');

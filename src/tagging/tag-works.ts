@@ -1,5 +1,6 @@
 import type { CorpusStore } from '../ingest/corpus-store.js';
-import { TAGGER_VERSION, tagElements } from './tagger.js';
+import { tagTitlesInParallel } from './tag-titles.js';
+import { TAGGER_VERSION } from './tagger.js';
 
 /**
  * The tag step of the pipeline (ingest -> tag -> build): tags the titles of the works in the
@@ -11,7 +12,7 @@ import { TAGGER_VERSION, tagElements } from './tagger.js';
 export async function tagWorks(store: CorpusStore): Promise<number> {
   await store.useTagger(TAGGER_VERSION);
   const { ids, titles } = await store.untagged();
-  const symbols = titles.map((t) => (t ? tagElements(t).join(',') : ''));
+  const symbols = await tagTitlesInParallel(titles);
   await store.saveTags(ids, symbols);
   return ids.length;
 }

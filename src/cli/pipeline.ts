@@ -21,6 +21,7 @@ export async function runIngest(
   dataDir: string,
   paths: string[],
   topicsPath: string | null,
+  options: { tag?: boolean } = {},
 ): Promise<IngestSummary> {
   const { root, corpus } = dataPaths(dataDir);
   mkdirSync(root, { recursive: true });
@@ -52,7 +53,8 @@ export async function runIngest(
     onDebug: process.env.RI_VERBOSE ? (line) => process.stderr.write(`ingest: ${line}\n`) : undefined,
   });
   progress.stop();
-  summary.tagged = await runTag(dataDir);
+  // `ri update` leaves the tag step to its build, which runs it first anyway (one pass, not two).
+  if (options.tag !== false) summary.tagged = await runTag(dataDir);
   for (const b of summary.badLines) process.stderr.write(`ingest: ${b.file}:${b.line}: ${b.reason}\n`);
   for (const f of summary.fileErrors)
     process.stderr.write(`ingest: ${f.file}: could not be read to the end: ${f.error}\n`);

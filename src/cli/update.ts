@@ -67,7 +67,7 @@ export async function run(args: string[]): Promise<number> {
   const seen = new Map<string, number>();
   const newFiles = () => expandWorksPaths(positionals).filter((f) => seen.get(f.path) !== f.bytes);
   const cycle = async (paths: string[]) => {
-    await runIngest(dataDir, paths, values.topics ?? null);
+    await runIngest(dataDir, paths, values.topics ?? null, { tag: false });
     const result = await runBuild(dataDir);
     process.stdout.write(`${result.version}\n`);
   };

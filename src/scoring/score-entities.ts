@@ -185,6 +185,8 @@ export interface ScoringContext {
   params: ScoringParameters;
   /** Each paper's place in the ranking order (read when first needed: see buildContext). */
   readonly rankPosition: Int32Array;
+  /** The papers in the ranking order (the inverse of rankPosition), made when first read. */
+  readonly rankOrder: Int32Array;
   window: Window;
   /** Corpus papers (and high-impact papers) per period, by resolution. */
   totals: Record<Resolution, Map<number, { papers: number; high: number }>>;
@@ -268,6 +270,7 @@ export function buildContext(
     }
   }
   let rankPosition: Int32Array | undefined;
+  let rankOrder: Int32Array | undefined;
   return {
     corpus,
     impact,
@@ -275,6 +278,10 @@ export function buildContext(
     get rankPosition() {
       rankPosition ??= rankPositions();
       return rankPosition;
+    },
+    get rankOrder() {
+      rankOrder ??= rankOrderOf(this.rankPosition);
+      return rankOrder;
     },
     window,
     totals,
@@ -316,12 +323,8 @@ export function scoreEntities(
   const writer = new SeriesWriter();
   const routes = type !== 'element';
   const sums = sumEntities(ctx, csr, keys.length, resolutions, routes, inverted);
-  // One buffer for the ranking keys of topRanked, as long as the largest entity's list (a fresh
-  // array per entity was 64 MB to zero and collect at 1M works).
-  let longest = 0;
-  for (let e = 0; e < keys.length; e++)
-    longest = Math.max(longest, inverted.start[e + 1]! - inverted.start[e]!);
-  const keysBuffer = new Float64Array(longest);
+  const limit = params.rankedPapersPerEntity;
+  const top = topPapers(csr, keys.length, ctx.rankOrder, limit);
   const elementCount = ELEMENTS.length;
 
   for (let e = 0; e < keys.length; e++) {
@@ -346,7 +349,7 @@ export function scoreEntities(
       ris: raw, // normalised below, once the type's maximum is known
       hri:
         window.highImpactPapers > 0 ? researchIntensity(sums.windowHigh[e]!, window.highImpactPapers) : null,
-      ranked: topRanked(ctx, csr, inverted.papers.subarray(from, to), raw, keysBuffer),
+      ranked: rankedOf(ctx, csr, top, limit, e, raw),
       history: {},
       routedElements: sums.share
         ? routed(
@@ -426,65 +429,63 @@ function series(table: PeriodTable, run: PeriodSums, writer: SeriesWriter): Uint
   return out.bytes;
 }
 
-function topRanked(
+/**
+ * Every entity's top papers by the global ranking order (at most `limit` each, best first): one
+ * pass over the papers in that order, each paper given to its entities until they hold `limit`.
+ * Entity e's are papers[e * limit .. e * limit + count[e]). A selection over each entity's own
+ * papers by their positions read the ranking at random once per paper and entity (9M reads at
+ * 1M works, most of them cache misses); here the ranking is read in order, and each paper's
+ * entities once.
+ */
+export function topPapers(
+  csr: Csr,
+  entities: number,
+  rankOrder: Int32Array,
+  limit: number,
+): { papers: Int32Array; count: Int32Array } {
+  const papers = new Int32Array(entities * limit);
+  const count = new Int32Array(entities);
+  const { start, values } = csr;
+  for (let r = 0; r < rankOrder.length; r++) {
+    const p = rankOrder[r]!;
+    for (let i = start[p]!; i < start[p + 1]!; i++) {
+      const e = values[i]!;
+      const c = count[e]!;
+      if (c < limit) {
+        papers[e * limit + c] = p;
+        count[e] = c + 1;
+      }
+    }
+  }
+  return { papers, count };
+}
+
+/** The ordinals in the global ranking order: the inverse of the ranking positions. */
+function rankOrderOf(rankPosition: Int32Array): Int32Array {
+  const order = new Int32Array(rankPosition.length);
+  for (let p = 0; p < rankPosition.length; p++) order[rankPosition[p]!] = p;
+  return order;
+}
+
+/** Entity e's ranked papers (topPapers') with each one's share of its RIS sum `raw`. */
+function rankedOf(
   ctx: ScoringContext,
   csr: Csr,
-  papers: Int32Array,
+  top: { papers: Int32Array; count: Int32Array },
+  limit: number,
+  e: number,
   raw: number,
-  scratch: Float64Array,
 ): RankedPapers {
-  const limit = ctx.params.rankedPapersPerEntity;
-  const pos = ctx.rankPosition;
-  // (global position, index) packed into one exact float (both below 2^26 for 10^7 papers), so a
-  // typed-array sort orders them without a comparator.
-  const m = papers.length;
-  const keys = scratch.subarray(0, m);
-  for (let i = 0; i < m; i++) keys[i] = pos[papers[i]!]! * m + i;
-  const count = Math.min(limit, m);
-  // Keys are distinct: the `count` smallest, sorted, are the same whether all are sorted or not.
-  if (m > 4 * count) {
-    selectSmallest(keys, count);
-    keys.subarray(0, count).sort();
-  } else keys.sort();
-  const ordinals = new Int32Array(count);
-  const contributions = new Float64Array(count);
+  const ordinals = top.papers.slice(e * limit, e * limit + top.count[e]!);
+  const contributions = new Float64Array(ordinals.length);
   const recencyNow = ctx.recencyNow;
-  for (let r = 0; r < count; r++) {
-    const p = papers[keys[r]! % m]!;
-    ordinals[r] = p;
+  for (let r = 0; r < ordinals.length; r++) {
+    const p = ordinals[r]!;
     // The paper's RIS term, as summed into raw (sumEntities).
     const term = fractionalWeight(csr.start[p + 1]! - csr.start[p]!) * recencyNow[p]!;
     contributions[r] = raw > 0 ? round(term / raw, 8) : 0;
   }
   return { ordinals, contributions };
-}
-
-/** Moves the k smallest values of a (distinct numbers) to a[0 .. k), in some order (quickselect). */
-export function selectSmallest(a: Float64Array, k: number): void {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (lo < hi) {
-    // Median of three as the pivot: the keys often come nearly sorted (postings by date).
-    const mid = (lo + hi) >>> 1;
-    const x = a[lo]!;
-    const y = a[mid]!;
-    const z = a[hi]!;
-    const pivot = Math.max(Math.min(x, y), Math.min(Math.max(x, y), z));
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
-      if (i <= j) {
-        const t = a[i]!;
-        a[i++] = a[j]!;
-        a[j--] = t;
-      }
-    }
-    if (k - 1 <= j) hi = j;
-    else if (k - 1 >= i) lo = i;
-    else return;
-  }
 }
 
 function routed(shares: Float64Array, limit: number): { element: number; share: number }[] {

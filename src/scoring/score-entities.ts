@@ -489,13 +489,15 @@ function rankedOf(
 }
 
 function routed(shares: Float64Array, limit: number): { element: number; share: number }[] {
+  // Plain loops: this runs for every subject over all 118 elements, most of them 0.
   let total = 0;
-  for (const s of shares) total += s;
+  for (let element = 0; element < shares.length; element++) total += shares[element]!;
   if (total === 0) return [];
   const list: { element: number; share: number }[] = [];
-  shares.forEach((s, element) => {
+  for (let element = 0; element < shares.length; element++) {
+    const s = shares[element]!;
     if (s > 0) list.push({ element, share: s / total });
-  });
+  }
   list.sort((a, b) => b.share - a.share || a.element - b.element);
   return list.slice(0, limit).map((x) => ({ element: x.element, share: round(x.share, 6) }));
 }

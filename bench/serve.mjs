@@ -39,7 +39,7 @@ export function syntheticCorpus(benchDir, works, cliPath = cli) {
 
 export async function startBenchServer(
   dataDir,
-  { plan = 'personal', portBase = 18600, env: extraEnv = {} } = {},
+  { plan = 'personal', portBase = 18600, env: extraEnv = {}, cliPath = cli } = {},
 ) {
   const stateDir = mkdtempSync(join(tmpdir(), 'ri-bench-state-'));
   const env = {
@@ -51,7 +51,7 @@ export async function startBenchServer(
     RATE_LIMIT_PER_IP: '1000000000',
     ...extraEnv,
   };
-  const created = spawnSync(process.execPath, [cli, 'keys', 'create', '--plan', plan], {
+  const created = spawnSync(process.execPath, [cliPath, 'keys', 'create', '--plan', plan], {
     env,
     encoding: 'utf8',
   });
@@ -62,7 +62,7 @@ export async function startBenchServer(
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
-    [...nodeArgs, cli, 'serve', '--port', String(port), '--host', '127.0.0.1'],
+    [...nodeArgs, cliPath, 'serve', '--port', String(port), '--host', '127.0.0.1'],
     {
       env,
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -71,7 +71,9 @@ export async function measure(target, row, seconds) {
     ...(row.keyed && target.key ? { authorization: `Bearer ${target.key}` } : {}),
   };
   const before = cpuTicks(target.pid);
+  const generator = process.cpuUsage();
   const r = await load(target.base + row.path, { duration: seconds, headers });
+  const generatorUs = process.cpuUsage(generator);
   const after = cpuTicks(target.pid);
   if (r.non2xx || r.errors)
     throw new Error(`${target.base}${row.path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
@@ -80,6 +82,9 @@ export async function measure(target, row, seconds) {
     p50: r.latency.p50,
     p99: r.latency.p99,
     cpuUs: before === null ? null : ((after - before) * 10_000) / Math.max(1, r.requests.total),
+    // The load generator's own CPU (this process): near a core, it bounds requests/s, not the server.
+    generatorUs: (generatorUs.user + generatorUs.system) / Math.max(1, r.requests.total),
+    generatorShare: (generatorUs.user + generatorUs.system) / (seconds * 1e6),
   };
 }
 

@@ -43,6 +43,8 @@ for (const row of rows)
 console.log(
   `${count} rounds of ${seconds} s per process and row; ratios: requests/s over the bare route's in the same round`,
 );
+const gen = (rs) =>
+  `${median(rs.map((r) => r.generatorUs)).toFixed(1)} (${median(rs.map((r) => r.generatorShare)).toFixed(2)})`;
 const fmt = (xs) => xs.map((x) => x.toFixed(2)).join(' ');
 for (const row of rows) {
   const { runs, ratios } = await rounds(targets, row, { rounds: count, seconds });
@@ -50,7 +52,8 @@ for (const row of rows) {
   console.log(
     `${row.name}: ratio A ${median(ratios.A).toFixed(2)} [${fmt(ratios.A)}], B ${median(ratios.B).toFixed(2)} [${fmt(ratios.B)}]; ` +
       `CPU us/req bare ${cpu('bare').toFixed(1)}, A ${cpu('A').toFixed(1)}, B ${cpu('B').toFixed(1)} (B/A ${(cpu('B') / cpu('A')).toFixed(2)}); ` +
-      `p99 ms A ${median(runs.A.map((r) => r.p99))}, B ${median(runs.B.map((r) => r.p99))}`,
+      `p99 ms A ${median(runs.A.map((r) => r.p99))}, B ${median(runs.B.map((r) => r.p99))}; ` +
+      `load generator us/req (share of a core) bare ${gen(runs.bare)}, A ${gen(runs.A)}, B ${gen(runs.B)}`,
   );
 }
 await Promise.all([a.stop(), b.stop()]);

@@ -182,16 +182,20 @@ export class SqliteStateStore implements StateStore {
   }
 
   /**
-   * What authenticate() would answer when it can answer from memory alone: a key looked up
-   * before, with the data version still fresh and its last use recent (no read, no write).
-   * Otherwise undefined, and the caller asks authenticate(). Synchronous: a repeated keyed call
-   * costs no promise and no deadline timer.
+   * What authenticate() would answer when it can answer without writing: a key looked up before
+   * and used recently (its last_used_at need not be written), once the lookups are known to be
+   * current (the data version, read here when it is due, a pragma and no query). Otherwise
+   * undefined, and the caller asks authenticate(). Synchronous: a repeated keyed call costs no
+   * promise and no deadline timer, also in the call that reads the data version.
    */
   knownKey(key: string): KeyInfo | undefined {
-    if (performance.now() >= this.versionFreshUntil || this.lookupsLocalWrites !== localWrites)
-      return undefined;
     const parsed = parseApiKey(key);
     if (!parsed) return undefined;
+    try {
+      this.currentLookups();
+    } catch {
+      return undefined; // The file did not answer: authenticate() reports it, within its deadline.
+    }
     const found = this.lookups.get(hashApiKey(key));
     if (!found || found.lastUsedMs < Date.now() - LAST_USED_RESOLUTION_MS) return undefined;
     return toKeyInfo(found.row);
@@ -200,16 +204,7 @@ export class SqliteStateStore implements StateStore {
   async authenticate(key: string): Promise<KeyInfo | null> {
     const parsed = parseApiKey(key);
     if (!parsed) return null;
-    const at = performance.now();
-    if (at >= this.versionFreshUntil || this.lookupsLocalWrites !== localWrites) {
-      const version = this.prepared('PRAGMA data_version').pluck().get();
-      if (version !== this.lookupsVersion || this.lookupsLocalWrites !== localWrites) {
-        this.lookups.clear();
-        this.lookupsVersion = version;
-        this.lookupsLocalWrites = localWrites;
-      }
-      this.versionFreshUntil = at + DATA_VERSION_RECHECK_MS;
-    }
+    this.currentLookups();
     const keyHash = hashApiKey(key);
     let found = this.lookups.get(keyHash);
     if (found === undefined) {
@@ -226,6 +221,22 @@ export class SqliteStateStore implements StateStore {
       found.lastUsedMs = usedAt;
     }
     return toKeyInfo(found.row);
+  }
+
+  /**
+   * Forgets the lookups once another connection has committed (the data version, read at most
+   * once per DATA_VERSION_RECHECK_MS) or a store of this process has written.
+   */
+  private currentLookups(): void {
+    const at = performance.now();
+    if (at < this.versionFreshUntil && this.lookupsLocalWrites === localWrites) return;
+    const version = this.prepared('PRAGMA data_version').pluck().get();
+    if (version !== this.lookupsVersion || this.lookupsLocalWrites !== localWrites) {
+      this.lookups.clear();
+      this.lookupsVersion = version;
+      this.lookupsLocalWrites = localWrites;
+    }
+    this.versionFreshUntil = at + DATA_VERSION_RECHECK_MS;
   }
 
   /** The key's row if the key (by its hash) is known and not revoked, else null (a query, once per key). */

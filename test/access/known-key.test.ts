@@ -59,7 +59,9 @@ describe('knownKey', () => {
       expect(info?.plan).toBe('free');
       // As `ri keys revoke` does, from another process.
       const writer = new Database(path);
-      writer.prepare('UPDATE api_keys SET revoked_at = ? WHERE prefix = ?').run(new Date().toISOString(), prefix);
+      writer
+        .prepare('UPDATE api_keys SET revoked_at = ? WHERE prefix = ?')
+        .run(new Date().toISOString(), prefix);
       writer.close();
       // Within the millisecond the lookups are trusted: the answer from before.
       expect(store.knownKey(key)).toEqual(info);

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncPath, writeFileAtomically } from './atomic-file.js';
+import { contentHash, fileHash } from './file-hash.js';
 import {
   DEFAULT_SNAPSHOTS_KEEP,
   describeSnapshotFile,
@@ -56,32 +56,6 @@ export function listSnapshotVersions(dir: string): string[] {
     .map((x) => x.v);
 }
 
-/**
- * The data_version of a snapshot file: a content hash of its bytes. Read into two buffers used in
- * turn (the next piece is read while this one is hashed): a fresh buffer per piece was the file's
- * size in new memory to fault in and collect, 800 MB at 1M works.
- */
-export async function contentHash(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  const size = 1 << 22;
-  const buffers: [Buffer, Buffer] = [Buffer.allocUnsafeSlow(size), Buffer.allocUnsafeSlow(size)];
-  const fh = await open(path, 'r');
-  try {
-    let position = 0;
-    let next = fh.read(buffers[0], 0, size, position);
-    for (let i: 0 | 1 = 0; ; i = i === 0 ? 1 : 0) {
-      const { bytesRead } = await next;
-      if (bytesRead === 0) break;
-      position += bytesRead;
-      next = fh.read(buffers[i === 0 ? 1 : 0], 0, size, position);
-      hash.update(buffers[i].subarray(0, bytesRead));
-    }
-  } finally {
-    await fh.close();
-  }
-  return hash.digest('hex').slice(0, 16);
-}
-
 /** Size, mtime and inode of a file: when they are unchanged, so (for our purposes) are its bytes. */
 export function fileStamp(path: string): { key: string; mtimeMs: number } | null {
   try {
@@ -92,8 +66,13 @@ export function fileStamp(path: string): { key: string; mtimeMs: number } | null
   }
 }
 
-/** Content hashes already computed, by path and stamp: a file is hashed again only when it changes. */
-const hashed = new Map<string, string>();
+export { contentHash };
+
+/**
+ * Content hashes computed or being computed, by path and stamp: a file is hashed again only when
+ * it changes, and a check asked while the same one runs waits for it (checkAhead()).
+ */
+const hashed = new Map<string, Promise<string>>();
 
 /**
  * True when the snapshot file of `version` is there and its bytes still hash to its name. Flipped
@@ -106,15 +85,27 @@ export async function verifySnapshot(dir: string, version: string): Promise<bool
   const key = `${path}:${stamp.key}`;
   let hash = hashed.get(key);
   if (hash === undefined) {
-    try {
-      hash = await contentHash(path);
-    } catch {
-      return false;
-    }
     if (hashed.size > 256) hashed.clear();
+    hash = fileHash(path);
     hashed.set(key, hash);
   }
-  return hash === version;
+  try {
+    return (await hash) === version;
+  } catch {
+    hashed.delete(key);
+    return false;
+  }
+}
+
+/**
+ * Starts checking the current snapshot's bytes against its name, without waiting: `ri update`
+ * calls it before its ingest, so that the build, which checks that file before copying its paper
+ * rows, finds the answer ready (verifySnapshot, same file unchanged) instead of hashing it while
+ * the corpus loads.
+ */
+export function checkAhead(dir: string): void {
+  const current = readPointerName(dir, 'CURRENT');
+  if (current) void verifySnapshot(dir, current);
 }
 
 /** Quarantined files kept for a post-mortem; older ones are removed. */
@@ -165,10 +156,10 @@ export async function publishSnapshot(
   options: { keep?: number } = {},
 ): Promise<PublishResult> {
   const keep = options.keep ?? DEFAULT_SNAPSHOTS_KEEP;
-  // The file is flushed to disk (I/O threads) while it is hashed (this thread).
+  // The file is flushed to disk (I/O threads) while it is hashed.
   const flushed = fsyncFile(builtFile);
   flushed.catch(() => {}); // awaited below; a failed hash must not leave it unhandled
-  const version = await contentHash(builtFile);
+  const version = await fileHash(builtFile);
   await flushed;
   const target = snapshotFile(dir, version);
   const existed = existsSync(target);

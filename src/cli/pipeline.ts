@@ -5,13 +5,7 @@ import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
 import type { IngestCounts, IngestSummary } from '../ingest/ingest.js';
 import { expandWorksPaths } from '../ingest/sources.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
-import {
-  checkAhead,
-  listSnapshotVersions,
-  readPointerName,
-  snapshotFile,
-  verifySnapshot,
-} from '../snapshot/publish.js';
+import { listSnapshotVersions, readPointerName, snapshotFile, verifySnapshot } from '../snapshot/publish.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
 import { snapshotSchemaVersion } from '../snapshot/snapshot.js';
 import { CliError } from './cli-error.js';
@@ -112,8 +106,6 @@ export async function runBuild(dataDir: string, options: { full?: boolean } = {}
   const { root, corpus, snapshots } = dataPaths(dataDir);
   if (!existsSync(corpus))
     throw new CliError(`no corpus store at ${corpus}: run \`ri ingest PATH...\` first`);
-  // The current snapshot, whose rows an incremental build copies, is checked meanwhile.
-  checkAhead(snapshots);
   const { buildSnapshot } = await import('../snapshot/build-snapshot.js');
   const result = await buildSnapshot(corpus, snapshots, {
     log: (m) => process.stderr.write(`build: ${m}\n`),

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
 import { expandWorksPaths } from '../ingest/sources.js';
-import { checkAhead, readPointerName } from '../snapshot/publish.js';
+import { readPointerName } from '../snapshot/publish.js';
 import { CliError } from './cli-error.js';
 import { runBuild, runIngest } from './pipeline.js';
 import { parseFilter, parseSince, runPull } from './pull.js';
@@ -67,8 +67,6 @@ export async function run(args: string[]): Promise<number> {
   const seen = new Map<string, number>();
   const newFiles = () => expandWorksPaths(positionals).filter((f) => seen.get(f.path) !== f.bytes);
   const cycle = async (paths: string[]) => {
-    // The current snapshot (the build copies its rows) is checked in a thread of its own during the ingest.
-    checkAhead(dataPaths(dataDir).snapshots);
     await runIngest(dataDir, paths, values.topics ?? null, { tag: false });
     const result = await runBuild(dataDir);
     process.stdout.write(`${result.version}\n`);

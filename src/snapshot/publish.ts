@@ -70,7 +70,7 @@ export { contentHash };
 
 /**
  * Content hashes computed or being computed, by path and stamp: a file is hashed again only when
- * it changes, and a check asked while the same one runs waits for it (checkAhead()).
+ * it changes, and a check asked while the same one runs waits for it.
  */
 const hashed = new Map<string, Promise<string>>();
 
@@ -95,17 +95,6 @@ export async function verifySnapshot(dir: string, version: string): Promise<bool
     hashed.delete(key);
     return false;
   }
-}
-
-/**
- * Starts checking the current snapshot's bytes against its name, without waiting: `ri update`
- * calls it before its ingest, so that the build, which checks that file before copying its paper
- * rows, finds the answer ready (verifySnapshot, same file unchanged) instead of hashing it while
- * the corpus loads.
- */
-export function checkAhead(dir: string): void {
-  const current = readPointerName(dir, 'CURRENT');
-  if (current) void verifySnapshot(dir, current);
 }
 
 /** Quarantined files kept for a post-mortem; older ones are removed. */

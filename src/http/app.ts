@@ -37,6 +37,7 @@ import { clientIp, MemoryRateLimiter, type RateLimiter, rateLimitStep } from './
 import { requestLog } from './request-log.js';
 import { responseCache } from './response-cache.js';
 import { registerRoutes } from './routes/index.js';
+import { registerApiRoot } from './routes/root/get.js';
 import type { RouteDeps } from './routes/shared.js';
 import { registerSkill } from './routes/skill/get.js';
 
@@ -223,6 +224,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
     log,
   });
   registerSkill(app, { publicUrl: deps.config.publicUrl });
+  registerApiRoot(app, { publicUrl: deps.config.publicUrl, edition: deps.config.EDITION });
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The priced operations for x402 indexers (a convention of theirs, not of the x402 spec).
   app.get('/.well-known/x402', (c) =>

@@ -103,7 +103,7 @@ describe('the agent skill', () => {
     const checked: string[] = [];
     for (const raw of urls) {
       expect(raw.startsWith(server.base)).toBe(true);
-      if (raw.endsWith('/v1') || raw.endsWith('/.../history?resolution=yearly')) continue;
+      if (raw.endsWith('/.../history?resolution=yearly')) continue;
       const url = raw
         .replace('{subject_id}', topic)
         .replace('{id}', topic)

@@ -59,6 +59,10 @@ describe('every URL the service prints answers', () => {
       await get('/v1/research?q=zzqxv%20wwkpj'),
       await get('/v1/nothing-here'),
       await get('/v1/elements/Fe', { authorization: 'Bearer ri_bad' }),
+      // The API's root, and the document that prints it as its base address.
+      await get('/v1'),
+      await get('/v1', {}),
+      await get('/v1/openapi.json', {}),
     ];
     const urls = new Set<string>();
     for (const a of answers) urlsIn(a, urls);
@@ -70,7 +74,18 @@ describe('every URL the service prints answers', () => {
     expect(own.length).toBeGreaterThan(40);
     const failures: string[] = [];
     for (const url of own) {
-      const res = await fetch(url, { headers: url.includes('/v1/') ? pro : {} });
+      // The MCP server answers JSON-RPC over POST (a GET says so, 405): asked for its tools.
+      const res = url.endsWith('/mcp')
+        ? await fetch(url, {
+            method: 'POST',
+            headers: {
+              ...pro,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+          })
+        : await fetch(url, { headers: url.includes('/v1/') ? pro : {} });
       const text = await res.text();
       if (res.status !== 200) failures.push(`${res.status} ${url}`);
       const anchor = new URL(url).hash.slice(1);

@@ -1,0 +1,34 @@
+import type { Hono } from 'hono';
+import { SERVICE_VERSION } from '../../../config/paths.js';
+import type { AppEnv } from '../../context.js';
+import type { RouteDeps } from '../shared.js';
+
+/**
+ * GET /v1: the API's root, the base address the OpenAPI document (`servers`) and the agent skill
+ * print. It answers with where everything is, rather than a 404 at the one address every client
+ * starts from. Free and keyless, through the /v1 steps as any read (a key is checked, the call
+ * counted), kept by the response cache per snapshot since it names the data version served.
+ */
+export function registerApiRoot(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUrl' | 'edition'>): void {
+  const base = deps.publicUrl;
+  app.get('/v1', (c) =>
+    c.json(
+      {
+        name: 'Research-Intensity API',
+        service_version: SERVICE_VERSION,
+        edition: deps.edition,
+        data_version: c.get('snapshot').version,
+        openapi_url: `${base}/v1/openapi.json`,
+        docs_url: `${base}/docs`,
+        elements_url: `${base}/v1/elements`,
+        versions_url: `${base}/v1/versions`,
+        mcp_url: `${base}/mcp`,
+        skill_url: `${base}/v1/skill`,
+        pricing_url: `${base}/pricing`,
+        account_url: `${base}/account`,
+      },
+      200,
+      { 'cache-control': 'public, max-age=60' },
+    ),
+  );
+}

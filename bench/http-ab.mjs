@@ -8,7 +8,7 @@
 //   the session's start, and dist/)
 // Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
 import { join, resolve } from 'node:path';
-import { BROWSER, load, median, PATHS, rounds, startBare } from './cached-reads.mjs';
+import { BROWSER, measure, median, PATHS, rounds, startBare } from './cached-reads.mjs';
 import { benchDataDir, startBenchServer } from './serve.mjs';
 
 const [aDist, bDist] = process.argv.slice(2).map((p) => resolve(p));
@@ -36,9 +36,7 @@ const rows = [
 ];
 
 // Warm-up: JIT, the response caches, connections; not reported.
-for (const row of rows)
-  for (const t of Object.values(targets))
-    await load(t.base + row.path, { duration: 1, headers: row.headers });
+for (const row of rows) for (const t of Object.values(targets)) await measure(t, row, 1);
 
 console.log(
   `${count} rounds of ${seconds} s per process and row; ratios: requests/s over the bare route's in the same round`,

@@ -25,15 +25,23 @@ const bare = await startBare(server.base);
 const targets = { bare, service };
 
 // The budget (issue 11), with `Accept-Encoding: gzip, deflate, br`: >= 0.6 of bare with p99 <= 10
-// ms for Fe and the list, keyed Fe >= 0.5. Rows without it are reported against the same lines.
+// ms for Fe and the list, keyed Fe >= 0.5. The rows without Accept-Encoding have no budget: they
+// are printed against the same lines, for comparison, and not judged.
 const rows = [];
 for (const [encoding, headers] of Object.entries({ identity: {}, br: BROWSER }))
-  for (const [path, keyed, budget] of [
+  for (const [path, keyed, line] of [
     [PATHS[0], false, 0.6],
     [PATHS[1], false, 0.6],
     [PATHS[0], true, 0.5],
   ])
-    rows.push({ name: `${path}${keyed ? ' keyed' : ''} ${encoding}`, path, headers, keyed, budget });
+    rows.push({
+      name: `${path}${keyed ? ' keyed' : ''} ${encoding}`,
+      path,
+      headers,
+      keyed,
+      line,
+      judged: encoding === 'br',
+    });
 
 // Warm-up (JIT, the response cache, connection set-up), not reported.
 const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
@@ -74,10 +82,11 @@ bare.stop();
 console.log(JSON.stringify({ dataDir, seconds, rounds: count, results }, null, 2));
 for (const row of rows) {
   const r = results[row.name];
-  const ok = r.ratio >= row.budget && r.service.p99_ms <= 10;
+  const ok = r.ratio >= row.line && r.service.p99_ms <= 10;
+  const verdict = row.judged ? (ok ? 'ok' : 'MISSED') : `(no budget; ${ok ? 'above' : 'below'} the line)`;
   console.log(
-    `${row.name}: ${r.service.rps} rps (bare ${r.bare.rps}), ratio ${r.ratio} [${r.ratios.join(' ')}] (budget ${row.budget}), ` +
+    `${row.name}: ${r.service.rps} rps (bare ${r.bare.rps}), ratio ${r.ratio} [${r.ratios.join(' ')}] (${row.judged ? 'budget' : 'line'} ${row.line}), ` +
       `p99 ${r.service.p99_ms} ms (bare ${r.bare.p99_ms}), CPU ${r.service.cpu_us_per_req} us/req (bare ${r.bare.cpu_us_per_req}), ` +
-      `load generator ${r.service.generator_us_per_req} us/req (bare ${r.bare.generator_us_per_req}) ${ok ? 'ok' : 'MISSED'}`,
+      `load generator ${r.service.generator_us_per_req} us/req (bare ${r.bare.generator_us_per_req}) ${verdict}`,
   );
 }

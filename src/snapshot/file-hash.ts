@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
+import { runInWorker } from '../util/one-shot-worker.js';
 import { workerFile } from '../util/worker-file.js';
 
 /**
@@ -37,8 +37,6 @@ export async function contentHash(path: string): Promise<string> {
  */
 export const HASH_IN_THREAD_FROM = 64 * 1024 * 1024;
 
-export type HashReply = { ok: true; hash: string } | { ok: false; error: string };
-
 /** contentHash, in a worker thread for a large file when the compiled worker is there. */
 export function fileHash(path: string): Promise<string> {
   const file = workerFile(import.meta.url, './file-hash-worker.js');
@@ -52,14 +50,7 @@ export function fileHash(path: string): Promise<string> {
   return hashInWorker(file, path);
 }
 
+/** contentHash of `path` in the worker thread `file` (file-hash-worker.js). */
 export function hashInWorker(file: string, path: string): Promise<string> {
-  const worker = new Worker(file, { workerData: { path } });
-  return new Promise<string>((resolve, reject) => {
-    worker.once('message', (reply: HashReply) => {
-      if (reply.ok) resolve(reply.hash);
-      else reject(new Error(reply.error));
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the hashing worker exited (code ${code})`)));
-  });
+  return runInWorker<string>(file, { path }, 'hashing');
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { runInWorker } from '../util/one-shot-worker.js';
 import { workerFile } from '../util/worker-file.js';
 import { tagElements } from './tagger.js';
 
@@ -14,8 +14,6 @@ export const PARALLEL_FROM = 100_000;
 export function tagTitles(titles: readonly (string | null)[]): string[] {
   return titles.map((t) => (t ? tagElements(t).join(',') : ''));
 }
-
-export type TagReply = { ok: true; symbols: string[] } | { ok: false; error: string };
 
 /**
  * tagTitles over every core: the titles are cut into as many consecutive parts as there are
@@ -32,22 +30,10 @@ export async function tagTitlesInParallel(
   if (parts <= 1 || !existsSync(file)) return tagTitles(titles);
   const size = Math.ceil(titles.length / parts);
   const others = Array.from({ length: parts - 1 }, (_, i) =>
-    tagInWorker(file, titles.slice((i + 1) * size, (i + 2) * size)),
+    runInWorker<string[]>(file, { titles: titles.slice((i + 1) * size, (i + 2) * size) }, 'tagging'),
   );
   // A part that fails while this thread tags must not be left unhandled.
   for (const o of others) o.catch(() => {});
   const first = tagTitles(titles.slice(0, size));
   return first.concat(...(await Promise.all(others)));
-}
-
-function tagInWorker(file: string, titles: (string | null)[]): Promise<string[]> {
-  const worker = new Worker(file, { workerData: { titles } });
-  return new Promise<string[]>((resolve, reject) => {
-    worker.once('message', (reply: TagReply) => {
-      if (reply.ok) resolve(reply.symbols);
-      else reject(new Error(`tagging failed: ${reply.error}`));
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the tagging worker exited (code ${code})`)));
-  });
 }

@@ -1,13 +1,5 @@
 /** Worker thread of tag-titles.ts: tags the titles it is started with and answers once. */
-import { parentPort, workerData } from 'node:worker_threads';
-import { type TagReply, tagTitles } from './tag-titles.js';
+import { answerOnce } from '../util/one-shot-worker.js';
+import { tagTitles } from './tag-titles.js';
 
-const port = parentPort;
-if (!port) throw new Error('tag-worker must run as a worker thread');
-let reply: TagReply;
-try {
-  reply = { ok: true, symbols: tagTitles((workerData as { titles: (string | null)[] }).titles) };
-} catch (error) {
-  reply = { ok: false, error: error instanceof Error ? error.message : String(error) };
-}
-port.postMessage(reply);
+await answerOnce((data: { titles: (string | null)[] }) => tagTitles(data.titles));

@@ -1,5 +1,4 @@
 import { ELEMENTS } from '../elements/elements.js';
-import { getOrCreate } from '../util/maps.js';
 import { type Corpus, NO_DAY } from './corpus.js';
 import { monthsBefore } from './dates.js';
 import { fractionalWeight, isRising, researchIntensity } from './formulas.js';
@@ -27,58 +26,82 @@ export function scoreCommunities(corpus: Corpus, params: ScoringParameters) {
   const cutoff = corpus.cutoffDay;
   const recentStart = monthsBefore(cutoff, params.risingRecentYears * 12);
   const beforeStart = monthsBefore(recentStart, params.risingBeforeYears * 12);
+  const topicCount = corpus.topicIds.length;
+  // Sums by topic, then by (element, topic) at element * topicCount + topic, in typed arrays: a
+  // Map entry per key and a lookup per paper, topic and element took a second at 1M works. Each
+  // key's sums still take its papers in ordinal order, so they are the same doubles.
+  const topics = new Sums(topicCount);
+  const pairs = new Sums(ELEMENTS.length * topicCount);
   let recentTotal = 0;
   let beforeTotal = 0;
-  type Acc = { papers: number; recentPapers: number; recent: number; before: number };
-  const topics = new Map<number, Acc>();
-  const pairs = new Map<number, Acc>();
-  const bump = (map: Map<number, Acc>, key: number, w: number, phase: 0 | 1 | 2) => {
-    const a = getOrCreate(map, key, () => ({ papers: 0, recentPapers: 0, recent: 0, before: 0 }));
-    a.papers++;
-    if (phase === 1) {
-      a.recent += w;
-      a.recentPapers++;
-    } else if (phase === 2) a.before += w;
-  };
-
+  const { start: topicStart, values: topicValues } = corpus.topics;
+  const { start: elementStart, values: elementValues } = corpus.elements;
   for (let p = 0; p < corpus.n; p++) {
     const d = corpus.ageDay[p]!;
-    const phase: 0 | 1 | 2 =
+    const phase: Phase =
       d === NO_DAY ? 0 : d > recentStart && d <= cutoff ? 1 : d > beforeStart && d <= recentStart ? 2 : 0;
     if (phase === 1) recentTotal++;
     else if (phase === 2) beforeTotal++;
-    const ts = corpus.topics.start[p]!;
-    const te = corpus.topics.start[p + 1]!;
+    const ts = topicStart[p]!;
+    const te = topicStart[p + 1]!;
     const tw = fractionalWeight(te - ts);
-    const es = corpus.elements.start[p]!;
-    const ee = corpus.elements.start[p + 1]!;
+    const es = elementStart[p]!;
+    const ee = elementStart[p + 1]!;
     for (let i = ts; i < te; i++) {
-      const topic = corpus.topics.values[i]!;
-      bump(topics, topic, tw, phase);
+      const topic = topicValues[i]!;
+      topics.add(topic, tw, phase);
       // Sub-communities count whole papers: a paper is in (element, topic) or it is not.
-      for (let j = es; j < ee; j++) bump(pairs, corpus.elements.values[j]! * 1_000_000 + topic, 1, phase);
+      for (let j = es; j < ee; j++) pairs.add(elementValues[j]! * topicCount + topic, 1, phase);
     }
   }
 
-  const finish = (topicIndex: number, a: Acc): Community => {
-    const riRecent = researchIntensity(a.recent, recentTotal);
-    const riBefore = researchIntensity(a.before, beforeTotal);
+  const finish = (topicIndex: number, sums: Sums, key: number): Community => {
+    const riRecent = researchIntensity(sums.recent[key]!, recentTotal);
+    const riBefore = researchIntensity(sums.before[key]!, beforeTotal);
+    const recentPapers = sums.recentPapers[key]!;
     return {
       topicId: corpus.topicIds[topicIndex]!,
-      paperCount: a.papers,
-      recentPapers: a.recentPapers,
+      paperCount: sums.papers[key]!,
+      recentPapers,
       riRecent: round(riRecent, 4),
       riBefore: round(riBefore, 4),
-      rising: isRising(riRecent, riBefore, a.recentPapers, params.risingMargin, params.risingMinPapers),
+      rising: isRising(riRecent, riBefore, recentPapers, params.risingMargin, params.risingMinPapers),
     };
   };
-  const communities = [...topics].map(([t, a]) => finish(t, a));
+  const communities: Community[] = [];
+  for (let t = 0; t < topicCount; t++) if (topics.papers[t]! > 0) communities.push(finish(t, topics, t));
   const elementCommunities: ElementCommunity[] = [];
-  for (const [key, a] of pairs) {
-    if (a.papers < params.minSubCommunityPapers) continue;
-    const element = Math.floor(key / 1_000_000);
-    if (element >= ELEMENTS.length) continue;
-    elementCommunities.push({ element, ...finish(key % 1_000_000, a) });
+  for (let key = 0; key < pairs.papers.length; key++) {
+    const papers = pairs.papers[key]!;
+    if (papers === 0 || papers < params.minSubCommunityPapers) continue;
+    const element = Math.floor(key / topicCount);
+    elementCommunities.push({ element, ...finish(key % topicCount, pairs, key) });
   }
   return { communities, elementCommunities, recentStart, beforeStart };
+}
+
+/** 0: outside both periods (or no date); 1: the recent period; 2: the one before it. */
+type Phase = 0 | 1 | 2;
+
+/** Per key: papers, and the papers and weights of the recent period and of the one before. */
+class Sums {
+  readonly papers: Int32Array;
+  readonly recentPapers: Int32Array;
+  readonly recent: Float64Array;
+  readonly before: Float64Array;
+
+  constructor(keys: number) {
+    this.papers = new Int32Array(keys);
+    this.recentPapers = new Int32Array(keys);
+    this.recent = new Float64Array(keys);
+    this.before = new Float64Array(keys);
+  }
+
+  add(key: number, weight: number, phase: Phase): void {
+    this.papers[key]!++;
+    if (phase === 1) {
+      this.recent[key]! += weight;
+      this.recentPapers[key]!++;
+    } else if (phase === 2) this.before[key]! += weight;
+  }
 }

@@ -124,7 +124,7 @@ export function globalRankPositions(corpus: Corpus, impact: PaperImpact, maxKey 
     }
   }
   // Known citations first: impact score, then citations, both descending; unknown: date descending.
-  const impactRank = descendingRanks(impactOf);
+  const impactRank = descendingRanks(impactOf, 100); // scores are kept in hundredths
   const citationRank = descendingRanks(citationsOf);
   const dayRank = descendingRanks(dayOf);
   if (impactRank.count * citationRank.count * n >= maxKey || dayRank.count * n >= maxKey) {
@@ -157,8 +157,41 @@ function tieBreakOrder(corpus: Corpus): Int32Array {
   return order;
 }
 
-/** Each value's rank among the distinct values, largest first (0 the largest), and how many there are. */
-function descendingRanks(values: Float64Array): { count: number; rank: Int32Array } {
+/**
+ * Each value's rank among the distinct values, largest first (0 the largest), and how many there
+ * are. Values that are whole numbers of 1/`scale` (impact scores in hundredths, citations, days)
+ * are ranked by a table over their range when it is small; others by a sort and a search.
+ */
+export function descendingRanks(values: Float64Array, scale = 1): { count: number; rank: Int32Array } {
+  return tableRanks(values, scale) ?? sortedRanks(values);
+}
+
+/**
+ * descendingRanks through a table indexed by value (at 1M works, three sorts of up to a million
+ * values and a search per value took 0.27 s of the writer's thread), or null when some value is
+ * not a whole number of 1/`scale` or their range is much wider than their count.
+ */
+function tableRanks(values: Float64Array, scale: number): { count: number; rank: Int32Array } | null {
+  const n = values.length;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    const k = Math.round(values[i]! * scale);
+    if (k / scale !== values[i]) return null; // also NaN
+    if (k < min) min = k;
+    if (k > max) max = k;
+  }
+  if (n === 0 || max - min > 4 * n + 1024) return null;
+  const table = new Int32Array(max - min + 1);
+  for (let i = 0; i < n; i++) table[Math.round(values[i]! * scale) - min] = 1;
+  let count = 0;
+  for (let j = table.length - 1; j >= 0; j--) if (table[j]) table[j] = ++count;
+  const rank = new Int32Array(n);
+  for (let i = 0; i < n; i++) rank[i] = table[Math.round(values[i]! * scale) - min]! - 1;
+  return { count, rank };
+}
+
+function sortedRanks(values: Float64Array): { count: number; rank: Int32Array } {
   const distinct = Float64Array.from(values).sort().reverse();
   let count = 0;
   for (let i = 0; i < distinct.length; i++)

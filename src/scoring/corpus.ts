@@ -122,7 +122,7 @@ export interface LoadReport {
 export async function loadCorpusReporting(
   store: CorpusStore,
   params: ScoringParameters,
-  cache: CachedCorpus | null,
+  readCache: CachedCorpus | null | (() => CachedCorpus | null),
 ): Promise<{ corpus: Corpus; report: LoadReport }> {
   const cutoff = await store.scalar<string | null>(`
     WITH u AS (SELECT max(substr(updated_date, 1, 10)) FILTER (WHERE updated_date <> '') AS upd FROM works)
@@ -130,11 +130,18 @@ export async function loadCorpusReporting(
   const cutoffDay = cutoff ? dayNumber(cutoff) : NO_DAY;
   const cutoffYear = cutoff ? Number(cutoff.slice(0, 4)) : 0;
 
-  await store.con.run(`CREATE OR REPLACE TEMP TABLE ord AS
+  const ordered = store.con.run(`CREATE OR REPLACE TEMP TABLE ord AS
     SELECT id,
       (row_number() OVER (ORDER BY coalesce(pub_date, CAST(year AS VARCHAR) || '-07-01', ''), id) - 1)::INTEGER AS o,
       (dense_rank() OVER (ORDER BY doi NULLS LAST))::INTEGER AS doi_rank
     FROM works`);
+  // A cache given as a function is read while DuckDB orders the corpus (on its own threads).
+  let cache: CachedCorpus | null;
+  try {
+    cache = typeof readCache === 'function' ? readCache() : readCache;
+  } finally {
+    await ordered;
+  }
   const [ordinal, year, day, citations, primaryTopic, field, doiRank] = await store.intColumns(
     `SELECT o, year, (TRY_CAST(pub_date AS DATE) - DATE '1970-01-01')::INTEGER, cited_by_count, primary_topic, field_id, doi_rank
      FROM works JOIN ord USING (id)`,

@@ -1,29 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { scoreCommunities } from '../../src/scoring/communities.js';
-import { type Corpus, type Csr, NO_DAY } from '../../src/scoring/corpus.js';
+import { type Corpus, NO_DAY } from '../../src/scoring/corpus.js';
 import { dayNumber, monthsBefore } from '../../src/scoring/dates.js';
 import { fractionalWeight, isRising, researchIntensity } from '../../src/scoring/formulas.js';
 import { round } from '../../src/scoring/impact.js';
 import { DEFAULT_PARAMETERS } from '../../src/scoring/parameters.js';
-
-/** A seeded generator (mulberry32), so a failure can be run again. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function csrOf(lists: number[][]): Csr {
-  const start = new Int32Array(lists.length + 1);
-  lists.forEach((l, p) => {
-    start[p + 1] = start[p]! + l.length;
-  });
-  return { start, values: Int32Array.from(lists.flat()) };
-}
+import { csrOf, random } from '../helpers/corpora.js';
 
 /** `n` papers over twelve years to the cut-off, some undated, with a few of `topicCount` topics and elements. */
 function corpusOf(n: number, topicCount: number, rnd: () => number): Corpus {

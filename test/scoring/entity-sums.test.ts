@@ -3,27 +3,9 @@ import type { Csr } from '../../src/scoring/corpus.js';
 import { NO_PERIOD, type PeriodSums, sumEntities } from '../../src/scoring/entity-sums.js';
 import type { Resolution } from '../../src/scoring/resolutions.js';
 import type { ScoringContext } from '../../src/scoring/score-entities.js';
+import { csrOf, random } from '../helpers/corpora.js';
 
 const ELEMENT_COUNT = 118;
-
-/** A seeded generator (mulberry32), so a failure can be run again. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function csrOf(lists: number[][]): Csr {
-  const start = new Int32Array(lists.length + 1);
-  lists.forEach((l, p) => {
-    start[p + 1] = start[p]! + l.length;
-  });
-  return { start, values: Int32Array.from(lists.flat()) };
-}
 
 /** A context of `n` papers whose period keys rise with the ordinal, but for the papers in `shuffled`. */
 function context(n: number, rnd: () => number, shuffled: Set<number>) {

@@ -1,21 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Csr } from '../../src/scoring/corpus.js';
 import { topPapers } from '../../src/scoring/score-entities.js';
+import { csrOf } from '../helpers/corpora.js';
 
 /**
  * Every entity's top papers from one pass in the ranking order are, for each entity, its own
  * papers sorted by ranking position and cut at the limit (a paper listing the entity twice
  * counts twice, as in the entity's list of papers).
  */
-function csrOf(lists: number[][]): Csr {
-  const start = new Int32Array(lists.length + 1);
-  lists.forEach((l, p) => {
-    start[p + 1] = start[p]! + l.length;
-  });
-  return { start, values: Int32Array.from(lists.flat()) };
-}
-
 describe('topPapers', () => {
   it("is each entity's papers by ranking position, cut at the limit", () => {
     const corpusArb = fc

@@ -114,7 +114,7 @@ export interface LoadReport {
 
 /**
  * Loads the corpus store for scoring. The store keeps a temporary table `ord` (work id ->
- * ordinal) afterwards, which the snapshot writer reads the paper texts by. Titles must have been
+ * ordinal, with the DOI rank and the facts loaded from it) afterwards, which the snapshot writer reads the paper texts by. Titles must have been
  * tagged (the tag step) first. With a build cache (corpus-cache.ts) the headline elements,
  * topics, keywords and references of unchanged works come from the cache, re-numbered, and only
  * the changed works are read; the result is the same as a full load.
@@ -136,7 +136,11 @@ export async function loadCorpusReporting(
   const ordered = store.con.run(`CREATE OR REPLACE TEMP TABLE ord AS
     SELECT id,
       (row_number() OVER (ORDER BY coalesce(TRY_CAST(replace(pub_date, '-', '') AS BIGINT), year::BIGINT * 10000 + 701) NULLS FIRST, id) - 1)::INTEGER AS o,
-      (dense_rank() OVER (ORDER BY doi NULLS LAST))::INTEGER AS doi_rank
+      (dense_rank() OVER (ORDER BY doi NULLS LAST))::INTEGER AS doi_rank,
+      -- The facts read next, taken in the same pass (no join of the works again); named apart from
+      -- the works' columns, which other queries join this table to.
+      year AS fact_year, (TRY_CAST(pub_date AS DATE) - DATE '1970-01-01')::INTEGER AS fact_day,
+      cited_by_count AS fact_citations, primary_topic AS fact_topic, field_id AS fact_field
     FROM works`);
   // A cache given as a function is read while DuckDB orders the corpus (on its own threads).
   let cache: CachedCorpus | null;
@@ -146,8 +150,7 @@ export async function loadCorpusReporting(
     await ordered;
   }
   const [ordinal, year, day, citations, primaryTopic, field, doiRank] = await store.intColumns(
-    `SELECT o, year, (TRY_CAST(pub_date AS DATE) - DATE '1970-01-01')::INTEGER, cited_by_count, primary_topic, field_id, doi_rank
-     FROM works JOIN ord USING (id)`,
+    'SELECT o, fact_year, fact_day, fact_citations, fact_topic, fact_field, doi_rank FROM ord',
     7,
     NO_DAY,
   );

@@ -339,6 +339,9 @@ interface Delta {
 /**
  * Matches the cache to the corpus as it is now, through the change log: null (load in full)
  * unless every paper now is either an unchanged cached one or a changed one that is read again.
+ * The unchanged works keep their order (their dates and ids are the same), so they are matched
+ * in one walk of both orders, skipping the changed works' ordinals now; a work out of that
+ * order (the ordering rule changed since) falls back to the full load.
  */
 async function deltaFromCache(
   store: CorpusStore,
@@ -348,36 +351,44 @@ async function deltaFromCache(
   await store.con.run(
     `CREATE OR REPLACE TEMP TABLE changed AS SELECT DISTINCT id FROM changes WHERE gen > ${cache.generation}`,
   );
-  const changedIds = new Set(((await store.columns('SELECT id::DOUBLE FROM changed'))[0] ?? []) as number[]);
-  const ordinalOf = idIndex(corpus.workId);
+  // The changed works and their ordinal now (-1: no longer in the corpus), those in it by ordinal.
+  const [changedIds, changedOrdinal] = await store.doubleColumns(
+    'SELECT id::DOUBLE, coalesce(o, -1)::DOUBLE FROM changed LEFT JOIN ord USING (id) ORDER BY 2, 1',
+    2,
+  );
+  const changedIndex = idIndex(changedIds!);
+  const wasCached = new Uint8Array(changedIds!.length);
   const keep = new Int32Array(cache.n).fill(-1);
   const target = new Int32Array(cache.n).fill(-1);
-  const covered = new Uint8Array(corpus.n);
-  const wasCached = new Set<number>();
+  let next = 0; // the next ordinal now
+  let skip = changedOrdinal!.findIndex((o) => o >= 0); // the next changed work's ordinal now, in order
+  if (skip < 0) skip = changedOrdinal!.length;
+  const skipChanged = () => {
+    while (skip < changedOrdinal!.length && changedOrdinal![skip] === next) {
+      next++;
+      skip++;
+    }
+  };
   for (let p = 0; p < cache.n; p++) {
     const id = cache.workId[p]!;
-    const o = ordinalOf(id);
-    if (changedIds.has(id)) wasCached.add(id);
-    if (o < 0) {
-      if (!changedIds.has(id)) return null; // gone without a change logged
+    const c = changedIndex(id);
+    if (c >= 0) {
+      wasCached[c] = 1;
+      target[p] = changedOrdinal![c]!;
       continue;
     }
-    target[p] = o;
-    if (changedIds.has(id)) continue;
-    if (covered[o]) return null;
-    covered[o] = 1;
-    keep[p] = o;
+    skipChanged();
+    // An unchanged work must be the next one now: else it is gone or moved without a change logged.
+    if (next >= corpus.n || corpus.workId[next] !== id) return null;
+    keep[p] = next;
+    target[p] = next++;
   }
+  skipChanged();
+  if (next !== corpus.n) return null; // a work neither cached nor logged
   const added: number[] = [];
-  for (const id of changedIds) {
-    const o = ordinalOf(id);
-    if (o < 0) continue;
-    if (covered[o]) return null;
-    covered[o] = 1;
-    if (!wasCached.has(id)) added.push(id);
-  }
-  for (let o = 0; o < corpus.n; o++) if (!covered[o]) return null; // a work neither cached nor logged
-  return { changed: changedIds.size, keep, target, added };
+  for (let c = 0; c < changedIds!.length; c++)
+    if (changedOrdinal![c]! >= 0 && !wasCached[c]) added.push(changedIds![c]!);
+  return { changed: changedIds!.length, keep, target, added };
 }
 
 /**

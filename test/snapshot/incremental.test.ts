@@ -2,6 +2,7 @@ import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } 
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import { tagElements } from '../../src/tagging/tagger.js';
 import { ri } from '../helpers/cli.js';
 import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
@@ -184,6 +185,23 @@ describe('incremental build', () => {
     const again = build(data);
     expect(again.log).toMatch(/incremental: 0 changed/);
     expect(again.version).toBe(full2.version);
+  }, 300_000);
+
+  it('loads in full when the corpus changed without the change log saying so', async () => {
+    const data = join(dir, 'unlogged');
+    ingest(data, SAMPLE);
+    build(data);
+    ingest(data, p1);
+    // The partition's works are in the store, but its generation's log rows are gone.
+    const store = await openCorpusStore(join(data, 'corpus.duckdb'));
+    try {
+      await store.con.run('DELETE FROM changes WHERE gen = (SELECT max(gen) FROM changes)');
+    } finally {
+      store.close();
+    }
+    const unlogged = build(data);
+    expect(unlogged.log).toContain('loading in full: the build cache does not match the change log');
+    expect(unlogged.version).toBe(fullBuild(SAMPLE, p1).version);
   }, 300_000);
 
   it('copies paper rows only from the snapshot built with the cache, once its bytes are checked', () => {

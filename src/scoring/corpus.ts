@@ -114,8 +114,8 @@ export interface LoadReport {
 
 /**
  * Loads the corpus store for scoring. The store keeps a temporary table `ord` (work id ->
- * ordinal, with the DOI rank and the facts loaded from it) afterwards, which the snapshot writer reads the paper texts by. Titles must have been
- * tagged (the tag step) first. With a build cache (corpus-cache.ts) the headline elements,
+ * ordinal, with the DOI rank and the facts loaded from it) afterwards, which the snapshot writer
+ * reads the paper texts by. Titles must have been tagged (the tag step) first. With a build cache (corpus-cache.ts) the headline elements,
  * topics, keywords and references of unchanged works come from the cache, re-numbered, and only
  * the changed works are read; the result is the same as a full load.
  */
@@ -352,19 +352,20 @@ async function deltaFromCache(
     `CREATE OR REPLACE TEMP TABLE changed AS SELECT DISTINCT id FROM changes WHERE gen > ${cache.generation}`,
   );
   // The changed works and their ordinal now (-1: no longer in the corpus), those in it by ordinal.
-  const [changedIds, changedOrdinal] = await store.doubleColumns(
+  const none = new Float64Array(0);
+  const [changedIds = none, changedOrdinal = none] = await store.doubleColumns(
     'SELECT id::DOUBLE, coalesce(o, -1)::DOUBLE FROM changed LEFT JOIN ord USING (id) ORDER BY 2, 1',
     2,
   );
-  const changedIndex = idIndex(changedIds!);
-  const wasCached = new Uint8Array(changedIds!.length);
+  const changedIndex = idIndex(changedIds);
+  const wasCached = new Uint8Array(changedIds.length);
   const keep = new Int32Array(cache.n).fill(-1);
   const target = new Int32Array(cache.n).fill(-1);
   let next = 0; // the next ordinal now
-  let skip = changedOrdinal!.findIndex((o) => o >= 0); // the next changed work's ordinal now, in order
-  if (skip < 0) skip = changedOrdinal!.length;
+  let skip = changedOrdinal.findIndex((o) => o >= 0); // the next changed work's ordinal now, in order
+  if (skip < 0) skip = changedOrdinal.length;
   const skipChanged = () => {
-    while (skip < changedOrdinal!.length && changedOrdinal![skip] === next) {
+    while (skip < changedOrdinal.length && changedOrdinal[skip] === next) {
       next++;
       skip++;
     }
@@ -374,7 +375,7 @@ async function deltaFromCache(
     const c = changedIndex(id);
     if (c >= 0) {
       wasCached[c] = 1;
-      target[p] = changedOrdinal![c]!;
+      target[p] = changedOrdinal[c]!;
       continue;
     }
     skipChanged();
@@ -386,9 +387,9 @@ async function deltaFromCache(
   skipChanged();
   if (next !== corpus.n) return null; // a work neither cached nor logged
   const added: number[] = [];
-  for (let c = 0; c < changedIds!.length; c++)
-    if (changedOrdinal![c]! >= 0 && !wasCached[c]) added.push(changedIds![c]!);
-  return { changed: changedIds!.length, keep, target, added };
+  for (let c = 0; c < changedIds.length; c++)
+    if (changedOrdinal[c]! >= 0 && !wasCached[c]) added.push(changedIds[c]!);
+  return { changed: changedIds.length, keep, target, added };
 }
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncPath, writeFileAtomically } from './atomic-file.js';
-import { contentHash, fileHash } from './file-hash.js';
+import { fileHash } from './file-hash.js';
 import {
   DEFAULT_SNAPSHOTS_KEEP,
   describeSnapshotFile,
@@ -65,8 +65,6 @@ export function fileStamp(path: string): { key: string; mtimeMs: number } | null
     return null;
   }
 }
-
-export { contentHash };
 
 /**
  * Content hashes computed or being computed, by path and stamp: a file is hashed again only when

@@ -1,7 +1,8 @@
 import { closeSync, existsSync, openSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentHash, readPointer, snapshotFile } from '../../src/snapshot/publish.js';
+import { contentHash } from '../../src/snapshot/file-hash.js';
+import { readPointer, snapshotFile } from '../../src/snapshot/publish.js';
 import { ri, riBackground, stop, until } from '../helpers/cli.js';
 import { tempDir, work, writeWorks } from '../helpers/works.js';
 

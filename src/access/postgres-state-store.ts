@@ -312,23 +312,35 @@ export class PostgresStateStore implements StateStore {
 
   async recordPayment(row: NewPayment): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, payment_id, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending') ON CONFLICT DO NOTHING`,
+      `INSERT INTO payments (payload_hash, valid_until, data_version, id, operation, resource, amount, network, asset, payer, nonce, payment_id, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending') ON CONFLICT DO NOTHING`,
       paymentValues(row),
     );
     return rowCount === 1;
   }
 
-  async finishPayment(id: string, outcome: PaymentOutcome): Promise<void> {
-    await this.pool.query(
-      'UPDATE payments SET status = $2, "transaction" = $3, error = $4, updated_at = now() WHERE id = $1',
-      [
-        id,
-        outcome.status,
-        outcome.status === 'settled' ? outcome.transaction : null,
-        outcome.status === 'failed' ? outcome.error : null,
-      ],
-    );
+  async finishPayment(
+    id: string,
+    outcome: PaymentOutcome,
+    from: PaymentStatus = 'pending',
+  ): Promise<boolean> {
+    try {
+      const { rowCount } = await this.pool.query(
+        'UPDATE payments SET status = $2, "transaction" = $3, error = $4, updated_at = now() WHERE id = $1 AND status = $5',
+        [
+          id,
+          outcome.status,
+          outcome.status === 'settled' ? outcome.transaction : null,
+          outcome.status === 'failed' ? outcome.error : null,
+          from,
+        ],
+      );
+      return rowCount === 1;
+    } catch (error) {
+      // A failed row taken back as settled while another row holds its nonce: that one stands.
+      if (pgCode(error) === '23505') return false;
+      throw error;
+    }
   }
 
   async findPayment(network: string, nonce: string): Promise<PaymentRow | null> {

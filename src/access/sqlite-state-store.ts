@@ -352,8 +352,8 @@ export class SqliteStateStore implements StateStore {
     const at = now();
     try {
       this.prepared(
-        `INSERT INTO payments (id, operation, resource, amount, network, asset, payer, nonce, payment_id, status, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+        `INSERT INTO payments (payload_hash, valid_until, data_version, id, operation, resource, amount, network, asset, payer, nonce, payment_id, status, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
       ).run(...paymentValues(row), at, at);
       return true;
     } catch (error) {
@@ -362,16 +362,28 @@ export class SqliteStateStore implements StateStore {
     }
   }
 
-  async finishPayment(id: string, outcome: PaymentOutcome): Promise<void> {
-    this.prepared(
-      'UPDATE payments SET status = ?, "transaction" = ?, error = ?, updated_at = ? WHERE id = ?',
-    ).run(
-      outcome.status,
-      outcome.status === 'settled' ? outcome.transaction : null,
-      outcome.status === 'failed' ? outcome.error : null,
-      now(),
-      id,
-    );
+  async finishPayment(
+    id: string,
+    outcome: PaymentOutcome,
+    from: PaymentStatus = 'pending',
+  ): Promise<boolean> {
+    try {
+      const { changes } = this.prepared(
+        'UPDATE payments SET status = ?, "transaction" = ?, error = ?, updated_at = ? WHERE id = ? AND status = ?',
+      ).run(
+        outcome.status,
+        outcome.status === 'settled' ? outcome.transaction : null,
+        outcome.status === 'failed' ? outcome.error : null,
+        now(),
+        id,
+        from,
+      );
+      return changes === 1;
+    } catch (error) {
+      // A failed row taken back as settled while another row holds its nonce: that one stands.
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   async findPayment(network: string, nonce: string): Promise<PaymentRow | null> {

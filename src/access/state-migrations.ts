@@ -142,6 +142,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX payments_one_id ON payments(payment_id) WHERE payment_id IS NOT NULL AND status <> 'failed';
     `,
   },
+  {
+    version: 6,
+    name: 'payments: what a retry must match (the signed payment, its validity, the data answered)',
+    sql: (t) => `
+      ALTER TABLE payments ADD COLUMN payload_hash TEXT;
+      ALTER TABLE payments ADD COLUMN valid_until ${t.time};
+      ALTER TABLE payments ADD COLUMN data_version TEXT;
+    `,
+  },
 ];
 
 /** The table that records which versions a database holds (created before any migration runs). */

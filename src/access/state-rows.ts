@@ -85,6 +85,9 @@ export function toSession(row: SessionRow): WebSession {
  */
 export function paymentValues(row: NewPayment): (string | null)[] {
   return [
+    row.payloadHash,
+    row.validUntil,
+    row.dataVersion,
     row.id,
     row.operation,
     row.resource,

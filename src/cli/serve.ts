@@ -71,6 +71,12 @@ export async function run(args: string[]): Promise<number> {
     log: (msg, fields) => logger.warn(fields ?? {}, msg),
   });
   opened.push(payments);
+  // The networks the start line states are those the facilitator has confirmed (Solana needs it).
+  // (A facilitator that does not answer within a few seconds is asked again in the background.)
+  if (payments.enabled) {
+    await within(3_000, () => payments.ready()).catch(() => {});
+    payments.startBackground();
+  }
   const rateLimiter = createRateLimiter(config.REDIS_URL, { log: (m) => logger.warn(m) });
   opened.push({ close: () => rateLimiter.close?.() });
   const server = await startServer(
@@ -123,8 +129,15 @@ export async function run(args: string[]): Promise<number> {
     process.on('SIGINT', () => void stop('SIGINT'));
     // Said once the signals are ours: a supervisor that stops the server as soon as it reads this
     // line gets the graceful shutdown, not the default kill.
-    if (payments.enabled)
-      process.stdout.write(`ri: per-call payments (x402) on ${payments.offered.join(', ')}\n`);
+    if (payments.enabled) {
+      const waiting = payments.waiting.map((w) => `; ${w.network} waits for ${w.why}`).join('');
+      const now = payments.offeredNow.join(', ') || 'no network yet';
+      process.stdout.write(`ri: per-call payments (x402) on ${now}${waiting}\n`);
+      if (!config.X402_EVM_RPC_URL && payments.offered.some((n) => n.startsWith('base')))
+        logger.warn(
+          'X402_EVM_RPC_URL is not set: a settlement whose outcome is unknown (a facilitator timeout) is resolved only by its payer retrying or by `ri payments reconcile` with it set',
+        );
+    }
     process.stdout.write(
       `ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`,
     );

@@ -86,7 +86,16 @@ const EnvSchema = z.object({
     .optional(),
   /** The x402 facilitator that verifies and settles payments (default: the x402 reference one). */
   X402_FACILITATOR_URL: z.string().url().optional(),
-  /** An EVM JSON-RPC endpoint: read by `ri payments reconcile` and served by `ri facilitator`. */
+  /**
+   * How long a payer waits for the facilitator to settle before being told the settlement is
+   * pending (it goes on; the same request with the same payment then gets the answer, charged once).
+   * Covers a facilitator's own worst case: confirmation on Base takes seconds, under load a minute.
+   */
+  X402_SETTLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(60),
+  /**
+   * An EVM JSON-RPC endpoint: where `ri serve` and `ri payments reconcile` look up settlements whose
+   * outcome is unknown, and the chain `ri facilitator` settles on.
+   */
   X402_EVM_RPC_URL: z.string().url().optional(),
   /** `ri facilitator` only: the key that submits settlements and pays their gas (development). */
   X402_FACILITATOR_PRIVATE_KEY: z

@@ -33,6 +33,8 @@ const ERRORS = {
   settlement_failed: { status: 402, title: 'Payment could not be settled' },
   payment_id_conflict: { status: 409, title: 'Payment identifier already used' },
   payment_unavailable: { status: 503, title: 'Payments temporarily unavailable' },
+  // The facilitator has not said whether the payment moved: the same request with the same payment gets the answer.
+  settlement_pending: { status: 503, title: 'Payment being settled' },
   data_unavailable: { status: 503, title: 'Data temporarily unavailable' },
   state_unavailable: { status: 503, title: 'Accounts and keys temporarily unavailable' },
   overloaded: { status: 503, title: 'Too busy: try again shortly' },

@@ -12,6 +12,7 @@ import { createLabService } from '../core/lab-service.js';
 import { readBody } from '../mcp/body.js';
 import { createMcp } from '../mcp/server.js';
 import { discoveryDocument } from '../payments/discovery.js';
+import { NETWORKS } from '../payments/networks.js';
 import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
 import { registerAccount } from '../web/account.js';
 import { registerDocs } from '../web/docs.js';
@@ -176,7 +177,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
         authenticated,
         limits,
         ...(paymentsOn
-          ? [paymentGate(deps.payments!, deps.config.EDITION, deps.config.publicUrl) as Step]
+          ? [paymentGate(deps.payments!, deps.config.EDITION, deps.config.publicUrl, deps.snapshots) as Step]
           : []),
         responseCache() as Step,
       ]),
@@ -203,6 +204,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
     publicUrl: deps.config.publicUrl,
     edition: deps.config.EDITION,
     payments: paymentsOn,
+    paymentNetworks: () => (paymentsOn ? deps.payments!.offeredNow.map((n) => NETWORKS[n].label) : []),
     sessions,
     lab,
     ...(deps.heavy ? { heavy: deps.heavy } : {}),
@@ -228,7 +230,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The priced operations for x402 indexers (a convention of theirs, not of the x402 spec).
   app.get('/.well-known/x402', (c) =>
-    c.json(discoveryDocument(deps.config.publicUrl, paymentsOn ? deps.payments!.offered : [])),
+    c.json(discoveryDocument(deps.config.publicUrl, paymentsOn ? deps.payments!.offeredNow : [])),
   );
   // Operators only: loopback, or METRICS_ALLOW (the socket's address, not X-Forwarded-For).
   const metricsPage = metricsHandler(metrics, { dataVersion: () => deps.snapshots.version });

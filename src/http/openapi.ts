@@ -40,7 +40,7 @@ export function registerOpenApi(
       (item as unknown as Record<string, unknown>)['x-access'] = op.access;
       // Pay per call: the terms' shape (from the price table) and the 402 answer.
       if (payments?.enabled && PRICED_OPERATIONS.includes(op)) {
-        (item as unknown as Record<string, unknown>)['x-payment-info'] = paymentInfo(op, payments.offered);
+        (item as unknown as Record<string, unknown>)['x-payment-info'] = paymentInfo(op, payments.offeredNow);
         item.responses['402'] = {
           description:
             'No key and no payment (payment_required), or a payment not accepted (payment_invalid, payment_replayed, settlement_failed): the x402 terms are in the PAYMENT-REQUIRED header',

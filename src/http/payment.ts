@@ -5,7 +5,9 @@ import { ServiceError } from '../core/errors.js';
 import { PRICED_OPERATIONS } from '../payments/discovery.js';
 import { NETWORKS } from '../payments/networks.js';
 import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import type { AppEnv } from './context.js';
+import { pinnedSnapshot } from './data-version.js';
 import type { Step } from './pipeline.js';
 import { problemResponse } from './problem.js';
 
@@ -42,6 +44,7 @@ export function paymentGate(
   service: PaymentService,
   edition: Edition,
   publicUrl: string,
+  snapshots: Parameters<typeof pinnedSnapshot>[0],
 ): Step<Context<AppEnv>> {
   return {
     enter(c) {
@@ -63,7 +66,9 @@ export function paymentGate(
       };
       c.set('payment', payment);
       c.set('caller', { ...caller, plan: payerPlan(op, edition), payer: true });
-      return undefined;
+      return signature === undefined
+        ? undefined
+        : pinPaidVersion(c, service, signature, snapshots, publicUrl);
     },
     // Settled once the route has answered; any other outcome releases the payment uncharged.
     exit(c) {
@@ -71,6 +76,26 @@ export function paymentGate(
       return payment?.verified ? settle(c, service, payment, payment.verified) : undefined;
     },
   };
+}
+
+/**
+ * A payment already used for this request is a retry: it is answered from the snapshot it paid for,
+ * never from newer data (410 data_version_gone if that one is no longer kept).
+ */
+async function pinPaidVersion(
+  c: Context<AppEnv>,
+  service: PaymentService,
+  signature: string,
+  snapshots: Parameters<typeof pinnedSnapshot>[0],
+  publicUrl: string,
+): Promise<undefined> {
+  const prior = await service.priorPayment(signature);
+  const current = c.get('snapshot') as Snapshot | undefined;
+  if (!prior?.dataVersion || !current || current.version === prior.dataVersion) return undefined;
+  const paidFor = await pinnedSnapshot(snapshots, prior.dataVersion, publicUrl);
+  current.release();
+  c.set('snapshot', paidFor);
+  return undefined;
 }
 
 async function settle(
@@ -115,7 +140,13 @@ export async function charge(c: Context<AppEnv>, usd?: number): Promise<void> {
 function paidResource(c: Context<AppEnv>, payment: PaymentContext) {
   const url = new URL(c.req.url);
   const { op, publicUrl } = payment;
-  return { operation: op.id, url: `${publicUrl}${url.pathname}${url.search}`, description: op.description };
+  const snapshot = c.get('snapshot') as Snapshot | undefined;
+  return {
+    operation: op.id,
+    url: `${publicUrl}${url.pathname}${url.search}`,
+    description: op.description,
+    ...(snapshot ? { dataVersion: snapshot.version } : {}),
+  };
 }
 
 /** The answer to a call that is not (or could not be) paid: 402 with the terms, or 503 when the facilitator is away. */
@@ -131,6 +162,14 @@ async function paymentProblem(
       `The payment could not be verified now (${error.reason}); nothing was charged. Try again shortly.`,
       {},
       { 'retry-after': '5' },
+    );
+  }
+  if (error?.code === 'settlement_pending') {
+    return new ServiceError(
+      'settlement_pending',
+      `Your payment was sent for settlement and its outcome is not known yet (${error.reason}); this answer is held until it is. Repeat this same request with the same PAYMENT-SIGNATURE header${error.retryUntil ? ` (until ${error.retryUntil})` : ''} to receive it once settled: you are charged at most once. Do not sign a new payment for it.`,
+      { price_usd: usd, ...(error.retryUntil ? { retry_until: error.retryUntil } : {}) },
+      { 'retry-after': '10' },
     );
   }
   if (error?.code === 'payment_id_conflict') {

@@ -99,10 +99,14 @@ export function createMcp(deps: McpDeps) {
     const input = parsed.data as Record<string, unknown>;
     let snapshot: Snapshot | null;
     try {
-      // A read pinned with data_version answers from that version, as on REST (data-version.ts).
+      // A read pinned with data_version answers from that version, as on REST (data-version.ts);
+      // a retry of a payment from the version that payment bought (never newer data).
+      const paidFor = payer && payments && sent !== undefined ? await payments.priorPayment(sent) : null;
+      const pinned =
+        paidFor?.dataVersion ?? (typeof input.data_version === 'string' ? input.data_version : null);
       snapshot =
-        typeof input.data_version === 'string'
-          ? await pinnedSnapshot(deps.snapshots, input.data_version, deps.publicUrl)
+        pinned !== null
+          ? await pinnedSnapshot(deps.snapshots, pinned, deps.publicUrl)
           : deps.snapshots.acquire();
     } catch (e) {
       return errorResult(e as ServiceError);
@@ -115,6 +119,7 @@ export function createMcp(deps: McpDeps) {
       url: `${deps.publicUrl}/mcp`,
       description: `MCP tool ${name}: ${op.description}`,
       request: `tools/call ${name} ${canonicalJson(input)}`,
+      dataVersion: snapshot.version,
     };
     const charge = async (usd?: number) => {
       if (!payer || !payments) return;
@@ -150,6 +155,14 @@ export function createMcp(deps: McpDeps) {
           receipt = { 'x402/payment-response': await payments.settle(v) };
         } catch (e) {
           if (!(e instanceof PaymentError)) throw e;
+          if (e.code === 'settlement_pending')
+            return errorResult(
+              new ServiceError(
+                'settlement_pending',
+                `Your payment was sent for settlement and its outcome is not known yet (${e.reason}). Call this tool again with the same arguments and the same x402/payment${e.retryUntil ? ` (until ${e.retryUntil})` : ''} to receive the answer once settled: you are charged at most once. Do not sign a new payment for it.`,
+                e.retryUntil ? { retry_until: e.retryUntil } : {},
+              ),
+            );
           // Settlement failed after the tool ran: the payment-required shape and no content.
           return paymentResult(
             await payments.paymentRequired(Number(v.requirements.amount) / 1e6, resource, e.reason),

@@ -5,6 +5,7 @@ import { httpFacilitator } from './facilitator.js';
 import type { PaymentLedger } from './ledger.js';
 import { MemoryNonceLock, type NonceLock, RedisNonceLock } from './nonce-lock.js';
 import { PaymentService } from './payment-service.js';
+import { evmAuthorizationReader } from './reconcile.js';
 
 /**
  * The payment service the configuration asks for: the networks of X402_NETWORKS that have a payTo,
@@ -32,6 +33,8 @@ export function paymentsFromConfig(
     facilitator: options.facilitator ?? httpFacilitator(config.X402_FACILITATOR_URL),
     ledger,
     locks,
+    settleDeadlineMs: config.X402_SETTLE_TIMEOUT_SECONDS * 1000,
+    chain: config.X402_EVM_RPC_URL ? evmAuthorizationReader(config.X402_EVM_RPC_URL) : null,
     ...(options.log ? { log: options.log } : {}),
   });
 }

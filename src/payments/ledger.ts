@@ -23,8 +23,14 @@ export interface NewPayment {
   payer: string;
   /** Identifies the signed authorization: `payer:nonce` on EVM, a hash of the transaction on Solana. */
   nonce: string;
-  /** The client's x402 payment-identifier, when it sent one: a retry with it is answered again, uncharged. */
+  /** The client's x402 payment-identifier, when it sent one (a new payment reusing it is refused). */
   paymentId?: string | null;
+  /** sha256 of the signed payment as sent: only the very same payment may ask for its answer again. */
+  payloadHash: string;
+  /** ISO 8601: until when the signed payment may be settled (and its answer asked again). */
+  validUntil: string;
+  /** The snapshot the answer came from: a retry gets the same data, never newer. */
+  dataVersion: string | null;
 }
 
 export interface PaymentRow extends NewPayment {
@@ -41,7 +47,11 @@ export type PaymentOutcome = { status: 'settled'; transaction: string } | { stat
 export interface PaymentLedger {
   /** False when a pending or settled row already holds this network and nonce (a replay). */
   recordPayment(row: NewPayment): Promise<boolean>;
-  finishPayment(id: string, outcome: PaymentOutcome): Promise<void>;
+  /**
+   * Moves a row from `from` (default pending) to its outcome; false when it was not in `from`
+   * any more (another replica or a reconcile got there first) or another row holds its nonce.
+   */
+  finishPayment(id: string, outcome: PaymentOutcome, from?: PaymentStatus): Promise<boolean>;
   /** The pending or settled row for this network and nonce, if any. */
   findPayment(network: string, nonce: string): Promise<PaymentRow | null>;
   /** The pending or settled row holding this payment identifier, if any. */
@@ -55,12 +65,17 @@ export interface PaymentLedger {
  * named like the row's fields hold them as they are; the others are snake_case.
  */
 export interface PaymentDbRow
-  extends Omit<NewPayment, 'paymentId'>,
+  extends Omit<NewPayment, 'paymentId' | 'payloadHash' | 'validUntil' | 'dataVersion'>,
     Pick<PaymentRow, 'status' | 'transaction' | 'error'> {
   payment_id: string | null;
+  payload_hash: string | null;
+  valid_until: string | Date | null;
+  data_version: string | null;
   created_at: string | Date;
   updated_at: string | Date;
 }
+
+const LEGACY_VALIDITY_MS = 10 * 60 * 1000;
 
 export function toPaymentRow(r: PaymentDbRow): PaymentRow {
   const iso = (t: string | Date) => (typeof t === 'string' ? t : t.toISOString());
@@ -74,6 +89,14 @@ export function toPaymentRow(r: PaymentDbRow): PaymentRow {
     payer: r.payer,
     nonce: r.nonce,
     paymentId: r.payment_id,
+    // Rows from before migration 6 carry none: they can be reconciled, never answered again (their
+    // validity taken as the terms' 300 s and as much again, as reconcile judged them then).
+    payloadHash: r.payload_hash ?? '',
+    validUntil:
+      r.valid_until === null
+        ? new Date(Date.parse(iso(r.created_at)) + LEGACY_VALIDITY_MS).toISOString()
+        : iso(r.valid_until),
+    dataVersion: r.data_version,
     status: r.status,
     transaction: r.transaction,
     error: r.error,

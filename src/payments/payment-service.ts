@@ -17,10 +17,11 @@ import {
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
-import { ResilientFacilitator } from './facilitator.js';
+import { ResilientFacilitator, settleFailure } from './facilitator.js';
 import type { PaymentLedger, PaymentRow } from './ledger.js';
 import { NETWORKS, type NetworkName, USDC_DECIMALS, usdToAtomic } from './networks.js';
 import { MemoryNonceLock, type NonceLock } from './nonce-lock.js';
+import { type AuthorizationReader, reconcilePayments, SETTLE_GRACE_MS } from './reconcile.js';
 
 /** What a payment is for: the operation of the price table and the URL being answered. */
 export interface PaidResource {
@@ -32,6 +33,8 @@ export interface PaidResource {
    * ledger keeps it (else the URL), and an idempotent retry must ask the same.
    */
   request?: string;
+  /** The snapshot the answer is computed from: kept in the ledger, so a retry gets the same data. */
+  dataVersion?: string;
 }
 
 /** What the ledger records as answered for a paid resource. */
@@ -43,12 +46,15 @@ export type PaymentErrorCode =
   | 'payment_replayed'
   | 'payment_id_conflict'
   | 'payment_unavailable'
-  | 'settlement_failed';
+  | 'settlement_failed'
+  | 'settlement_pending';
 
 export class PaymentError extends Error {
   constructor(
     readonly code: PaymentErrorCode,
     readonly reason: string,
+    /** settlement_pending: until when the same request with the same payment can fetch the answer. */
+    readonly retryUntil?: string,
   ) {
     super(reason);
     this.name = 'PaymentError';
@@ -66,12 +72,23 @@ export interface VerifiedPayment {
   nonce: string;
   /** The client's payment identifier (x402 payment-identifier extension), when it sent one. */
   paymentId: string | null;
+  /** sha256 of the signed payment: a retry must send these very bytes. */
+  payloadHash: string;
+  /** ISO 8601: the end of the payment's validity (EIP-3009 validBefore, else the terms' timeout). */
+  validUntil: string;
   /**
-   * A retry of a payment that already bought this same answer (same payment, same identifier,
-   * same URL): answered again and never charged again; settle() gives back the first receipt.
+   * A retry of a payment already in the ledger for this same request (the same signed payment,
+   * within its validity): answered again from the data it paid for and never charged again;
+   * settle() gives back the first receipt once the settlement is known.
    */
   repeat?: PaymentRow;
 }
+
+/** How a settlement ended, as far as this process knows. */
+type Outcome =
+  | { status: 'settled'; receipt: SettleResponse }
+  | { status: 'failed'; reason: string }
+  | { status: 'unknown'; reason: string };
 
 export interface PaymentServiceOptions {
   networks: readonly NetworkName[];
@@ -81,8 +98,15 @@ export interface PaymentServiceOptions {
   locks?: NonceLock;
   /** How long a signed payment stays valid (the terms' maxTimeoutSeconds). */
   maxTimeoutSeconds?: number;
+  /** How long a payer waits for a settlement before the answer says it is pending (X402_SETTLE_TIMEOUT_SECONDS). */
+  settleDeadlineMs?: number;
+  /** Reads EIP-3009 authorizations on chain (X402_EVM_RPC_URL): resolves settlements of unknown outcome. */
+  chain?: AuthorizationReader | null;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  now?: () => number;
 }
+
+/** A payment is still retried or resolved this long after its validity ends (a settlement submitted just before it may land after). */
 
 /** The facilitator's supported kinds are asked again this often while it cannot be reached. */
 const RETRY_SUPPORTED_MS = 30_000;
@@ -103,6 +127,11 @@ export class PaymentService {
   private initialized: Promise<void> | null = null;
   private initializedAt = 0;
   private readonly terms = new Map<string, Promise<PaymentRequirements[]>>();
+  /** Settlements this process has asked for and not yet heard back about, by ledger row id. */
+  private readonly inFlight = new Map<string, Promise<Outcome>>();
+  private readonly settleDeadlineMs: number;
+  private readonly now: () => number;
+  private background: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: PaymentServiceOptions) {
     this.offered = options.networks.filter((n) =>
@@ -118,10 +147,42 @@ export class PaymentService {
     }
     this.locks = options.locks ?? new MemoryNonceLock();
     this.maxTimeoutSeconds = options.maxTimeoutSeconds ?? 300;
+    this.settleDeadlineMs = options.settleDeadlineMs ?? 60_000;
+    this.now = options.now ?? Date.now;
   }
 
   get enabled(): boolean {
     return this.offered.length > 0;
+  }
+
+  /**
+   * The networks a 402 offers now, and so the only ones discovery states: the facilitator's
+   * supported networks once it has answered; before that the EVM ones (their terms need nothing
+   * from it; Solana's need its fee payer).
+   */
+  get offeredNow(): NetworkName[] {
+    const supported = this.facilitator.supported;
+    return this.offered.filter((n) =>
+      supported ? supported.has(NETWORKS[n].caip2) : NETWORKS[n].family === 'evm',
+    );
+  }
+
+  /** The networks configured but not offered now, and what each waits for. */
+  get waiting(): { network: NetworkName; why: string }[] {
+    const now = new Set(this.offeredNow);
+    return this.offered
+      .filter((n) => !now.has(n))
+      .map((n) => ({
+        network: n,
+        why: this.facilitator.supported
+          ? 'the facilitator does not support it'
+          : `the facilitator (its ${NETWORKS[n].family === 'svm' ? 'fee payer' : 'supported kinds'}), asked again every ${RETRY_SUPPORTED_MS / 1000} s`,
+      }));
+  }
+
+  /** Asks the facilitator what it supports (once; again while it cannot be reached). */
+  async ready(): Promise<void> {
+    await this.ensureInitialized();
   }
 
   /** The x402 PaymentRequired for a price: one `exact` USDC offer per network that can take it. */
@@ -153,10 +214,23 @@ export class PaymentService {
     const network = requirements.network;
     const nonce = nonceOf(payload);
     const paymentId = paymentIdOf(payload);
+    const payloadHash = payloadHashOf(payload);
+    const validUntil = this.validUntilOf(payload);
     const used = await this.options.ledger.findPayment(network, nonce);
     if (used) {
-      const repeat = repeatOf(used, paymentId, resource);
-      return { payload, requirements, resource, payer: used.payer, network, nonce, paymentId, repeat };
+      const repeat = retryOf(used, payloadHash, resource, this.now());
+      return {
+        payload,
+        requirements,
+        resource,
+        payer: used.payer,
+        network,
+        nonce,
+        paymentId,
+        payloadHash,
+        validUntil: used.validUntil,
+        repeat,
+      };
     }
     if (paymentId !== null && (await this.options.ledger.findPaymentById(paymentId))) {
       throw new PaymentError(
@@ -182,6 +256,8 @@ export class PaymentService {
         network,
         nonce,
         paymentId,
+        payloadHash,
+        validUntil,
       };
     } catch (e) {
       await this.locks.release(`${network}:${nonce}`);
@@ -194,19 +270,32 @@ export class PaymentService {
   }
 
   /**
+   * The ledger row of an earlier use of this very payment (the same signed bytes), if any: a
+   * retry is answered from the data version that payment bought, so the front door pins it before
+   * the answer is computed. Null for anything else (verify() then says why it is refused).
+   */
+  async priorPayment(sent: unknown): Promise<PaymentRow | null> {
+    let payload: PaymentPayload;
+    try {
+      payload = decodePayment(sent);
+    } catch {
+      return null;
+    }
+    const row = await this.options.ledger.findPayment(payload.accepted.network, nonceOf(payload));
+    return row && row.payloadHash === payloadHashOf(payload) ? row : null;
+  }
+
+  /**
    * Settles a verified payment once its answer succeeded: the ledger row first (pending), then the
-   * facilitator, then the outcome. Throws PaymentError (settlement_failed, payment_replayed): the
-   * answer must then not be sent.
+   * facilitator, then the outcome. Returns the receipt; throws PaymentError, and the answer must
+   * then not be sent: `settlement_failed` (the facilitator refused it: nothing moved, a new payment
+   * is needed), `settlement_pending` (no answer within the deadline, a 5xx or a dropped connection:
+   * the money may have moved; the row stays pending, the settlement goes on here and on chain, and
+   * the same request with the same payment gets the answer once it is known, charged once), or
+   * `payment_replayed`.
    */
   async settle(v: VerifiedPayment): Promise<SettleResponse> {
-    if (v.repeat) {
-      return {
-        success: true,
-        payer: v.repeat.payer,
-        transaction: v.repeat.transaction ?? '',
-        network: v.network as Network,
-      };
-    }
+    if (v.repeat) return this.answerAgain(v, v.repeat);
     const id = randomUUID();
     const row = {
       id,
@@ -218,6 +307,9 @@ export class PaymentService {
       payer: v.payer,
       nonce: v.nonce,
       paymentId: v.paymentId,
+      payloadHash: v.payloadHash,
+      validUntil: v.validUntil,
+      dataVersion: v.resource.dataVersion ?? null,
     };
     // The state store failing here (state_unavailable) settles nothing: the payment may be sent again.
     const recorded = await this.options.ledger.recordPayment(row).catch(async (e: unknown) => {
@@ -225,41 +317,154 @@ export class PaymentService {
       throw e;
     });
     if (!recorded) throw new PaymentError('payment_replayed', 'this payment has already bought an answer');
-    let result: SettleResponse;
-    try {
-      result = await this.server.settlePayment(v.payload, v.requirements);
-    } catch (e) {
-      result = {
-        success: false,
-        errorReason:
-          e instanceof SettleError ? (e.errorReason ?? 'settlement failed') : 'facilitator unreachable',
-        transaction: '',
+    const outcome = await this.withinDeadline(this.submit(id, v, true));
+    if (outcome.status === 'settled') return outcome.receipt;
+    if (outcome.status === 'failed')
+      throw new PaymentError('settlement_failed', `the payment could not be settled: ${outcome.reason}`);
+    throw pendingError(v.validUntil);
+  }
+
+  /**
+   * Asks the facilitator to settle and records what it answers, however late: the payer may have
+   * been told `pending` long before. Only the first submission's refusal marks the row failed; a
+   * refusal of a later one may only mean the first went through (the nonce is spent), so it leaves
+   * the row to the chain.
+   */
+  private submit(id: string, v: VerifiedPayment, first: boolean): Promise<Outcome> {
+    const running = this.inFlight.get(id);
+    if (running) return running;
+    const attempt = (async (): Promise<Outcome> => {
+      try {
+        const receipt = await this.server.settlePayment(v.payload, v.requirements);
+        // The facilitator answered that it did not settle (or not yet: settlement_pending).
+        if (!receipt.success) throw new SettleError(200, receipt);
+        // The payment is taken: the answer goes out even if the ledger cannot be written now (the
+        // row stays pending, and the chain says what happened).
+        await this.options.ledger
+          .finishPayment(id, { status: 'settled', transaction: receipt.transaction })
+          .catch((e) =>
+            this.options.log?.('x402 ledger write failed after settlement; run `ri payments reconcile`', {
+              err: (e as Error).message,
+              payment: id,
+            }),
+          );
+        return { status: 'settled', receipt };
+      } catch (e) {
+        const { outcome, reason } = settleFailure(e);
+        if (outcome === 'failed' && first) {
+          await this.options.ledger.finishPayment(id, { status: 'failed', error: reason });
+          await this.locks.release(`${v.network}:${v.nonce}`);
+          return { status: 'failed', reason };
+        }
+        this.options.log?.('x402 settlement outcome unknown; the payment stays pending', {
+          err: reason,
+          payment: id,
+        });
+        return { status: 'unknown', reason };
+      }
+    })().finally(() => this.inFlight.delete(id));
+    this.inFlight.set(id, attempt);
+    return attempt;
+  }
+
+  /** The outcome, or `unknown` once the payer has waited the settle deadline (the attempt goes on). */
+  private withinDeadline(attempt: Promise<Outcome>): Promise<Outcome> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<Outcome>((resolve) => {
+      timer = setTimeout(
+        () =>
+          resolve({
+            status: 'unknown',
+            reason: `the facilitator has not answered within ${this.settleDeadlineMs / 1000} s`,
+          }),
+        this.settleDeadlineMs,
+      );
+    });
+    return Promise.race([attempt, late]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * A retry of a payment already in the ledger: its first receipt once settled. A pending one is
+   * resolved first: the attempt still running here, else the chain, else the same payment
+   * submitted again (its nonce allows one transfer at most).
+   */
+  private async answerAgain(v: VerifiedPayment, first: PaymentRow): Promise<SettleResponse> {
+    let row: PaymentRow | null = first;
+    if (row.status === 'pending') {
+      const running = this.inFlight.get(row.id);
+      if (running) await this.withinDeadline(running);
+      else if (!(await this.resolveFromChain(row))) await this.withinDeadline(this.submit(row.id, v, false));
+      row = await this.options.ledger.findPayment(first.network, first.nonce);
+    }
+    if (row?.status === 'settled') {
+      return {
+        success: true,
+        payer: row.payer,
+        transaction: row.transaction ?? '',
         network: v.network as Network,
       };
-      this.options.log?.('x402 settle failed', { err: (e as Error).message, payment: id });
     }
-    if (!result.success) {
-      await this.options.ledger.finishPayment(id, {
-        status: 'failed',
-        error: result.errorReason ?? 'unknown',
+    if (!row)
+      throw new PaymentError('settlement_failed', 'this payment could not be settled; nothing was charged');
+    throw pendingError(row.validUntil);
+  }
+
+  /** True when the chain told what became of a pending row (and the ledger now says it). */
+  private async resolveFromChain(row: PaymentRow): Promise<boolean> {
+    const chain = this.options.chain;
+    if (!chain || !row.nonce.includes(':')) return false;
+    try {
+      const { used, transaction } = await chain.lookup(row);
+      if (used)
+        await this.options.ledger.finishPayment(row.id, {
+          status: 'settled',
+          transaction: transaction ?? 'unknown (used on chain)',
+        });
+      else if (this.now() > Date.parse(row.validUntil) + SETTLE_GRACE_MS)
+        await this.options.ledger.finishPayment(row.id, {
+          status: 'failed',
+          error: 'not settled on chain before the payment expired',
+        });
+      else return false;
+      return true;
+    } catch (e) {
+      this.options.log?.('x402 chain lookup failed', { err: (e as Error).message, payment: row.id });
+      return false;
+    }
+  }
+
+  /**
+   * Resolves, from the chain, the pending rows no attempt of this process is waiting for and
+   * older than the settle deadline (`ri serve` runs this in the background).
+   */
+  async resolvePending(): Promise<void> {
+    if (!this.options.chain) return;
+    const cutoff = this.now() - this.settleDeadlineMs;
+    const rows = (await this.options.ledger.listPayments({ status: 'pending' })).filter(
+      (r) => !this.inFlight.has(r.id) && Date.parse(r.createdAt) < cutoff,
+    );
+    if (rows.length === 0) return;
+    const report = await reconcilePayments(this.options.ledger, this.options.chain, this.now(), rows);
+    if (report.settled.length + report.failed.length > 0)
+      this.options.log?.('x402 pending payments resolved from the chain', {
+        settled: report.settled.length,
+        failed: report.failed.length,
       });
-      await this.locks.release(`${v.network}:${v.nonce}`);
-      throw new PaymentError(
-        'settlement_failed',
-        `the payment could not be settled: ${result.errorReason ?? 'unknown'}`,
+  }
+
+  /**
+   * `ri serve`'s background work: while a network waits for the facilitator (Solana needs its fee
+   * payer), ask it again; resolve pending settlements from the chain.
+   */
+  startBackground(intervalMs = RETRY_SUPPORTED_MS): void {
+    if (this.background || !this.enabled) return;
+    this.background = setInterval(() => {
+      if (!this.facilitator.reachable) void this.requirements(0.01).catch(() => {});
+      void this.resolvePending().catch((e) =>
+        this.options.log?.('x402 pending payments not resolved', { err: (e as Error).message }),
       );
-    }
-    // The payment is taken: the answer goes out even if the ledger cannot be written now (the row
-    // stays pending, and `ri payments reconcile` finds the transaction on chain).
-    await this.options.ledger
-      .finishPayment(id, { status: 'settled', transaction: result.transaction })
-      .catch((e) =>
-        this.options.log?.('x402 ledger write failed after settlement; run `ri payments reconcile`', {
-          err: (e as Error).message,
-          payment: id,
-        }),
-      );
-    return result;
+    }, intervalMs);
+    this.background.unref();
   }
 
   /** The answer failed: nothing is charged, and the same payment may be sent again. */
@@ -269,7 +474,18 @@ export class PaymentService {
   }
 
   async close(): Promise<void> {
+    if (this.background) clearInterval(this.background);
+    this.background = null;
     await this.locks.close?.();
+  }
+
+  /** The end of a payment's validity: EIP-3009's validBefore, else the terms' timeout from now. */
+  private validUntilOf(payload: PaymentPayload): string {
+    const before = (payload.payload as { authorization?: { validBefore?: unknown } }).authorization
+      ?.validBefore;
+    const seconds = typeof before === 'string' || typeof before === 'number' ? Number(before) : Number.NaN;
+    const ms = Number.isFinite(seconds) ? seconds * 1000 : this.now() + this.maxTimeoutSeconds * 1000;
+    return new Date(Math.min(ms, 8.64e15)).toISOString();
   }
 
   /** The requirements of a price, built once per price (and again after the facilitator comes back). */
@@ -365,23 +581,44 @@ function paymentIdOf(payload: PaymentPayload): string | null {
 }
 
 /**
- * A payment already in the ledger may be answered again only as an idempotent retry (x402
- * payment-identifier): the same identifier on the same payment for the same URL, once settled.
- * A retry may follow an answer that never arrived (a replica killed after settling). Anything else
- * is a replay, refused.
+ * A payment already in the ledger may be answered again only as a retry of the same request: the
+ * very same signed payment (byte for byte), the same method, path and query (MCP: tool and
+ * arguments), within the payment's validity. Anything else is a replay, refused. A retry follows
+ * an answer that never arrived (a dropped connection, a replica killed after settling) or one that
+ * said the settlement was pending.
  */
-function repeatOf(used: PaymentRow, paymentId: string | null, resource: PaidResource): PaymentRow {
-  if (paymentId === null || used.paymentId !== paymentId || used.resource !== answered(resource))
+function retryOf(used: PaymentRow, payloadHash: string, resource: PaidResource, now: number): PaymentRow {
+  if (used.payloadHash === '' || used.payloadHash !== payloadHash || used.resource !== answered(resource))
     throw new PaymentError('payment_replayed', 'this payment has already bought an answer');
-  if (used.status === 'failed')
-    throw new PaymentError('payment_replayed', 'this payment could not be settled before; sign a new one');
-  if (used.status === 'pending') {
+  if (now > Date.parse(used.validUntil) + SETTLE_GRACE_MS)
     throw new PaymentError(
       'payment_replayed',
-      'this payment is still being settled; retry with the same payment and identifier in a few seconds',
+      'this payment has already bought an answer and its validity has ended; sign a new one',
     );
-  }
   return used;
+}
+
+function pendingError(validUntil: string): PaymentError {
+  return new PaymentError(
+    'settlement_pending',
+    'the payment was sent for settlement and its outcome is not known yet; nothing is delivered until it is settled',
+    validUntil,
+  );
+}
+
+/** sha256 of the signed payment in one canonical form (the same bytes whether sent as a header or an object). */
+export function payloadHashOf(payload: PaymentPayload): string {
+  return createHash('sha256').update(canonical(payload)).digest('hex');
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
 }
 
 /** What identifies a signed payment: the EIP-3009 authorization (payer and nonce), else a hash of the signed content. */

@@ -2,8 +2,14 @@ import { createPublicClient, http, parseAbi, parseAbiItem } from 'viem';
 import type { PaymentLedger, PaymentRow } from './ledger.js';
 import { NETWORKS, networkByCaip2 } from './networks.js';
 
-/** A pending row younger than this may still be settling (the terms allow 300 s): left alone. */
-export const SETTLE_WINDOW_MS = 10 * 60 * 1000;
+/** A row is judged unsettled only this long after its payment's validity ended (a settlement sent just before may land after). */
+export const SETTLE_GRACE_MS = 60 * 1000;
+
+/**
+ * Rows written `failed` by releases that took a facilitator's silence for a refusal (a timeout, a
+ * dropped connection, a 5xx): the transfer may have happened, so reconcile looks them up too.
+ */
+const UNKNOWN_FAILURE = /unreachable|timed? ?out|timeout|abort|ECONNRESET|socket|fetch failed|\b5\d\d\b/i;
 
 /** Where an EIP-3009 authorization is looked up: the token's own record of used nonces. */
 export interface AuthorizationReader {
@@ -53,17 +59,24 @@ export interface ReconcileReport {
 }
 
 /**
- * Resolves ledger rows left `pending` by a crash between settlement and the ledger write: a
- * row whose authorization was used on chain is `settled` (with its transaction when found); one
- * not used and older than the settlement window can no longer be settled and is `failed`.
+ * Resolves ledger rows whose settlement's outcome was not known: `pending` rows (a crash between
+ * settlement and the ledger write, a facilitator that did not answer) and `failed` rows whose
+ * error was a timeout or a lost connection. A row whose authorization was used on chain is
+ * `settled` (with its transaction when found); a pending one not used once its payment's validity
+ * has ended can no longer be settled and is `failed`. `rows` limits it to those (default: all such).
  */
 export async function reconcilePayments(
   ledger: PaymentLedger,
   evm: AuthorizationReader | null,
   now = Date.now(),
+  rows?: readonly PaymentRow[],
 ): Promise<ReconcileReport> {
   const report: ReconcileReport = { settled: [], failed: [], left: [] };
-  for (const row of await ledger.listPayments({ status: 'pending' })) {
+  const candidates = rows ?? [
+    ...(await ledger.listPayments({ status: 'pending' })),
+    ...(await ledger.listPayments({ status: 'failed' })).filter((r) => UNKNOWN_FAILURE.test(r.error ?? '')),
+  ];
+  for (const row of candidates) {
     const name = networkByCaip2(row.network);
     if (!name || NETWORKS[name].family !== 'evm' || !row.nonce.includes(':')) {
       report.left.push({
@@ -78,16 +91,19 @@ export async function reconcilePayments(
     }
     const { used, transaction } = await evm.lookup(row);
     if (used) {
-      await ledger.finishPayment(row.id, {
-        status: 'settled',
-        transaction: transaction ?? 'unknown (used on chain)',
-      });
-      report.settled.push(row);
-    } else if (now - Date.parse(row.createdAt) > SETTLE_WINDOW_MS) {
+      const moved = await ledger.finishPayment(
+        row.id,
+        { status: 'settled', transaction: transaction ?? 'unknown (used on chain)' },
+        row.status,
+      );
+      if (moved) report.settled.push(row);
+    } else if (row.status === 'failed') {
+      // Not used on chain: the failure stands.
+    } else if (now > Date.parse(row.validUntil) + SETTLE_GRACE_MS) {
       await ledger.finishPayment(row.id, { status: 'failed', error: 'not settled on chain (reconciled)' });
       report.failed.push(row);
     } else {
-      report.left.push({ row, why: 'recent: it may still be settling; run again in a few minutes' });
+      report.left.push({ row, why: 'still valid: it may still be settling; run again in a few minutes' });
     }
   }
   return report;

@@ -21,6 +21,8 @@ import { withSnapshot as servePage } from './with-snapshot.js';
 export interface WebDeps extends AnswerPageDeps {
   /** Whether this server takes per-call payments. */
   payments: boolean;
+  /** The networks per-call payments are offered on now (as the 402 terms and /.well-known/x402 say). */
+  paymentNetworks?: () => string[];
 }
 
 /** RIS bins for the table's colours: 0-100 in six steps. */
@@ -173,7 +175,7 @@ ${
       )
         .map(([d, v]) => `${d}: ${v.usd} USD`)
         .join(', ')}) minus the quote.</p>
-${deps.payments ? html`<h2>Paying per call</h2><p>Priced calls without a key answer 402 with x402 terms (USDC on Base or Solana): see <a href="/.well-known/x402">/.well-known/x402</a>. Errors are never charged.</p>` : html``}`
+${deps.payments ? html`<h2>Paying per call</h2><p>Priced calls without a key answer 402 with x402 terms (USDC on ${(deps.paymentNetworks?.() ?? []).join(' or ') || 'no network at the moment'}): see <a href="/.well-known/x402">/.well-known/x402</a>. Errors are never charged.</p>` : html``}`
     : html``
 }`;
 }

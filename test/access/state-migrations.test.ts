@@ -141,7 +141,7 @@ const postgres: Backend = {
 for (const backend of [sqlite, postgres]) {
   describe(`state migrations: ${backend.name}`, () => {
     it('the shared list keeps the released versions and names', () => {
-      expect(MIGRATIONS.map((m) => [m.version, m.name])).toEqual(RELEASED);
+      expect(MIGRATIONS.slice(0, RELEASED.length).map((m) => [m.version, m.name])).toEqual(RELEASED);
     });
 
     it("a database made by the release before the shared list opens as it is and serves that release's rows", async () => {
@@ -149,7 +149,7 @@ for (const backend of [sqlite, postgres]) {
       await store.migrate();
       await store.migrate();
       const applied = await rows('SELECT version, name FROM schema_migrations ORDER BY version');
-      expect(applied.map((r) => [r.version, r.name])).toEqual(RELEASED);
+      expect(applied.map((r) => [r.version, r.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]));
 
       const key = await store.authenticate(backend.oldKey);
       expect(key).toMatchObject({ email: 'old@example.org', plan: 'personal', name: 'made by the old code' });
@@ -157,7 +157,13 @@ for (const backend of [sqlite, postgres]) {
       expect(await store.usage(account!.id, '2026-11')).toEqual(new Map([[key!.prefix, 7]]));
       expect(await store.findQuote('q-old')).toBe('{"quote_id":"q-old"}');
       expect(await store.secret('quote-signing', () => 'new-secret')).toBe('old-secret');
-      expect(await store.findPaymentById('pid-old-1')).toMatchObject({ id: 'pay-old-1', status: 'settled' });
+      // A row from before migration 6 has no signed payment to match: it is never answered again.
+      expect(await store.findPaymentById('pid-old-1')).toMatchObject({
+        id: 'pay-old-1',
+        status: 'settled',
+        payloadHash: '',
+        dataVersion: null,
+      });
 
       // The old partial unique indexes still refuse a second use of the nonce and of the identifier.
       const again = {
@@ -168,6 +174,9 @@ for (const backend of [sqlite, postgres]) {
         network: 'eip155:84532',
         asset: '0xasset',
         payer: '0xpayer',
+        payloadHash: 'ab'.repeat(32),
+        validUntil: new Date().toISOString(),
+        dataVersion: '0123456789abcdef',
       };
       expect(await store.recordPayment({ ...again, nonce: '0xpayer:0x01' })).toBe(false);
       expect(await store.recordPayment({ ...again, nonce: '0xpayer:0x02', paymentId: 'pid-old-1' })).toBe(
@@ -180,8 +189,9 @@ for (const backend of [sqlite, postgres]) {
       expect(await store.authenticate(created.key)).toMatchObject({ name: 'made by the new code' });
     });
 
-    it('a fresh database gets the schema the release before the shared list made', async () => {
+    it('a fresh database gets the schema a migrated database of the release before the shared list has', async () => {
       const old = await backend.make(true);
+      await old.store.migrate();
       const fresh = await backend.make(false);
       await fresh.store.migrate();
       expect(await fresh.schema()).toEqual(await old.schema());

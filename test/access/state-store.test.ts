@@ -110,6 +110,9 @@ function newPayment(): NewPayment {
     payer,
     nonce: `${payer}:0x${randomBytes(32).toString('hex')}`,
     paymentId: null,
+    payloadHash: randomBytes(32).toString('hex'),
+    validUntil: new Date(Date.now() + 300_000).toISOString(),
+    dataVersion: '0123456789abcdef',
   };
 }
 
@@ -475,6 +478,7 @@ function stateStoreSuite(backend: Backend) {
           'amount',
           'asset',
           'createdAt',
+          'dataVersion',
           'error',
           'id',
           'network',
@@ -482,10 +486,12 @@ function stateStoreSuite(backend: Backend) {
           'operation',
           'payer',
           'paymentId',
+          'payloadHash',
           'resource',
           'status',
           'transaction',
           'updatedAt',
+          'validUntil',
         ].sort(),
       );
       const created = Date.parse(listed?.createdAt ?? '');
@@ -566,8 +572,31 @@ function stateStoreSuite(backend: Backend) {
       });
       expect(await store.findPayment(settled.network, settled.nonce)).toEqual(s);
       // An unknown id changes nothing and does not throw.
-      await store.finishPayment(newId(), { status: 'settled', transaction: '0xnone' });
+      expect(await store.finishPayment(newId(), { status: 'settled', transaction: '0xnone' })).toBe(false);
       expect(await store.findPayment(settled.network, settled.nonce)).toEqual(s);
+      // An outcome moves a pending row only: a late answer never overwrites what is already known.
+      expect(await other.finishPayment(settled.id, { status: 'failed', error: 'late' })).toBe(false);
+      expect(await store.findPayment(settled.network, settled.nonce)).toEqual(s);
+    });
+
+    it('ledger: a failed row is taken back as settled only from failed, and not over another use of its nonce', async () => {
+      const p = newPayment();
+      await store.recordPayment(p);
+      await store.finishPayment(p.id, { status: 'failed', error: 'facilitator unreachable' });
+      expect(await other.finishPayment(p.id, { status: 'settled', transaction: '0xlate' }, 'failed')).toBe(
+        true,
+      );
+      expect(await store.findPayment(p.network, p.nonce)).toMatchObject({ id: p.id, status: 'settled' });
+      // Another row already holds the nonce: the failed one stays failed.
+      const q = newPayment();
+      await store.recordPayment(q);
+      await store.finishPayment(q.id, { status: 'failed', error: 'timeout' });
+      const holder = { ...q, id: newId() };
+      expect(await store.recordPayment(holder)).toBe(true);
+      expect(await store.finishPayment(q.id, { status: 'settled', transaction: '0x1' }, 'failed')).toBe(
+        false,
+      );
+      expect((await store.findPayment(q.network, q.nonce))?.id).toBe(holder.id);
     });
 
     it('ledger: listPayments is newest first and filters by status and since', async () => {

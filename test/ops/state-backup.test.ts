@@ -51,6 +51,9 @@ describe('ri state backup and restore (SQLite)', () => {
       asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
       payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
       nonce: `0x70997970C51812dc3A010C7d01b50e0d17dc79C8:0x${randomBytes(32).toString('hex')}`,
+      payloadHash: randomBytes(32).toString('hex'),
+      validUntil: new Date(Date.now() + 300_000).toISOString(),
+      dataVersion: null,
     };
     expect(await store.recordPayment(payment)).toBe(true);
     const transaction = `0x${randomBytes(32).toString('hex')}`;

@@ -229,9 +229,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
   registerApiRoot(app, { publicUrl: deps.config.publicUrl, edition: deps.config.EDITION });
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The priced operations for x402 indexers (a convention of theirs, not of the x402 spec).
-  app.get('/.well-known/x402', (c) =>
-    c.json(discoveryDocument(deps.config.publicUrl, paymentsOn ? deps.payments!.offeredNow : [])),
-  );
+  // The networks a 402 offers now (asking the facilitator first if it has not answered yet).
+  app.get('/.well-known/x402', async (c) => {
+    if (paymentsOn) await deps.payments!.ready();
+    return c.json(discoveryDocument(deps.config.publicUrl, paymentsOn ? deps.payments!.offeredNow : []));
+  });
   // Operators only: loopback, or METRICS_ALLOW (the socket's address, not X-Forwarded-For).
   const metricsPage = metricsHandler(metrics, { dataVersion: () => deps.snapshots.version });
   app.get('/metrics', (c, next) =>

@@ -22,7 +22,8 @@ export function registerOpenApi(
     scheme: 'bearer',
     description: 'An API key: Authorization: Bearer <API_KEY>',
   });
-  app.get('/openapi.json', (c) => {
+  app.get('/openapi.json', async (c) => {
+    if (payments?.enabled) await payments.ready();
     const doc = app.getOpenAPIDocument({
       openapi: '3.0.3',
       info: {

@@ -38,13 +38,14 @@ export function evmAuthorizationReader(rpcUrl: string, logBlocks = 100_000n): Au
         args: [payer, nonce],
       });
       if (!used) return { used: false, transaction: null };
-      const latest = await client.getBlockNumber();
+      // Not viem's cached block number (kept for seconds): a transfer just made would be missed.
+      const latest = await client.getBlockNumber({ cacheTime: 0 });
       const logs = await client.getLogs({
         address: asset,
         event: AUTHORIZATION_USED,
         args: { authorizer: payer, nonce },
         fromBlock: latest > logBlocks ? latest - logBlocks : 0n,
-        toBlock: latest,
+        toBlock: 'latest',
       });
       return { used: true, transaction: logs[0]?.transactionHash ?? null };
     },

@@ -4,9 +4,11 @@ import { getRequestListener } from '@hono/node-server';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import type { Hono } from 'hono';
+import { parseAbiItem } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { expect } from 'vitest';
 import { serviceListener } from '../../src/http/server.js';
-import { DEV_KEYS, type DevChain, startDevChain } from '../../src/payments/dev-chain.js';
+import { BASE_SEPOLIA_USDC, DEV_KEYS, type DevChain, startDevChain } from '../../src/payments/dev-chain.js';
 import { localFacilitator } from '../../src/payments/local-facilitator.js';
 import { sampleApp } from './app.js';
 
@@ -95,4 +97,28 @@ export async function paidService() {
       await chain.stop();
     },
   };
+}
+
+/**
+ * The ledger against the chain: the USDC transfers to the service's address are exactly the
+ * transactions of the settled rows (no payment taken without a settled row, no settled row without
+ * a transfer). Rows from all the ledgers given (several apps may share one chain).
+ */
+export async function expectLedgerMatchesChain(
+  chain: DevChain,
+  ledgers: readonly { listPayments(): Promise<{ status: string; transaction: string | null }[]> }[],
+): Promise<void> {
+  const logs = await chain.client.getLogs({
+    address: BASE_SEPOLIA_USDC,
+    event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
+    args: { to: PAY_TO },
+    fromBlock: 0n,
+    toBlock: 'latest',
+  });
+  const onChain = logs.map((l) => l.transactionHash.toLowerCase()).sort();
+  const settled: string[] = [];
+  for (const ledger of ledgers)
+    for (const row of await ledger.listPayments())
+      if (row.status === 'settled') settled.push((row.transaction ?? '').toLowerCase());
+  expect(settled.sort()).toEqual(onChain);
 }

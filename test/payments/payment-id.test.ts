@@ -9,7 +9,7 @@ import {
 import type { PaymentRequired } from '@x402/core/types';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAYER, paidService, payingFetch } from '../helpers/x402.js';
+import { expectLedgerMatchesChain, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 
 // Idempotent retries of a paid call (x402 payment-identifier extension): the same payment with
 // the same identifier for the same request is answered again and charged once; anything else
@@ -164,5 +164,12 @@ describe('MCP: payment-identifier', () => {
     expect((other.structuredContent as { error?: string }).error).toMatch(/already/);
     expect(before - (await payerBalance())).toBe(20_000n);
     await mcp.close();
+  });
+});
+
+describe('after every payment of this file', () => {
+  // The other apps of this file share the chain but never settle: every transfer is this ledger's.
+  it('the chain and the ledger agree: every transfer is a settled row, every settled row a transfer', async () => {
+    await expectLedgerMatchesChain(service.chain, [service.ctx.state]);
   });
 });

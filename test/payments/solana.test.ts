@@ -50,6 +50,7 @@ import {
   type PaymentErrorCode,
   PaymentService,
 } from '../../src/payments/payment-service.js';
+import { sampleApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/works.js';
 
 const DEVNET = NETWORKS['solana-devnet'].caip2 as Network;
@@ -514,7 +515,18 @@ describe('Solana payments verified by the reference facilitator (fake chain sign
       nonce: v.nonce,
       transaction: receipt.transaction,
     });
-    expect((await refusal(service.verify(payment, 0.05, RESOURCE))).code).toBe('payment_replayed');
+    // The same payment for the same request is a retry (the first receipt, charged once); for
+    // another request, a replay.
+    const again = await service.verify(payment, 0.05, RESOURCE);
+    expect(await service.settle(again)).toMatchObject({ success: true, transaction: receipt.transaction });
+    expect(await chain.balanceOf(payer.address)).toBe(before.payer - 50_000n);
+    expect(
+      (
+        await refusal(
+          service.verify(payment, 0.05, { ...RESOURCE, url: `${RESOURCE.url}?resolution=yearly` }),
+        )
+      ).code,
+    ).toBe('payment_replayed');
   });
 });
 
@@ -555,6 +567,9 @@ describe('Solana while the facilitator cannot be reached', () => {
     try {
       const down = await s.paymentRequired(0.05, RESOURCE);
       expect(down.accepts.map((a) => a.network)).toEqual(['eip155:84532']);
+      // What discovery states is what the 402 offers, and the start line says what Solana waits for.
+      expect(s.offeredNow).toEqual(['base-sepolia']);
+      expect(s.waiting).toEqual([{ network: 'solana-devnet', why: expect.stringMatching(/fee payer/) }]);
       const payment = await pay(await service.paymentRequired(0.05, RESOURCE));
       expect((await refusal(s.verify(payment, 0.05, RESOURCE))).code).toBe('payment_invalid');
 
@@ -563,11 +578,63 @@ describe('Solana while the facilitator cannot be reached', () => {
       expect(back.accepts.find((a) => a.network === DEVNET)?.extra).toMatchObject({
         feePayer: feePayer.address,
       });
+      // This facilitator settles Solana only: once it has said so, Base is not offered either.
+      expect(s.offeredNow).toEqual(['solana-devnet']);
+      expect(s.waiting).toEqual([{ network: 'base-sepolia', why: 'the facilitator does not support it' }]);
       const v = await s.verify(payment, 0.05, RESOURCE);
       expect(v.payer).toBe(payer.address);
       await s.release(v);
     } finally {
       await s.close();
+    }
+  });
+
+  it('over HTTP: /.well-known/x402, x-payment-info and /pricing state only what a 402 offers now', async () => {
+    const flaky = flakyFacilitator();
+    const app = await sampleApp(
+      {
+        X402_NETWORKS: ['base-sepolia', 'solana-devnet'],
+        X402_PAY_TO_EVM: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        X402_PAY_TO_SOLANA: payTo.address,
+      },
+      { facilitator: flaky.client },
+    );
+    const stated = async () => {
+      const known = (await (await app.app.request('/.well-known/x402')).json()) as {
+        networks: { name: string }[];
+      };
+      const doc = (await (await app.app.request('/v1/openapi.json')).json()) as {
+        paths: Record<string, Record<string, { 'x-payment-info'?: { networks: string[] } }>>;
+      };
+      const pricing = await (await app.app.request('/pricing')).text();
+      const terms = await app.app.request('/v1/elements/Fe/history');
+      const offered = JSON.parse(
+        Buffer.from(terms.headers.get('payment-required')!, 'base64').toString('utf8'),
+      ) as PaymentRequired;
+      return {
+        discovery: known.networks.map((n) => n.name),
+        openapi: doc.paths['/elements/{symbol}/history']!.get!['x-payment-info']!.networks,
+        pricing: /USDC on Solana/.test(pricing) || /or Solana/.test(pricing),
+        terms: offered.accepts.map((a) => a.network),
+      };
+    };
+    try {
+      expect(await stated()).toEqual({
+        discovery: ['base-sepolia'],
+        openapi: ['eip155:84532'],
+        pricing: false,
+        terms: ['eip155:84532'],
+      });
+      // Up, it says it settles Solana (only): that is what every place states from then on.
+      flaky.state.up = true;
+      expect(await afterRetryInterval(stated)).toEqual({
+        discovery: ['solana-devnet'],
+        openapi: [DEVNET],
+        pricing: true,
+        terms: [DEVNET],
+      });
+    } finally {
+      await app.close();
     }
   });
 

@@ -11,7 +11,14 @@ import { LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS, operation, priceOf } from '../..
 import { BASE_SEPOLIA_USDC, type DevChain } from '../../src/payments/dev-chain.js';
 import { usdToAtomic } from '../../src/payments/networks.js';
 import { bearer, sampleApp } from '../helpers/app.js';
-import { PAID_CONFIG, PAY_TO, PAYER, paidService, payingFetch } from '../helpers/x402.js';
+import {
+  expectLedgerMatchesChain,
+  PAID_CONFIG,
+  PAY_TO,
+  PAYER,
+  paidService,
+  payingFetch,
+} from '../helpers/x402.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
 let chain: DevChain;
@@ -496,5 +503,12 @@ describe('discovery', () => {
       expect([op.id, '402' in item.responses]).toEqual([op.id, priced]);
     }
     await SwaggerParser.validate(structuredClone(doc) as never);
+  });
+});
+
+describe('after every payment of this file', () => {
+  // The other apps of this file share the chain but never settle: every transfer is this ledger's.
+  it('the chain and the ledger agree: every transfer is a settled row, every settled row a transfer', async () => {
+    await expectLedgerMatchesChain(service.chain, [service.ctx.state]);
   });
 });

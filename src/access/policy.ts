@@ -243,14 +243,39 @@ export function goesAsPayer(
   plan: Plan | null,
   edition: Edition,
   paymentSent: boolean,
+  resolution?: string,
 ): boolean {
-  return isPriced(op) && (plan === null || (paymentSent && !planAllows(plan, op.access, edition)));
+  return (
+    isPriced(op) &&
+    (plan === null || (paymentSent && !planAllows(plan, requestLevel(op, resolution), edition)))
+  );
 }
 
-/** The plan a per-call payment for an operation stands for, for that call only (REST and MCP). */
-export function payerPlan(op: Operation, edition: Edition): Plan {
-  if (op.access === 'professional') return 'professional';
-  return op.access === 'personal' && edition === 'full' ? 'personal' : 'free';
+/**
+ * What one exact request needs: the operation's level, raised by the history resolution it asks
+ * for (monthly Personal, daily Professional).
+ */
+export function requestLevel(op: Operation, resolution?: string): AccessLevel {
+  const asked = resolution !== undefined && Object.hasOwn(RESOLUTION_ACCESS, resolution);
+  const levels: AccessLevel[] = [op.access, ...(asked ? [RESOLUTION_ACCESS[resolution as Resolution]] : [])];
+  for (const level of ['professional', 'personal', 'key', 'public'] as const)
+    if (levels.includes(level)) return level;
+  return op.access;
+}
+
+/**
+ * The rule of what a per-call payment buys, for every endpoint and tool: the call is answered as
+ * the lowest plan that may make that exact request (a monthly history as Personal, a daily one as
+ * Professional), at the endpoint's price. Stated on /pricing and in /.well-known/x402.
+ */
+export const PAID_CALL_RULE =
+  "A per-call payment answers as the lowest plan that may make that exact request, at the endpoint's price: a yearly element history as any key (HRI not shown), a monthly one as Personal (HRI shown), a daily one as Professional; topic and keyword data, paper lists and research as Personal; the lab as Professional.";
+
+/** The plan a per-call payment stands for, for that call only (REST and MCP): PAID_CALL_RULE. */
+export function payerPlan(op: Operation, edition: Edition, resolution?: string): Plan {
+  const level = requestLevel(op, resolution);
+  if (level === 'professional') return 'professional';
+  return level === 'personal' && edition === 'full' ? 'personal' : 'free';
 }
 
 /** The price in USD of a batch of `symbols` symbols: the per-symbol price times the symbols. */

@@ -10,6 +10,7 @@ import {
 import { accessRefusal } from '../access/refusal.js';
 import { type Viewer, viewerFor } from '../core/viewer.js';
 import type { AppEnv } from './context.js';
+import { pricedOperation } from './payment.js';
 
 /** Refuses a caller below the level: 401 without a key, 403 plan_required with a plan too low. */
 export function checkAccess(
@@ -36,7 +37,9 @@ export function checkAccess(
 /** A history resolution above the caller's plan (RESOLUTION_ACCESS): 401 or 403 naming it. */
 export function checkResolution(c: Context<AppEnv>, resolution: Resolution): void {
   const { edition, publicUrl } = c.get('services');
-  checkAccess(c, RESOLUTION_ACCESS[resolution], edition, publicUrl, `resolution=${resolution}`);
+  // A priced history says its per-call price in the refusal: a payment buys this resolution too.
+  const op = pricedOperation(c.req.method, c.req.path);
+  checkAccess(c, RESOLUTION_ACCESS[resolution], edition, publicUrl, `resolution=${resolution}`, op);
 }
 
 /** The caller as the core sees it. */

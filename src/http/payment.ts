@@ -55,7 +55,8 @@ export function paymentGate(
       const signature = c.req.header('payment-signature');
       // A key whose plan covers the call is never asked to pay (a payment sent with it is ignored);
       // a key below the plan without a payment gets 403 plan_required (with the per-call price).
-      if (!goesAsPayer(op, caller.plan, edition, signature !== undefined)) return undefined;
+      const resolution = c.req.query('resolution');
+      if (!goesAsPayer(op, caller.plan, edition, signature !== undefined, resolution)) return undefined;
       const limit = Number(c.req.query('limit') ?? 20);
       const payment: PaymentContext = {
         service,
@@ -65,7 +66,7 @@ export function paymentGate(
         publicUrl,
       };
       c.set('payment', payment);
-      c.set('caller', { ...caller, plan: payerPlan(op, edition), payer: true });
+      c.set('caller', { ...caller, plan: payerPlan(op, edition, resolution), payer: true });
       return signature === undefined
         ? undefined
         : pinPaidVersion(c, service, signature, snapshots, publicUrl);
@@ -183,7 +184,7 @@ async function paymentProblem(
     : `${op.method} /v1${op.path} costs ${usd} USD per call without a key.`;
   return new ServiceError(
     error?.code ?? 'payment_required',
-    `${detail} Pay with x402: sign the terms in the PAYMENT-REQUIRED header with an x402 client and repeat the request with a PAYMENT-SIGNATURE header; or send 'Authorization: Bearer <API_KEY>' with a key on the ${payerPlan(op, 'full')} plan.`,
+    `${detail} Pay with x402: sign the terms in the PAYMENT-REQUIRED header with an x402 client and repeat the request with a PAYMENT-SIGNATURE header; or send 'Authorization: Bearer <API_KEY>' with a key on the ${payerPlan(op, 'full', c.req.query('resolution'))} plan.`,
     {
       price_usd: usd,
       networks: networks.map((n) => Object.values(NETWORKS).find((x) => x.caip2 === n)?.label ?? n),

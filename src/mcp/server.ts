@@ -80,8 +80,10 @@ export function createMcp(deps: McpDeps) {
     const limit = (args as { limit?: unknown } | undefined)?.limit;
     let plan = caller.plan;
     let payer = false;
-    if (payments && goesAsPayer(op, plan, deps.edition, sent !== undefined)) {
-      plan = payerPlan(op, deps.edition);
+    const resolution = (args as { resolution?: unknown } | undefined)?.resolution;
+    const asked = typeof resolution === 'string' ? resolution : undefined;
+    if (payments && goesAsPayer(op, plan, deps.edition, sent !== undefined, asked)) {
+      plan = payerPlan(op, deps.edition, asked);
       payer = true;
     }
     // Access first, as on REST (a caller without the plan learns that before anything about the arguments).

@@ -1,4 +1,11 @@
-import { isPriced, LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS, type Operation } from '../access/policy.js';
+import {
+  isPriced,
+  LAB_DEPTHS,
+  LAB_QUOTE_USD,
+  OPERATIONS,
+  type Operation,
+  PAID_CALL_RULE,
+} from '../access/policy.js';
 import { NETWORKS, type NetworkName } from './networks.js';
 
 /** The price of an operation as the table states it: one price, tiers by limit, or the quote's. */
@@ -61,7 +68,8 @@ export function discoveryDocument(publicUrl: string, offered: readonly NetworkNa
     enabled: true,
     networks: offered.map((n) => ({ name: n, network: NETWORKS[n].caip2, label: NETWORKS[n].label })),
     how_to_pay:
-      'Call the operation with no key: the 402 answer carries the terms in PAYMENT-REQUIRED. Sign them with an x402 client and repeat the request with PAYMENT-SIGNATURE; the receipt returns in PAYMENT-RESPONSE. Errors are never charged.',
+      'Call the operation with no key: the 402 answer carries the terms in PAYMENT-REQUIRED. Sign them with an x402 client and repeat the request with PAYMENT-SIGNATURE; the receipt returns in PAYMENT-RESPONSE. Errors are never charged. If the answer is 503 settlement_pending, repeat the same request with the same PAYMENT-SIGNATURE: you are charged at most once.',
+    what_a_payment_buys: PAID_CALL_RULE,
     operations: PRICED_OPERATIONS.map((op) => ({
       method: op.method,
       path: `/v1${op.path}`,

@@ -5,6 +5,7 @@ import {
   LAB_LICENCE_ABOVE,
   LAB_QUOTE_USD,
   OPERATIONS,
+  PAID_CALL_RULE,
   planLadder,
 } from '../access/policy.js';
 import { type ElementScore, getElement, listElements } from '../core/elements.js';
@@ -175,7 +176,7 @@ ${
       )
         .map(([d, v]) => `${d}: ${v.usd} USD`)
         .join(', ')}) minus the quote.</p>
-${deps.payments ? html`<h2>Paying per call</h2><p>Priced calls without a key answer 402 with x402 terms (USDC on ${(deps.paymentNetworks?.() ?? []).join(' or ') || 'no network at the moment'}): see <a href="/.well-known/x402">/.well-known/x402</a>. Errors are never charged.</p>` : html``}`
+${deps.payments ? html`<h2>Paying per call</h2><p>Priced calls without a key answer 402 with x402 terms (USDC on ${(deps.paymentNetworks?.() ?? []).join(' or ') || 'no network at the moment'}): see <a href="/.well-known/x402">/.well-known/x402</a>. Errors are never charged.</p><p>${PAID_CALL_RULE}</p>` : html``}`
     : html``
 }`;
 }

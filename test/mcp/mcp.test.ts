@@ -218,8 +218,16 @@ describe('the MCP tool server', () => {
     const receipt = paid._meta?.['x402/payment-response'] as { success: boolean; transaction: string };
     expect(receipt.success).toBe(true);
     expect(before - (await chain.balanceOf(PAYER.address))).toBe(100_000n);
-    // A replay is refused with fresh terms, and nothing more is charged.
-    const replay = await call(anon, 'get_subject_papers', args, { 'x402/payment': payload });
+    // The same call again (an answer lost on the way) is the same answer, not charged again; the
+    // payment for other arguments is a replay, refused with fresh terms.
+    const again = await call(anon, 'get_subject_papers', args, { 'x402/payment': payload });
+    expect(again.structuredContent).toEqual(paid.structuredContent);
+    const replay = await call(
+      anon,
+      'get_subject_papers',
+      { ...args, limit: 49 },
+      { 'x402/payment': payload },
+    );
     expect(replay.isError).toBe(true);
     expect((replay.structuredContent as { error?: string }).error).toMatch(/already/);
     // A base64 string is accepted too; an error is never charged.

@@ -7,13 +7,16 @@
  * by default), a "15 s" facilitator takes 2.5 s and a "60 s" one 5 s.
  */
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
 } from '@x402/core/http';
 import type { FacilitatorClient } from '@x402/core/server';
-import type { PaymentPayload } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../../src/ingest/ingest.js';
@@ -196,6 +199,40 @@ describe('a settlement whose outcome is not known in time', () => {
     expect(await rowOf(payload)).toMatchObject({ status: 'failed' });
     expect(await balance()).toBe(before);
     mode({ kind: 'ok' });
+  });
+});
+
+describe('over MCP', () => {
+  it('a slow settlement is a settlement_pending tool error; the same call with the same payment then gets the answer, charged once', async () => {
+    const mcp = new Client({ name: 'ri-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${service.server.base}/mcp`)));
+    const call = async (meta?: Record<string, unknown>) =>
+      (await mcp.callTool({
+        name: 'get_element_papers',
+        arguments: { symbol: 'Fe', limit: 5 },
+        ...(meta ? { _meta: meta } : {}),
+      })) as CallToolResult;
+    const unpaid = await call();
+    expect(unpaid.isError).toBe(true);
+    const payload = await payingFetch().client.createPaymentPayload(
+      unpaid.structuredContent as unknown as PaymentRequired,
+    );
+    mode({ kind: 'slow', ms: 2_500 });
+    const before = await balance();
+    const pending = await call({ 'x402/payment': payload });
+    expect(pending.isError).toBe(true);
+    expect(pending.structuredContent).toMatchObject({ code: 'settlement_pending' });
+    expect(pending.structuredContent).not.toHaveProperty('papers');
+    await until(async () => (await rowOf(payload))?.status === 'settled');
+    mode({ kind: 'ok' });
+    const paid = await call({ 'x402/payment': payload });
+    expect(paid.isError ?? false).toBe(false);
+    expect(paid.structuredContent).toHaveProperty('papers');
+    expect((paid._meta?.['x402/payment-response'] as { transaction: string }).transaction).toBe(
+      (await rowOf(payload))?.transaction,
+    );
+    expect(before - (await balance())).toBe(20_000n);
+    await mcp.close();
   });
 });
 

@@ -66,6 +66,8 @@ async function signedFor(path: string, init: RequestInit = {}): Promise<string> 
   return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
 }
 
+const bearerInit = (key: string): RequestInit => ({ headers: { authorization: `Bearer ${key}` } });
+
 const balances = async () => ({
   payer: await chain.balanceOf(PAYER.address),
   payTo: await chain.balanceOf(PAY_TO),
@@ -196,6 +198,41 @@ describe('paid calls on the local chain', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { notes: { hri: string } };
     expect(body.notes.hri).not.toMatch(/HRI is null/);
+  });
+
+  it('one rule for what a payment buys: the lowest plan that may make that exact request, at the price', async () => {
+    const { fetch: pay } = payingFetch();
+    const before = await balances();
+    const series = async (res: Response) => {
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { series: { hri: number | null }[] }).series;
+    };
+    // Yearly: any key may ask, so it is answered as a free key (HRI not shown).
+    expect((await series(await pay(url('/elements/Fe/history')))).every((p) => p.hri === null)).toBe(true);
+    // Monthly: Personal may ask (HRI shown); daily: Professional. Each at the endpoint's price.
+    for (const resolution of ['monthly', 'daily']) {
+      const unpaid = await fetch(url(`/elements/Fe/history?resolution=${resolution}`));
+      expect((await terms(unpaid)).accepts[0]!.amount).toBe('50000');
+      const points = await series(await pay(url(`/elements/Fe/history?resolution=${resolution}`)));
+      expect(points.some((p) => p.hri !== null)).toBe(true);
+    }
+    expect(before.payer - (await balances()).payer).toBe(3n * 50_000n);
+    // A free key asking for more than its plan is told the per-call price too.
+    const refused = await fetch(url('/elements/Fe/history?resolution=monthly'), bearerInit(ctx.keys.free));
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({
+      code: 'plan_required',
+      price_usd: 0.05,
+      pay_per_call: true,
+    });
+    // The rule is stated where payers look.
+    const known = (await (await fetch(`${service.server.base}/.well-known/x402`)).json()) as {
+      what_a_payment_buys: string;
+    };
+    expect(known.what_a_payment_buys).toMatch(/lowest plan that may make that exact request/);
+    expect(await (await fetch(`${service.server.base}/pricing`)).text()).toContain(
+      'lowest plan that may make that exact request',
+    );
   });
 
   it('never charges what it cannot answer, even with a valid signed payment', async () => {

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { DEFAULT_STATE_TIMEOUT_MS, StateUnavailableError } from '../access/state-deadline.js';
 import { ServiceError } from '../core/errors.js';
 import { clientIp, type LimitSpec, type RateLimiter, type TrustProxy } from './rate-limit.js';
 
@@ -9,7 +10,8 @@ import { clientIp, type LimitSpec, type RateLimiter, type TrustProxy } from './r
  * limiter). A valid key from that address is still served: many clients may share one address
  * (NAT, a proxy), and a key cannot be told valid without a lookup, so the lookups go on, but one
  * at a time per over-budget address (it cannot take more than one state-store connection), and
- * never for a malformed key.
+ * never for a malformed key. A lookup waits its turn at most the state store's deadline, then
+ * answers 503 `state_unavailable` (a stalled store must not turn the queue into a hang).
  */
 export class BadKeyGuard {
   private readonly blockedUntil = new Map<string, number>();
@@ -20,6 +22,8 @@ export class BadKeyGuard {
     private readonly limiter: RateLimiter,
     private readonly spec: LimitSpec,
     private readonly trustProxy: TrustProxy,
+    /** How long a lookup waits for the address's earlier ones (STATE_TIMEOUT_MS). */
+    private readonly waitMs = DEFAULT_STATE_TIMEOUT_MS,
   ) {}
 
   /** The 429 for this address when it is over its invalid-key budget, else null. */
@@ -38,11 +42,12 @@ export class BadKeyGuard {
   /** Runs a key lookup for an over-budget address after the ones it already has in flight. */
   oneAtATime<T>(c: Context, lookup: () => Promise<T>): Promise<T> {
     const ip = clientIp(c, this.trustProxy);
-    const before = this.lookups.get(ip) ?? Promise.resolve();
-    const mine = before.then(lookup, lookup);
-    const settled = mine.then(
+    const before = this.lookups.get(ip);
+    const mine = (before ? this.turn(before) : Promise.resolve()).then(lookup);
+    // The next lookup waits for this one, or, when this one gave up waiting, for the one before.
+    const settled: Promise<unknown> = mine.then(
       () => undefined,
-      () => undefined,
+      () => before,
     );
     this.lookups.set(ip, settled);
     void settled.then(() => {
@@ -64,6 +69,20 @@ export class BadKeyGuard {
     if (this.blockedUntil.size > 100_000) this.blockedUntil.clear();
     this.blockedUntil.set(ip, Date.now() + hit.resetSeconds * 1000);
     throw this.refusal(hit.resetSeconds);
+  }
+
+  /** Resolves when `before` has settled, or rejects with 503 after waitMs. */
+  private turn(before: Promise<unknown>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new StateUnavailableError('authenticate', `no turn within ${this.waitMs} ms`)),
+        this.waitMs,
+      );
+      void before.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   private refusal(retryAfter: number): ServiceError {

@@ -268,6 +268,34 @@ describe('invalid keys from an address a valid key shares', () => {
   });
 });
 
+describe('invalid keys from an address, with the state store stalled', () => {
+  it('a lookup waiting its turn answers 503 state_unavailable within the deadline, not a hang', async () => {
+    const app = await sampleApp({ RATE_LIMIT_PER_IP: 1, STATE_TIMEOUT_MS: 50 });
+    const from = { incoming: { socket: { remoteAddress: '203.0.113.62' } } };
+    const send = (key: string) =>
+      app.app.request('/v1/elements/Fe', { headers: { authorization: `Bearer ${key}` } }, from);
+    const unknownKey = () => `ri_zzzzzzzz_${randomBytes(32).toString('base64url')}`;
+    expect([(await send(unknownKey())).status, (await send(unknownKey())).status]).toEqual([401, 429]);
+    const real = app.state.authenticate.bind(app.state);
+    let release = () => {};
+    const stalled = new Promise<void>((r) => {
+      release = r;
+    });
+    app.state.authenticate = async (key: string) => {
+      await stalled;
+      return real(key);
+    };
+    const first = send(unknownKey());
+    const queued = await send(app.keys.free);
+    expect(queued.status).toBe(503);
+    expect(((await queued.json()) as { code: string }).code).toBe('state_unavailable');
+    expect(queued.headers.get('retry-after')).toMatch(/^\d+$/);
+    release();
+    expect((await first).status).toBe(429);
+    await app.close();
+  });
+});
+
 describe('secrets', () => {
   it('the SQLite login cache is keyed by the hash of a key, never the key', async () => {
     expect((await ctx.app.request('/v1/elements/Fe/history', bearer(ctx.keys.free))).status).toBe(200);

@@ -33,16 +33,21 @@ export async function openStateStore(
   let store: StateStore;
   if (url === undefined || url.trim() === '') {
     mkdirSync(dataDir, { recursive: true });
-    store = await openSqlite(join(dataDir, 'state.sqlite'));
+    store = await openSqlite(join(dataDir, 'state.sqlite'), options.log);
   } else if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path === '') throw new StateUrlError('STATE_URL sqlite: needs a file path (sqlite:PATH)');
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-    store = await openSqlite(path);
+    store = await openSqlite(path, options.log);
   } else if (/^postgres(ql)?:\/\//i.test(url)) {
     const { PostgresStateStore } = await import('./postgres-state-store.js');
     const { connectionString, schema } = splitSchemaParam(url);
-    store = new PostgresStateStore({ connectionString, timeoutMs, ...(schema ? { schema } : {}) });
+    store = new PostgresStateStore({
+      connectionString,
+      timeoutMs,
+      ...(schema ? { schema } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
   } else {
     throw new StateUrlError(
       `unsupported STATE_URL '${redactUrl(url)}' (expected postgres://..., postgresql://... or sqlite:PATH)`,
@@ -68,9 +73,9 @@ export async function openStateStore(
   return bounded;
 }
 
-async function openSqlite(path: string): Promise<StateStore> {
+async function openSqlite(path: string, log: StateLog | undefined): Promise<StateStore> {
   const { SqliteStateStore } = await import('./sqlite-state-store.js');
-  return new SqliteStateStore(path);
+  return new SqliteStateStore(path, log ? { log } : {});
 }
 
 /** Takes `schema=NAME` out of a PostgreSQL URL (pg does not know it). */

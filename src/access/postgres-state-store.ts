@@ -13,7 +13,9 @@ import {
   toPaymentRow,
 } from '../payments/ledger.js';
 import { hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
+import { AsideWrites } from './aside-writes.js';
 import { type Plan, parsePlan } from './plans.js';
+import type { StateLog } from './state-deadline.js';
 import { migrationsTableSql, pendingMigrations } from './state-migrations.js';
 import {
   ACCOUNT_COLUMNS,
@@ -55,7 +57,12 @@ export interface PostgresStateStoreOptions {
    * (the deadline of state-deadline.ts), so a stalled server does not keep the pool exhausted.
    */
   timeoutMs?: number;
+  /** Where a failed bookkeeping write (a key's last_used_at) is logged. */
+  log?: StateLog;
 }
+
+/** last_used_at is written at most this often per key (by this process; the row says so for all). */
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** migrate() waits for another replica's migration lock and may build indexes: not a call's deadline. */
 const MIGRATE_QUERY_TIMEOUT_MS = 60_000;
@@ -71,6 +78,10 @@ export class PostgresStateStore implements StateStore {
   private readonly pool: pg.Pool;
   private readonly schema: string | null;
   private closed = false;
+  /** last_used_at is written aside the answer: a full disk must not refuse a valid key. */
+  private readonly aside: AsideWrites;
+  /** When this process last wrote (or tried to write) each key's last_used_at, by prefix. */
+  private readonly lastUsedWrites = new Map<string, number>();
 
   constructor(options: PostgresStateStoreOptions) {
     const schema = options.schema ?? null;
@@ -78,6 +89,7 @@ export class PostgresStateStore implements StateStore {
       throw new Error(`invalid schema name '${schema}' (expected [a-z_][a-z0-9_]*)`);
     }
     this.schema = schema;
+    this.aside = new AsideWrites(options.log);
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.max ?? 10,
@@ -197,9 +209,18 @@ export class PostgresStateStore implements StateStore {
     const row = rows[0];
     if (!row || !hashesEqual(row.key_hash, hash) || row.prefix !== parsed.prefix) return null;
     if (row.revoked_at !== null) return null;
-    // last_used_at is written at most once a minute per key, so authentication is mostly a read.
-    if (row.stale) {
-      await this.pool.query('UPDATE api_keys SET last_used_at = now() WHERE prefix = $1', [row.prefix]);
+    // last_used_at is written at most once a minute per key, so authentication is mostly a read;
+    // a failing write (a full disk) is tried again a minute later, not on every call.
+    const at = Date.now();
+    if (row.stale && !((this.lastUsedWrites.get(row.prefix) ?? -Infinity) > at - LAST_USED_RESOLUTION_MS)) {
+      if (this.lastUsedWrites.size >= 10_000) this.lastUsedWrites.clear();
+      this.lastUsedWrites.set(row.prefix, at);
+      const prefix = row.prefix;
+      this.aside.run('last_used_at', () =>
+        this.closed
+          ? undefined
+          : this.pool.query('UPDATE api_keys SET last_used_at = now() WHERE prefix = $1', [prefix]),
+      );
     }
     return toKeyInfo(row);
   }
@@ -375,6 +396,7 @@ export class PostgresStateStore implements StateStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.aside.settled();
     await this.pool.end();
   }
 }

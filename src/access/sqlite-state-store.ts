@@ -15,7 +15,9 @@ import {
   toPaymentRow,
 } from '../payments/ledger.js';
 import { hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
+import { AsideWrites } from './aside-writes.js';
 import { type Plan, parsePlan } from './plans.js';
+import type { StateLog } from './state-deadline.js';
 import { migrationsTableSql, pendingMigrations } from './state-migrations.js';
 import {
   ACCOUNT_COLUMNS,
@@ -83,7 +85,14 @@ export class SqliteStateStore implements StateStore {
     return statement;
   }
 
-  constructor(readonly path: string) {
+  /** last_used_at is written aside the answer: a full disk must not refuse a valid key. */
+  private readonly aside: AsideWrites;
+
+  constructor(
+    readonly path: string,
+    options: { log?: StateLog } = {},
+  ) {
+    this.aside = new AsideWrites(options.log);
     ownerOnly(path);
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -216,9 +225,14 @@ export class SqliteStateStore implements StateStore {
     const usedAt = Date.now();
     if (found.lastUsedMs < usedAt - LAST_USED_RESOLUTION_MS) {
       const stamp = new Date(usedAt).toISOString();
-      this.prepared('UPDATE api_keys SET last_used_at = ? WHERE prefix = ?').run(stamp, found.row.prefix);
+      const prefix = found.row.prefix;
+      // Marked as written before it is: a failing write is tried again a minute later, not per call.
       found.row.last_used_at = stamp;
       found.lastUsedMs = usedAt;
+      this.aside.run('last_used_at', () => {
+        if (this.db.open)
+          this.prepared('UPDATE api_keys SET last_used_at = ? WHERE prefix = ?').run(stamp, prefix);
+      });
     }
     return toKeyInfo(found.row);
   }
@@ -418,6 +432,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async close(): Promise<void> {
+    await this.aside.settled();
     if (this.db.open) this.db.close();
   }
 

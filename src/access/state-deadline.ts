@@ -105,7 +105,7 @@ export function withDeadline<T extends object>(store: T, options: DeadlineOption
 }
 
 /** Any URL's password in a driver's message, for the log. */
-function redactPasswords(text: string): string {
+export function redactPasswords(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@');
 }
 

@@ -25,7 +25,10 @@ export interface KeyInfo {
   plan: Plan;
   createdAt: string;
   revokedAt: string | null;
-  /** Last successful authentication, to about a minute (not written on every request). */
+  /**
+   * Last successful authentication, to about a minute (not written on every request; written
+   * aside the answer, so a store that cannot write still authenticates).
+   */
   lastUsedAt?: string | null;
   /** The name its owner gave it on the account page, if any. */
   name?: string | null;

@@ -82,6 +82,49 @@ async function main(argv: string[]): Promise<number> {
   return module.run(rest);
 }
 
+/**
+ * A full or failing disk (Node's codes and SQLite's, and the messages of drivers that give no
+ * code): the user's to fix, so one line, never a stack trace.
+ */
+const DISK_CODE = /^(ENOSPC|EIO|EDQUOT|EROFS|SQLITE_FULL|SQLITE_IOERR\w*|SQLITE_READONLY\w*)$/;
+const DISK_MESSAGE = /no space left on device|input\/output error|database or disk is full|disk I\/O error/i;
+
+/** The one line for an error that is not a fault of ri's own, else null (a bug: its stack). */
+function oneLine(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  const first = error.message.split('\n')[0]!;
+  // state-deadline.ts: the store's own failure is in `reason` (the message is the HTTP answer's).
+  const state = error as Error & { operation?: unknown; reason?: unknown };
+  if (error.name === 'StateUnavailableError' && typeof state.reason === 'string') {
+    return `the state store failed (${String(state.operation)}): ${state.reason}`;
+  }
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && DISK_CODE.test(code))
+    return first.includes(code) ? first : `${first} (${code})`;
+  return DISK_MESSAGE.test(first) ? first : null;
+}
+
+/**
+ * Output that cannot be written. The reader gone (`ri payments list | head -2`: EPIPE) is the
+ * usual end of a pipeline, not an error: exit 0 at once, as a program killed by SIGPIPE would
+ * (Node ignores SIGPIPE, so the write fails instead). Anything else (a full disk): one line.
+ */
+function onOutputError(stream: 'stdout' | 'stderr') {
+  return (error: NodeJS.ErrnoException): void => {
+    if (error.code === 'EPIPE') process.exit(0);
+    if (stream === 'stdout') {
+      try {
+        process.stderr.write(`ri: cannot write the output: ${oneLine(error) ?? error.message}\n`);
+      } catch {
+        // stderr failing as well: the exit status says it
+      }
+    }
+    process.exit(1);
+  };
+}
+process.stdout.on('error', onOutputError('stdout'));
+process.stderr.on('error', onOutputError('stderr'));
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
@@ -92,7 +135,10 @@ main(process.argv.slice(2)).then(
       process.exitCode = error.exitCode;
       return;
     }
-    process.stderr.write(`ri: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    const line = oneLine(error);
+    process.stderr.write(
+      `ri: ${line ?? (error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`,
+    );
     process.exitCode = 1;
   },
 );

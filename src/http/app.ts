@@ -155,6 +155,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
     limiter,
     { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
     deps.config.TRUST_PROXY,
+    deps.config.STATE_TIMEOUT_MS,
   );
   const usage = deps.usage ?? new UsageCounter(deps.state);
   const authenticated = authenticate(deps.state, badKeys, usage) as Step;

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { parseApiKey } from '../access/api-keys.js';
 import type { KeyInfo, StateStore } from '../access/state-store.js';
 import type { UsageCounter } from '../access/usage-counter.js';
 import { ServiceError } from '../core/errors.js';
@@ -17,7 +18,8 @@ const ANONYMOUS: Caller = { plan: null, keyPrefix: null, accountId: null };
  * Reads the bearer key, if any, and sets the caller. A key that is sent but malformed, unknown
  * or revoked is refused with 401 invalid_key on every route (a silent downgrade to anonymous
  * would hide the mistake). The key itself is never logged or echoed. Each keyed call is counted
- * for its key's monthly usage (the account page).
+ * for its key's monthly usage (the account page). A valid key is never refused for invalid keys
+ * sent by others from its address (bad-keys.ts).
  */
 export function authenticate(
   state: StateStore,
@@ -32,8 +34,16 @@ export function authenticate(
     return undefined;
   };
   const lookUp = async (c: Context<AppEnv>, m: RegExpExecArray | null): Promise<undefined> => {
-    const info = m ? await state.authenticate(m[1]!) : null;
+    // An address over its invalid-key budget (bad-keys.ts): its keys are still looked up, so a
+    // valid key of a client sharing the address is served, but one at a time; a malformed key
+    // can never be valid, so it costs no lookup; an unknown key gets the 429, not a 401.
+    const refusal = badKeys?.refusalFor(c) ?? null;
+    if (refusal && !(m && parseApiKey(m[1]!))) throw refusal;
+    const info = m
+      ? await (refusal ? badKeys!.oneAtATime(c, () => state.authenticate(m[1]!)) : state.authenticate(m[1]!))
+      : null;
     if (!info) {
+      if (refusal) throw refusal;
       await badKeys?.record(c);
       throw new ServiceError(
         'invalid_key',
@@ -47,7 +57,6 @@ export function authenticate(
     return accept(c, info);
   };
   const keyed = (c: Context<AppEnv>, header: string): undefined | Promise<undefined> => {
-    badKeys?.check(c);
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     // A key the store knows without a query (its memory of lookups): no promise to wait for.
     const info = m && known ? known(m[1]!) : undefined;

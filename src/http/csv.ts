@@ -5,6 +5,11 @@
  * empty field; a list (a paper's elements, keywords) is one field, its items joined by ';'. The
  * answer's envelope goes in headers: Link (rel="canonical") and RI-Data-Version. Both forms of a
  * route say `Vary: Accept`, so caches keep them apart.
+ *
+ * Titles, venues and keywords come from the corpus, so a text field may start with what a
+ * spreadsheet takes for a formula (`=`, `+`, `-`, `@`, TAB, CR): such a field is written quoted
+ * with a single quote before it (OWASP's CSV injection advice), so it opens as text. Numbers
+ * are written as they are: a negative number is a number, not a formula.
  */
 import type { Context } from 'hono';
 
@@ -16,9 +21,14 @@ export interface CsvTable {
   records: readonly Record<string, unknown>[];
 }
 
+/** What a spreadsheet reads as the start of a formula (or, TAB and CR, may hide one). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   const text = Array.isArray(value) ? value.join(';') : String(value);
+  if (FORMULA_START.test(text)) return `"'${text.replaceAll('"', '""')}"`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

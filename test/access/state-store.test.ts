@@ -419,12 +419,16 @@ function stateStoreSuite(backend: Backend) {
       const b = await store.createKey(account.id);
       await store.revokeKey(b.prefix);
       await store.authenticate(a.key);
-      const keys = await store.listKeys();
+      // last_used_at is written aside the answer, a moment after authenticate() resolves.
+      const keys = await vi.waitFor(async () => {
+        const listed = await store.listKeys();
+        expect(listed.find((k) => k.prefix === a.prefix)?.lastUsedAt).toBeTruthy();
+        return listed;
+      });
       const mine = keys.filter((k) => k.accountId === account.id);
       expect(mine.map((k) => k.prefix).sort()).toEqual([a.prefix, b.prefix].sort());
       const ka = mine.find((k) => k.prefix === a.prefix);
       expect(ka).toMatchObject({ email, plan: 'personal', revokedAt: null });
-      expect(ka?.lastUsedAt).toBeTruthy();
       const serialised = JSON.stringify(keys);
       for (const k of [a, b]) {
         expect(serialised).not.toContain(k.key);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -201,6 +201,97 @@ describe('invalid keys', () => {
         .status,
     ).toBe(401);
     expect((await app.app.request('/v1/elements/Fe', bearer(app.keys.free), other)).status).toBe(200);
+    await app.close();
+  });
+});
+
+describe('invalid keys from an address a valid key shares', () => {
+  /** A well-formed key no store holds: it costs a lookup to tell from a valid one. */
+  const unknownKey = () => `ri_zzzzzzzz_${randomBytes(32).toString('base64url')}`;
+
+  it('never refuse a valid key, even one never seen before; unknown keys from it stay 429', async () => {
+    const app = await sampleApp({ RATE_LIMIT_PER_IP: 3 });
+    let lookups = 0;
+    const real = app.state.authenticate.bind(app.state);
+    app.state.authenticate = (key: string) => {
+      lookups++;
+      return real(key);
+    };
+    const from = { incoming: { socket: { remoteAddress: '203.0.113.60' } } };
+    const send = async (key: string) =>
+      (await app.app.request('/v1/elements/Fe', { headers: { authorization: `Bearer ${key}` } }, from))
+        .status;
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push(await send(unknownKey()));
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    // A neighbour behind the same address, with a key this process has not seen yet.
+    expect(await send(app.keys.personal)).toBe(200);
+    expect(await send(app.keys.personal)).toBe(200);
+    expect(await send(app.keys.enterprise)).toBe(200);
+    // The valid keys did not lift the block: unknown keys are still refused, a malformed one
+    // (it can never be valid) without a lookup.
+    expect(await send(unknownKey())).toBe(429);
+    const before = lookups;
+    expect(await send('ri_bad')).toBe(429);
+    expect(lookups).toBe(before);
+    await app.close();
+  });
+
+  it('an address over its budget has one key lookup at a time, however many it sends at once', async () => {
+    const app = await sampleApp({ RATE_LIMIT_PER_IP: 2 });
+    let inFlight = 0;
+    let most = 0;
+    const real = app.state.authenticate.bind(app.state);
+    app.state.authenticate = async (key: string) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      try {
+        await new Promise((r) => setImmediate(r)); // as a network round trip would
+        return await real(key);
+      } finally {
+        inFlight--;
+      }
+    };
+    const from = { incoming: { socket: { remoteAddress: '203.0.113.61' } } };
+    const send = async (key: string) =>
+      (await app.app.request('/v1/elements/Fe', { headers: { authorization: `Bearer ${key}` } }, from))
+        .status;
+    for (let i = 0; i < 3; i++) await send(unknownKey());
+    most = 0;
+    const statuses = await Promise.all([
+      ...Array.from({ length: 10 }, () => send(unknownKey())),
+      send(app.keys.free),
+    ]);
+    expect(statuses).toEqual([...Array(10).fill(429), 200]);
+    expect(most).toBe(1);
+    await app.close();
+  });
+});
+
+describe('invalid keys from an address, with the state store stalled', () => {
+  it('a lookup waiting its turn answers 503 state_unavailable within the deadline, not a hang', async () => {
+    const app = await sampleApp({ RATE_LIMIT_PER_IP: 1, STATE_TIMEOUT_MS: 50 });
+    const from = { incoming: { socket: { remoteAddress: '203.0.113.62' } } };
+    const send = (key: string) =>
+      app.app.request('/v1/elements/Fe', { headers: { authorization: `Bearer ${key}` } }, from);
+    const unknownKey = () => `ri_zzzzzzzz_${randomBytes(32).toString('base64url')}`;
+    expect([(await send(unknownKey())).status, (await send(unknownKey())).status]).toEqual([401, 429]);
+    const real = app.state.authenticate.bind(app.state);
+    let release = () => {};
+    const stalled = new Promise<void>((r) => {
+      release = r;
+    });
+    app.state.authenticate = async (key: string) => {
+      await stalled;
+      return real(key);
+    };
+    const first = send(unknownKey());
+    const queued = await send(app.keys.free);
+    expect(queued.status).toBe(503);
+    expect(((await queued.json()) as { code: string }).code).toBe('state_unavailable');
+    expect(queued.headers.get('retry-after')).toMatch(/^\d+$/);
+    release();
+    expect((await first).status).toBe(429);
     await app.close();
   });
 });

@@ -36,7 +36,7 @@ export function csvContent(what: string) {
   return {
     'text/csv': {
       schema: z.string().openapi({
-        description: `${what} as RFC 4180 CSV (with Accept: text/csv): a header row of the JSON field names, one record per row; lists joined by ';'; the canonical_url in Link and the data_version in RI-Data-Version`,
+        description: `${what} as RFC 4180 CSV (with Accept: text/csv): a header row of the JSON field names, one record per row; lists joined by ';'; a text field starting with =, +, -, @, TAB or CR gets a leading ' (CSV injection); the canonical_url in Link and the data_version in RI-Data-Version`,
       }),
     },
   };

@@ -14,6 +14,7 @@ const ERRORS = {
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   nothing_matched: { status: 404, title: 'Nothing matched' },
   unknown_paper: { status: 404, title: 'Unknown paper' },
+  page_out_of_range: { status: 404, title: 'Page past the last' },
   unusable_query: { status: 400, title: 'Unusable lab query' },
   unknown_quote: { status: 404, title: 'Unknown quote' },
   quote_expired: { status: 410, title: 'Quote expired' },

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { LAB_QUOTE_USD, type LabDepth, type OperationId, operation } from '../access/policy.js';
 import { ElementPapersSchema, ElementSchema } from '../contracts/elements.js';
 import { LAB_DEPTH_NAMES, LabQuoteSchema, LabRunSchema } from '../contracts/lab.js';
-import { ResearchSchema } from '../contracts/research.js';
+import { type ResearchAnswer, ResearchSchema } from '../contracts/research.js';
 import {
   SubjectHistorySchema,
   SubjectPapersSchema,
@@ -13,6 +13,7 @@ import { getElement } from '../core/elements.js';
 import { subjectHistory } from '../core/history.js';
 import type { LabService } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
+import { researchPage } from '../core/research.js';
 import { getSubject, searchSubjects } from '../core/subjects.js';
 import type { Viewer } from '../core/viewer.js';
 import { LabQuoteFields, labQuoteInput } from '../http/routes/lab/quote.js';
@@ -74,14 +75,20 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'research',
       op: 'research',
-      description: `${d('research')}. Ask a question (q) or start from a paper (a DOI or title): returns the research communities and element sub-communities it is about (each with why it matched and whether it is rising) and three reading lists: foundational (classics the question's papers cite most), now (highest impact, young papers projected) and newest (last two years). Each page is one call; next gives the following page and its price.${READING}`,
+      description: `${d('research')}. Ask a question (q) or start from a paper (a DOI or title): returns the research communities and element sub-communities it is about (each with why it matched and whether it is rising) and three reading lists: foundational (classics the question's papers cite most), now (highest impact, young papers projected) and newest (last two years). Each page is one call; pages says how many the answer has (1-5) and next gives the following page and its price; a page past the last is refused (page_out_of_range, with pages) and never charged.${READING}`,
       input: z.object({ ...researchFields(z.number), ...PINNED }).strict(),
       output: ResearchSchema,
       async run(ctx, a) {
         const request = researchRequest(a as Parameters<typeof researchRequest>[0]);
-        // Costly: paid before it is computed (a question nothing matches is then not charged).
-        await ctx.charge();
-        return ctx.heavy.run(ctx.snapshot, { kind: 'research', request, viewer: ctx.viewer });
+        // Costly: paid before it is computed, as on REST (researchPage: a page past the last is
+        // refused first; a question nothing matches is then not charged).
+        return researchPage(
+          ctx.snapshot,
+          request,
+          () => ctx.charge(),
+          () =>
+            ctx.heavy.run<ResearchAnswer>(ctx.snapshot, { kind: 'research', request, viewer: ctx.viewer }),
+        );
       },
     },
     {

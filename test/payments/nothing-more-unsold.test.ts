@@ -1,0 +1,154 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevChain } from '../../src/payments/dev-chain.js';
+import { bearer } from '../helpers/app.js';
+import { PAY_TO, PAYER, paidService, payingFetch } from '../helpers/x402.js';
+
+/**
+ * Nothing is sold that delivers nothing (issue 30): a research page past the last is refused
+ * before any payment is asked, over REST and MCP. Paid calls go through the official x402 client
+ * on the local chain, so "never charged" is read from the balances and the ledger, not from the
+ * service's word.
+ */
+let service: Awaited<ReturnType<typeof paidService>>;
+let chain: DevChain;
+let ctx: Awaited<ReturnType<typeof paidService>>['ctx'];
+let base: string;
+
+beforeAll(async () => {
+  service = await paidService();
+  ({ chain, ctx } = service);
+  base = service.server.base;
+}, 120_000);
+
+afterAll(async () => {
+  await service?.close();
+});
+
+const url = (path: string) => `${base}/v1${path}`;
+type Json = Record<string, unknown>;
+
+const balances = async () => ({
+  payer: await chain.balanceOf(PAYER.address),
+  payTo: await chain.balanceOf(PAY_TO),
+});
+
+/** A payment signed by PAYER for the terms a request is answered with. */
+async function signedFor(path: string): Promise<string> {
+  const res = await fetch(url(path));
+  expect(res.status).toBe(402);
+  const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+  return encodePaymentSignatureHeader(await payingFetch().client.createPaymentPayload(required));
+}
+
+async function connect(key?: string): Promise<Client> {
+  const client = new Client({ name: 'ri-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
+  });
+  await client.connect(transport);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Json, meta?: Json) =>
+  (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
+
+const listed = (lists: Record<string, unknown[]>) => Object.values(lists).reduce((n, l) => n + l.length, 0);
+
+describe('research: a page past the last is refused before any payment is asked', () => {
+  it('REST: 404 page_out_of_range with the page count, no 402, and nothing charged with a payment attached', async () => {
+    const question = 'q=hafnium&page_size=10';
+    // Asked before any other page of the question: the service cannot have learnt its size yet.
+    const cold = await fetch(url(`/research?${question}&page=5`));
+    expect(cold.status).toBe(404);
+    expect(cold.headers.get('content-type')).toBe('application/problem+json');
+    expect(cold.headers.get('payment-required')).toBeNull();
+    const problem = (await cold.json()) as Json;
+    expect(problem).toMatchObject({ code: 'page_out_of_range', parameter: 'page' });
+    const pages = problem.pages as number;
+    expect(pages).toBeGreaterThanOrEqual(1);
+    expect(pages).toBeLessThan(5);
+    expect(problem.detail).toMatch(new RegExp(`\\b${pages} page`));
+
+    // The count is the answer's own: its last page is sold, full, with next: null.
+    const { fetch: pay } = payingFetch();
+    const before = await balances();
+    const last = await pay(url(`/research?${question}&page=${pages}`));
+    expect(last.status).toBe(200);
+    const body = (await last.json()) as { next: unknown; pages: number; lists: Record<string, unknown[]> };
+    expect(body.next).toBeNull();
+    expect(body.pages).toBe(pages);
+    expect(listed(body.lists)).toBeGreaterThan(0);
+
+    // The page after it, asked by the paying client: refused, so the client never pays.
+    const past = await pay(url(`/research?${question}&page=${pages + 1}`));
+    expect(past.status).toBe(404);
+    expect(((await past.json()) as Json).code).toBe('page_out_of_range');
+    expect(past.headers.get('payment-response')).toBeNull();
+    const afterPaid = await balances();
+    expect(before.payer - afterPaid.payer).toBe(50_000n);
+
+    // A valid payment sent with the page past the last: refused, not settled, no ledger row.
+    const payment = await signedFor(`/research?${question}&page=1`);
+    const rows = (await ctx.state.listPayments()).length;
+    const refused = await fetch(url(`/research?${question}&page=${pages + 1}`), {
+      headers: { 'payment-signature': payment },
+    });
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as Json).code).toBe('page_out_of_range');
+    expect(refused.headers.get('payment-response')).toBeNull();
+    expect(await balances()).toEqual(afterPaid);
+    expect((await ctx.state.listPayments()).length).toBe(rows);
+    // The payment was not used up: it still buys the first page.
+    const first = await fetch(url(`/research?${question}&page=1`), {
+      headers: { 'payment-signature': payment },
+    });
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { pages: number }).pages).toBe(pages);
+  });
+
+  it('REST: a key holder gets the same 404 (no empty 200), and every page up to the count answers', async () => {
+    const question = 'q=HER%20MoS2&page_size=10&lenses=now';
+    const page = (n: number) =>
+      ctx.app.request(`/v1/research?${question}&page=${n}`, bearer(ctx.keys.personal));
+    const first = (await (await page(1)).json()) as { pages: number; next: unknown };
+    expect(first.pages).toBeLessThan(5);
+    for (let n = 2; n <= first.pages; n++) expect((await page(n)).status).toBe(200);
+    const past = await page(first.pages + 1);
+    expect(past.status).toBe(404);
+    expect(await past.json()).toMatchObject({ code: 'page_out_of_range', pages: first.pages });
+  });
+
+  it('MCP research: the same refusal as a tool error, not the payment terms, and never charged', async () => {
+    const anon = await connect();
+    const args = { q: 'hafnium', page_size: 8, page: 5 };
+    const unpaid = await call(anon, 'research', args);
+    expect(unpaid.isError).toBe(true);
+    const problem = unpaid.structuredContent as Json;
+    expect(problem).toMatchObject({ code: 'page_out_of_range', parameter: 'page' });
+    const pages = problem.pages as number;
+    expect(pages).toBeLessThan(5);
+
+    // A payment made for a page that exists, sent with the page past the last: refused, not charged.
+    const lastArgs = { ...args, page: pages };
+    const terms = (await call(anon, 'research', lastArgs)).structuredContent as unknown as PaymentRequired;
+    expect(terms.x402Version).toBe(2);
+    const payload = await payingFetch().client.createPaymentPayload(terms);
+    const before = await balances();
+    const refused = await call(anon, 'research', args, { 'x402/payment': payload });
+    expect(refused.isError).toBe(true);
+    expect((refused.structuredContent as Json).code).toBe('page_out_of_range');
+    expect(refused._meta?.['x402/payment-response']).toBeUndefined();
+    expect(await balances()).toEqual(before);
+    // The same payment buys the last page, which says it is the last.
+    const paid = await call(anon, 'research', lastArgs, { 'x402/payment': payload });
+    expect(paid.isError ?? false).toBe(false);
+    expect(paid.structuredContent).toMatchObject({ pages, next: null });
+    expect(before.payer - (await balances()).payer).toBe(50_000n);
+    await anon.close();
+  });
+});

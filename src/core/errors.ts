@@ -22,6 +22,7 @@ const ERRORS = {
   quote_stale: { status: 409, title: 'Quote stale' },
   quote_edited: { status: 400, title: 'Quote edited' },
   licence_required: { status: 403, title: 'Licence required' },
+  depth_not_offered: { status: 400, title: 'Depth not offered by the quote' },
   authentication_required: { status: 401, title: 'Authentication required' },
   invalid_key: { status: 401, title: 'Invalid API key' },
   plan_required: { status: 403, title: 'Plan required' },

@@ -186,7 +186,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'lab_quote',
       op: 'labQuote',
-      description: `${d('labQuote')}. The filter language: Fe or +Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (up to 25 topic names), year:2020..2024, year:2020.., year:2024. Terms are element symbols (case-sensitive) or names, topic and keyword names. Give query, or markdown whose \`\`\`query block holds it. Terms it does not know are listed under ignored, never dropped silently. Then call lab_run with the quote_id.`,
+      description: `${d('labQuote')}. The filter language: Fe or +Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (up to 25 topic names), year:2020..2024, year:2020.., year:2024. Terms are element symbols (case-sensitive) or names, topic and keyword names. Give query, or markdown whose \`\`\`query block holds it. Terms it does not know are listed under ignored, never dropped silently. deliverables lists the depths offered, each with the papers it delivers (papers_100 only when it delivers more than papers_20); not_offered says which are not, and why. Then call lab_run with the quote_id.`,
       input: z.object(LabQuoteFields).strict(),
       output: LabQuoteSchema,
       async run(ctx, a) {
@@ -197,7 +197,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'lab_run',
       op: 'labRun',
-      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again.${PAPERS}`,
+      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again. A depth the quote does not offer is refused too (depth_not_offered, naming those it offers).${PAPERS}`,
       input: z.object(LabRunFields).strict(),
       output: LabRunSchema,
       async run(ctx, a) {

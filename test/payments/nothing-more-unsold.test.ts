@@ -10,9 +10,9 @@ import { PAY_TO, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 
 /**
  * Nothing is sold that delivers nothing (issue 30): a research page past the last is refused
- * before any payment is asked, over REST and MCP. Paid calls go through the official x402 client
- * on the local chain, so "never charged" is read from the balances and the ledger, not from the
- * service's word.
+ * before any payment is asked, over REST and MCP; a lab quote offers a dearer depth only when it
+ * delivers more papers. Paid calls go through the official x402 client on the local chain, so
+ * "never charged" is read from the balances and the ledger, not from the service's word.
  */
 let service: Awaited<ReturnType<typeof paidService>>;
 let chain: DevChain;
@@ -150,5 +150,95 @@ describe('research: a page past the last is refused before any payment is asked'
     expect(paid.structuredContent).toMatchObject({ pages, next: null });
     expect(before.payer - (await balances()).payer).toBe(50_000n);
     await anon.close();
+  });
+});
+
+type Deliverable = { papers: number; price: { usd: number }; run_price: { usd: number } };
+type Quote = Json & {
+  quote_id: string;
+  matches: number;
+  deliverables: Record<string, Deliverable | undefined>;
+  not_offered: { depth: string; papers: number; reason: string }[];
+};
+
+async function aQuote(q: string): Promise<Quote> {
+  const res = await fetch(url(`/lab/quote?q=${encodeURIComponent(q)}`), bearer(ctx.keys.professional));
+  expect(res.status).toBe(200);
+  return (await res.json()) as Quote;
+}
+
+describe('lab: a dearer depth that delivers nothing more is not sold', () => {
+  it('a quote of 20 matches or fewer offers papers_20 only and says what papers_100 would deliver', async () => {
+    const q = await aQuote('Au Pd');
+    expect(q.matches).toBeGreaterThan(0);
+    expect(q.matches).toBeLessThanOrEqual(20);
+    expect(q.deliverables.papers_20).toMatchObject({ papers: q.matches, run_price: { usd: 0.04 } });
+    expect(q.deliverables.papers_100).toBeUndefined();
+    expect(q.not_offered).toEqual([
+      { depth: 'papers_100', papers: q.matches, reason: expect.stringMatching(/same .*papers_20/) },
+    ]);
+    // Deterministic: the same query on the same data says the same.
+    const again = await aQuote('Au Pd');
+    expect([again.quote_id, again.deliverables, again.not_offered]).toEqual([
+      q.quote_id,
+      q.deliverables,
+      q.not_offered,
+    ]);
+  });
+
+  it('above 20 matches both depths are offered, each saying how many papers it delivers', async () => {
+    const q = await aQuote('Hf');
+    expect(q.matches).toBeGreaterThan(20);
+    expect(q.matches).toBeLessThan(100);
+    expect(q.deliverables.papers_20!.papers).toBe(20);
+    expect(q.deliverables.papers_100).toMatchObject({ papers: q.matches, run_price: { usd: 0.19 } });
+    expect(q.not_offered).toEqual([]);
+  });
+
+  it('a run of the depth not offered is refused before payment (REST, paid, and MCP); the offered one is sold', async () => {
+    const q = await aQuote('Au Pd');
+    const path = `/lab/run?quote_id=${q.quote_id}&depth=papers_100`;
+    const unpaid = await fetch(url(path));
+    expect(unpaid.status).toBe(400);
+    expect(unpaid.headers.get('payment-required')).toBeNull();
+    expect(await unpaid.json()).toMatchObject({
+      code: 'depth_not_offered',
+      parameter: 'depth',
+      offered: ['papers_20'],
+    });
+    const { fetch: pay } = payingFetch();
+    const before = await balances();
+    const refused = await pay(url(path));
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('payment-response')).toBeNull();
+    expect(await balances()).toEqual(before);
+    const mcp = await connect();
+    const tool = await call(mcp, 'lab_run', { quote_id: q.quote_id, depth: 'papers_100' });
+    expect([tool.isError, (tool.structuredContent as Json).code]).toEqual([true, 'depth_not_offered']);
+    await mcp.close();
+    expect(await balances()).toEqual(before);
+    const sold = await pay(url(`/lab/run?quote_id=${q.quote_id}&depth=papers_20`));
+    expect(sold.status).toBe(200);
+    expect(((await sold.json()) as { papers: unknown[] }).papers).toHaveLength(q.matches);
+    expect(before.payer - (await balances()).payer).toBe(40_000n);
+  });
+
+  it('the signature covers what the quote says of its depths: editing it is quote_edited', async () => {
+    const q = await aQuote('Au Pd');
+    const post = (quote: Json) =>
+      fetch(url('/lab/run'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(ctx.keys.professional).headers },
+        body: JSON.stringify({ quote, depth: 'papers_20' }),
+      });
+    expect((await post(q)).status).toBe(200);
+    for (const edited of [
+      { ...q, not_offered: [] },
+      { ...q, deliverables: { ...q.deliverables, papers_20: { ...q.deliverables.papers_20!, papers: 20 } } },
+    ]) {
+      const res = await post(edited);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Json).code).toBe('quote_edited');
+    }
   });
 });

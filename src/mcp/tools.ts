@@ -160,7 +160,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_element_papers',
       op: 'getElementPapers',
-      description: `${d('getElementPapers')}. keyword narrows to papers with that keyword; sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20).${PAPERS}`,
+      description: `${d('getElementPapers')}. keyword narrows to the ranked papers with that keyword (total_ranked then counts those); sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20).${PAPERS}`,
       input: SymbolParam.extend({
         keyword: KeywordQuery,
         sort: SortQuery,

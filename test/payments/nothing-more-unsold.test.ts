@@ -11,8 +11,9 @@ import { PAY_TO, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 /**
  * Nothing is sold that delivers nothing (issue 30): a research page past the last is refused
  * before any payment is asked, over REST and MCP; a lab quote offers a dearer depth only when it
- * delivers more papers. Paid calls go through the official x402 client on the local chain, so
- * "never charged" is read from the balances and the ledger, not from the service's word.
+ * delivers more papers; an element's keyword-filtered list counts what the filter leaves. Paid
+ * calls go through the official x402 client on the local chain, so "never charged" is read from
+ * the balances and the ledger, not from the service's word.
  */
 let service: Awaited<ReturnType<typeof paidService>>;
 let chain: DevChain;
@@ -240,5 +241,33 @@ describe('lab: a dearer depth that delivers nothing more is not sold', () => {
       expect(res.status).toBe(400);
       expect(((await res.json()) as Json).code).toBe('quote_edited');
     }
+  });
+});
+
+describe('element papers: total_ranked counts what the keyword filter leaves', () => {
+  it('REST (paid) and MCP get_element_papers', async () => {
+    const all = (await (
+      await fetch(url('/elements/Fe/papers?limit=100'), bearer(ctx.keys.personal))
+    ).json()) as {
+      total_ranked: number;
+      papers: { keywords: string[] }[];
+    };
+    expect(all.total_ranked).toBe(100);
+    const counts = new Map<string, number>();
+    for (const p of all.papers) for (const k of p.keywords) counts.set(k, (counts.get(k) ?? 0) + 1);
+    const [once] = [...counts].find(([, n]) => n === 1)!;
+    const [most, mostCount] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
+
+    const { fetch: pay } = payingFetch();
+    const paid = await pay(url(`/elements/Fe/papers?keyword=${once}&limit=100`));
+    expect(paid.status).toBe(200);
+    const body = (await paid.json()) as { total_ranked: number; papers: unknown[] };
+    expect([body.total_ranked, body.papers.length]).toEqual([1, 1]);
+
+    const mcp = await connect(ctx.keys.personal);
+    const r = await call(mcp, 'get_element_papers', { symbol: 'Fe', keyword: most, limit: 5 });
+    expect(r.structuredContent).toMatchObject({ total_ranked: mostCount });
+    expect((r.structuredContent as { papers: unknown[] }).papers).toHaveLength(Math.min(5, mostCount));
+    await mcp.close();
   });
 });

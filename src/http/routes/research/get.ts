@@ -57,7 +57,14 @@ export function researchFields(number: () => z.ZodNumber) {
       .describe('A DOI or title to start from, instead of q'),
     page_size: number().int().min(1).max(10).default(10).describe('Papers per lens, 1-10'),
     lenses: LensesQuery,
-    page: number().int().min(1).max(MAX_PAGES).default(1).describe(`Page, 1-${MAX_PAGES}`),
+    page: number()
+      .int()
+      .min(1)
+      .max(MAX_PAGES)
+      .default(1)
+      .describe(
+        `Page, 1-${MAX_PAGES}, up to the answer's pages (past it: 404 page_out_of_range, never charged)`,
+      ),
   };
 }
 

@@ -92,7 +92,10 @@ export type PaperEntry = z.infer<typeof PaperSchema>;
 export const paperListShape = {
   sort: PaperSortSchema,
   limit: z.number().int(),
-  total_ranked: z.number().int(),
+  total_ranked: z.number().int().openapi({
+    description:
+      "How many ranked papers the list reaches (at most 100); with an element's keyword filter, those that have the keyword",
+  }),
   papers: z.array(PaperSchema),
 };
 const PaperListAnswerSchema = z.object({ ...paperListShape, ...envelopeShape });

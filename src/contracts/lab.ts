@@ -10,7 +10,10 @@ export const DepthSchema = z
   .describe(`${LAB_DEPTH_NAMES}: the top papers of the quoted query`);
 
 const DeliverableSchema = z.object({
-  papers: z.number().int().openapi({ description: 'Papers delivered (fewer when fewer match)' }),
+  papers: z
+    .number()
+    .int()
+    .openapi({ description: 'Papers this depth delivers: its depth, or every match when fewer match' }),
   price: UsdSchema.openapi({ description: 'The binding price of the deliverable' }),
   run_price: UsdSchema.openapi({ description: 'What lab run charges: the price minus the quote price' }),
 });
@@ -51,7 +54,22 @@ export const LabQuoteSchema = z
     sample: z.object({ used: z.boolean(), size: z.number().int() }).openapi({
       description: 'used: years and communities are estimates from a fixed sample of the matches',
     }),
-    deliverables: z.object(deliverablesShape),
+    deliverables: z.object(deliverablesShape).openapi({
+      description:
+        'The depths offered, each with the papers it delivers; a dearer depth only when it delivers more papers than the cheaper one',
+    }),
+    not_offered: z
+      .array(
+        z.object({
+          depth: z.enum(Object.keys(LAB_DEPTHS) as [LabDepth, ...LabDepth[]]),
+          papers: z.number().int().openapi({ description: 'Papers it would deliver' }),
+          reason: z.string(),
+        }),
+      )
+      .openapi({
+        description:
+          'The depths of the price table this quote does not offer, and why (nothing matches, a licence, or the same papers as a cheaper depth); a run of one is 400 depth_not_offered',
+      }),
     licence: z
       .object({ detail: z.string(), contact_url: z.string() })
       .nullable()

@@ -40,6 +40,10 @@ export const ResearchSchema = z
     q: z.string(),
     page: z.number().int(),
     page_size: z.number().int(),
+    pages: z.number().int().openapi({
+      description:
+        'How many pages this answer has at this page_size and lenses (1-5); a page past it is 404 page_out_of_range, never charged',
+    }),
     matched_papers: z.number().int(),
     communities: z.array(CommunitySchema),
     element_communities: z.array(ElementCommunitySchema),

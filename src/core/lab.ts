@@ -233,19 +233,48 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * The depths a quote of `matches` papers offers, cheapest first, and those it does not, each with
+ * the papers it would deliver. A dearer depth is offered only when it delivers more papers than
+ * the cheaper one offered before it: with 9 matches papers_100 would sell papers_20's 9 papers
+ * again at four times the price. Nothing is offered when nothing matches or above the licence line.
+ */
+export function depthOffers(matches: number): {
+  offered: { depth: LabDepth; papers: number }[];
+  notOffered: LabQuote['not_offered'];
+} {
+  const offered: { depth: LabDepth; papers: number }[] = [];
+  const notOffered: LabQuote['not_offered'] = [];
+  // Cheapest first, so "the cheaper one" is the last offered.
+  const depths = (Object.keys(LAB_DEPTHS) as LabDepth[]).sort(
+    (a, b) => LAB_DEPTHS[a].usd - LAB_DEPTHS[b].usd,
+  );
+  for (const depth of depths) {
+    const papers = Math.min(LAB_DEPTHS[depth].papers, matches);
+    const cheaper = offered.at(-1);
+    if (matches === 0) notOffered.push({ depth, papers, reason: 'nothing matches: see broader' });
+    else if (matches > LAB_LICENCE_ABOVE)
+      notOffered.push({ depth, papers, reason: `above ${LAB_LICENCE_ABOVE} matches: see licence` });
+    else if (cheaper && papers <= cheaper.papers)
+      notOffered.push({
+        depth,
+        papers,
+        reason: `delivers the same ${papers} papers as ${cheaper.depth}: only ${matches} match`,
+      });
+    else offered.push({ depth, papers });
+  }
+  return { offered, notOffered };
+}
+
 function computeQuoteBasis(snapshot: SnapshotView<LabQueries>, input: string): QuoteBasis {
   const { query, clauses, matched, index } = evaluate(snapshot, input);
   const matches = matched.length;
   const licensed = matches > LAB_LICENCE_ABOVE;
+  const { offered, notOffered } = depthOffers(matches);
   const deliverables: LabQuote['deliverables'] = {};
-  if (matches > 0 && !licensed) {
-    for (const [depth, d] of Object.entries(LAB_DEPTHS) as [LabDepth, (typeof LAB_DEPTHS)[LabDepth]][]) {
-      deliverables[depth] = {
-        papers: Math.min(d.papers, matches),
-        price: usd(d.usd),
-        run_price: usd(d.usd - LAB_QUOTE_USD),
-      };
-    }
+  for (const { depth, papers } of offered) {
+    const price = LAB_DEPTHS[depth].usd;
+    deliverables[depth] = { papers, price: usd(price), run_price: usd(price - LAB_QUOTE_USD) };
   }
   const year = clauses.find((c) => c.kind === 'year');
   const broader = matches < NARROW_BELOW ? broaderQueries(index, clauses, matches) : [];
@@ -262,6 +291,7 @@ function computeQuoteBasis(snapshot: SnapshotView<LabQueries>, input: string): Q
     matches,
     ...spreads(index, matched),
     deliverables,
+    not_offered: notOffered,
     ignored: resolvedTerms(clauses)
       .filter((t) => t.subjects.length === 0)
       .map((t) => ({ term: t.term, position: t.position, ...explainUnknown(index, t) })),
@@ -290,6 +320,7 @@ export function labQuote(
     communities: basis.communities,
     sample: basis.sample,
     deliverables: basis.deliverables,
+    not_offered: basis.not_offered,
     licence: licensed
       ? {
           detail: `${basis.matches} papers match: above ${LAB_LICENCE_ABOVE} the packet is a data licence, not a per-call price. Narrow the query, or ask for a licence.`,
@@ -314,7 +345,8 @@ export function labQuote(
 
 /**
  * The refusals of a run, before any payment is asked: edited (signature mismatch, 400), expired
- * (410), stale (the data was republished since, 409), a licence offer (403), a depth not offered.
+ * (410), stale (the data was republished since, 409), a licence offer (403), a depth not offered
+ * (400 depth_not_offered).
  */
 export function checkQuote(
   snapshot: SnapshotStamp,
@@ -344,13 +376,18 @@ export function checkQuote(
   if (q.licence) {
     throw new ServiceError('licence_required', q.licence.detail, { contact_url: q.licence.contact_url });
   }
-  if (!q.deliverables[depth]) {
+  // Offered by the quote and by the rule (depthOffers): a quote issued before the rule, still
+  // signed and unexpired, must not sell a dearer depth that delivers nothing more either.
+  const { offered, notOffered } = depthOffers(q.matches);
+  if (!q.deliverables[depth] || !offered.some((o) => o.depth === depth)) {
+    const why = notOffered.find((n) => n.depth === depth)?.reason;
+    const names = offered.map((o) => o.depth).filter((d) => q.deliverables[d]);
     throw new ServiceError(
-      'invalid_parameter',
+      'depth_not_offered',
       q.matches === 0
         ? 'Nothing matches this quote, so it offers no deliverable; see its broader queries.'
-        : `The quote does not offer '${depth}'.`,
-      { parameter: 'depth' },
+        : `The quote does not offer '${depth}'${why ? `: it ${why}` : ''}. Run ${names.join(' or ')} instead.`,
+      { parameter: 'depth', offered: names },
     );
   }
   return q;

@@ -70,7 +70,8 @@ const byNewest = (a: PaperEntry, b: PaperEntry) =>
 const byFoundational = (a: PaperEntry, b: PaperEntry) =>
   (b.citations ?? -1) - (a.citations ?? -1) || a.rank - b.rank;
 
-function arrange(papers: PaperEntry[], options: PaperListOptions): PaperEntry[] {
+/** The list asked for, and how many ranked papers the filter leaves (its total_ranked). */
+function arrange(papers: PaperEntry[], options: PaperListOptions): { papers: PaperEntry[]; total: number } {
   let list = papers;
   if (options.keyword) {
     const slug = options.keyword;
@@ -78,7 +79,7 @@ function arrange(papers: PaperEntry[], options: PaperListOptions): PaperEntry[] 
   }
   if (options.sort === 'newest') list = [...list].sort(byNewest);
   else if (options.sort === 'foundational') list = [...list].sort(byFoundational);
-  return list.slice(0, options.limit);
+  return { papers: list.slice(0, options.limit), total: list.length };
 }
 
 /** An element's papers: its top 100, optionally filtered by keyword, sorted and cut to the limit. */
@@ -91,7 +92,10 @@ export function elementPapers(
   const canonical = canonicalSymbol(symbol);
   const keyword = options.keyword === undefined ? undefined : knownKeyword(snapshot, options.keyword);
   const ranked = rankedPapers(snapshot, 'element', canonical)!;
-  const papers = arrange(ranked.papers, { ...options, ...(keyword ? { keyword: keyword.id } : {}) });
+  const { papers, total } = arrange(ranked.papers, {
+    ...options,
+    ...(keyword ? { keyword: keyword.id } : {}),
+  });
   const empty =
     keyword && papers.length === 0
       ? `No paper among the ${ranked.totalRanked} ranked papers of ${canonical} has the keyword '${keyword.name}' ` +
@@ -103,7 +107,8 @@ export function elementPapers(
     keyword: keyword?.id ?? null,
     sort: options.sort,
     limit: options.limit,
-    total_ranked: ranked.totalRanked,
+    // What the keyword filter leaves of the ranked papers: what a client can reach with it.
+    total_ranked: total,
     papers,
     ...envelope(snapshot, viewer, `/elements/${canonical}`, {
       papers: PAPER_NOTES,
@@ -148,7 +153,7 @@ export function subjectPapers(
     limit: options.limit,
     total_ranked: ranked.totalRanked,
     ...(type === 'topic' ? { total_papers: ranked.totalPapers } : {}),
-    papers: arrange(ranked.papers, options),
+    papers: arrange(ranked.papers, options).papers,
     ...envelope(snapshot, viewer, `/subjects/${type}/${subject.id}`, { papers: PAPER_NOTES }),
   };
 }

@@ -15,6 +15,7 @@ import {
   rankStrict,
   strictOrderShows,
 } from './research/match.js';
+import { MAX_PAGES, pageCount, pastTheLastPage } from './research/pages.js';
 import { termGroups } from './research/question.js';
 import { envelope, type Viewer } from './viewer.js';
 
@@ -28,7 +29,8 @@ import { envelope, type Viewer } from './viewer.js';
  */
 export type Lens = 'foundational' | 'now' | 'newest';
 export const LENSES: readonly Lens[] = ['foundational', 'now', 'newest'];
-export const MAX_PAGES = 5;
+export { MAX_PAGES, researchPage } from './research/pages.js';
+
 /** One page's price, from the price table. */
 const PRICE_PER_PAGE_USD = priceOf(operation('research'))!;
 
@@ -91,7 +93,10 @@ export function research(
   // enough of them; the looser matches only fill the lists.
   const strict = candidates.filter((m) => m.allTerms);
   const evidence = strict.length >= 10 ? strict : candidates;
-  const { lists, hasMore, empty } = readingLists(snapshot, request, { candidates, evidence, rows, seed });
+  const { lists, longest, empty } = readingLists(snapshot, request, { candidates, evidence, rows, seed });
+  const pages = pageCount(longest, request.pageSize);
+  // Before the communities: a page past the last is refused, never sold with empty lists.
+  if (request.page > pages) throw pastTheLastPage(request, pages);
 
   const communities = matchCommunities(snapshot.reader, groups, evidence, rows, viewer);
   const elementCommunities = matchElementCommunities(snapshot.reader, q, communities);
@@ -106,13 +111,14 @@ export function research(
     q,
     page: request.page,
     page_size: request.pageSize,
+    pages,
     matched_papers: total,
     communities,
     element_communities: elementCommunities,
     lists,
     unmatched_terms: unmatched,
     next:
-      hasMore && nextPage <= MAX_PAGES
+      nextPage <= pages
         ? {
             url: `${viewer.publicUrl}/v1/research?${query}`,
             price: { usd: PRICE_PER_PAGE_USD, currency: 'USD' },

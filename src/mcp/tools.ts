@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { LAB_QUOTE_USD, type LabDepth, type OperationId, operation } from '../access/policy.js';
 import { ElementPapersSchema, ElementSchema } from '../contracts/elements.js';
 import { LAB_DEPTH_NAMES, LabQuoteSchema, LabRunSchema } from '../contracts/lab.js';
-import { ResearchSchema } from '../contracts/research.js';
+import { type ResearchAnswer, ResearchSchema } from '../contracts/research.js';
 import {
   SubjectHistorySchema,
   SubjectPapersSchema,
@@ -13,6 +13,7 @@ import { getElement } from '../core/elements.js';
 import { subjectHistory } from '../core/history.js';
 import type { LabService } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
+import { researchPage } from '../core/research.js';
 import { getSubject, searchSubjects } from '../core/subjects.js';
 import type { Viewer } from '../core/viewer.js';
 import { LabQuoteFields, labQuoteInput } from '../http/routes/lab/quote.js';
@@ -74,14 +75,20 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'research',
       op: 'research',
-      description: `${d('research')}. Ask a question (q) or start from a paper (a DOI or title): returns the research communities and element sub-communities it is about (each with why it matched and whether it is rising) and three reading lists: foundational (classics the question's papers cite most), now (highest impact, young papers projected) and newest (last two years). Each page is one call; next gives the following page and its price.${READING}`,
+      description: `${d('research')}. Ask a question (q) or start from a paper (a DOI or title): returns the research communities and element sub-communities it is about (each with why it matched and whether it is rising) and three reading lists: foundational (classics the question's papers cite most), now (highest impact, young papers projected) and newest (last two years). Each page is one call; pages says how many the answer has (1-5) and next gives the following page and its price; a page past the last is refused (page_out_of_range, with pages) and never charged.${READING}`,
       input: z.object({ ...researchFields(z.number), ...PINNED }).strict(),
       output: ResearchSchema,
       async run(ctx, a) {
         const request = researchRequest(a as Parameters<typeof researchRequest>[0]);
-        // Costly: paid before it is computed (a question nothing matches is then not charged).
-        await ctx.charge();
-        return ctx.heavy.run(ctx.snapshot, { kind: 'research', request, viewer: ctx.viewer });
+        // Costly: paid before it is computed, as on REST (researchPage: a page past the last is
+        // refused first; a question nothing matches is then not charged).
+        return researchPage(
+          ctx.snapshot,
+          request,
+          () => ctx.charge(),
+          () =>
+            ctx.heavy.run<ResearchAnswer>(ctx.snapshot, { kind: 'research', request, viewer: ctx.viewer }),
+        );
       },
     },
     {
@@ -153,7 +160,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_element_papers',
       op: 'getElementPapers',
-      description: `${d('getElementPapers')}. keyword narrows to papers with that keyword; sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20).${PAPERS}`,
+      description: `${d('getElementPapers')}. keyword narrows to the ranked papers with that keyword (total_ranked then counts those); sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20).${PAPERS}`,
       input: SymbolParam.extend({
         keyword: KeywordQuery,
         sort: SortQuery,
@@ -179,7 +186,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'lab_quote',
       op: 'labQuote',
-      description: `${d('labQuote')}. The filter language: Fe or +Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (up to 25 topic names), year:2020..2024, year:2020.., year:2024. Terms are element symbols (case-sensitive) or names, topic and keyword names. Give query, or markdown whose \`\`\`query block holds it. Terms it does not know are listed under ignored, never dropped silently. Then call lab_run with the quote_id.`,
+      description: `${d('labQuote')}. The filter language: Fe or +Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (up to 25 topic names), year:2020..2024, year:2020.., year:2024. Terms are element symbols (case-sensitive) or names, topic and keyword names. Give query, or markdown whose \`\`\`query block holds it. Terms it does not know are listed under ignored, never dropped silently. deliverables lists the depths offered, each with the papers it delivers (papers_100 only when it delivers more than papers_20); not_offered says which are not, and why. Then call lab_run with the quote_id.`,
       input: z.object(LabQuoteFields).strict(),
       output: LabQuoteSchema,
       async run(ctx, a) {
@@ -190,7 +197,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'lab_run',
       op: 'labRun',
-      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again.${PAPERS}`,
+      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again. A depth the quote does not offer is refused too (depth_not_offered, naming those it offers).${PAPERS}`,
       input: z.object(LabRunFields).strict(),
       output: LabRunSchema,
       async run(ctx, a) {

@@ -12,7 +12,10 @@ import type { Snapshot } from '../snapshot/snapshot.js';
  */
 export type HeavyTask =
   | { kind: 'research'; request: ResearchRequest; viewer: Viewer }
-  /** The research answer as its JSON text: a string crosses the thread at a fraction of an object's cost. */
+  /**
+   * The research answer as its JSON text (a string crosses the thread at a fraction of an object's
+   * cost), with its page count beside it for the caller, which sells pages (researchPage).
+   */
   | { kind: 'researchJson'; request: ResearchRequest; viewer: Viewer }
   | { kind: 'labQuote'; input: string; viewer: Viewer; secret: string; ttlSeconds: number; nowMs: number }
   | { kind: 'labRun'; quote: LabQuote; depth: LabDepth; viewer: Viewer }
@@ -22,15 +25,29 @@ export type HeavyTask =
    */
   | { kind: 'warm'; share?: boolean };
 
-export type HeavyAnswer = ResearchAnswer | LabQuote | LabRunAnswer | string | { columns: SharedColumns };
+export type HeavyAnswer =
+  | ResearchAnswer
+  | ResearchJson
+  | LabQuote
+  | LabRunAnswer
+  | string
+  | { columns: SharedColumns };
+
+/** A research answer as JSON text, and its page count. */
+export interface ResearchJson {
+  json: string;
+  pages: number;
+}
 
 /** Runs a task over a snapshot: the same core functions, wherever it runs. */
 export function runHeavyTask(snapshot: Snapshot, task: HeavyTask): HeavyAnswer {
   switch (task.kind) {
     case 'research':
       return research(snapshot, task.request, task.viewer);
-    case 'researchJson':
-      return JSON.stringify(research(snapshot, task.request, task.viewer));
+    case 'researchJson': {
+      const answer = research(snapshot, task.request, task.viewer);
+      return { json: JSON.stringify(answer), pages: answer.pages };
+    }
     case 'labQuote': {
       const now = new Date(task.nowMs);
       return labQuote(snapshot, task.input, task.viewer, {

@@ -35,11 +35,19 @@ describe('research and lab answers in worker threads', () => {
         viewer,
       };
       expect(await pool.run(snapshot, research)).toEqual(await inThread.run(snapshot, research));
-      // As JSON text (what the REST route sends): the same answer's exact text.
+      // As JSON text (what the REST route sends): the same answer's exact text, and its page count.
       const asText = { ...research, kind: 'researchJson' as const };
-      const text = await pool.run<string>(snapshot, asText);
-      expect(typeof text).toBe('string');
-      expect(text).toBe(JSON.stringify(await inThread.run(snapshot, research)));
+      const { json, pages } = await pool.run<import('../../src/offload/heavy-tasks.js').ResearchJson>(
+        snapshot,
+        asText,
+      );
+      expect(typeof json).toBe('string');
+      const direct = await inThread.run<import('../../src/core/research.js').ResearchAnswer>(
+        snapshot,
+        research,
+      );
+      expect(json).toBe(JSON.stringify(direct));
+      expect(pages).toBe(direct.pages);
       const quote = {
         kind: 'labQuote' as const,
         input: '(Ni OR Co) Fe',
@@ -77,7 +85,12 @@ describe('research and lab answers in worker threads', () => {
       );
       const research = {
         kind: 'research' as const,
-        request: { q: 'CO2 reduction copper', pageSize: 5, lenses: ['foundational' as const], page: 2 },
+        request: {
+          q: 'reservoir porosity carbonate',
+          pageSize: 5,
+          lenses: ['foundational' as const],
+          page: 2,
+        },
         viewer,
       };
       expect(await pool.run(snapshot, research)).toEqual(await inThread.run(snapshot, research));

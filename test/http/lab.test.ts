@@ -64,6 +64,7 @@ type Quote = {
   communities: { topic_id: string | null; papers: number }[];
   sample: { used: boolean; size: number };
   deliverables: Record<string, { papers: number; price: { usd: number }; run_price: { usd: number } }>;
+  not_offered: { depth: string; papers: number; reason: string }[];
   licence: unknown;
   ignored: { term: string; position: number; reason: string; suggestions: string[] }[];
   broader: { query: string; matches: number }[];
@@ -143,6 +144,7 @@ describe('lab quote: every form of the filter language, counted against the pape
       'years',
       'communities',
       'deliverables',
+      'not_offered',
       'broader',
       'ignored',
       'data_version',
@@ -184,6 +186,10 @@ describe('lab quote: every form of the filter language, counted against the pape
     const body = await quote('Ni Fe year:1900');
     expect(body.matches).toBe(0);
     expect(body.deliverables).toEqual({});
+    expect(body.not_offered.map((n) => n.reason)).toEqual([
+      'nothing matches: see broader',
+      'nothing matches: see broader',
+    ]);
     expect(body.broader[0]).toEqual({
       query: 'Ni Fe',
       matches: count(`${has('elements', 'Ni')} AND ${has('elements', 'Fe')}`),
@@ -418,7 +424,7 @@ describe('lab run', () => {
     const empty = await quote('Ni Fe year:1900');
     const none = await run(empty.quote_id, 'papers_20');
     expect(none.status).toBe(400);
-    expect(await none.json()).toMatchObject({ code: 'invalid_parameter', parameter: 'depth' });
+    expect(await none.json()).toMatchObject({ code: 'depth_not_offered', parameter: 'depth', offered: [] });
     const both = await post('/v1/lab/run', { quote_id: q.quote_id, quote: q, depth: 'papers_20' });
     expect(both.status).toBe(400);
   });

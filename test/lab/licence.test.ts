@@ -52,6 +52,10 @@ describe('lab quote above the licence threshold', () => {
     expect(quote.matches).toBe(150_000);
     expect(quote.matches).toBeGreaterThan(LAB_LICENCE_ABOVE);
     expect(quote.deliverables).toEqual({});
+    expect(quote.not_offered.map((n) => [n.depth, n.reason])).toEqual([
+      ['papers_20', 'above 100000 matches: see licence'],
+      ['papers_100', 'above 100000 matches: see licence'],
+    ]);
     expect(quote.licence).toMatchObject({ contact_url: 'https://ri.example/pricing#licence' });
     expect(quote.sample).toEqual({ used: true, size: 2000 });
     expect(quote.years).toHaveLength(25);
@@ -70,5 +74,6 @@ describe('lab quote above the licence threshold', () => {
     const quote = labQuote(snapshot, 'C', viewer, settings);
     expect(quote.licence).toBeNull();
     expect(Object.keys(quote.deliverables)).toEqual(['papers_20', 'papers_100']);
+    expect(quote.not_offered).toEqual([]);
   });
 });

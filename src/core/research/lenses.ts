@@ -23,8 +23,8 @@ export interface Matched {
 
 export interface ReadingLists {
   lists: Partial<Record<Lens, ResearchPaper[]>>;
-  /** Whether any list has a page after this one. */
-  hasMore: boolean;
+  /** The longest list's length over every page (its pages are the answer's). */
+  longest: number;
   /** Why a list came back empty, one sentence each. */
   empty: string[];
 }
@@ -69,7 +69,7 @@ export function readingLists(
   const lists: Partial<Record<Lens, ResearchPaper[]>> = {};
   const cutoffYear = Number((snapshot.meta.cutoff_date ?? '0').slice(0, 4));
   const leadsFirst = (a: MatchedPaper, b: MatchedPaper) => Number(b.allTerms) - Number(a.allTerms);
-  let hasMore = false;
+  let longest = 0;
   // Why a list came back empty, said in the notes (a client should not have to guess).
   const empty: string[] = [];
   const pastTheEnd = (lens: Lens, n: number, what: string) =>
@@ -87,7 +87,7 @@ export function readingLists(
           ? 'matches the question; no citation data, so ranked after papers with known impact'
           : `impact score ${p.impact_score.toFixed(1)} (percentile of projected citations in its field and year)${m.allTerms ? '; its title has every word of the question' : ''}`,
       );
-      hasMore ||= ordered.length > end;
+      longest = Math.max(longest, ordered.length);
       if (list.length === 0) empty.push(pastTheEnd(lens, ordered.length, 'papers'));
     } else if (lens === 'newest') {
       const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
@@ -102,7 +102,7 @@ export function readingLists(
         ordered.slice(start, end),
         (_, p) => `published ${p.pub_date ?? p.year}, within the last two years of the data`,
       );
-      hasMore ||= ordered.length > end;
+      longest = Math.max(longest, ordered.length);
       if (list.length === 0) {
         empty.push(
           ordered.length === 0
@@ -127,7 +127,7 @@ export function readingLists(
         .map(([o, n]) =>
           toPaper(classics.get(o)!, `cited by ${n} of the ${evidence.length} papers matching this question`),
         );
-      hasMore ||= distinct > end;
+      longest = Math.max(longest, distinct);
       if (list.length === 0) {
         empty.push(
           distinct === 0
@@ -138,5 +138,5 @@ export function readingLists(
     }
     lists[lens] = list;
   }
-  return { lists, hasMore, empty };
+  return { lists, longest, empty };
 }

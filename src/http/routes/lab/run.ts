@@ -13,7 +13,7 @@ const errors = {
   404: 'No quote with that quote_id (unknown_quote)',
   409: 'The data was republished since the quote (quote_stale); ask for a new quote',
   410: 'The quote expired (quote_expired); ask for a new quote',
-  400: 'A parameter is invalid (invalid_parameter), or the quote was edited (quote_edited)',
+  400: 'A parameter is invalid (invalid_parameter), the quote was edited (quote_edited), or it does not offer the depth (depth_not_offered)',
   403: "The key's plan is too low (plan_required), or the quote is a licence offer (licence_required)",
 };
 

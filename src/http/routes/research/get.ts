@@ -1,7 +1,8 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { TypedResponse } from 'hono';
 import { type ResearchAnswer, ResearchSchema } from '../../../contracts/research.js';
-import { LENSES, type Lens, MAX_PAGES, type ResearchRequest } from '../../../core/research.js';
+import { LENSES, type Lens, MAX_PAGES, type ResearchRequest, researchPage } from '../../../core/research.js';
+import type { ResearchJson } from '../../../offload/heavy-tasks.js';
 import { inThread } from '../../../offload/heavy-work.js';
 import type { AppEnv } from '../../context.js';
 import { charge } from '../../payment.js';
@@ -56,7 +57,14 @@ export function researchFields(number: () => z.ZodNumber) {
       .describe('A DOI or title to start from, instead of q'),
     page_size: number().int().min(1).max(10).default(10).describe('Papers per lens, 1-10'),
     lenses: LensesQuery,
-    page: number().int().min(1).max(MAX_PAGES).default(1).describe(`Page, 1-${MAX_PAGES}`),
+    page: number()
+      .int()
+      .min(1)
+      .max(MAX_PAGES)
+      .default(1)
+      .describe(
+        `Page, 1-${MAX_PAGES}, up to the answer's pages (past it: 404 page_out_of_range, never charged)`,
+      ),
   };
 }
 
@@ -97,21 +105,28 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
         content: { 'application/json': { schema: ResearchSchema } },
       },
       errors: {
-        404: 'Nothing matches the question (nothing_matched), or the paper is not in the corpus (unknown_paper)',
+        404: 'Nothing matches the question (nothing_matched), the paper is not in the corpus (unknown_paper), or the page is past the last (page_out_of_range, with pages)',
       },
     },
     async (c) => {
       const request = researchRequest(c.req.valid('query'));
-      // Research is costly: the payment is asked for (and checked) before the answer is computed.
-      // A question nothing matches is a 404 after it, and is never charged.
-      await charge(c);
+      // Research is costly: the payment is asked for (and checked) before the answer is computed,
+      // except for a page after the first of a question whose page count is not known yet
+      // (researchPage). A question nothing matches is a 404 after it, and is never charged.
+      const snapshot = c.get('snapshot');
       // The answer comes as its JSON text (what c.json would write: the same bytes and content type),
       // so no object is copied across threads; typed as the JSON answer it is.
-      const json = await (c.get('services').heavy ?? inThread).run<string>(c.get('snapshot'), {
-        kind: 'researchJson',
+      const { json } = await researchPage(
+        snapshot,
         request,
-        viewer: c.get('viewer'),
-      });
+        () => charge(c),
+        () =>
+          (c.get('services').heavy ?? inThread).run<ResearchJson>(snapshot, {
+            kind: 'researchJson',
+            request,
+            viewer: c.get('viewer'),
+          }),
+      );
       return c.body(json, 200, { 'Content-Type': 'application/json' }) as unknown as TypedResponse<
         ResearchAnswer,
         200,

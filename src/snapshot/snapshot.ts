@@ -20,6 +20,12 @@ export class Snapshot implements SnapshotView {
   /** Every query the service makes of this snapshot, each prepared once on first use. */
   readonly reader: SqliteSnapshotReader;
   readonly meta: Readonly<Record<string, string>>;
+  /**
+   * The file opened (size, mtime and inode): a worker thread keys its connections by it, so a file
+   * quarantined and rewritten under the same name is opened again rather than read through the old
+   * connection, which still reads the damaged bytes.
+   */
+  readonly file: string;
   private holders = 0;
   private retired = false;
   /** Per-snapshot memo for derived answers (e.g. the element list), dropped with the snapshot. */
@@ -36,6 +42,7 @@ export class Snapshot implements SnapshotView {
      */
     options: { cacheKib?: number; mmap?: boolean; titleRanking?: TitleRankingOptions } = {},
   ) {
+    this.file = fileStamp(path)?.key ?? '';
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.pragma(`cache_size = -${Math.floor(options.cacheKib ?? 65_536)}`);
     this.db.pragma(`mmap_size = ${options.mmap === false ? 0 : 268_435_456}`);

@@ -1,4 +1,4 @@
-import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPointer, snapshotFile } from '../../src/snapshot/publish.js';
@@ -147,5 +147,40 @@ describe('research and lab in worker threads across a damaged snapshot and its r
     } finally {
       await stop(server.child);
     }
+  });
+});
+
+describe('a CURRENT pointer that names no snapshot', () => {
+  it('serves the newest published snapshot (not PREVIOUS), while serving and on start, and says so', async () => {
+    const { dataDir, dir, older, newer } = twoSnapshots();
+    const first = serve(dataDir);
+    try {
+      const base = (await first.started)[1]!;
+      expect(await readyzOf(base)).toMatchObject({ status: 'ok', data_version: newer });
+      writeFileSync(join(dir, 'CURRENT'), 'not a version\n');
+      await until(() => (/CURRENT pointer names no snapshot/.test(first.output().stdout) ? true : undefined));
+      const ready = await readyzOf(base);
+      expect(ready).toMatchObject({ ready: true, status: 'degraded', data_version: newer });
+      expect(ready.problem).toMatch(new RegExp(`serving ${newer}`));
+      const fe = await fetch(`${base}/v1/elements/Fe`);
+      expect(((await fe.json()) as { data_version: string }).data_version).toBe(newer);
+      expect(first.output().stdout).not.toMatch(new RegExp(`serving snapshot ${older}`));
+    } finally {
+      await stop(first.child);
+    }
+
+    // Started with the pointer still garbage: the same, and the bundled sample is not built.
+    const second = serve(dataDir);
+    try {
+      const base = (await second.started)[1]!;
+      expect(await readyzOf(base)).toMatchObject({ ready: true, status: 'degraded', data_version: newer });
+      expect(second.output().stderr).not.toMatch(/bundled/);
+      expect(second.output().stdout).toMatch(/CURRENT pointer names no snapshot/);
+    } finally {
+      await stop(second.child);
+    }
+    // `ri build` writes the pointer again (the corpus is unchanged: the same version).
+    expect(ri(['build', '--data-dir', dataDir]).status).toBe(0);
+    expect(readPointer(dir, 'CURRENT')).toBe(newer);
   });
 });

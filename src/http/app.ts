@@ -113,7 +113,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
         });
       const snapshot = deps.snapshots.acquire();
       if (!snapshot)
-        throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
+        throw new ServiceError('data_unavailable', deps.snapshots.unavailable(), {}, { 'retry-after': '1' });
       c.set('snapshot', snapshot);
       return undefined;
     },

@@ -363,6 +363,22 @@ export class SnapshotManager {
     return this.current?.version ?? null;
   }
 
+  /**
+   * Why no snapshot can be acquired, for the 503 a request gets: a published one being checked or
+   * replaced (a damaged file was dropped and the next good one is being verified, or `ri build`
+   * is awaited), or none published yet.
+   */
+  unavailable(): string {
+    const published =
+      this.running !== null ||
+      this.problem !== null ||
+      readPointerName(this.dir, 'CURRENT') !== null ||
+      listSnapshotVersions(this.dir).length > 0;
+    return published
+      ? 'The data snapshot is being checked or replaced; try again shortly.'
+      : 'No data snapshot is published yet; try again shortly.';
+  }
+
   health(): SnapshotHealth {
     return { serving: this.version, current: readPointerName(this.dir, 'CURRENT'), problem: this.problem };
   }

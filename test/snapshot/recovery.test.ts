@@ -184,3 +184,29 @@ describe('a CURRENT pointer that names no snapshot', () => {
     expect(readPointer(dir, 'CURRENT')).toBe(newer);
   });
 });
+
+describe('the only snapshot damaged while served', () => {
+  it('answers 503 saying the snapshot is being checked or replaced, not that none is published', async () => {
+    const { dataDir, dir, older: version } = twoSnapshots({ only: true });
+    const server = serve(dataDir);
+    try {
+      const base = (await server.started)[1]!;
+      expect((await fetch(`${base}/v1/elements/Fe`)).status).toBe(200);
+      damage(snapshotFile(dir, version));
+      await until(async () => ((await readyzOf(base)).data_version === null ? true : undefined));
+      const res = await fetch(`${base}/v1/elements/Fe`);
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { code: string; detail: string };
+      expect(body.code).toBe('data_unavailable');
+      expect(body.detail).toMatch(/being checked or replaced/);
+      expect(body.detail).not.toMatch(/published yet/);
+      expect(res.headers.get('retry-after')).toBe('1');
+      // The repair brings it back.
+      expect(ri(['build', '--data-dir', dataDir]).status).toBe(0);
+      await until(async () => ((await readyzOf(base)).data_version === version ? true : undefined));
+      expect((await fetch(`${base}/v1/elements/Fe`)).status).toBe(200);
+    } finally {
+      await stop(server.child);
+    }
+  });
+});

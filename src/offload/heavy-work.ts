@@ -55,9 +55,6 @@ export interface PoolOptions {
   log?: (msg: string, fields: Record<string, unknown>) => void;
 }
 
-/** How long /readyz waits for a worker to read the served snapshot. */
-export const PROBE_MS = 2_000;
-
 export const defaultThreads = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
 const overloaded = (why: string) =>
@@ -69,7 +66,7 @@ const overloaded = (why: string) =>
   );
 
 /**
- * A worker that could not answer (its thread died, the pool is closed, its task threw): the
+ * A worker that could not answer (its thread died, or its task threw): the
  * client's request was sound, so a temporary 503, never a 400 or a 500; the cause goes to the log.
  */
 const workerUnavailable = () =>
@@ -153,7 +150,8 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
     },
     probe(snapshot) {
       if (probing?.snapshot === snapshot) return probing.done;
-      const done = attempt(snapshot, { kind: 'probe' }, Math.min(PROBE_MS, deadlineMs)).then(
+      // Within a question's deadline: not answered by then is what a question would get (503).
+      const done = attempt(snapshot, { kind: 'probe' }, deadlineMs).then(
         () => null,
         (e: Error) =>
           `the research and lab workers do not answer from snapshot ${snapshot.version} (${(e as { code?: string }).code}): ${e.message}`,

@@ -192,6 +192,9 @@ describe('research and lab answers in worker threads', () => {
         state: ctx.state,
         heavy: own,
       });
+      // The worker started and the file opened before /readyz asks.
+      const served = snapshots.acquire()!;
+      await own.run(served, { kind: 'probe' }).finally(() => served.release());
       const ok = await app.request('/readyz');
       expect(ok.status).toBe(200);
       expect(await ok.json()).toMatchObject({ ready: true, status: 'ok' });

@@ -132,6 +132,8 @@ describe('research and lab in worker threads across a damaged snapshot and its r
         expect(r.status, `${r.path}: ${JSON.stringify(r.body)}`).toBe(200);
         expect(r.body.data_version).toBe(newer);
       }
+      // Ready again (its workers included) once the probe of the rewritten file is answered.
+      await until(async () => ((await readyz()).status === 'ok' ? true : undefined), 20_000);
       expect(await readyz()).toMatchObject({ ready: true, status: 'ok', data_version: newer });
 
       // Every answer given is in the request log, with its status.

@@ -147,6 +147,20 @@ export async function ensureDefaultSnapshot(dataDir: string): Promise<void> {
     await runBuild(dataDir);
     return;
   }
+  // CURRENT names nothing (garbage, or removed) but snapshots are published: the server serves
+  // the newest good one (SnapshotManager). The bundled sample is for a first start only: built
+  // here, it would be ingested into this corpus store.
+  const published = listSnapshotVersions(snapshots);
+  if (published.length > 0) {
+    for (const v of published) if (await verifySnapshot(snapshots, v)) return;
+    if (existsSync(corpus)) {
+      process.stderr.write(
+        'serve: the CURRENT pointer names no snapshot and none published verifies; rebuilding from the corpus store\n',
+      );
+      await runBuild(dataDir);
+      return;
+    }
+  }
   process.stderr.write(
     'serve: no snapshot yet; building one from the bundled real sample (first start only)\n',
   );

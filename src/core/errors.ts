@@ -40,6 +40,7 @@ const ERRORS = {
   data_unavailable: { status: 503, title: 'Data temporarily unavailable' },
   state_unavailable: { status: 503, title: 'Accounts and keys temporarily unavailable' },
   overloaded: { status: 503, title: 'Too busy: try again shortly' },
+  worker_unavailable: { status: 503, title: 'Research and lab temporarily unavailable' },
   // nginx's own answer (deploy/nginx.conf) when no replica answers.
   service_unavailable: { status: 503, title: 'Service temporarily unavailable' },
   internal_error: { status: 500, title: 'Internal error' },

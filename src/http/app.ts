@@ -114,7 +114,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
         });
       const snapshot = deps.snapshots.acquire();
       if (!snapshot)
-        throw new ServiceError('data_unavailable', 'No data snapshot is published yet; try again shortly.');
+        throw new ServiceError('data_unavailable', deps.snapshots.unavailable(), {}, { 'retry-after': '1' });
       c.set('snapshot', snapshot);
       return undefined;
     },
@@ -244,14 +244,25 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
   );
   // Ready while some verified snapshot is served; `degraded` says when it is not the current one.
   // Not ready while the state store does not answer within its deadline (keyed calls would get
-  // 503 state_unavailable); ready again as soon as it does, without a restart.
+  // 503 state_unavailable); ready again as soon as it does, without a restart. Not ready either
+  // while the research and lab workers cannot answer from the served snapshot (`workers`): they
+  // open its file on their own, and the main thread reading it says nothing of them.
   const stateHealth = stateProbe(deps.state);
+  const workersHealth = async (): Promise<string | null> => {
+    const snapshot = deps.heavy ? deps.snapshots.acquire() : null;
+    if (!snapshot || !deps.heavy) return null;
+    try {
+      return await deps.heavy.probe(snapshot);
+    } finally {
+      snapshot.release();
+    }
+  };
   app.get('/readyz', async (c) => {
     const { serving, current, problem } = deps.snapshots.health();
     const limits = limiter.degradedReason?.() ?? null;
-    const stateProblem = await stateHealth();
+    const [stateProblem, workers] = await Promise.all([stateHealth(), workersHealth()]);
     const problems = [problem, limits].filter((p): p is string => p !== null);
-    const ready = serving !== null && stateProblem === null;
+    const ready = serving !== null && stateProblem === null && workers === null;
     return c.json(
       {
         ready,
@@ -261,6 +272,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
         ...(problem ? { problem } : {}),
         ...(limits ? { rate_limits: limits } : {}),
         ...(stateProblem ? { state: stateProblem } : {}),
+        ...(workers ? { workers } : {}),
       },
       ready ? 200 : 503,
     );

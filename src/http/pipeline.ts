@@ -31,8 +31,12 @@ export function pipeline<C extends Context>(
 ): MiddlewareHandler & { front: FrontRun } {
   const enters = steps.map((s) => s.enter?.bind(s));
   const exits = steps.map((s) => s.exit?.bind(s));
-  const fail = async (c: Context, error: unknown): Promise<void> => {
-    if (!onError || !(error instanceof Error)) throw error;
+  const fail = async (c: Context, thrown: unknown): Promise<void> => {
+    if (!onError) throw thrown;
+    // A thrown value that is not an Error (a worker's error crossing the thread arrives as a plain
+    // object) is answered and logged like any other: past here, Hono and the node adapter would
+    // answer it as an unparseable request (400), outside the request log.
+    const error = thrown instanceof Error ? thrown : asError(thrown);
     c.error = error;
     c.res = await onError(error, c);
   };
@@ -203,4 +207,17 @@ export function onlyFor<C extends Context>(applies: (c: C) => boolean, steps: re
       ...(exit ? { exit: (c: C) => (applies(c) ? exit(c) : undefined) } : {}),
     };
   });
+}
+
+/** A thrown non-Error as an Error, keeping its message and code (onError reads SQLite's codes). */
+function asError(thrown: unknown): Error {
+  const o = thrown as { message?: unknown; code?: unknown } | null;
+  let text: string;
+  try {
+    text = JSON.stringify(thrown) ?? String(thrown);
+  } catch {
+    text = String(thrown);
+  }
+  const error = new Error(typeof o?.message === 'string' ? o.message : `non-Error thrown: ${text}`);
+  return typeof o?.code === 'string' ? Object.assign(error, { code: o.code }) : error;
 }

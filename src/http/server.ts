@@ -52,6 +52,7 @@ export function startServer(
           ...(config.WORKER_THREADS !== undefined ? { threads: config.WORKER_THREADS } : {}),
           maxQueue: config.HEAVY_QUEUE,
           deadlineMs: config.HEAVY_DEADLINE_MS,
+          log,
         });
   // Each published snapshot is read ahead by the workers, the one served now first.
   snapshots.onSwitch((s) => void heavy.warm(s));

@@ -113,8 +113,7 @@ export function createMcp(deps: McpDeps) {
     } catch (e) {
       return errorResult(e as ServiceError);
     }
-    if (!snapshot)
-      return errorResult(new ServiceError('data_unavailable', 'No data snapshot is published yet.'));
+    if (!snapshot) return errorResult(new ServiceError('data_unavailable', deps.snapshots.unavailable()));
     let verified: VerifiedPayment | undefined;
     const resource = {
       operation: op.id,

@@ -23,7 +23,9 @@ export type HeavyTask =
    * Reads what research keeps per snapshot before the first question needs it (warmResearch);
    * with `share`, into shared memory, and answers with it for the other workers.
    */
-  | { kind: 'warm'; share?: boolean };
+  | { kind: 'warm'; share?: boolean }
+  /** Reads the snapshot's meta table: whether a worker can answer from this snapshot now (/readyz). */
+  | { kind: 'probe' };
 
 export type HeavyAnswer =
   | ResearchAnswer
@@ -62,6 +64,9 @@ export function runHeavyTask(snapshot: Snapshot, task: HeavyTask): HeavyAnswer {
       const columns = warmResearch(snapshot, task.share);
       return columns ? { columns } : 'warm';
     }
+    case 'probe':
+      snapshot.reader.meta();
+      return 'ok';
   }
 }
 
@@ -81,3 +86,22 @@ export const toData = (e: ServiceError): ServiceErrorData => ({
 
 export const fromData = (d: ServiceErrorData['serviceError']): ServiceError =>
   new ServiceError(d.code, d.detail, d.extra, d.headers);
+
+/**
+ * Any other error of a task, as data. Thrown as it is, it would cross the thread as a plain
+ * object (a SqliteError loses its class and message), which the HTTP layer cannot answer.
+ */
+export interface WorkerFailureData {
+  workerFailure: { message: string; code?: string; stack?: string };
+}
+
+export function toFailureData(e: unknown): WorkerFailureData {
+  const err = e as { message?: unknown; code?: unknown; stack?: unknown } | null;
+  return {
+    workerFailure: {
+      message: typeof err?.message === 'string' ? err.message : String(e),
+      ...(typeof err?.code === 'string' ? { code: err.code } : {}),
+      ...(typeof err?.stack === 'string' ? { stack: err.stack } : {}),
+    },
+  };
+}

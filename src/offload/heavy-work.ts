@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ServiceError } from '../core/errors.js';
 import type { SharedColumns } from '../snapshot/paper-columns.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
 import { workerFile } from '../util/worker-file.js';
 import {
   fromData,
@@ -10,6 +10,8 @@ import {
   type HeavyTask,
   runHeavyTask,
   type ServiceErrorData,
+  toFailureData,
+  type WorkerFailureData,
 } from './heavy-tasks.js';
 
 /** Where research and lab work runs: in this thread, or in a pool of worker threads. */
@@ -21,6 +23,11 @@ export interface HeavyWork {
    * does nothing: the event loop must not stop for it.
    */
   warm(snapshot: Snapshot): Promise<void>;
+  /**
+   * Whether a research or lab question on `snapshot` could be answered now: null when it could,
+   * else why not (for /readyz). In this thread, always null: the thread that answers is this one.
+   */
+  probe(snapshot: Snapshot): Promise<string | null>;
   /** Queue length, threads, and the bytes of columns the workers share. */
   stats(): { queued: number; threads: number; sharedColumnBytes: number };
   close(): Promise<void>;
@@ -32,6 +39,7 @@ export const inThread: HeavyWork = {
     return runHeavyTask(snapshot, task) as T;
   },
   warm: async () => {},
+  probe: async () => null,
   stats: () => ({ queued: 0, threads: 0, sharedColumnBytes: 0 }),
   close: async () => {},
 };
@@ -43,6 +51,8 @@ export interface PoolOptions {
   maxQueue?: number;
   /** How long a task may wait and run; past it, 503 overloaded. */
   deadlineMs?: number;
+  /** Where a worker's failure is logged (the answer says only that it failed). */
+  log?: (msg: string, fields: Record<string, unknown>) => void;
 }
 
 export const defaultThreads = () => Math.max(1, Math.min(4, availableParallelism() - 1));
@@ -56,14 +66,29 @@ const overloaded = (why: string) =>
   );
 
 /**
+ * A worker that could not answer (its thread died, or its task threw): the
+ * client's request was sound, so a temporary 503, never a 400 or a 500; the cause goes to the log.
+ */
+const workerUnavailable = () =>
+  new ServiceError(
+    'worker_unavailable',
+    'The research and lab workers could not answer this; try again shortly.',
+    {},
+    { 'retry-after': '2' },
+  );
+
+/**
  * Research and lab answers in worker threads, so a slow question never holds up the cached reads
  * on the event loop. Bounded: a full queue or a task past its deadline is a 503 `overloaded` with
- * Retry-After (never charged: no answer is given).
+ * Retry-After (never charged: no answer is given). A task that meets a damaged snapshot fails as
+ * in this thread (an Error with SQLite's code: 503 `data_unavailable`, and the file is checked);
+ * any other failure of a worker is a 503 `worker_unavailable`.
  */
 export function workerPool(options: PoolOptions = {}): HeavyWork {
   const threads = options.threads ?? defaultThreads();
   const maxQueue = options.maxQueue ?? 64;
   const deadlineMs = options.deadlineMs ?? 10_000;
+  const log = options.log ?? (() => {});
   const pool = new Piscina({
     filename: workerFile(import.meta.url, './heavy-worker.js'),
     minThreads: threads,
@@ -85,26 +110,58 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
   const input = (snapshot: Snapshot, task: HeavyTask) => ({
     path: snapshot.path,
     version: snapshot.version,
+    file: snapshot.file,
     task,
     ...(shared?.version === snapshot.version ? { columns: shared.columns } : {}),
   });
+  const failed = (task: HeavyTask, cause: WorkerFailureData['workerFailure']) => {
+    log('research or lab worker failed', { task: task.kind, err: cause.message, stack: cause.stack });
+    return workerUnavailable();
+  };
+  const attempt = async (snapshot: Snapshot, task: HeavyTask, ms: number): Promise<HeavyAnswer> => {
+    if (pool.queueSize >= maxQueue) throw overloaded('the queue is full');
+    let out: HeavyAnswer | ServiceErrorData | WorkerFailureData;
+    const signal = AbortSignal.timeout(ms);
+    try {
+      if (sharing?.version === snapshot.version) await sharing.done;
+      out = await pool.run(input(snapshot, task), { name: 'task', signal });
+    } catch (e) {
+      const err = e as { name?: unknown; message?: unknown } | null;
+      if (err?.name === 'AbortError' || err?.name === 'TimeoutError')
+        throw overloaded(`no answer within ${ms / 1000} s`);
+      if (typeof err?.message === 'string' && /queue is at limit/i.test(err.message))
+        throw overloaded('the queue is full');
+      throw failed(task, toFailureData(e).workerFailure);
+    }
+    if (out && typeof out === 'object' && 'serviceError' in out) throw fromData(out.serviceError);
+    if (out && typeof out === 'object' && 'workerFailure' in out) {
+      const f = out.workerFailure;
+      // Answered as in this thread (app.ts onError): 503 data_unavailable, and the file checked now.
+      if (isCorruption(f)) throw Object.assign(new Error(f.message), { code: f.code });
+      throw failed(task, f);
+    }
+    return out as HeavyAnswer;
+  };
+  // One probe at a time per snapshot: /readyz asked often does not fill the queue with them.
+  let probing: { snapshot: Snapshot; done: Promise<string | null> } | null = null;
   return {
     async run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask): Promise<T> {
-      if (pool.queueSize >= maxQueue) throw overloaded('the queue is full');
-      let out: HeavyAnswer | ServiceErrorData;
-      const signal = AbortSignal.timeout(deadlineMs);
-      try {
-        if (sharing?.version === snapshot.version) await sharing.done;
-        out = await pool.run(input(snapshot, task), { name: 'task', signal });
-      } catch (e) {
-        const name = (e as Error).name;
-        if (name === 'AbortError' || name === 'TimeoutError')
-          throw overloaded(`no answer within ${deadlineMs / 1000} s`);
-        if (/queue is at limit/i.test((e as Error).message)) throw overloaded('the queue is full');
-        throw e;
-      }
-      if (out && typeof out === 'object' && 'serviceError' in out) throw fromData(out.serviceError);
-      return out as T;
+      return (await attempt(snapshot, task, deadlineMs)) as T;
+    },
+    probe(snapshot) {
+      if (probing?.snapshot === snapshot) return probing.done;
+      // Within a question's deadline: not answered by then is what a question would get (503).
+      const done = attempt(snapshot, { kind: 'probe' }, deadlineMs).then(
+        () => null,
+        (e: Error) =>
+          `the research and lab workers do not answer from snapshot ${snapshot.version} (${(e as { code?: string }).code}): ${e.message}`,
+      );
+      const mine = { snapshot, done };
+      probing = mine;
+      void done.finally(() => {
+        if (probing === mine) probing = null;
+      });
+      return done;
     },
     warm(snapshot) {
       // One worker reads the columns into shared memory (with one worker, there is no one to

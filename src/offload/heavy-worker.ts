@@ -2,17 +2,20 @@
  * A worker thread of the heavy-work pool (piscina). It opens the snapshot files it is asked about
  * read-only and keeps the last few open (a new publication brings a new file; the old ones are
  * closed as they fall out, or once unused for IDLE_CLOSE_MS), so it follows snapshot switches
- * without being told.
+ * without being told. Each is known by its path and the identity of the file the main thread
+ * opened there, so a file quarantined and rewritten under the same name is opened anew.
  */
 import { ServiceError } from '../core/errors.js';
 import { adoptPaperColumns, type SharedColumns } from '../snapshot/paper-columns.js';
-import { Snapshot } from '../snapshot/snapshot.js';
+import { isCorruption, Snapshot } from '../snapshot/snapshot.js';
 import {
   type HeavyAnswer,
   type HeavyTask,
   runHeavyTask,
   type ServiceErrorData,
   toData,
+  toFailureData,
+  type WorkerFailureData,
 } from './heavy-tasks.js';
 
 // Each worker holds its own connections: few, with a small page cache (the OS page cache and the
@@ -25,25 +28,28 @@ const WORKER_CACHE_KIB = 8_192;
  * prepared statements), rather than kept until a second publication pushes it out.
  */
 export const IDLE_CLOSE_MS = 30_000;
-/** The open snapshots by file path, least recently used first, each with when a task last asked for it. */
+/**
+ * The open snapshots by file path and file identity, least recently used first, each with when a
+ * task last asked for it.
+ */
 const open = new Map<string, { snapshot: Snapshot; lastUsed: number }>();
 
 function closeIdle(except: string, now: number): void {
-  for (const [path, entry] of open) {
-    if (path === except || now - entry.lastUsed < IDLE_CLOSE_MS) continue;
-    open.delete(path);
+  for (const [key, entry] of open) {
+    if (key === except || now - entry.lastUsed < IDLE_CLOSE_MS) continue;
+    open.delete(key);
     entry.snapshot.retire();
   }
 }
 
-function snapshotAt(path: string, version: string): Snapshot {
+function snapshotAt(key: string, path: string, version: string): Snapshot {
   const now = Date.now();
-  closeIdle(path, now);
-  const kept = open.get(path);
+  closeIdle(key, now);
+  const kept = open.get(key);
   // Deleted and set again: most recently used last.
-  open.delete(path);
+  open.delete(key);
   const snapshot = kept?.snapshot ?? new Snapshot(version, path, { cacheKib: WORKER_CACHE_KIB, mmap: false });
-  open.set(path, { snapshot, lastUsed: now });
+  open.set(key, { snapshot, lastUsed: now });
   while (open.size > KEEP_OPEN) {
     const [oldest, entry] = open.entries().next().value as [string, { snapshot: Snapshot }];
     open.delete(oldest);
@@ -56,16 +62,25 @@ function snapshotAt(path: string, version: string): Snapshot {
 export function task(input: {
   path: string;
   version: string;
+  /** The main thread's Snapshot.file: which file at `path` it opened and verified. */
+  file?: string;
   task: HeavyTask;
   /** The snapshot's columns another worker read into shared memory, when there are. */
   columns?: SharedColumns;
-}): HeavyAnswer | ServiceErrorData {
+}): HeavyAnswer | ServiceErrorData | WorkerFailureData {
+  const key = `${input.path}\0${input.file ?? ''}`;
   try {
-    const snapshot = snapshotAt(input.path, input.version);
+    const snapshot = snapshotAt(key, input.path, input.version);
     if (input.columns) adoptPaperColumns(snapshot, input.columns);
     return runHeavyTask(snapshot, input.task);
   } catch (e) {
     if (e instanceof ServiceError) return toData(e);
-    throw e;
+    // A damaged file is not read again through this connection: the next task opens the path anew.
+    if (isCorruption(e)) {
+      const entry = open.get(key);
+      open.delete(key);
+      entry?.snapshot.retire();
+    }
+    return toFailureData(e);
   }
 }

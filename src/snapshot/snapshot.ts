@@ -3,6 +3,7 @@ import { watch } from 'node:fs';
 import Database from 'better-sqlite3';
 import { paperColumn } from './paper-columns.js';
 import { PinnedSnapshots } from './pinned.js';
+import { readPublications } from './publication-log.js';
 import {
   fileStamp,
   listSnapshotVersions,
@@ -20,6 +21,12 @@ export class Snapshot implements SnapshotView {
   /** Every query the service makes of this snapshot, each prepared once on first use. */
   readonly reader: SqliteSnapshotReader;
   readonly meta: Readonly<Record<string, string>>;
+  /**
+   * The file opened (size, mtime and inode): a worker thread keys its connections by it, so a file
+   * quarantined and rewritten under the same name is opened again rather than read through the old
+   * connection, which still reads the damaged bytes.
+   */
+  readonly file: string;
   private holders = 0;
   private retired = false;
   /** Per-snapshot memo for derived answers (e.g. the element list), dropped with the snapshot. */
@@ -36,6 +43,7 @@ export class Snapshot implements SnapshotView {
      */
     options: { cacheKib?: number; mmap?: boolean; titleRanking?: TitleRankingOptions } = {},
   ) {
+    this.file = fileStamp(path)?.key ?? '';
     this.db = new Database(path, { readonly: true, fileMustExist: true });
     this.db.pragma(`cache_size = -${Math.floor(options.cacheKib ?? 65_536)}`);
     this.db.pragma(`mmap_size = ${options.mmap === false ? 0 : 268_435_456}`);
@@ -124,6 +132,7 @@ export class SnapshotManager {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<boolean> | null = null;
   private again = false;
+  private stopped = false;
   private readonly listeners: ((s: Snapshot) => void)[] = [];
   private readonly pinned = new PinnedSnapshots();
   /** Pinned versions being opened (and verified), so concurrent first reads share one open. */
@@ -182,17 +191,20 @@ export class SnapshotManager {
   private async step(): Promise<boolean> {
     await this.checkPinned();
     let dropped = false;
-    // The served file changed in place (it never should): verify it again.
-    if (this.current) {
-      const stamp = fileStamp(snapshotFile(this.dir, this.current.version))?.key ?? null;
+    // The served file changed in place (it never should): verify it again. Held in a local: the
+    // manager may be stopped while the file is hashed.
+    const served = this.current;
+    if (served) {
+      const stamp = fileStamp(snapshotFile(this.dir, served.version))?.key ?? null;
       if (stamp !== this.currentStamp) {
-        if (await verifySnapshot(this.dir, this.current.version)) this.currentStamp = stamp;
+        const sound = await verifySnapshot(this.dir, served.version);
+        if (this.current !== served) return false;
+        if (sound) this.currentStamp = stamp;
         else {
-          this.condemn(this.current.version, 'its bytes changed while it was served');
-          const old = this.current;
+          this.condemn(served.version, 'its bytes changed while it was served');
           this.current = null;
           this.currentStamp = null;
-          old.retire();
+          served.retire();
           dropped = true;
         }
       }
@@ -203,33 +215,55 @@ export class SnapshotManager {
       this.problem = null;
       return false;
     }
+    // A CURRENT that names no version (garbage, or removed) says nothing of which snapshot is
+    // current; the publication log does (newest first), so its newest good file is served rather
+    // than PREVIOUS. With a pointer, the fallback order is PREVIOUS, then any other file.
     const candidates = [
-      ...new Set([wanted, readPointer(this.dir, 'PREVIOUS'), ...listSnapshotVersions(this.dir)]),
+      ...new Set(
+        pointed === null
+          ? [...readPublications(this.dir).map((p) => p.data_version), ...listSnapshotVersions(this.dir)]
+          : [wanted, readPointer(this.dir, 'PREVIOUS'), ...listSnapshotVersions(this.dir)],
+      ),
     ].filter((v): v is string => v !== null);
     for (const version of candidates) {
       // Serving a fallback already: only a better candidate (earlier in the list) replaces it.
       if (version === this.current?.version) break;
       const next = await this.open(version);
       if (!next) continue;
+      if (this.stopped) {
+        next.retire();
+        return false;
+      }
       const old = this.current;
       this.current = next;
       this.currentStamp = fileStamp(snapshotFile(this.dir, version))?.key ?? null;
       old?.retire();
       this.pinned.drop(version);
-      this.problem =
-        version === pointed || pointed === null
-          ? null
-          : `current snapshot ${pointed} is missing or damaged; serving ${version} until \`ri build\` rewrites it`;
-      if (this.problem) this.warn(this.problem);
-      else this.log(`serving snapshot ${version}`);
+      this.problem = null;
+      this.report(pointed, candidates.length > 0);
+      if (!this.problem) this.log(`serving snapshot ${version}`);
       for (const l of this.listeners) l(next);
       return true;
     }
-    if (this.current && pointed !== this.current.version && !this.problem)
-      this.problem = `current snapshot ${pointed} is missing or damaged; serving ${this.current.version} until \`ri build\` rewrites it`;
-    if (!this.current && pointed)
-      this.problem = `no readable snapshot: ${pointed} is missing or damaged; run \`ri build\``;
+    this.report(pointed, candidates.length > 0);
     return dropped;
+  }
+
+  /** Sets `problem` from what is served and what CURRENT names, and logs it when it changes. */
+  private report(pointed: string | null, published: boolean): void {
+    const serving = this.current?.version ?? null;
+    let problem: string | null = null;
+    if (serving && pointed === null)
+      problem = `the CURRENT pointer names no snapshot; serving ${serving}, the newest published snapshot that verifies, until \`ri build\` writes the pointer again`;
+    else if (serving && pointed !== serving)
+      problem = `current snapshot ${pointed} is missing or damaged; serving ${serving} until \`ri build\` rewrites it`;
+    else if (!serving && pointed)
+      problem = `no readable snapshot: ${pointed} is missing or damaged; run \`ri build\``;
+    else if (!serving && published)
+      problem =
+        'no readable snapshot: the CURRENT pointer names none and no published snapshot verifies; run `ri build`';
+    if (problem && problem !== this.problem) this.warn(problem);
+    this.problem = problem;
   }
 
   /** Opens a snapshot whose bytes verify; a damaged one is quarantined (or, if it cannot be moved, skipped quietly). */
@@ -329,11 +363,28 @@ export class SnapshotManager {
     return this.current?.version ?? null;
   }
 
+  /**
+   * Why no snapshot can be acquired, for the 503 a request gets: a published one being checked or
+   * replaced (a damaged file was dropped and the next good one is being verified, or `ri build`
+   * is awaited), or none published yet.
+   */
+  unavailable(): string {
+    const published =
+      this.running !== null ||
+      this.problem !== null ||
+      readPointerName(this.dir, 'CURRENT') !== null ||
+      listSnapshotVersions(this.dir).length > 0;
+    return published
+      ? 'The data snapshot is being checked or replaced; try again shortly.'
+      : 'No data snapshot is published yet; try again shortly.';
+  }
+
   health(): SnapshotHealth {
     return { serving: this.version, current: readPointerName(this.dir, 'CURRENT'), problem: this.problem };
   }
 
   stop(): void {
+    this.stopped = true;
     this.watcher?.close();
     if (this.timer) clearInterval(this.timer);
     this.current?.retire();

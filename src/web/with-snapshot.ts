@@ -19,10 +19,7 @@ export async function withSnapshot(
   const snapshot = snapshots.acquire();
   if (!snapshot)
     return c.html(
-      page(
-        'Data unavailable',
-        html`<h1>Data unavailable</h1><p>No data is published yet; try again shortly.</p>`,
-      ),
+      page('Data unavailable', html`<h1>Data unavailable</h1><p>${snapshots.unavailable()}</p>`),
       503,
       { 'retry-after': '5' },
     );

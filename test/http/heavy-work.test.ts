@@ -1,9 +1,14 @@
+import { closeSync, copyFileSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
 import { type HeavyWork, inThread, workerPool } from '../../src/offload/heavy-work.js';
 import { paperColumn } from '../../src/snapshot/paper-columns.js';
+import { snapshotFile } from '../../src/snapshot/publish.js';
+import { type Snapshot, SnapshotManager } from '../../src/snapshot/snapshot.js';
 import { bearer, sampleApp } from '../helpers/app.js';
+import { tempDir } from '../helpers/works.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
 const pool = workerPool({ threads: 2, maxQueue: 16, deadlineMs: 20_000 });
@@ -162,6 +167,75 @@ describe('research and lab answers in worker threads', () => {
       expect(codes.filter((c) => c === 200 || c === 404).length).toBeGreaterThan(0);
     } finally {
       await narrow.close();
+    }
+  });
+
+  it("a worker's failure is a 503 worker_unavailable (never a 400 or a 500), its cause logged", async () => {
+    const logged: string[] = [];
+    const own = workerPool({ threads: 1, log: (_msg, fields) => logged.push(String(fields.err)) });
+    const task = {
+      kind: 'labQuote' as const,
+      input: 'Fe',
+      viewer,
+      secret: 's'.repeat(32),
+      ttlSeconds: 9,
+      nowMs: 0,
+    };
+    // A file the worker cannot open (SQLite's SQLITE_CANTOPEN, not a damaged page).
+    const gone = { path: '/nonexistent/x.sqlite', version: '0'.repeat(16), file: '' } as Snapshot;
+    await expect(own.run(gone, task)).rejects.toMatchObject({ code: 'worker_unavailable', status: 503 });
+    expect(logged.join('\n')).toMatch(/Cannot open database/);
+    await own.close();
+  });
+
+  it('/readyz is not ready while the workers cannot read the served snapshot, and a request gets 503', async () => {
+    // A copy of the sample's snapshot, served by a manager that is not polling: the main thread
+    // has not looked at the file again, the workers open it on their own.
+    const dir = join(tempDir('ri-workers-readyz-'), 'snapshots');
+    mkdirSync(dir);
+    copyFileSync(snapshotFile(ctx.snapshots.dir, ctx.version), snapshotFile(dir, ctx.version));
+    writeFileSync(join(dir, 'CURRENT'), `${ctx.version}\n`);
+    const snapshots = new SnapshotManager(dir);
+    await snapshots.refresh();
+    const own = workerPool({ threads: 1, maxQueue: 4, deadlineMs: 20_000 });
+    try {
+      const app = createApp({
+        config: loadConfig({}, { PUBLIC_URL: 'https://ri.example' }),
+        snapshots,
+        state: ctx.state,
+        heavy: own,
+      });
+      // The worker started and the file opened before /readyz asks.
+      const served = snapshots.acquire()!;
+      await own.run(served, { kind: 'probe' }).finally(() => served.release());
+      const ok = await app.request('/readyz');
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toMatchObject({ ready: true, status: 'ok' });
+      expect(await ok.json().catch(() => ({}))).not.toHaveProperty('workers');
+
+      // Its first page zeroed: SQLite's header, which a connection reads before each query.
+      const fd = openSync(snapshotFile(dir, ctx.version), 'r+');
+      writeSync(fd, Buffer.alloc(4096, 0), 0, 4096, 0);
+      closeSync(fd);
+      const down = await app.request('/readyz');
+      expect(down.status).toBe(503);
+      expect(await down.json()).toMatchObject({
+        ready: false,
+        status: 'unavailable',
+        data_version: ctx.version,
+        workers: expect.stringMatching(/research and lab workers/),
+      });
+      const research = await app.request(
+        '/v1/research?q=oxygen%20evolution&page_size=3',
+        bearer(ctx.keys.professional),
+      );
+      expect(research.status).toBe(503);
+      expect(research.headers.get('content-type')).toBe('application/problem+json');
+      expect(((await research.json()) as { code: string }).code).toBe('data_unavailable');
+    } finally {
+      await snapshots.refresh(); // the check the 503 started, done before the manager stops
+      snapshots.stop();
+      await own.close();
     }
   });
 });

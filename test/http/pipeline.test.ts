@@ -84,6 +84,24 @@ describe('pipeline', () => {
     expect(trace).toEqual(['enter 0', 'enter 1', 'exit 0 saw 202']);
   });
 
+  it('answers a thrown non-Error (a worker error crossing the thread) with onError, and runs the exits', async () => {
+    const trace: string[] = [];
+    const a = new Hono();
+    a.use('*', pipeline(steps({}, trace), onError));
+    a.get('/x', () => {
+      trace.push('handler');
+      throw { code: 'SQLITE_CORRUPT' };
+    });
+    const res = await a.request('/x');
+    expect(res.status).toBe(500);
+    expect(await res.text()).toMatch(/SQLITE_CORRUPT/);
+    expect(trace.filter((t) => t.startsWith('exit'))).toEqual([
+      'exit 2 saw 500',
+      'exit 1 saw 500',
+      'exit 0 saw 500',
+    ]);
+  });
+
   // The front (front.ts) runs the steps on its own context and hands the request on to Hono
   // where it stopped: together they run each step once, as the pipeline alone does.
   it.each(scripts.filter((s) => s.answerAt === undefined))(

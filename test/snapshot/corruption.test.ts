@@ -136,13 +136,18 @@ describe('a damaged current snapshot', () => {
     expect(await stop(server.child)).toBe(0);
   });
 
-  it('leaves no half-written files of a killed build behind', () => {
+  it('leaves no half-written files of a killed build behind, and keeps those of a running one', () => {
     const { dataDir, dir } = dataDirWith(TITLES.slice(0, 10));
-    // A build killed with SIGKILL leaves its temporary file and its titles' index's side file;
-    // its process (pid) is gone.
-    const left = [join(dir, '.build-999999999-1.sqlite'), join(dir, '.build-999999999-1.sqlite-titles')];
-    for (const file of left) writeFileSync(file, 'partial');
+    // A build killed with SIGKILL leaves its temporary file and its titles' index's side file,
+    // each with SQLite's journal; its process (pid) is gone.
+    const left = ['', '-journal', '-titles', '-titles-journal', '-titles-wal'].map((end) =>
+      join(dir, `.build-999999999-1.sqlite${end}`),
+    );
+    // This process is alive: its files are a running build's.
+    const running = ['', '-titles-journal'].map((end) => join(dir, `.build-${process.pid}-1.sqlite${end}`));
+    for (const file of [...left, ...running]) writeFileSync(file, 'partial');
     expect(ri(['build', '--data-dir', dataDir]).status).toBe(0);
     expect(left.filter((file) => existsSync(file))).toEqual([]);
+    expect(running.filter((file) => existsSync(file))).toEqual(running);
   });
 });

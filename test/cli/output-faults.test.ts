@@ -32,6 +32,9 @@ beforeAll(async () => {
       payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
       nonce: `0x${i.toString(16).padStart(64, '0')}`,
       paymentId: null,
+      payloadHash: `${i}`.padStart(64, '0'),
+      validUntil: new Date().toISOString(),
+      dataVersion: null,
     });
   }
   await store.close();

@@ -60,6 +60,9 @@ describe('the agent skill', () => {
       zip_url: string;
     };
     expect(v.version).toBe(frontMatter(md).version);
+    // The version the body compares with is the file's own (an older one there makes every agent
+    // report the skill as outdated).
+    expect(md).toContain(`this file's (${frontMatter(md).version})`);
     expect(v.zip_url).toBe(`${server.base}/v1/skill`);
     // An agent holding an older copy learns of the newer one by comparing the two.
     expect(md).toMatch(/newer than this file's \(\d+\.\d+\.\d+\)/);

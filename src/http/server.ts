@@ -59,11 +59,15 @@ export function startServer(
   if (served) void heavy.warm(served).finally(() => served.release());
   const app = createApp({ config, snapshots, state, log, usage, heavy, ...extra });
   return new Promise((resolve, reject) => {
-    let drain: () => Promise<void> = async () => {};
     const server = createServer(
       { maxHeaderSize: 16 * 1024 },
       serviceListener(app, { hostname: config.HOST, publicUrl: config.publicUrl }),
     );
+    const drain = boundServer(server, {
+      perClient: config.MAX_CONNECTIONS_PER_CLIENT,
+      total: config.MAX_CONNECTIONS,
+      publicUrl: config.publicUrl,
+    });
     server.listen(config.PORT, config.HOST, () => {
       const info = server.address() as AddressInfo;
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
@@ -77,11 +81,6 @@ export function startServer(
             )
             .then(() => heavy.close()),
       });
-    });
-    drain = boundServer(server, {
-      perClient: config.MAX_CONNECTIONS_PER_CLIENT,
-      total: config.MAX_CONNECTIONS,
-      publicUrl: config.publicUrl,
     });
     // A port in use or not ours: fail the start (rather than never listening).
     server.once('error', reject);

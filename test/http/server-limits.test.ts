@@ -1,7 +1,9 @@
-import { connect, type Socket } from 'node:net';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { type RunningServer, startServer } from '../../src/http/server.js';
+import { boundServer } from '../../src/http/server-limits.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
 import { emptyState } from '../helpers/app.js';
 import { riBackground } from '../helpers/cli.js';
@@ -38,6 +40,59 @@ function raw(bytes: string): Promise<string> {
     socket.on('close', () => resolve(got));
     socket.on('error', () => resolve(got));
   });
+}
+
+interface Answer {
+  status: number;
+  head: string;
+  body: string;
+  /** Milliseconds from sending the request's first byte to the answer's last. */
+  ms: number;
+}
+
+/**
+ * Writes `bytes` on a new connection (then `more`, if given, as long as the connection is open) and
+ * resolves with the first answer once its Content-Length body is in, without waiting for a close;
+ * rejects when none comes within `waitMs`.
+ */
+function answerTo(
+  bytes: string,
+  options: { port?: number; waitMs?: number; more?: (socket: Socket) => void } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(options.port ?? port, '127.0.0.1');
+    const started = Date.now();
+    let got = Buffer.alloc(0);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer within ${options.waitMs ?? 10_000} ms: ${got.toString()}`));
+    }, options.waitMs ?? 10_000);
+    socket.on('error', () => {});
+    socket.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      const end = got.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = got.subarray(0, end).toString();
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+      if (got.length < end + 4 + length) return;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({
+        status: Number(head.split(' ')[1]),
+        head: head.toLowerCase(),
+        body: got.subarray(end + 4, end + 4 + length).toString(),
+        ms: Date.now() - started,
+      });
+    });
+    socket.write(bytes);
+    options.more?.(socket);
+  });
+}
+
+function expectProblem(answer: Answer, status: number, code: string) {
+  expect(answer.status, answer.head).toBe(status);
+  expect(answer.head).toContain('content-type: application/problem+json');
+  expect(JSON.parse(answer.body)).toMatchObject({ status, code });
 }
 
 const opened = (): Promise<Socket> =>
@@ -137,6 +192,46 @@ describe('the server bounds what a client can hold', () => {
       /^HTTP\/1\.1 200 /,
     );
   });
+});
+
+// Issue 30 (10a): Node checks headersTimeout and requestTimeout only every
+// connectionsCheckingInterval (30 s by default), so the documented 10 s and 30 s fired at 23 s and 53 s.
+describe('the header and request timeouts fire when they say', () => {
+  let short: ReturnType<typeof createServer>;
+  let shortPort: number;
+  const limits = { headersTimeoutMs: 2_000, requestTimeoutMs: 4_000 };
+
+  beforeAll(async () => {
+    short = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    boundServer(short, { perClient: 100, total: 100, publicUrl: '', limits });
+    await new Promise<void>((r) => short.listen(0, '127.0.0.1', () => r()));
+    shortPort = (short.address() as AddressInfo).port;
+  });
+
+  afterAll(() => {
+    short?.closeAllConnections();
+    short?.close();
+  });
+
+  it('headers that never finish: 408 within about a second of headersTimeout', async () => {
+    const answer = await answerTo('GET / HTTP/1.1\r\nHost: x\r\n', { port: shortPort, waitMs: 15_000 });
+    expectProblem(answer, 408, 'request_timeout');
+    expect(answer.ms).toBeGreaterThanOrEqual(limits.headersTimeoutMs - 100);
+    expect(answer.ms).toBeLessThan(limits.headersTimeoutMs + 1_500);
+  }, 20_000);
+
+  it('a body that never finishes: 408 within about a second of requestTimeout', async () => {
+    const answer = await answerTo('POST / HTTP/1.1\r\nHost: x\r\ncontent-length: 10\r\n\r\n12345', {
+      port: shortPort,
+      waitMs: 15_000,
+    });
+    expectProblem(answer, 408, 'request_timeout');
+    expect(answer.ms).toBeGreaterThanOrEqual(limits.requestTimeoutMs - 100);
+    expect(answer.ms).toBeLessThan(limits.requestTimeoutMs + 1_500);
+  }, 20_000);
 });
 
 describe('graceful shutdown', () => {

@@ -60,7 +60,8 @@ function rawProblem(e: ServiceError, publicUrl: string): string {
  * Bounds a server: timeouts on headers, requests and idle keep-alive; at most `perClient` open
  * connections from one address and `total` in all (one client cannot starve the others); Node's
  * own refusals and CONNECT answered as problem+json. Returns the drain: stop accepting, let accepted requests
- * finish for up to SERVER_LIMITS.drainMs, then close every connection.
+ * finish for up to SERVER_LIMITS.drainMs (each answer then says Connection: close and its socket
+ * is closed after it), then close every connection.
  */
 export function boundServer(
   server: Server,
@@ -101,26 +102,18 @@ export function boundServer(
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
     answerAndClose(socket, clientErrorResponse(error.code, options.publicUrl)),
   );
-  // An answer sent before the request's body has all arrived (413, or a refusal that never reads
-  // it) says Connection: close: the adapter drains such a body for at most 500 ms and then closes
-  // the socket, and a proxy that was told keep-alive would send its next request into that close.
-  // The socket is then closed once the body is in (closeAfterBody), not right after the answer.
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-      if (!req.complete && !res.headersSent) {
-        res.setHeader('connection', 'close');
-        if (req.socket) closeAfterBody(req, req.socket);
-      }
-      return writeHead.apply(this, args);
-    } as typeof writeHead;
-  });
+  let draining = false;
+  // Before the app's listener, which may answer at once (the front's cached answers).
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) =>
+    guardAnswer(req, res, () => draining),
+  );
   // Node hands CONNECT to this event, never to the app, and closes the connection unanswered when no one listens.
   server.on('connect', (_req: unknown, socket: Socket) =>
     answerAndClose(socket, rawProblem(METHOD_NOT_ALLOWED, options.publicUrl)),
   );
   return () =>
     new Promise<void>((done) => {
+      draining = true;
       const force = setTimeout(() => {
         server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
@@ -132,6 +125,39 @@ export function boundServer(
       });
       server.closeIdleConnections();
     });
+}
+
+/**
+ * Says `Connection: close` on an answer that will not keep its connection:
+ * - one sent before the request's body has all arrived (413, or a refusal that never reads it):
+ *   the adapter drains such a body for at most 500 ms and then closes the socket, and a proxy
+ *   that was told keep-alive would send its next request into that close. The socket is then
+ *   closed once the body is in (closeAfterBody), not right after the answer;
+ * - any answer during the drain: Node then closes the socket once it is sent. Told keep-alive,
+ *   clients sent their next requests on connections the drain's deadline then reset.
+ */
+function guardAnswer(req: IncomingMessage, res: ServerResponse, draining: () => boolean): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+    if (!res.headersSent) {
+      if (bodyPending(req)) {
+        res.setHeader('connection', 'close');
+        if (req.socket) closeAfterBody(req, req.socket);
+      } else if (draining()) res.setHeader('connection', 'close');
+    }
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
+}
+
+/**
+ * Whether some of the request's body has yet to arrive. Not just `!req.complete`: an answer
+ * written inside the request event (the front's cached reads) comes before Node marks even a
+ * request without a body complete.
+ */
+function bodyPending(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return length !== undefined ? Number(length) > 0 : req.headers['transfer-encoding'] !== undefined;
 }
 
 /** After an early answer, how long and how much of the rest of a request's body is read (and dropped) before closing. */

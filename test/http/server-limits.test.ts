@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
@@ -6,7 +6,7 @@ import { type RunningServer, startServer } from '../../src/http/server.js';
 import { boundServer } from '../../src/http/server-limits.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
 import { emptyState } from '../helpers/app.js';
-import { riBackground } from '../helpers/cli.js';
+import { riBackground, until } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';
 
@@ -182,6 +182,28 @@ describe('the server bounds what a client can hold', () => {
     expect(error).toBeNull();
   });
 
+  // The answers written at once, inside the app's listener (the front's cached reads), are before
+  // the request is marked complete: they must not be taken for answers before a body.
+  it('keeps a keep-alive connection across cached reads (the front answers them at once)', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const read = () =>
+      new Promise<string | undefined>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: '/v1/elements', agent }, (res) => {
+          sockets.add(res.socket);
+          res.resume();
+          res.on('end', () => resolve(res.headers.connection));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const connections = [];
+    for (let i = 0; i < 4; i++) connections.push(await read());
+    agent.destroy();
+    expect(connections).toEqual(['keep-alive', 'keep-alive', 'keep-alive', 'keep-alive']);
+    expect(sockets.size).toBe(1);
+  });
+
   it('holds at most MAX_CONNECTIONS_PER_CLIENT connections from one address; the others are closed', async () => {
     const held = await Promise.all(Array.from({ length: 5 }, opened));
     const extra = await raw('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -259,6 +281,82 @@ describe('graceful shutdown', () => {
     expect((Date.now() - started) / 1000).toBeLessThan(30);
     socket.destroy();
   });
+
+  // Issue 30 (10b): answers finished during the drain said keep-alive, the clients sent their next
+  // requests on those connections, and the drain's deadline then reset them all (40 of 40).
+  it('answers finished during the drain say Connection: close, and keep-alive clients are never reset', async () => {
+    const proc = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+      { STATE_URL: `sqlite:${tempDir('ri-drain-')}/state.sqlite`, LOG_LEVEL: 'info' },
+      /at (http:\/\/\S+)\/v1/,
+    );
+    const base = new URL((await proc.started)[1]!);
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const options = { host: '127.0.0.1', port: Number(base.port), agent };
+    const errors: string[] = [];
+    const clients = 40;
+    // Each client's request is in flight at SIGTERM: its headers and half its body are sent.
+    const inFlight = Array.from({ length: clients }, () => {
+      const req = request({
+        ...options,
+        method: 'POST',
+        path: '/mcp',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': body.length,
+        },
+      });
+      const answered = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+      });
+      req.write(body.slice(0, 10));
+      return { req, answered };
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+    const exited = new Promise<string>((r) =>
+      proc.child.once('exit', (code, signal) => r(`${code} ${signal}`)),
+    );
+    proc.child.kill('SIGTERM');
+    await until(() => (proc.output().stdout.includes('finishing in-flight requests') ? true : undefined));
+    for (const { req } of inFlight) req.end(body.slice(10));
+    const answers = await Promise.all(
+      inFlight.map(({ answered }) => answered.catch((e: NodeJS.ErrnoException) => e.code ?? e.message)),
+    );
+    // Then each client goes on as a keep-alive client does: its next requests on the connection it
+    // was told it could keep, a new one otherwise (refused: the server no longer listens).
+    const get = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ ...options, path: '/healthz' }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        for (let i = 0; i < 1_000; i++) {
+          try {
+            await get();
+          } catch (e) {
+            const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+            if (code !== 'ECONNREFUSED') errors.push(code);
+            return;
+          }
+        }
+      }),
+    );
+    agent.destroy();
+    expect(errors).toEqual([]);
+    expect(answers).toEqual(Array.from({ length: clients }, () => ({ status: 200, connection: 'close' })));
+    expect(await exited, proc.output().stderr).toBe('0 null');
+  }, 60_000);
 
   it('clients that were refused (CONNECT, a request that is not HTTP) and never close their side do not keep ri serve alive', async () => {
     const proc = riBackground(

@@ -35,6 +35,35 @@ const METHOD_NOT_ALLOWED = new ServiceError('method_not_allowed', 'CONNECT is no
 
 const BAD_REQUEST = new ServiceError('bad_request', 'The request could not be parsed as HTTP.');
 
+const HOST_REQUIRED = new ServiceError('host_required', 'An HTTP/1.1 request must carry a Host header.');
+
+const EXPECTATION_FAILED = new ServiceError(
+  'expectation_failed',
+  'The Expect header asks for something this server does not do (it knows only 100-continue).',
+);
+
+/**
+ * An HTTP/1.1 request without a Host (RFC 9112, 3.2): 400 as problem+json. Node's own refusal
+ * (requireHostHeader) has an empty body, so the server turns it off and its listener asks this.
+ */
+export function refusedWithoutHost(req: IncomingMessage, res: ServerResponse, publicUrl: string): boolean {
+  if (req.headers.host || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
+  problemAnswer(res, HOST_REQUIRED, publicUrl);
+  return true;
+}
+
+/** A refusal through Node's response, then the connection closed (after the request's body, if one comes). */
+function problemAnswer(res: ServerResponse, e: ServiceError, publicUrl: string): void {
+  const body = JSON.stringify(problemBody(publicUrl, e));
+  res.writeHead(e.status, {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    connection: 'close',
+  });
+  res.end(body);
+}
+
 /** A request Node parsed but whose target cannot be made a URL (a backslash in the path, a bad Host). */
 export function unreadableRequest(publicUrl: string): Response {
   return new Response(JSON.stringify(problemBody(publicUrl, BAD_REQUEST)), {
@@ -107,6 +136,11 @@ export function boundServer(
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) =>
     guardAnswer(req, res, () => draining),
   );
+  // An Expect other than 100-continue: Node would answer 417 with an empty body.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    guardAnswer(req, res, () => draining);
+    problemAnswer(res, EXPECTATION_FAILED, options.publicUrl);
+  });
   // Node hands CONNECT to this event, never to the app, and closes the connection unanswered when no one listens.
   server.on('connect', (_req: unknown, socket: Socket) =>
     answerAndClose(socket, rawProblem(METHOD_NOT_ALLOWED, options.publicUrl)),

@@ -216,6 +216,22 @@ describe('the server bounds what a client can hold', () => {
   });
 });
 
+// Issue 30 (10c): Node answered these itself with empty bodies.
+describe("Node's other refusals are problem+json too", () => {
+  it('HTTP/1.1 without a Host header: 400 host_required', async () => {
+    expectProblem(await answerTo('GET /v1/elements HTTP/1.1\r\n\r\n'), 400, 'host_required');
+  });
+
+  it('an Expect the server does not meet: 417 expectation_failed', async () => {
+    const answer = await answerTo(
+      'POST /mcp HTTP/1.1\r\nHost: x\r\nExpect: weird\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}',
+    );
+    expectProblem(answer, 417, 'expectation_failed');
+    const page = await (await fetch(`${server.url}/docs/errors`)).text();
+    for (const code of ['host_required', 'expectation_failed']) expect(page).toContain(`id="${code}"`);
+  });
+});
+
 // Issue 30 (10a): Node checks headersTimeout and requestTimeout only every
 // connectionsCheckingInterval (30 s by default), so the documented 10 s and 30 s fired at 23 s and 53 s.
 describe('the header and request timeouts fire when they say', () => {

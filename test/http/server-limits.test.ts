@@ -8,19 +8,25 @@ import { SnapshotManager } from '../../src/snapshot/snapshot.js';
 import { emptyState } from '../helpers/app.js';
 import { riBackground, until } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';
+import { Browser, hidden } from '../helpers/web.js';
 import { tempDir } from '../helpers/works.js';
 
 let server: RunningServer;
 let snapshots: SnapshotManager;
 let port: number;
 let dataDir: string;
+/** A Professional key (the lab's POSTs read their body only for a caller who may run them). */
+let key: string;
 
 beforeAll(async () => {
   ({ dataDir } = await sampleDataDir());
   snapshots = new SnapshotManager(`${dataDir}/snapshots`);
   await snapshots.start();
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', MAX_CONNECTIONS_PER_CLIENT: '5' });
-  server = await startServer(config, snapshots, await emptyState(), () => {});
+  const state = await emptyState();
+  const account = await state.createAccount({ email: 'pro@example.org', plan: 'professional' });
+  key = (await state.createKey(account.id)).key;
+  server = await startServer(config, snapshots, state, () => {});
   port = Number(new URL(server.url).port);
 }, 120_000);
 
@@ -88,6 +94,11 @@ function answerTo(
     options.more?.(socket);
   });
 }
+
+/** Writes a chunked body's chunks of 16 KiB, `count` of them, and never its last chunk. */
+const chunks = (count: number) => (socket: Socket) => {
+  for (let i = 0; i < count && !socket.destroyed; i++) socket.write(`4000\r\n${'a'.repeat(16 * 1024)}\r\n`);
+};
 
 function expectProblem(answer: Answer, status: number, code: string) {
   expect(answer.status, answer.head).toBe(status);
@@ -213,6 +224,69 @@ describe('the server bounds what a client can hold', () => {
     expect(await raw('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(
       /^HTTP\/1\.1 200 /,
     );
+  });
+});
+
+// Issue 30 (8): four 100 MB posts to /account/sign-in took a replica from 130 to 895 MB and
+// stalled its cached reads: the account forms were read whole (before their CSRF check) with no limit.
+describe('request bodies are bounded before they are read, on every route', () => {
+  const routes = [
+    ['/account/sign-in', 'application/x-www-form-urlencoded'],
+    ['/account/keys', 'multipart/form-data; boundary=x'],
+    ['/account/verify', 'application/x-www-form-urlencoded'],
+    ['/mcp', 'application/json'],
+    ['/v1/lab/run', 'application/json'],
+    ['/healthz', 'text/plain'],
+  ] as const;
+
+  it('answers 413 as soon as Content-Length says too much, before any of the body is sent', async () => {
+    for (const [path, type] of routes) {
+      const answer = await answerTo(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\ncontent-type: ${type}\r\ncontent-length: 100000000\r\n\r\n`,
+      );
+      expectProblem(answer, 413, 'payload_too_large');
+      expect([path, answer.head]).toEqual([path, expect.stringContaining('connection: close')]);
+    }
+  });
+
+  it('stops reading a chunked body at the limit: 413 while the client is still sending it', async () => {
+    for (const [path, type] of routes) {
+      // 256 KiB of a body that never ends: only an answer at the limit comes back.
+      const answer = await answerTo(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\ncontent-type: ${type}\r\ntransfer-encoding: chunked\r\n\r\n`,
+        { more: chunks(16) },
+      );
+      expect([path, answer.status]).toEqual([path, 413]);
+      expectProblem(answer, 413, 'payload_too_large');
+    }
+  });
+
+  it('still takes a chunked body under the limit (MCP, a /v1 POST, an account form)', async () => {
+    const chunked = (path: string, type: string, body: string, headers = '') =>
+      answerTo(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\ncontent-type: ${type}\r\naccept: application/json, text/event-stream\r\n` +
+          `authorization: Bearer ${key}\r\n${headers}` +
+          `transfer-encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      );
+    const mcp = await chunked('/mcp', 'application/json', '{"jsonrpc":"2.0","id":1,"method":"ping"}');
+    expect(mcp.status, mcp.body).toBe(200);
+    expect(JSON.parse(mcp.body)).toMatchObject({ jsonrpc: '2.0', id: 1, result: {} });
+    // The body is read and judged: its unknown field named.
+    const lab = await chunked('/v1/lab/run', 'application/json', '{"depth":"papers_20","unheard_of":1}');
+    expectProblem(lab, 400, 'invalid_parameter');
+    expect(JSON.parse(lab.body)).toMatchObject({ parameter: 'unheard_of' });
+    // The form is read: its CSRF token passes and its address is judged.
+    const browser = new Browser(server.url);
+    const csrf = hidden(await (await browser.get('/account')).text(), 'csrf');
+    const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const form = await chunked(
+      '/account/sign-in',
+      'application/x-www-form-urlencoded',
+      `email=not-an-address&csrf=${encodeURIComponent(csrf)}`,
+      `cookie: ${cookie}\r\n`,
+    );
+    expect(form.status, form.body).toBe(400);
+    expect(form.body).toContain('does not look like an email address');
   });
 });
 

@@ -18,6 +18,8 @@ export const SERVER_LIMITS = {
   keepAliveTimeoutMs: 5_000,
   /** On shutdown, requests already accepted get this long to finish; then connections are closed. */
   drainMs: 10_000,
+  /** On shutdown, keep-alive connections still idle after this are closed (see the drain). */
+  idleGraceMs: 1_000,
 } as const;
 
 export type ServerLimits = { [K in keyof typeof SERVER_LIMITS]: number };
@@ -153,11 +155,23 @@ export function boundServer(
         for (const socket of sockets) socket.destroy();
       }, limits.drainMs);
       force.unref();
-      server.close(() => {
-        clearTimeout(force);
-        done();
-      });
-      server.closeIdleConnections();
+      // http.Server.close() also destroys every idle keep-alive connection at once, and a
+      // client's next request already on its way into one is then reset (40 of 40 keep-alive
+      // clients sending one request after another). They get a moment instead: a request that
+      // comes is answered with Connection: close (guardAnswer); those still idle are closed after.
+      const idle = setTimeout(() => server.closeIdleConnections(), limits.idleGraceMs);
+      idle.unref();
+      const closeIdle = server.closeIdleConnections;
+      server.closeIdleConnections = () => {};
+      try {
+        server.close(() => {
+          clearTimeout(force);
+          clearTimeout(idle);
+          done();
+        });
+      } finally {
+        server.closeIdleConnections = closeIdle;
+      }
     });
 }
 

@@ -448,6 +448,54 @@ describe('graceful shutdown', () => {
     expect(await exited, proc.output().stderr).toBe('0 null');
   }, 60_000);
 
+  // Issue 30 (10b), the same clients between requests: Node's close() destroyed every idle
+  // keep-alive connection at once, and the next request each client had already sent was reset.
+  it('keep-alive clients sending one request after another through SIGTERM are never reset', async () => {
+    const proc = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+      { STATE_URL: `sqlite:${tempDir('ri-drain-')}/state.sqlite` },
+      /at (http:\/\/\S+)\/v1/,
+    );
+    const base = new URL((await proc.started)[1]!);
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    const errors: string[] = [];
+    let closing = 0;
+    const get = (path: string) =>
+      new Promise<void>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: Number(base.port), path, agent }, (res) => {
+          if (res.headers.connection === 'close') closing++;
+          res.resume();
+          res.on('end', () => resolve());
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    let answered = 0;
+    const clients = Array.from({ length: 40 }, async (_, i) => {
+      for (;;) {
+        try {
+          await get(i % 2 ? '/v1/elements' : '/healthz');
+          answered++;
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+          if (code !== 'ECONNREFUSED') errors.push(code);
+          return;
+        }
+      }
+    });
+    await until(() => (answered >= 400 ? true : undefined));
+    const exited = new Promise<string>((r) =>
+      proc.child.once('exit', (code, signal) => r(`${code} ${signal}`)),
+    );
+    proc.child.kill('SIGTERM');
+    await Promise.all(clients);
+    agent.destroy();
+    expect(errors).toEqual([]);
+    // Each client's last answer said close, and its next connection was refused.
+    expect(closing).toBe(40);
+    expect(await exited, proc.output().stderr).toBe('0 null');
+  }, 60_000);
+
   it('clients that were refused (CONNECT, a request that is not HTTP) and never close their side do not keep ri serve alive', async () => {
     const proc = riBackground(
       ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],

@@ -10,6 +10,8 @@ const ERRORS = {
   bad_request: { status: 400, title: 'Bad request' },
   request_timeout: { status: 408, title: 'Request timeout' },
   headers_too_large: { status: 431, title: 'Request headers too large' },
+  host_required: { status: 400, title: 'Host header required' },
+  expectation_failed: { status: 417, title: 'Expectation failed' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   nothing_matched: { status: 404, title: 'Nothing matched' },

@@ -1,7 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, ErrorHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import type { Plan } from '../access/plans.js';
 import { PLAN_RATE_LIMITS } from '../access/policy.js';
 import { stateProbe } from '../access/state-deadline.js';
@@ -23,6 +21,7 @@ import { WebSessions } from '../web/session.js';
 import { takeAnswerHeaders } from './answer-headers.js';
 import { authenticate } from './auth.js';
 import { BadKeyGuard } from './bad-keys.js';
+import { boundedBody } from './body-limit.js';
 import { acceptsGzip, compression, markPrecompressed } from './compression.js';
 import type { AppDeps, AppEnv, Caller } from './context.js';
 import { cors } from './cors.js';
@@ -32,7 +31,7 @@ import { methodNotAllowed, methodsByPath } from './method-not-allowed.js';
 import { createMetrics, metricsHandler, metricsStep } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentGate } from './payment.js';
-import { afterNext, beforeNext, type FrontRun, onlyFor, pipeline, type Step } from './pipeline.js';
+import { afterNext, type FrontRun, onlyFor, pipeline, type Step } from './pipeline.js';
 import { handleError, MAX_BODY_BYTES, MAX_URL_CHARS, problemResponse, validationProblem } from './problem.js';
 import { clientIp, MemoryRateLimiter, type RateLimiter, rateLimitStep } from './rate-limit.js';
 import { requestLog } from './request-log.js';
@@ -122,21 +121,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
       c.get('snapshot')?.release();
     },
   };
-  // Only requests with a body are measured: reading c.req.raw on a GET would make
-  // @hono/node-server build a full Request object, about a third of a cached answer's cost.
-  const limitBody = onlyFor(
-    (c) => c.req.method !== 'GET' && c.req.method !== 'HEAD',
-    [
-      beforeNext(
-        bodyLimit({
-          maxSize: MAX_BODY_BYTES,
-          onError: () => {
-            throw new HTTPException(413);
-          },
-        }),
-      ),
-    ],
-  );
   // Each key's budget is its plan's (the access table), unless RATE_LIMIT_PER_KEY sets one for all.
   const planLimits = Object.fromEntries(
     Object.entries(PLAN_RATE_LIMITS).map(([plan, n]) => [
@@ -161,20 +145,21 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
   const authenticated = authenticate(deps.state, badKeys, usage) as Step;
   // What every request passes through, as one middleware (pipeline.ts): request id and CORS
   // headers first, set before the handler (see cors.ts for why), then the request log, metrics,
-  // the 414 check, compression and the pages' headers; and for /v1 (but its OpenAPI document,
-  // answered before them) the snapshot, the body limit, the caller, the rate limit, pay per call
-  // (x402: only in the full edition and when a network is offered) and the response cache.
+  // the 414 check, the body limit (every route: body-limit.ts), compression and the pages'
+  // headers; and for /v1 (but its OpenAPI document, answered before them) the snapshot, the
+  // caller, the rate limit, pay per call (x402: only in the full edition and when a network is
+  // offered) and the response cache.
   const steps = pipeline(
     [
       cors(paymentsOn, deps.config.publicUrl) as Step,
       ...(deps.logger?.isLevelEnabled('info') ? [requestLog(deps.logger)] : []),
       metricsStep(metrics),
       uriLength,
+      boundedBody(MAX_BODY_BYTES),
       compression(),
       ...pageHeaders,
       ...onlyFor(isApiRequest, [
         snapshotStep as Step,
-        ...limitBody,
         authenticated,
         limits,
         ...(paymentsOn

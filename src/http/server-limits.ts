@@ -9,11 +9,20 @@ export const SERVER_LIMITS = {
   headersTimeoutMs: 10_000,
   /** The whole request (headers and body) within this. */
   requestTimeoutMs: 30_000,
+  /**
+   * How often Node checks the two above: only then does it enforce them, so a timeout fires up to
+   * this much late (Node's default of 30 s made the 10 s and 30 s fire at up to 40 s and 60 s).
+   */
+  timeoutCheckMs: 1_000,
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: 5_000,
   /** On shutdown, requests already accepted get this long to finish; then connections are closed. */
   drainMs: 10_000,
+  /** On shutdown, keep-alive connections still idle after this are closed (see the drain). */
+  idleGraceMs: 1_000,
 } as const;
+
+export type ServerLimits = { [K in keyof typeof SERVER_LIMITS]: number };
 
 /** Node's own refusals (bad request line, headers too large, timeouts) as problem+json, not empty bodies. */
 const CLIENT_ERRORS: Record<string, ServiceError> = {
@@ -27,6 +36,35 @@ const CLIENT_ERRORS: Record<string, ServiceError> = {
 const METHOD_NOT_ALLOWED = new ServiceError('method_not_allowed', 'CONNECT is not served here.');
 
 const BAD_REQUEST = new ServiceError('bad_request', 'The request could not be parsed as HTTP.');
+
+const HOST_REQUIRED = new ServiceError('host_required', 'An HTTP/1.1 request must carry a Host header.');
+
+const EXPECTATION_FAILED = new ServiceError(
+  'expectation_failed',
+  'The Expect header asks for something this server does not do (it knows only 100-continue).',
+);
+
+/**
+ * An HTTP/1.1 request without a Host (RFC 9112, 3.2): 400 as problem+json. Node's own refusal
+ * (requireHostHeader) has an empty body, so the server turns it off and its listener asks this.
+ */
+export function refusedWithoutHost(req: IncomingMessage, res: ServerResponse, publicUrl: string): boolean {
+  if (req.headers.host || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
+  problemAnswer(res, HOST_REQUIRED, publicUrl);
+  return true;
+}
+
+/** A refusal through Node's response, then the connection closed (after the request's body, if one comes). */
+function problemAnswer(res: ServerResponse, e: ServiceError, publicUrl: string): void {
+  const body = JSON.stringify(problemBody(publicUrl, e));
+  res.writeHead(e.status, {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    connection: 'close',
+  });
+  res.end(body);
+}
 
 /** A request Node parsed but whose target cannot be made a URL (a backslash in the path, a bad Host). */
 export function unreadableRequest(publicUrl: string): Response {
@@ -53,15 +91,27 @@ function rawProblem(e: ServiceError, publicUrl: string): string {
  * Bounds a server: timeouts on headers, requests and idle keep-alive; at most `perClient` open
  * connections from one address and `total` in all (one client cannot starve the others); Node's
  * own refusals and CONNECT answered as problem+json. Returns the drain: stop accepting, let accepted requests
- * finish for up to SERVER_LIMITS.drainMs, then close every connection.
+ * finish for up to SERVER_LIMITS.drainMs (each answer then says Connection: close and its socket
+ * is closed after it), then close every connection.
  */
 export function boundServer(
   server: Server,
-  options: { perClient: number; total: number; publicUrl: string },
+  options: {
+    perClient: number;
+    total: number;
+    publicUrl: string;
+    /** Other figures than SERVER_LIMITS' (tests, with short timeouts). */
+    limits?: Partial<ServerLimits>;
+  },
 ): () => Promise<void> {
-  server.headersTimeout = SERVER_LIMITS.headersTimeoutMs;
-  server.requestTimeout = SERVER_LIMITS.requestTimeoutMs;
-  server.keepAliveTimeout = SERVER_LIMITS.keepAliveTimeoutMs;
+  const limits: ServerLimits = { ...SERVER_LIMITS, ...options.limits };
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  // Read by Node when the server starts listening, so boundServer is called before listen() (a
+  // property of Node's servers that @types/node has only as a createServer option).
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
+    limits.timeoutCheckMs;
   server.maxConnections = options.total;
   const perAddress = new Map<string, number>();
   // Every socket, also those Node's HTTP layer no longer tracks (CONNECT, refused requests): the
@@ -83,19 +133,15 @@ export function boundServer(
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
     answerAndClose(socket, clientErrorResponse(error.code, options.publicUrl)),
   );
-  // An answer sent before the request's body has all arrived (413, or a refusal that never reads
-  // it) says Connection: close: the adapter drains such a body for at most 500 ms and then closes
-  // the socket, and a proxy that was told keep-alive would send its next request into that close.
-  // The socket is then closed once the body is in (closeAfterBody), not right after the answer.
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-      if (!req.complete && !res.headersSent) {
-        res.setHeader('connection', 'close');
-        if (req.socket) closeAfterBody(req, req.socket);
-      }
-      return writeHead.apply(this, args);
-    } as typeof writeHead;
+  let draining = false;
+  // Before the app's listener, which may answer at once (the front's cached answers).
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) =>
+    guardAnswer(req, res, () => draining),
+  );
+  // An Expect other than 100-continue: Node would answer 417 with an empty body.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    guardAnswer(req, res, () => draining);
+    problemAnswer(res, EXPECTATION_FAILED, options.publicUrl);
   });
   // Node hands CONNECT to this event, never to the app, and closes the connection unanswered when no one listens.
   server.on('connect', (_req: unknown, socket: Socket) =>
@@ -103,17 +149,63 @@ export function boundServer(
   );
   return () =>
     new Promise<void>((done) => {
+      draining = true;
       const force = setTimeout(() => {
         server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
-      }, SERVER_LIMITS.drainMs);
+      }, limits.drainMs);
       force.unref();
-      server.close(() => {
-        clearTimeout(force);
-        done();
-      });
-      server.closeIdleConnections();
+      // http.Server.close() also destroys every idle keep-alive connection at once, and a
+      // client's next request already on its way into one is then reset (40 of 40 keep-alive
+      // clients sending one request after another). They get a moment instead: a request that
+      // comes is answered with Connection: close (guardAnswer); those still idle are closed after.
+      const idle = setTimeout(() => server.closeIdleConnections(), limits.idleGraceMs);
+      idle.unref();
+      const closeIdle = server.closeIdleConnections;
+      server.closeIdleConnections = () => {};
+      try {
+        server.close(() => {
+          clearTimeout(force);
+          clearTimeout(idle);
+          done();
+        });
+      } finally {
+        server.closeIdleConnections = closeIdle;
+      }
     });
+}
+
+/**
+ * Says `Connection: close` on an answer that will not keep its connection:
+ * - one sent before the request's body has all arrived (413, or a refusal that never reads it):
+ *   the adapter drains such a body for at most 500 ms and then closes the socket, and a proxy
+ *   that was told keep-alive would send its next request into that close. The socket is then
+ *   closed once the body is in (closeAfterBody), not right after the answer;
+ * - any answer during the drain: Node then closes the socket once it is sent. Told keep-alive,
+ *   clients sent their next requests on connections the drain's deadline then reset.
+ */
+function guardAnswer(req: IncomingMessage, res: ServerResponse, draining: () => boolean): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+    if (!res.headersSent) {
+      if (bodyPending(req)) {
+        res.setHeader('connection', 'close');
+        if (req.socket) closeAfterBody(req, req.socket);
+      } else if (draining()) res.setHeader('connection', 'close');
+    }
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
+}
+
+/**
+ * Whether some of the request's body has yet to arrive. Not just `!req.complete`: an answer
+ * written inside the request event (the front's cached reads) comes before Node marks even a
+ * request without a body complete.
+ */
+function bodyPending(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return length !== undefined ? Number(length) > 0 : req.headers['transfer-encoding'] !== undefined;
 }
 
 /** After an early answer, how long and how much of the rest of a request's body is read (and dropped) before closing. */

@@ -9,13 +9,14 @@ import type { SnapshotManager } from '../snapshot/snapshot.js';
 import { createApp } from './app.js';
 import type { AppDeps } from './context.js';
 import { front } from './front.js';
-import { boundServer, unreadableRequest } from './server-limits.js';
+import { boundServer, refusedWithoutHost, unreadableRequest } from './server-limits.js';
 
 /**
  * The node request listener of the app: GET /v1/... first through the front (a cached answer is
  * written without Hono's objects), everything else through @hono/node-server. A request target
  * the adapter cannot make a URL of (a backslash, no leading slash, a bad Host) is answered as
- * problem+json like Node's own refusals, not as an empty 400. The tests serve apps through it too.
+ * problem+json like Node's own refusals, not as an empty 400; so is an HTTP/1.1 request without a
+ * Host (which the server lets through to it). The tests serve apps through it too.
  */
 export function serviceListener(
   app: ReturnType<typeof createApp>,
@@ -25,7 +26,10 @@ export function serviceListener(
     ...(options.hostname !== undefined ? { hostname: options.hostname } : {}),
     errorHandler: () => unreadableRequest(options.publicUrl),
   });
-  return front(app.front, hono);
+  const served = front(app.front, hono);
+  return (incoming, outgoing) => {
+    if (!refusedWithoutHost(incoming, outgoing, options.publicUrl)) served(incoming, outgoing);
+  };
 }
 
 export interface RunningServer {
@@ -60,11 +64,16 @@ export function startServer(
   if (served) void heavy.warm(served).finally(() => served.release());
   const app = createApp({ config, snapshots, state, log, usage, heavy, ...extra });
   return new Promise((resolve, reject) => {
-    let drain: () => Promise<void> = async () => {};
     const server = createServer(
-      { maxHeaderSize: 16 * 1024 },
+      // A request without a Host is refused by serviceListener, as problem+json.
+      { maxHeaderSize: 16 * 1024, requireHostHeader: false },
       serviceListener(app, { hostname: config.HOST, publicUrl: config.publicUrl }),
     );
+    const drain = boundServer(server, {
+      perClient: config.MAX_CONNECTIONS_PER_CLIENT,
+      total: config.MAX_CONNECTIONS,
+      publicUrl: config.publicUrl,
+    });
     server.listen(config.PORT, config.HOST, () => {
       const info = server.address() as AddressInfo;
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
@@ -78,11 +87,6 @@ export function startServer(
             )
             .then(() => heavy.close()),
       });
-    });
-    drain = boundServer(server, {
-      perClient: config.MAX_CONNECTIONS_PER_CLIENT,
-      total: config.MAX_CONNECTIONS,
-      publicUrl: config.publicUrl,
     });
     // A port in use or not ours: fail the start (rather than never listening).
     server.once('error', reject);

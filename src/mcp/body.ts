@@ -14,6 +14,12 @@ export async function readBody(c: Context, max: number): Promise<string> {
     if (Buffer.byteLength(text) > max) throw new HTTPException(413);
     return text;
   }
+  // A chunked body the app's body limit has read already (http/body-limit.ts).
+  const read = (incoming as IncomingMessage & { rawBody?: unknown }).rawBody;
+  if (read instanceof Buffer) {
+    if (read.length > max) throw new HTTPException(413);
+    return read.toString('utf8');
+  }
   const declared = Number(incoming.headers['content-length']);
   if (declared > max) throw new HTTPException(413);
   const chunks: Buffer[] = [];

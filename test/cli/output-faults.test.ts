@@ -1,11 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStateStore } from '../../src/access/sqlite-state-store.js';
 import { MAIN, ri } from '../helpers/cli.js';
+import { fillDiskUnder, smallDisk } from '../helpers/full-disk.js';
 import { tempDir } from '../helpers/works.js';
 
 /**
@@ -98,39 +98,14 @@ describe('ri on a full disk', () => {
   });
 
   /** A real full disk under the state store: a small tmpfs (needs root). */
-  const disk = tempDir('ri-cli-full-');
-  let mounted = false;
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', disk], { stdio: 'ignore' });
-    mounted = true;
-  } catch {
-    // not root: skipped
-  }
-  afterAll(() => {
-    if (mounted) execFileSync('umount', [disk]);
-    rmSync(disk, { recursive: true, force: true });
-  });
+  const { dir: disk, mounted, remove } = smallDisk('ri-cli-full-');
+  afterAll(remove);
 
   it.skipIf(!mounted)('a state store on a full disk: `ri keys create` says so in one line, exit 1', () => {
     expect(ri(['keys', 'create', '--plan', 'free', '--data-dir', disk]).status).toBe(0);
-    // A server holding the file open (its WAL and shared memory stay), the WAL emptied by a
-    // checkpoint so the next write must grow it; then the disk is filled.
-    const server = new Database(join(disk, 'state.sqlite'));
+    // A server holding the file open, the disk under it full.
+    const server = fillDiskUnder(join(disk, 'state.sqlite'));
     try {
-      server.pragma('wal_checkpoint(TRUNCATE)');
-      const filler = openSync(join(disk, 'filler'), 'w');
-      try {
-        for (const size of [64 * 1024, 4096]) {
-          const chunk = Buffer.alloc(size);
-          try {
-            for (;;) writeSync(filler, chunk);
-          } catch (error) {
-            expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
-          }
-        }
-      } finally {
-        closeSync(filler);
-      }
       const r = ri(['keys', 'create', '--plan', 'free', '--data-dir', disk]);
       expect(r.stderr).not.toMatch(STACK);
       expect(r.stderr).toMatch(/^ri: .*disk is full/im);

@@ -49,3 +49,12 @@ export function writeWorks(path: string, records: (Record<string, unknown> | str
   writeFileSync(path, path.endsWith('.gz') ? gzipSync(text) : text);
   return path;
 }
+
+/** Sixty titles in three research threads (iron oxides, nickel sulfides, CO2 on copper): a small corpus for snapshot tests. */
+export const TITLES = Array.from({ length: 60 }, (_, i) =>
+  i % 3 === 0
+    ? `Iron oxide catalysts ${i}`
+    : i % 3 === 1
+      ? `Nickel sulfide electrodes ${i}`
+      : `Copper CO2 reduction ${i}`,
+);

@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -11,6 +9,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
 import { bearer } from '../helpers/app.js';
+import { fillDiskUnder, smallDisk } from '../helpers/full-disk.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';
 
@@ -22,14 +21,7 @@ import { tempDir } from '../helpers/works.js';
 const PG = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A real full disk: a small tmpfs (needs root; the SQLite half is skipped without it). */
-const disk = tempDir('ri-full-disk-');
-let mounted = false;
-try {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', disk], { stdio: 'ignore' });
-  mounted = true;
-} catch {
-  // not root, or no tmpfs: the real-full-disk test is skipped
-}
+const { dir: disk, mounted, remove } = smallDisk('ri-full-disk-');
 
 let snapshots: SnapshotManager;
 const config = loadConfig({}, { PUBLIC_URL: 'https://ri.example' });
@@ -42,8 +34,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   snapshots?.stop();
-  if (mounted) execFileSync('umount', [disk]);
-  rmSync(disk, { recursive: true, force: true });
+  remove();
 });
 
 type Logged = [string, Record<string, unknown>];
@@ -84,28 +75,14 @@ describe('a state store that cannot write', () => {
       const state = await openStateStore(undefined, disk, { log: (m, f) => logs.push([m, f]) });
       try {
         const reads = await keyedReads(state, logs, 'SQLITE_FULL');
-        // The WAL's pages are copied into the file and the WAL emptied (as a checkpoint does), so
-        // the next write has to grow it; then the disk is filled, and the state file cannot be written.
+        // The disk under the state file filled: the file cannot be written.
+        const filled = fillDiskUnder(join(disk, 'state.sqlite'));
         const writer = new Database(join(disk, 'state.sqlite'));
-        writer.pragma('wal_checkpoint(TRUNCATE)');
-        const filler = openSync(join(disk, 'filler'), 'w');
-        try {
-          // Large chunks, then page-sized ones for the last free pages.
-          for (const size of [64 * 1024, 4096]) {
-            const chunk = Buffer.alloc(size);
-            try {
-              for (;;) writeSync(filler, chunk);
-            } catch (error) {
-              expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
-            }
-          }
-        } finally {
-          closeSync(filler);
-        }
         try {
           expect(() => writer.prepare("UPDATE accounts SET plan = 'enterprise'").run()).toThrow(/full/i);
         } finally {
           writer.close();
+          filled.close();
         }
         await reads.check();
       } finally {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/snapshot/file-hash.js';
 import { readPointer, snapshotFile } from '../../src/snapshot/publish.js';
 import { ri, riBackground, stop, until } from '../helpers/cli.js';
-import { tempDir, work, writeWorks } from '../helpers/works.js';
+import { TITLES, tempDir, work, writeWorks } from '../helpers/works.js';
 
 /** Overwrites `length` bytes in the middle of a file: flipped bytes, or zeroed pages. */
 function damage(path: string, fill: number | 'flip', length = 8192): void {
@@ -40,14 +40,6 @@ function serve(dataDir: string) {
     /at (http:\/\/\S+)\/v1/,
   );
 }
-
-const TITLES = Array.from({ length: 60 }, (_, i) =>
-  i % 3 === 0
-    ? `Iron oxide catalysts ${i}`
-    : i % 3 === 1
-      ? `Nickel sulfide electrodes ${i}`
-      : `Copper CO2 reduction ${i}`,
-);
 
 interface Readiness {
   ready: boolean;

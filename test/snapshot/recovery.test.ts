@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPointer, snapshotFile } from '../../src/snapshot/publish.js';
 import { ri, riBackground, stop, until } from '../helpers/cli.js';
-import { tempDir, work, writeWorks } from '../helpers/works.js';
+import { TITLES, tempDir, work, writeWorks } from '../helpers/works.js';
 
 /**
  * Zeroes the first page and 64 KiB in the middle of a file. The first page holds SQLite's change
@@ -20,14 +20,6 @@ function damage(path: string): void {
     closeSync(fd);
   }
 }
-
-const TITLES = Array.from({ length: 60 }, (_, i) =>
-  i % 3 === 0
-    ? `Iron oxide catalysts ${i}`
-    : i % 3 === 1
-      ? `Nickel sulfide electrodes ${i}`
-      : `Copper CO2 reduction ${i}`,
-);
 
 /** Two published snapshots (older, then newer = CURRENT) built by the CLI, and a professional key. */
 function twoSnapshots(options: { only?: boolean } = {}) {

@@ -21,7 +21,7 @@ import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
 import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
-import { type ToolDef, toolDefinitions } from './tools.js';
+import { toolDefinitions } from './tools.js';
 
 export interface McpDeps {
   snapshots: SnapshotManager;
@@ -172,7 +172,9 @@ export function createMcp(deps: McpDeps) {
       }
       return {
         structuredContent: answer as Record<string, unknown>,
-        content: [{ type: 'text' as const, text: render(tool, answer) }],
+        // The answer itself as text too (the MCP specification's advice for structured results):
+        // hosts that pass only `content` to the model give it every title, DOI and number.
+        content: [{ type: 'text' as const, text: JSON.stringify(answer) }],
         ...(receipt ? { _meta: receipt } : {}),
       };
     } catch (e) {
@@ -270,21 +272,27 @@ export function createMcp(deps: McpDeps) {
   };
 }
 
-/** A ServiceError as a tool result: isError, the same body as the REST problem, and a line of text. */
+/**
+ * A ServiceError as a tool result: isError, and the same body as the REST problem as JSON text.
+ * No structuredContent: the SDK's client checks any structuredContent against the tool's output
+ * schema (after tools/list), and an error is not the tool's output.
+ */
 function errorResult(e: ServiceError): CallToolResult {
   const body = { code: e.code, title: e.title, status: e.status, detail: e.detail, ...e.extra };
-  return {
-    isError: true,
-    structuredContent: body,
-    content: [{ type: 'text', text: `${e.code}: ${e.detail}` }],
-  };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
+/**
+ * An unpaid (or not accepted, or not settled) priced call, as the x402 MCP transport says: the
+ * PaymentRequired in the first text block, wrapped as {"x402/error": {code: 402, message, data}}.
+ */
 function paymentResult(terms: PaymentRequired): CallToolResult {
+  const message =
+    terms.error ??
+    'Payment required: sign these terms with an x402 client and call again with _meta["x402/payment"].';
   return {
     isError: true,
-    structuredContent: terms as unknown as Record<string, unknown>,
-    content: [{ type: 'text', text: JSON.stringify(terms) }],
+    content: [{ type: 'text', text: JSON.stringify({ 'x402/error': { code: 402, message, data: terms } }) }],
   };
 }
 
@@ -303,18 +311,6 @@ function inputProblem(issues: readonly z.core.$ZodIssue[]): ServiceError {
   return new ServiceError('invalid_parameter', `Parameter '${name}': ${issue?.message ?? 'invalid'}.`, {
     parameter: name,
   });
-}
-
-/** A short text beside the structured answer: its scalar fields and list sizes, and where to cite it. */
-function render(tool: ToolDef, answer: unknown): string {
-  const a = answer as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(a)) {
-    if (k === 'notes' || k === 'canonical_url' || k === 'data_version') continue;
-    if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) parts.push(`${k}: ${v}`);
-    else if (Array.isArray(v)) parts.push(`${k}: ${v.length} item(s)`);
-  }
-  return `${tool.name} -> ${parts.slice(0, 12).join('; ')}. Full answer in structuredContent. Cite ${a.canonical_url ?? ''} (data_version ${a.data_version ?? ''}).`;
 }
 
 /** Arguments as one string whatever their key order: the same call gives the same text. */

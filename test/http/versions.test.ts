@@ -13,6 +13,7 @@ import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
 import { snapshotFile } from '../../src/snapshot/publish.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
 import { emptyState } from '../helpers/app.js';
+import { toolError } from '../helpers/mcp.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir, work, writeWorks } from '../helpers/works.js';
 
@@ -246,9 +247,9 @@ describe('pinned reads', () => {
       );
       const gone = await call({ symbol: 'Fe', data_version: versionA });
       expect(gone.isError).toBe(true);
-      expect(gone.structuredContent).toMatchObject({ code: 'data_version_gone', current_version: versionC });
+      expect(toolError(gone)).toMatchObject({ code: 'data_version_gone', current_version: versionC });
       const bad = await call({ symbol: 'Fe', data_version: 'latest' });
-      expect(bad.structuredContent).toMatchObject({ code: 'invalid_parameter', parameter: 'data_version' });
+      expect(toolError(bad)).toMatchObject({ code: 'invalid_parameter', parameter: 'data_version' });
     } finally {
       await lister.close();
       await client.close();

@@ -2,7 +2,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, operation, priceOf } from '../../src/access/policy.js';
 import { createLabService } from '../../src/core/lab-service.js';
@@ -10,6 +9,7 @@ import { createMcp } from '../../src/mcp/server.js';
 import type { DevChain } from '../../src/payments/dev-chain.js';
 import { usdToAtomic } from '../../src/payments/networks.js';
 import { sampleApp } from '../helpers/app.js';
+import { toolError, toolTerms } from '../helpers/mcp.js';
 import { listen, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
@@ -35,6 +35,9 @@ async function connect(key?: string, base = server.base): Promise<Client> {
     requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
   });
   await client.connect(transport);
+  // As every host does: the tools first. The SDK then checks each result against its tool's
+  // output schema, so a result it cannot read fails here as it would for an agent.
+  await client.listTools();
   return client;
 }
 
@@ -45,7 +48,7 @@ const call = async (
   meta?: Record<string, unknown>,
 ) => (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
 
-const codeOf = (r: CallToolResult) => (r.structuredContent as { code?: string } | undefined)?.code;
+const codeOf = (r: CallToolResult) => toolError(r)?.code;
 
 const TOOLS = [
   'research',
@@ -132,7 +135,8 @@ describe('the MCP tool server', () => {
       });
       expect(rest.status).toBe(200);
       expect(r.structuredContent).toEqual(await rest.json());
-      expect((r.content as { text: string }[])[0]!.text).toContain(`Cite ${server.base}/`);
+      // The text carries the answer itself, for hosts that give the model only `content`.
+      expect(JSON.parse((r.content as { text: string }[])[0]!.text)).toEqual(r.structuredContent);
     }
     await pro.close();
   });
@@ -158,7 +162,7 @@ describe('the MCP tool server', () => {
     ] as const) {
       const r = await call(client, name, args);
       expect(r.isError).toBe(true);
-      expect(r.structuredContent).toMatchObject({ code: 'plan_required', required_plan: plan });
+      expect(toolError(r)).toMatchObject({ code: 'plan_required', required_plan: plan });
     }
     for (const c of [anon, free, personal]) await c.close();
     await local.close();
@@ -200,10 +204,14 @@ describe('the MCP tool server', () => {
       limit: 50,
     });
     expect(unpaid.isError).toBe(true);
-    const terms = unpaid.structuredContent as unknown as PaymentRequired;
+    const terms = toolTerms(unpaid);
     expect(terms.x402Version).toBe(2);
     expect(terms.accepts[0]!.amount).toBe(usdToAtomic(priceOf(operation('getSubjectPapers'), 50)!));
-    expect(JSON.parse((unpaid.content as { text: string }[])[0]!.text)).toEqual(terms);
+    // The x402 MCP transport's shape, and nothing the SDK would check against the output schema.
+    expect(JSON.parse((unpaid.content as { text: string }[])[0]!.text)).toMatchObject({
+      'x402/error': { code: 402, message: expect.any(String), data: terms },
+    });
+    expect(unpaid.structuredContent).toBeUndefined();
 
     const { client } = payingFetch();
     const payload = await client.createPaymentPayload(terms);
@@ -229,11 +237,10 @@ describe('the MCP tool server', () => {
       { 'x402/payment': payload },
     );
     expect(replay.isError).toBe(true);
-    expect((replay.structuredContent as { error?: string }).error).toMatch(/already/);
+    expect(toolTerms(replay).error).toMatch(/already/);
     // A base64 string is accepted too; an error is never charged.
     const other = await client.createPaymentPayload(
-      (await call(anon, 'get_element_papers', { symbol: 'Fe' }))
-        .structuredContent as unknown as PaymentRequired,
+      toolTerms(await call(anon, 'get_element_papers', { symbol: 'Fe' })),
     );
     const encoded = Buffer.from(JSON.stringify(other)).toString('base64');
     const wrong = await call(anon, 'get_element_papers', { symbol: 'Xx' }, { 'x402/payment': encoded });

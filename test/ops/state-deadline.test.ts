@@ -14,6 +14,7 @@ import { isStateUnavailable, StateUnavailableError, withDeadline } from '../../s
 import type { StateStore } from '../../src/access/state-store.js';
 import { sampleApp } from '../helpers/app.js';
 import { ri, riBackground, stop, until } from '../helpers/cli.js';
+import { toolError } from '../helpers/mcp.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { PAID_CONFIG, paidSetup, payingFetch, servedSample } from '../helpers/x402.js';
 
@@ -175,7 +176,7 @@ describe('an MCP tool when the state store does not answer', () => {
         arguments: { query: 'Ni Fe' },
       })) as CallToolResult;
       expect(result.isError).toBe(true);
-      expect(result.structuredContent).toMatchObject({ code: 'state_unavailable', status: 503 });
+      expect(toolError(result)).toMatchObject({ code: 'state_unavailable', status: 503 });
       await client.close();
     } finally {
       await served.close();

@@ -2,10 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevChain } from '../../src/payments/dev-chain.js';
 import { bearer } from '../helpers/app.js';
+import { toolError, toolTerms } from '../helpers/mcp.js';
 import { PAY_TO, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 
 /**
@@ -52,6 +52,7 @@ async function connect(key?: string): Promise<Client> {
     requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
   });
   await client.connect(transport);
+  await client.listTools(); // as hosts do: results are then checked against the output schemas
   return client;
 }
 
@@ -129,20 +130,20 @@ describe('research: a page past the last is refused before any payment is asked'
     const args = { q: 'hafnium', page_size: 8, page: 5 };
     const unpaid = await call(anon, 'research', args);
     expect(unpaid.isError).toBe(true);
-    const problem = unpaid.structuredContent as Json;
+    const problem = toolError(unpaid) as Json;
     expect(problem).toMatchObject({ code: 'page_out_of_range', parameter: 'page' });
     const pages = problem.pages as number;
     expect(pages).toBeLessThan(5);
 
     // A payment made for a page that exists, sent with the page past the last: refused, not charged.
     const lastArgs = { ...args, page: pages };
-    const terms = (await call(anon, 'research', lastArgs)).structuredContent as unknown as PaymentRequired;
+    const terms = toolTerms(await call(anon, 'research', lastArgs));
     expect(terms.x402Version).toBe(2);
     const payload = await payingFetch().client.createPaymentPayload(terms);
     const before = await balances();
     const refused = await call(anon, 'research', args, { 'x402/payment': payload });
     expect(refused.isError).toBe(true);
-    expect((refused.structuredContent as Json).code).toBe('page_out_of_range');
+    expect(toolError(refused)?.code).toBe('page_out_of_range');
     expect(refused._meta?.['x402/payment-response']).toBeUndefined();
     expect(await balances()).toEqual(before);
     // The same payment buys the last page, which says it is the last.
@@ -215,7 +216,7 @@ describe('lab: a dearer depth that delivers nothing more is not sold', () => {
     expect(await balances()).toEqual(before);
     const mcp = await connect();
     const tool = await call(mcp, 'lab_run', { quote_id: q.quote_id, depth: 'papers_100' });
-    expect([tool.isError, (tool.structuredContent as Json).code]).toEqual([true, 'depth_not_offered']);
+    expect([tool.isError, toolError(tool)?.code]).toEqual([true, 'depth_not_offered']);
     await mcp.close();
     expect(await balances()).toEqual(before);
     const sold = await pay(url(`/lab/run?quote_id=${q.quote_id}&depth=papers_20`));

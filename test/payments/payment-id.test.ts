@@ -9,6 +9,7 @@ import {
 import type { PaymentRequired } from '@x402/core/types';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolTerms } from '../helpers/mcp.js';
 import { expectLedgerMatchesChain, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 
 // Idempotent retries of a paid call (x402 payment-identifier extension): the same payment with
@@ -126,6 +127,7 @@ describe('MCP: payment-identifier', () => {
   async function connect(): Promise<Client> {
     const client = new Client({ name: 'ri-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${service.server.base}/mcp`)));
+    await client.listTools(); // as hosts do: results are then checked against the output schemas
     return client;
   }
   const call = async (
@@ -140,7 +142,7 @@ describe('MCP: payment-identifier', () => {
     const args = { symbol: 'Cu', limit: 20 };
     const unpaid = await call(mcp, 'get_element_papers', args);
     expect(unpaid.isError).toBe(true);
-    const terms = unpaid.structuredContent as unknown as PaymentRequired;
+    const terms = toolTerms(unpaid);
     appendPaymentIdentifierToExtensions(terms.extensions!, generatePaymentId());
     const payload = await payingFetch().client.createPaymentPayload(terms);
     const before = await payerBalance();
@@ -161,7 +163,7 @@ describe('MCP: payment-identifier', () => {
       { 'x402/payment': payload },
     );
     expect(other.isError).toBe(true);
-    expect((other.structuredContent as { error?: string }).error).toMatch(/already/);
+    expect(toolTerms(other).error).toMatch(/already/);
     expect(before - (await payerBalance())).toBe(20_000n);
     await mcp.close();
   });

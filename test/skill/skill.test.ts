@@ -46,6 +46,13 @@ describe('the agent skill', () => {
     expect(fm.name).toBe('research-intensity');
     expect(fm.description!.length).toBeGreaterThan(100);
     expect(fm.version).toMatch(/^\d+\.\d+\.\d+$/);
+    // Saved under its version's name, the first time and from the response cache alike.
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${server.base}/v1/skill`, { headers: { 'accept-encoding': 'gzip, br' } });
+      expect(res.headers.get('content-disposition')).toBe(
+        `attachment; filename="research-intensity-skill-${fm.version}.zip"`,
+      );
+    }
     expect(await (await fetch(`${server.base}/skill.md`)).text()).toBe(files['research-intensity/SKILL.md']);
     // No placeholder is left: every address is this server's.
     for (const text of Object.values(files)) expect(text).not.toContain('{{');

@@ -10,32 +10,61 @@
 //      while every 10 s a partition of new works (made by `ri generate` beforehand) is moved into
 //      the folder `ri update --watch` follows (a new snapshot each time), and one replica is killed
 //      with SIGKILL and started again.
-// Reports failed GETs, 5xx, p99 per route and each replica's RSS (VmRSS, sampled every second),
-// then one verdict per budget item; exits 1 when an item fails. SOAK_SEED changes the generator;
-// SOAK_KEEP=1 keeps the work folder and its logs after a soak that passed.
+//   3. Payments and a snapshot repair (issue 30): both replicas restarted taking x402 payments on
+//      a local chain (anvil, dist/payments/dev-chain.js) through a facilitator stand-in that, on
+//      the first settle of each payment in turn, answers late (past X402_SETTLE_TIMEOUT_SECONDS,
+//      2 s here), drops the connection after settling, answers 502 after settling or 500 before.
+//      Under keyed load through nginx (research and lab included), SOAK_PAID (40) paid calls,
+//      SOAK_PAID_CONCURRENCY (4) at a time, half through nginx, half straight to a replica: each
+//      signed by the official x402 client from its 402's terms and sent again with the same
+//      PAYMENT-SIGNATURE while the answer is 503 settlement_pending (or, while the snapshot is
+//      damaged, 503 data_unavailable) until 200. SOAK_DAMAGE_AT (10) s in, the served snapshot
+//      file is damaged in place; once both replicas have set it aside, `ri build` rewrites it and
+//      both must serve it again, no restart. Checked: every paid call answered 200 with a receipt,
+//      no 200 without its settled ledger row, the payer charged exactly the prices, the transfers
+//      on chain are the settled rows; no keyed GET answered other than 200 or (while damaged) 503
+//      data_unavailable / worker_unavailable with Retry-After.
+// Reports failed GETs, 5xx, p99 per route and each replica's RSS (VmRSS, sampled every second; the
+// replicas of phases 1 and 2), then one verdict per budget item; exits 1 when an item fails.
+// SOAK_SEED changes the generator; SOAK_KEEP=1 keeps the work folder and its logs after a soak
+// that passed.
 // Needs nginx (apt-get install nginx-light), PostgreSQL (SOAK_POSTGRES_URL, default
-// postgres://postgres@127.0.0.1:5432/test) and Redis (SOAK_REDIS_URL, default redis://127.0.0.1:6379).
+// postgres://postgres@127.0.0.1:5432/test), Redis (SOAK_REDIS_URL, default redis://127.0.0.1:6379)
+// and anvil (the @foundry-rs/anvil dev dependency).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
+  closeSync,
   cpSync,
   createWriteStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, createServer as createHttpServer, request } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { x402Client } from '@x402/fetch';
 import pg from 'pg';
+import { parseAbiItem } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { HOSTILE_STRINGS } from './hostile-strings.mjs';
 import { findNginx, startNginx } from './nginx.mjs';
 
@@ -50,6 +79,14 @@ const LOAD_CONCURRENCY = 16;
 const PG_URL = process.env.SOAK_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.SOAK_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const BUDGET = { rssGrowth: 0.1, rssPeakMb: 300 };
+const PAID = Number(process.env.SOAK_PAID ?? 40);
+const PAID_CONCURRENCY = Number(process.env.SOAK_PAID_CONCURRENCY ?? 4);
+const PAID_LOAD_CONCURRENCY = 8;
+const PAID_SETTLE_TIMEOUT_S = 2;
+/** When, after the paid calls begin, the served snapshot is damaged. */
+const PAID_DAMAGE_AT_S = Number(process.env.SOAK_DAMAGE_AT ?? 10);
+/** How long the keyed load goes on once the paid calls and the repair are done. */
+const PAID_AFTER_S = 5;
 
 const nginxBin = findNginx();
 if (!nginxBin) {
@@ -570,6 +607,8 @@ async function cleanup() {
       );
   await nginx?.stop();
   if (publishing.child) await stopProcess(publishing.child);
+  await paidInfra.standIn?.close();
+  await paidInfra.chain?.stop();
   const db = new pg.Client({ connectionString: PG_URL });
   await db
     .connect()
@@ -643,7 +682,8 @@ async function main() {
   const hostile = await hostilePhase(operations, portN, [portA, portB]);
   await preparePublishing();
   const load = await loadPhase(portN, portB);
-  return report(hostile, load);
+  const paid = await paidRepairPhase(portN, [portA, portB]);
+  return report(hostile, load, paid);
 }
 
 async function hostilePhase(operations, portN, direct) {
@@ -923,6 +963,559 @@ async function loadPhase(portN, portB) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Phase 3: pay per call through a slow facilitator, and a snapshot repair, under keyed load
+
+/**
+ * A facilitator over HTTP in front of the local one (settling on the dev chain), as
+ * test/helpers/facilitator-stand-in.ts: the first settle of each payment misbehaves as
+ * SETTLE_MODES says, in turn; a payment submitted again is settled plainly. Settlements reach the
+ * chain one at a time (the local facilitator submits from one account; a hosted one orders its nonces).
+ */
+const SETTLE_MODES = [
+  'ok',
+  'slow',
+  'drop',
+  'ok',
+  'error-after',
+  'slow',
+  'error-before',
+  'ok',
+  'drop',
+  'slow',
+];
+async function facilitatorStandIn(real, slowMs) {
+  const state = { settles: 0, byMode: new Map(), firstSeen: new Set() };
+  let chain = Promise.resolve();
+  const serially = (fn) => {
+    const run = chain.then(fn);
+    chain = run.catch(() => undefined);
+    return run;
+  };
+  const readJson = async (req) => {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  };
+  const json = (res, status, value) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  const server = createHttpServer(async (req, res) => {
+    try {
+      if (req.method === 'GET' && req.url === '/supported') return json(res, 200, await real.getSupported());
+      const { paymentPayload, paymentRequirements } = await readJson(req);
+      if (req.url === '/verify')
+        return json(res, 200, await real.verify(paymentPayload, paymentRequirements));
+      if (req.url !== '/settle') return json(res, 404, { error: 'not found' });
+      const nonce = String(paymentPayload?.payload?.authorization?.nonce);
+      const mode = state.firstSeen.has(nonce)
+        ? 'ok'
+        : SETTLE_MODES[state.firstSeen.size % SETTLE_MODES.length];
+      state.firstSeen.add(nonce);
+      state.settles++;
+      state.byMode.set(mode, (state.byMode.get(mode) ?? 0) + 1);
+      if (mode === 'error-before') return json(res, 500, { error: 'internal error' });
+      const result = await serially(() => real.settle(paymentPayload, paymentRequirements));
+      if (mode === 'slow') await new Promise((r) => setTimeout(r, slowMs));
+      if (mode === 'drop') return req.socket.destroy();
+      if (mode === 'error-after') {
+        res.writeHead(502, { 'content-type': 'text/html' });
+        return res.end('<html>502 Bad Gateway</html>');
+      }
+      return json(res, 200, result);
+    } catch (e) {
+      json(res, 500, { error: e.message });
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    state,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** A GET: status (0 when the connection failed or dropped), headers and body. */
+function httpGet(url, headers, agent) {
+  return new Promise((ok) => {
+    const begun = performance.now();
+    const req = request(url, { headers, agent, timeout: 60_000 }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () =>
+        ok({
+          status: res.statusCode,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          ms: performance.now() - begun,
+        }),
+      );
+      res.on('error', (e) => ok({ status: 0, error: e.message, ms: performance.now() - begun }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout after 60 s')));
+    req.on('error', (e) => ok({ status: 0, error: e.message, ms: performance.now() - begun }));
+    req.end();
+  });
+}
+
+/** The problem code of an answer (its JSON body's `code`), or '' (the body may be gzip'ed: asked without). */
+function codeOf(a) {
+  try {
+    return JSON.parse(a.body.toString('utf8')).code ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** Zeroes the first page (SQLite's change counter) and 64 KiB in the middle, as test/snapshot/recovery.test.ts does. */
+function damageFile(path) {
+  const size = statSync(path).size;
+  const fd = openSync(path, 'r+');
+  try {
+    writeSync(fd, Buffer.alloc(4096, 0), 0, 4096, 0);
+    writeSync(fd, Buffer.alloc(64 * 1024, 0), 0, 64 * 1024, Math.floor(size / 2 / 4096) * 4096);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const PAID_LOAD_ROUTES = [
+  [0.3, '/v1/elements', () => '/v1/elements'],
+  [0.2, '/v1/elements/{symbol}', () => `/v1/elements/${pick(['Fe', 'Ni', 'O', 'Cu', 'Co', 'Pt'])}`],
+  [0.15, '/v1/elements/{symbol}/history', () => `/v1/elements/${pick(['Fe', 'Ni', 'O', 'Cu'])}/history`],
+  [0.1, '/v1/subjects/{type}/{id}', () => '/v1/subjects/topic/T10030'],
+  [0.13, '/v1/research', () => `/v1/research?q=${encodeURIComponent(pick(pools.q))}`],
+  [0.12, '/v1/lab/quote', () => `/v1/lab/quote?q=${encodeURIComponent(pick(pools.labQuoted))}`],
+];
+/** What the paid calls ask (no key): two element histories, a topic, research (a worker thread). */
+const PAID_PATHS = [
+  '/v1/elements/Fe/history',
+  '/v1/subjects/topic/T10030',
+  '/v1/research?q=oxygen%20evolution',
+  '/v1/elements/Ni/history',
+];
+/** Temporary answers a keyed GET may get while the served snapshot is damaged (docs/operations.md). */
+const DAMAGE_CODES = new Set(['data_unavailable', 'worker_unavailable']);
+
+const paidInfra = { chain: null, standIn: null };
+
+async function paidRepairPhase(portN, ports) {
+  phase = 'paid';
+  const app = resolve(MAIN, '../../..');
+  const { startDevChain, DEV_KEYS, BASE_SEPOLIA_USDC } = await import(
+    join(app, 'dist/payments/dev-chain.js')
+  );
+  const { localFacilitator } = await import(join(app, 'dist/payments/local-facilitator.js'));
+  const { readPointer, snapshotFile } = await import(join(app, 'dist/snapshot/publish.js'));
+  const payer = privateKeyToAccount(DEV_KEYS.payer);
+  const payTo = privateKeyToAccount(DEV_KEYS.payTo).address;
+  const chain = await startDevChain();
+  paidInfra.chain = chain;
+  await chain.fund(payer.address, 1_000_000_000n);
+  const fromBlock = await chain.client.getBlockNumber();
+  const standIn = await facilitatorStandIn(
+    localFacilitator({ rpcUrl: chain.rpcUrl, privateKey: DEV_KEYS.facilitator, networks: ['base-sepolia'] }),
+    (PAID_SETTLE_TIMEOUT_S + 1.5) * 1000,
+  );
+  paidInfra.standIn = standIn;
+
+  // Both replicas again, now taking payments (phases 1 and 2 ran with payments off).
+  const events = [];
+  const t0 = Date.now();
+  const at = () => ((Date.now() - t0) / 1000).toFixed(1);
+  const exited = await Promise.all(replicas.map((r) => stopProcess(r.child)));
+  if (!exited.every(Boolean)) events.push('a replica did not exit within 20 s of SIGTERM (killed)');
+  Object.assign(baseEnv, {
+    X402_NETWORKS: 'base-sepolia',
+    X402_PAY_TO_EVM: payTo,
+    X402_FACILITATOR_URL: standIn.url,
+    X402_EVM_RPC_URL: chain.rpcUrl,
+    X402_SETTLE_TIMEOUT_SECONDS: String(PAID_SETTLE_TIMEOUT_S),
+  });
+  await Promise.all(ports.map((port, i) => startReplica(i, port)));
+  events.push(
+    `${at()} s: both replicas restarted taking payments (settle deadline ${PAID_SETTLE_TIMEOUT_S} s)`,
+  );
+  say(
+    `paid: ${PAID} paid calls (${PAID_CONCURRENCY} at a time) through a facilitator misbehaving on /settle, and a snapshot damaged and rebuilt, under keyed load`,
+  );
+
+  const bases = { nginx: `http://127.0.0.1:${portN}`, 0: replicas[0].base, 1: replicas[1].base };
+  const localAddress = `127.${int(1, 254)}.${int(0, 255)}.${int(1, 254)}`;
+  const loadAgent = new Agent({ keepAlive: true, maxSockets: PAID_LOAD_CONCURRENCY, localAddress });
+  const paidAgent = new Agent({ keepAlive: true, maxSockets: PAID_CONCURRENCY * 2, localAddress });
+  const repair = { damagedAt: null, repairedAt: null, version: null, fellBackTo: null, rebuilt: null };
+  // A 503 of the damage is allowed for a request answered after the damage and sent before both replicas said ok again.
+  const inDamage = (begun) =>
+    repair.damagedAt !== null &&
+    Date.now() >= repair.damagedAt &&
+    (repair.repairedAt === null || begun < repair.repairedAt);
+
+  // The keyed load.
+  const load = { n: 0, byStatus: new Map(), byRoute: new Map(), wrong: [] };
+  let running = true;
+  const loadWorker = async () => {
+    while (running) {
+      const [, name, make] = weighted(PAID_LOAD_ROUTES.map((r) => [r[0], r]));
+      const path = make();
+      const id = `soak-p${load.n++}`;
+      const begun = Date.now();
+      const a = await httpGet(
+        `${bases.nginx}${path}`,
+        { authorization: `Bearer ${pools.keys.professional}`, 'x-request-id': id },
+        loadAgent,
+      );
+      const code = a.status === 200 ? '' : codeOf(a);
+      const key = `${a.status || 'none'}${code ? ` ${code}` : ''}`;
+      load.byStatus.set(key, (load.byStatus.get(key) ?? 0) + 1);
+      const row = load.byRoute.get(name) ?? { n: 0, ok: 0, temporary: 0 };
+      load.byRoute.set(name, row);
+      row.n++;
+      const temporary =
+        a.status === 503 && DAMAGE_CODES.has(code) && a.headers['retry-after'] && inDamage(begun);
+      if (a.status === 200) row.ok++;
+      else if (temporary) row.temporary++;
+      else
+        load.wrong.push({
+          t: at(),
+          path,
+          id,
+          status: a.status,
+          error: a.error,
+          retryAfter: a.headers?.['retry-after'],
+          body: a.body?.subarray(0, 300).toString('utf8'),
+        });
+    }
+  };
+
+  // The paid calls.
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: payer });
+  const balanceBefore = await chain.balanceOf(payer.address);
+  const calls = [];
+  let nextCall = 0;
+  const paidWorker = async () => {
+    while (nextCall < PAID) {
+      const i = nextCall++;
+      const path = PAID_PATHS[i % PAID_PATHS.length];
+      // Even calls through nginx, odd ones straight to a replica in turn.
+      const via = i % 2 === 0 ? 'nginx' : String((i >> 1) % 2);
+      const call = {
+        i,
+        path,
+        via,
+        answers: [],
+        contents: 0,
+        amount: 0n,
+        nonce: null,
+        transaction: null,
+        wrong: [],
+      };
+      calls.push(call);
+      const url = `${bases[via]}${path}`;
+      const id = `soak-pay${i}`;
+      const terms = await httpGet(url, { 'x-request-id': `${id}-terms` }, paidAgent);
+      call.answers.push(`${terms.status}${terms.status === 402 ? '' : ` ${codeOf(terms)}`}`);
+      if (terms.status !== 402 || !terms.headers['payment-required']) {
+        call.wrong.push({ status: terms.status, body: terms.body?.subarray(0, 300).toString('utf8') });
+        continue;
+      }
+      const required = decodePaymentRequiredHeader(terms.headers['payment-required']);
+      const payload = await client.createPaymentPayload(required);
+      call.amount = BigInt(payload.accepted.amount);
+      call.nonce = payload.payload.authorization.nonce.toLowerCase();
+      const signature = encodePaymentSignatureHeader(payload);
+      const deadline = Date.now() + 120_000;
+      for (let attempt = 0; Date.now() < deadline; attempt++) {
+        const begun = Date.now();
+        const a = await httpGet(
+          url,
+          { 'payment-signature': signature, 'x-request-id': `${id}-${attempt}` },
+          paidAgent,
+        );
+        const code = a.status === 200 ? '' : codeOf(a);
+        call.answers.push(`${a.status || `none (${a.error})`}${code ? ` ${code}` : ''}`);
+        if (a.status === 200) {
+          call.contents++;
+          const receipt = a.headers['payment-response']
+            ? decodePaymentResponseHeader(a.headers['payment-response'])
+            : null;
+          if (!receipt?.success) call.wrong.push({ status: 200, body: 'no PAYMENT-RESPONSE receipt' });
+          call.transaction = receipt?.transaction ?? null;
+          break;
+        }
+        const pending = a.status === 503 && code === 'settlement_pending' && a.headers['retry-after'];
+        const damaged =
+          a.status === 503 && DAMAGE_CODES.has(code) && a.headers['retry-after'] && inDamage(begun);
+        if (a.status !== 0 && !pending && !damaged) {
+          call.wrong.push({
+            status: a.status,
+            id: `${id}-${attempt}`,
+            body: a.body?.subarray(0, 400).toString('utf8'),
+          });
+          break;
+        }
+        // Retry-After says 10 s for a pending settlement; the soak asks sooner (allowed, and harder).
+        await new Promise((r) => setTimeout(r, Math.min(Number(a.headers?.['retry-after'] ?? 1), 2) * 1000));
+      }
+      if (call.contents === 0 && call.wrong.length === 0)
+        call.wrong.push({ status: 'no content within 120 s' });
+    }
+  };
+
+  // The repair: the served snapshot damaged in place, the fall back, `ri build`, the rebuilt file served again.
+  const readyz = async (base) => {
+    const a = await httpGet(`${base}/readyz`, {}, undefined);
+    try {
+      return JSON.parse(a.body.toString('utf8'));
+    } catch {
+      return { status: `HTTP ${a.status}` };
+    }
+  };
+  const until = async (what, test, ms = 60_000) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      const seen = await Promise.all([readyz(bases[0]), readyz(bases[1])]);
+      if (seen.every(test)) return seen;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`paid phase: ${what} not seen within ${ms / 1000} s`);
+  };
+  const repairer = async () => {
+    await new Promise((r) => setTimeout(r, PAID_DAMAGE_AT_S * 1000));
+    const dir = join(dataDir, 'snapshots');
+    const version = readPointer(dir, 'CURRENT');
+    repair.version = version;
+    repair.damagedAt = Date.now();
+    damageFile(snapshotFile(dir, version));
+    events.push(`${at()} s: snapshot ${version} (served) damaged in place`);
+    const fell = await until(
+      'the replicas setting the damaged snapshot aside',
+      (r) => r.data_version !== version,
+    );
+    repair.fellBackTo = fell.map((r) => `${r.data_version} (${r.status})`);
+    events.push(`${at()} s: both replicas set it aside: ${repair.fellBackTo.join(', ')}`);
+    const built = await ri(['build']);
+    repair.rebuilt = built.stdout.trim();
+    events.push(
+      `${at()} s: ri build exited ${built.status}, published ${repair.rebuilt}${built.stderr.trim() ? ` (${built.stderr.trim().split('\n').at(-1).slice(0, 200)})` : ''}`,
+    );
+    await until(
+      'both replicas ok on the rebuilt snapshot',
+      (r) => r.status === 'ok' && r.data_version === version,
+    );
+    repair.repairedAt = Date.now();
+    events.push(`${at()} s: both replicas ready (status ok) on ${version} again, no restart`);
+  };
+
+  const loadWorkers = Array.from({ length: PAID_LOAD_CONCURRENCY }, loadWorker);
+  const progress = setInterval(
+    () =>
+      say(
+        `paid: ${calls.filter((c) => c.contents).length} of ${PAID} paid calls answered; load ${load.n} requests, ${load.wrong.length} wrong`,
+      ),
+    10_000,
+  );
+  let repairError = null;
+  try {
+    await Promise.all([
+      Promise.all(Array.from({ length: PAID_CONCURRENCY }, paidWorker)),
+      repairer().catch((e) => {
+        repairError = e.message;
+      }),
+    ]);
+    // Load on the repaired snapshot for a while longer.
+    await new Promise((r) => setTimeout(r, PAID_AFTER_S * 1000));
+  } finally {
+    running = false;
+    clearInterval(progress);
+    await Promise.all(loadWorkers);
+  }
+  events.push(`${at()} s: load stopped`);
+  // After the repair, research and lab (worker threads) on each replica answer from the rebuilt file.
+  const after = [];
+  for (const i of [0, 1])
+    for (const path of [
+      '/v1/research?q=perovskite',
+      `/v1/lab/quote?q=${encodeURIComponent(pools.labQuoted[0])}`,
+    ]) {
+      const a = await httpGet(`${bases[i]}${path}`, { authorization: `Bearer ${pools.keys.professional}` });
+      let version = null;
+      try {
+        version = JSON.parse(a.body.toString('utf8')).data_version ?? null;
+      } catch {}
+      after.push({ replica: i, path, status: a.status, version });
+    }
+  const finalReady = await Promise.all([readyz(bases[0]), readyz(bases[1])]);
+
+  // What was charged: the payer's balance, the ledger, the transfers on chain.
+  const balanceAfter = await chain.balanceOf(payer.address);
+  const db = new pg.Client({ connectionString: PG_URL });
+  await db.connect();
+  const rows = (
+    await db
+      .query(`SELECT nonce, amount, status, "transaction" FROM ${schema}.payments`)
+      .finally(() => db.end())
+  ).rows;
+  const transfers = await chain.client.getLogs({
+    address: BASE_SEPOLIA_USDC,
+    event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
+    args: { to: payTo },
+    fromBlock,
+  });
+  loadAgent.destroy();
+  paidAgent.destroy();
+  await standIn.close();
+  paidInfra.standIn = null;
+  return {
+    seconds: (Date.now() - t0) / 1000,
+    events,
+    load,
+    calls,
+    repair,
+    repairError,
+    after,
+    finalReady,
+    settles: standIn.state,
+    moved: balanceBefore - balanceAfter,
+    rows,
+    payer: payer.address.toLowerCase(),
+    transfers: transfers.map((l) => ({ hash: l.transactionHash, value: l.args.value, from: l.args.from })),
+  };
+}
+
+/** The paid phase's part of the report, and its verdicts. */
+function reportPaid(paid, print, verdict) {
+  print();
+  print(
+    `payments and a snapshot repair under keyed load (${paid.seconds.toFixed(0)} s; facilitator settle modes, first settle of each payment: ${[
+      ...paid.settles.byMode,
+    ]
+      .map(([m, n]) => `${m} ${n}`)
+      .join(', ')}; ${paid.settles.settles} settle requests in all):`,
+  );
+  for (const e of paid.events) print(`    ${e}`);
+  if (paid.repairError) print(`  repair: ${paid.repairError}`);
+
+  // The paid calls.
+  const answers = new Map();
+  for (const c of paid.calls) for (const a of c.answers) answers.set(a, (answers.get(a) ?? 0) + 1);
+  const byVia = (via) => paid.calls.filter((c) => (via === 'nginx' ? c.via === 'nginx' : c.via !== 'nginx'));
+  const answered = paid.calls.filter((c) => c.contents === 1 && c.wrong.length === 0);
+  const wrongCalls = paid.calls.filter((c) => c.wrong.length > 0 || c.contents !== 1);
+  const tries = paid.calls.map((c) => c.answers.length - 1);
+  print(
+    `  paid calls: ${paid.calls.length} (${byVia('nginx').length} through nginx, ${byVia('replica').length} straight to a replica); answers: ${[
+      ...answers,
+    ]
+      .sort()
+      .map(([s, n]) => `${s} x ${n}`)
+      .join(', ')}`,
+  );
+  if (tries.length)
+    print(
+      `  paid requests per call (after the 402): ${Math.min(...tries)} to ${Math.max(...tries)}; ${paid.calls.filter((c) => c.answers.length > 2).length} calls needed a retry`,
+    );
+  for (const c of wrongCalls.slice(0, 10)) {
+    print(`  wrong: paid call ${c.i} via ${c.via} ${c.path}: ${c.answers.join(' -> ')}`);
+    for (const w of c.wrong)
+      print(`       ${w.status} ${w.body ? JSON.stringify(w.body.slice(0, 300)) : ''}`);
+    for (const w of c.wrong.filter((x) => x.id))
+      for (const l of logLinesFor(w.id).slice(0, 3)) print(`       log ${l}`);
+  }
+
+  // The ledger, the balance and the chain.
+  const rowsBy = new Map(paid.rows.map((r) => [r.nonce, r]));
+  const settled = paid.rows.filter((r) => r.status === 'settled');
+  const rowStatuses = new Map();
+  for (const r of paid.rows) rowStatuses.set(r.status, (rowStatuses.get(r.status) ?? 0) + 1);
+  const unbacked = paid.calls.filter((c) => {
+    if (c.contents === 0) return false;
+    const row = rowsBy.get(`${paid.payer}:${c.nonce}`);
+    return row?.status !== 'settled' || row.transaction !== c.transaction;
+  });
+  const expected = answered.reduce((s, c) => s + c.amount, 0n);
+  const ledgerSum = settled.reduce((s, r) => s + BigInt(r.amount), 0n);
+  const chainHashes = new Set(paid.transfers.map((t) => t.hash.toLowerCase()));
+  const ledgerHashes = new Set(settled.map((r) => String(r.transaction).toLowerCase()));
+  const sameTransfers =
+    paid.transfers.length === settled.length &&
+    chainHashes.size === ledgerHashes.size &&
+    [...chainHashes].every((h) => ledgerHashes.has(h));
+  const chainSum = paid.transfers.reduce((s, t) => s + t.value, 0n);
+  print(
+    `  ledger: ${[...rowStatuses].map(([s, n]) => `${n} ${s}`).join(', ') || 'no rows'}; on chain: ${paid.transfers.length} USDC transfers to the payTo (${chainSum} atomic units); payer balance moved by ${paid.moved} (paid calls answered: ${expected})`,
+  );
+  for (const c of unbacked.slice(0, 5))
+    print(
+      `  a 200 without its settled row: paid call ${c.i} nonce ${c.nonce} receipt ${c.transaction}: ${JSON.stringify(rowsBy.get(`${paid.payer}:${c.nonce}`) ?? null)}`,
+    );
+  if (!sameTransfers) {
+    for (const h of [...chainHashes].filter((x) => !ledgerHashes.has(x)).slice(0, 5))
+      print(`  on chain, not settled in the ledger: ${h}`);
+    for (const h of [...ledgerHashes].filter((x) => !chainHashes.has(x)).slice(0, 5))
+      print(`  settled in the ledger, not on chain: ${h}`);
+  }
+
+  // The keyed load.
+  print(
+    `  keyed load through nginx (${PAID_LOAD_CONCURRENCY} at a time): ${paid.load.n} requests; ${[
+      ...paid.load.byStatus,
+    ]
+      .sort()
+      .map(([s, n]) => `${s} x ${n}`)
+      .join(', ')}`,
+  );
+  for (const [name, r] of paid.load.byRoute)
+    print(
+      `    ${name.padEnd(32)} ${String(r.n).padStart(7)} requests, ${r.ok} 200, ${r.temporary} 503 of the damage`,
+    );
+  for (const w of paid.load.wrong.slice(0, 10)) {
+    print(
+      `  wrong at ${w.t} s: ${w.status || w.error} ${w.path} (${w.id}) retry-after ${w.retryAfter ?? '-'} ${JSON.stringify(w.body ?? '')}`,
+    );
+    for (const l of logLinesFor(w.id).slice(0, 3)) print(`       log ${l}`);
+  }
+  print(
+    `  after the repair: ${paid.after.map((a) => `replica ${a.replica} ${a.path.split('?')[0]} ${a.status} ${a.version}`).join('; ')}; /readyz ${paid.finalReady.map((r) => `${r.status} ${r.data_version}`).join(', ')}`,
+  );
+
+  const wrongAnswers = wrongCalls.length;
+  verdict(
+    paid.calls.length === PAID && wrongAnswers === 0,
+    `paid calls through a facilitator that is slow, drops and answers 5xx on settle: ${answered.length} of ${PAID} answered 200 with a PAYMENT-RESPONSE (one content each); wrong statuses ${wrongAnswers} (budget 0)`,
+  );
+  verdict(
+    unbacked.length === 0 && settled.length === answered.length && settled.length === paid.rows.length,
+    `ledger: ${settled.length} settled of ${paid.rows.length} rows for ${answered.length} paid answers; a 200 without its settled row: ${unbacked.length} (budget 0)`,
+  );
+  verdict(
+    paid.moved === expected && ledgerSum === expected && chainSum === expected && sameTransfers,
+    `charged once: the payer's balance moved by ${paid.moved}, the prices of the answers sum to ${expected}; ${paid.transfers.length} transfers to the payTo on chain are ${sameTransfers ? 'exactly' : 'NOT'} the ${settled.length} settled rows' transactions`,
+  );
+  const r = paid.repair;
+  const back =
+    !paid.repairError &&
+    r.rebuilt === r.version &&
+    paid.after.every((a) => a.status === 200 && a.version === r.version) &&
+    paid.finalReady.every((x) => x.status === 'ok' && x.data_version === r.version);
+  const heavy = [...paid.load.byRoute]
+    .filter(([name]) => name === '/v1/research' || name === '/v1/lab/quote')
+    .reduce((s, [, x]) => s + x.n, 0);
+  verdict(
+    paid.load.wrong.length === 0,
+    `keyed GETs across the damage and the repair: wrong statuses ${paid.load.wrong.length} of ${paid.load.n} (${heavy} research and lab; 503 data_unavailable or worker_unavailable with Retry-After allowed while damaged) (budget 0)`,
+  );
+  verdict(
+    back,
+    `snapshot repair without restart: ${r.version ?? 'none'} damaged, set aside (serving ${r.fellBackTo?.join(', ') ?? '-'}), ri build published ${r.rebuilt ?? '-'}, both replicas /readyz ok on it, research and lab answering from it`,
+  );
+}
+// ---------------------------------------------------------------------------------------------
 
 function percentile(values, p) {
   if (values.length === 0) return Number.NaN;
@@ -946,7 +1539,7 @@ function logLinesFor(id) {
   return out;
 }
 
-function report(hostile, load) {
+function report(hostile, load, paid) {
   const lines = [];
   const print = (l = '') => lines.push(l);
   const verdicts = [];
@@ -1052,12 +1645,13 @@ function report(hostile, load) {
   const t0 = load.t0Seconds;
   const mid = t0 + SECONDS / 2;
   const end = t0 + SECONDS;
-  const pids = [...new Set(rssSamples.map((s) => s.pid))];
+  // The replicas of phases 1 and 2 (phase 3 restarts them with payments on).
+  const pids = [...new Set(rssSamples.filter((s) => s.phase !== 'paid').map((s) => s.pid))];
   let survivorGrowth = null;
   let hostilePeak = 0;
   let overallPeak = 0;
   for (const pid of pids) {
-    const s = rssSamples.filter((x) => x.pid === pid);
+    const s = rssSamples.filter((x) => x.pid === pid && x.phase !== 'paid');
     const index = s[0].index;
     const peakHostile = Math.max(0, ...s.filter((x) => x.phase === 'hostile').map((x) => x.rss));
     const peak = Math.max(...s.map((x) => x.rss));
@@ -1108,6 +1702,8 @@ function report(hostile, load) {
     followed,
     `publishes: ${load.versions.length}, each a new data_version, both replicas serving the last (${lastVersion ?? 'none'})`,
   );
+
+  reportPaid(paid, print, verdict);
 
   print();
   for (const v of verdicts) print(`${v.ok ? 'ok    ' : 'FAILED'} ${v.text}`);

@@ -53,7 +53,10 @@ export function requestedVersion(c: Context): string | null {
 
 /**
  * The snapshot of a pinned read, acquired: the current one or a kept older one. A version no
- * longer kept (or never published): 410 data_version_gone, naming the current one.
+ * longer kept (or never published): 410 data_version_gone, naming the current one. The version
+ * the CURRENT pointer names but that cannot be read (its file damaged and set aside until
+ * `ri build` rewrites it) is not gone: 503 data_unavailable with Retry-After, as an unpinned read
+ * gets while no snapshot can be read (a paid retry pinned to it gets its answer after the repair).
  */
 export async function pinnedSnapshot(
   snapshots: SnapshotManager,
@@ -62,6 +65,13 @@ export async function pinnedSnapshot(
 ): Promise<Snapshot> {
   const snapshot = await snapshots.acquireVersion(version);
   if (snapshot) return snapshot;
+  if (snapshots.health().current === version)
+    throw new ServiceError(
+      'data_unavailable',
+      `Data version ${version} is being checked or replaced; try again shortly.`,
+      { data_version: version },
+      { 'retry-after': '1' },
+    );
   const current = snapshots.version;
   throw new ServiceError(
     'data_version_gone',

@@ -129,3 +129,46 @@ describe("nginx's own answers (deploy/nginx.conf)", () => {
     60_000,
   );
 });
+
+describe("a replica's own 503 (deploy/nginx.conf)", () => {
+  it.skipIf(!NGINX)(
+    'is passed on as it is and never takes the replicas out: the next requests are still answered',
+    async () => {
+      // Two live replicas; /v1/elements/Fe?data_version=... answers as a replica does while that
+      // version is being repaired (or a settlement is pending): a 503 of that one request, with
+      // Retry-After. Everything else is answered 200.
+      const replica = () =>
+        createServer((req: IncomingMessage, res: ServerResponse) => {
+          if (req.url?.includes('data_version=')) {
+            res
+              .writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' })
+              .end('{"status":503,"code":"data_unavailable"}');
+            return;
+          }
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        });
+      const [a, b] = [replica(), replica()];
+      const [portA, portB, portN] = [await freePort(), await freePort(), await freePort()];
+      await new Promise<void>((r) => a.listen(portA, '127.0.0.1', () => r()));
+      await new Promise<void>((r) => b.listen(portB, '127.0.0.1', () => r()));
+      const nginx: NginxProcess = await startNginx(NGINX!, {
+        listen: portN,
+        upstreams: [portA, portB],
+        dir: tempDir('ri-nginx-503-'),
+      });
+      cleanup.push(() => nginx.stop());
+      cleanup.push(() => new Promise((r) => a.close(() => r(undefined))));
+      cleanup.push(() => new Promise((r) => b.close(() => r(undefined))));
+
+      for (let i = 0; i < 2; i++) {
+        const temporary = await send(nginx.base, '/v1/elements/Fe?data_version=0123456789abcdef');
+        expect(temporary.status).toBe(503);
+        expect(JSON.parse(temporary.body).code).toBe('data_unavailable');
+      }
+      // Both replicas answered: neither is left out (nginx's own 503 service_unavailable would say so).
+      const next = await Promise.all(Array.from({ length: 10 }, () => send(nginx.base, '/v1/elements')));
+      expect(next.map((x) => x.status)).toEqual(Array(10).fill(200));
+    },
+    60_000,
+  );
+});

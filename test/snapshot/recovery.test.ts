@@ -204,3 +204,36 @@ describe('the only snapshot damaged while served', () => {
     }
   });
 });
+
+describe('a read pinned to the current version while its file is damaged', () => {
+  it('answers 503 data_unavailable with Retry-After (the version is being repaired, not gone), then the rebuilt file', async () => {
+    const { dataDir, dir, older, newer, key } = twoSnapshots();
+    const server = serve(dataDir);
+    try {
+      const base = (await server.started)[1]!;
+      const auth = { headers: { authorization: `Bearer ${key}` } };
+      const pinned = () => fetch(`${base}/v1/elements/Fe?data_version=${newer}`, auth);
+      expect((await pinned()).status).toBe(200);
+      damage(snapshotFile(dir, newer));
+      await until(async () => ((await readyzOf(base)).data_version === older ? true : undefined), 20_000);
+      // A paid call's retry is pinned so too (the version its payment bought): a 410 would tell
+      // the payer the answer it paid for is gone for good.
+      const during = await pinned();
+      const body = (await during.json()) as { code: string; detail: string };
+      expect([during.status, body.code]).toEqual([503, 'data_unavailable']);
+      expect(during.headers.get('retry-after')).toBe('1');
+      expect(body.detail).toMatch(/being checked or replaced/);
+      // A version that is really gone is still 410.
+      const gone = await fetch(`${base}/v1/elements/Fe?data_version=0123456789abcdef`, auth);
+      expect(gone.status).toBe(410);
+
+      expect(ri(['build', '--data-dir', dataDir]).status).toBe(0);
+      await until(async () => ((await readyzOf(base)).data_version === newer ? true : undefined), 20_000);
+      const after = await pinned();
+      expect(after.status).toBe(200);
+      expect(((await after.json()) as { data_version: string }).data_version).toBe(newer);
+    } finally {
+      await stop(server.child);
+    }
+  });
+});

@@ -228,9 +228,10 @@ describe('over MCP', () => {
     const paid = await call({ 'x402/payment': payload });
     expect(paid.isError ?? false).toBe(false);
     expect(paid.structuredContent).toHaveProperty('papers');
-    expect((paid._meta?.['x402/payment-response'] as { transaction: string }).transaction).toBe(
-      (await rowOf(payload))?.transaction,
-    );
+    expect(
+      (paid._meta as { 'x402/payment-response': { transaction: string } })['x402/payment-response']
+        .transaction,
+    ).toBe((await rowOf(payload))?.transaction);
     expect(before - (await balance())).toBe(20_000n);
     await mcp.close();
   });

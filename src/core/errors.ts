@@ -68,7 +68,12 @@ export class ServiceError extends Error {
     /** Response headers the error needs (WWW-Authenticate, Retry-After). */
     readonly headers: Record<string, string> = {},
   ) {
+    // No stack: a ServiceError is an answer, never logged as a fault, and capturing one was a
+    // tenth of an unpaid 402's cost.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail);
+    Error.stackTraceLimit = limit;
     this.status = ERRORS[code].status;
     this.title = ERRORS[code].title;
   }

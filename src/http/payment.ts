@@ -191,8 +191,19 @@ async function paymentProblem(
       accepts: terms.accepts,
       ...(error ? { reason: error.reason } : {}),
     },
-    { 'payment-required': encodePaymentRequiredHeader(terms) },
+    { 'payment-required': encodedTerms(terms) },
   );
+}
+
+/** Base64 of the terms, once per terms object (an unpaid URL's terms are kept: payment-service.ts). */
+const ENCODED = new WeakMap<object, string>();
+function encodedTerms(terms: Parameters<typeof encodePaymentRequiredHeader>[0]): string {
+  let header = ENCODED.get(terms);
+  if (header === undefined) {
+    header = encodePaymentRequiredHeader(terms);
+    ENCODED.set(terms, header);
+  }
+  return header;
 }
 
 /** A computed answer, once it is paid for (see charge): `c.json(await paid(c, answer), 200)`. */

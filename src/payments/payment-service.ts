@@ -108,6 +108,9 @@ export interface PaymentServiceOptions {
 
 /** A payment is still retried or resolved this long after its validity ends (a settlement submitted just before it may land after). */
 
+/** How many URLs' unpaid terms are kept at most (all dropped when full: a bound, not an LRU). */
+const UNPAID_KEPT = 1_000;
+
 /** The facilitator's supported kinds are asked again this often while it cannot be reached. */
 const RETRY_SUPPORTED_MS = 30_000;
 
@@ -127,6 +130,8 @@ export class PaymentService {
   private initialized: Promise<void> | null = null;
   private initializedAt = 0;
   private readonly terms = new Map<string, Promise<PaymentRequirements[]>>();
+  /** The unpaid PaymentRequired of each URL asked for lately (paymentRequired). */
+  private readonly unpaid = new Map<string, PaymentRequired>();
   /** Settlements this process has asked for and not yet heard back about, by ledger row id. */
   private readonly inFlight = new Map<string, Promise<Outcome>>();
   private readonly settleDeadlineMs: number;
@@ -185,9 +190,29 @@ export class PaymentService {
     await this.ensureInitialized();
   }
 
-  /** The x402 PaymentRequired for a price: one `exact` USDC offer per network that can take it. */
+  /**
+   * The x402 PaymentRequired for a price: one `exact` USDC offer per network that can take it.
+   * The unpaid answer is the same for every caller of one URL: kept (the same object, so its
+   * encoded header can be kept too) until the terms are built again.
+   */
   async paymentRequired(usd: number, resource: PaidResource, error?: string): Promise<PaymentRequired> {
     const accepts = await this.requirements(usd);
+    if (error) return this.buildPaymentRequired(accepts, resource, error);
+    const key = `${usdToAtomic(usd)}|${resource.url}|${resource.description}`;
+    let kept = this.unpaid.get(key);
+    if (!kept || kept.accepts !== accepts) {
+      if (this.unpaid.size >= UNPAID_KEPT) this.unpaid.clear();
+      kept = this.buildPaymentRequired(accepts, resource);
+      this.unpaid.set(key, kept);
+    }
+    return kept;
+  }
+
+  private buildPaymentRequired(
+    accepts: PaymentRequirements[],
+    resource: PaidResource,
+    error?: string,
+  ): PaymentRequired {
     return {
       x402Version: 2,
       ...(error ? { error } : {}),

@@ -1,10 +1,11 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { ElementHistorySchema } from '../../../contracts/elements.js';
+import { canonicalSymbol } from '../../../core/elements.js';
 import { elementHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
 import { checkResolution } from '../../guard.js';
-import { paid } from '../../payment.js';
+import { charge } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
 import { PinnedQuery, ResolutionQuery, type RouteDeps, SymbolParam } from '../shared.js';
@@ -29,13 +30,12 @@ export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     async (c) => {
       const { resolution } = c.req.valid('query');
       checkResolution(c, resolution);
-      const answer = elementHistory(
-        c.get('snapshot'),
-        c.req.valid('param').symbol,
-        resolution,
-        c.get('viewer'),
-      );
-      return jsonOrCsv(c, await paid(c, answer), historyTable);
+      const symbol = c.req.valid('param').symbol;
+      // Its own 404 first; then the payment (an unpaid call's 402 costs no history read).
+      canonicalSymbol(symbol);
+      await charge(c);
+      const answer = elementHistory(c.get('snapshot'), symbol, resolution, c.get('viewer'));
+      return jsonOrCsv(c, answer, historyTable);
     },
   );
 }

@@ -40,6 +40,7 @@ import { registerRoutes } from './routes/index.js';
 import { registerApiRoot } from './routes/root/get.js';
 import type { RouteDeps } from './routes/shared.js';
 import { registerSkill } from './routes/skill/get.js';
+import { unpaidCache } from './unpaid-cache.js';
 
 /**
  * The REST front door at /v1: parses requests, calls the service core over the snapshot the
@@ -163,7 +164,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
         authenticated,
         limits,
         ...(paymentsOn
-          ? [paymentGate(deps.payments!, deps.config.EDITION, deps.config.publicUrl, deps.snapshots) as Step]
+          ? [
+              paymentGate(deps.payments!, deps.config.EDITION, deps.config.publicUrl, deps.snapshots) as Step,
+              // The unpaid 402 of a URL, kept ready (its terms are the same for every caller).
+              unpaidCache(() => deps.payments!.termsGeneration) as Step,
+            ]
           : []),
         responseCache() as Step,
       ]),

@@ -137,6 +137,7 @@ export class PaymentService {
   private readonly settleDeadlineMs: number;
   private readonly now: () => number;
   private background: NodeJS.Timeout | null = null;
+  private generation = 0;
 
   constructor(private readonly options: PaymentServiceOptions) {
     this.offered = options.networks.filter((n) =>
@@ -183,6 +184,11 @@ export class PaymentService {
           ? 'the facilitator does not support it'
           : `the facilitator (its ${NETWORKS[n].family === 'svm' ? 'fee payer' : 'supported kinds'}), asked again every ${RETRY_SUPPORTED_MS / 1000} s`,
       }));
+  }
+
+  /** Changes whenever the terms are built again (the networks offered may have changed). */
+  get termsGeneration(): number {
+    return this.generation;
   }
 
   /** Asks the facilitator what it supports (once; again while it cannot be reached). */
@@ -560,6 +566,7 @@ export class PaymentService {
         .then(() => {
           this.initializedAt = Date.now();
           this.terms.clear();
+          this.generation++;
         });
     }
     return this.initialized;

@@ -117,6 +117,26 @@ describe('402 terms (no key, no payment)', () => {
     }
   });
 
+  it('the unpaid 402 of a URL is kept ready: the same terms every time, its own request id each time', async () => {
+    const path = '/elements/Ag/history';
+    const [a, b] = [await fetch(url(path)), await fetch(url(path))];
+    expect([a.status, b.status]).toEqual([402, 402]);
+    expect(b.headers.get('payment-required')).toBe(a.headers.get('payment-required'));
+    const [bodyA, bodyB] = [
+      (await a.json()) as Record<string, unknown>,
+      (await b.json()) as Record<string, unknown>,
+    ];
+    expect(bodyA.request_id).toBe(a.headers.get('x-request-id'));
+    expect(bodyB.request_id).toBe(b.headers.get('x-request-id'));
+    expect(bodyB.request_id).not.toBe(bodyA.request_id);
+    expect({ ...bodyB, request_id: null }).toEqual({ ...bodyA, request_id: null });
+    expect(b.headers.get('cache-control')).toBe('no-store');
+    expect(b.headers.get('content-type')).toBe('application/problem+json');
+    // A route's own error is never kept in its place: an unknown symbol stays 404.
+    expect((await fetch(url('/elements/Xx/history'))).status).toBe(404);
+    expect((await fetch(url('/elements/Xx/history'))).status).toBe(404);
+  });
+
   it('free calls never answer 402', async () => {
     for (const path of ['/elements', '/elements/Fe']) expect((await fetch(url(path))).status).toBe(200);
   });

@@ -27,7 +27,7 @@ export interface Operation {
   /** Path under /v1, in OpenAPI form. */
   path: string;
   access: AccessLevel;
-  /** The MCP tool that offers the same call (spec part 4), if any. */
+  /** The MCP tool that offers the same call (the spec's nine and the reads agents need beside them), if any. */
   tool?: string;
   /** One line on what it answers: for /.well-known/x402, the 402 terms and the MCP tools. */
   description: string;
@@ -56,6 +56,7 @@ const PAPERS_PRICES: PriceTier[] = [
 export const OPERATIONS = [
   {
     id: 'listElements',
+    tool: 'list_elements',
     description: 'All 118 elements with RI and RIS (HRI from Personal)',
     method: 'GET',
     path: '/elements',
@@ -73,6 +74,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getElementHistory',
+    tool: 'get_element_history',
     description:
       "An element's full history of RIS and HRI (yearly; monthly from Personal; daily from Professional)",
     method: 'GET',
@@ -82,6 +84,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getElementHistories',
+    tool: 'get_element_histories',
     description: 'The full histories of several elements in one call (symbols=Fe,Ni,Co), priced per symbol',
     method: 'GET',
     path: '/elements/history',
@@ -135,6 +138,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getSubjectElements',
+    tool: 'get_subject_elements',
     description: 'The top 10 elements a topic or keyword is routed to',
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}/elements',

@@ -11,13 +11,24 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { PaymentRequired } from '@x402/core/types';
 import { z } from 'zod';
 import type { Plan } from '../access/plans.js';
-import { type Edition, goesAsPayer, isPriced, operation, payerPlan, priceOf } from '../access/policy.js';
+import {
+  type Edition,
+  goesAsPayer,
+  isPriced,
+  type Operation,
+  operation,
+  PAID_CALL_RULE,
+  payerPlan,
+  priceOf,
+  requestLevel,
+} from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
 import { viewerFor } from '../core/viewer.js';
 import { pinnedSnapshot } from '../http/data-version.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
+import { priceInfo } from '../payments/discovery.js';
 import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
 import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
@@ -59,10 +70,17 @@ export function createMcp(deps: McpDeps) {
   const listing: Tool[] = tools.map((t) => ({
     name: t.name,
     title: operation(t.op).description,
-    description: t.description,
+    description: `${t.description} ${accessLine(operation(t.op), deps.edition, Boolean(deps.payments?.enabled))}`,
     inputSchema: z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
     outputSchema: z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Tool['outputSchema'],
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // A lab quote is stored and a lab run delivers (and charges for) a deliverable: hosts that
+    // approve read-only tools on their own must ask before those.
+    annotations: {
+      readOnlyHint: !t.writes,
+      destructiveHint: false,
+      idempotentHint: !t.writes,
+      openWorldHint: false,
+    },
   }));
   const payments = deps.payments?.enabled ? deps.payments : undefined;
 
@@ -87,10 +105,12 @@ export function createMcp(deps: McpDeps) {
       payer = true;
     }
     // Access first, as on REST (a caller without the plan learns that before anything about the arguments).
-    const refusal = accessRefusal({ plan, payer }, op.access, {
+    // The level of this exact call: a history's resolution may raise it (monthly Personal, daily Professional).
+    const level = requestLevel(op, asked);
+    const refusal = accessRefusal({ plan, payer }, level, {
       edition: deps.edition,
       publicUrl: deps.publicUrl,
-      what: `The tool ${name}`,
+      what: level === op.access ? `The tool ${name}` : `The tool ${name} with resolution ${asked}`,
       op,
       payments: Boolean(payments),
       price: priced ? priceOf(op, typeof limit === 'number' ? limit : undefined) : null,
@@ -248,7 +268,11 @@ export function createMcp(deps: McpDeps) {
       );
       const server = new Server(
         { name: 'research-intensity', version: deps.version },
-        { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator },
+        {
+          capabilities: { tools: { listChanged: false } },
+          jsonSchemaValidator,
+          instructions: instructions(deps.publicUrl, Boolean(payments)),
+        },
       );
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
       server.setRequestHandler(CallToolRequestSchema, async (req) =>
@@ -320,4 +344,39 @@ function canonicalJson(value: unknown): string {
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   );
+}
+
+/** Who may call a tool and what it costs without a key, from the access table, for its description. */
+function accessLine(op: Operation, edition: Edition, payments: boolean): string {
+  const who = {
+    public: 'Free, no key needed.',
+    key: 'Any API key (a free account).',
+    personal: edition === 'full' ? 'Needs the Personal plan.' : 'Needs the Enterprise plan.',
+    professional: edition === 'full' ? 'Needs the Professional plan.' : 'Needs the Enterprise plan.',
+  }[op.access];
+  if (!isPriced(op) || !payments) return who;
+  const price = priceInfo(op) as {
+    usd?: number;
+    rule?: string;
+    tiers?: { up_to_papers: number | null; usd: number }[];
+  };
+  const cost = price.tiers
+    ? price.tiers.map((t) => `${t.usd.toFixed(2)} USD up to ${t.up_to_papers} papers`).join(', ')
+    : price.usd !== undefined
+      ? `${price.usd.toFixed(2)} USD${op.perSymbol ? ' per symbol' : ''}`
+      : (price.rule ?? '');
+  return `${who} Without a key, paid per call (x402): ${cost}.`;
+}
+
+/** What the server tells a host once, so no result has to repeat it. */
+function instructions(publicUrl: string, payments: boolean): string {
+  return [
+    'Research-intensity scores for the 118 chemical elements and for research topics and keywords, from a corpus of scientific papers (OpenAlex works).',
+    'RI: research output on a subject per 10,000 papers of the corpus (a share, not quality). RIS (0-100): RI rescaled among subjects of one type, comparable only within one data_version. HRI: the share among high-impact papers (null below the Personal plan). Never rank papers by ris_contribution.',
+    'Every answer has canonical_url (the page to cite), notes (how to read it for this data) and data_version (pass it back as data_version to get the same data again).',
+    'Find a topic or keyword with search_subjects, then use its subject_type and subject_id. research turns a question into communities and reading lists; lab_quote then lab_run deliver a filtered paper list.',
+    payments
+      ? `Without a key, priced tools answer with x402 terms in the first text block ({"x402/error": {"code": 402, "data": <PaymentRequired>}}): sign them with an x402 client and call again with _meta["x402/payment"]; the receipt is in _meta["x402/payment-response"]. ${PAID_CALL_RULE} An error settlement_pending: call again with the same arguments and payment. Prices: ${publicUrl}/pricing.`
+      : `Keys and plans: ${publicUrl}/account and ${publicUrl}/pricing.`,
+  ].join('\n');
 }

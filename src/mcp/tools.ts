@@ -1,20 +1,28 @@
 import { z } from '@hono/zod-openapi';
-import { LAB_QUOTE_USD, type LabDepth, type OperationId, operation } from '../access/policy.js';
-import { ElementPapersSchema, ElementSchema } from '../contracts/elements.js';
+import { batchPrice, LAB_QUOTE_USD, type LabDepth, type OperationId, operation } from '../access/policy.js';
+import {
+  ElementHistoriesSchema,
+  ElementHistorySchema,
+  ElementListSchema,
+  ElementPapersSchema,
+  ElementSchema,
+  SymbolsQuery,
+} from '../contracts/elements.js';
 import { LAB_DEPTH_NAMES, LabQuoteSchema, LabRunSchema } from '../contracts/lab.js';
 import { type ResearchAnswer, ResearchSchema } from '../contracts/research.js';
 import {
+  SubjectElementsSchema,
   SubjectHistorySchema,
   SubjectPapersSchema,
   SubjectSchema,
   SubjectSearchSchema,
 } from '../contracts/subjects.js';
-import { getElement } from '../core/elements.js';
-import { subjectHistory } from '../core/history.js';
+import { batchSymbols, canonicalSymbol, getElement, listElements } from '../core/elements.js';
+import { elementHistories, elementHistory, MAX_HISTORY_BATCH, subjectHistory } from '../core/history.js';
 import type { LabService } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
 import { researchPage } from '../core/research.js';
-import { getSubject, searchSubjects } from '../core/subjects.js';
+import { getSubject, searchSubjects, subjectElements } from '../core/subjects.js';
 import type { Viewer } from '../core/viewer.js';
 import { LabQuoteFields, labQuoteInput } from '../http/routes/lab/quote.js';
 import { LabRunFields, labRunRequest } from '../http/routes/lab/run.js';
@@ -24,7 +32,6 @@ import {
   KeywordQuery,
   LimitQuery,
   ResolutionQuery,
-  SortQuery,
   SubjectParams,
   SubjectSearchText,
   SymbolParam,
@@ -46,6 +53,8 @@ export interface ToolContext {
 export interface ToolDef {
   name: string;
   op: OperationId;
+  /** A tool that changes state (stores a quote, runs a paid deliverable): not read-only, not idempotent. */
+  writes?: boolean;
   description: string;
   input: z.ZodObject;
   output: z.ZodType;
@@ -68,7 +77,19 @@ const PINNED = {
   ),
 };
 
-/** The nine tools of the spec: each is the REST operation of the same name in the price table, over the same core. */
+/** Resolutions of a subject's history (daily is for elements only). */
+const SubjectResolution = z
+  .enum(['yearly', 'monthly'])
+  .default('yearly')
+  .describe('yearly (default) or monthly (both need the Personal plan, as every subject read)');
+
+/** Paper sorts as an agent should choose them (REST also takes ris as an alias of impact). */
+const PaperSort = z
+  .enum(['impact', 'newest', 'foundational'])
+  .default('impact')
+  .describe('impact (default), newest, foundational (most cited first)');
+
+/** The spec's nine tools and the reads an agent needs beside them: each is the REST operation of the same name in the price table, over the same core. */
 export function toolDefinitions(): ToolDef[] {
   const d = (id: OperationId) => operation(id).description;
   return [
@@ -125,7 +146,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_subject_history',
       op: 'getSubjectHistory',
       description: `${d('getSubjectHistory')}.${SUBJECT_HINT} resolution: yearly (default) or monthly.${READING}`,
-      input: SubjectParams.extend({ resolution: ResolutionQuery, ...PINNED }).strict(),
+      input: SubjectParams.extend({ resolution: SubjectResolution, ...PINNED }).strict(),
       output: SubjectHistorySchema,
       async run(ctx, a) {
         // Daily is refused by the core (elements only), with the same problem as REST's.
@@ -143,7 +164,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_subject_papers',
       op: 'getSubjectPapers',
       description: `${d('getSubjectPapers')}.${SUBJECT_HINT} sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20; up to 20 and up to 100 are priced apart).${PAPERS}`,
-      input: SubjectParams.extend({ sort: SortQuery, limit: LimitQuery, ...PINNED }).strict(),
+      input: SubjectParams.extend({ sort: PaperSort, limit: LimitQuery, ...PINNED }).strict(),
       output: SubjectPapersSchema,
       run: async (ctx, a) =>
         paid(
@@ -163,7 +184,7 @@ export function toolDefinitions(): ToolDef[] {
       description: `${d('getElementPapers')}. keyword narrows to the ranked papers with that keyword (total_ranked then counts those); sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20).${PAPERS}`,
       input: SymbolParam.extend({
         keyword: KeywordQuery,
-        sort: SortQuery,
+        sort: PaperSort,
         limit: LimitQuery,
         ...PINNED,
       }).strict(),
@@ -186,6 +207,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'lab_quote',
       op: 'labQuote',
+      writes: true,
       description: `${d('labQuote')}. The filter language: Fe or +Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (up to 25 topic names), year:2020..2024, year:2020.., year:2024. Terms are element symbols (case-sensitive) or names, topic and keyword names. Give query, or markdown whose \`\`\`query block holds it. Terms it does not know are listed under ignored, never dropped silently. deliverables lists the depths offered, each with the papers it delivers (papers_100 only when it delivers more than papers_20); not_offered says which are not, and why. Then call lab_run with the quote_id.`,
       input: z.object(LabQuoteFields).strict(),
       output: LabQuoteSchema,
@@ -197,6 +219,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'lab_run',
       op: 'labRun',
+      writes: true,
       description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again. A depth the quote does not offer is refused too (depth_not_offered, naming those it offers).${PAPERS}`,
       input: z.object(LabRunFields).strict(),
       output: LabRunSchema,
@@ -205,6 +228,51 @@ export function toolDefinitions(): ToolDef[] {
         const depth = a.depth as LabDepth;
         return ctx.lab.run(ctx.snapshot, request, depth, ctx.viewer, (usd) => ctx.charge(usd));
       },
+    },
+    {
+      name: 'list_elements',
+      op: 'listElements',
+      description: `${d('listElements')}; symbols (Fe,Ni,Co) gives only those, in that order.${READING}`,
+      input: z.object({ symbols: SymbolsQuery.optional(), ...PINNED }).strict(),
+      output: ElementListSchema,
+      run: async (ctx, a) =>
+        listElements(ctx.snapshot, ctx.viewer, a.symbols ? batchSymbols(a.symbols as string) : undefined),
+    },
+    {
+      name: 'get_element_history',
+      op: 'getElementHistory',
+      description: `${d('getElementHistory')}. One value per period from the element's first paper to the corpus cut-off (the last period is incomplete). resolution: yearly (default, any key), monthly (Personal), daily (Professional).${READING}`,
+      input: SymbolParam.extend({ resolution: ResolutionQuery, ...PINNED }).strict(),
+      output: ElementHistorySchema,
+      async run(ctx, a) {
+        canonicalSymbol(a.symbol as string);
+        await ctx.charge();
+        return elementHistory(ctx.snapshot, a.symbol as string, a.resolution as 'yearly', ctx.viewer);
+      },
+    },
+    {
+      name: 'get_element_histories',
+      op: 'getElementHistories',
+      description: `${d('getElementHistories')}: symbols (Fe,Ni,Co), at most ${MAX_HISTORY_BATCH}; resolution as get_element_history.${READING}`,
+      input: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PINNED }).strict(),
+      output: ElementHistoriesSchema,
+      async run(ctx, a) {
+        const list = batchSymbols(a.symbols as string, MAX_HISTORY_BATCH);
+        await ctx.charge(batchPrice(operation('getElementHistories'), list.length) ?? undefined);
+        return elementHistories(ctx.snapshot, list, a.resolution as 'yearly', ctx.viewer);
+      },
+    },
+    {
+      name: 'get_subject_elements',
+      op: 'getSubjectElements',
+      description: `${d('getSubjectElements')}, each with its RI, RIS and HRI in the subject.${SUBJECT_HINT}${READING}`,
+      input: SubjectParams.extend(PINNED).strict(),
+      output: SubjectElementsSchema,
+      run: async (ctx, a) =>
+        paid(
+          ctx,
+          subjectElements(ctx.snapshot, a.subject_type as 'topic', a.subject_id as string, ctx.viewer),
+        ),
     },
   ];
 }

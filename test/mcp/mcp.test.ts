@@ -60,6 +60,10 @@ const TOOLS = [
   'get_element_papers',
   'lab_quote',
   'lab_run',
+  'list_elements',
+  'get_element_history',
+  'get_element_histories',
+  'get_subject_elements',
 ];
 
 async function aTopic(client: Client): Promise<string> {
@@ -70,16 +74,37 @@ async function aTopic(client: Client): Promise<string> {
 }
 
 describe('the MCP tool server', () => {
-  it('lists the nine tools of the spec with input and output schemas, read-only', async () => {
+  it('lists the tools with input and output schemas, true annotations, plan and price, and instructions', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
-      expect(t.annotations?.readOnlyHint).toBe(true);
+      // The lab stores a quote and charges for a run: hosts must not take them for read-only.
+      const writes = t.name === 'lab_quote' || t.name === 'lab_run';
+      expect([t.name, t.annotations?.readOnlyHint, t.annotations?.idempotentHint]).toEqual([
+        t.name,
+        !writes,
+        !writes,
+      ]);
       expect(t.description!.length).toBeGreaterThan(40);
+      const op = OPERATIONS.find((o) => 'tool' in o && o.tool === t.name)!;
+      expect([t.name, /Free, no key|Any API key|Needs the \w+ plan/.test(t.description!)]).toEqual([
+        t.name,
+        true,
+      ]);
+      if (op.prices.length > 0) expect(t.description).toMatch(/paid per call \(x402\): \d+\.\d{2} USD/);
     }
+    // Schemas say only what works: no daily subject history, no ris sort for an agent to misuse.
+    const history = tools.find((t) => t.name === 'get_subject_history')!;
+    expect((history.inputSchema.properties!.resolution as { enum: string[] }).enum).toEqual([
+      'yearly',
+      'monthly',
+    ]);
+    const elementPapers = tools.find((t) => t.name === 'get_element_papers')!;
+    expect((elementPapers.inputSchema.properties!.sort as { enum: string[] }).enum).not.toContain('ris');
+    expect(client.getInstructions()).toMatch(/canonical_url/);
     const papers = tools.find((t) => t.name === 'get_subject_papers')!;
     expect(Object.keys(papers.inputSchema.properties!).sort()).toEqual([
       'data_version',
@@ -126,6 +151,23 @@ describe('the MCP tool server', () => {
         { quote_id: quote.quote_id, depth: 'papers_20' },
         `/v1/lab/run?quote_id=${quote.quote_id}&depth=papers_20`,
       ],
+      ['list_elements', {}, '/v1/elements'],
+      ['list_elements', { symbols: 'Fe,ni' }, '/v1/elements?symbols=Fe,ni'],
+      [
+        'get_element_history',
+        { symbol: 'Fe', resolution: 'daily' },
+        '/v1/elements/Fe/history?resolution=daily',
+      ],
+      [
+        'get_element_histories',
+        { symbols: 'Fe,Ni', resolution: 'monthly' },
+        '/v1/elements/history?symbols=Fe,Ni&resolution=monthly',
+      ],
+      [
+        'get_subject_elements',
+        { subject_type: 'topic', subject_id: topic },
+        `/v1/subjects/topic/${topic}/elements`,
+      ],
     ];
     for (const [tool, args, path] of cases) {
       const r = await call(pro, tool, args);
@@ -158,6 +200,9 @@ describe('the MCP tool server', () => {
     for (const [client, name, args, plan] of [
       [free, 'get_subject_ri', { subject_type: 'topic', subject_id: 'T10001' }, 'personal'],
       [free, 'research', { q: 'iron' }, 'personal'],
+      // A resolution above the plan, as REST's checkResolution.
+      [free, 'get_element_history', { symbol: 'Fe', resolution: 'monthly' }, 'personal'],
+      [personal, 'get_element_history', { symbol: 'Fe', resolution: 'daily' }, 'professional'],
       [personal, 'lab_quote', { query: 'Fe' }, 'professional'],
     ] as const) {
       const r = await call(client, name, args);
@@ -415,6 +460,10 @@ describe('the MCP tool server', () => {
         'get_subject_history',
         'get_subject_papers',
         'get_element_papers',
+        'list_elements',
+        'get_element_history',
+        'get_element_histories',
+        'get_subject_elements',
       ].sort(),
     );
     expect(codeOf(await call(client, 'research', { q: 'iron' }))).toBe('not_found');

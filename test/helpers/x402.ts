@@ -106,7 +106,11 @@ export async function paidService() {
  */
 export async function expectLedgerMatchesChain(
   chain: DevChain,
-  ledgers: readonly { listPayments(): Promise<{ status: string; transaction: string | null }[]> }[],
+  ledgers: readonly {
+    listPayments(): Promise<
+      { status: string; transaction: string | null; payloadHash?: string; dataVersion?: string | null }[]
+    >;
+  }[],
 ): Promise<void> {
   const logs = await chain.client.getLogs({
     address: BASE_SEPOLIA_USDC,
@@ -119,6 +123,14 @@ export async function expectLedgerMatchesChain(
   const settled: string[] = [];
   for (const ledger of ledgers)
     for (const row of await ledger.listPayments())
-      if (row.status === 'settled') settled.push((row.transaction ?? '').toLowerCase());
+      if (row.status === 'settled') {
+        settled.push((row.transaction ?? '').toLowerCase());
+        // Deliverable: the same signed payment can ask for its answer again, from the data it bought.
+        expect([row.transaction, row.payloadHash?.length, row.dataVersion]).toEqual([
+          row.transaction,
+          64,
+          expect.stringMatching(/^[0-9a-f]{16}$/),
+        ]);
+      }
   expect(settled.sort()).toEqual(onChain);
 }

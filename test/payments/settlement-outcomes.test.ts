@@ -24,6 +24,7 @@ import { expandWorksPaths } from '../../src/ingest/sources.js';
 import type { DevChain } from '../../src/payments/dev-chain.js';
 import { httpFacilitator } from '../../src/payments/facilitator.js';
 import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
+import { ri } from '../helpers/cli.js';
 import { facilitatorStandIn, type SettleMode } from '../helpers/facilitator-stand-in.js';
 import { toolError, toolTerms } from '../helpers/mcp.js';
 import { tempDir, work, writeWorks } from '../helpers/works.js';
@@ -184,6 +185,33 @@ describe('a settlement whose outcome is not known in time', () => {
     await sleep(1_100);
     await service.ctx.payments.resolvePending();
     expect((await rowOf(payload))?.status).toBe('settled');
+  });
+
+  it('ri payments reconcile takes back a row an earlier release wrote failed on a timeout, when the chain shows it paid', async () => {
+    mode({ kind: 'drop' });
+    const path = '/elements/Sc/history';
+    const { header, payload } = await signFor(path);
+    await expectPending(await pay(path, header));
+    const row = await rowOf(payload);
+    // As the release before this one left it: failed, "facilitator unreachable".
+    const db = new Database(service.ctx.statePath);
+    db.prepare("UPDATE payments SET status = 'failed', error = 'facilitator unreachable' WHERE id = ?").run(
+      row!.id,
+    );
+    db.close();
+    mode({ kind: 'ok' });
+    const rec = ri(['payments', 'reconcile'], {
+      STATE_URL: `sqlite:${service.ctx.statePath}`,
+      X402_EVM_RPC_URL: chain.rpcUrl,
+    });
+    expect(rec.status).toBe(0);
+    expect(rec.stderr).toMatch(/1 settled, 0 failed/);
+    expect(await rowOf(payload)).toMatchObject({
+      status: 'settled',
+      transaction: expect.stringMatching(/^0x/),
+    });
+    // And the payer's retry gets the answer it paid for.
+    await expectContent(await pay(path, header), payload);
   });
 
   it('a refusal (400) is settlement_failed: no content, nothing moved, the row failed', async () => {

@@ -60,8 +60,8 @@ class PaymentNeeded extends Error {
 }
 
 /**
- * The remote MCP tool server: the nine tools of the spec over the same core, access table and
- * payment module as REST. Stateless Streamable HTTP: a protocol server per request. A user's
+ * The remote MCP tool server: the spec's nine tools and four reads beside them, over the same
+ * core, access table and payment module as REST. Stateless Streamable HTTP: a protocol server per request. A user's
  * mistake is a tool result with isError and the REST error code, never a protocol error.
  */
 export function createMcp(deps: McpDeps) {

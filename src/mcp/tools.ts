@@ -18,6 +18,7 @@ import {
   SubjectSearchSchema,
 } from '../contracts/subjects.js';
 import { batchSymbols, canonicalSymbol, getElement, listElements } from '../core/elements.js';
+import { ServiceError } from '../core/errors.js';
 import { elementHistories, elementHistory, MAX_HISTORY_BATCH, subjectHistory } from '../core/history.js';
 import type { LabService } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
@@ -208,11 +209,28 @@ export function toolDefinitions(): ToolDef[] {
       name: 'lab_quote',
       op: 'labQuote',
       writes: true,
-      description: `${d('labQuote')}. The filter language: Fe or +Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (up to 25 topic names), year:2020..2024, year:2020.., year:2024. Terms are element symbols (case-sensitive) or names, topic and keyword names. Give query, or markdown whose \`\`\`query block holds it. Terms it does not know are listed under ignored, never dropped silently. deliverables lists the depths offered, each with the papers it delivers (papers_100 only when it delivers more than papers_20); not_offered says which are not, and why. Then call lab_run with the quote_id.`,
-      input: z.object(LabQuoteFields).strict(),
+      description: `${d('labQuote')}. Give the filter as q (or query, or markdown whose \`\`\`query block holds it). The filter language: Fe or +Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (up to 25 topic names), year:2020..2024, year:2020.., year:2024. Terms are element symbols (case-sensitive) or names, topic and keyword names. Terms it does not know are listed under ignored, never dropped silently. deliverables lists the depths offered, each with the papers it delivers (papers_100 only when it delivers more than papers_20); not_offered says which are not, and why. Then call lab_run with the quote_id.`,
+      // q as GET /v1/lab/quote takes it, query or markdown as POST does: exactly one of the three.
+      input: z
+        .object({
+          q: LabQuoteFields.query.describe(
+            'The filter, as GET /v1/lab/quote?q= takes it (or give query, or markdown)',
+          ),
+          ...LabQuoteFields,
+        })
+        .strict(),
       output: LabQuoteSchema,
       async run(ctx, a) {
-        const input = labQuoteInput(a as Parameters<typeof labQuoteInput>[0]);
+        const { q, query, markdown } = a as { q?: string; query?: string; markdown?: string };
+        if (q !== undefined && query !== undefined)
+          throw new ServiceError(
+            'invalid_parameter',
+            "Give the filter once: 'q' or 'query' (or 'markdown').",
+            {
+              parameter: 'q',
+            },
+          );
+        const input = labQuoteInput({ query: q ?? query, markdown });
         return ctx.lab.quote(ctx.snapshot, input, ctx.viewer, { pay: () => ctx.charge() });
       },
     },

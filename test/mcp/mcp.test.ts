@@ -122,6 +122,14 @@ describe('the MCP tool server', () => {
     const quote = (await call(pro, 'lab_quote', { query: 'Ni Fe' })).structuredContent as {
       quote_id: string;
     };
+    // q as GET /v1/lab/quote takes it: the same quote; both at once is refused.
+    expect(
+      ((await call(pro, 'lab_quote', { q: 'Ni Fe' })).structuredContent as { quote_id: string }).quote_id,
+    ).toBe(quote.quote_id);
+    expect(toolError(await call(pro, 'lab_quote', { q: 'Ni', query: 'Fe' }))).toMatchObject({
+      code: 'invalid_parameter',
+      parameter: 'q',
+    });
     const cases: [string, Record<string, unknown>, string][] = [
       ['get_element_ri', { symbol: 'fe' }, '/v1/elements/fe'],
       ['search_subjects', { q: 'iron' }, '/v1/subjects/search?q=iron'],

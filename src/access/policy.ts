@@ -103,6 +103,7 @@ export const OPERATIONS = [
   },
   {
     id: 'listVersions',
+    tool: 'list_versions',
     description: 'The data versions kept, each answerable with data_version= or RI-Data-Version',
     method: 'GET',
     path: '/versions',

@@ -60,7 +60,7 @@ class PaymentNeeded extends Error {
 }
 
 /**
- * The remote MCP tool server: the spec's nine tools and four reads beside them, over the same
+ * The remote MCP tool server: the spec's nine tools and five reads beside them, over the same
  * core, access table and payment module as REST. Stateless Streamable HTTP: a protocol server per request. A user's
  * mistake is a tool result with isError and the REST error code, never a protocol error.
  */
@@ -165,7 +165,14 @@ export function createMcp(deps: McpDeps) {
       if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
         return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
       const answer = await tool.run(
-        { snapshot, viewer, lab: deps.lab!, heavy: deps.heavy ?? inThread, charge },
+        {
+          snapshot,
+          viewer,
+          lab: deps.lab!,
+          heavy: deps.heavy ?? inThread,
+          charge,
+          snapshotDir: deps.snapshots.dir,
+        },
         input,
       );
       let receipt: Record<string, unknown> | undefined;

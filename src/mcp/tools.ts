@@ -17,6 +17,7 @@ import {
   SubjectSchema,
   SubjectSearchSchema,
 } from '../contracts/subjects.js';
+import { VersionsSchema } from '../contracts/versions.js';
 import { batchSymbols, canonicalSymbol, getElement, listElements } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
 import { elementHistories, elementHistory, MAX_HISTORY_BATCH, subjectHistory } from '../core/history.js';
@@ -24,6 +25,7 @@ import type { LabService } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
 import { researchPage } from '../core/research.js';
 import { getSubject, searchSubjects, subjectElements } from '../core/subjects.js';
+import { listVersions } from '../core/versions.js';
 import type { Viewer } from '../core/viewer.js';
 import { LabQuoteFields, labQuoteInput } from '../http/routes/lab/quote.js';
 import { LabRunFields, labRunRequest } from '../http/routes/lab/run.js';
@@ -47,6 +49,8 @@ export interface ToolContext {
   lab: LabService;
   /** Where research is computed (the same pool as REST). */
   heavy: HeavyWork;
+  /** The folder of published snapshots (the versions kept). */
+  snapshotDir: string;
   /** Once the call is known to be answerable: asks for (or checks) payment; a no-op on a plan that covers it. */
   charge(usd?: number): Promise<void>;
 }
@@ -279,6 +283,14 @@ export function toolDefinitions(): ToolDef[] {
         await ctx.charge(batchPrice(operation('getElementHistories'), list.length) ?? undefined);
         return elementHistories(ctx.snapshot, list, a.resolution as 'yearly', ctx.viewer);
       },
+    },
+    {
+      name: 'list_versions',
+      op: 'listVersions',
+      description: `${d('listVersions')}: pass one as data_version to any read tool to get that data again (what an earlier answer said). Always today's list.`,
+      input: z.object({}).strict(),
+      output: VersionsSchema,
+      run: async (ctx) => listVersions(ctx.snapshot, ctx.snapshotDir, ctx.viewer),
     },
     {
       name: 'get_subject_elements',

@@ -38,7 +38,7 @@ describe('@modelcontextprotocol/inspector-cli against a real ri serve', () => {
     const base = (await server.started)[1]!;
     try {
       const listed = inspect([`${base}/mcp`, '--method', 'tools/list']) as { tools: { name: string }[] };
-      expect(listed.tools).toHaveLength(13);
+      expect(listed.tools).toHaveLength(14);
       const element = inspect([
         `${base}/mcp`,
         '--method',

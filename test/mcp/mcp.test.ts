@@ -64,6 +64,7 @@ const TOOLS = [
   'get_element_history',
   'get_element_histories',
   'get_subject_elements',
+  'list_versions',
 ];
 
 async function aTopic(client: Client): Promise<string> {
@@ -160,6 +161,7 @@ describe('the MCP tool server', () => {
         `/v1/lab/run?quote_id=${quote.quote_id}&depth=papers_20`,
       ],
       ['list_elements', {}, '/v1/elements'],
+      ['list_versions', {}, '/v1/versions'],
       ['list_elements', { symbols: 'Fe,ni' }, '/v1/elements?symbols=Fe,ni'],
       [
         'get_element_history',
@@ -472,6 +474,7 @@ describe('the MCP tool server', () => {
         'get_element_history',
         'get_element_histories',
         'get_subject_elements',
+        'list_versions',
       ].sort(),
     );
     expect(codeOf(await call(client, 'research', { q: 'iron' }))).toBe('not_found');

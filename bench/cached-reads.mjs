@@ -48,7 +48,7 @@ export async function startBare(service) {
 }
 
 /** CPU clock ticks (user + system, 10 ms each on Linux) of a process so far, from /proc. */
-function cpuTicks(pid) {
+export function cpuTicks(pid) {
   const statPath = `/proc/${pid}/stat`;
   if (!existsSync(statPath)) return null;
   const fields = readFileSync(statPath, 'utf8').split(') ')[1].split(' ');

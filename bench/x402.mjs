@@ -3,7 +3,7 @@
 // USDC stand-in) with `ri facilitator` in its own process and `ri serve` in another:
 //  1. requests/s of the unpaid 402 answer (no key: terms in PAYMENT-REQUIRED) against the same
 //     route's keyed answer, autocannon, 50 connections, real client headers (Accept-Encoding);
-//     budget: the 402 at least 50% of the keyed requests/s;
+//     budget: the 402 at least 50% of the keyed requests/s; each with the server's CPU per request;
 //  2. the added latency of verify + settle: N paid calls one after another (each signed ahead by
 //     the official x402 client), against the same route keyed, p50 and p99.
 // Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
@@ -14,6 +14,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { x402Client } from '@x402/fetch';
 import autocannon from 'autocannon';
 import { privateKeyToAccount } from 'viem/accounts';
+import { cpuTicks } from './cached-reads.mjs';
 import { benchDataDir, startBenchServer } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -62,13 +63,19 @@ const url = server.base + path;
 const clientHeaders = { 'accept-encoding': 'gzip, deflate, br', accept: 'application/json' };
 const keyed = { ...clientHeaders, authorization: `Bearer ${server.key}` };
 
-function run(options) {
-  return new Promise((ok, fail) =>
-    autocannon({ url, connections: 50, duration, ...options }, (err, r) => (err ? fail(err) : ok(r))),
+/** One autocannon run, with the server's CPU time over it (from /proc; null where there is none). */
+async function run(options) {
+  const before = cpuTicks(server.child.pid);
+  const r = await new Promise((ok, fail) =>
+    autocannon({ url, connections: 50, duration, ...options }, (err, res) => (err ? fail(err) : ok(res))),
   );
+  const after = cpuTicks(server.child.pid);
+  r.cpuUs = before === null ? null : ((after - before) * 10_000) / Math.max(1, r.requests.total);
+  return r;
 }
 const row = (r) => ({
   rps: Math.round(r.requests.average),
+  cpu_us_per_req: r.cpuUs === null ? null : Number(r.cpuUs.toFixed(1)),
   p50_ms: r.latency.p50,
   p99_ms: r.latency.p99,
   statuses: { '2xx': r['2xx'], non2xx: r.non2xx },

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// npm run bench:mcp (second part): what the MCP server costs a model's context, in o200k tokens
+// (gpt-tokenizer), measured on what a host receives through the official SDK client: the tool list,
+// and whole tool results (structuredContent and the text beside it). Budgets (issue 31):
+// tools/list <= 3,500; get_element_ri <= 250; get_element_papers with 20 papers <= 3,000;
+// research with page_size 5 <= 2,500. Reported, never asserted (a benchmark, not a test).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { benchDataDir, startBenchServer } from './serve.mjs';
+
+const dataDir = process.env.BENCH_DATA ?? benchDataDir('mcp');
+const server = await startBenchServer(dataDir, { plan: 'professional', portBase: 19500 });
+const client = new Client({ name: 'bench-tokens', version: '1' });
+await client.connect(
+  new StreamableHTTPClientTransport(new URL(`${server.base}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${server.key}` } },
+  }),
+);
+try {
+  const tokens = (value) => countTokens(typeof value === 'string' ? value : JSON.stringify(value));
+  const { tools } = await client.listTools();
+  const rows = [['tools/list', tools, 3_500]];
+  for (const [name, args, budget] of [
+    ['get_element_ri', { symbol: 'Fe' }, 250],
+    ['get_element_papers', { symbol: 'Fe', limit: 20 }, 3_000],
+    ['research', { q: 'oxygen evolution nickel iron', page_size: 5 }, 2_500],
+  ]) {
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+    rows.push([`${name} ${JSON.stringify(args)}`, result, budget]);
+  }
+  for (const [label, value, budget] of rows) {
+    const n = tokens(value);
+    const parts =
+      label === 'tools/list'
+        ? `output schemas ${tokens(value.map((t) => t.outputSchema ?? {}))}, input schemas ${tokens(value.map((t) => t.inputSchema))}, descriptions ${tokens(value.map((t) => t.description ?? ''))}`
+        : `structuredContent ${tokens(value.structuredContent ?? {})}, text ${tokens(value.content?.[0]?.text ?? '')}, notes ${tokens(value.structuredContent?.notes ?? {})}`;
+    console.log(`${label}: ${n} tokens (${parts}); budget <= ${budget}: ${n <= budget ? 'met' : 'MISSED'}`);
+  }
+  console.log(`instructions: ${tokens(client.getInstructions() ?? '')} tokens (sent once per session)`);
+} finally {
+  await client.close();
+  await server.stop();
+}

@@ -4,8 +4,13 @@ import { type Edition, goesAsPayer, type Operation, payerPlan, priceOf } from '.
 import { ServiceError } from '../core/errors.js';
 import { PRICED_OPERATIONS } from '../payments/discovery.js';
 import { NETWORKS } from '../payments/networks.js';
-import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import {
+  PaymentError,
+  type PaymentService,
+  settlementPendingProblem,
+  type VerifiedPayment,
+} from '../payments/payment-service.js';
+import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { AppEnv } from './context.js';
 import { pinnedSnapshot } from './data-version.js';
 import type { Step } from './pipeline.js';
@@ -44,7 +49,7 @@ export function paymentGate(
   service: PaymentService,
   edition: Edition,
   publicUrl: string,
-  snapshots: Parameters<typeof pinnedSnapshot>[0],
+  snapshots: SnapshotManager,
 ): Step<Context<AppEnv>> {
   return {
     enter(c) {
@@ -87,7 +92,7 @@ async function pinPaidVersion(
   c: Context<AppEnv>,
   service: PaymentService,
   signature: string,
-  snapshots: Parameters<typeof pinnedSnapshot>[0],
+  snapshots: SnapshotManager,
   publicUrl: string,
 ): Promise<undefined> {
   const prior = await service.priorPayment(signature);
@@ -166,11 +171,12 @@ async function paymentProblem(
     );
   }
   if (error?.code === 'settlement_pending') {
-    return new ServiceError(
-      'settlement_pending',
-      `Your payment was sent for settlement and its outcome is not known yet (${error.reason}); this answer is held until it is. Repeat this same request with the same PAYMENT-SIGNATURE header${error.retryUntil ? ` (until ${error.retryUntil})` : ''} to receive it once settled: you are charged at most once. Do not sign a new payment for it.`,
-      { price_usd: usd, ...(error.retryUntil ? { retry_until: error.retryUntil } : {}) },
-      { 'retry-after': '10' },
+    return settlementPendingProblem(
+      error,
+      'Repeat this same request with the same PAYMENT-SIGNATURE header',
+      {
+        price_usd: usd,
+      },
     );
   }
   if (error?.code === 'payment_id_conflict') {

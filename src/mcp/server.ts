@@ -29,7 +29,12 @@ import { viewerFor } from '../core/viewer.js';
 import { pinnedSnapshot } from '../http/data-version.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import { priceInfo } from '../payments/discovery.js';
-import { PaymentError, type PaymentService, type VerifiedPayment } from '../payments/payment-service.js';
+import {
+  PaymentError,
+  type PaymentService,
+  settlementPendingProblem,
+  type VerifiedPayment,
+} from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
 import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
 import { toolDefinitions } from './tools.js';
@@ -83,6 +88,7 @@ export function createMcp(deps: McpDeps) {
     },
   }));
   const payments = deps.payments?.enabled ? deps.payments : undefined;
+  const serverInstructions = instructions(deps.publicUrl, Boolean(payments));
 
   async function callTool(
     name: string,
@@ -185,10 +191,9 @@ export function createMcp(deps: McpDeps) {
           if (!(e instanceof PaymentError)) throw e;
           if (e.code === 'settlement_pending')
             return errorResult(
-              new ServiceError(
-                'settlement_pending',
-                `Your payment was sent for settlement and its outcome is not known yet (${e.reason}). Call this tool again with the same arguments and the same x402/payment${e.retryUntil ? ` (until ${e.retryUntil})` : ''} to receive the answer once settled: you are charged at most once. Do not sign a new payment for it.`,
-                e.retryUntil ? { retry_until: e.retryUntil } : {},
+              settlementPendingProblem(
+                e,
+                'Call this tool again with the same arguments and the same x402/payment',
               ),
             );
           // Settlement failed after the tool ran: the payment-required shape and no content.
@@ -278,7 +283,7 @@ export function createMcp(deps: McpDeps) {
         {
           capabilities: { tools: { listChanged: false } },
           jsonSchemaValidator,
-          instructions: instructions(deps.publicUrl, Boolean(payments)),
+          instructions: serverInstructions,
         },
       );
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));

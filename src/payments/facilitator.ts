@@ -11,7 +11,7 @@ export const FACILITATOR_TIMEOUT_MS = 10_000;
  * terms' 300 s), so a late answer is still recorded although the payer was told `pending` at
  * X402_SETTLE_TIMEOUT_SECONDS. Aborting it earlier would turn a slow settlement into an unknown one.
  */
-export const SETTLE_REQUEST_TIMEOUT_MS = 300_000;
+const SETTLE_REQUEST_TIMEOUT_MS = 300_000;
 
 /** The facilitator over HTTP (X402_FACILITATOR_URL; the x402 reference one when unset). */
 export function httpFacilitator(url: string | undefined): FacilitatorClient {
@@ -30,7 +30,7 @@ export function httpFacilitator(url: string | undefined): FacilitatorClient {
  * connection, answered 5xx, or said the transaction is broadcast but not confirmed. The transfer
  * may have happened: the ledger row stays `pending` until the chain (or a later answer) says.
  */
-export class SettlementUnknown extends Error {
+class SettlementUnknown extends Error {
   constructor(readonly reason: string) {
     super(reason);
     this.name = 'SettlementUnknown';

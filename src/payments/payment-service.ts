@@ -17,6 +17,7 @@ import {
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
+import { ServiceError } from '../core/errors.js';
 import { ResilientFacilitator, settleFailure } from './facilitator.js';
 import type { PaymentLedger, PaymentRow } from './ledger.js';
 import { NETWORKS, type NetworkName, USDC_DECIMALS, usdToAtomic } from './networks.js';
@@ -630,6 +631,23 @@ function retryOf(used: PaymentRow, payloadHash: string, resource: PaidResource, 
   return used;
 }
 
+/**
+ * The answer to a payment whose settlement is not known yet, the same at every front door: `retry`
+ * says how that door's client sends the same call again.
+ */
+export function settlementPendingProblem(
+  e: PaymentError,
+  retry: string,
+  extra: Record<string, unknown> = {},
+): ServiceError {
+  return new ServiceError(
+    'settlement_pending',
+    `Your payment was sent for settlement and its outcome is not known yet (${e.reason}); this answer is held until it is. ${retry}${e.retryUntil ? ` (until ${e.retryUntil})` : ''} to receive it once settled: you are charged at most once. Do not sign a new payment for it.`,
+    { ...extra, ...(e.retryUntil ? { retry_until: e.retryUntil } : {}) },
+    { 'retry-after': '10' },
+  );
+}
+
 function pendingError(validUntil: string): PaymentError {
   return new PaymentError(
     'settlement_pending',
@@ -639,7 +657,7 @@ function pendingError(validUntil: string): PaymentError {
 }
 
 /** sha256 of the signed payment in one canonical form (the same bytes whether sent as a header or an object). */
-export function payloadHashOf(payload: PaymentPayload): string {
+function payloadHashOf(payload: PaymentPayload): string {
   return createHash('sha256').update(canonical(payload)).digest('hex');
 }
 

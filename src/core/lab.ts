@@ -43,7 +43,7 @@ const MAX_COMMUNITIES = 20;
 const NARROW_BELOW = 20;
 const MAX_BROADER = 5;
 
-const LAB_NOTES =
+export const LAB_NOTES =
   'A lab match is a paper mapped to every required term through its headline elements, topics and keywords ' +
   '(not its full text), so a narrow AND may give 0: see broader. matches counts every matching paper; above ' +
   `${LAB_SAMPLE_ABOVE} matches, years and communities are counted on a fixed sample of ${LAB_SAMPLE_ABOVE} ` +

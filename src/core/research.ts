@@ -31,6 +31,11 @@ export type Lens = 'foundational' | 'now' | 'newest';
 export const LENSES: readonly Lens[] = ['foundational', 'now', 'newest'];
 export { MAX_PAGES, researchPage } from './research/pages.js';
 
+/** How a research answer's papers are read (the paper notes and what a page and matched_papers are). */
+export const RESEARCH_PAPER_NOTES =
+  `${PAPER_NOTES} Each list holds page_size papers per page, up to ${MAX_PAGES} pages. matched_papers counts ` +
+  `the best-matching papers considered (at most ${MATCH_CAP}); communities and citation counts come from them.`;
+
 /** One page's price, from the price table. */
 const PRICE_PER_PAGE_USD = priceOf(operation('research'))!;
 
@@ -129,9 +134,7 @@ export function research(
       viewer,
       `/research?${new URLSearchParams(request.paper ? { paper: request.paper } : { q })}`,
       {
-        papers:
-          `${PAPER_NOTES} Each list holds page_size papers per page, up to ${MAX_PAGES} pages. matched_papers counts ` +
-          `the best-matching papers considered (at most ${MATCH_CAP}); communities and citation counts come from them.`,
+        papers: RESEARCH_PAPER_NOTES,
         ...(empty.length > 0 ? { empty: empty.join(' ') } : {}),
       },
     ),

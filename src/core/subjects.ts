@@ -100,12 +100,13 @@ export function subjectElements(
       share: r.share,
       canonical_url: `${viewer.publicUrl}/elements/${r.symbol}`,
     })),
-    ...envelope(snapshot, viewer, `/subjects/${type}/${row.id}`, {
-      papers:
-        "share: the subject's papers' weight on each element (fractional papers), as a share of the total over all elements.",
-    }),
+    ...envelope(snapshot, viewer, `/subjects/${type}/${row.id}`, { papers: SUBJECT_SHARE_NOTES }),
   };
 }
+
+/** How a subject's elements' share is read. */
+export const SUBJECT_SHARE_NOTES =
+  "share: the subject's papers' weight on each element (fractional papers), as a share of the total over all elements.";
 
 /** Words of a query, lower case, without FTS syntax. */
 function words(q: string): string[] {

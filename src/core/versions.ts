@@ -5,7 +5,7 @@ import { keptVersions } from '../snapshot/versions.js';
 import { envelope, type Viewer } from './viewer.js';
 
 /** What every reader of the list is told about pinning a read to a version. */
-const CITE =
+export const VERSIONS_CITE_NOTES =
   'Every answer names the snapshot it came from in data_version. Asked again with data_version=V ' +
   '(or the RI-Data-Version header), a read answers from V, the same bytes as when V was current, ' +
   'while V is listed here. The service keeps the last few published versions (SNAPSHOTS_KEEP, 5 unless ' +
@@ -26,6 +26,6 @@ export function listVersions(snapshot: SnapshotStamp, snapshotDir: string, viewe
   return {
     current_version: snapshot.version,
     versions: versions.map((v) => ({ ...v, current: v.data_version === snapshot.version })),
-    ...envelope(snapshot, viewer, '/docs', { cite: CITE }),
+    ...envelope(snapshot, viewer, '/docs', { cite: VERSIONS_CITE_NOTES }),
   };
 }

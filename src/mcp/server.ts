@@ -3,7 +3,11 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -23,8 +27,10 @@ import {
   requestLevel,
 } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
+import type { Notes } from '../contracts/common.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
+import { answerOwnNotes, type ReadingNotes, readingNotes } from '../core/reading-notes.js';
 import { viewerFor } from '../core/viewer.js';
 import { pinnedSnapshot } from '../http/data-version.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
@@ -37,6 +43,8 @@ import {
 } from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
 import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
+import { answerText } from './answer-text.js';
+import { outlineSchema } from './outline-schema.js';
 import { toolDefinitions } from './tools.js';
 
 export interface McpDeps {
@@ -72,23 +80,59 @@ class PaymentNeeded extends Error {
 export function createMcp(deps: McpDeps) {
   const tools = toolDefinitions().filter((t) => deps.edition === 'full' || !operation(t.op).fullEditionOnly);
   const byName = new Map(tools.map((t) => [t.name, t]));
+  // Sized for a model's context (bench/mcp-tokens.mjs): what every tool shares is said once, in
+  // the server's instructions; output schemas name the answer's fields and their types only.
   const listing: Tool[] = tools.map((t) => ({
     name: t.name,
-    title: operation(t.op).description,
     description: `${t.description} ${accessLine(operation(t.op), deps.edition, Boolean(deps.payments?.enabled))}`,
-    inputSchema: z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
-    outputSchema: z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Tool['outputSchema'],
+    inputSchema: listedInput(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' })),
+    outputSchema: outlineSchema(z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' })),
     // A lab quote is stored and a lab run delivers (and charges for) a deliverable: hosts that
-    // approve read-only tools on their own must ask before those.
-    annotations: {
-      readOnlyHint: !t.writes,
-      destructiveHint: false,
-      idempotentHint: !t.writes,
-      openWorldHint: false,
-    },
+    // approve read-only tools on their own must ask before those. (The hints a read-only tool
+    // leaves out mean nothing for it.)
+    annotations: t.writes
+      ? { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }
+      : { readOnlyHint: true, openWorldHint: false },
   }));
   const payments = deps.payments?.enabled ? deps.payments : undefined;
   const serverInstructions = instructions(deps.publicUrl, Boolean(payments));
+
+  // The notes every answer of a data version shares, read once per version (the notes resource).
+  const readingByVersion = new Map<string, ReadingNotes>();
+  function reading(snapshot: Snapshot): ReadingNotes {
+    let notes = readingByVersion.get(snapshot.version);
+    if (!notes) {
+      if (readingByVersion.size >= 8) readingByVersion.clear();
+      notes = readingNotes(snapshot, viewerFor(null, deps.edition, deps.publicUrl));
+      readingByVersion.set(snapshot.version, notes);
+    }
+    return notes;
+  }
+
+  /** An answer with only its own notes and where to read the rest (the notes resource of its version). */
+  function ownNotes(answer: Record<string, unknown>, snapshot: Snapshot) {
+    const notes = answer.notes as Notes | undefined;
+    if (!notes) return answer;
+    return { ...answer, notes: answerOwnNotes(notes, reading(snapshot), notesUri(snapshot.version)) };
+  }
+
+  /** resources/read of a version's notes: the version must be kept, as for data_version. */
+  async function readNotes(uri: string) {
+    const version = uri.startsWith(NOTES_URI) ? uri.slice(NOTES_URI.length) : '';
+    let snapshot: Snapshot | null;
+    try {
+      snapshot = await pinnedSnapshot(deps.snapshots, version, deps.publicUrl);
+    } catch (e) {
+      throw new McpError(-32002, `Resource not found: ${uri}. ${(e as Error).message}`);
+    }
+    if (!snapshot) throw new McpError(-32002, `Resource not found: ${uri}.`);
+    try {
+      const text = JSON.stringify({ data_version: snapshot.version, notes: reading(snapshot) });
+      return { contents: [{ uri, mimeType: 'application/json', text }] };
+    } finally {
+      snapshot.release();
+    }
+  }
 
   async function callTool(
     name: string,
@@ -166,8 +210,8 @@ export function createMcp(deps: McpDeps) {
         throw new PaymentNeeded(await payments.paymentRequired(price, resource, e.reason));
       }
     };
+    const viewer = viewerFor(plan, deps.edition, deps.publicUrl);
     try {
-      const viewer = viewerFor(plan, deps.edition, deps.publicUrl);
       if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
         return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
       const answer = await tool.run(
@@ -202,11 +246,12 @@ export function createMcp(deps: McpDeps) {
           );
         }
       }
+      const own = ownNotes(answer as Record<string, unknown>, snapshot);
       return {
-        structuredContent: answer as Record<string, unknown>,
-        // The answer itself as text too (the MCP specification's advice for structured results):
-        // hosts that pass only `content` to the model give it every title, DOI and number.
-        content: [{ type: 'text' as const, text: JSON.stringify(answer) }],
+        structuredContent: own,
+        // The answer itself as text too (the MCP specification's advice for structured results),
+        // in TOON: hosts that pass only `content` to the model give it every title, DOI and number.
+        content: [{ type: 'text' as const, text: answerText(own) }],
         ...(receipt ? { _meta: receipt } : {}),
       };
     } catch (e) {
@@ -281,12 +326,22 @@ export function createMcp(deps: McpDeps) {
       const server = new Server(
         { name: 'research-intensity', version: deps.version },
         {
-          capabilities: { tools: { listChanged: false } },
+          capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
           jsonSchemaValidator,
           instructions: serverInstructions,
         },
       );
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
+      server.setRequestHandler(ListResourcesRequestSchema, async () => {
+        const version = deps.snapshots.version;
+        return {
+          resources: version ? [{ uri: notesUri(version), ...NOTES_RESOURCE, name: `notes-${version}` }] : [],
+        };
+      });
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+        resourceTemplates: [{ uriTemplate: `${NOTES_URI}{data_version}`, ...NOTES_RESOURCE, name: 'notes' }],
+      }));
+      server.setRequestHandler(ReadResourceRequestSchema, async (req) => readNotes(req.params.uri));
       server.setRequestHandler(CallToolRequestSchema, async (req) =>
         callTool(
           req.params.name,
@@ -306,6 +361,28 @@ export function createMcp(deps: McpDeps) {
       return key ? answers.keep(key, response) : response;
     },
   };
+}
+
+/** Where the notes every answer of a data version shares are read (resources/read). */
+const NOTES_URI = 'research-intensity://notes/';
+const notesUri = (version: string) => `${NOTES_URI}${version}`;
+const NOTES_RESOURCE = {
+  title: 'How to read the answers of a data version',
+  description:
+    'The notes every answer of this data version shares (how to read RI, RIS, HRI, paper lists, histories, the lab; the corpus; how to cite), by name. A result names this resource in notes.read and keeps only its own notes.',
+  mimeType: 'application/json',
+};
+
+/**
+ * A tool's input schema as listed: without its dialect line (the MCP default is the same) and with
+ * data_version as a plain string, its use and form said once in the instructions instead of in
+ * thirteen tools (the tool still refuses a malformed one with invalid_parameter).
+ */
+function listedInput(schema: object): Tool['inputSchema'] {
+  const { $schema: _, ...rest } = schema as Record<string, unknown>;
+  const properties = rest.properties as Record<string, object> | undefined;
+  if (properties?.data_version) properties.data_version = { type: 'string' };
+  return rest as Tool['inputSchema'];
 }
 
 /**
@@ -361,10 +438,10 @@ function canonicalJson(value: unknown): string {
 /** Who may call a tool and what it costs without a key, from the access table, for its description. */
 function accessLine(op: Operation, edition: Edition, payments: boolean): string {
   const who = {
-    public: 'Free, no key needed.',
-    key: 'Any API key (a free account).',
-    personal: edition === 'full' ? 'Needs the Personal plan.' : 'Needs the Enterprise plan.',
-    professional: edition === 'full' ? 'Needs the Professional plan.' : 'Needs the Enterprise plan.',
+    public: 'Free, no key.',
+    key: 'Any key (free account).',
+    personal: edition === 'full' ? 'Personal plan.' : 'Enterprise plan.',
+    professional: edition === 'full' ? 'Professional plan.' : 'Enterprise plan.',
   }[op.access];
   if (!isPriced(op) || !payments) return who;
   const price = priceInfo(op) as {
@@ -373,22 +450,23 @@ function accessLine(op: Operation, edition: Edition, payments: boolean): string 
     tiers?: { up_to_papers: number | null; usd: number }[];
   };
   const cost = price.tiers
-    ? price.tiers.map((t) => `${t.usd.toFixed(2)} USD up to ${t.up_to_papers} papers`).join(', ')
+    ? price.tiers.map((t) => `${t.usd.toFixed(2)} USD (limit <= ${t.up_to_papers})`).join(', ')
     : price.usd !== undefined
       ? `${price.usd.toFixed(2)} USD${op.perSymbol ? ' per symbol' : ''}`
       : (price.rule ?? '');
-  return `${who} Without a key, paid per call (x402): ${cost}.`;
+  return `${who} x402: ${cost}.`;
 }
 
-/** What the server tells a host once, so no result has to repeat it. */
+/** What the server tells a host once, so no tool description or result has to repeat it. */
 function instructions(publicUrl: string, payments: boolean): string {
   return [
     'Research-intensity scores for the 118 chemical elements and for research topics and keywords, from a corpus of scientific papers (OpenAlex works).',
-    'RI: research output on a subject per 10,000 papers of the corpus (a share, not quality). RIS (0-100): RI rescaled among subjects of one type, comparable only within one data_version. HRI: the share among high-impact papers (null below the Personal plan). Never rank papers by ris_contribution.',
-    'Every answer has canonical_url (the page to cite), notes (how to read it for this data) and data_version (pass it back as data_version to get the same data again).',
-    'Find a topic or keyword with search_subjects, then use its subject_type and subject_id. research turns a question into communities and reading lists; lab_quote then lab_run deliver a filtered paper list.',
+    'RI: papers on a subject per 10,000 papers of the corpus (a share of research output, not quality). RIS (0-100): recency-weighted output on a log scale against the most-researched subject of the same type; compare only subjects of one type within one data_version. HRI: the same share as RI among high-impact papers (null below the Personal plan).',
+    'Subjects: subject_type topic (subject_id like T10030) or keyword (its slug); find them with search_subjects. Papers are ranked by impact_score (a citation percentile within field and year, young papers projected); only the top 100 of a subject are ranked; never rank them by ris_contribution. Abstracts are never returned: the DOI points to the source.',
+    'Results: structuredContent holds the answer as JSON; the text block holds the same answer in TOON (a list of records is a table: its columns named once in the header, cells separated by |). Every answer has canonical_url (the page to cite) and data_version (16 hex digits: give it back as data_version to any read tool to get the same data again, while list_versions lists it). notes keeps only what that answer alone says; notes.read names the resource (resources/read) with the notes every answer of that data version shares: how to read each metric, the corpus, how to cite.',
+    'research turns a question into communities and reading lists; lab_quote then lab_run deliver a filtered paper list.',
     payments
-      ? `Without a key, priced tools answer with x402 terms in the first text block ({"x402/error": {"code": 402, "data": <PaymentRequired>}}): sign them with an x402 client and call again with _meta["x402/payment"]; the receipt is in _meta["x402/payment-response"]. ${PAID_CALL_RULE} An error settlement_pending: call again with the same arguments and payment. Prices: ${publicUrl}/pricing.`
+      ? `A price in a description (x402: ...) is what a call costs without a key. Without a key, priced tools answer with x402 terms in the first text block ({"x402/error": {"code": 402, "data": <PaymentRequired>}}): sign them with an x402 client and call again with _meta["x402/payment"]; the receipt is in _meta["x402/payment-response"]. ${PAID_CALL_RULE} An error settlement_pending: call again with the same arguments and payment. Plans and prices: ${publicUrl}/pricing.`
       : `Keys and plans: ${publicUrl}/account and ${publicUrl}/pricing.`,
   ].join('\n');
 }

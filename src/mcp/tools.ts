@@ -66,20 +66,13 @@ export interface ToolDef {
   run(ctx: ToolContext, args: Record<string, unknown>): Promise<unknown>;
 }
 
-const READING =
-  ' RI is a share of research output (papers per 10,000), not quality; RIS (0-100) compares subjects of one type within one data_version only; HRI is the share among high-impact papers (null below the Personal plan). Cite canonical_url; read notes.';
-
-const PAPERS =
-  ' Papers are ranked by rank (citation impact, young papers projected); at most 100 per subject are ranked. ris_contribution is a weight toward RIS, NOT importance: never sort by it. Abstracts are never returned; the DOI points to the source.';
-
-const SUBJECT_HINT =
-  ' subject_type is topic (subject_id like T10030) or keyword (its slug); find them with search_subjects.';
+/** What the paper tools must not be misread as (the rest of the reading is in the server's instructions). */
+const NOT_RIS = ' Never rank papers by ris_contribution (a weight toward RIS, not importance).';
 
 /** In a read tool's input, as on the REST reads: the server answers the call from that data version. */
 const PINNED = {
-  data_version: DataVersionQuery.describe(
-    "Answer from this data version (an earlier answer's data_version) while it is kept; omit for the current data",
-  ),
+  // What it is for is said once, in the server's instructions.
+  data_version: DataVersionQuery,
 };
 
 /** Resolutions of a subject's history (daily is for elements only). */
@@ -101,8 +94,17 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'research',
       op: 'research',
-      description: `${d('research')}. Ask a question (q) or start from a paper (a DOI or title): returns the research communities and element sub-communities it is about (each with why it matched and whether it is rising) and three reading lists: foundational (classics the question's papers cite most), now (highest impact, young papers projected) and newest (last two years). Each page is one call; pages says how many the answer has (1-5) and next gives the following page and its price; a page past the last is refused (page_out_of_range, with pages) and never charged.${READING}`,
-      input: z.object({ ...researchFields(z.number), ...PINNED }).strict(),
+      description: `${d('research')}: the communities and element sub-communities a question (q) or a paper (paper: a DOI or title) is about, each with why it matched and whether it is rising, and the reading lists foundational (classics the matched papers cite most), now (highest impact) and newest (last two years). One page per call; pages (1-5) and next give the rest, a page past the last is refused uncharged.`,
+      input: z
+        .object({
+          ...researchFields(z.number),
+          q: researchFields(z.number).q.describe(
+            'The question, e.g. "oxygen evolution nickel iron" (or paper)',
+          ),
+          paper: researchFields(z.number).paper.describe('A DOI or title to start from (or q, not both)'),
+          ...PINNED,
+        })
+        .strict(),
       output: ResearchSchema,
       async run(ctx, a) {
         const request = researchRequest(a as Parameters<typeof researchRequest>[0]);
@@ -120,7 +122,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_element_ri',
       op: 'getElement',
-      description: `${d('getElement')} (symbol in any case: Fe, fe). Free, no key needed.${READING}`,
+      description: `${d('getElement')} (symbol in any case).`,
       input: SymbolParam.extend(PINNED).strict(),
       output: ElementSchema,
       run: async (ctx, a) => getElement(ctx.snapshot, a.symbol as string, ctx.viewer),
@@ -141,7 +143,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_subject_ri',
       op: 'getSubject',
-      description: `${d('getSubject')}.${SUBJECT_HINT}${READING}`,
+      description: `${d('getSubject')}.`,
       input: SubjectParams.extend(PINNED).strict(),
       output: SubjectSchema,
       run: async (ctx, a) =>
@@ -150,7 +152,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_subject_history',
       op: 'getSubjectHistory',
-      description: `${d('getSubjectHistory')}.${SUBJECT_HINT} resolution: yearly (default) or monthly.${READING}`,
+      description: `${d('getSubjectHistory')}.`,
       input: SubjectParams.extend({ resolution: SubjectResolution, ...PINNED }).strict(),
       output: SubjectHistorySchema,
       async run(ctx, a) {
@@ -168,7 +170,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_subject_papers',
       op: 'getSubjectPapers',
-      description: `${d('getSubjectPapers')}.${SUBJECT_HINT} sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20; up to 20 and up to 100 are priced apart).${PAPERS}`,
+      description: `${d('getSubjectPapers')}.${NOT_RIS}`,
       input: SubjectParams.extend({ sort: PaperSort, limit: LimitQuery, ...PINNED }).strict(),
       output: SubjectPapersSchema,
       run: async (ctx, a) =>
@@ -186,7 +188,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_element_papers',
       op: 'getElementPapers',
-      description: `${d('getElementPapers')}. keyword narrows to the ranked papers with that keyword (total_ranked then counts those); sort: impact (default), newest, foundational (most cited); limit 1-100 (default 20).${PAPERS}`,
+      description: `${d('getElementPapers')}; keyword narrows them (total_ranked then counts those).${NOT_RIS}`,
       input: SymbolParam.extend({
         keyword: KeywordQuery,
         sort: PaperSort,
@@ -213,14 +215,17 @@ export function toolDefinitions(): ToolDef[] {
       name: 'lab_quote',
       op: 'labQuote',
       writes: true,
-      description: `${d('labQuote')}. Give the filter as q (or query, or markdown whose \`\`\`query block holds it). The filter language: Fe or +Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (up to 25 topic names), year:2020..2024, year:2020.., year:2024. Terms are element symbols (case-sensitive) or names, topic and keyword names. Terms it does not know are listed under ignored, never dropped silently. deliverables lists the depths offered, each with the papers it delivers (papers_100 only when it delivers more than papers_20); not_offered says which are not, and why. Then call lab_run with the quote_id.`,
+      description: `${d('labQuote')}. Terms: element symbols (case-sensitive) or names, topic and keyword names; unknown terms are listed under ignored. deliverables are the depths offered (not_offered says why others are not); then lab_run with the quote_id.`,
       // q as GET /v1/lab/quote takes it, query or markdown as POST does: exactly one of the three.
       input: z
         .object({
           q: LabQuoteFields.query.describe(
-            'The filter, as GET /v1/lab/quote?q= takes it (or give query, or markdown)',
+            'The filter: +Fe or Fe (required), -Pt (excluded), (Ni OR Co), "exact topic name", electro* (topic names), year:2020..2024. Exactly one of q, query, markdown',
           ),
-          ...LabQuoteFields,
+          query: LabQuoteFields.query.describe("The filter, as q (POST's name for it)"),
+          markdown: LabQuoteFields.markdown.describe(
+            'A text whose ```query block holds the filter (instead of q)',
+          ),
         })
         .strict(),
       output: LabQuoteSchema,
@@ -242,8 +247,14 @@ export function toolDefinitions(): ToolDef[] {
       name: 'lab_run',
       op: 'labRun',
       writes: true,
-      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote (the data changed) is refused before any payment; ask lab_quote again. A depth the quote does not offer is refused too (depth_not_offered, naming those it offers).${PAPERS}`,
-      input: z.object(LabRunFields).strict(),
+      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote is refused before any payment (ask lab_quote again).${NOT_RIS}`,
+      input: z
+        .object({
+          ...LabRunFields,
+          quote_id: LabRunFields.quote_id.describe('The quote_id of a lab_quote answer (or quote, not both)'),
+          quote: LabRunFields.quote.describe('The whole lab_quote answer (or quote_id)'),
+        })
+        .strict(),
       output: LabRunSchema,
       async run(ctx, a) {
         const request = labRunRequest(a as Parameters<typeof labRunRequest>[0]);
@@ -254,7 +265,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'list_elements',
       op: 'listElements',
-      description: `${d('listElements')}; symbols (Fe,Ni,Co) gives only those, in that order.${READING}`,
+      description: `${d('listElements')}; symbols (Fe,Ni,Co) gives only those, in that order.`,
       input: z.object({ symbols: SymbolsQuery.optional(), ...PINNED }).strict(),
       output: ElementListSchema,
       run: async (ctx, a) =>
@@ -263,7 +274,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_element_history',
       op: 'getElementHistory',
-      description: `${d('getElementHistory')}. One value per period from the element's first paper to the corpus cut-off (the last period is incomplete). resolution: yearly (default, any key), monthly (Personal), daily (Professional).${READING}`,
+      description: `${d('getElementHistory')}, one value per period to the corpus cut-off (the last is incomplete).`,
       input: SymbolParam.extend({ resolution: ResolutionQuery, ...PINNED }).strict(),
       output: ElementHistorySchema,
       async run(ctx, a) {
@@ -275,7 +286,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_element_histories',
       op: 'getElementHistories',
-      description: `${d('getElementHistories')}: symbols (Fe,Ni,Co), at most ${MAX_HISTORY_BATCH}; resolution as get_element_history.${READING}`,
+      description: `${d('getElementHistories')}, at most ${MAX_HISTORY_BATCH}.`,
       input: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PINNED }).strict(),
       output: ElementHistoriesSchema,
       async run(ctx, a) {
@@ -287,7 +298,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'list_versions',
       op: 'listVersions',
-      description: `${d('listVersions')}: pass one as data_version to any read tool to get that data again (what an earlier answer said). Always today's list.`,
+      description: `${d('listVersions')}.`,
       input: z.object({}).strict(),
       output: VersionsSchema,
       run: async (ctx) => listVersions(ctx.snapshot, ctx.snapshotDir, ctx.viewer),
@@ -295,7 +306,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_subject_elements',
       op: 'getSubjectElements',
-      description: `${d('getSubjectElements')}, each with its RI, RIS and HRI in the subject.${SUBJECT_HINT}${READING}`,
+      description: `${d('getSubjectElements')}, each with its share of the subject's papers.`,
       input: SubjectParams.extend(PINNED).strict(),
       output: SubjectElementsSchema,
       run: async (ctx, a) =>

@@ -228,11 +228,10 @@ describe('pinned reads', () => {
       await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
       return client;
     };
-    const lister = await connect();
-    // Calls from a client that has not listed the tools (the SDK would check errors against output schemas).
     const client = await connect();
     try {
-      const { tools } = await lister.listTools();
+      // As every host does: the tools first (the SDK then checks each result against them).
+      const { tools } = await client.listTools();
       const fe = tools.find((t) => t.name === 'get_element_ri')!;
       expect(Object.keys(fe.inputSchema.properties ?? {})).toContain('data_version');
       expect(
@@ -242,8 +241,19 @@ describe('pinned reads', () => {
         (await client.callTool({ name: 'get_element_ri', arguments: args })) as CallToolResult;
       const pinned = await call({ symbol: 'Fe', data_version: versionB });
       expect(pinned.isError ?? false).toBe(false);
-      expect(pinned.structuredContent).toEqual(
-        JSON.parse((await get(pin('/v1/elements/Fe', versionB))).text),
+      const rest = JSON.parse((await get(pin('/v1/elements/Fe', versionB))).text);
+      const got = pinned.structuredContent as typeof rest;
+      expect({ ...got, notes: null }).toEqual({ ...rest, notes: null });
+      // The notes it shares with every answer of that version, from that version's resource.
+      // (Without a key, why HRI is null is this answer's own note.)
+      const { hri, ...general } = rest.notes;
+      expect(hri).toMatch(/HRI is null/);
+      expect(got.notes).toEqual({ read: `research-intensity://notes/${versionB}`, hri });
+      const { contents } = await client.readResource({ uri: got.notes.read });
+      const shared = JSON.parse((contents[0] as { text: string }).text);
+      expect(shared).toEqual({ data_version: versionB, notes: expect.objectContaining(general) });
+      await expect(client.readResource({ uri: `research-intensity://notes/${versionA}` })).rejects.toThrow(
+        /not found/i,
       );
       const gone = await call({ symbol: 'Fe', data_version: versionA });
       expect(gone.isError).toBe(true);
@@ -251,7 +261,6 @@ describe('pinned reads', () => {
       const bad = await call({ symbol: 'Fe', data_version: 'latest' });
       expect(toolError(bad)).toMatchObject({ code: 'invalid_parameter', parameter: 'data_version' });
     } finally {
-      await lister.close();
       await client.close();
     }
   });

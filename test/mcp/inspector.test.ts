@@ -65,5 +65,6 @@ describe('@modelcontextprotocol/inspector-cli against a real ri serve', () => {
     } finally {
       await stop(server.child);
     }
-  });
+    // A build, a server and three CLI processes: on a busy 2-core machine this alone takes 30 s.
+  }, 180_000);
 });

@@ -1,10 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { decode } from '@toon-format/toon';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, operation, priceOf } from '../../src/access/policy.js';
 import { createLabService } from '../../src/core/lab-service.js';
+import { tableReady } from '../../src/mcp/answer-text.js';
 import { createMcp } from '../../src/mcp/server.js';
 import type { DevChain } from '../../src/payments/dev-chain.js';
 import { usdToAtomic } from '../../src/payments/networks.js';
@@ -50,6 +52,12 @@ const call = async (
 
 const codeOf = (r: CallToolResult) => toolError(r)?.code;
 
+/** The shared notes of a data version, read as a host reads a resource. */
+async function readNotes(client: Client, uri: string): Promise<Record<string, string>> {
+  const { contents } = await client.readResource({ uri });
+  return (JSON.parse((contents[0] as { text: string }).text) as { notes: Record<string, string> }).notes;
+}
+
 const TOOLS = [
   'research',
   'get_element_ri',
@@ -82,20 +90,31 @@ describe('the MCP tool server', () => {
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
+      // An outline: every field of the answer with its JSON type, nothing nested.
+      for (const field of ['canonical_url', 'notes', 'data_version'])
+        expect([t.name, field, t.outputSchema?.properties?.[field]]).toEqual([
+          t.name,
+          field,
+          { type: field === 'notes' ? 'object' : 'string' },
+        ]);
       // The lab stores a quote and charges for a run: hosts must not take them for read-only.
       const writes = t.name === 'lab_quote' || t.name === 'lab_run';
-      expect([t.name, t.annotations?.readOnlyHint, t.annotations?.idempotentHint]).toEqual([
+      expect([t.name, t.annotations]).toEqual([
         t.name,
-        !writes,
-        !writes,
+        writes
+          ? { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }
+          : { readOnlyHint: true, openWorldHint: false },
       ]);
       expect(t.description!.length).toBeGreaterThan(40);
       const op = OPERATIONS.find((o) => 'tool' in o && o.tool === t.name)!;
-      expect([t.name, /Free, no key|Any API key|Needs the \w+ plan/.test(t.description!)]).toEqual([
-        t.name,
-        true,
-      ]);
-      if (op.prices.length > 0) expect(t.description).toMatch(/paid per call \(x402\): \d+\.\d{2} USD/);
+      const plan = {
+        public: 'Free, no key.',
+        key: 'Any key',
+        personal: 'Personal plan.',
+        professional: 'Professional plan.',
+      }[op.access];
+      expect([t.name, t.description!.includes(plan)]).toEqual([t.name, true]);
+      if (op.prices.length > 0) expect(t.description).toMatch(/ x402: \d+\.\d{2} USD/);
     }
     // Schemas say only what works: no daily subject history, no ris sort for an agent to misuse.
     const history = tools.find((t) => t.name === 'get_subject_history')!;
@@ -186,9 +205,21 @@ describe('the MCP tool server', () => {
         headers: { authorization: `Bearer ${ctx.keys.professional}` },
       });
       expect(rest.status).toBe(200);
-      expect(r.structuredContent).toEqual(await rest.json());
-      // The text carries the answer itself, for hosts that give the model only `content`.
-      expect(JSON.parse((r.content as { text: string }[])[0]!.text)).toEqual(r.structuredContent);
+      const body = (await rest.json()) as Record<string, unknown> & { notes: Record<string, string> };
+      const got = r.structuredContent as typeof body;
+      // The same answer, but for the notes every answer of the version shares: those are read
+      // once, from the resource notes.read names; the result keeps only its own.
+      expect({ ...got, notes: null }).toEqual({ ...body, notes: null });
+      const { read, ...own } = got.notes;
+      expect(read).toBe(`research-intensity://notes/${body.data_version}`);
+      const shared = await readNotes(pro, read!);
+      for (const [key, text] of Object.entries(body.notes)) {
+        if (key in own) expect(own[key]).toBe(text);
+        else expect([tool, key, Object.values(shared)]).toEqual([tool, key, expect.arrayContaining([text])]);
+      }
+      expect(Object.keys(own).every((k) => k in body.notes)).toBe(true);
+      // The text carries the answer itself (every value, in TOON), for hosts that give the model only `content`.
+      expect(decode((r.content as { text: string }[])[0]!.text)).toEqual(tableReady(got));
     }
     await pro.close();
   });
@@ -372,7 +403,7 @@ describe('the MCP tool server', () => {
             jsonrpc: '2.0',
             id,
             method: 'tools/call',
-            params: { name: 'get_element_ri', arguments: { symbol: 'Co' } },
+            params: { name: 'list_elements', arguments: {} },
           }),
         );
       });

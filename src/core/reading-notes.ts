@@ -1,0 +1,46 @@
+import type { Notes } from '../contracts/common.js';
+import type { SnapshotStamp } from '../snapshot/reader.js';
+import { LAB_NOTES } from './lab.js';
+import { HISTORY_NOTES, metricNotes, PAPER_NOTES } from './notes.js';
+import { RESEARCH_PAPER_NOTES } from './research.js';
+import { SUBJECT_SHARE_NOTES } from './subjects.js';
+import { VERSIONS_CITE_NOTES } from './versions.js';
+import type { Viewer } from './viewer.js';
+
+/**
+ * Every note an answer of one data version can carry that is the same for every answer (how to
+ * read RI, RIS, HRI, paper lists, histories, the lab; the corpus; how to cite), by name. An agent
+ * reads them once (the MCP notes resource) instead of in every result; what is left in a result is
+ * what only that answer says (why a list is empty, why HRI is null for this caller).
+ */
+export type ReadingNotes = Record<string, string>;
+
+export function readingNotes(snapshot: SnapshotStamp, viewer: Viewer): ReadingNotes {
+  const metrics = metricNotes(snapshot, {
+    hriAvailable: true,
+    upgradeUrl: `${viewer.publicUrl}/pricing`,
+    edition: viewer.edition ?? 'full',
+  });
+  return {
+    ...metrics,
+    papers: PAPER_NOTES,
+    research_papers: RESEARCH_PAPER_NOTES,
+    subject_elements: SUBJECT_SHARE_NOTES,
+    history: HISTORY_NOTES,
+    lab: LAB_NOTES,
+    versions: VERSIONS_CITE_NOTES,
+  };
+}
+
+/**
+ * An answer's notes without those `reading` holds (compared by text), plus where to read them:
+ * `{ read: uri, ...what only this answer says }`.
+ */
+export function answerOwnNotes(notes: Notes, reading: ReadingNotes, uri: string): Record<string, string> {
+  const general = new Set(Object.values(reading));
+  const own: Record<string, string> = { read: uri };
+  for (const [key, text] of Object.entries(notes)) {
+    if (typeof text === 'string' && !general.has(text)) own[key] = text;
+  }
+  return own;
+}

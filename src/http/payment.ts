@@ -1,15 +1,11 @@
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Context } from 'hono';
-import { type Edition, goesAsPayer, type Operation, payerPlan, priceOf } from '../access/policy.js';
+import { type Edition, type Operation, payerPlan } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { PRICED_OPERATIONS } from '../payments/discovery.js';
 import { NETWORKS } from '../payments/networks.js';
-import {
-  PaymentError,
-  type PaymentService,
-  settlementPendingProblem,
-  type VerifiedPayment,
-} from '../payments/payment-service.js';
+import { PaidCall, PaymentDemand, payerOf, requestPrice } from '../payments/paid-call.js';
+import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { AppEnv } from './context.js';
 import { pinnedSnapshot } from './data-version.js';
@@ -17,23 +13,15 @@ import type { Step } from './pipeline.js';
 import { problemResponse } from './problem.js';
 
 /**
- * Pay per call (x402) on REST. The gate runs before the response cache: for a priced operation
- * called with no key (or with a PAYMENT-SIGNATURE), it lets the route run as a payer on the plan
- * the operation needs. The route validates and answers its own errors first, then calls
- * `charge()`: with no payment that is the 402 with the terms; with one, the payment is verified
- * and held. After the route, a successful answer is settled (PAYMENT-RESPONSE) and any other
- * outcome releases the payment uncharged. A failed settlement replaces the answer with a 402.
+ * Pay per call (x402) on REST, with the PaidCall MCP uses too (payments/paid-call.ts). The gate
+ * runs before the response cache: for a priced operation called with no key (or with a
+ * PAYMENT-SIGNATURE), it lets the route run as a payer on the plan the operation needs. The route
+ * validates and answers its own errors first, then calls `charge()`: with no payment that is the
+ * 402 with the terms; with one, the payment is verified and held. After the route, a successful
+ * answer is settled (PAYMENT-RESPONSE) and any other outcome releases the payment uncharged. A
+ * failed settlement replaces the answer with a 402.
  */
-export interface PaymentContext {
-  service: PaymentService;
-  op: Operation;
-  /** The PAYMENT-SIGNATURE header, when one was sent. */
-  signature: string | undefined;
-  /** The price by the request alone (the paper routes by their limit tier); lab run prices by its quote. */
-  usd: number | null;
-  publicUrl: string;
-  verified?: VerifiedPayment;
-}
+export type PaymentContext = PaidCall;
 
 /** Path templates of the priced operations as patterns over /v1 paths. */
 const PRICED = PRICED_OPERATIONS.map((op) => ({
@@ -60,26 +48,24 @@ export function paymentGate(
       const signature = c.req.header('payment-signature');
       // A key whose plan covers the call is never asked to pay (a payment sent with it is ignored);
       // a key below the plan without a payment gets 403 plan_required (with the per-call price).
-      const resolution = c.req.query('resolution');
-      if (!goesAsPayer(op, caller.plan, edition, signature !== undefined, resolution)) return undefined;
-      const limit = Number(c.req.query('limit') ?? 20);
-      const payment: PaymentContext = {
+      const as = payerOf(op, caller.plan, edition, true, signature !== undefined, c.req.query('resolution'));
+      if (!as.payer) return undefined;
+      const call = new PaidCall(
         service,
         op,
         signature,
-        usd: priceOf(op, Number.isFinite(limit) ? limit : 20),
-        publicUrl,
-      };
-      c.set('payment', payment);
-      c.set('caller', { ...caller, plan: payerPlan(op, edition, resolution), payer: true });
-      return signature === undefined
-        ? undefined
-        : pinPaidVersion(c, service, signature, snapshots, publicUrl);
+        requestPrice(op, c.req.query('limit')),
+        () => paidResource(c, op, publicUrl),
+        'Repeat this same request with the same PAYMENT-SIGNATURE header',
+      );
+      c.set('payment', call);
+      c.set('caller', { ...caller, plan: as.plan, payer: true });
+      return signature === undefined ? undefined : pinPaidVersion(c, call, snapshots, publicUrl);
     },
     // Settled once the route has answered; any other outcome releases the payment uncharged.
     exit(c) {
-      const payment = c.get('payment');
-      return payment?.verified ? settle(c, service, payment, payment.verified) : undefined;
+      const call = c.get('payment');
+      return call?.held ? settle(c, call) : undefined;
     },
   };
 }
@@ -90,36 +76,31 @@ export function paymentGate(
  */
 async function pinPaidVersion(
   c: Context<AppEnv>,
-  service: PaymentService,
-  signature: string,
+  call: PaidCall,
   snapshots: SnapshotManager,
   publicUrl: string,
 ): Promise<undefined> {
-  const prior = await service.priorPayment(signature);
+  const version = await call.paidVersion();
   const current = c.get('snapshot') as Snapshot | undefined;
-  if (!prior?.dataVersion || !current || current.version === prior.dataVersion) return undefined;
-  const paidFor = await pinnedSnapshot(snapshots, prior.dataVersion, publicUrl);
+  if (!version || !current || current.version === version) return undefined;
+  const paidFor = await pinnedSnapshot(snapshots, version, publicUrl);
   current.release();
   c.set('snapshot', paidFor);
   return undefined;
 }
 
-async function settle(
-  c: Context<AppEnv>,
-  service: PaymentService,
-  payment: PaymentContext,
-  verified: VerifiedPayment,
-): Promise<void> {
+async function settle(c: Context<AppEnv>, call: PaidCall): Promise<void> {
   if (c.res.status >= 400 || c.error) {
-    await service.release(verified);
+    await call.release();
     return;
   }
   try {
-    const receipt = await service.settle(verified);
-    c.res.headers.set('payment-response', encodePaymentResponseHeader(receipt));
+    const receipt = await call.settle();
+    if (receipt) c.res.headers.set('payment-response', encodePaymentResponseHeader(receipt));
   } catch (e) {
-    if (!(e instanceof PaymentError)) throw e;
-    c.res = problemResponse(c, await paymentProblem(c, payment, payment.usd ?? 0, e));
+    const problem = refusalProblem(c, call, e);
+    if (!(problem instanceof ServiceError)) throw problem;
+    c.res = problemResponse(c, problem);
   }
 }
 
@@ -129,23 +110,17 @@ async function settle(
  * sent; otherwise verifies and holds the payment. `usd` overrides the request's price (lab run).
  */
 export async function charge(c: Context<AppEnv>, usd?: number): Promise<void> {
-  const payment = c.get('payment');
-  if (!payment) return;
-  const price = usd ?? payment.usd;
-  if (price === null) throw new Error(`no price for ${payment.op.id}`);
-  payment.usd = price;
-  if (payment.signature === undefined) throw await paymentProblem(c, payment, price);
+  const call = c.get('payment');
+  if (!call) return;
   try {
-    payment.verified = await payment.service.verify(payment.signature, price, paidResource(c, payment));
+    await call.charge(usd);
   } catch (e) {
-    if (e instanceof PaymentError) throw await paymentProblem(c, payment, price, e);
-    throw e;
+    throw refusalProblem(c, call, e);
   }
 }
 
-function paidResource(c: Context<AppEnv>, payment: PaymentContext) {
+function paidResource(c: Context<AppEnv>, op: Operation, publicUrl: string) {
   const url = new URL(c.req.url);
-  const { op, publicUrl } = payment;
   const snapshot = c.get('snapshot') as Snapshot | undefined;
   return {
     operation: op.id,
@@ -155,35 +130,11 @@ function paidResource(c: Context<AppEnv>, payment: PaymentContext) {
   };
 }
 
-/** The answer to a call that is not (or could not be) paid: 402 with the terms, or 503 when the facilitator is away. */
-async function paymentProblem(
-  c: Context<AppEnv>,
-  payment: PaymentContext,
-  usd: number,
-  error?: PaymentError,
-): Promise<ServiceError> {
-  if (error?.code === 'payment_unavailable') {
-    return new ServiceError(
-      'payment_unavailable',
-      `The payment could not be verified now (${error.reason}); nothing was charged. Try again shortly.`,
-      {},
-      { 'retry-after': '5' },
-    );
-  }
-  if (error?.code === 'settlement_pending') {
-    return settlementPendingProblem(
-      error,
-      'Repeat this same request with the same PAYMENT-SIGNATURE header',
-      {
-        price_usd: usd,
-      },
-    );
-  }
-  if (error?.code === 'payment_id_conflict') {
-    return new ServiceError('payment_id_conflict', `${error.reason}. Nothing was charged.`);
-  }
-  const { service, op } = payment;
-  const terms = await service.paymentRequired(usd, paidResource(c, payment), error?.reason);
+/** A refused or unpaid call as REST answers it: a demand for payment is a 402 with the terms. */
+function refusalProblem(c: Context<AppEnv>, call: PaidCall, e: unknown): unknown {
+  if (!(e instanceof PaymentDemand)) return e;
+  const { op } = call;
+  const { terms, usd, error } = e;
   const networks = terms.accepts.map((a) => a.network);
   const detail = error
     ? `The payment was not accepted: ${error.reason}. Nothing was charged.`

@@ -17,13 +17,10 @@ import { z } from 'zod';
 import type { Plan } from '../access/plans.js';
 import {
   type Edition,
-  goesAsPayer,
   isPriced,
   type Operation,
   operation,
   PAID_CALL_RULE,
-  payerPlan,
-  priceOf,
   requestLevel,
 } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
@@ -35,12 +32,8 @@ import { viewerFor } from '../core/viewer.js';
 import { pinnedSnapshot } from '../http/data-version.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import { priceInfo } from '../payments/discovery.js';
-import {
-  PaymentError,
-  type PaymentService,
-  settlementPendingProblem,
-  type VerifiedPayment,
-} from '../payments/payment-service.js';
+import { PaidCall, PaymentDemand, payerOf, requestPrice } from '../payments/paid-call.js';
+import type { PaymentService } from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
 import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
 import { answerText } from './answer-text.js';
@@ -63,13 +56,6 @@ export interface McpDeps {
 /** Who is calling on this connection (from its Authorization header). */
 export interface McpCaller {
   plan: Plan | null;
-}
-
-/** An unpaid (or not accepted) priced call: the x402 MCP transport's payment-required result. */
-class PaymentNeeded extends Error {
-  constructor(readonly terms: PaymentRequired) {
-    super('payment required');
-  }
 }
 
 /**
@@ -139,23 +125,24 @@ export function createMcp(deps: McpDeps) {
     args: unknown,
     meta: Record<string, unknown> | undefined,
     caller: McpCaller,
-  ) {
+  ): Promise<CallToolResult> {
     const tool = byName.get(name);
     if (!tool) return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
+    if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
+      return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
     const op = operation(tool.op);
-    const priced = isPriced(op);
     const sent = meta?.['x402/payment'];
-    const limit = (args as { limit?: unknown } | undefined)?.limit;
-    let plan = caller.plan;
-    let payer = false;
-    const resolution = (args as { resolution?: unknown } | undefined)?.resolution;
-    const asked = typeof resolution === 'string' ? resolution : undefined;
-    if (payments && goesAsPayer(op, plan, deps.edition, sent !== undefined, asked)) {
-      plan = payerPlan(op, deps.edition, asked);
-      payer = true;
-    }
-    // Access first, as on REST (a caller without the plan learns that before anything about the arguments).
-    // The level of this exact call: a history's resolution may raise it (monthly Personal, daily Professional).
+    const given = (args ?? {}) as { limit?: unknown; resolution?: unknown };
+    const asked = typeof given.resolution === 'string' ? given.resolution : undefined;
+    // Who the call goes as, access, then the arguments: the same steps and order as REST.
+    const { plan, payer } = payerOf(
+      op,
+      caller.plan,
+      deps.edition,
+      Boolean(payments),
+      sent !== undefined,
+      asked,
+    );
     const level = requestLevel(op, asked);
     const refusal = accessRefusal({ plan, payer }, level, {
       edition: deps.edition,
@@ -163,19 +150,37 @@ export function createMcp(deps: McpDeps) {
       what: level === op.access ? `The tool ${name}` : `The tool ${name} with resolution ${asked}`,
       op,
       payments: Boolean(payments),
-      price: priced ? priceOf(op, typeof limit === 'number' ? limit : undefined) : null,
+      price: isPriced(op)
+        ? requestPrice(op, typeof given.limit === 'number' ? given.limit : undefined)
+        : null,
     });
     if (refusal) return errorResult(refusal);
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) return errorResult(inputProblem(parsed.error.issues));
     const input = parsed.data as Record<string, unknown>;
-    let snapshot: Snapshot | null;
+    let snapshot: Snapshot | null = null;
+    const paid =
+      payer && payments
+        ? new PaidCall(
+            payments,
+            op,
+            sent,
+            requestPrice(op, input.limit),
+            () => ({
+              operation: op.id,
+              url: `${deps.publicUrl}/mcp`,
+              description: `MCP tool ${name}: ${op.description}`,
+              request: `tools/call ${name} ${canonicalJson(input)}`,
+              ...(snapshot ? { dataVersion: snapshot.version } : {}),
+            }),
+            'Call this tool again with the same arguments and the same x402/payment',
+          )
+        : null;
     try {
       // A read pinned with data_version answers from that version, as on REST (data-version.ts);
       // a retry of a payment from the version that payment bought (never newer data).
-      const paidFor = payer && payments && sent !== undefined ? await payments.priorPayment(sent) : null;
       const pinned =
-        paidFor?.dataVersion ?? (typeof input.data_version === 'string' ? input.data_version : null);
+        (await paid?.paidVersion()) ?? (typeof input.data_version === 'string' ? input.data_version : null);
       snapshot =
         pinned !== null
           ? await pinnedSnapshot(deps.snapshots, pinned, deps.publicUrl)
@@ -184,79 +189,31 @@ export function createMcp(deps: McpDeps) {
       return errorResult(e as ServiceError);
     }
     if (!snapshot) return errorResult(new ServiceError('data_unavailable', deps.snapshots.unavailable()));
-    let verified: VerifiedPayment | undefined;
-    const resource = {
-      operation: op.id,
-      url: `${deps.publicUrl}/mcp`,
-      description: `MCP tool ${name}: ${op.description}`,
-      request: `tools/call ${name} ${canonicalJson(input)}`,
-      dataVersion: snapshot.version,
-    };
-    const charge = async (usd?: number) => {
-      if (!payer || !payments) return;
-      const price = usd ?? priceOf(op, input.limit as number | undefined)!;
-      if (sent === undefined) throw new PaymentNeeded(await payments.paymentRequired(price, resource));
-      try {
-        verified = await payments.verify(sent, price, resource);
-      } catch (e) {
-        if (!(e instanceof PaymentError)) throw e;
-        if (e.code === 'payment_unavailable')
-          throw new ServiceError(
-            'payment_unavailable',
-            `The payment could not be verified now (${e.reason}); nothing was charged.`,
-          );
-        if (e.code === 'payment_id_conflict')
-          throw new ServiceError('payment_id_conflict', `${e.reason}. Nothing was charged.`);
-        throw new PaymentNeeded(await payments.paymentRequired(price, resource, e.reason));
-      }
-    };
     const viewer = viewerFor(plan, deps.edition, deps.publicUrl);
     try {
-      if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
-        return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
       const answer = await tool.run(
         {
           snapshot,
           viewer,
           lab: deps.lab!,
           heavy: deps.heavy ?? inThread,
-          charge,
+          charge: async (usd) => paid?.charge(usd),
           snapshotDir: deps.snapshots.dir,
         },
         input,
       );
-      let receipt: Record<string, unknown> | undefined;
-      if (verified && payments) {
-        const v = verified;
-        verified = undefined;
-        try {
-          receipt = { 'x402/payment-response': await payments.settle(v) };
-        } catch (e) {
-          if (!(e instanceof PaymentError)) throw e;
-          if (e.code === 'settlement_pending')
-            return errorResult(
-              settlementPendingProblem(
-                e,
-                'Call this tool again with the same arguments and the same x402/payment',
-              ),
-            );
-          // Settlement failed after the tool ran: the payment-required shape and no content.
-          return paymentResult(
-            await payments.paymentRequired(Number(v.requirements.amount) / 1e6, resource, e.reason),
-          );
-        }
-      }
+      const receipt = await paid?.settle();
       const own = ownNotes(answer as Record<string, unknown>, snapshot);
       return {
         structuredContent: own,
         // The answer itself as text too (the MCP specification's advice for structured results),
         // in TOON: hosts that pass only `content` to the model give it every title, DOI and number.
         content: [{ type: 'text' as const, text: answerText(own) }],
-        ...(receipt ? { _meta: receipt } : {}),
+        ...(receipt ? { _meta: { 'x402/payment-response': receipt } } : {}),
       };
     } catch (e) {
-      if (verified && payments) await payments.release(verified);
-      if (e instanceof PaymentNeeded) return paymentResult(e.terms);
+      await paid?.release();
+      if (e instanceof PaymentDemand) return paymentResult(e.terms);
       if (e instanceof ServiceError) return errorResult(e);
       if (isCorruption(e)) {
         void deps.snapshots.suspect(snapshot);

@@ -12,7 +12,7 @@ import type { DevChain } from '../../src/payments/dev-chain.js';
 import { usdToAtomic } from '../../src/payments/networks.js';
 import { sampleApp } from '../helpers/app.js';
 import { toolError, toolTerms } from '../helpers/mcp.js';
-import { listen, PAYER, paidService, payingFetch } from '../helpers/x402.js';
+import { expectLedgerMatchesChain, listen, PAYER, paidService, payingFetch } from '../helpers/x402.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
 let chain: DevChain;
@@ -274,11 +274,39 @@ describe('the MCP tool server', () => {
       ['lab_quote', { query: '-Fe' }, 'unusable_query'],
       ['lab_run', { quote_id: 'nope', depth: 'papers_20' }, 'unknown_quote'],
       ['no_such_tool', {}, 'not_found'],
+      ['list_elements', { symbols: 'Fe,Xx' }, 'unknown_symbol'],
+      ['get_element_history', { symbol: 'Xx' }, 'unknown_symbol'],
+      ['get_element_histories', { symbols: 'Fe,Xx' }, 'unknown_symbol'],
+      [
+        'get_element_histories',
+        { symbols: 'H,He,Li,Be,B,C,N,O,F,Ne,Na,Mg,Al,Si,P,S,Cl,Ar,K,Ca,Sc' },
+        'invalid_parameter',
+      ],
+      ['get_element_papers', { symbol: 'Fe', keyword: 'no-such-keyword-anywhere' }, 'unknown_subject'],
+      ['get_subject_history', { subject_type: 'topic', subject_id: 'T99999999' }, 'unknown_subject'],
+      [
+        'get_subject_elements',
+        { subject_type: 'keyword', subject_id: 'no-such-keyword-anywhere' },
+        'unknown_subject',
+      ],
+      ['search_subjects', { q: '' }, 'invalid_parameter'],
+      ['list_versions', { all: true }, 'invalid_parameter'],
+      ['lab_quote', { q: 'Fe', markdown: '```query\nNi\n```' }, 'invalid_parameter'],
+      ['lab_run', { quote_id: 'nope', quote: {}, depth: 'papers_20' }, 'invalid_parameter'],
+      ['lab_run', { quote_id: 'nope', depth: 'papers_1000' }, 'invalid_parameter'],
     ];
     for (const [tool, args, code] of cases) {
       const r = await call(pro, tool, args);
       expect([tool, r.isError, codeOf(r)]).toEqual([tool, true, code]);
     }
+    // A research page past the answer's last: refused, naming how many there are.
+    const args = { q: 'hafnium', page_size: 10 };
+    const { pages } = (await call(pro, 'research', args)).structuredContent as { pages: number };
+    expect(pages).toBeLessThan(5);
+    expect(toolError(await call(pro, 'research', { ...args, page: pages + 1 }))).toMatchObject({
+      code: 'page_out_of_range',
+      pages,
+    });
     await pro.close();
   });
 
@@ -340,6 +368,64 @@ describe('the MCP tool server', () => {
     ).toBe(true);
     expect(before - (await chain.balanceOf(PAYER.address))).toBe(100_000n + 20_000n);
     await anon.close();
+  });
+
+  it('an agent of the SDK client and the x402 client pays every priced tool: the answer, the receipt, the chain', async () => {
+    const agent = await connect(); // no key: every priced tool is paid per call
+    const topic = await aTopic(await connect(ctx.keys.free));
+    const { client: wallet } = payingFetch();
+    /** As an agent does: call, read the terms from the result, sign them, call again with the payment. */
+    const pay = async (name: string, args: Record<string, unknown>) => {
+      const unpaid = await call(agent, name, args);
+      const terms = toolTerms(unpaid);
+      const before = await chain.balanceOf(PAYER.address);
+      const paid = await call(agent, name, args, {
+        'x402/payment': await wallet.createPaymentPayload(terms),
+      });
+      expect([name, paid.isError ?? false, toolError(paid)]).toEqual([name, false, null]);
+      const receipt = paid._meta?.['x402/payment-response'] as { success: boolean; transaction: string };
+      expect([name, receipt.success, receipt.transaction]).toEqual([
+        name,
+        true,
+        expect.stringMatching(/^0x/),
+      ]);
+      expect([name, before - (await chain.balanceOf(PAYER.address))]).toEqual([
+        name,
+        BigInt(terms.accepts[0]!.amount),
+      ]);
+      return paid.structuredContent as Record<string, unknown>;
+    };
+    // Every tool with a price in the table; lab_run is priced by its quote.
+    const priced = OPERATIONS.filter((o) => 'tool' in o && o.prices.length > 0).map(
+      (o) => (o as { tool: string }).tool,
+    );
+    const args: Record<string, Record<string, unknown>> = {
+      research: { q: 'oxygen evolution nickel', page_size: 2 },
+      search_subjects: { q: 'iron' },
+      get_subject_ri: { subject_type: 'topic', subject_id: topic },
+      get_subject_history: { subject_type: 'topic', subject_id: topic },
+      get_subject_papers: { subject_type: 'topic', subject_id: topic, limit: 5 },
+      get_subject_elements: { subject_type: 'topic', subject_id: topic },
+      get_element_papers: { symbol: 'Ni', limit: 5 },
+      get_element_history: { symbol: 'Ni', resolution: 'monthly' },
+      get_element_histories: { symbols: 'Ni,Co', resolution: 'monthly' },
+      lab_quote: { q: '+Ni +Fe' },
+    };
+    const paidTools: string[] = [];
+    for (const name of priced) {
+      expect([name, args[name]]).toEqual([name, expect.any(Object)]);
+      const answer = await pay(name, args[name]!);
+      expect([name, typeof answer.data_version]).toEqual([name, 'string']);
+      paidTools.push(name);
+      if (name === 'lab_quote') {
+        const run = await pay('lab_run', { quote_id: answer.quote_id, depth: 'papers_20' });
+        expect((run.papers as unknown[]).length).toBeGreaterThan(0);
+        paidTools.push('lab_run');
+      }
+    }
+    expect(paidTools.sort()).toEqual([...priced, 'lab_run'].sort());
+    await expectLedgerMatchesChain(chain, [ctx.state]);
+    await agent.close();
   });
 
   it('answers a repeated read from its answer cache exactly as the SDK did, per plan, and never a priced call', async () => {

@@ -315,7 +315,6 @@ describe('tagElements: formulas in the wrong case (v2)', () => {
   it.each([
     'Csf1 and Cop1 expression in H9c2 cells',
     'Cas9 editing of Bcl2',
-    'Effects of Scco2 cooling',
     'The Ach3-4 formation',
     'Coo calls of doves',
     'Cao and Gan wrote a case study',
@@ -374,6 +373,85 @@ describe('tagElements: element lists in set notation (v2)', () => {
     'An NHC (C = 12) ligand',
   ])('%s -> []', (title) => {
     expect(tagElements(title)).toEqual([]);
+  });
+});
+
+describe('tagElements: Unicode dashes, bonds and hydrates (v3)', () => {
+  it.each(
+    cases([
+      // box-drawing lines as dashes and bonds (publishers' typesetting)
+      ['Spin engineering of Fe─N─C by axial ligands', ['C', 'N', 'Fe']],
+      ['Lattice-mismatched Co─Cu3P for hydrogen evolution', ['H', 'P', 'Co', 'Cu']],
+      ['Weakening Pd─O bonds by an amorphous layer', ['O', 'Pd']],
+      ['Phase separation of a miscible Au━Pd alloy', ['Pd', 'Au']],
+      // a bond between a metal and a symbol reads like a dash; organic bonds stay untagged
+      ['Ni=O species on the surface', ['O', 'Ni']],
+      ['Terminal Fe(IV)=O intermediates', ['O', 'Fe']],
+      ['Mn═O covalency', ['O', 'Mn']],
+      ['Co≡Co triple bonds', ['Co']],
+      // hydrates with a variable water count, other dots, zero-width spaces, Roman numerals
+      ['NiMoO4•xH2O nanocages', ['H', 'O', 'Ni', 'Mo']],
+      ['Mn₃O₄·nH₂O films', ['H', 'O', 'Mn']],
+      ['CuSO4⋅5H2O crystals', ['H', 'O', 'S', 'Cu']],
+      ['Spinel Co\u200b3O4 catalysts', ['O', 'Co']],
+      ['Soil with Cd(Ⅱ) and Cr(Ⅵ)', ['Cr', 'Cd']],
+      ['Confined CuⅠ sites', ['Cu']],
+      ['LiNiₓCo₁₋ₓO₂ cathodes', ['Li', 'O', 'Co', 'Ni']],
+      // N, O, S with a coordination count beside a metal: single-atom sites
+      ['Fe‐N4 active sites in carbon', ['C', 'N', 'Fe']],
+      ['Ligand engineering of Co‐N4 single-atom catalysts', ['N', 'Co']],
+      ['Atomic Pt-N3 sites on CdS', ['N', 'S', 'Cd', 'Pt']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'Gas separation─toward a membrane circular economy',
+    'Part 1─Impact of pyrolysis temperature',
+    'Protonated N≡N bond breaking',
+    'C(sp3)─H bond activation',
+    'O─O radical coupling',
+    'S1 and S2 excited states',
+    'An N4 macrocycle',
+    'Tm-N4 doped biphenylene', // Tm is a unit word unless a formula anchors it
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
+describe('tagElements: CO2 in title case, symbols listed in context (v3)', () => {
+  it.each(
+    cases([
+      ['Highly Efficient Co2 to C1 Conversion', ['C', 'O']],
+      ['Co2 Treatment of Recycled Concrete Aggregates', ['C', 'O']],
+      ['Reduction of Co2 on Clean Co(0001) Surfaces', ['C', 'O', 'Co']],
+      // supercritical CO2, not scandium
+      ['Effects of Scco2 cooling', ['C', 'O']],
+      ['Interaction between ScCO2 and coal', ['C', 'O']],
+      ['Turbofan engine with sCO2 waste heat recovery', ['C', 'O']],
+      ['Abrasive SC-CO2 jet', ['C', 'O']],
+      // a one-letter symbol listed with one the title names elsewhere
+      ['Mn single atoms coordinated with N and O for oxygen evolution', ['N', 'O', 'Mn']],
+      ['Influence of O and S atoms on CO2 reduction', ['C', 'O', 'S']],
+      // an isotope pair whose dash was lost
+      ['Monazite U Pb dating of a granite', ['Pb', 'U']],
+      ['Cassiterite U Pb ages', ['Pb', 'U']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'Co2 and Co3 clusters: a cobalt study', // sentence case: a bare Co2 is not read as CO2
+    'Coordinated with N and O', // nothing names N or O elsewhere
+    'Type I and V collagen',
+    'Phase A and B ages',
+  ])('%s', (title) => {
+    expect(tagElements(title)).not.toEqual(expect.arrayContaining(['C']));
+    expect(tagElements(title)).not.toEqual(expect.arrayContaining(['N']));
+    expect(tagElements(title)).not.toEqual(expect.arrayContaining(['I']));
+    expect(tagElements(title)).not.toEqual(expect.arrayContaining(['V']));
   });
 });
 

@@ -455,6 +455,58 @@ describe('tagElements: CO2 in title case, symbols listed in context (v3)', () =>
   });
 });
 
+describe('tagElements: mineral, trivial and prefixed names (v3)', () => {
+  it.each(
+    cases([
+      // iron oxide and TiO2 minerals: the metal and O, as "ceria" gives
+      ['Hematite photoanodes for water oxidation', ['O', 'Fe']],
+      ['Photothermal reduction using magnetite photocatalyst', ['O', 'Fe']],
+      ['Maghemite and goethite nanoparticles', ['O', 'Fe']],
+      ['Phosphorus release from goethite', ['O', 'P', 'Fe']],
+      ['Processes at the ferrihydrite-water interface', ['O', 'Fe']],
+      ['Anatase nanosheets', ['O', 'Ti']],
+      ['Brookite nanorods', ['O', 'Ti']],
+      // mixed-oxide names in -ite for their metal
+      ['Nickel ferrite nanoparticles', ['Fe', 'Ni']],
+      ['Strontium hexaferrite electrodes', ['Fe', 'Sr']],
+      ['Zn-Co nanoferrite electrocatalysts', ['Fe', 'Co', 'Zn']],
+      ['Nickel cobaltite catalysts', ['Co', 'Ni']],
+      ['Lanthanum manganite ceramics', ['Mn', 'La']],
+      // -ic/-ous adjectives and acids
+      ['Cobaltous nitride and manganous oxide', ['N', 'O', 'Mn', 'Co']],
+      ['Chromic acid anodizing', ['Cr']],
+      ['Molybdic and tungstic acids', ['Mo', 'W']],
+      ['Arsenious acid toxicity', ['As']],
+      ['Perchloric acid digestion', ['Cl']],
+      ['Sulfion oxidation reaction on nickel', ['S', 'Ni']],
+      // element names after nano-
+      ['Nanosilver coatings', ['Ag']],
+      ['Nanogold-containing aerogels', ['Au']],
+      ['Porous nanocarbons', ['C']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    // hematite and magnetite as weighting materials of drilling fluids and well cements
+    'Prevention of hematite settling in water-based drilling fluid',
+    'Heavyweight magnetite as a weighting material for cementing',
+    'Removal of hematite filter cake using a chelating solution',
+    // rutile and perovskite are also structure types; zircon is a geochronometer
+    'Rutile structures under pressure',
+    'Zircon ages of the granite',
+    // not the adjectives
+    'The Titanic wreck',
+    'Silicic magma evolution',
+    'Electrochromic windows',
+    'Nanotechnology papers',
+    'Ferrocene as a redox standard',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
 describe('fixture: hand-labelled OpenAlex titles', () => {
   const rows = parseLabelledTitles(
     readFileSync(resolve(import.meta.dirname, '../../fixtures/tagger/labelled-titles.jsonl'), 'utf8'),

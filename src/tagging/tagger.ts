@@ -29,7 +29,9 @@
  *    a dash ("Ni=O", "Fe(IV)=O"; "C=O" stays an organic bond); N/O/S with a coordination count beside
  *    a metal is the element ("Fe-N4"); "Co2" in a title-case title and "scCO2" are CO2; a one-letter
  *    symbol listed with one the title names elsewhere ("N and O" beside "oxygen") or before a dating
- *    word ("U Pb dating") is the element.
+ *    word ("U Pb dating") is the element; in a title-case title, two to four common metal symbols run
+ *    together and lowercased ("Nife-Ldh", "Conip@Ni2p", "Nimo Alloys", "Nifeox") are a formula when
+ *    joined to another part, followed by a material word, or ending in "ox".
  */
 import { ELEMENTS } from '../elements/elements.js';
 import { FORMULA_SYMBOLS, type Parsed, parseFormula, parseWrongCase } from './formula.js';
@@ -343,7 +345,8 @@ export function tagElements(title: string): string[] {
     let r = raw[k]!;
     if (r.length === 0) continue;
     // "Catalysts": the common case in title-case titles ("Zno" is ZnO lowercased)
-    if (isPlainCapitalized(r) && parseWrongCase(r) === null) continue;
+    if (isPlainCapitalized(r) && parseWrongCase(r) === null && !(ctx.titleCase && METAL_RUN.test(r)))
+      continue;
     const eq = r.lastIndexOf('=');
     if (eq >= 0 && isDoubleBond(r)) {
       // "Ni=O", "Fe═O": a bond, not a set, read like "Ni-O"; "C=O", "C═N" stay organic bonds
@@ -513,6 +516,45 @@ const DOPING_NEXT = new Set(['doped', 'doping', 'co-doped', 'codoped', 'co-dopin
 /** Material abbreviations written onto a formula: layered double hydroxide, nanoparticles ... */
 const ABBREVIATION_TAIL =
   /(?:LDHs?|LDOs?|MOFs?|NPs|NP|NCs|NSs?|NWs?|NRs?|NTs?|NFs|QDs?|SACs?|SAs|PBAs?|HEAs?|HEOs?)$/;
+/**
+ * Two to four metal symbols run together and lowercased by a title-case converter ("Nife" from
+ * NiFe, "Conip" from CoNiP, "Nifeox" from NiFeOx), with an optional anion: common catalyst metals
+ * only, so that words and names ("Latin", "Feni" alone) need the context the callers ask for.
+ */
+const METAL_RUN =
+  /^(?:Fe|Co|Ni|Cu|Mo|Mn|Zn|Pt|Pd|Ru|Ir|Rh|Ag|Au|Cr|Sn|Bi)(?:fe|co|ni|cu|mo|mn|zn|pt|pd|ru|ir|rh|ag|au|cr|sn|bi){1,3}(?:p|s|se|ox|oh|ooh)?$/;
+const RUN_ANION: Record<string, string[]> = {
+  p: ['P'],
+  s: ['S'],
+  se: ['Se'],
+  ox: ['O'],
+  oh: ['O', 'H'],
+  ooh: ['O', 'H'],
+};
+/** Words after a lowercased metal run that show it is a material ("Nimo Alloys", "Cofe Electrocatalysts"). */
+const MATERIAL_NEXT = new Set(
+  (
+    'alloy alloys nanoparticle nanoparticles nanoalloys ldh ldhs layered hydroxide hydroxides oxide oxides ' +
+    'oxyhydroxide oxyhydroxides phosphide phosphides sulfide sulfides selenide selenides binary bimetallic ' +
+    'catalyst catalysts electrocatalyst electrocatalysts nanosheets nanowires nanocrystals aerogel aerogels ' +
+    'glycerate prussian thin-film films'
+  ).split(' '),
+);
+
+function metalRun(text: string): { symbols: string[]; oxide: boolean } | null {
+  if (text.length < 4 || text.length > 12 || !METAL_RUN.test(text)) return null;
+  const symbols: string[] = [];
+  let i = 0;
+  for (; i + 2 <= text.length; i += 2) {
+    const sym = text[i]!.toUpperCase() + text[i + 1]!;
+    if (!FORMULA_SYMBOLS.has(sym) || RUN_ANION[text.slice(i)]) break;
+    symbols.push(sym);
+  }
+  const anion = RUN_ANION[text.slice(i)];
+  if (anion) symbols.push(...anion);
+  return { symbols, oxide: text.endsWith('ox') };
+}
+
 /** Supercritical CO2 written with its prefix: "scCO2", "sCO2", "ScCO2", "Scco2", "SC-CO2". */
 const SUPERCRITICAL_CO2 = /^(?:s|sc|Sc|SC)-?(?:CO2|co2)$|^Scco2$/;
 /** Words after "Co2" that show it is a miswritten CO2. */
@@ -596,7 +638,14 @@ function tagToken(r: string, k: number, ctx: Ctx, listMode: boolean): boolean {
       else if (pieces.length === 1) single = true;
       continue;
     }
-    if (!COMPOUND_SEP.test(piece)) continue;
+    if (!COMPOUND_SEP.test(piece)) {
+      // "Nimo Alloys", "Amorphous Nifeox": a lowercased metal run before a material word
+      const run = titleCase ? metalRun(piece) : null;
+      if (run && (run.oxide || MATERIAL_NEXT.has(trimToken(raw[k + 1] ?? '').toLowerCase()))) {
+        for (const s of run.symbols) found.add(s);
+      }
+      continue;
+    }
     compound(piece, k, raw, titleCase, foreign, found);
   }
   return single;
@@ -639,6 +688,14 @@ function compound(
 ): void {
   const texts = piece.split(COMPOUND_SEP).map(trimToken); // "Ni)-doped" in "(M = Fe, Co, Ni)-doped"
   const parts = texts.map(classify);
+  if (titleCase) {
+    // "Nife-Ldh", "Conip@Ni2p", "Cupt/C": a lowercased metal run joined to another part
+    for (let j = 0; j < parts.length; j++) {
+      if (parts[j]!.kind !== 'word') continue;
+      const run = metalRun(texts[j]!);
+      if (run) parts[j] = { kind: 'formula', text: texts[j]!, symbols: run.symbols };
+    }
+  }
   let symbolParts = 0;
   for (const p of parts) if (p.kind !== 'word') symbolParts++;
   for (let j = 0; j < parts.length; j++) {

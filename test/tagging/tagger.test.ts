@@ -507,6 +507,31 @@ describe('tagElements: mineral, trivial and prefixed names (v3)', () => {
   });
 });
 
+describe('tagElements: metal runs lowercased by a title-case converter (v3)', () => {
+  it.each(
+    cases([
+      ['Electrodeposition of Iron-Doped Nimo Alloys', ['Fe', 'Ni', 'Mo']],
+      ['Hierarchical Conip@Ni2p Nanoarray', ['P', 'Co', 'Ni']],
+      ['Flower-Like Conip/C Nanohybrids', ['C', 'P', 'Co', 'Ni']],
+      ['Amorphous Nifeox as Superior Electrocatalyst', ['O', 'Fe', 'Ni']],
+      ['Reduced Graphene Oxide on Nife-Ldh Nanosheets', ['O', 'Fe', 'Ni']],
+      ['Hollow-Nanostructured Ptco Alloy for Oxygen Reduction', ['O', 'Co', 'Pt']],
+      ['Trimetallic Conife-LDH/Graphene Composites', ['Fe', 'Co', 'Ni']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'Groundwater Quality in the Feni District of Bangladesh', // a place: no material word after it
+    'Lake Como Sediments Through Time',
+    'Latin American Energy Policy Review',
+    'Nimo alloys written in sentence case', // only a title-case converter writes "Nimo"
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
 describe('fixture: hand-labelled OpenAlex titles', () => {
   const rows = parseLabelledTitles(
     readFileSync(resolve(import.meta.dirname, '../../fixtures/tagger/labelled-titles.jsonl'), 'utf8'),

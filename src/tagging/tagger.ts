@@ -555,6 +555,8 @@ function metalRun(text: string): { symbols: string[]; oxide: boolean } | null {
   return { symbols, oxide: text.endsWith('ox') };
 }
 
+/** Coronavirus names: "SARS-CoV-2", "MERS-CoV", "CoV-2", "HCoV-OC43" (not "CoV-LDH", a formula). */
+const CORONAVIRUS = /^(?:(?:SARS|MERS)-)?H?CoV(?:-(?:2|19|229E|OC43|NL63|HKU1))?$/;
 /** Supercritical CO2 written with its prefix: "scCO2", "sCO2", "ScCO2", "Scco2", "SC-CO2". */
 const SUPERCRITICAL_CO2 = /^(?:s|sc|Sc|SC)-?(?:CO2|co2)$|^Scco2$/;
 /** Words after "Co2" that show it is a miswritten CO2. */
@@ -598,6 +600,8 @@ function tagToken(r: string, k: number, ctx: Ctx, listMode: boolean): boolean {
     found.add('O');
     return false;
   }
+  // "SARS-CoV-2", "CoV-2", "HCoV-229E": coronaviruses, not cobalt and vanadium
+  if (CORONAVIRUS.test(tok)) return false;
   // "ScCO2", "Scco2", "SC-CO2": supercritical CO2, not scandium
   if (SUPERCRITICAL_CO2.test(tok)) {
     found.add('C');

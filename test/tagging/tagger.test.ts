@@ -447,11 +447,18 @@ describe('tagElements: CO2 in title case, symbols listed in context (v3)', () =>
     'Coordinated with N and O', // nothing names N or O elsewhere
     'Type I and V collagen',
     'Phase A and B ages',
+    'Persisting SARS CoV-2 infection', // coronaviruses, not cobalt
+    'SARS-CoV-2 main protease',
+    'MERS-CoV and HCoV-229E',
   ])('%s', (title) => {
     expect(tagElements(title)).not.toEqual(expect.arrayContaining(['C']));
     expect(tagElements(title)).not.toEqual(expect.arrayContaining(['N']));
     expect(tagElements(title)).not.toEqual(expect.arrayContaining(['I']));
     expect(tagElements(title)).not.toEqual(expect.arrayContaining(['V']));
+  });
+
+  it('keeps a CoV formula beside a virus rule: Ag/CoV-LDH', () => {
+    expect(tagElements('Ag/CoV-LDH nanohybrids')).toEqual(expect.arrayContaining(['Co', 'Ag']));
   });
 });
 

@@ -88,7 +88,8 @@ export function parseFormula(s: string): Parsed | null {
       // hydrate dot (CuSO4·5H2O) or a comma inside parentheses ((Ni,Fe)OOH)
       if (c === 44 && depth === 0) return null;
       i++;
-      const k = /^\d+/.exec(s.slice(i));
+      // the water count of a hydrate may be a variable: "NiMoO4·xH2O", "Mn3O4·nH2O"
+      const k = (c === 183 ? /^(?:\d+(?:\.\d+)?|[xn])/ : /^\d+/).exec(s.slice(i));
       if (k) i += k[0].length;
       continue;
     } else {

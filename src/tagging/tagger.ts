@@ -24,13 +24,21 @@
  *      words (La, Se, Ce, Au, Na, ...) and titles in another language (French, Spanish, German,
  *      Portuguese, Italian stop words) give no bare two-letter symbols;
  *    - symbols heavier than Pu (Z > 94) never come from formulas (CDs, Es, Md, Ts are abbreviations).
+ * v3: Unicode dashes and bonds are folded first (box-drawing "Fe─N─C", "≡", zero-width spaces,
+ *    Roman numeral characters "Cr(Ⅵ)", subscript x); a bond between a metal and a symbol reads like
+ *    a dash ("Ni=O", "Fe(IV)=O"; "C=O" stays an organic bond); N/O/S with a coordination count beside
+ *    a metal is the element ("Fe-N4"); "Co2" in a title-case title and "scCO2" are CO2; a one-letter
+ *    symbol listed with one the title names elsewhere ("N and O" beside "oxygen") or before a dating
+ *    word ("U Pb dating") is the element; in a title-case title, two to four common metal symbols run
+ *    together and lowercased ("Nife-Ldh", "Conip@Ni2p", "Nimo Alloys", "Nifeox") are a formula when
+ *    joined to another part, followed by a material word, or ending in "ox".
  */
 import { ELEMENTS } from '../elements/elements.js';
 import { FORMULA_SYMBOLS, type Parsed, parseFormula, parseWrongCase } from './formula.js';
 import { namesElement, tagWords } from './words.js';
 
 /** Bump when the rules change: stored tags carry the version that made them. */
-export const TAGGER_VERSION = 2;
+export const TAGGER_VERSION = 3;
 
 const Z = new Map<string, number>(ELEMENTS.map((e) => [e.symbol, e.number]));
 
@@ -147,10 +155,30 @@ const FOLD: Record<string, string> = {
   '\u2022': '\u00b7',
   '\u00a0': ' ',
   '\u2550': '=', // "(M═Ni, Co)": a box-drawing double line for an equals sign
+  // publishers' bonds and dashes: "Fe─N─C", "Mn─O", "Gas Separation─toward" (box-drawing lines)
+  '\u2500': '-',
+  '\u2501': '-',
+  '\u2015': '-',
+  '\ufe63': '-',
+  '\uff0d': '-',
+  '\u2261': '=', // "N≡N": a triple bond reads like a double one
+  '\u22c5': '\u00b7', // "CuSO4⋅5H2O": hydrate dots
+  '\u2219': '\u00b7',
+  '\u2093': 'x', // "LiNiₓ": subscript x
+  // zero-width characters inside formulas ("Co\u200b3O4")
+  '\u200b': '',
+  '\u200c': '',
+  '\u200d': '',
+  '\u2060': '',
+  '\ufeff': '',
 };
 for (let d = 0; d <= 9; d++) {
   FOLD[String.fromCharCode(0x2080 + d)] = String(d);
   if (d !== 1 && d !== 2 && d !== 3) FOLD[String.fromCharCode(0x2070 + d)] = String(d);
+}
+// Roman numeral characters in oxidation states: "CuⅠ", "copper(Ⅱ)"
+for (const [i, r] of ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII'].entries()) {
+  FOLD[String.fromCharCode(0x2160 + i)] = r;
 }
 const FOLD_RE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'g');
 const TAG_RE = /<\/?[a-zA-Z][^>]*>/g;
@@ -258,8 +286,9 @@ function classify(text: string): Part {
     if (SINGLE_COUNT_OK.has(text) || p.isotope || text.includes('(')) {
       return { kind: 'formula', text, symbols: p.symbols };
     }
-    // "Nx" in "Ni-Nx sites": like a bare letter, an element only next to another symbol
-    if (/^[A-Z][xyz]$/.test(text)) return { kind: 'single', text, symbols: p.symbols };
+    // "Nx" in "Ni-Nx sites", "N4" in "Fe-N4 sites" (the atoms around a single metal atom): like a
+    // bare letter, an element only next to another symbol
+    if (/^(?:[A-Z][xyz]|[NOS][1-6])$/.test(text)) return { kind: 'single', text, symbols: p.symbols };
     return { kind: 'word', text, symbols: [] };
   }
   if (capsOnlySingles(p, text)) {
@@ -316,17 +345,25 @@ export function tagElements(title: string): string[] {
     let r = raw[k]!;
     if (r.length === 0) continue;
     // "Catalysts": the common case in title-case titles ("Zno" is ZnO lowercased)
-    if (isPlainCapitalized(r) && parseWrongCase(r) === null) continue;
+    if (isPlainCapitalized(r) && parseWrongCase(r) === null && !(ctx.titleCase && METAL_RUN.test(r)))
+      continue;
     const eq = r.lastIndexOf('=');
-    if (eq >= 0 && isDoubleBond(r)) continue; // "C=O bond", "C═N": a bond, not a set
-    if (eq >= 0) {
+    if (eq >= 0 && isDoubleBond(r)) {
+      // "Ni=O", "Fe═O": a bond, not a set, read like "Ni-O"; "C=O", "C═N" stay organic bonds
+      r = r.replace('=', '-');
+    } else if (eq >= 0) {
       listMode = true; // "(M = Fe, Co, Ni)", "(X = Ga, In; Y = S, Se)": every item is an element
       if (eq === r.length - 1) continue;
       r = r.slice(eq + 1); // "(M=Co," "(A=Ca,"
     }
     const c0 = r.charCodeAt(0);
     // quick skip: formulas start with a capital, a digit, δ or a bracket ("g-C3N4" is a compound)
-    if (c0 >= 97 && c0 <= 122 && !COMPOUND_SEP.test(r)) {
+    if (
+      c0 >= 97 &&
+      c0 <= 122 &&
+      !COMPOUND_SEP.test(r) &&
+      !(c0 === 115 && SUPERCRITICAL_CO2.test(trimToken(r)))
+    ) {
       if (listMode) {
         const item = listedLowercase(r);
         if (item)
@@ -350,10 +387,12 @@ export function tagElements(title: string): string[] {
       const prev = raw[k - 1]?.toLowerCase();
       const next = raw[k + 1]?.toLowerCase();
       const linked =
-        ((prev === 'and' || prev === 'or') && k >= 2 && ctx.hits[k - 2]) ||
-        ((next === 'and' || next === 'or') && ctx.hits[k + 2]) ||
+        ((prev === 'and' || prev === 'or') && k >= 2 && (ctx.hits[k - 2] || namedElsewhere(k - 2, ctx))) ||
+        ((next === 'and' || next === 'or') && (ctx.hits[k + 2] || namedElsewhere(k + 2, ctx))) ||
         (prev?.endsWith(',') && k >= 1 && ctx.hits[k - 1]) ||
-        (raw[k]!.endsWith(',') && ctx.hits[k + 1]);
+        (raw[k]!.endsWith(',') && ctx.hits[k + 1]) ||
+        // "U Pb dating": an isotope system whose dash was lost
+        (ctx.hits[k + 1] && DATING_NEXT.has(trimToken(raw[k + 2] ?? '').toLowerCase()));
       if (linked) {
         found.add(trimToken(raw[k]!));
         ctx.hits[k] = 1;
@@ -366,9 +405,36 @@ export function tagElements(title: string): string[] {
   return out;
 }
 
-/** "C=O", "(Si=O)": a double bond between two symbols, not a placeholder set ("M=Co,", "B=Ru,"). */
+/** Words after an isotope pair ("U Pb dating", "K Ar ages"). */
+const DATING_NEXT = new Set([
+  'dating',
+  'date',
+  'dates',
+  'age',
+  'ages',
+  'geochronology',
+  'isotope',
+  'isotopes',
+  'isotopic',
+]);
+
+/**
+ * A bare one-letter symbol token ("O" in "N and O") whose element the title names elsewhere
+ * ("oxygen evolution"): enough to anchor the symbol listed with it.
+ */
+function namedElsewhere(k: number, ctx: Ctx): boolean {
+  const t = ctx.raw[k];
+  if (t === undefined) return false;
+  const s = trimToken(t);
+  return s.length === 1 && ctx.found.has(s);
+}
+
+/**
+ * "C=O", "(Si=O)", "Fe(IV)=O": a double bond between two symbols, not a placeholder set ("M=Co,",
+ * "B=Ru,").
+ */
 function isDoubleBond(r: string): boolean {
-  const m = /^\(?([A-Z][a-z]?)=([A-Z][a-z]?)\)?$/.exec(r);
+  const m = /^\(?([A-Z][a-z]?)(?:\([IV]{1,3}\))?=([A-Z][a-z]?)\)?$/.exec(r);
   return m !== null && FORMULA_SYMBOLS.has(m[1]!) && FORMULA_SYMBOLS.has(m[2]!);
 }
 
@@ -450,6 +516,49 @@ const DOPING_NEXT = new Set(['doped', 'doping', 'co-doped', 'codoped', 'co-dopin
 /** Material abbreviations written onto a formula: layered double hydroxide, nanoparticles ... */
 const ABBREVIATION_TAIL =
   /(?:LDHs?|LDOs?|MOFs?|NPs|NP|NCs|NSs?|NWs?|NRs?|NTs?|NFs|QDs?|SACs?|SAs|PBAs?|HEAs?|HEOs?)$/;
+/**
+ * Two to four metal symbols run together and lowercased by a title-case converter ("Nife" from
+ * NiFe, "Conip" from CoNiP, "Nifeox" from NiFeOx), with an optional anion: common catalyst metals
+ * only, so that words and names ("Latin", "Feni" alone) need the context the callers ask for.
+ */
+const METAL_RUN =
+  /^(?:Fe|Co|Ni|Cu|Mo|Mn|Zn|Pt|Pd|Ru|Ir|Rh|Ag|Au|Cr|Sn|Bi)(?:fe|co|ni|cu|mo|mn|zn|pt|pd|ru|ir|rh|ag|au|cr|sn|bi){1,3}(?:p|s|se|ox|oh|ooh)?$/;
+const RUN_ANION: Record<string, string[]> = {
+  p: ['P'],
+  s: ['S'],
+  se: ['Se'],
+  ox: ['O'],
+  oh: ['O', 'H'],
+  ooh: ['O', 'H'],
+};
+/** Words after a lowercased metal run that show it is a material ("Nimo Alloys", "Cofe Electrocatalysts"). */
+const MATERIAL_NEXT = new Set(
+  (
+    'alloy alloys nanoparticle nanoparticles nanoalloys ldh ldhs layered hydroxide hydroxides oxide oxides ' +
+    'oxyhydroxide oxyhydroxides phosphide phosphides sulfide sulfides selenide selenides binary bimetallic ' +
+    'catalyst catalysts electrocatalyst electrocatalysts nanosheets nanowires nanocrystals aerogel aerogels ' +
+    'glycerate prussian thin-film films'
+  ).split(' '),
+);
+
+function metalRun(text: string): { symbols: string[]; oxide: boolean } | null {
+  if (text.length < 4 || text.length > 12 || !METAL_RUN.test(text)) return null;
+  const symbols: string[] = [];
+  let i = 0;
+  for (; i + 2 <= text.length; i += 2) {
+    const sym = text[i]!.toUpperCase() + text[i + 1]!;
+    if (!FORMULA_SYMBOLS.has(sym) || RUN_ANION[text.slice(i)]) break;
+    symbols.push(sym);
+  }
+  const anion = RUN_ANION[text.slice(i)];
+  if (anion) symbols.push(...anion);
+  return { symbols, oxide: text.endsWith('ox') };
+}
+
+/** Coronavirus names: "SARS-CoV-2", "MERS-CoV", "CoV-2", "HCoV-OC43" (not "CoV-LDH", a formula). */
+const CORONAVIRUS = /^(?:(?:SARS|MERS)-)?H?CoV(?:-(?:2|19|229E|OC43|NL63|HKU1))?$/;
+/** Supercritical CO2 written with its prefix: "scCO2", "sCO2", "ScCO2", "Scco2", "SC-CO2". */
+const SUPERCRITICAL_CO2 = /^(?:s|sc|Sc|SC)-?(?:CO2|co2)$|^Scco2$/;
 /** Words after "Co2" that show it is a miswritten CO2. */
 const CO2_NEXT = new Set([
   'reduction',
@@ -484,8 +593,18 @@ function tagToken(r: string, k: number, ctx: Ctx, listMode: boolean): boolean {
     found.add('H'); // deuterium ratio
     return false;
   }
-  if (tok === 'Co2' && CO2_NEXT.has(trimToken(raw[k + 1] ?? '').toLowerCase())) {
-    found.add('C'); // "Co2 Reduction": CO2 in title case
+  // "Co2 Reduction", "Co2 to C1": CO2 in a title-case title (cobalt with a bare count of 2 is rare,
+  // Co2+ keeps its charge); elsewhere only before a CO2 word
+  if (tok === 'Co2' && (titleCase || CO2_NEXT.has(trimToken(raw[k + 1] ?? '').toLowerCase()))) {
+    found.add('C');
+    found.add('O');
+    return false;
+  }
+  // "SARS-CoV-2", "CoV-2", "HCoV-229E": coronaviruses, not cobalt and vanadium
+  if (CORONAVIRUS.test(tok)) return false;
+  // "ScCO2", "Scco2", "SC-CO2": supercritical CO2, not scandium
+  if (SUPERCRITICAL_CO2.test(tok)) {
+    found.add('C');
     found.add('O');
     return false;
   }
@@ -523,7 +642,14 @@ function tagToken(r: string, k: number, ctx: Ctx, listMode: boolean): boolean {
       else if (pieces.length === 1) single = true;
       continue;
     }
-    if (!COMPOUND_SEP.test(piece)) continue;
+    if (!COMPOUND_SEP.test(piece)) {
+      // "Nimo Alloys", "Amorphous Nifeox": a lowercased metal run before a material word
+      const run = titleCase ? metalRun(piece) : null;
+      if (run && (run.oxide || MATERIAL_NEXT.has(trimToken(raw[k + 1] ?? '').toLowerCase()))) {
+        for (const s of run.symbols) found.add(s);
+      }
+      continue;
+    }
     compound(piece, k, raw, titleCase, foreign, found);
   }
   return single;
@@ -566,6 +692,14 @@ function compound(
 ): void {
   const texts = piece.split(COMPOUND_SEP).map(trimToken); // "Ni)-doped" in "(M = Fe, Co, Ni)-doped"
   const parts = texts.map(classify);
+  if (titleCase) {
+    // "Nife-Ldh", "Conip@Ni2p", "Cupt/C": a lowercased metal run joined to another part
+    for (let j = 0; j < parts.length; j++) {
+      if (parts[j]!.kind !== 'word') continue;
+      const run = metalRun(texts[j]!);
+      if (run) parts[j] = { kind: 'formula', text: texts[j]!, symbols: run.symbols };
+    }
+  }
   let symbolParts = 0;
   for (const p of parts) if (p.kind !== 'word') symbolParts++;
   for (let j = 0; j < parts.length; j++) {

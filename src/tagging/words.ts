@@ -21,6 +21,14 @@
  *      metal and O; "Silicon Valley" is not silicon;
  *    - not tagged (decided): graphene/graphite/diamond, ozone, water, oxidation/oxidative,
  *      sulfonated/sulfone (a functional group), fluorescence, chlorin, chlorophyll.
+ * v3: mineral names of the iron oxides and of TiO2 (hematite, magnetite, goethite, anatase ...: the
+ *    metal and O, as trivial oxide names give; not as weighting materials of drilling fluids, not
+ *    rutile, a structure type too); mixed-oxide names ferrite, cobaltite, manganite (their metal);
+ *    more -ic/-ous adjectives and acids (chromic, manganous, molybdic, tungstic, arsenious,
+ *    perchloric ...) and sulfion; element names after nano- ("nanosilver", "nanocarbons"). Still not
+ *    tagged (decided): the first element of a mixed anion ("borophosphate" -> P, "aluminosilicate"
+ *    -> Si: the defining element only), ferrocene and other compound names, zircon, monazite,
+ *    cassiterite, ilmenite, chromite (minerals named as geochronometers or ores), "silicic" (magma).
  */
 import { ELEMENTS } from '../elements/elements.js';
 
@@ -60,6 +68,25 @@ const ADJECTIVES: Record<string, string> = {
   boric: 'B',
   hydrochloric: 'Cl',
   hydrofluoric: 'F',
+  // v3: the other -ic/-ous adjectives and acid names of a chemist's reading
+  argentous: 'Ag',
+  chromic: 'Cr',
+  chromous: 'Cr',
+  manganic: 'Mn',
+  manganous: 'Mn',
+  cobaltic: 'Co',
+  nickelic: 'Ni',
+  molybdic: 'Mo',
+  tungstic: 'W',
+  arsenious: 'As',
+  arsenous: 'As',
+  selenious: 'Se',
+  perchloric: 'Cl',
+  hydrobromic: 'Br',
+  hydroiodic: 'I',
+  // the sulfide ion's name in the sulfion oxidation reaction (SOR)
+  sulfion: 'S',
+  sulphion: 'S',
 };
 for (const [w, s] of Object.entries(ADJECTIVES)) WORD_SYMBOL.set(w, s);
 
@@ -111,6 +138,12 @@ const ANIONS: [string, string][] = [
   ['antimonate', 'Sb'],
   ['selenate', 'Se'],
   ['tellurate', 'Te'],
+  // mixed-oxide names in -ite, for their metal: "cobalt ferrite", "nickel cobaltite", "lanthanum
+  // manganite" (also the steel phase ferrite, which is iron); not chromite, an ore mineral named
+  // mostly in petrology
+  ['ferrite', 'Fe'],
+  ['cobaltite', 'Co'],
+  ['manganite', 'Mn'],
 ];
 /** Last three letters of every anion stem: a cheap filter before the endsWith loop. */
 const ANION_TAILS = new Set(ANIONS.map(([a]) => a.slice(-3)));
@@ -155,6 +188,20 @@ const DERIVED_STEM =
  * "urania", "germania", "gallia", "india": names of other things first.
  */
 const TRIVIAL_OXIDES = new Map<string, string>([
+  // v3: mineral names of the iron oxides and oxyhydroxides and of the TiO2 polymorphs other than
+  // rutile, which is also a structure type ("rutile IrO2", as perovskite and spinel are); minerals
+  // named mostly as geochronometers or ores (zircon, monazite, cassiterite, ilmenite) are not here
+  ['hematite', 'Fe'],
+  ['haematite', 'Fe'],
+  ['magnetite', 'Fe'],
+  ['maghemite', 'Fe'],
+  ['goethite', 'Fe'],
+  ['lepidocrocite', 'Fe'],
+  ['akaganeite', 'Fe'],
+  ['ferrihydrite', 'Fe'],
+  ['wustite', 'Fe'],
+  ['anatase', 'Ti'],
+  ['brookite', 'Ti'],
   ['ceria', 'Ce'],
   ['titania', 'Ti'],
   ['zirconia', 'Zr'],
@@ -172,11 +219,29 @@ const TRIVIAL_OXIDES = new Map<string, string>([
   ['scandia', 'Sc'],
 ]);
 const OXIDE_PREFIX = /^(?:nano|meso|organo)/;
+/** The mineral names among TRIVIAL_OXIDES ("hematite"), which a drilling-fluid context overrides. */
+const MINERAL_OXIDES = new Set(
+  [...TRIVIAL_OXIDES.keys()].filter((w) => w.endsWith('ite') || w.endsWith('ase')),
+);
+/**
+ * Words of drilling fluids and well cements, where hematite and magnetite are weighting materials
+ * chosen for their density ("hematite-based invert emulsion mud", "hematite filter cake"): the
+ * paper is about the fluid, not about iron (as the labelled titles read it).
+ */
+const WEIGHTING_CONTEXT = new Set(
+  'drilling mud muds weighting weighted cement cements cementing sagging sag settling filter'.split(' '),
+);
 
 /** The metal a trivial oxide name stands for ("ceria" -> Ce), or undefined. */
 export function trivialOxideMetal(w: string): string | undefined {
   const base = w.endsWith('s') ? w.slice(0, -1) : w;
   return TRIVIAL_OXIDES.get(base) ?? TRIVIAL_OXIDES.get(base.replace(OXIDE_PREFIX, ''));
+}
+
+/** A mineral oxide name ("hematite", "magnetites") rather than a trivial name ("ceria"). */
+function isMineralOxide(w: string): boolean {
+  const base = (w.endsWith('s') ? w.slice(0, -1) : w).replace(OXIDE_PREFIX, '');
+  return MINERAL_OXIDES.has(base);
 }
 
 /** What may follow an element name inside one word ("hydrogenation", "carbonized", "nickelates"). */
@@ -200,7 +265,7 @@ const NAME_SUFFIXES = new Set([
   'ising',
   'making', // ironmaking
 ]);
-const NAME_PREFIXES = ['de', 're', 'organo', 'poly'];
+const NAME_PREFIXES = ['de', 're', 'organo', 'poly', 'nano'];
 
 const WORD_STOP_NEXT: Record<string, Set<string>> = {
   iron: new Set(['age', 'ages']),
@@ -262,6 +327,7 @@ export function tagWords(title: string, found: Set<string>): boolean {
     }
     const metal = trivialOxideMetal(w);
     if (metal) {
+      if (isMineralOxide(w) && words.some((x) => WEIGHTING_CONTEXT.has(x))) continue;
       found.add(metal);
       found.add('O');
       continue;
@@ -331,8 +397,11 @@ function wordSymbol(w: string): string | undefined {
       if (!w.startsWith(p)) continue;
       const r = nameWithSuffix(w, p.length);
       if (r) return r;
-      if (p === 'organo' || p === 'poly') {
-        const whole = NAME_SYMBOL.get(w.slice(p.length));
+      if (p === 'organo' || p === 'poly' || p === 'nano') {
+        // "organotin", "polysulfur", "nanosilver", "nanocarbons"
+        const rest = w.slice(p.length);
+        const whole =
+          NAME_SYMBOL.get(rest) ?? (rest.endsWith('s') ? NAME_SYMBOL.get(rest.slice(0, -1)) : undefined);
         if (whole) return whole;
       }
     }

@@ -315,7 +315,6 @@ describe('tagElements: formulas in the wrong case (v2)', () => {
   it.each([
     'Csf1 and Cop1 expression in H9c2 cells',
     'Cas9 editing of Bcl2',
-    'Effects of Scco2 cooling',
     'The Ach3-4 formation',
     'Coo calls of doves',
     'Cao and Gan wrote a case study',
@@ -377,6 +376,169 @@ describe('tagElements: element lists in set notation (v2)', () => {
   });
 });
 
+describe('tagElements: Unicode dashes, bonds and hydrates (v3)', () => {
+  it.each(
+    cases([
+      // box-drawing lines as dashes and bonds (publishers' typesetting)
+      ['Spin engineering of Fe─N─C by axial ligands', ['C', 'N', 'Fe']],
+      ['Lattice-mismatched Co─Cu3P for hydrogen evolution', ['H', 'P', 'Co', 'Cu']],
+      ['Weakening Pd─O bonds by an amorphous layer', ['O', 'Pd']],
+      ['Phase separation of a miscible Au━Pd alloy', ['Pd', 'Au']],
+      // a bond between a metal and a symbol reads like a dash; organic bonds stay untagged
+      ['Ni=O species on the surface', ['O', 'Ni']],
+      ['Terminal Fe(IV)=O intermediates', ['O', 'Fe']],
+      ['Mn═O covalency', ['O', 'Mn']],
+      ['Co≡Co triple bonds', ['Co']],
+      // hydrates with a variable water count, other dots, zero-width spaces, Roman numerals
+      ['NiMoO4•xH2O nanocages', ['H', 'O', 'Ni', 'Mo']],
+      ['Mn₃O₄·nH₂O films', ['H', 'O', 'Mn']],
+      ['CuSO4⋅5H2O crystals', ['H', 'O', 'S', 'Cu']],
+      ['Spinel Co\u200b3O4 catalysts', ['O', 'Co']],
+      ['Soil with Cd(Ⅱ) and Cr(Ⅵ)', ['Cr', 'Cd']],
+      ['Confined CuⅠ sites', ['Cu']],
+      ['LiNiₓCo₁₋ₓO₂ cathodes', ['Li', 'O', 'Co', 'Ni']],
+      // N, O, S with a coordination count beside a metal: single-atom sites
+      ['Fe‐N4 active sites in carbon', ['C', 'N', 'Fe']],
+      ['Ligand engineering of Co‐N4 single-atom catalysts', ['N', 'Co']],
+      ['Atomic Pt-N3 sites on CdS', ['N', 'S', 'Cd', 'Pt']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'Gas separation─toward a membrane circular economy',
+    'Part 1─Impact of pyrolysis temperature',
+    'Protonated N≡N bond breaking',
+    'C(sp3)─H bond activation',
+    'O─O radical coupling',
+    'S1 and S2 excited states',
+    'An N4 macrocycle',
+    'Tm-N4 doped biphenylene', // Tm is a unit word unless a formula anchors it
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
+describe('tagElements: CO2 in title case, symbols listed in context (v3)', () => {
+  it.each(
+    cases([
+      ['Highly Efficient Co2 to C1 Conversion', ['C', 'O']],
+      ['Co2 Treatment of Recycled Concrete Aggregates', ['C', 'O']],
+      ['Reduction of Co2 on Clean Co(0001) Surfaces', ['C', 'O', 'Co']],
+      // supercritical CO2, not scandium
+      ['Effects of Scco2 cooling', ['C', 'O']],
+      ['Interaction between ScCO2 and coal', ['C', 'O']],
+      ['Turbofan engine with sCO2 waste heat recovery', ['C', 'O']],
+      ['Abrasive SC-CO2 jet', ['C', 'O']],
+      // a one-letter symbol listed with one the title names elsewhere
+      ['Mn single atoms coordinated with N and O for oxygen evolution', ['N', 'O', 'Mn']],
+      ['Influence of O and S atoms on CO2 reduction', ['C', 'O', 'S']],
+      // an isotope pair whose dash was lost
+      ['Monazite U Pb dating of a granite', ['Pb', 'U']],
+      ['Cassiterite U Pb ages', ['Pb', 'U']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'Co2 and Co3 clusters: a cobalt study', // sentence case: a bare Co2 is not read as CO2
+    'Coordinated with N and O', // nothing names N or O elsewhere
+    'Type I and V collagen',
+    'Phase A and B ages',
+    'Persisting SARS CoV-2 infection', // coronaviruses, not cobalt
+    'SARS-CoV-2 main protease',
+    'MERS-CoV and HCoV-229E',
+  ])('%s', (title) => {
+    expect(tagElements(title)).not.toEqual(expect.arrayContaining(['C']));
+    expect(tagElements(title)).not.toEqual(expect.arrayContaining(['N']));
+    expect(tagElements(title)).not.toEqual(expect.arrayContaining(['I']));
+    expect(tagElements(title)).not.toEqual(expect.arrayContaining(['V']));
+  });
+
+  it('keeps a CoV formula beside a virus rule: Ag/CoV-LDH', () => {
+    expect(tagElements('Ag/CoV-LDH nanohybrids')).toEqual(expect.arrayContaining(['Co', 'Ag']));
+  });
+});
+
+describe('tagElements: mineral, trivial and prefixed names (v3)', () => {
+  it.each(
+    cases([
+      // iron oxide and TiO2 minerals: the metal and O, as "ceria" gives
+      ['Hematite photoanodes for water oxidation', ['O', 'Fe']],
+      ['Photothermal reduction using magnetite photocatalyst', ['O', 'Fe']],
+      ['Maghemite and goethite nanoparticles', ['O', 'Fe']],
+      ['Phosphorus release from goethite', ['O', 'P', 'Fe']],
+      ['Processes at the ferrihydrite-water interface', ['O', 'Fe']],
+      ['Anatase nanosheets', ['O', 'Ti']],
+      ['Brookite nanorods', ['O', 'Ti']],
+      // mixed-oxide names in -ite for their metal
+      ['Nickel ferrite nanoparticles', ['Fe', 'Ni']],
+      ['Strontium hexaferrite electrodes', ['Fe', 'Sr']],
+      ['Zn-Co nanoferrite electrocatalysts', ['Fe', 'Co', 'Zn']],
+      ['Nickel cobaltite catalysts', ['Co', 'Ni']],
+      ['Lanthanum manganite ceramics', ['Mn', 'La']],
+      // -ic/-ous adjectives and acids
+      ['Cobaltous nitride and manganous oxide', ['N', 'O', 'Mn', 'Co']],
+      ['Chromic acid anodizing', ['Cr']],
+      ['Molybdic and tungstic acids', ['Mo', 'W']],
+      ['Arsenious acid toxicity', ['As']],
+      ['Perchloric acid digestion', ['Cl']],
+      ['Sulfion oxidation reaction on nickel', ['S', 'Ni']],
+      // element names after nano-
+      ['Nanosilver coatings', ['Ag']],
+      ['Nanogold-containing aerogels', ['Au']],
+      ['Porous nanocarbons', ['C']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    // hematite and magnetite as weighting materials of drilling fluids and well cements
+    'Prevention of hematite settling in water-based drilling fluid',
+    'Heavyweight magnetite as a weighting material for cementing',
+    'Removal of hematite filter cake using a chelating solution',
+    // rutile and perovskite are also structure types; zircon is a geochronometer
+    'Rutile structures under pressure',
+    'Zircon ages of the granite',
+    // not the adjectives
+    'The Titanic wreck',
+    'Silicic magma evolution',
+    'Electrochromic windows',
+    'Nanotechnology papers',
+    'Ferrocene as a redox standard',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
+describe('tagElements: metal runs lowercased by a title-case converter (v3)', () => {
+  it.each(
+    cases([
+      ['Electrodeposition of Iron-Doped Nimo Alloys', ['Fe', 'Ni', 'Mo']],
+      ['Hierarchical Conip@Ni2p Nanoarray', ['P', 'Co', 'Ni']],
+      ['Flower-Like Conip/C Nanohybrids', ['C', 'P', 'Co', 'Ni']],
+      ['Amorphous Nifeox as Superior Electrocatalyst', ['O', 'Fe', 'Ni']],
+      ['Reduced Graphene Oxide on Nife-Ldh Nanosheets', ['O', 'Fe', 'Ni']],
+      ['Hollow-Nanostructured Ptco Alloy for Oxygen Reduction', ['O', 'Co', 'Pt']],
+      ['Trimetallic Conife-LDH/Graphene Composites', ['Fe', 'Co', 'Ni']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'Groundwater Quality in the Feni District of Bangladesh', // a place: no material word after it
+    'Lake Como Sediments Through Time',
+    'Latin American Energy Policy Review',
+    'Nimo alloys written in sentence case', // only a title-case converter writes "Nimo"
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
 describe('fixture: hand-labelled OpenAlex titles', () => {
   const rows = parseLabelledTitles(
     readFileSync(resolve(import.meta.dirname, '../../fixtures/tagger/labelled-titles.jsonl'), 'utf8'),
@@ -408,14 +570,23 @@ describe('fixture: hand-labelled OpenAlex titles', () => {
     for (const r of tuning) expect(isHeldBack(r.title)).toBe(false);
   });
 
-  it('meets the target on the held-back part: precision >= 0.98 and recall >= 0.95', () => {
+  it('meets the target on the held-back part: precision >= 0.99 and recall >= 0.97', () => {
     const { heldBack } = splitLabelled(rows);
     expect(heldBack.length).toBeGreaterThanOrEqual(100);
     const result = evaluateTagger(heldBack);
     const report = result.failures
       .map((f) => `${JSON.stringify(f.title)} missing=[${f.missing}] extra=[${f.extra}]`)
       .join('\n');
-    expect(result.overall.precision, `held-back disagreements:\n${report}`).toBeGreaterThanOrEqual(0.98);
-    expect(result.overall.recall, `held-back disagreements:\n${report}`).toBeGreaterThanOrEqual(0.95);
+    expect(result.overall.precision, `held-back disagreements:\n${report}`).toBeGreaterThanOrEqual(0.99);
+    expect(result.overall.recall, `held-back disagreements:\n${report}`).toBeGreaterThanOrEqual(0.97);
+  });
+
+  it('keeps precision >= 0.99 and recall >= 0.98 on the tuning part (v3, issue 32.7)', () => {
+    const result = evaluateTagger(splitLabelled(rows).tuning);
+    const report = result.failures
+      .map((f) => `${JSON.stringify(f.title)} missing=[${f.missing}] extra=[${f.extra}]`)
+      .join('\n');
+    expect(result.overall.precision, `tuning disagreements:\n${report}`).toBeGreaterThanOrEqual(0.99);
+    expect(result.overall.recall, `tuning disagreements:\n${report}`).toBeGreaterThanOrEqual(0.98);
   });
 });

@@ -26,6 +26,7 @@ const E2E = [
   'test/http/e2e.test.ts',
   'test/http/replicas.test.ts',
   'test/mcp/inspector.test.ts',
+  'test/mcp/sdk-v2-client.test.ts',
   'test/payments/demo.test.ts',
   'test/cli/readme.test.ts',
 ];

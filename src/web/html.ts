@@ -36,15 +36,36 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
 
 export const raw = (text: string) => new Html(text);
 
-/** Every page: one stylesheet from this server, no script, a nav to the places a visitor needs. */
-export function page(title: string, body: Html, options: { description?: string } = {}): string {
+/** What a page says of itself when it says nothing more particular (search results, link previews). */
+const DEFAULT_DESCRIPTION =
+  'Research-intensity scores (RI, RIS, HRI) for the 118 chemical elements and for research topics and keywords, from a corpus of scientific papers (OpenAlex).';
+
+/**
+ * Every page: one stylesheet from this server, no script, a nav to the places a visitor needs; a
+ * description and OpenGraph tags for search results and link previews (`url`: the page's own
+ * address, its canonical link).
+ */
+export function page(
+  title: string,
+  body: Html,
+  options: { description?: string; url?: string } = {},
+): string {
+  const description = options.description ?? DEFAULT_DESCRIPTION;
+  const url = options.url
+    ? `<link rel="canonical" href="${esc(options.url)}">\n<meta property="og:url" content="${esc(options.url)}">\n`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · Research Intensity</title>
-${options.description ? `<meta name="description" content="${esc(options.description)}">` : ''}
+<meta name="description" content="${esc(description)}">
+<meta property="og:type" content="website">
+<meta property="og:site_name" content="Research Intensity">
+<meta property="og:title" content="${esc(title)}">
+<meta property="og:description" content="${esc(description)}">
+${url}<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/site.css">
 </head>
 <body>

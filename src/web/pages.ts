@@ -17,6 +17,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { type AnswerPageDeps, pageHeaders, registerAnswerPages, sessionViewer } from './answer-pages.js';
 import { historyChart, risByYear } from './chart.js';
 import { type Html, html, page, SITE_CSS } from './html.js';
+import { registerSiteFiles } from './site-files.js';
 import { withSnapshot as servePage } from './with-snapshot.js';
 
 export interface WebDeps extends AnswerPageDeps {
@@ -41,6 +42,8 @@ export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void 
   const withSnapshot = (c: Context<any, any, any>, render: (s: Snapshot) => Response | Promise<Response>) =>
     servePage(c, deps.snapshots, render);
   const cacheable = { 'cache-control': 'public, max-age=300' };
+
+  registerSiteFiles(app, deps);
 
   app.get('/assets/site.css', (c) =>
     c.body(SITE_CSS, 200, {
@@ -79,7 +82,8 @@ ${howToRead()}
 <li>MCP tool server for AI agents: <code>${deps.publicUrl}/mcp</code>; agent skill: <a href="/skill.md">skill.md</a>, <a href="/v1/skill">download</a>.</li>
 <li>Plans and per-call prices: <a href="/pricing">pricing</a>.</li></ul>`;
         return page('Periodic table', body, {
-          description: 'The 118 elements coloured by research intensity.',
+          description: `The 118 chemical elements coloured by research intensity (RIS), ${year ? `for papers published in ${year}` : `for the 12 months to ${snapshot.meta.window_end}`}, from a corpus of scientific papers (OpenAlex).`,
+          url: `${deps.publicUrl}/${year ? `?year=${year}` : ''}`,
         });
       });
       return c.html(text, 200, cacheable);
@@ -109,7 +113,10 @@ ${historyChart(series, (p) => p.ri, { title: `${e.name}: RI by year (papers per 
 ${howToRead()}
 <h2>More on ${e.name}</h2>
 <p>The same numbers as JSON: <a href="/v1/elements/${e.symbol}">/v1/elements/${e.symbol}</a> (free). Its history by month or day, its top papers and HRI need a key (<a href="/account">account</a>, <a href="/pricing">plans</a>)${deps.payments ? ', or can be paid per call' : ''}.</p>`;
-        return page(`${e.name} (${e.symbol})`, body);
+        return page(`${e.name} (${e.symbol})`, body, {
+          description: `Research intensity of ${e.name} (${e.symbol}): RI ${e.ri.toFixed(2)} papers per 10,000, RIS ${e.ris.toFixed(1)} of 100, ${e.paper_count} papers naming it; its history by year.`,
+          url: `${deps.publicUrl}/elements/${e.symbol}`,
+        });
       });
       return c.html(text, 200, pageHeaders(session));
     });

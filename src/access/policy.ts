@@ -45,6 +45,12 @@ export interface Operation {
 export const ELEMENT_HISTORY_USD = 0.05;
 
 /** What a lab quote itself costs (the price of the lab quote operations). */
+/** An amount of money as people read prices: two decimals (0.10 USD), more only where it has them. */
+export function usdText(usd: number): string {
+  const two = usd.toFixed(2);
+  return `${Number(two) === usd ? two : String(usd)} USD`;
+}
+
 export const LAB_QUOTE_USD = 0.01;
 
 /** A list of top papers (an element's or a subject's): up to 20, and up to 100, priced apart. */

@@ -8,6 +8,7 @@ import {
   type Operation,
   planAllows,
   requiredPlan,
+  usdText,
 } from './policy.js';
 
 const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer realm="research-intensity"' };
@@ -67,7 +68,7 @@ export function accessRefusal(
       ? `${what} needs the ${capitalise(needed)} plan; a per-call payment for this endpoint does not include it.`
       : `${what} needs the ${capitalise(needed)} plan; this key is on the ${capitalise(caller.plan)} plan.` +
           (payable
-            ? ` The call can also be paid per call without a key (x402): ${price !== null ? `${price} USD` : `the quoted price of the depth minus ${LAB_QUOTE_USD} USD`}.`
+            ? ` The call can also be paid per call without a key (x402): ${price !== null ? usdText(price) : `the quoted price of the depth minus ${usdText(LAB_QUOTE_USD)}`}.`
             : ''),
     {
       required_plan: needed,

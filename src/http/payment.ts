@@ -1,6 +1,6 @@
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Context } from 'hono';
-import { type Edition, type Operation, payerPlan } from '../access/policy.js';
+import { type Edition, type Operation, payerPlan, usdText } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { PRICED_OPERATIONS } from '../payments/discovery.js';
 import { NETWORKS } from '../payments/networks.js';
@@ -138,7 +138,7 @@ function refusalProblem(c: Context<AppEnv>, call: PaidCall, e: unknown): unknown
   const networks = terms.accepts.map((a) => a.network);
   const detail = error
     ? `The payment was not accepted: ${error.reason}. Nothing was charged.`
-    : `${op.method} /v1${op.path} costs ${usd} USD per call without a key.`;
+    : `${op.method} /v1${op.path} costs ${usdText(usd)} per call without a key.`;
   return new ServiceError(
     error?.code ?? 'payment_required',
     `${detail} Pay with x402: sign the terms in the PAYMENT-REQUIRED header with an x402 client and repeat the request with a PAYMENT-SIGNATURE header; or send 'Authorization: Bearer <API_KEY>' with a key on the ${payerPlan(op, 'full', c.req.query('resolution'))} plan.`,

@@ -1,5 +1,12 @@
 import { z } from '@hono/zod-openapi';
-import { batchPrice, LAB_QUOTE_USD, type LabDepth, type OperationId, operation } from '../access/policy.js';
+import {
+  batchPrice,
+  LAB_QUOTE_USD,
+  type LabDepth,
+  type OperationId,
+  operation,
+  usdText,
+} from '../access/policy.js';
 import {
   ElementHistoriesSchema,
   ElementHistorySchema,
@@ -247,7 +254,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'lab_run',
       op: 'labRun',
       writes: true,
-      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${LAB_QUOTE_USD} USD the quote cost. An expired, edited or stale quote is refused before any payment (ask lab_quote again).${NOT_RIS}`,
+      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${usdText(LAB_QUOTE_USD)} the quote cost. An expired, edited or stale quote is refused before any payment (ask lab_quote again).${NOT_RIS}`,
       input: z
         .object({
           ...LabRunFields,

@@ -5,6 +5,7 @@ import {
   OPERATIONS,
   type Operation,
   PAID_CALL_RULE,
+  usdText,
 } from '../access/policy.js';
 import { NETWORKS, type NetworkName } from './networks.js';
 
@@ -12,7 +13,7 @@ import { NETWORKS, type NetworkName } from './networks.js';
 export function priceInfo(op: Operation) {
   if (op.pricedByQuote) {
     return {
-      rule: `the quoted price of the depth minus the ${LAB_QUOTE_USD} USD the quote cost`,
+      rule: `the quoted price of the depth minus the ${usdText(LAB_QUOTE_USD)} the quote cost`,
       by_depth_usd: Object.fromEntries(
         Object.entries(LAB_DEPTHS).map(([depth, d]) => [
           depth,

@@ -17,6 +17,7 @@ import {
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
+import { usdText } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { ResilientFacilitator, settleFailure } from './facilitator.js';
 import type { PaymentLedger, PaymentRow } from './ledger.js';
@@ -240,7 +241,7 @@ export class PaymentService {
     if (!requirements) {
       throw new PaymentError(
         'payment_invalid',
-        `the payment does not match these terms (${usd} USD in USDC on ${this.offered.join(' or ')}, to this service's address)`,
+        `the payment does not match these terms (${usdText(usd)} in USDC on ${this.offered.join(' or ')}, to this service's address)`,
       );
     }
     const network = requirements.network;

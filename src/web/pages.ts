@@ -7,6 +7,7 @@ import {
   OPERATIONS,
   PAID_CALL_RULE,
   planLadder,
+  usdText,
 } from '../access/policy.js';
 import { type ElementScore, getElement, listElements } from '../core/elements.js';
 import { ERROR_CODES } from '../core/errors.js';
@@ -160,12 +161,13 @@ function pricing(deps: WebDeps): Html {
   );
   const price = (o: (typeof OPERATIONS)[number]) => {
     const p = priceInfo(o);
-    if ('usd' in p) return 'per' in p && p.per === 'symbol' ? `${p.usd} USD per symbol` : `${p.usd} USD`;
+    if ('usd' in p && p.usd !== undefined)
+      return 'per' in p && p.per === 'symbol' ? `${usdText(p.usd)} per symbol` : usdText(p.usd);
     if ('tiers' in p && p.tiers)
-      return p.tiers.map((t) => `${t.usd} USD up to ${t.up_to_papers} papers`).join('; ');
+      return p.tiers.map((t) => `${usdText(t.usd)} up to ${t.up_to_papers} papers`).join('; ');
     if ('by_depth_usd' in p)
       return Object.entries(p.by_depth_usd)
-        .map(([d, u]) => `${u} USD (${d})`)
+        .map(([d, u]) => `${usdText(u)} (${d})`)
         .join('; ');
     return 'free';
   };
@@ -178,10 +180,10 @@ ${
   deps.edition === 'full'
     ? html`<p>HRI is shown from the Personal plan. History: yearly with any key, monthly from Personal, daily (elements) from Professional.</p>
 <h2 id="licence">Lab licences</h2>
-<p>A lab query matching more than ${LAB_LICENCE_ABOVE.toLocaleString('en')} papers is offered as a data licence, not a per-call price: narrow the query, or ask the operator of this server. Below that, a quote costs ${LAB_QUOTE_USD} USD and a run costs the quoted depth (${Object.entries(
+<p>A lab query matching more than ${LAB_LICENCE_ABOVE.toLocaleString('en')} papers is offered as a data licence, not a per-call price: narrow the query, or ask the operator of this server. Below that, a quote costs ${usdText(LAB_QUOTE_USD)} and a run costs the quoted depth (${Object.entries(
         LAB_DEPTHS,
       )
-        .map(([d, v]) => `${d}: ${v.usd} USD`)
+        .map(([d, v]) => `${d}: ${usdText(v.usd)}`)
         .join(', ')}) minus the quote.</p>
 ${deps.payments ? html`<h2>Paying per call</h2><p>Priced calls without a key answer 402 with x402 terms (USDC on ${(deps.paymentNetworks?.() ?? []).join(' or ') || 'no network at the moment'}): see <a href="/.well-known/x402">/.well-known/x402</a>. Errors are never charged.</p><p>${PAID_CALL_RULE}</p>` : html``}`
     : html``

@@ -1,6 +1,6 @@
 /**
  * CSV answers (RFC 4180) for the tabular reads, histories and paper lists, chosen by
- * `Accept: text/csv`: a header row of the JSON fields, one record per point or paper, CRLF line
+ * `Accept: text/csv` or `format=csv`: a header row of the JSON fields, one record per point or paper, CRLF line
  * ends, fields with a comma, quote or line break in double quotes (quotes doubled). null is an
  * empty field; a list (a paper's elements, keywords) is one field, its items joined by ';'. The
  * answer's envelope goes in headers: Link (rel="canonical") and RI-Data-Version. Both forms of a
@@ -58,13 +58,21 @@ export function prefersCsv(accept: string | undefined): boolean {
   return csv > 0 && csv >= json;
 }
 
-/** The route's answer as JSON, or as CSV when the request prefers it; both with Vary: Accept. */
+/** Whether a request asks for CSV: its format query parameter, else its Accept header. */
+export function wantsCsv(c: Context): boolean {
+  const format = c.req.query('format');
+  if (format === 'csv') return true;
+  if (format === 'json') return false;
+  return prefersCsv(c.req.header('accept'));
+}
+
+/** The route's answer as JSON, or as CSV when the request asks for it; both with Vary: Accept. */
 export function jsonOrCsv<T extends { canonical_url: string; data_version: string }>(
   c: Context,
   answer: T,
   table: (answer: T) => CsvTable,
 ): Response {
-  if (!prefersCsv(c.req.header('accept'))) return c.json(answer, 200, { vary: 'Accept' });
+  if (!wantsCsv(c)) return c.json(answer, 200, { vary: 'Accept' });
   return c.body(toCsv(table(answer)), 200, {
     'content-type': CSV_TYPE,
     vary: 'Accept',

@@ -103,6 +103,20 @@ export const DataVersionQuery = z
       'The RI-Data-Version request header does the same. A version no longer kept: 410 data_version_gone, naming the current one.',
   });
 
+/**
+ * The form of a tabular read: csv is the same answer as CSV, as `Accept: text/csv` gives it, for
+ * what cannot send a header (a spreadsheet's import from a URL, pandas.read_csv(url)); json is
+ * JSON whatever Accept says. Spread into the query of a route that answers CSV.
+ */
+export const FormatQuery = {
+  format: z
+    .enum(['json', 'csv'])
+    .optional()
+    .openapi({
+      description: 'csv: the answer as CSV, as with Accept: text/csv (for a URL alone); json: JSON',
+    }),
+};
+
 /** Spread into a read route's query: `z.object({ ...own, ...PinnedQuery }).strict()`. */
 export const PinnedQuery = { data_version: DataVersionQuery };
 

@@ -9,7 +9,7 @@ import { checkResolution } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historiesTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { PinnedQuery, ResolutionQuery, type RouteDeps } from '../shared.js';
+import { FormatQuery, PinnedQuery, ResolutionQuery, type RouteDeps } from '../shared.js';
 
 /**
  * Several elements' histories in one call: the access of one element's history, and without a
@@ -25,7 +25,9 @@ export function registerElementHistories(app: OpenAPIHono<AppEnv>, deps: RouteDe
     {
       summary: `Full histories of up to ${MAX_HISTORY_BATCH} elements in one call (symbols=Fe,Ni,Co), priced per symbol`,
       request: {
-        query: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PinnedQuery }).strict(),
+        query: z
+          .object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PinnedQuery, ...FormatQuery })
+          .strict(),
       },
       ok: {
         description: 'One history per symbol, in the order given (JSON, or CSV with Accept: text/csv)',

@@ -8,7 +8,7 @@ import { checkResolution } from '../../guard.js';
 import { charge } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { PinnedQuery, ResolutionQuery, type RouteDeps, SymbolParam } from '../shared.js';
+import { FormatQuery, PinnedQuery, ResolutionQuery, type RouteDeps, SymbolParam } from '../shared.js';
 
 export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -19,7 +19,7 @@ export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
       summary: 'Full history of an element (RI, RIS, HRI per period)',
       request: {
         params: SymbolParam,
-        query: z.object({ resolution: ResolutionQuery, ...PinnedQuery }).strict(),
+        query: z.object({ resolution: ResolutionQuery, ...PinnedQuery, ...FormatQuery }).strict(),
       },
       ok: {
         description: 'The history (JSON, or CSV with Accept: text/csv)',

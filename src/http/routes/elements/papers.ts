@@ -6,7 +6,15 @@ import { jsonOrCsv } from '../../csv.js';
 import { paid } from '../../payment.js';
 import { csvContent, papersTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { KeywordQuery, LimitQuery, PinnedQuery, type RouteDeps, SortQuery, SymbolParam } from '../shared.js';
+import {
+  FormatQuery,
+  KeywordQuery,
+  LimitQuery,
+  PinnedQuery,
+  type RouteDeps,
+  SortQuery,
+  SymbolParam,
+} from '../shared.js';
 
 export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -23,6 +31,7 @@ export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
             sort: SortQuery,
             limit: LimitQuery,
             ...PinnedQuery,
+            ...FormatQuery,
           })
           .strict(),
       },

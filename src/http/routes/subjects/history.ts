@@ -7,7 +7,7 @@ import { checkResolution } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { PinnedQuery, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
+import { FormatQuery, PinnedQuery, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
 
 export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -18,7 +18,7 @@ export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
       summary: 'Full history of a topic or keyword (yearly or monthly)',
       request: {
         params: SubjectParams,
-        query: z.object({ resolution: ResolutionQuery, ...PinnedQuery }).strict(),
+        query: z.object({ resolution: ResolutionQuery, ...PinnedQuery, ...FormatQuery }).strict(),
       },
       ok: {
         description: 'The history (JSON, or CSV with Accept: text/csv)',

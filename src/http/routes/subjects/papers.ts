@@ -6,7 +6,7 @@ import { jsonOrCsv } from '../../csv.js';
 import { paid } from '../../payment.js';
 import { csvContent, papersTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { LimitQuery, PinnedQuery, type RouteDeps, SortQuery, SubjectParams } from '../shared.js';
+import { FormatQuery, LimitQuery, PinnedQuery, type RouteDeps, SortQuery, SubjectParams } from '../shared.js';
 
 export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -17,7 +17,7 @@ export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
       summary: "A topic's or keyword's top papers (at most 100 are ranked)",
       request: {
         params: SubjectParams,
-        query: z.object({ sort: SortQuery, limit: LimitQuery, ...PinnedQuery }).strict(),
+        query: z.object({ sort: SortQuery, limit: LimitQuery, ...PinnedQuery, ...FormatQuery }).strict(),
       },
       ok: {
         description: 'The papers (JSON, or CSV with Accept: text/csv)',

@@ -206,6 +206,15 @@ export const versionKeySql = (column: string) =>
   `ELSE ${column} END), '[^\\p{L}\\p{N}]+', '', 'g')`;
 
 /**
+ * The rows of the store's title_keys table (id, updated_date, k) for the works of `source` (a FROM
+ * item with id, updated_date and title, alias s): k is the hash of the title's versionKey, NULL
+ * when the key is too short to find versions by.
+ */
+export const titleKeysSql = (source: string) =>
+  `SELECT id, updated_date, CASE WHEN length(key) >= ${VERSION_KEY_MIN_LENGTH} THEN hash(key) END AS k
+   FROM (SELECT s.id, s.updated_date, ${versionKeySql('s.title')} AS key FROM ${source})`;
+
+/**
  * Titles shorter than this (in letters and digits) are too generic to say two records are one
  * work ("Reply on RC1", "Issue Editorial Masthead", "Occurrence Download").
  */
@@ -245,6 +254,19 @@ const BIORXIV_DOI = /^10\.1101\/\d{4}\.\d{2}\.\d{2}\./;
 const DISCUSSION_DOI = /^10\.5194\/[a-z]+-\d{4}-\d+$/;
 const PREPRINT_VENUE =
   /arxiv|rxiv\b|research square|ssrn|social science research network|preprints\.org|authorea|open archive|egusphere/i;
+
+/**
+ * isPreprint in DuckDB SQL over the columns doi, venue and type (the same lists and patterns), to
+ * pick out in SQL the few groups the rule can hide a version of.
+ */
+export const isPreprintSql = (doi: string, venue: string, type: string) =>
+  `(${type} = 'preprint' OR ${PREPRINT_DOI.map((p) => `starts_with(${doi}, '${p}')`).join(' OR ')} ` +
+  `OR regexp_matches(${doi}, '${BIORXIV_DOI.source}') OR regexp_matches(${doi}, '${DISCUSSION_DOI.source}') ` +
+  `OR regexp_matches(${venue}, '(?i)${PREPRINT_VENUE.source}'))`;
+
+/** editionKey in DuckDB SQL, over the text column `doi`. */
+export const editionKeySql = (doi: string) =>
+  `CASE WHEN regexp_matches(${doi}, '^10\\.\\d+/[a-z]+\\..') THEN regexp_replace(${doi}, '^(10\\.\\d+/)[a-z]+\\.', '\\1*.') END`;
 
 /** True when the record is a preprint: by its type, its DOI's server, or its venue. */
 export function isPreprint(w: Pick<WorkVersion, 'doi' | 'venue' | 'type'>): boolean {

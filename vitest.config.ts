@@ -15,6 +15,7 @@ const UNIT = [
   'test/access/usage-counter.test.ts',
   'test/http/client-gone.test.ts',
   'test/lab/**/*.test.ts',
+  'test/ingest/paper-record.test.ts',
   'test/scoring/formulas.test.ts',
   'test/scoring/ranking-comparator.test.ts',
   'test/tagging/**/*.test.ts',

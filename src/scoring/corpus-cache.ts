@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { SERVICE_VERSION } from '../config/paths.js';
 import { ELEMENTS } from '../elements/elements.js';
 import type { StoreState } from '../ingest/corpus-store.js';
+import { PAPER_RECORD_RULES } from '../ingest/paper-record.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
 import type { Corpus, Csr } from './corpus.js';
 import type { ScoringParameters } from './parameters.js';
@@ -58,6 +59,8 @@ export function cacheKey(params: ScoringParameters): string {
     service: SERVICE_VERSION,
     elements: ELEMENTS.map((e) => e.symbol).join(','),
     tagger: TAGGER_VERSION,
+    // Which versions of a work are in the corpus, and the paper rows' texts.
+    paperRecords: PAPER_RECORD_RULES,
     topicScoreThreshold: params.topicScoreThreshold,
     keywordScoreThreshold: params.keywordScoreThreshold,
   });

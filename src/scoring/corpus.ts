@@ -4,6 +4,7 @@ import { getOrCreate } from '../util/maps.js';
 import type { CachedCorpus } from './corpus-cache.js';
 import { dayNumber } from './dates.js';
 import type { ScoringParameters } from './parameters.js';
+import { findHiddenVersions, SHOWN_WORKS } from './work-versions.js';
 
 /**
  * The corpus in memory, column by column, for scoring. Papers are numbered by ordinal in
@@ -124,9 +125,11 @@ export async function loadCorpusReporting(
   params: ScoringParameters,
   readCache: CachedCorpus | null | (() => CachedCorpus | null),
 ): Promise<{ corpus: Corpus; report: LoadReport }> {
+  // The other versions of a work shown are left out of the corpus: a work counts once.
+  await findHiddenVersions(store);
   const cutoff = await store.scalar<string | null>(`
-    WITH u AS (SELECT max(substr(updated_date, 1, 10)) FILTER (WHERE updated_date <> '') AS upd FROM works)
-    SELECT max(pub_date) FILTER (WHERE u.upd IS NULL OR pub_date <= u.upd) FROM works, u`);
+    WITH u AS (SELECT max(substr(updated_date, 1, 10)) FILTER (WHERE updated_date <> '') AS upd FROM ${SHOWN_WORKS})
+    SELECT max(pub_date) FILTER (WHERE u.upd IS NULL OR pub_date <= u.upd) FROM ${SHOWN_WORKS}, u`);
   const cutoffDay = cutoff ? dayNumber(cutoff) : NO_DAY;
   const cutoffYear = cutoff ? Number(cutoff.slice(0, 4)) : 0;
 
@@ -141,7 +144,7 @@ export async function loadCorpusReporting(
       -- the works' columns, which other queries join this table to.
       year AS fact_year, (TRY_CAST(pub_date AS DATE) - DATE '1970-01-01')::INTEGER AS fact_day,
       cited_by_count AS fact_citations, primary_topic AS fact_topic, field_id AS fact_field
-    FROM works`);
+    FROM ${SHOWN_WORKS}`);
   // A cache given as a function is read while DuckDB orders the corpus (on its own threads).
   let cache: CachedCorpus | null;
   try {
@@ -348,8 +351,15 @@ async function deltaFromCache(
   corpus: Corpus,
   cache: CachedCorpus,
 ): Promise<Delta | null> {
+  // A work whose version partner changed may be shown now where it was not (or the reverse): it is
+  // read again too. (A partner that left by a change of title is not found so: the walk below
+  // then finds a work neither cached nor logged, and the load is made in full.)
   await store.con.run(
-    `CREATE OR REPLACE TEMP TABLE changed AS SELECT DISTINCT id FROM changes WHERE gen > ${cache.generation}`,
+    `CREATE OR REPLACE TEMP TABLE changed AS SELECT DISTINCT id FROM (
+      SELECT id FROM changes WHERE gen > ${cache.generation}
+      UNION ALL
+      SELECT id FROM version_keys WHERE k IN (
+        SELECT k FROM version_keys WHERE id IN (SELECT id FROM changes WHERE gen > ${cache.generation})))`,
   );
   // The changed works and their ordinal now (-1: no longer in the corpus), those in it by ordinal.
   const none = new Float64Array(0);
@@ -564,9 +574,9 @@ function concatInt(a: Int32Array, b: Int32Array): Int32Array {
  */
 async function citationTotals(store: CorpusStore, horizon: number, cutoffYear: number) {
   const cols = await store.columns(`
-    WITH coverage AS (SELECT min(c.year) AS first FROM (SELECT unnest(counts_by_year) AS c FROM works)),
+    WITH coverage AS (SELECT min(c.year) AS first FROM (SELECT unnest(counts_by_year) AS c FROM ${SHOWN_WORKS})),
     eligible AS (
-      SELECT w.id, coalesce(w.field_id, -1) AS grp, w.year, w.counts_by_year FROM works w, coverage
+      SELECT w.id, coalesce(w.field_id, -1) AS grp, w.year, w.counts_by_year FROM ${SHOWN_WORKS} w, coverage
       WHERE w.counts_by_year IS NOT NULL AND w.year >= coverage.first AND w.year + ${horizon} <= ${cutoffYear}),
     flat AS (
       SELECT id, grp, c.year - year AS age, c.cited_by_count AS n FROM (SELECT id, grp, year, unnest(counts_by_year) AS c FROM eligible)

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
+import { normaliseTitle, normaliseVenue } from '../ingest/paper-record.js';
 import type { Clusters } from '../scoring/clusters.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
@@ -123,8 +124,9 @@ function rowFiller(content: PaperContent): RowFiller {
     values[k++] = p;
     values[k++] = corpus.workId[p];
     values[k++] = unescapeText(doi!);
-    values[k++] = unescapeText(title!);
-    values[k++] = unescapeText(venue!);
+    // As a reader expects them (ingest/paper-record.ts): every front door reads these rows.
+    values[k++] = normaliseTitle(unescapeText(title!));
+    values[k++] = normaliseVenue(unescapeText(venue!));
     values[k++] = corpus.year[p] || null;
     const pubDate = unescapeText(date!);
     values[k++] = pubDate;

@@ -1,8 +1,10 @@
 import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
+import { versionKey } from '../../src/ingest/paper-record.js';
 import { tagElements } from '../../src/tagging/tagger.js';
 import { ri } from '../helpers/cli.js';
 import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
@@ -310,5 +312,64 @@ describe('incremental build', () => {
     const recreated = build(data);
     expect(recreated.log).toContain('loading in full: the build cache is of another corpus store');
     expect(recreated.version).toBe(fullBuild(SAMPLE, p1).version);
+  }, 300_000);
+
+  it('shows one version of a work when a partition brings another version of a cached one, as a full build does', () => {
+    const records = sampleRecords();
+    const keys = new Map<string, number>();
+    for (const r of records) {
+      const k = versionKey(String(r.display_name ?? r.title ?? ''));
+      keys.set(k, (keys.get(k) ?? 0) + 1);
+    }
+    // A Research Square preprint of the sample, alone with its title: its article arrives later.
+    const preprint = records.find(
+      (r) =>
+        String(r.doi ?? '').includes('10.21203/rs.') &&
+        keys.get(versionKey(String(r.display_name ?? r.title))) === 1 &&
+        versionKey(String(r.display_name ?? r.title)).length >= 40,
+    )!;
+    const title = String(preprint.display_name ?? preprint.title);
+    const day = '2026-03-04T00:00:00.000000';
+    const edition = 'Two language editions of one article on carbonate reservoirs of the Gulf';
+    const p3 = writeWorks(join(dir, 'works/updated_date=2026-03-04/part_000.jsonl.gz'), [
+      work(9_200_000_001, {
+        title,
+        doi: 'https://doi.org/10.1000/journal.9200000001',
+        publication_year: preprint.publication_year,
+        publication_date: preprint.publication_date,
+        updated_date: day,
+      }),
+      work(9_200_000_002, {
+        title: edition,
+        doi: 'https://doi.org/10.1002/ange.202499999',
+        updated_date: day,
+      }),
+      work(9_200_000_003, {
+        title: edition,
+        doi: 'https://doi.org/10.1002/anie.202499999',
+        cited_by_count: 4,
+        updated_date: day,
+      }),
+    ]);
+    const data = join(dir, 'versions');
+    ingest(data, SAMPLE);
+    build(data);
+    ingest(data, p3);
+    // The three new works and the cached preprint, now another version of the new article.
+    const later = build(data);
+    expect(later.log).toMatch(/incremental: 4 changed/);
+    const full = fullBuild(SAMPLE, p3);
+    expect(later.version).toBe(full.version);
+    expect(snapshotBytes(data, later.version).equals(snapshotBytes(full.data, full.version))).toBe(true);
+    const shown = new Database(join(data, 'snapshots', `${later.version}.sqlite`), { readonly: true });
+    try {
+      const ids = shown.prepare('SELECT work_id FROM papers WHERE work_id >= ?').pluck().all(9_200_000_001);
+      expect(ids).toEqual([9_200_000_001, 9_200_000_003]);
+      expect(shown.prepare('SELECT count(*) FROM papers WHERE work_id = ?').pluck().get(idOf(preprint))).toBe(
+        0,
+      );
+    } finally {
+      shown.close();
+    }
   }, 300_000);
 });

@@ -1,0 +1,78 @@
+import type { CorpusStore } from '../ingest/corpus-store.js';
+import {
+  editionKeySql,
+  hiddenVersions,
+  isPreprintSql,
+  titleKeysSql,
+  type WorkVersion,
+} from '../ingest/paper-record.js';
+
+const doi = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/**
+ * Versions of one work (a preprint and its article, a journal's two language editions) count and
+ * show once: the corpus is the stored works less the other versions (ingest/paper-record.ts says
+ * which). Leaves two temporary tables in the store: `hidden_versions` (id), the works left out,
+ * and `version_keys` (id, k), each work of a title some other work shares and its title's key
+ * hash, so the incremental load re-reads a work whose version partner changed.
+ *
+ * The title keys are made by ingest, once per record (store table title_keys); the build groups
+ * them, reads only the works of a shared key, and the pure rule decides among them.
+ */
+export async function findHiddenVersions(store: CorpusStore): Promise<number> {
+  // Ingest keeps a key per work (corpus-store.ts), in the merge's transaction: as many keys as
+  // works, or a store written before it made them, whose works without a key get one here.
+  const [works, keys] = (
+    await store.columns('SELECT (SELECT count(*) FROM works), (SELECT count(*) FROM title_keys)')
+  ).map((c) => Number(c[0]));
+  if (works !== keys) {
+    await store.con.run(`CREATE OR REPLACE TEMP TABLE keyless AS
+      SELECT w.id, w.updated_date, w.title FROM works w
+      ANTI JOIN title_keys t ON t.id = w.id AND t.updated_date = w.updated_date`);
+    await store.con.run(
+      'DELETE FROM title_keys WHERE id NOT IN (SELECT id FROM works) OR id IN (SELECT id FROM keyless)',
+    );
+    await store.con.run(`INSERT INTO title_keys ${titleKeysSql('keyless s')}`);
+    await store.con.run('DROP TABLE keyless');
+  }
+  await store.con.run(`CREATE OR REPLACE TEMP TABLE version_keys AS
+    SELECT id, k FROM title_keys WHERE k IS NOT NULL QUALIFY count(*) OVER (PARTITION BY k) > 1`);
+  // Only the groups the rule can hide a version of: with a preprint, or two DOIs of one edition key.
+  const [ids = [], titles = [], dois = [], venues = [], types = [], years = [], citations = []] =
+    await store.columns(`SELECT id, title, doi, venue, type, year, citations FROM (
+      SELECT *, bool_or(preprint) OVER (PARTITION BY k) AS with_preprint,
+        bool_or(edition IS NOT NULL AND editions > 1) OVER (PARTITION BY k) AS with_editions
+      FROM (
+        SELECT w.id::DOUBLE AS id, w.title, w.doi, w.venue, w.type, w.year, w.cited_by_count AS citations, v.k,
+          ${isPreprintSql('w.doi', 'w.venue', 'w.type')} AS preprint, ${editionKeySql('w.doi')} AS edition,
+          count(*) OVER (PARTITION BY v.k, ${editionKeySql('w.doi')}) AS editions
+        FROM works w JOIN version_keys v USING (id)))
+    WHERE with_preprint OR with_editions
+    ORDER BY k, id`);
+  // The rule groups the works by title itself (so a collision of key hashes is told apart).
+  const rows: WorkVersion[] = [];
+  for (let i = 0; i < ids.length; i++)
+    rows.push({
+      id: ids[i] as number,
+      title: titles[i] as string,
+      doi: doi(dois[i]),
+      venue: (venues[i] as string | null) ?? null,
+      type: (types[i] as string | null) ?? null,
+      year: (years[i] as number | null) ?? null,
+      citations: (citations[i] as number | null) ?? null,
+    });
+  const hidden = hiddenVersions(rows);
+  await store.con.run('CREATE OR REPLACE TEMP TABLE hidden_versions (id BIGINT)');
+  if (hidden.length > 0) {
+    const appender = await store.con.createAppender('hidden_versions');
+    for (const id of hidden) {
+      appender.appendBigInt(BigInt(id));
+      appender.endRow();
+    }
+    appender.closeSync();
+  }
+  return hidden.length;
+}
+
+/** The stored works that are in the corpus (not another version of one), as a FROM item. */
+export const SHOWN_WORKS = '(SELECT * FROM works ANTI JOIN hidden_versions USING (id))';

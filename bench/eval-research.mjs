@@ -105,9 +105,8 @@ training.forEach((w, d) => {
   const tf = new Map();
   for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
   for (const [t, f] of tf) {
-    let list = postings.get(t);
-    if (!list) postings.set(t, (list = []));
-    list.push([d, f]);
+    if (!postings.has(t)) postings.set(t, []);
+    postings.get(t).push([d, f]);
   }
 });
 const N = training.length;

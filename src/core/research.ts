@@ -5,7 +5,12 @@ import type { PaperQueries, ResearchQueries, SnapshotView } from '../snapshot/re
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
 import { loadCandidates, RESEARCH_COLUMNS, warmCandidates } from './research/candidates.js';
-import { matchCommunities, matchElementCommunities } from './research/communities.js';
+import {
+  matchCommunities,
+  matchElementCommunities,
+  scoreCommunities,
+  titleRelevance,
+} from './research/communities.js';
 import { readingLists } from './research/lenses.js';
 import {
   findPaper,
@@ -16,7 +21,7 @@ import {
   strictOrderShows,
 } from './research/match.js';
 import { MAX_PAGES, pageCount, pastTheLastPage } from './research/pages.js';
-import { termGroups } from './research/question.js';
+import { groupExpr, termGroups } from './research/question.js';
 import { envelope, type Viewer } from './viewer.js';
 
 /**
@@ -68,11 +73,17 @@ export function research(
   const q = seed ? (seed.title ?? '') : (request.q ?? '');
   const groups = termGroups(q);
   const { papers: matched, unmatched, unranked } = matchPapers(snapshot.reader, groups);
+  const usableGroups = groups.filter((g) => !unmatched.includes(g.word));
   const matchedSet = new Set(matched.map((m) => m.ordinal));
   if (seed) matchedSet.delete(seed.ordinal);
   const notSeed = (list: MatchedPaper[]) => list.filter((m) => matchedSet.has(m.ordinal));
   let candidates = notSeed(matched);
-  if (candidates.length === 0) {
+  // No title matches: the communities whose own texts match still answer (404 only when neither
+  // titles nor topic texts match).
+  if (
+    candidates.length === 0 &&
+    (usableGroups.length === 0 || !snapshot.reader.hasTopicMatch(usableGroups.map(groupExpr).join(' OR ')))
+  ) {
     throw new ServiceError('nothing_matched', `Nothing in the corpus matches '${q}'.`, {
       unmatched_terms: unmatched,
       suggestion: 'Use fewer or broader words, or element names rather than formulas.',
@@ -89,16 +100,27 @@ export function research(
     candidates = notSeed(rankStrict(snapshot.reader, unranked, matched));
   }
   const total = candidates.length;
-  // Evidence (citations, communities) comes from the papers with every word when there are
-  // enough of them; the looser matches only fill the lists.
+  // Citations (foundational) come from the papers with every word when there are enough of
+  // them; communities from the closest matches, weighed by how well they match.
   const strict = candidates.filter((m) => m.allTerms);
   const evidence = strict.length >= 10 ? strict : candidates;
-  const { lists, longest, empty } = readingLists(snapshot, request, { candidates, evidence, rows, seed });
+  const relevance = titleRelevance(candidates);
+  const scored = scoreCommunities(snapshot.reader, usableGroups, candidates, rows, relevance);
+  const bestScore = scored[0]?.score ?? 0;
+  const communityShare = new Map(scored.map((c) => [c.topic, bestScore > 0 ? c.score / bestScore : 0]));
+  const { lists, longest, empty } = readingLists(snapshot, request, {
+    candidates,
+    evidence,
+    rows,
+    seed,
+    relevance,
+    communityShare,
+  });
   const pages = pageCount(longest, request.pageSize);
-  // Before the communities: a page past the last is refused, never sold with empty lists.
+  // A page past the last is refused, never sold with empty lists.
   if (request.page > pages) throw pastTheLastPage(request, pages);
 
-  const communities = matchCommunities(snapshot.reader, groups, evidence, rows, viewer);
+  const communities = matchCommunities(snapshot.reader, scored, viewer);
   const elementCommunities = matchElementCommunities(snapshot.reader, q, communities);
   const nextPage = request.page + 1;
   const query = new URLSearchParams({

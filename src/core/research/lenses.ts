@@ -26,7 +26,7 @@ export interface Matched {
 }
 
 /** How much a paper's fit rises in the question's best community (less in the weaker ones). */
-const COMMUNITY_LIFT = 0.5;
+const COMMUNITY_LIFT = 2;
 /** A close match: a fit at least this share of the best fit. */
 const CLOSE = 0.6;
 

@@ -104,7 +104,12 @@ export function research(
   // them; communities from the closest matches, weighed by how well they match.
   const strict = candidates.filter((m) => m.allTerms);
   const evidence = strict.length >= 10 ? strict : candidates;
-  const relevance = titleRelevance(candidates);
+  const relevance = titleRelevance(
+    snapshot.reader,
+    usableGroups,
+    Number(snapshot.meta.corpus_papers ?? 0),
+    candidates,
+  );
   const scored = scoreCommunities(snapshot.reader, usableGroups, candidates, rows, relevance);
   const bestScore = scored[0]?.score ?? 0;
   const communityShare = new Map(scored.map((c) => [c.topic, bestScore > 0 ? c.score / bestScore : 0]));
@@ -120,7 +125,7 @@ export function research(
   // A page past the last is refused, never sold with empty lists.
   if (request.page > pages) throw pastTheLastPage(request, pages);
 
-  const communities = matchCommunities(snapshot.reader, scored, viewer);
+  const communities = matchCommunities(snapshot.reader, scored, total, viewer);
   const elementCommunities = matchElementCommunities(snapshot.reader, q, communities);
   const nextPage = request.page + 1;
   const query = new URLSearchParams({

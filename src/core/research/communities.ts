@@ -3,7 +3,7 @@ import { getOrCreate } from '../../util/maps.js';
 import type { Community, ElementCommunity } from '../research.js';
 import type { Viewer } from '../viewer.js';
 import type { CandidateRow } from './candidates.js';
-import type { MatchedPaper } from './match.js';
+import { LOOSE_SCAN, type MatchedPaper } from './match.js';
 import { groupExpr, questionElements, type TermGroup } from './question.js';
 
 /**
@@ -36,16 +36,32 @@ const TEXT_TOPICS = 20;
 
 /**
  * How well each candidate's title matches, 0..1: a title with every word of the question 1; a
- * looser match its bm25 as a share of the best looser match's, scaled to LOOSE_AT_BEST. The
- * strict matches' own order (often unranked, see match.ts) never shows in it.
+ * looser match its bm25 as a share of the question's whole weight (the sum of its words' idf,
+ * what a title of average length holding every word once scores), at most LOOSE_MOST. So a title
+ * sharing one common word of the question weighs next to nothing beside one holding all of it.
+ * The strict matches' own order (often unranked, see match.ts) never shows in it.
  */
-const LOOSE_AT_BEST = 0.8;
-export function titleRelevance(candidates: readonly MatchedPaper[]): Map<number, number> {
-  let best = 0;
-  for (const m of candidates) if (!m.allTerms && m.score < best) best = m.score;
+const LOOSE_MOST = 0.9;
+/** Words' titles are counted up to this (as the looser search counts them). */
+const WORD_COUNT_BOUND = LOOSE_SCAN + 1;
+export function titleRelevance(
+  reader: Pick<ResearchQueries, 'countTitleMatches'>,
+  groups: readonly TermGroup[],
+  corpusPapers: number,
+  candidates: readonly MatchedPaper[],
+): Map<number, number> {
+  let whole = 0;
+  if (candidates.some((m) => !m.allTerms)) {
+    for (const g of groups) {
+      // Counted as the looser search counts them (and memoized there): a common word's idf is small.
+      const n = reader.countTitleMatches(groupExpr(g), WORD_COUNT_BOUND);
+      const idf = Math.log((corpusPapers - n + 0.5) / (n + 0.5));
+      whole += idf > 0 ? idf : 1e-6;
+    }
+  }
   const out = new Map<number, number>();
   for (const m of candidates)
-    out.set(m.ordinal, m.allTerms ? 1 : best < 0 ? (LOOSE_AT_BEST * m.score) / best : LOOSE_AT_BEST);
+    out.set(m.ordinal, m.allTerms ? 1 : whole > 0 ? Math.min(LOOSE_MOST, -m.score / whole) : LOOSE_MOST);
   return out;
 }
 
@@ -59,6 +75,8 @@ export interface ScoredCommunity {
   text: number;
   /** Its matched papers' weight for its size, 0..1 of the best community's. */
   pool: number;
+  /** Closest papers that have it as a further (not primary) topic. */
+  further: number;
   /** Closest papers (of EVIDENCE_PAPERS) in it, and matched papers in it in all. */
   closest: number;
   matched: number;
@@ -81,6 +99,7 @@ export function scoreCommunities(
       text: 0,
       pool: 0,
       closest: 0,
+      further: 0,
       matched: 0,
     }));
   const closest = candidates.slice(0, EVIDENCE_PAPERS);
@@ -98,7 +117,10 @@ export function scoreCommunities(
     }
     for (const id of topicsOf.get(m.ordinal) ?? []) {
       const t = Number(id.slice(1));
-      if (t !== c) of(t).papers += SECONDARY * w;
+      if (t === c) continue;
+      const s = of(t);
+      s.papers += SECONDARY * w;
+      s.further++;
     }
   }
   const matched = new Map<number, number>();
@@ -143,6 +165,8 @@ export function scoreCommunities(
 export function matchCommunities(
   reader: ResearchQueries,
   scored: readonly ScoredCommunity[],
+  /** The matched papers in all. */
+  matchedTotal: number,
   viewer: Viewer,
 ): Community[] {
   const out: Community[] = [];
@@ -155,6 +179,12 @@ export function matchCommunities(
         ? [
             `${s.closest} of the ${EVIDENCE_PAPERS} closest-matching papers belong to it (${Math.round(s.papers * 100)}% of their weight)`,
           ]
+        : []),
+      ...(s.further > 0
+        ? [`${s.further} of the ${EVIDENCE_PAPERS} closest-matching papers have it as a further topic`]
+        : []),
+      ...(s.closest === 0 && s.further === 0 && s.matched > 0
+        ? [`${s.matched} of the ${matchedTotal} matching papers belong to it`]
         : []),
       ...(s.text > 0
         ? [

@@ -27,8 +27,12 @@ import { envelope, type Viewer } from './viewer.js';
 /**
  * The research search: a question (or a paper) -> the research communities and element
  * sub-communities behind it, and three reading lists (foundational, now, newest).
- * Matching is full-text over paper titles and community descriptions (porter stemming), with
+ * Matching is full-text over paper titles and community texts (porter stemming), with
  * abbreviations and element symbols expanded, and papers whose titles carry every word first.
+ * Communities are ranked by the weight of evidence (the closest titles' topics, weighed by how
+ * much of the question each title holds; the whole pool for community size; the share of the
+ * question a community's own texts hold); now and newest put the close matches first. Judged on
+ * held-out works against a plain BM25 by `npm run eval:research` (docs/research-relevance.md).
  * The parts, one job each, are in research/: question (the words and their expansions), match
  * (the papers), lenses (the reading lists), communities.
  */
@@ -158,7 +162,7 @@ export function research(
       {
         papers:
           `${PAPER_NOTES} Each list holds page_size papers per page, up to ${MAX_PAGES} pages. matched_papers counts ` +
-          `the best-matching papers considered (at most ${MATCH_CAP}); communities and citation counts come from them.`,
+          `the best-matching papers considered (at most ${MATCH_CAP}); communities come from the closest of them and from community texts, citation counts from them.`,
         ...(empty.length > 0 ? { empty: empty.join(' ') } : {}),
       },
     ),

@@ -162,14 +162,14 @@ export interface ResearchQueries extends ColumnQueries {
   paperByTitle(match: string): PaperRow | undefined;
   /** Up to 10 topics whose name or description match, best first. */
   describedTopics(match: string): string[];
-  /** Which of `ids` (topic or keyword ids) match an FTS expression. */
-  subjectsMatching(match: string, ids: readonly string[]): string[];
   /** Every community's papers (its topic's primary papers), by topic number; read once. */
   communitySizes(): Map<number, number>;
   /** Each paper's topics (its primary one first), by ordinal; missing papers are left out. */
   paperTopics(ordinals: readonly number[]): Map<number, string[]>;
   /** Up to `limit` topics whose name or description (keywords included) match, best bm25 first. */
-  topicTextMatches(match: string, limit: number): { id: string; score: number }[];
+  topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[];
+  /** Which of the subjects' search rows `rows` match an FTS expression (looked up by row: fast). */
+  searchRowsMatching(match: string, rows: readonly number[]): number[];
   community(topicId: string): CommunityRow | undefined;
   elementCommunity(symbol: string, topicId: string): ElementCommunityRow | undefined;
 }
@@ -546,10 +546,17 @@ export class SqliteSnapshotReader implements SnapshotReader {
     return new Map(rows.map(([o, t]) => [o, t ? t.split(',') : []]));
   }
 
-  topicTextMatches(match: string, limit: number): { id: string; score: number }[] {
+  topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[] {
     return this.statement(
-      "SELECT id, bm25(subjects_fts, 0, 0, 5.0, 1.0) AS score FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY score, id LIMIT ?",
-    ).all(match, limit) as { id: string; score: number }[];
+      "SELECT id, rowid AS row, bm25(subjects_fts, 0, 0, 5.0, 1.0) AS score FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY score, id LIMIT ?",
+    ).all(match, limit) as { id: string; row: number; score: number }[];
+  }
+
+  searchRowsMatching(match: string, rows: readonly number[]): number[] {
+    return this.statement(
+      'SELECT rowid FROM subjects_fts WHERE subjects_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))',
+      'pluck',
+    ).all(match, JSON.stringify(rows)) as number[];
   }
 
   community(topicId: string): CommunityRow | undefined {

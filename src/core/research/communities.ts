@@ -31,6 +31,8 @@ const POOL_ALPHA = 0.3;
 const TEXT_POW = 3;
 /** A closest paper's other topics take this part of its weight (its primary topic all of it). */
 const SECONDARY = 0.5;
+/** Questions of at most this many words are matched to topic texts (see scoreCommunities). */
+const TEXT_WORDS = 8;
 /** Topics read by their texts per question. */
 const TEXT_TOPICS = 20;
 
@@ -142,17 +144,19 @@ export function scoreCommunities(
     }
     for (const [t, v] of pool) of(t).pool = v / best;
   }
-  if (groups.length > 0) {
-    // A topic's texts weigh by how much of the question they cover (every word: 1).
+  // A topic's texts weigh by how much of the question they cover (every word: 1), cubed: in a
+  // long question (a title) they hold a small share and weigh next to nothing, so they are read
+  // only for questions of a few words, or when no title matches.
+  if (groups.length > 0 && (groups.length <= TEXT_WORDS || candidates.length === 0)) {
     const described = reader.topicTextMatches(groups.map(groupExpr).join(' OR '), TEXT_TOPICS);
-    const ids = described.map((d) => d.id);
-    const covered = new Map<string, number>();
-    if (ids.length > 0)
+    const searchRows = described.map((d) => d.row);
+    const covered = new Map<number, number>();
+    if (searchRows.length > 0)
       for (const g of groups)
-        for (const id of reader.subjectsMatching(groupExpr(g), ids))
-          covered.set(id, (covered.get(id) ?? 0) + 1);
+        for (const row of reader.searchRowsMatching(groupExpr(g), searchRows))
+          covered.set(row, (covered.get(row) ?? 0) + 1);
     for (const d of described)
-      of(Number(d.id.slice(1))).text = ((covered.get(d.id) ?? 0) / groups.length) ** TEXT_POW;
+      of(Number(d.id.slice(1))).text = ((covered.get(d.row) ?? 0) / groups.length) ** TEXT_POW;
   }
   for (const s of byTopic.values()) {
     s.score = s.papers + TEXT_WEIGHT * s.text + POOL_WEIGHT * s.pool;

@@ -90,7 +90,22 @@ export function readingLists(
   }
   const fitOf = (m: MatchedPaper) => fit.get(m.ordinal) ?? 0;
   const isClose = (m: MatchedPaper) => m.allTerms || fitOf(m) >= CLOSE * bestFit;
-  const closeFirst = (a: MatchedPaper, b: MatchedPaper) => Number(isClose(b)) - Number(isClose(a));
+  /**
+   * The close matches first, by `then` (highest first); the looser ones by fit, then by `then`;
+   * ties by bm25, then ordinal. Each paper's keys are computed once.
+   */
+  const relevantFirst = (list: MatchedPaper[], then: (m: MatchedPaper) => number) =>
+    list
+      .map((m) => ({ m, close: isClose(m), fit: fitOf(m), then: then(m) }))
+      .sort(
+        (a, b) =>
+          Number(b.close) - Number(a.close) ||
+          (a.close ? 0 : b.fit - a.fit) ||
+          b.then - a.then ||
+          a.m.score - b.m.score ||
+          a.m.ordinal - b.m.ordinal,
+      )
+      .map((k) => k.m);
   const howItMatched = (m: MatchedPaper) =>
     m.allTerms
       ? 'its title has every word of the question'
@@ -112,15 +127,7 @@ export function readingLists(
     if (lens === 'now') {
       // The close matches first, by impact; then the looser ones by how well they match (a
       // loose match never leads for having citation data).
-      const impact = new Map(candidates.map((m) => [m, rows.get(m.ordinal)?.impact_score ?? -1]));
-      const ordered = [...candidates].sort(
-        (a, b) =>
-          closeFirst(a, b) ||
-          (isClose(a) ? 0 : fitOf(b) - fitOf(a)) ||
-          impact.get(b)! - impact.get(a)! ||
-          a.score - b.score ||
-          a.ordinal - b.ordinal,
-      );
+      const ordered = relevantFirst(candidates, (m) => rows.get(m.ordinal)?.impact_score ?? -1);
       list = showPage(snapshot, ordered.slice(start, end), (m, p) => {
         const impactWords =
           p.impact_score === null
@@ -133,17 +140,7 @@ export function readingLists(
     } else if (lens === 'newest') {
       const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
       // YYYYMMDD numbers: their order is the dates'.
-      const date = new Map(recent.map((m) => [m, rows.get(m.ordinal)?.pub_date ?? 0]));
-      const ordered = recent.sort((a, b) => {
-        const [da, db] = [date.get(a)!, date.get(b)!];
-        return (
-          closeFirst(a, b) ||
-          (isClose(a) ? 0 : fitOf(b) - fitOf(a)) ||
-          (db < da ? -1 : db > da ? 1 : 0) ||
-          a.score - b.score ||
-          a.ordinal - b.ordinal
-        );
-      });
+      const ordered = relevantFirst(recent, (m) => rows.get(m.ordinal)?.pub_date ?? 0);
       list = showPage(
         snapshot,
         ordered.slice(start, end),

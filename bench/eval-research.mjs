@@ -220,6 +220,7 @@ for (const q of questions) {
     ...q,
     status,
     service: {
+      top: communities.slice(0, 3),
       rank: rankOf(communities, [q.expected]),
       soft_rank: rankOf(communities, q.soft),
       // A question answered 404 has lists with nothing on topic; an empty list otherwise is left out.
@@ -228,6 +229,7 @@ for (const q of questions) {
       subjects_rank: rankOf(subjects, [q.expected]),
     },
     bm25: {
+      top: bm25.slice(0, 3),
       rank: rankOf(bm25, [q.expected]),
       soft_rank: rankOf(bm25, q.soft),
       top10: shareOn(
@@ -344,10 +346,11 @@ for (const part of PARTS) {
   }
 }
 
-if (!tuningOnly) {
+if (!tuningOnly || process.env.EVAL_DUMP) {
   const date = new Date().toISOString().slice(0, 10);
   mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const out = join(root, 'bench/results', `eval-research-${date}.json`);
+  // EVAL_DUMP=path: the results (of the parts shown) there instead.
+  const out = process.env.EVAL_DUMP ?? join(root, 'bench/results', `eval-research-${date}.json`);
   writeFileSync(
     out,
     `${JSON.stringify(
@@ -358,19 +361,21 @@ if (!tuningOnly) {
         held_out_works: heldOut.length,
         questions: rows.length,
         results,
-        per_question: rows.map(({ id, part, kind, q, expected, status, service, bm25 }) => ({
-          id,
-          part,
-          kind,
-          q,
-          expected,
-          status,
-          service,
-          bm25,
-        })),
+        per_question: rows
+          .filter((r) => PARTS.includes(r.part))
+          .map(({ id, part, kind, q, expected, status, service, bm25 }) => ({
+            id,
+            part,
+            kind,
+            q,
+            expected,
+            status,
+            service,
+            bm25,
+          })),
       },
       null,
-      1,
+      2,
     )}\n`,
   );
   console.log(`\nwrote ${out}`);

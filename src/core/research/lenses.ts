@@ -96,12 +96,12 @@ export function readingLists(
    */
   const relevantFirst = (list: MatchedPaper[], then: (m: MatchedPaper) => number) =>
     list
-      .map((m) => ({ m, close: isClose(m), fit: fitOf(m), then: then(m) }))
+      .map((m) => ({ m, close: isClose(m), fit: fitOf(m), key: then(m) }))
       .sort(
         (a, b) =>
           Number(b.close) - Number(a.close) ||
           (a.close ? 0 : b.fit - a.fit) ||
-          b.then - a.then ||
+          b.key - a.key ||
           a.m.score - b.m.score ||
           a.m.ordinal - b.m.ordinal,
       )

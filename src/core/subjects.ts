@@ -5,7 +5,7 @@ import type {
   SubjectType,
 } from '../contracts/subjects.js';
 import { ELEMENTS } from '../elements/elements.js';
-import type { SnapshotView, SubjectQueries, SubjectRow } from '../snapshot/reader.js';
+import type { SnapshotView, SubjectHit, SubjectQueries, SubjectRow } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
 import { envelope, type Viewer } from './viewer.js';
 
@@ -108,23 +108,84 @@ export function subjectElements(
 export const SUBJECT_SHARE_NOTES =
   "share: the subject's papers' weight on each element (fractional papers), as a share of the total over all elements.";
 
-/** Words of a query, lower case, without FTS syntax. */
+/** Words that say nothing of a subject (a question's glue). */
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'the',
+  'of',
+  'for',
+  'in',
+  'on',
+  'to',
+  'with',
+  'by',
+  'from',
+  'at',
+  'is',
+  'are',
+  'via',
+]);
+
+/** Words of a query, lower case, without FTS syntax; glue words left out unless nothing else is there. */
 function words(q: string): string[] {
-  return q
+  const all = q
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0)
-    .slice(0, 12);
+    .filter((w) => w.length > 0);
+  const content = all.filter((w) => !STOP_WORDS.has(w));
+  return [...new Set(content.length > 0 ? content : all)].slice(0, 12);
 }
 
-function searchRows(snapshot: SubjectsView, q: string, limit: number) {
+/** Subjects read per question before they are ranked by how much of it they cover. */
+const CANDIDATES = 200;
+
+interface RankedHit extends SubjectHit {
+  /** The question's words its name or description holds (stemmed), and those in its name. */
+  covered: number;
+  inName: number;
+}
+
+/**
+ * Subjects ranked by how much of the question they cover: the share of its words (rarer words
+ * weigh more) their name or description holds, then how many are in the name, then bm25. A
+ * several-word question is never answered by the subjects that carry one generic word of it
+ * before one that carries them all.
+ */
+function searchRows(snapshot: SubjectsView, q: string, limit: number): RankedHit[] {
   const terms = words(q);
   if (terms.length === 0) return [];
-  const run = (match: string) => snapshot.reader.searchSubjects(match, limit);
-  // Every word (any order, stemmed so plurals match), else any word.
+  const { reader } = snapshot;
   const quoted = terms.map((t) => `"${t}"`);
-  const all = run(quoted.join(' AND '));
-  return all.length > 0 ? all : run(quoted.join(' OR '));
+  const found = new Map<string, SubjectHit>();
+  for (const hit of [
+    ...reader.searchSubjects(quoted.join(' AND '), limit),
+    ...reader.searchSubjects(quoted.join(' OR '), CANDIDATES),
+  ])
+    if (!found.has(hit.id)) found.set(hit.id, hit);
+  const ids = [...found.keys()];
+  const coverage = new Map<string, number>();
+  const inName = new Map<string, number>();
+  let whole = 0;
+  for (const t of quoted) {
+    // A word's weight: rarer among the subjects' texts, more telling.
+    const weight = 1 / Math.log(2 + reader.countSubjectMatches(t, 100_000));
+    whole += weight;
+    for (const id of reader.subjectsMatching(t, ids)) coverage.set(id, (coverage.get(id) ?? 0) + weight);
+    for (const id of reader.subjectsMatching(`{name} : ${t}`, ids)) inName.set(id, (inName.get(id) ?? 0) + 1);
+  }
+  return [...found.values()]
+    .map((hit) => ({ ...hit, covered: (coverage.get(hit.id) ?? 0) / whole, inName: inName.get(hit.id) ?? 0 }))
+    .sort(
+      (a, b) =>
+        b.covered - a.covered ||
+        b.inName - a.inName ||
+        a.score - b.score ||
+        b.paper_count - a.paper_count ||
+        a.id.localeCompare(b.id),
+    )
+    .slice(0, limit);
 }
 
 /** Resolves free text to ranked topic and keyword candidates, each with why it matched. */
@@ -142,11 +203,13 @@ export function searchSubjects(snapshot: SubjectsView, q: string, viewer: Viewer
     const match =
       name === terms.join(' ')
         ? 'exact name'
-        : inName.length === terms.length
-          ? 'name contains every word'
-          : inName.length > 0
-            ? `name contains ${inName.map((t) => `'${t}'`).join(', ')}; description matches the rest`
-            : 'description matches';
+        : r.covered < 0.999
+          ? `name or description holds ${Math.round(r.covered * 100)}% of the question (rarer words weigh more)`
+          : inName.length === terms.length
+            ? 'name contains every word'
+            : inName.length > 0
+              ? `name contains ${inName.map((t) => `'${t}'`).join(', ')}; description matches the rest`
+              : 'description matches every word';
     return {
       subject_type: r.type,
       subject_id: r.id,

@@ -123,6 +123,10 @@ export interface SubjectQueries {
   routedElements(type: SubjectType, id: string): RoutedElementRow[];
   /** Topics and keywords whose name or description match an FTS expression, best first. */
   searchSubjects(match: string, limit: number): SubjectHit[];
+  /** Which of `ids` (topic or keyword ids) match an FTS expression. */
+  subjectsMatching(match: string, ids: readonly string[]): string[];
+  /** Topics and keywords matching an FTS expression, counted up to `upTo` (a word's document frequency). */
+  countSubjectMatches(match: string, upTo: number): number;
 }
 
 export interface HistoryQueries {
@@ -158,6 +162,14 @@ export interface ResearchQueries extends ColumnQueries {
   paperByTitle(match: string): PaperRow | undefined;
   /** Up to 10 topics whose name or description match, best first. */
   describedTopics(match: string): string[];
+  /** Every community's papers (its topic's primary papers), by topic number; read once. */
+  communitySizes(): Map<number, number>;
+  /** Each paper's topics (its primary one first), by ordinal; missing papers are left out. */
+  paperTopics(ordinals: readonly number[]): Map<number, string[]>;
+  /** Up to `limit` topics whose name or description (keywords included) match, best bm25 first. */
+  topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[];
+  /** Which of the subjects' search rows `rows` match an FTS expression (looked up by row: fast). */
+  searchRowsMatching(match: string, rows: readonly number[]): number[];
   community(topicId: string): CommunityRow | undefined;
   elementCommunity(symbol: string, topicId: string): ElementCommunityRow | undefined;
 }
@@ -344,6 +356,24 @@ export class SqliteSnapshotReader implements SnapshotReader {
     ).all(match, limit) as SubjectHit[];
   }
 
+  subjectsMatching(match: string, ids: readonly string[]): string[] {
+    return this.statement(
+      "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type IN ('topic', 'keyword') AND id IN (SELECT value FROM json_each(?))",
+      'pluck',
+    ).all(match, JSON.stringify(ids)) as string[];
+  }
+
+  countSubjectMatches(match: string, upTo: number): number {
+    return this.wordFacts.get(
+      `subject ${upTo} ${match}`,
+      () =>
+        this.statement(
+          "SELECT count(*) FROM (SELECT 1 FROM subjects_fts WHERE subjects_fts MATCH ? AND type IN ('topic', 'keyword') LIMIT ?)",
+          'pluck',
+        ).get(match, upTo) as number,
+    );
+  }
+
   series(type: SubjectType, id: string, resolution: Resolution): StoredSeries | undefined {
     const blob = this.statement(
       'SELECT series FROM history WHERE type = ? AND id = ? AND resolution = ?',
@@ -496,6 +526,37 @@ export class SqliteSnapshotReader implements SnapshotReader {
       "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY bm25(subjects_fts, 0, 0, 5.0, 1.0) LIMIT 10",
       'pluck',
     ).all(match) as string[];
+  }
+
+  private sizes: Map<number, number> | undefined;
+  communitySizes(): Map<number, number> {
+    this.sizes ??= new Map(
+      (
+        this.statement('SELECT topic_id, paper_count FROM communities', 'raw').all() as [string, number][]
+      ).map(([id, n]) => [Number(id.slice(1)), n]),
+    );
+    return this.sizes;
+  }
+
+  paperTopics(ordinals: readonly number[]): Map<number, string[]> {
+    const rows = this.statement(
+      'SELECT ordinal, topics FROM papers WHERE ordinal IN (SELECT value FROM json_each(?))',
+      'raw',
+    ).all(JSON.stringify(ordinals)) as [number, string][];
+    return new Map(rows.map(([o, t]) => [o, t ? t.split(',') : []]));
+  }
+
+  topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[] {
+    return this.statement(
+      "SELECT id, rowid AS row, bm25(subjects_fts, 0, 0, 5.0, 1.0) AS score FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY score, id LIMIT ?",
+    ).all(match, limit) as { id: string; row: number; score: number }[];
+  }
+
+  searchRowsMatching(match: string, rows: readonly number[]): number[] {
+    return this.statement(
+      'SELECT rowid FROM subjects_fts WHERE subjects_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))',
+      'pluck',
+    ).all(match, JSON.stringify(rows)) as number[];
   }
 
   community(topicId: string): CommunityRow | undefined {

@@ -214,7 +214,7 @@ export interface SubjectTexts {
 }
 
 /**
- * The subjects' texts without their scores: every element, topic and keyword of the corpus, in the
+ * The subjects' search texts without their scores: every element, topic and keyword of the corpus, in the
  * search rows' order (elements, topics, keywords; each type by index), so those rows can be
  * written before the scores come.
  */
@@ -227,11 +227,16 @@ export function subjectTexts(corpus: Corpus): SubjectTexts {
   ];
   for (const [type, count] of types)
     for (let key = 0; key < count; key++) {
-      const { name, description } = describe(corpus, { type, key });
+      const { name, description, extra } = describe(corpus, { type, key });
       out.type.push(type);
       out.id.push(subjectIdOf(corpus, { type, key }));
       out.name.push(name);
-      out.description.push(description);
+      // A topic is searched by its taxonomy keywords too (the research search reads them as the
+      // community's own words); the subject's description shown stays the taxonomy's.
+      const keywords = ('keywords' in extra ? extra.keywords : undefined) ?? [];
+      out.description.push(
+        keywords.length > 0 ? `${description ?? ''} Keywords: ${keywords.join('; ')}.`.trim() : description,
+      );
     }
   return out;
 }

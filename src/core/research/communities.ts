@@ -1,63 +1,215 @@
 import type { ResearchQueries } from '../../snapshot/reader.js';
+import { getOrCreate } from '../../util/maps.js';
 import type { Community, ElementCommunity } from '../research.js';
 import type { Viewer } from '../viewer.js';
 import type { CandidateRow } from './candidates.js';
-import type { MatchedPaper } from './match.js';
+import { LOOSE_SCAN, type MatchedPaper } from './match.js';
 import { groupExpr, questionElements, type TermGroup } from './question.js';
 
 /**
- * The research communities behind a question: topics whose descriptions match it and topics most
- * of the matching papers belong to; and inside them, the sub-communities of the question's elements.
+ * The research communities behind a question, ranked by the weight of the evidence: the topics
+ * of the closest-matching papers (each paper weighing by how well its title matches), and the
+ * topics whose own texts (name, description, taxonomy keywords) match the question; and inside
+ * them, the sub-communities of the question's elements. A topic is never ranked by how many
+ * loosely matched papers it holds: the biggest topics hold the most of any word.
  */
 
-/** Communities: topics whose descriptions match, and topics most of the matching papers belong to. */
-export function matchCommunities(
+/** The closest-matching papers whose topics are the evidence (the first of the candidates). */
+export const EVIDENCE_PAPERS = 20;
+/** Weight of a topic's own texts matching the question, beside its papers' (a share of 1). */
+const TEXT_WEIGHT = 0.6;
+/** A paper's weight among the closest: its title's relevance to this power (the best count most). */
+const POW = 2;
+/**
+ * Weight of the whole matched pool (up to MATCH_CAP papers): each community's summed relevance
+ * (squared) over its size to POOL_ALPHA, so a big community is not first for holding the most.
+ */
+const POOL_WEIGHT = 0.3;
+const POOL_POW = 2;
+const POOL_ALPHA = 0.3;
+/** A topic's texts: the share of the question's words they hold, to this power. */
+const TEXT_POW = 3;
+/** A closest paper's other topics take this part of its weight (its primary topic all of it). */
+const SECONDARY = 0.5;
+/** Questions of at most this many words are matched to topic texts (see scoreCommunities). */
+const TEXT_WORDS = 8;
+/** Topics read by their texts per question. */
+const TEXT_TOPICS = 20;
+
+/**
+ * How well each candidate's title matches, 0..1: a title with every word of the question 1; a
+ * looser match its bm25 as a share of the question's whole weight (the sum of its words' idf,
+ * what a title of average length holding every word once scores), at most LOOSE_MOST. So a title
+ * sharing one common word of the question weighs next to nothing beside one holding all of it.
+ * The strict matches' own order (often unranked, see match.ts) never shows in it.
+ */
+const LOOSE_MOST = 0.9;
+/** Words' titles are counted up to this (as the looser search counts them). */
+const WORD_COUNT_BOUND = LOOSE_SCAN + 1;
+export function titleRelevance(
+  reader: Pick<ResearchQueries, 'countTitleMatches'>,
+  groups: readonly TermGroup[],
+  corpusPapers: number,
+  candidates: readonly MatchedPaper[],
+): Map<number, number> {
+  let whole = 0;
+  if (candidates.some((m) => !m.allTerms)) {
+    for (const g of groups) {
+      // Counted as the looser search counts them (and memoized there): a common word's idf is small.
+      const n = reader.countTitleMatches(groupExpr(g), WORD_COUNT_BOUND);
+      const idf = Math.log((corpusPapers - n + 0.5) / (n + 0.5));
+      whole += idf > 0 ? idf : 1e-6;
+    }
+  }
+  const out = new Map<number, number>();
+  for (const m of candidates)
+    out.set(m.ordinal, m.allTerms ? 1 : whole > 0 ? Math.min(LOOSE_MOST, -m.score / whole) : LOOSE_MOST);
+  return out;
+}
+
+/** A community's weight of evidence, its parts, and its topic id as a number. */
+export interface ScoredCommunity {
+  topic: number;
+  score: number;
+  /** The share of the closest papers' weight on it, 0..1. */
+  papers: number;
+  /** How well its own texts match, 0..1 of the best-matching topic's. */
+  text: number;
+  /** Its matched papers' weight for its size, 0..1 of the best community's. */
+  pool: number;
+  /** Closest papers that have it as a further (not primary) topic. */
+  further: number;
+  /** Closest papers (of EVIDENCE_PAPERS) in it, and matched papers in it in all. */
+  closest: number;
+  matched: number;
+}
+
+/** Every community with evidence, best first (ties by topic id). */
+export function scoreCommunities(
   reader: ResearchQueries,
   groups: TermGroup[],
-  candidates: MatchedPaper[],
+  candidates: readonly MatchedPaper[],
   rows: Map<number, CandidateRow>,
-  viewer: Viewer,
-): Community[] {
-  const byCluster = new Map<number, number>();
+  relevance: Map<number, number>,
+): ScoredCommunity[] {
+  const byTopic = new Map<number, ScoredCommunity>();
+  const of = (topic: number) =>
+    getOrCreate(byTopic, topic, () => ({
+      topic,
+      score: 0,
+      papers: 0,
+      text: 0,
+      pool: 0,
+      closest: 0,
+      further: 0,
+      matched: 0,
+    }));
+  const closest = candidates.slice(0, EVIDENCE_PAPERS);
+  let weight = 0;
+  for (const m of closest) weight += (relevance.get(m.ordinal) ?? 0) ** POW;
+  // A paper's primary topic takes its whole weight, its other topics a part of it.
+  const topicsOf = reader.paperTopics(closest.map((m) => m.ordinal));
+  for (const m of closest) {
+    const c = rows.get(m.ordinal)?.cluster;
+    const w = (relevance.get(m.ordinal) ?? 0) ** POW / weight;
+    if (c != null) {
+      const s = of(c);
+      s.papers += w;
+      s.closest++;
+    }
+    for (const id of topicsOf.get(m.ordinal) ?? []) {
+      const t = Number(id.slice(1));
+      if (t === c) continue;
+      const s = of(t);
+      s.papers += SECONDARY * w;
+      s.further++;
+    }
+  }
+  const matched = new Map<number, number>();
+  const pool = new Map<number, number>();
   for (const m of candidates) {
     const c = rows.get(m.ordinal)?.cluster;
-    if (c != null) byCluster.set(c, (byCluster.get(c) ?? 0) + 1);
+    if (c != null) {
+      matched.set(c, (matched.get(c) ?? 0) + 1);
+      pool.set(c, (pool.get(c) ?? 0) + (relevance.get(m.ordinal) ?? 0) ** POOL_POW);
+    }
   }
-  const described = new Set<string>();
-  if (groups.length > 0) {
-    const expr = groups.map(groupExpr).join(' AND ');
-    for (const id of reader.describedTopics(expr)) described.add(id);
+  if (POOL_WEIGHT > 0 && pool.size > 0) {
+    const sizes = reader.communitySizes();
+    let best = 0;
+    for (const [t, v] of pool) {
+      const x = v / Math.max(1, sizes.get(t) ?? 1) ** POOL_ALPHA;
+      pool.set(t, x);
+      if (x > best) best = x;
+    }
+    for (const [t, v] of pool) of(t).pool = v / best;
   }
-  const ids = new Set<string>([
-    ...described,
-    ...[...byCluster]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 10)
-      .map(([t]) => `T${t}`),
-  ]);
+  // A topic's texts weigh by how much of the question they cover (every word: 1), cubed: in a
+  // long question (a title) they hold a small share and weigh next to nothing, so they are read
+  // only for questions of a few words, or when no title matches.
+  if (groups.length > 0 && (groups.length <= TEXT_WORDS || candidates.length === 0)) {
+    const described = reader.topicTextMatches(groups.map(groupExpr).join(' OR '), TEXT_TOPICS);
+    const searchRows = described.map((d) => d.row);
+    const covered = new Map<number, number>();
+    if (searchRows.length > 0)
+      for (const g of groups)
+        for (const row of reader.searchRowsMatching(groupExpr(g), searchRows))
+          covered.set(row, (covered.get(row) ?? 0) + 1);
+    for (const d of described)
+      of(Number(d.id.slice(1))).text = ((covered.get(d.row) ?? 0) / groups.length) ** TEXT_POW;
+  }
+  for (const s of byTopic.values()) {
+    s.score = s.papers + TEXT_WEIGHT * s.text + POOL_WEIGHT * s.pool;
+    s.matched = matched.get(s.topic) ?? 0;
+  }
+  return [...byTopic.values()].sort((a, b) => b.score - a.score || a.topic - b.topic);
+}
+
+/** The ten best communities, each with the reason it is there. */
+export function matchCommunities(
+  reader: ResearchQueries,
+  scored: readonly ScoredCommunity[],
+  /** The matched papers in all. */
+  matchedTotal: number,
+  viewer: Viewer,
+): Community[] {
   const out: Community[] = [];
-  for (const id of ids) {
-    const row = reader.community(id);
+  for (const s of scored) {
+    if (out.length >= 10) break;
+    const row = reader.community(`T${s.topic}`);
     if (!row) continue;
-    const n = byCluster.get(Number(id.slice(1))) ?? 0;
     const reasons = [
-      ...(n > 0 ? [`${n} of the ${candidates.length} matching papers belong to it`] : []),
-      ...(described.has(id) ? ['its description matches the question'] : []),
+      ...(s.closest > 0
+        ? [
+            `${s.closest} of the ${EVIDENCE_PAPERS} closest-matching papers belong to it (${Math.round(s.papers * 100)}% of their weight)`,
+          ]
+        : []),
+      ...(s.further > 0
+        ? [`${s.further} of the ${EVIDENCE_PAPERS} closest-matching papers have it as a further topic`]
+        : []),
+      ...(s.closest === 0 && s.further === 0 && s.matched > 0
+        ? [`${s.matched} of the ${matchedTotal} matching papers belong to it`]
+        : []),
+      ...(s.text > 0
+        ? [
+            s.closest > 0
+              ? 'its name, description or keywords match the question'
+              : 'found from its description: its name, description or keywords match the question, though none of the closest-matching titles is in it',
+          ]
+        : []),
     ];
     out.push({
       subject_type: 'topic',
       subject_id: row.id,
       name: row.name,
       description: row.description,
-      matching_papers: n,
+      matching_papers: s.matched,
       rising: row.rising === 1,
       reason: reasons.join('; '),
       canonical_url: `${viewer.publicUrl}/subjects/topic/${row.id}`,
     });
   }
-  return out
-    .sort((a, b) => b.matching_papers - a.matching_papers || a.subject_id.localeCompare(b.subject_id))
-    .slice(0, 10);
+  return out;
 }
 
 /** Element sub-communities: the question's elements inside the matched communities. */

@@ -19,7 +19,16 @@ export interface Matched {
   rows: Map<number, CandidateRow>;
   /** The paper a `paper=` question names (its references count too). */
   seed: PaperRow | null;
+  /** How well each candidate's title matches, 0..1 (communities.ts titleRelevance). */
+  relevance: Map<number, number>;
+  /** Each community's weight of evidence as a share of the best community's, by topic. */
+  communityShare: Map<number, number>;
 }
+
+/** How much a paper's fit rises in the question's best community (less in the weaker ones). */
+const COMMUNITY_LIFT = 2;
+/** A close match: a fit at least this share of the best fit. */
+const CLOSE = 0.6;
 
 export interface ReadingLists {
   lists: Partial<Record<Lens, ResearchPaper[]>>;
@@ -61,53 +70,91 @@ function showPage(
 export function readingLists(
   snapshot: SnapshotView<PaperQueries & ColumnQueries>,
   request: Pick<ResearchRequest, 'lenses' | 'page' | 'pageSize'>,
-  { candidates, evidence, rows, seed }: Matched,
+  { candidates, evidence, rows, seed, relevance, communityShare }: Matched,
 ): ReadingLists {
   const total = candidates.length;
   const start = (request.page - 1) * request.pageSize;
   const end = start + request.pageSize;
   const lists: Partial<Record<Lens, ResearchPaper[]>> = {};
   const cutoffYear = Number((snapshot.meta.cutoff_date ?? '0').slice(0, 4));
-  const leadsFirst = (a: MatchedPaper, b: MatchedPaper) => Number(b.allTerms) - Number(a.allTerms);
+  // How well each paper fits the question: its title's match, raised when it belongs to the
+  // question's leading communities; the close matches are the strict ones and those near the best.
+  const fit = new Map<number, number>();
+  let bestFit = 0;
+  for (const m of candidates) {
+    const c = rows.get(m.ordinal)?.cluster;
+    const f =
+      (relevance.get(m.ordinal) ?? 0) * (1 + COMMUNITY_LIFT * (c == null ? 0 : (communityShare.get(c) ?? 0)));
+    fit.set(m.ordinal, f);
+    if (f > bestFit) bestFit = f;
+  }
+  const fitOf = (m: MatchedPaper) => fit.get(m.ordinal) ?? 0;
+  const isClose = (m: MatchedPaper) => m.allTerms || fitOf(m) >= CLOSE * bestFit;
+  /**
+   * The close matches first, by `then` (highest first); the looser ones by fit, then by `then`;
+   * ties by bm25, then ordinal. Each paper's keys are computed once.
+   */
+  const relevantFirst = (list: MatchedPaper[], then: (m: MatchedPaper) => number) =>
+    list
+      .map((m) => ({ m, close: isClose(m), fit: fitOf(m), key: then(m) }))
+      .sort(
+        (a, b) =>
+          Number(b.close) - Number(a.close) ||
+          (a.close ? 0 : b.fit - a.fit) ||
+          b.key - a.key ||
+          a.m.score - b.m.score ||
+          a.m.ordinal - b.m.ordinal,
+      )
+      .map((k) => k.m);
+  const howItMatched = (m: MatchedPaper) =>
+    m.allTerms
+      ? 'its title has every word of the question'
+      : `${isClose(m) ? 'a close' : 'a looser'} title match (${Math.round((100 * fitOf(m)) / bestFit)}% of the best fit${
+          (relevance.get(m.ordinal) ?? 0) < fitOf(m) ? ', raised as it is in a leading community' : ''
+        })`;
   let longest = 0;
   // Why a list came back empty, said in the notes (a client should not have to guess).
   const empty: string[] = [];
   const pastTheEnd = (lens: Lens, n: number, what: string) =>
     `${lens} is empty: its ${n} ${what} fill the pages before page ${request.page}.`;
+  const nothingOr = (lens: Lens, n: number, what: string) =>
+    total === 0
+      ? `${lens} is empty: no paper title matches the question; its communities were found from their descriptions.`
+      : pastTheEnd(lens, n, what);
 
   for (const lens of request.lenses) {
     let list: ResearchPaper[] = [];
     if (lens === 'now') {
-      const impact = new Map(candidates.map((m) => [m, rows.get(m.ordinal)?.impact_score ?? -1]));
-      const ordered = [...candidates].sort(
-        (a, b) => leadsFirst(a, b) || impact.get(b)! - impact.get(a)! || a.score - b.score,
-      );
-      list = showPage(snapshot, ordered.slice(start, end), (m, p) =>
-        p.impact_score === null
-          ? 'matches the question; no citation data, so ranked after papers with known impact'
-          : `impact score ${p.impact_score.toFixed(1)} (percentile of projected citations in its field and year)${m.allTerms ? '; its title has every word of the question' : ''}`,
-      );
+      // The close matches first, by impact; then the looser ones by how well they match (a
+      // loose match never leads for having citation data).
+      const ordered = relevantFirst(candidates, (m) => rows.get(m.ordinal)?.impact_score ?? -1);
+      list = showPage(snapshot, ordered.slice(start, end), (m, p) => {
+        const impactWords =
+          p.impact_score === null
+            ? 'no citation data, so after the close matches with known impact'
+            : `impact score ${p.impact_score.toFixed(1)} (percentile of projected citations in its field and year)`;
+        return `${howItMatched(m)}; ${impactWords}`;
+      });
       longest = Math.max(longest, ordered.length);
-      if (list.length === 0) empty.push(pastTheEnd(lens, ordered.length, 'papers'));
+      if (list.length === 0) empty.push(nothingOr(lens, ordered.length, 'papers'));
     } else if (lens === 'newest') {
       const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
       // YYYYMMDD numbers: their order is the dates'.
-      const date = new Map(recent.map((m) => [m, rows.get(m.ordinal)?.pub_date ?? 0]));
-      const ordered = recent.sort((a, b) => {
-        const [da, db] = [date.get(a)!, date.get(b)!];
-        return leadsFirst(a, b) || (db < da ? -1 : db > da ? 1 : 0);
-      });
+      const ordered = relevantFirst(recent, (m) => rows.get(m.ordinal)?.pub_date ?? 0);
       list = showPage(
         snapshot,
         ordered.slice(start, end),
-        (_, p) => `published ${p.pub_date ?? p.year}, within the last two years of the data`,
+        (m, p) =>
+          `${howItMatched(m)}; published ${p.pub_date ?? p.year}, within the last two years of the data`,
       );
       longest = Math.max(longest, ordered.length);
       if (list.length === 0) {
         empty.push(
-          ordered.length === 0
-            ? `newest is empty: none of the ${total} papers matching this question was published in ${cutoffYear - 1} or ${cutoffYear}, the last two years of the data (cut-off ${snapshot.meta.cutoff_date}).`
-            : pastTheEnd(lens, ordered.length, 'recent papers'),
+          total === 0
+            ? nothingOr(lens, 0, 'papers')
+            : ordered.length === 0
+              ? `newest is empty: none of the ${total} papers matching this question was published in ${cutoffYear - 1} or ${cutoffYear}, the last two years of the data (cut-off ${snapshot.meta.cutoff_date}).`
+              : pastTheEnd(lens, ordered.length, 'recent papers'),
         );
       }
     } else {

@@ -22,7 +22,7 @@ export const MATCH_CAP = 1_000;
  * every title holding a word of the expression (hundreds of thousands for a common word at 1M
  * works), so the looser search reads the question's rarest words, which weigh most in bm25.
  */
-const LOOSE_SCAN = 20_000;
+export const LOOSE_SCAN = 20_000;
 
 /**
  * The looser matches, when fewer than 20 titles have every word: titles with any of the words,

@@ -48,6 +48,9 @@ const STOP_WORDS = new Set([
   'via',
 ]);
 
+/** Questions of at most this many words may be about elements (see termGroups). */
+const ELEMENT_QUESTION_WORDS = 4;
+
 export interface TermGroup {
   /** The word of the question. */
   word: string;
@@ -66,6 +69,11 @@ export function termGroups(q: string): TermGroup[] {
     .filter((w) => w.length > 0)
     .slice(0, 16);
   const groups: TermGroup[] = [];
+  // Element names and symbols stand for each other only in a question about elements (a few
+  // words): in a longer one ('In situ...', '... on copper substrates') they would widen it to
+  // every title naming the element.
+  const aboutElements =
+    words.filter((w) => !STOP_WORDS.has(w.toLowerCase())).length <= ELEMENT_QUESTION_WORDS;
   for (const raw of words) {
     const word = raw.toLowerCase();
     if (STOP_WORDS.has(word)) continue;
@@ -77,7 +85,7 @@ export function termGroups(q: string): TermGroup[] {
     const bySymbol = /^[A-Z][a-z]?$/.test(raw) ? findElement(raw) : undefined;
     const byName = ELEMENTS.find((e) => e.name.toLowerCase() === word || e.variants.includes(word));
     const element = bySymbol ?? byName;
-    if (element) {
+    if (element && aboutElements) {
       alternatives.push(ftsToken(element.name.toLowerCase()), ftsToken(element.symbol.toLowerCase()));
       for (const v of element.variants) alternatives.push(ftsToken(v));
     }

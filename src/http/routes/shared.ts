@@ -109,12 +109,9 @@ export const DataVersionQuery = z
  * JSON whatever Accept says. Spread into the query of a route that answers CSV.
  */
 export const FormatQuery = {
-  format: z
-    .enum(['json', 'csv'])
-    .optional()
-    .openapi({
-      description: 'csv: the answer as CSV, as with Accept: text/csv (for a URL alone); json: JSON',
-    }),
+  format: z.enum(['json', 'csv']).optional().openapi({
+    description: 'csv: the answer as CSV, as with Accept: text/csv (for a URL alone); json: JSON',
+  }),
 };
 
 /** Spread into a read route's query: `z.object({ ...own, ...PinnedQuery }).strict()`. */

@@ -1,0 +1,175 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceError } from '../../src/core/errors.js';
+import { LENSES, research } from '../../src/core/research.js';
+import { searchSubjects } from '../../src/core/subjects.js';
+import { openCorpusStore } from '../../src/ingest/corpus-store.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { expandWorksPaths } from '../../src/ingest/sources.js';
+import { readTaxonomy } from '../../src/ingest/taxonomy.js';
+import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
+import { snapshotFile } from '../../src/snapshot/publish.js';
+import { Snapshot } from '../../src/snapshot/snapshot.js';
+import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
+
+/**
+ * The ranking rules of the research search and the subjects search, pinned on a hand-built corpus:
+ * a big community holding one common word of the question, a small one holding all of it, and
+ * communities known only by their own texts.
+ */
+
+const BIG = 20001;
+const AEROSOL = 20002;
+const INDENT = 20003;
+const GLACIER = 20004;
+
+const TAXONOMY = [
+  [
+    BIG,
+    'Geological Formation Studies',
+    'Stratigraphy and the mapping of rock formations and basins.',
+    ['Stratigraphy'],
+  ],
+  [
+    AEROSOL,
+    'Atmospheric Aerosol Chemistry',
+    'Aerosol formation, particle nucleation and air quality.',
+    ['Aerosols'],
+  ],
+  [INDENT, 'Nanoindentation of Thin Films', 'Hardness and elastic modulus of coatings.', ['Nanoindentation']],
+  [GLACIER, 'Glacier Mass Balance', 'Ice sheets and mountain glaciers under warming.', ['Cryosphere']],
+].map(([id, name, description, keywords]) => ({
+  id: `https://openalex.org/T${id}`,
+  display_name: name,
+  description,
+  keywords,
+  subfield: { id: 'https://openalex.org/subfields/1901', display_name: 'Sub' },
+  field: { id: 'https://openalex.org/fields/19', display_name: 'Field 19' },
+  domain: { id: 'https://openalex.org/domains/3', display_name: 'Physical Sciences' },
+}));
+
+const inTopic = (id: number, name: string) => ({
+  primary_topic: topic(id, name, 0.99),
+  topics: [topic(id, name, 0.99)],
+});
+
+/** Forty well-cited papers of the big community, each naming a formation; three uncited aerosol papers. */
+const WORKS = [
+  ...Array.from({ length: 40 }, (_, i) =>
+    work(1000 + i, {
+      title: `Formation ${i} of the basin stratigraphy`,
+      publication_year: 2025,
+      publication_date: `2025-0${1 + (i % 9)}-01`,
+      cited_by_count: 200 + i,
+      counts_by_year: [{ year: 2025, cited_by_count: 200 + i }],
+      ...inTopic(BIG, 'Geological Formation Studies'),
+    }),
+  ),
+  ...[
+    'Secondary aerosol formation in urban air',
+    'Aerosol formation from marine emissions',
+    'New aerosol formation events',
+  ].map((title, i) =>
+    work(2000 + i, {
+      title,
+      publication_year: 2025,
+      publication_date: '2025-03-01',
+      cited_by_count: null,
+      counts_by_year: [],
+      ...inTopic(AEROSOL, 'Atmospheric Aerosol Chemistry'),
+    }),
+  ),
+  work(3000, {
+    title: 'Hardness of sputtered coatings',
+    ...inTopic(INDENT, 'Nanoindentation of Thin Films'),
+  }),
+  work(4000, { title: 'Mountain glaciers in the Alps', ...inTopic(GLACIER, 'Glacier Mass Balance') }),
+];
+
+let snapshot: Snapshot;
+beforeAll(async () => {
+  const dir = tempDir('ri-relevance-');
+  const topics = join(dir, 'topics.json');
+  writeFileSync(topics, JSON.stringify(TAXONOMY));
+  const corpus = join(dir, 'corpus.duckdb');
+  const store = await openCorpusStore(corpus);
+  await store.loadTaxonomy(readTaxonomy(topics));
+  store.close();
+  await ingest(corpus, expandWorksPaths([writeWorks(join(dir, 'works', 'part_000.gz'), WORKS)]));
+  const built = await buildSnapshot(corpus, join(dir, 'snapshots'));
+  snapshot = new Snapshot(built.version, snapshotFile(join(dir, 'snapshots'), built.version));
+}, 60_000);
+afterAll(() => snapshot?.retire());
+
+const viewer = { hriAvailable: true, publicUrl: 'https://ri.example' };
+const ask = (q: string) => research(snapshot, { q, pageSize: 10, lenses: [...LENSES], page: 1 }, viewer);
+
+describe('research communities by the weight of evidence', () => {
+  it('puts the community holding the whole question first, not the big one holding one common word of it', () => {
+    const a = ask('aerosol formation');
+    expect(a.communities[0]!.subject_id).toBe(`T${AEROSOL}`);
+    expect(a.communities[0]!.reason).toMatch(/closest-matching papers belong to it/);
+    // The big community is still there, behind, with its reason.
+    const big = a.communities.find((c) => c.subject_id === `T${BIG}`);
+    expect(big?.reason.length).toBeGreaterThan(0);
+  });
+
+  it('answers a question whose words are in a community description but in no title, saying so', () => {
+    const a = ask('cryosphere');
+    expect(a.matched_papers).toBe(0);
+    expect(a.communities[0]!.subject_id).toBe(`T${GLACIER}`);
+    expect(a.communities[0]!.reason).toMatch(/^found from its description/);
+    expect(a.lists.now).toEqual([]);
+    expect(a.notes.empty).toMatch(/no paper title matches the question/);
+  });
+
+  it('answers 404 nothing_matched only when neither titles nor community texts match', () => {
+    expect(() => ask('zzqxv')).toThrow(ServiceError);
+    try {
+      ask('zzqxv');
+    } catch (e) {
+      expect((e as ServiceError).code).toBe('nothing_matched');
+    }
+  });
+});
+
+describe('reading lists relevant first', () => {
+  it('now: close matches first, a loosely matched paper never leads for its citation data', () => {
+    const now = ask('aerosol formation').lists.now!;
+    // The three aerosol papers carry every word but no citations; the forty cited ones share one word.
+    expect(now.slice(0, 3).map((p) => p.title)).toEqual(
+      expect.arrayContaining([
+        'Secondary aerosol formation in urban air',
+        'Aerosol formation from marine emissions',
+        'New aerosol formation events',
+      ]),
+    );
+    expect(now[0]!.reason).toMatch(/^its title has every word of the question; no citation data/);
+    expect(now[3]!.reason).toMatch(/^a (close|looser) title match \(\d+% of the best fit/);
+  });
+
+  it('newest: the newest of the close matches first', () => {
+    const newest = ask('aerosol formation').lists.newest!;
+    expect(newest.slice(0, 3).every((p) => /aerosol/i.test(p.title ?? ''))).toBe(true);
+    expect(newest[0]!.reason).toMatch(/^its title has every word of the question; published /);
+  });
+});
+
+describe('subjects search by how much of the question a subject covers', () => {
+  it('ranks the subject holding more of the question first, though another names one word', () => {
+    const topics = searchSubjects(snapshot, 'aerosol formation kinetics', viewer).results.filter(
+      (r) => r.subject_type === 'topic',
+    );
+    expect(topics[0]!.subject_id).toBe(`T${AEROSOL}`);
+    expect(topics[0]!.match).toMatch(/holds \d+% of the question/);
+    expect(topics.map((t) => t.subject_id)).toContain(`T${BIG}`);
+  });
+
+  it('finds a topic by its taxonomy keywords', () => {
+    const topics = searchSubjects(snapshot, 'nanoindentation', viewer).results.filter(
+      (r) => r.subject_type === 'topic',
+    );
+    expect(topics[0]!.subject_id).toBe(`T${INDENT}`);
+  });
+});

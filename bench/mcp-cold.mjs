@@ -3,30 +3,10 @@
 // question, each in a fresh server of its own (the same snapshot; no answer cache, no warm data the
 // other way left), questions asked one at a time. Pairs alternate which way starts. Budget (issue
 // 31): MCP within 10% of REST. Reported, never asserted.
+import { QUESTIONS as ALL_QUESTIONS } from './research-questions.mjs';
 import { benchDataDir, startBenchServer } from './serve.mjs';
 
-const QUESTIONS = [
-  'oxygen evolution nickel iron',
-  'co2 reduction copper',
-  'lithium ion battery cathode',
-  'hydrogen evolution platinum',
-  'perovskite solar cell stability',
-  'zeolite catalysis',
-  'sodium ion anode',
-  'ammonia synthesis',
-  'graphene oxide membrane',
-  'solid electrolyte interphase',
-  'methane oxidation',
-  'titanium dioxide photocatalysis',
-  'cobalt free cathode',
-  'nitrogen reduction',
-  'water splitting photoanode',
-  'fuel cell membrane',
-  'silicon anode',
-  'rare earth magnets',
-  'groundwater arsenic',
-  'reservoir permeability',
-];
+const QUESTIONS = ALL_QUESTIONS.slice(0, 20);
 const SIZES = [3, 4, 5, 6, 7, 8, 9, 10];
 const dataDir = process.env.BENCH_DATA ?? benchDataDir('mcp');
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { QUESTIONS } from './research-questions.mjs';
 import { benchDataDir, startBenchServer } from './serve.mjs';
 
 const _root = resolve(import.meta.dirname, '..');
@@ -62,38 +63,6 @@ console.log(
 
 // Research and lab quotes: distinct inputs, each asked once by REST and once by MCP (alternating
 // which goes first), so neither side is served from a cache the other warmed.
-const QUESTIONS = [
-  'oxygen evolution nickel iron',
-  'co2 reduction copper',
-  'lithium ion battery cathode',
-  'hydrogen evolution platinum',
-  'perovskite solar cell stability',
-  'zeolite catalysis',
-  'sodium ion anode',
-  'ammonia synthesis',
-  'graphene oxide membrane',
-  'solid electrolyte interphase',
-  'methane oxidation',
-  'titanium dioxide photocatalysis',
-  'cobalt free cathode',
-  'nitrogen reduction',
-  'water splitting photoanode',
-  'fuel cell membrane',
-  'silicon anode',
-  'rare earth magnets',
-  'groundwater arsenic',
-  'reservoir permeability',
-  'shale gas adsorption',
-  'carbon capture amine',
-  'iron oxide nanoparticles',
-  'copper corrosion',
-  'nickel hydroxide',
-  'manganese oxide supercapacitor',
-  'zinc air battery',
-  'bismuth vanadate',
-  'gold nanoparticle catalysis',
-  'sulfur cathode lithium',
-];
 const LAB = [
   'Ni Fe',
   'Cu',

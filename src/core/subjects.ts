@@ -4,9 +4,11 @@ import type {
   SubjectSearchAnswer,
   SubjectType,
 } from '../contracts/subjects.js';
+
 import { ELEMENTS } from '../elements/elements.js';
 import type { SnapshotView, SubjectHit, SubjectQueries, SubjectRow } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
+import { STOP_WORDS } from './research/question.js';
 import { envelope, type Viewer } from './viewer.js';
 
 export type { SubjectType } from '../contracts/subjects.js';
@@ -107,26 +109,6 @@ export function subjectElements(
 /** How a subject's elements' share is read. */
 export const SUBJECT_SHARE_NOTES =
   "share: the subject's papers' weight on each element (fractional papers), as a share of the total over all elements.";
-
-/** Words that say nothing of a subject (a question's glue). */
-const STOP_WORDS = new Set([
-  'a',
-  'an',
-  'and',
-  'the',
-  'of',
-  'for',
-  'in',
-  'on',
-  'to',
-  'with',
-  'by',
-  'from',
-  'at',
-  'is',
-  'are',
-  'via',
-]);
 
 /** Words of a query, lower case, without FTS syntax; glue words left out unless nothing else is there. */
 function words(q: string): string[] {

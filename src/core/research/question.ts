@@ -28,7 +28,8 @@ const ABBREVIATIONS: Record<string, string> = {
   sacs: 'single atom catalyst',
 };
 
-const STOP_WORDS = new Set([
+/** Words that say nothing of a subject or a question's topic (its glue). */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
   'a',
   'an',
   'and',

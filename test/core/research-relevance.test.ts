@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/core/errors.js';
+import { subscriptDigits } from '../../src/core/research/question.js';
 import { LENSES, research } from '../../src/core/research.js';
 import { searchSubjects } from '../../src/core/subjects.js';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
@@ -85,6 +86,11 @@ const WORKS = [
     ...inTopic(INDENT, 'Nanoindentation of Thin Films'),
   }),
   work(4000, { title: 'Mountain glaciers in the Alps', ...inTopic(GLACIER, 'Glacier Mass Balance') }),
+  // Shown as Fe₃O₄ (ingest/paper-record.ts): asked as people type it, Fe3O4.
+  work(5000, {
+    title: 'Hardness of Fe<sub>3</sub>O<sub>4</sub> coatings',
+    ...inTopic(INDENT, 'Nanoindentation of Thin Films'),
+  }),
 ];
 
 let snapshot: Snapshot;
@@ -131,6 +137,20 @@ describe('research communities by the weight of evidence', () => {
     } catch (e) {
       expect((e as ServiceError).code).toBe('nothing_matched');
     }
+  });
+});
+
+describe('formulas', () => {
+  it('finds a title that writes a formula with subscripts (Fe₃O₄) from the formula as typed (Fe3O4)', () => {
+    expect(subscriptDigits('fe3o4')).toBe('fe₃o₄');
+    expect(subscriptDigits('2024')).toBe('2024');
+    const a = ask('Fe3O4 coatings');
+    // The formula's title carries every word; the other coatings paper only one of them.
+    const [first, second] = a.lists.now!;
+    expect(first!.title).toBe('Hardness of Fe₃O₄ coatings');
+    expect(first!.reason).toMatch(/^its title has every word of the question/);
+    expect(second!.reason).toMatch(/^a looser title match/);
+    expect(a.communities[0]!.subject_id).toBe(`T${INDENT}`);
   });
 });
 

@@ -79,6 +79,9 @@ export function termGroups(q: string): TermGroup[] {
     const word = raw.toLowerCase();
     if (STOP_WORDS.has(word)) continue;
     const alternatives = [ftsToken(word)];
+    // A formula as typed (Fe3O4) and as paper titles show it (Fe₃O₄: see ingest/paper-record.ts).
+    const scripted = subscriptDigits(word);
+    if (scripted !== word) alternatives.push(ftsToken(scripted));
     // Own keys only: a question word such as 'constructor' is not an abbreviation.
     const expansion = Object.hasOwn(ABBREVIATIONS, word) ? ABBREVIATIONS[word] : undefined;
     if (expansion) alternatives.push(`(${expansion.split(' ').map(ftsToken).join(' AND ')})`);
@@ -93,6 +96,14 @@ export function termGroups(q: string): TermGroup[] {
     groups.push({ word: raw, alternatives: [...new Set(alternatives)] });
   }
   return groups;
+}
+
+const SUBSCRIPTS = '₀₁₂₃₄₅₆₇₈₉';
+
+/** A formula's digits after a letter as subscripts (fe3o4 -> fe₃o₄); any other word as it is. */
+export function subscriptDigits(word: string): string {
+  if (!/\p{L}\d/u.test(word)) return word;
+  return word.replace(/(?<=[\p{L}\d₀-₉])\d/gu, (d) => SUBSCRIPTS[Number(d)]!);
 }
 
 /** A term group as one FTS expression: its alternatives ORed. */

@@ -591,6 +591,14 @@ async function check(sample: Sample, statuses: Map<number, number>): Promise<str
   if (!sample.op) return null;
   if (!GENERAL.has(res.status) && !(String(res.status) in sample.op.responses) && res.status !== 402)
     return `${what}: status not documented for ${sample.op.method} ${sample.op.template}`;
+  if (res.status === 200 && !isHead && String(res.headers['content-type']).startsWith('text/csv')) {
+    // A tabular read asked for as CSV (format=csv): documented as text/csv, a header row first.
+    if (!sample.op.responses['200']?.content?.['text/csv'])
+      return `${what}: CSV is not documented for ${sample.op.method} ${sample.op.template}`;
+    if (!/^[a-z_]+(,[a-z_]+)*\r\n/.test(res.body.toString('utf8')))
+      return `${what}: a CSV answer without its header row`;
+    return null;
+  }
   if (res.status === 200 && !isHead) {
     const body = JSON.parse(res.body.toString('utf8')) as unknown;
     const verdict = validators.get(`${sample.op.method} ${sample.op.template}`)!(body);

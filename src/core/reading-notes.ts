@@ -33,14 +33,17 @@ export function readingNotes(snapshot: SnapshotStamp, viewer: Viewer): ReadingNo
 }
 
 /**
- * An answer's notes without those `reading` holds (compared by text), plus where to read them:
- * `{ read: uri, ...what only this answer says }`.
+ * An answer's notes without the shared ones (`shared`: the texts of readingNotes), plus where to
+ * read them: `{ read: uri, ...what only this answer says }`.
  */
-export function answerOwnNotes(notes: Notes, reading: ReadingNotes, uri: string): Record<string, string> {
-  const general = new Set(Object.values(reading));
+export function answerOwnNotes(
+  notes: Notes,
+  shared: ReadonlySet<string>,
+  uri: string,
+): Record<string, string> {
   const own: Record<string, string> = { read: uri };
   for (const [key, text] of Object.entries(notes)) {
-    if (typeof text === 'string' && !general.has(text)) own[key] = text;
+    if (typeof text === 'string' && !shared.has(text)) own[key] = text;
   }
   return own;
 }

@@ -28,6 +28,13 @@ import type { Notes } from '../contracts/common.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
 import { answerOwnNotes, type ReadingNotes, readingNotes } from '../core/reading-notes.js';
+
+/** A data version's shared notes, and their texts (what a result leaves out). */
+interface SharedNotes {
+  notes: ReadingNotes;
+  texts: ReadonlySet<string>;
+}
+
 import { viewerFor } from '../core/viewer.js';
 import { pinnedSnapshot } from '../http/data-version.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
@@ -83,23 +90,18 @@ export function createMcp(deps: McpDeps) {
   const payments = deps.payments?.enabled ? deps.payments : undefined;
   const serverInstructions = instructions(deps.publicUrl, Boolean(payments));
 
-  // The notes every answer of a data version shares, read once per version (the notes resource).
-  const readingByVersion = new Map<string, ReadingNotes>();
-  function reading(snapshot: Snapshot): ReadingNotes {
-    let notes = readingByVersion.get(snapshot.version);
-    if (!notes) {
-      if (readingByVersion.size >= 8) readingByVersion.clear();
-      notes = readingNotes(snapshot, viewerFor(null, deps.edition, deps.publicUrl));
-      readingByVersion.set(snapshot.version, notes);
-    }
-    return notes;
-  }
+  // The notes every answer of a data version shares, made once per snapshot (the notes resource).
+  const reading = (snapshot: Snapshot): SharedNotes =>
+    snapshot.memoize('mcp:reading-notes', () => {
+      const notes = readingNotes(snapshot, viewerFor(null, deps.edition, deps.publicUrl));
+      return { notes, texts: new Set(Object.values(notes)) };
+    });
 
   /** An answer with only its own notes and where to read the rest (the notes resource of its version). */
   function ownNotes(answer: Record<string, unknown>, snapshot: Snapshot) {
     const notes = answer.notes as Notes | undefined;
     if (!notes) return answer;
-    return { ...answer, notes: answerOwnNotes(notes, reading(snapshot), notesUri(snapshot.version)) };
+    return { ...answer, notes: answerOwnNotes(notes, reading(snapshot).texts, notesUri(snapshot.version)) };
   }
 
   /** resources/read of a version's notes: the version must be kept, as for data_version. */
@@ -113,7 +115,7 @@ export function createMcp(deps: McpDeps) {
     }
     if (!snapshot) throw new McpError(-32002, `Resource not found: ${uri}.`);
     try {
-      const text = JSON.stringify({ data_version: snapshot.version, notes: reading(snapshot) });
+      const text = JSON.stringify({ data_version: snapshot.version, notes: reading(snapshot).notes });
       return { contents: [{ uri, mimeType: 'application/json', text }] };
     } finally {
       snapshot.release();

@@ -1,5 +1,5 @@
 import type { Env, Hono } from 'hono';
-import type { SnapshotManager } from '../snapshot/snapshot.js';
+import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { esc } from './html.js';
 
 /** The site's icon: the letters RI on the accent colour (SVG: one small file for every size). */
@@ -44,16 +44,7 @@ export function registerSiteFiles<E extends Env>(
   });
 }
 
-function sitemap(
-  publicUrl: string,
-  snapshot: {
-    reader: {
-      elementRows(): { id: string }[];
-      hasLabTables(): boolean;
-      labSubjects(): { type: string; id: string }[];
-    };
-  },
-): string {
+function sitemap(publicUrl: string, snapshot: Snapshot): string {
   const urls = [`${publicUrl}/`, `${publicUrl}/pricing`, `${publicUrl}/docs`];
   for (const e of snapshot.reader.elementRows()) urls.push(`${publicUrl}/elements/${e.id}`);
   // Topics with the most papers first, so that a cut keeps the ones most asked for.

@@ -74,3 +74,24 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * `ri serve` on a data folder, with a key of `plan` made first by `ri keys create` (`keyArgs`: more
+ * of its options): the base URL, the key and the process (end it with `stop`).
+ */
+export async function riServeWithKey(
+  dataDir: string,
+  plan: string,
+  env: Record<string, string>,
+  keyArgs: string[] = [],
+): Promise<{ base: string; key: string; child: ChildProcess }> {
+  const created = ri(['keys', 'create', '--plan', plan, ...keyArgs], env);
+  if (created.status !== 0) throw new Error(`ri keys create: ${created.stderr}`);
+  const key = created.stdout.trim().split('\n').at(-1)!;
+  const server = riBackground(
+    ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    env,
+    /at (http:\/\/\S+)\/v1/,
+  );
+  return { base: (await server.started)[1]!, key, child: server.child };
+}

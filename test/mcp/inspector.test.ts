@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ri, riBackground, stop } from '../helpers/cli.js';
+import { riServeWithKey, stop } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';
 
@@ -27,15 +27,8 @@ describe('@modelcontextprotocol/inspector-cli against a real ri serve', () => {
   it('lists the tools and calls one, with a key on the connection', async () => {
     const { dataDir } = await sampleDataDir();
     const env = { STATE_URL: `sqlite:${tempDir('ri-mcp-state-')}/state.sqlite` };
-    const created = ri(['keys', 'create', '--plan', 'personal'], env);
-    expect(created.status).toBe(0);
-    const key = created.stdout.trim().split('\n').at(-1)!;
-    const server = riBackground(
-      ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
-      env,
-      /at (http:\/\/\S+)\/v1/,
-    );
-    const base = (await server.started)[1]!;
+    const server = await riServeWithKey(dataDir, 'personal', env);
+    const { base, key } = server;
     try {
       const listed = inspect([`${base}/mcp`, '--method', 'tools/list']) as { tools: { name: string }[] };
       expect(listed.tools).toHaveLength(14);

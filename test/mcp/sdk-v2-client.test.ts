@@ -1,6 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { ri, riBackground, stop } from '../helpers/cli.js';
+import { riServeWithKey, stop } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';
 
@@ -23,15 +23,8 @@ describe('@modelcontextprotocol/client 2.x against a real ri serve', () => {
       X402_NETWORKS: 'base',
       X402_PAY_TO_EVM: `0x${'1'.repeat(40)}`,
     };
-    const created = ri(['keys', 'create', '--plan', 'personal'], env);
-    expect(created.status).toBe(0);
-    const key = created.stdout.trim().split('\n').at(-1)!;
-    const server = riBackground(
-      ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
-      env,
-      /at (http:\/\/\S+)\/v1/,
-    );
-    const base = (await server.started)[1]!;
+    const server = await riServeWithKey(dataDir, 'personal', env);
+    const { base, key } = server;
     const connect = async (headers: Record<string, string>) => {
       const client = new Client({ name: 'ri-test-v2', version: '1.0.0' });
       await client.connect(

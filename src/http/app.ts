@@ -4,6 +4,8 @@ import type { Plan } from '../access/plans.js';
 import { PLAN_RATE_LIMITS } from '../access/policy.js';
 import { stateProbe } from '../access/state-deadline.js';
 import { UsageCounter } from '../access/usage-counter.js';
+import { callFault } from '../calls/operation-call.js';
+import { pinnedSnapshot } from '../calls/pinned-snapshot.js';
 import { SERVICE_VERSION } from '../config/paths.js';
 import { ServiceError } from '../core/errors.js';
 import { createLabService } from '../core/lab-service.js';
@@ -25,7 +27,7 @@ import { boundedBody } from './body-limit.js';
 import { acceptsGzip, compression, markPrecompressed } from './compression.js';
 import type { AppDeps, AppEnv, Caller } from './context.js';
 import { cors } from './cors.js';
-import { pinnedSnapshot, requestedVersion } from './data-version.js';
+import { requestedVersion } from './data-version.js';
 import { ipAllowed } from './ip-allow.js';
 import { methodNotAllowed, methodsByPath } from './method-not-allowed.js';
 import { createMetrics, metricsHandler, metricsStep } from './metrics.js';
@@ -60,25 +62,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
   const onError: ErrorHandler<AppEnv> = (error, c) => {
     // A damaged snapshot page: a temporary data error (never charged); the file is checked at once.
     const snapshot = c.get('snapshot') as Snapshot | undefined;
-    if (snapshot && isCorruption(error)) {
-      log('snapshot read failed', {
-        err: error.message,
-        data_version: snapshot.version,
-        req_id: c.get('requestId'),
-      });
-      void deps.snapshots.suspect(snapshot);
+    if (snapshot && isCorruption(error))
       return problemResponse(
         c,
-        new ServiceError(
-          'data_unavailable',
-          'The data snapshot could not be read; try again shortly.',
-          {},
-          {
-            'retry-after': '1',
-          },
-        ),
+        callFault(
+          error,
+          snapshot,
+          { snapshots: deps.snapshots, log },
+          { req_id: c.get('requestId') },
+        ) as ServiceError,
       );
-    }
     return handleError(error, c, (e) =>
       log('request failed', { err: e.message, stack: e.stack, req_id: c.get('requestId'), path: c.req.path }),
     );

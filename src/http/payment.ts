@@ -1,19 +1,19 @@
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Context } from 'hono';
 import { type Edition, type Operation, payerPlan, usdText } from '../access/policy.js';
+import { OperationCall } from '../calls/operation-call.js';
 import { ServiceError } from '../core/errors.js';
 import { PRICED_OPERATIONS } from '../payments/discovery.js';
 import { NETWORKS } from '../payments/networks.js';
-import { PaidCall, PaymentDemand, payerOf, requestPrice } from '../payments/paid-call.js';
+import { PaymentDemand } from '../payments/paid-call.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { AppEnv } from './context.js';
-import { pinnedSnapshot } from './data-version.js';
 import type { Step } from './pipeline.js';
 import { problemResponse } from './problem.js';
 
 /**
- * Pay per call (x402) on REST, with the PaidCall MCP uses too (payments/paid-call.ts). The gate
+ * Pay per call (x402) on REST, through the operation runner MCP uses too (calls/operation-call.ts). The gate
  * runs before the response cache: for a priced operation called with no key (or with a
  * PAYMENT-SIGNATURE), it lets the route run as a payer on the plan the operation needs. The route
  * validates and answers its own errors first, then calls `charge()`: with no payment that is the
@@ -21,7 +21,7 @@ import { problemResponse } from './problem.js';
  * answer is settled (PAYMENT-RESPONSE) and any other outcome releases the payment uncharged. A
  * failed settlement replaces the answer with a 402.
  */
-export type PaymentContext = PaidCall;
+export type PaymentContext = OperationCall;
 
 /** Path templates of the priced operations as patterns over /v1 paths. */
 const PRICED = PRICED_OPERATIONS.map((op) => ({
@@ -39,6 +39,7 @@ export function paymentGate(
   publicUrl: string,
   snapshots: SnapshotManager,
 ): Step<Context<AppEnv>> {
+  const deps = { snapshots, edition, publicUrl, payments: service };
   return {
     enter(c) {
       const op = pricedOperation(c.req.method, c.req.path);
@@ -48,54 +49,36 @@ export function paymentGate(
       const signature = c.req.header('payment-signature');
       // A key whose plan covers the call is never asked to pay (a payment sent with it is ignored);
       // a key below the plan without a payment gets 403 plan_required (with the per-call price).
-      const as = payerOf(op, caller.plan, edition, true, signature !== undefined, c.req.query('resolution'));
-      if (!as.payer) return undefined;
-      const call = new PaidCall(
-        service,
-        op,
-        signature,
-        requestPrice(op, c.req.query('limit')),
-        () => paidResource(c, op, publicUrl),
-        'Repeat this same request with the same PAYMENT-SIGNATURE header',
-      );
+      const call = new OperationCall(deps, op, caller.plan, {
+        payment: signature,
+        resolution: c.req.query('resolution'),
+        limit: c.req.query('limit'),
+        what: `${op.method} /v1${op.path}`,
+        retry: 'Repeat this same request with the same PAYMENT-SIGNATURE header',
+        resource: () => paidResource(c, op, publicUrl),
+      });
+      if (!call.payer) return undefined;
       c.set('payment', call);
-      c.set('caller', { ...caller, plan: as.plan, payer: true });
-      return signature === undefined ? undefined : pinPaidVersion(c, call, snapshots, publicUrl);
+      c.set('caller', { ...caller, plan: call.plan, payer: true });
+      if (signature === undefined) return undefined;
+      // A payment already used for this request is a retry: it is answered from the snapshot it
+      // paid for, never from newer data (410 data_version_gone if that one is no longer kept).
+      return call.pin(null, c.get('snapshot') as Snapshot).then((snapshot) => {
+        c.set('snapshot', snapshot);
+        return undefined;
+      });
     },
     // Settled once the route has answered; any other outcome releases the payment uncharged.
     exit(c) {
       const call = c.get('payment');
-      return call?.held ? settle(c, call) : undefined;
+      return call?.paid?.held ? settle(c, call) : undefined;
     },
   };
 }
 
-/**
- * A payment already used for this request is a retry: it is answered from the snapshot it paid for,
- * never from newer data (410 data_version_gone if that one is no longer kept).
- */
-async function pinPaidVersion(
-  c: Context<AppEnv>,
-  call: PaidCall,
-  snapshots: SnapshotManager,
-  publicUrl: string,
-): Promise<undefined> {
-  const version = await call.paidVersion();
-  const current = c.get('snapshot') as Snapshot | undefined;
-  if (!version || !current || current.version === version) return undefined;
-  const paidFor = await pinnedSnapshot(snapshots, version, publicUrl);
-  current.release();
-  c.set('snapshot', paidFor);
-  return undefined;
-}
-
-async function settle(c: Context<AppEnv>, call: PaidCall): Promise<void> {
-  if (c.res.status >= 400 || c.error) {
-    await call.release();
-    return;
-  }
+async function settle(c: Context<AppEnv>, call: OperationCall): Promise<void> {
   try {
-    const receipt = await call.settle();
+    const receipt = await call.finish(c.res.status < 400 && !c.error);
     if (receipt) c.res.headers.set('payment-response', encodePaymentResponseHeader(receipt));
   } catch (e) {
     const problem = refusalProblem(c, call, e);
@@ -131,7 +114,7 @@ function paidResource(c: Context<AppEnv>, op: Operation, publicUrl: string) {
 }
 
 /** A refused or unpaid call as REST answers it: a demand for payment is a 402 with the terms. */
-function refusalProblem(c: Context<AppEnv>, call: PaidCall, e: unknown): unknown {
+function refusalProblem(c: Context<AppEnv>, call: OperationCall, e: unknown): unknown {
   if (!(e instanceof PaymentDemand)) return e;
   const { op } = call;
   const { terms, usd, error } = e;

@@ -31,7 +31,7 @@ export function unpaidCache(generation: () => number): Step<Context<AppEnv>> {
   return {
     enter(c) {
       const payment = c.get('payment');
-      if (!payment || payment.payment !== undefined || c.req.method !== 'GET') return undefined;
+      if (!payment || payment.paymentSent || c.req.method !== 'GET') return undefined;
       const url = c.req.url;
       const form = prefersCsv(c.req.header('accept')) ? 'csv|' : '';
       const key = `${generation()}|${form}${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;

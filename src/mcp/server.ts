@@ -15,37 +15,29 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { PaymentRequired } from '@x402/core/types';
 import { z } from 'zod';
 import type { Plan } from '../access/plans.js';
-import {
-  type Edition,
-  isPriced,
-  type Operation,
-  operation,
-  PAID_CALL_RULE,
-  requestLevel,
-} from '../access/policy.js';
-import { accessRefusal } from '../access/refusal.js';
+import { type Edition, isPriced, type Operation, operation, PAID_CALL_RULE } from '../access/policy.js';
+import { type CallDeps, OperationCall } from '../calls/operation-call.js';
+import { pinnedSnapshot } from '../calls/pinned-snapshot.js';
 import type { Notes } from '../contracts/common.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
 import { answerOwnNotes, type ReadingNotes, readingNotes } from '../core/reading-notes.js';
+import { viewerFor } from '../core/viewer.js';
+import { type HeavyWork, inThread } from '../offload/heavy-work.js';
+import { priceInfo } from '../payments/discovery.js';
+import { PaymentDemand } from '../payments/paid-call.js';
+import type { PaymentService } from '../payments/payment-service.js';
+import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
+import { answerText } from './answer-text.js';
+import { outlineSchema } from './outline-schema.js';
+import { toolDefinitions } from './tools.js';
 
 /** A data version's shared notes, and their texts (what a result leaves out). */
 interface SharedNotes {
   notes: ReadingNotes;
   texts: ReadonlySet<string>;
 }
-
-import { viewerFor } from '../core/viewer.js';
-import { pinnedSnapshot } from '../http/data-version.js';
-import { type HeavyWork, inThread } from '../offload/heavy-work.js';
-import { priceInfo } from '../payments/discovery.js';
-import { PaidCall, PaymentDemand, payerOf, requestPrice } from '../payments/paid-call.js';
-import type { PaymentService } from '../payments/payment-service.js';
-import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
-import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
-import { answerText } from './answer-text.js';
-import { outlineSchema } from './outline-schema.js';
-import { toolDefinitions } from './tools.js';
 
 export interface McpDeps {
   snapshots: SnapshotManager;
@@ -88,6 +80,13 @@ export function createMcp(deps: McpDeps) {
       : { readOnlyHint: true, openWorldHint: false },
   }));
   const payments = deps.payments?.enabled ? deps.payments : undefined;
+  const callDeps: CallDeps = {
+    snapshots: deps.snapshots,
+    edition: deps.edition,
+    publicUrl: deps.publicUrl,
+    payments,
+    ...(deps.log ? { log: deps.log } : {}),
+  };
   const serverInstructions = instructions(deps.publicUrl, Boolean(payments));
 
   // The notes every answer of a data version shares, made once per snapshot (the notes resource).
@@ -133,103 +132,57 @@ export function createMcp(deps: McpDeps) {
     if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
       return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
     const op = operation(tool.op);
-    const sent = meta?.['x402/payment'];
     const given = (args ?? {}) as { limit?: unknown; resolution?: unknown };
-    const asked = typeof given.resolution === 'string' ? given.resolution : undefined;
-    // Who the call goes as, access, then the arguments: the same steps and order as REST.
-    const { plan, payer } = payerOf(
-      op,
-      caller.plan,
-      deps.edition,
-      Boolean(payments),
-      sent !== undefined,
-      asked,
-    );
-    const level = requestLevel(op, asked);
-    const refusal = accessRefusal({ plan, payer }, level, {
-      edition: deps.edition,
-      publicUrl: deps.publicUrl,
-      what: level === op.access ? `The tool ${name}` : `The tool ${name} with resolution ${asked}`,
-      op,
-      payments: Boolean(payments),
-      price: isPriced(op)
-        ? requestPrice(op, typeof given.limit === 'number' ? given.limit : undefined)
-        : null,
+    let input: Record<string, unknown> = {};
+    // The one operation runner REST's steps use too (calls/operation-call.ts): this door only
+    // translates the arguments in and the outcome out.
+    const call = new OperationCall(callDeps, op, caller.plan, {
+      payment: meta?.['x402/payment'],
+      resolution: typeof given.resolution === 'string' ? given.resolution : undefined,
+      limit: typeof given.limit === 'number' ? given.limit : undefined,
+      what: `The tool ${name}`,
+      retry: 'Call this tool again with the same arguments and the same x402/payment',
+      resource: (snapshot) => ({
+        operation: op.id,
+        url: `${deps.publicUrl}/mcp`,
+        description: `MCP tool ${name}: ${op.description}`,
+        request: `tools/call ${name} ${canonicalJson(input)}`,
+        ...(snapshot ? { dataVersion: snapshot.version } : {}),
+      }),
     });
-    if (refusal) return errorResult(refusal);
-    const parsed = tool.input.safeParse(args ?? {});
-    if (!parsed.success) return errorResult(inputProblem(parsed.error.issues));
-    const input = parsed.data as Record<string, unknown>;
-    let snapshot: Snapshot | null = null;
-    const paid =
-      payer && payments
-        ? new PaidCall(
-            payments,
-            op,
-            sent,
-            requestPrice(op, input.limit),
-            () => ({
-              operation: op.id,
-              url: `${deps.publicUrl}/mcp`,
-              description: `MCP tool ${name}: ${op.description}`,
-              request: `tools/call ${name} ${canonicalJson(input)}`,
-              ...(snapshot ? { dataVersion: snapshot.version } : {}),
-            }),
-            'Call this tool again with the same arguments and the same x402/payment',
-          )
-        : null;
-    try {
-      // A read pinned with data_version answers from that version, as on REST (data-version.ts);
-      // a retry of a payment from the version that payment bought (never newer data).
-      const pinned =
-        (await paid?.paidVersion()) ?? (typeof input.data_version === 'string' ? input.data_version : null);
-      snapshot =
-        pinned !== null
-          ? await pinnedSnapshot(deps.snapshots, pinned, deps.publicUrl)
-          : deps.snapshots.acquire();
-    } catch (e) {
-      return errorResult(e as ServiceError);
-    }
-    if (!snapshot) return errorResult(new ServiceError('data_unavailable', deps.snapshots.unavailable()));
-    const viewer = viewerFor(plan, deps.edition, deps.publicUrl);
-    try {
-      const answer = await tool.run(
-        {
+    const outcome = await call.run(
+      () => {
+        const parsed = tool.input.safeParse(args ?? {});
+        if (!parsed.success) throw inputProblem(parsed.error.issues);
+        input = parsed.data as Record<string, unknown>;
+        // A read pinned with data_version answers from that version, as on REST.
+        return { input, version: typeof input.data_version === 'string' ? input.data_version : null };
+      },
+      async (input, snapshot) =>
+        ownNotes(
+          (await tool.run(
+            {
+              snapshot,
+              viewer: viewerFor(call.plan, deps.edition, deps.publicUrl),
+              lab: deps.lab!,
+              heavy: deps.heavy ?? inThread,
+              charge: (usd) => call.charge(usd),
+              snapshotDir: deps.snapshots.dir,
+            },
+            input,
+          )) as Record<string, unknown>,
           snapshot,
-          viewer,
-          lab: deps.lab!,
-          heavy: deps.heavy ?? inThread,
-          charge: async (usd) => paid?.charge(usd),
-          snapshotDir: deps.snapshots.dir,
-        },
-        input,
-      );
-      const receipt = await paid?.settle();
-      const own = ownNotes(answer as Record<string, unknown>, snapshot);
-      return {
-        structuredContent: own,
-        // The answer itself as text too (the MCP specification's advice for structured results),
-        // in TOON: hosts that pass only `content` to the model give it every title, DOI and number.
-        content: [{ type: 'text' as const, text: answerText(own) }],
-        ...(receipt ? { _meta: { 'x402/payment-response': receipt } } : {}),
-      };
-    } catch (e) {
-      await paid?.release();
-      if (e instanceof PaymentDemand) return paymentResult(e.terms);
-      if (e instanceof ServiceError) return errorResult(e);
-      if (isCorruption(e)) {
-        void deps.snapshots.suspect(snapshot);
-        return errorResult(
-          new ServiceError('data_unavailable', 'The data snapshot could not be read; try again shortly.'),
-        );
-      }
-      deps.log?.('tool failed', { tool: name, err: (e as Error).message, stack: (e as Error).stack });
-      return errorResult(
-        new ServiceError('internal_error', 'The tool failed to answer; the error was logged.'),
-      );
-    } finally {
-      snapshot.release();
-    }
+        ),
+    );
+    if (outcome.error instanceof PaymentDemand) return paymentResult(outcome.error.terms);
+    if (outcome.error) return errorResult(outcome.error);
+    return {
+      structuredContent: outcome.answer,
+      // The answer itself as text too (the MCP specification's advice for structured results),
+      // in TOON: hosts that pass only `content` to the model give it every title, DOI and number.
+      content: [{ type: 'text' as const, text: answerText(outcome.answer) }],
+      ...(outcome.receipt ? { _meta: { 'x402/payment-response': outcome.receipt } } : {}),
+    };
   }
 
   // One JSON Schema validator for every request: the SDK would otherwise build an Ajv per server.

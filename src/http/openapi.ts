@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { OPERATIONS, planLadder } from '../access/policy.js';
-import { PRICED_OPERATIONS, paymentInfo } from '../payments/discovery.js';
+import { OPERATIONS, type Operation, planLadder } from '../access/policy.js';
+import { accessText, PRICED_OPERATIONS, paymentInfo } from '../payments/discovery.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { AppEnv } from './context.js';
 import { DATA_VERSION_HEADER } from './data-version.js';
@@ -30,7 +30,10 @@ export function registerOpenApi(
         title: 'Research-Intensity Data Service',
         version: '1.0.0',
         description: `RI, RIS and HRI for the 118 elements and for research topics and keywords. Plans: ${planLadder(deps.edition).join(', ')}.`,
+        contact: { name: 'Plans and keys', url: `${deps.publicUrl}/pricing` },
+        license: { name: 'Plans and terms of use', url: `${deps.publicUrl}/pricing` },
       },
+      tags: TAGS,
       servers: [{ url: `${deps.publicUrl}/v1` }],
       security: [{ bearer: [] }],
     });
@@ -39,6 +42,8 @@ export function registerOpenApi(
       const item = doc.paths?.[op.path]?.[op.method.toLowerCase() as 'get' | 'post'];
       if (!item) continue;
       (item as unknown as Record<string, unknown>)['x-access'] = op.access;
+      item.tags = [tagOf(op)];
+      item.description = `${op.description}. ${accessText(op, deps.edition, Boolean(payments?.enabled))}`;
       // Pay per call: the terms' shape (from the price table) and the 402 answer.
       if (payments?.enabled && PRICED_OPERATIONS.includes(op)) {
         (item as unknown as Record<string, unknown>)['x-payment-info'] = paymentInfo(op, payments.offeredNow);
@@ -79,6 +84,53 @@ export function registerOpenApi(
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
       };
     }
+    withoutBareNullable(doc);
+    // The body a lab quote is tried with (a query the bundled sample matches); a run needs a real
+    // quote_id, which no example can give.
+    const quoteBody = doc.paths?.['/lab/quote']?.post?.requestBody as
+      | { content: Record<string, { example?: unknown }> }
+      | undefined;
+    const quoteJson = quoteBody?.content['application/json'];
+    if (quoteJson) quoteJson.example = { query: 'perovskite -Pb year:2020..' };
     return c.json(doc);
   });
+}
+
+/** The operations grouped by what they are about (the first segment of their path). */
+const TAGS = [
+  { name: 'elements', description: 'The 118 elements: current scores, histories, top papers' },
+  {
+    name: 'subjects',
+    description: 'Research topics and keywords: search, scores, histories, elements, top papers',
+  },
+  { name: 'research', description: 'A question or a paper to research communities and reading lists' },
+  { name: 'lab', description: 'Filtered paper lists: a binding quote, then the run' },
+  { name: 'versions', description: 'The data versions kept, for pinned reads' },
+];
+
+function tagOf(op: Operation): string {
+  return op.path.split('/')[1]!;
+}
+
+/**
+ * "Any value" as zod-to-openapi writes it ({nullable: true} with no type, as for z.unknown())
+ * made plain {}: OpenAPI 3.0 gives nullable a meaning only beside a type.
+ */
+function withoutBareNullable(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) withoutBareNullable(item);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const o = node as Record<string, unknown>;
+  if (
+    o.nullable === true &&
+    !('type' in o) &&
+    !('$ref' in o) &&
+    !('allOf' in o) &&
+    !('oneOf' in o) &&
+    !('anyOf' in o)
+  )
+    delete o.nullable;
+  for (const value of Object.values(o)) withoutBareNullable(value);
 }

@@ -15,7 +15,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { PaymentRequired } from '@x402/core/types';
 import { z } from 'zod';
 import type { Plan } from '../access/plans.js';
-import { type Edition, isPriced, type Operation, operation, PAID_CALL_RULE } from '../access/policy.js';
+import { type Edition, operation, PAID_CALL_RULE } from '../access/policy.js';
 import { type CallDeps, OperationCall } from '../calls/operation-call.js';
 import { pinnedSnapshot } from '../calls/pinned-snapshot.js';
 import type { Notes } from '../contracts/common.js';
@@ -24,7 +24,7 @@ import type { LabService } from '../core/lab-service.js';
 import { answerOwnNotes, type ReadingNotes, readingNotes } from '../core/reading-notes.js';
 import { viewerFor } from '../core/viewer.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
-import { priceInfo } from '../payments/discovery.js';
+import { accessText } from '../payments/discovery.js';
 import { PaymentDemand } from '../payments/paid-call.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
@@ -69,7 +69,7 @@ export function createMcp(deps: McpDeps) {
   // the server's instructions; output schemas name the answer's fields and their types only.
   const listing: Tool[] = tools.map((t) => ({
     name: t.name,
-    description: `${t.description} ${accessLine(operation(t.op), deps.edition, Boolean(deps.payments?.enabled))}`,
+    description: `${t.description} ${accessText(operation(t.op), deps.edition, Boolean(deps.payments?.enabled))}`,
     inputSchema: listedInput(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' })),
     outputSchema: outlineSchema(z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' })),
     // A lab quote is stored and a lab run delivers (and charges for) a deliverable: hosts that
@@ -345,28 +345,6 @@ function canonicalJson(value: unknown): string {
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   );
-}
-
-/** Who may call a tool and what it costs without a key, from the access table, for its description. */
-function accessLine(op: Operation, edition: Edition, payments: boolean): string {
-  const who = {
-    public: 'Free, no key.',
-    key: 'Any key (free account).',
-    personal: edition === 'full' ? 'Personal plan.' : 'Enterprise plan.',
-    professional: edition === 'full' ? 'Professional plan.' : 'Enterprise plan.',
-  }[op.access];
-  if (!isPriced(op) || !payments) return who;
-  const price = priceInfo(op) as {
-    usd?: number;
-    rule?: string;
-    tiers?: { up_to_papers: number | null; usd: number }[];
-  };
-  const cost = price.tiers
-    ? price.tiers.map((t) => `${t.usd.toFixed(2)} USD (limit <= ${t.up_to_papers})`).join(', ')
-    : price.usd !== undefined
-      ? `${price.usd.toFixed(2)} USD${op.perSymbol ? ' per symbol' : ''}`
-      : (price.rule ?? '');
-  return `${who} x402: ${cost}.`;
 }
 
 /** What the server tells a host once, so no tool description or result has to repeat it. */

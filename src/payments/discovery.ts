@@ -1,4 +1,5 @@
 import {
+  type Edition,
   isPriced,
   LAB_DEPTHS,
   LAB_QUOTE_USD,
@@ -33,6 +34,31 @@ export function priceInfo(op: Operation) {
     rule: 'by the limit parameter (default 20)',
     tiers: op.prices.map((t) => ({ up_to_papers: t.upToPapers ?? null, usd: t.usd })),
   };
+}
+
+/**
+ * Who may make a call and what it costs without a key, from the access table: the last sentence
+ * of an MCP tool's description and of an OpenAPI operation's.
+ */
+export function accessText(op: Operation, edition: Edition, payments: boolean): string {
+  const who = {
+    public: 'Free, no key.',
+    key: 'Any key (free account).',
+    personal: edition === 'full' ? 'Personal plan.' : 'Enterprise plan.',
+    professional: edition === 'full' ? 'Professional plan.' : 'Enterprise plan.',
+  }[op.access];
+  if (!isPriced(op) || !payments) return who;
+  const price = priceInfo(op) as {
+    usd?: number;
+    rule?: string;
+    tiers?: { up_to_papers: number | null; usd: number }[];
+  };
+  const cost = price.tiers
+    ? price.tiers.map((t) => `${usdText(t.usd)} (limit <= ${t.up_to_papers})`).join(', ')
+    : price.usd !== undefined
+      ? `${usdText(price.usd)}${op.perSymbol ? ' per symbol' : ''}`
+      : (price.rule ?? '');
+  return `${who} x402: ${cost}.`;
 }
 
 export const PRICED_OPERATIONS: readonly Operation[] = OPERATIONS.filter(isPriced);

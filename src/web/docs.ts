@@ -24,9 +24,12 @@ const PAGE = `<!doctype html>
   <link rel="icon" href="/docs/assets/favicon-32x32.png">
 </head>
 <body>
-  <div id="reference"></div>
-  <script src="/docs/assets/swagger-ui-bundle.js"></script>
-  <script src="/docs/assets/init.js"></script>
+  <div id="reference">
+    <h1>Research-Intensity API reference</h1>
+    <p>The reference is drawn from <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.0.3) once its script has loaded.</p>
+  </div>
+  <script defer src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script defer src="/docs/assets/init.js"></script>
 </body>
 </html>`;
 

@@ -97,7 +97,7 @@ export const DataVersionQuery = z
   .regex(/^[0-9a-f]{16}$/, 'must be a data_version: 16 lower-case hex digits, as in an answer')
   .optional()
   .openapi({
-    example: '3f9a0c1d2e4b5a6c',
+    // No example: an example version would be one no longer kept (410) when tried.
     description:
       "Answer from this data version (an earlier answer's data_version) while it is kept: see GET /v1/versions. " +
       'The RI-Data-Version request header does the same. A version no longer kept: 410 data_version_gone, naming the current one.',

@@ -4,6 +4,7 @@ import { envelopeShape, UsdSchema } from './common.js';
 const ResearchPaperSchema = z.object({
   title: z.string().nullable(),
   doi: z.string().nullable(),
+  openalex_id: z.string().openapi({ description: 'The OpenAlex work id (W2741809807)' }),
   link: z.string().url(),
   venue: z.string().nullable(),
   year: z.number().int().nullable(),

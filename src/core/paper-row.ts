@@ -1,8 +1,13 @@
 import type { PaperQueries, PaperRow, SnapshotView } from '../snapshot/reader.js';
 
+/** The paper's OpenAlex work id, as OpenAlex writes it (W2741809807). */
+export function openAlexId(p: Pick<PaperRow, 'work_id'>): string {
+  return `W${p.work_id}`;
+}
+
 /** The paper's URL: its DOI where it has one, else its OpenAlex record. */
 export function paperLink(p: Pick<PaperRow, 'doi' | 'work_id'>): string {
-  return p.doi ? `https://doi.org/${p.doi}` : `https://openalex.org/W${p.work_id}`;
+  return p.doi ? `https://doi.org/${p.doi}` : `https://openalex.org/${openAlexId(p)}`;
 }
 
 /** Papers by ordinal (any order, missing ones left out). */

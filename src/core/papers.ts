@@ -6,7 +6,7 @@ import type { PaperQueries, SnapshotView } from '../snapshot/reader.js';
 import { canonicalSymbol } from './elements.js';
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
-import { loadPaperRows, paperLink } from './paper-row.js';
+import { loadPaperRows, openAlexId, paperLink } from './paper-row.js';
 import { findSubject, type SubjectType } from './subjects.js';
 import { envelope, type Viewer } from './viewer.js';
 
@@ -40,6 +40,7 @@ export function paperEntries(
     return {
       title: p.title,
       doi: p.doi,
+      openalex_id: openAlexId(p),
       venue: p.venue,
       year: p.year,
       citations: p.citations,

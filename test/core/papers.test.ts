@@ -35,6 +35,10 @@ describe('ranked papers of the real sample', () => {
     }
     expect(r.papers.every((p) => p.elements.includes('Fe'))).toBe(true);
     expect(r.papers[0]!.link).toMatch(/^https:\/\/(doi|openalex)\.org\//);
+    // Every paper joins back to OpenAlex by its work id, a DOI or not.
+    for (const p of r.papers) expect(p.openalex_id).toMatch(/^W\d+$/);
+    const doiless = r.papers.find((p) => p.doi === null);
+    if (doiless) expect(doiless.link).toBe(`https://openalex.org/${doiless.openalex_id}`);
   });
 
   it('never ranks a paper with unknown citations above one with known citations', () => {

@@ -1,7 +1,7 @@
 import type { ColumnQueries } from '../../snapshot/paper-columns.js';
 import type { PaperQueries, PaperRow, SnapshotView } from '../../snapshot/reader.js';
 import { mostCited } from '../most-cited.js';
-import { loadPaperRows, paperLink } from '../paper-row.js';
+import { loadPaperRows, openAlexId, paperLink } from '../paper-row.js';
 import type { Lens, ResearchPaper, ResearchRequest } from '../research.js';
 import { type CandidateRow, references } from './candidates.js';
 import type { MatchedPaper } from './match.js';
@@ -42,6 +42,7 @@ function toPaper(p: PaperRow, reason: string): ResearchPaper {
   return {
     title: p.title,
     doi: p.doi,
+    openalex_id: openAlexId(p),
     link: paperLink(p),
     venue: p.venue,
     year: p.year,

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { START_NODE_ARGS } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const candidates = [
@@ -35,13 +36,19 @@ manager.stop();
 
 const port = 18000 + Math.floor(Math.random() * 1000);
 t = performance.now();
+// As `npm start` runs it: its Node flags, the request log on (its output to /dev/null).
 const child = spawn(
   process.execPath,
-  [join(root, 'dist/cli/main.js'), 'serve', '--port', String(port), '--host', '127.0.0.1'],
-  {
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
-    stdio: 'ignore',
-  },
+  [
+    ...START_NODE_ARGS,
+    join(root, 'dist/cli/main.js'),
+    'serve',
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+  ],
+  { env: { ...process.env, DATA_DIR: dataDir }, stdio: 'ignore' },
 );
 let processMs = null;
 for (let i = 0; i < 500 && processMs === null; i++) {

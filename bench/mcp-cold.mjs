@@ -4,18 +4,22 @@
 // other way left), questions asked one at a time. Pairs alternate which way starts. Budget (issue
 // 31): MCP within 10% of REST. Reported, never asserted.
 import { QUESTIONS as ALL_QUESTIONS } from './research-questions.mjs';
-import { benchDataDir, startBenchServer } from './serve.mjs';
+import { benchDataDir, cpuMsPerRequest, startBenchServer } from './serve.mjs';
 
 const QUESTIONS = ALL_QUESTIONS.slice(0, 20);
 const SIZES = [3, 4, 5, 6, 7, 8, 9, 10];
 const dataDir = process.env.BENCH_DATA ?? benchDataDir('mcp');
 
-/** Every question at every page size, through one way, in a fresh server: ms per call. */
+/**
+ * Every question at every page size, through one way, in a fresh server: ms per call, and the
+ * server's CPU ms per call (its start not counted).
+ */
 async function run(way) {
   const server = await startBenchServer(dataDir, { plan: 'professional', portBase: 19900 });
   const auth = { authorization: `Bearer ${server.key}` };
   let id = 0;
   try {
+    const cpu = server.cpuMs();
     const t0 = performance.now();
     for (const size of SIZES)
       for (const q of QUESTIONS) {
@@ -41,7 +45,8 @@ async function run(way) {
         await res.arrayBuffer();
         if (res.status !== 200) throw new Error(`${way}: status ${res.status}`);
       }
-    return (performance.now() - t0) / (SIZES.length * QUESTIONS.length);
+    const calls = SIZES.length * QUESTIONS.length;
+    return { ms: (performance.now() - t0) / calls, cpu: cpuMsPerRequest(cpu, server.cpuMs(), calls) };
   } finally {
     await server.stop();
   }
@@ -51,11 +56,12 @@ const pairs = Number(process.env.BENCH_PAIRS ?? 3);
 const ratios = [];
 for (let i = 0; i < pairs; i++) {
   const order = i % 2 === 0 ? ['rest', 'mcp'] : ['mcp', 'rest'];
-  const ms = {};
-  for (const way of order) ms[way] = await run(way);
-  ratios.push(ms.mcp / ms.rest);
+  const got = {};
+  for (const way of order) got[way] = await run(way);
+  const { rest, mcp } = got;
+  ratios.push(mcp.ms / rest.ms);
   console.log(
-    `pair ${i + 1}: rest ${ms.rest.toFixed(2)} ms, mcp ${ms.mcp.toFixed(2)} ms per cold question; MCP/REST ${(ms.mcp / ms.rest).toFixed(2)}`,
+    `pair ${i + 1}: rest ${rest.ms.toFixed(2)} ms (server CPU ${rest.cpu} ms), mcp ${mcp.ms.toFixed(2)} ms (server CPU ${mcp.cpu} ms) per cold question; MCP/REST ${(mcp.ms / rest.ms).toFixed(2)}, server CPU ${(mcp.cpu / rest.cpu).toFixed(2)}`,
   );
 }
 const sorted = [...ratios].sort((a, b) => a - b);

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { QUESTIONS } from './research-questions.mjs';
-import { benchDataDir, startBenchServer } from './serve.mjs';
+import { benchDataDir, cpuMsPerRequest, startBenchServer } from './serve.mjs';
 
 const _root = resolve(import.meta.dirname, '..');
 const duration = Number(process.env.BENCH_SECONDS ?? 5);
@@ -22,15 +22,21 @@ let id = 0;
 const rpc = (name, args) =>
   JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } });
 
-const run = (opts) =>
-  new Promise((ok, fail) =>
-    autocannon({ connections: 50, duration, ...opts }, (err, r) => (err ? fail(err) : ok(r))),
+// One autocannon run, with the server's CPU time per request served (user + system, every thread).
+async function run(opts) {
+  const before = server.cpuMs();
+  const r = await new Promise((ok, fail) =>
+    autocannon({ connections: 50, duration, ...opts }, (err, res) => (err ? fail(err) : ok(res))),
   );
+  r.cpuMsPerRequest = cpuMsPerRequest(before, server.cpuMs(), r.requests.total);
+  return r;
+}
 const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const row = (r) => ({
   rps: Math.round(r.requests.average),
   p50_ms: r.latency.p50,
   p99_ms: r.latency.p99,
+  server_cpu_ms_per_req: r.cpuMsPerRequest,
   non2xx: r.non2xx,
 });
 
@@ -47,18 +53,21 @@ await run({ ...mcpOpts, duration: 2 });
 // between two runs, so the ratio is taken within each pair and the median of the pairs reported.
 const pairs = Number(process.env.BENCH_PAIRS ?? 4);
 const ratios = [];
+const cpuRatios = [];
 for (let i = 0; i < pairs; i++) {
   const order = i % 2 === 0 ? ['rest', 'mcp'] : ['mcp', 'rest'];
   const got = {};
   for (const side of order) got[side] = row(await run(side === 'rest' ? restOpts : mcpOpts));
   ratios.push(got.mcp.rps / got.rest.rps);
+  const cpuRatio = got.mcp.server_cpu_ms_per_req / got.rest.server_cpu_ms_per_req;
+  cpuRatios.push(cpuRatio);
   console.log(
-    `pair ${i + 1}: GET /v1/elements/Fe ${JSON.stringify(got.rest)}; tools/call get_element_ri Fe ${JSON.stringify(got.mcp)}; MCP/REST ${(got.mcp.rps / got.rest.rps).toFixed(2)}`,
+    `pair ${i + 1}: GET /v1/elements/Fe ${JSON.stringify(got.rest)}; tools/call get_element_ri Fe ${JSON.stringify(got.mcp)}; MCP/REST requests/s ${(got.mcp.rps / got.rest.rps).toFixed(2)}, server CPU per request ${cpuRatio.toFixed(2)}`,
   );
 }
 const ratio = median(ratios);
 console.log(
-  `MCP / REST requests/s, median of ${pairs} pairs: ${ratio.toFixed(2)} (pairs ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}; budget >= 0.40: ${ratio >= 0.4 ? 'met' : 'MISSED'})`,
+  `MCP / REST requests/s, median of ${pairs} pairs: ${ratio.toFixed(2)} (pairs ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}; budget >= 0.40: ${ratio >= 0.4 ? 'met' : 'MISSED'}); server CPU per request MCP/REST ${median(cpuRatios).toFixed(2)}`,
 );
 
 // Research and lab quotes: distinct inputs, each asked once by REST and once by MCP (alternating
@@ -88,11 +97,14 @@ const LAB = [
 // Server-Timing `total` (ms from the first middleware to the answer): the server's share alone.
 const serverMs = (res) => Number(/total;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')?.[1]);
 async function timed(fn) {
+  const cpu = server.cpuMs();
   const t = performance.now();
   const res = await fn();
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`status ${res.status}`);
-  return { ms: performance.now() - t, server: serverMs(res) };
+  // The server's CPU over this call: /proc counts in 10 ms ticks, so one call's share is coarse;
+  // summed over a way's calls it is that way's CPU.
+  return { ms: performance.now() - t, server: serverMs(res), cpu: server.cpuMs() - cpu };
 }
 const viaMcp = (tool, args) => () =>
   fetch(`${server.base}/mcp`, { method: 'POST', headers: mcpHeaders, body: rpc(tool, args) });
@@ -111,8 +123,8 @@ const paired = (times, base, what = 'ms') => median(times.mcp[what].map((m, i) =
 
 async function compare(label, inputs, ways, rounds = 1) {
   const names = Object.keys(ways);
-  const cold = Object.fromEntries(names.map((n) => [n, { ms: [], server: [] }]));
-  const warm = Object.fromEntries(names.map((n) => [n, { ms: [], server: [] }]));
+  const cold = Object.fromEntries(names.map((n) => [n, { ms: [], server: [], cpu: [] }]));
+  const warm = Object.fromEntries(names.map((n) => [n, { ms: [], server: [], cpu: [] }]));
   for (let round = 0; round < rounds; round++) {
     for (const [i, input] of inputs.entries()) {
       const k = (i + round) % names.length;
@@ -121,13 +133,15 @@ async function compare(label, inputs, ways, rounds = 1) {
         const into = (round === 0 ? cold : warm)[name];
         into.ms.push(t.ms);
         into.server.push(t.server);
+        into.cpu.push(t.cpu);
       }
     }
   }
   const report = (phase, times) => {
     if (times.mcp.ms.length === 0) return;
+    const cpuPerCall = (n) => times[n].cpu.reduce((a, b) => a + b, 0) / times[n].cpu.length;
     const p = (n) =>
-      `${n} ${median(times[n].ms).toFixed(2)} ms (server ${median(times[n].server).toFixed(2)})`;
+      `${n} ${median(times[n].ms).toFixed(2)} ms (server ${median(times[n].server).toFixed(2)}, server CPU ${cpuPerCall(n).toFixed(2)} ms/call)`;
     const ratios = names
       .filter((n) => n !== 'mcp')
       .map(

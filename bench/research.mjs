@@ -15,12 +15,12 @@
 // reading the titles' statistics (src/snapshot/title-stats.ts), which are waited for, then three
 // more unlisted questions warm up (FTS index, JIT). The key lives in a throw-away state store under the system temp folder;
 // DATA_DIR is only read. The machine's other load shows in the tail: run it more than once.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { startBenchServer } from './serve.mjs';
+import { cpuMsPerRequest, startBenchServer } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
@@ -100,18 +100,6 @@ const requests = [
   ...PAPERS.map((paper) => ({ label: `paper=${paper}`, query: { paper } })),
 ];
 const viewer = { hriAvailable: true, publicUrl: 'http://localhost' };
-
-/** A process's CPU time (user + system, all threads) in ms, from /proc (NaN elsewhere). */
-function serverCpuMs(pid) {
-  try {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
-const CLOCK_TICKS = 100;
 
 function stats(ms) {
   const s = [...ms].sort((a, b) => a - b);
@@ -209,9 +197,9 @@ async function overHttp(ask) {
   await ask(base + new URLSearchParams({ q: FIRST }), headers);
   // Until the server is idle (under 20 ms of CPU in half a second): its workers have read the
   // titles' statistics the first question started (a few seconds at 1M works). Then the warm-up.
-  for (let i = 0, before = serverCpuMs(server.child.pid); i < 60; i++) {
+  for (let i = 0, before = server.cpuMs(); i < 60; i++) {
     await new Promise((r) => setTimeout(r, 500));
-    const now = serverCpuMs(server.child.pid);
+    const now = server.cpuMs();
     if (now - before < 20) break;
     before = now;
   }
@@ -220,7 +208,7 @@ async function overHttp(ask) {
   const serverTotal = [];
   const statuses = {};
   const slowestHttp = [];
-  const serverCpu = serverCpuMs(server.child.pid);
+  const serverCpu = server.cpuMs();
   for (const { label, query } of requests) {
     const t = performance.now();
     const [status, timing] = await ask(base + new URLSearchParams(query), headers);
@@ -232,12 +220,11 @@ async function overHttp(ask) {
     slowestHttp.push({ label, ms: Math.round(ms * 10) / 10, outcome: status });
     statuses[status] = (statuses[status] ?? 0) + 1;
   }
-  const serverCpuUsed = serverCpuMs(server.child.pid) - serverCpu;
+  const serverCpuPerQuestion = cpuMsPerRequest(serverCpu, server.cpuMs(), requests.length);
   await server.stop();
   const out = { ...stats(times), statuses };
   // The server's CPU (every thread: event loop, workers, compression) per question, on average.
-  if (Number.isFinite(serverCpuUsed))
-    out.server_cpu_ms_per_question = Math.round((serverCpuUsed / requests.length) * 10) / 10;
+  if (serverCpuPerQuestion !== null) out.server_cpu_ms_per_question = Number(serverCpuPerQuestion.toFixed(1));
   if (serverTotal.length > 0) out.server_total = stats(serverTotal);
   slowestHttp.sort((a, b) => b.ms - a.ms);
   if (process.env.BENCH_VERBOSE)

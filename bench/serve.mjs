@@ -1,11 +1,43 @@
-// A `ri serve` for the HTTP benchmarks: its own process on a random local port, limits off, and
-// a key on the given plan in a throw-away state store (the bench data folder is only read).
+// A `ri serve` for the HTTP benchmarks, run as `npm start` runs it (its Node flags, the request log
+// on): its own process on a random local port, limits off, and a key on the given plan in a
+// throw-away state store (the bench data folder is only read). What it prints goes to a file, not
+// the terminal; /proc gives its CPU time, so every benchmark can put CPU per request beside
+// requests/s.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const cli = join(resolve(import.meta.dirname, '..'), 'dist/cli/main.js');
+const root = resolve(import.meta.dirname, '..');
+const cli = join(root, 'dist/cli/main.js');
+
+/** The Node flags of `npm start` (package.json: `node <flags> dist/cli/main.js serve`). */
+export const START_NODE_ARGS = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  .scripts.start.split(/\s+/)
+  .filter((word) => word.startsWith('--'));
+
+// Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux, asked once).
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/**
+ * A process's CPU time so far (user + system, every thread: event loop, workers, compression) in
+ * ms, from /proc; null where there is no /proc.
+ */
+export function cpuMs(pid) {
+  try {
+    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ms per request from two cpuMs readings and the requests served between them (3 decimals). */
+export function cpuMsPerRequest(before, after, requests) {
+  if (before === null || after === null || !requests) return null;
+  return Number(((after - before) / requests).toFixed(3));
+}
 
 /**
  * The data a benchmark serves: the 1M-works bench data when present (npm run bench:build), else
@@ -46,45 +78,66 @@ export async function startBenchServer(
     ...process.env,
     DATA_DIR: dataDir,
     STATE_URL: `sqlite:${join(stateDir, 'state.sqlite')}`,
-    LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_KEY: '1000000000',
     RATE_LIMIT_PER_IP: '1000000000',
     ...extraEnv,
   };
   const created = spawnSync(process.execPath, [cliPath, 'keys', 'create', '--plan', plan], {
-    env,
+    env: { ...env, LOG_LEVEL: 'silent' },
     encoding: 'utf8',
   });
   if (created.status !== 0) throw new Error(created.stderr);
   const key = created.stdout.trim().split('\n').at(-1);
   const port = portBase + Math.floor(Math.random() * 200);
-  // BENCH_SERVER_NODE_ARGS: Node flags for the server alone (e.g. --trace-gc, --cpu-prof).
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // BENCH_SERVER_NODE_ARGS: more Node flags for the server alone (e.g. --trace-gc, --cpu-prof).
+  const nodeArgs = [
+    ...START_NODE_ARGS,
+    ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
+  // The request log on, as `npm start` has it (LOG_LEVEL as in this environment, else info), into a
+  // file the server writes itself: through a pipe to this process it would cost the load generator.
+  // BENCH_SERVER_STDOUT: keep that file there (else it is in the state folder, removed at the end).
+  // Appended to: two servers of one benchmark (or two runs) may share it.
+  const logPath = process.env.BENCH_SERVER_STDOUT ?? join(stateDir, 'server.log');
+  const from = existsSync(logPath) ? statSync(logPath).size : 0;
+  const log = openSync(logPath, 'a');
   const child = spawn(
     process.execPath,
     [...nodeArgs, cliPath, 'serve', '--port', String(port), '--host', '127.0.0.1'],
-    {
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    { env, stdio: ['ignore', log, 'inherit'] },
   );
+  closeSync(log);
+  const exited = new Promise((ok) => child.once('exit', ok));
+  const cleanUp = () => rmSync(stateDir, { recursive: true, force: true });
   // A benchmark that fails half way must not leave the server running (nor wait for it).
-  process.on('exit', () => child.kill('SIGTERM'));
+  process.on('exit', () => {
+    child.kill('SIGTERM');
+    cleanUp();
+  });
   process.on('uncaughtException', (e) => {
     console.error(e);
     process.exit(1);
   });
-  // Listening (the 'ri: serving ... at http://' line, not the earlier 'serving snapshot' log).
-  await new Promise((ok) => child.stdout.on('data', (d) => / at http:\/\//.test(String(d)) && ok()));
-  // BENCH_SERVER_STDOUT: a file that gets what the server prints from then on (with --trace-gc, say).
-  if (process.env.BENCH_SERVER_STDOUT) child.stdout.pipe(createWriteStream(process.env.BENCH_SERVER_STDOUT));
+  // Listening: the 'ri: serving ... at http://' line (not the earlier 'serving snapshot' log).
+  const ready = ` at http://127.0.0.1:${port}/v1`;
+  while (!readFileSync(logPath).subarray(from).toString().includes(ready)) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(
+        `ri serve ended (${child.exitCode ?? child.signalCode}) before listening:\n${readFileSync(logPath).subarray(from).toString().slice(-2000)}`,
+      );
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
   return {
     key,
     child,
     base: `http://127.0.0.1:${port}`,
+    logPath,
+    /** The server's CPU time so far in ms (see cpuMs). */
+    cpuMs: () => cpuMs(child.pid),
     stop: async () => {
       child.kill('SIGTERM');
-      await new Promise((ok) => child.on('exit', ok));
+      await exited;
+      cleanUp();
     },
   };
 }

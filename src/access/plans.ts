@@ -1,5 +1,5 @@
 /**
- * The plans an account can have (spec part 5). The access policy that maps a plan to endpoints,
+ * The plans an account can have. The access policy that maps a plan to endpoints,
  * history resolutions and HRI lives elsewhere; this module only names the plans and parses them.
  */
 export const PLANS = ['free', 'personal', 'professional', 'enterprise'] as const;

@@ -1,5 +1,5 @@
 /**
- * The access and price table (spec part 4): one row per operation, read by every front door
+ * The access and price table: one row per operation, read by every front door
  * (REST routes, later MCP tools and the x402 layer) and by the OpenAPI generator. Change a
  * price or a plan rule here and nowhere else.
  */

@@ -9,7 +9,7 @@ type CommandModule = { run(args: string[]): Promise<number> };
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   serve: {
-    summary: 'serve REST (and later MCP and web) on the current snapshot',
+    summary: 'serve the REST API, the MCP tool server and the web pages on the current snapshot',
     load: () => import('./serve.js'),
   },
   ingest: {

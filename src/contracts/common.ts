@@ -64,12 +64,9 @@ export const PaperSchema = z
   .object({
     title: z.string().nullable(),
     doi: z.string().nullable(),
-    openalex_id: z
-      .string()
-      .openapi({
-        description:
-          'The OpenAlex work id (W2741809807): joins any paper back to OpenAlex, with a DOI or not',
-      }),
+    openalex_id: z.string().openapi({
+      description: 'The OpenAlex work id (W2741809807): joins any paper back to OpenAlex, with a DOI or not',
+    }),
     venue: z.string().nullable(),
     year: z.number().int().nullable(),
     citations: z

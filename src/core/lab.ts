@@ -2,7 +2,7 @@
  * The lab: a filter query -> a binding quote (how many papers match, their spread over years and
  * communities, a price per deliverable), then a run that delivers the quote's top papers ranked
  * by impact. The quote is signed, so a run refuses an edited, expired or stale quote before any
- * payment is asked (DESIGN section 4).
+ * payment is asked (docs/lab.md).
  */
 import {
   LAB_DEPTHS,

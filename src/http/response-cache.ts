@@ -54,7 +54,7 @@ interface Entry {
  * first). 32 MB keeps every element, list and subject answer of the day hot, and keeps a replica
  * under its 300 MB budget when thousands of distinct research questions pass (bench/worker-memory.mjs).
  */
-const MAX_BYTES = 32 * 1024 * 1024;
+export const RESPONSE_CACHE_BYTES = 32 * 1024 * 1024;
 const MAX_BODY = 512 * 1024;
 
 /** The bodies of one snapshot's cache, in insertion order, with their total size. */
@@ -136,7 +136,7 @@ async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Pro
   if (compressible && encoding) addEncoding(null, entry, encoding, await compress(body, encoding));
   if (kept && !cache.has(key)) {
     for (const [oldKey, old] of cache) {
-      if (store.bytes + entry.bytes <= MAX_BYTES) break;
+      if (store.bytes + entry.bytes <= RESPONSE_CACHE_BYTES) break;
       cache.delete(oldKey);
       store.bytes -= old.bytes;
     }

@@ -8,7 +8,7 @@ import type { LabIndex, SubjectRef } from './lab-index.js';
 import type { Clause, LabQuery, Term } from './query-ast.js';
 import { canonicalTermText, MIN_WILDCARD_PREFIX, printTerm } from './query-parser.js';
 
-/** Topic names a wildcard expands to, at most (spec part 8). */
+/** Topic names a wildcard expands to, at most (a limit the interface publishes). */
 export const MAX_WILDCARD_EXPANSION = 25;
 
 export interface ResolvedTerm {

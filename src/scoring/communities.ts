@@ -7,7 +7,7 @@ import type { ScoringParameters } from './parameters.js';
 
 /**
  * Research communities (topics, described by the taxonomy) and element sub-communities (the
- * papers of one topic that carry one element), with the rising flag of DESIGN section 3.
+ * papers of one topic that carry one element), with the rising flag (docs/metrics.md).
  */
 export interface Community {
   topicId: number;

@@ -1,5 +1,5 @@
 /**
- * The metric formulas of DESIGN section 3, as small pure functions. Units are in the names:
+ * The metric formulas (docs/metrics.md), as small pure functions. Units are in the names:
  * ages in years, shares in 0-1, percentiles in 0-100, intensities per 10,000 corpus papers.
  */
 

@@ -26,9 +26,9 @@ export interface ScoringParameters {
   risingMargin: number;
   /** ... and the recent window holds at least this many papers. */
   risingMinPapers: number;
-  /** Papers ranked per entity (spec part 8: hard cap 100). */
+  /** Papers ranked per entity (a hard cap the interface publishes: 100). */
   rankedPapersPerEntity: number;
-  /** Elements a subject is routed to (spec part 8: top 10). */
+  /** Elements a subject is routed to (the interface publishes the top 10). */
   routedElementsPerSubject: number;
   /** An element sub-community (element x topic) needs at least this many papers. */
   minSubCommunityPapers: number;

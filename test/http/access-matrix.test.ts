@@ -3,7 +3,7 @@ import { OPERATIONS } from '../../src/access/policy.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 
 /**
- * Spec part 4, written out independently of the policy table: every endpoint against every kind
+ * The interface's access and price table, written out independently of the policy table: every endpoint against every kind
  * of caller. 200 = answered; 401 = needs a key (or the key is bad); 403 = plan too low.
  */
 type Access = 'public' | 'key' | 'personal' | 'professional';

@@ -347,7 +347,7 @@ describe('the header and request timeouts fire when they say', () => {
 });
 
 describe('graceful shutdown', () => {
-  // One retry: once, under a full parallel run, the child ended by a signal after 1 s (not reproduced since; see the issue note).
+  // One retry: once, under a full parallel run, the child ended by a signal after 1 s (not reproduced since).
   it('a client holding a half-sent request does not keep ri serve alive past the drain deadline', {
     retry: 1,
   }, async () => {

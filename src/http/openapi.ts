@@ -1,7 +1,13 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { OPERATIONS, type Operation, planLadder } from '../access/policy.js';
+import { getElement, listElements } from '../core/elements.js';
+import { elementHistories, elementHistory } from '../core/history.js';
+import { searchSubjects } from '../core/subjects.js';
+import { listVersions } from '../core/versions.js';
+import { viewerFor } from '../core/viewer.js';
 import { accessText, PRICED_OPERATIONS, paymentInfo } from '../payments/discovery.js';
 import type { PaymentService } from '../payments/payment-service.js';
+import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { AppEnv } from './context.js';
 import { DATA_VERSION_HEADER } from './data-version.js';
 import type { RouteDeps } from './routes/shared.js';
@@ -16,6 +22,7 @@ export function registerOpenApi(
   app: OpenAPIHono<AppEnv>,
   deps: RouteDeps,
   payments: PaymentService | undefined,
+  snapshots?: SnapshotManager,
 ): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
@@ -85,6 +92,22 @@ export function registerOpenApi(
       };
     }
     withoutBareNullable(doc);
+    // The free answers' examples, from the data served now (what "Try it out" then answers).
+    const snapshot = snapshots?.acquire();
+    if (snapshot) {
+      try {
+        for (const [key, example] of Object.entries(answerExamples(snapshot, deps))) {
+          const [method, path] = key.split(' ') as ['get', string];
+          const json = doc.paths?.[path]?.[method]?.responses['200'] as
+            | { content?: Record<string, { example?: unknown }> }
+            | undefined;
+          const content = json?.content?.['application/json'];
+          if (content) content.example = example;
+        }
+      } finally {
+        snapshot.release();
+      }
+    }
     // The body a lab quote is tried with (a query the bundled sample matches); a run needs a real
     // quote_id, which no example can give.
     const quoteBody = doc.paths?.['/lab/quote']?.post?.requestBody as
@@ -93,6 +116,31 @@ export function registerOpenApi(
     const quoteJson = quoteBody?.content['application/json'];
     if (quoteJson) quoteJson.example = { query: 'perovskite -Pb year:2020..' };
     return c.json(doc);
+  });
+}
+
+/**
+ * Examples of the answers any caller with a free key may read, from `snapshot` (once per
+ * snapshot): the parameter examples' own answers (Fe; Fe,Ni,Co; "oxygen evolution"), a history
+ * cut to its last three periods.
+ */
+function answerExamples(snapshot: Snapshot, deps: RouteDeps): Record<string, unknown> {
+  return snapshot.memoize('openapi:examples', () => {
+    const anonymous = viewerFor(null, deps.edition, deps.publicUrl);
+    const free = viewerFor('free', deps.edition, deps.publicUrl);
+    const history = elementHistory(snapshot, 'Fe', 'yearly', free);
+    const histories = elementHistories(snapshot, ['Fe', 'Ni'], 'yearly', free);
+    return {
+      'get /elements': listElements(snapshot, anonymous, ['Fe', 'Ni', 'Co']),
+      'get /elements/{symbol}': getElement(snapshot, 'Fe', anonymous),
+      'get /elements/{symbol}/history': { ...history, series: history.series.slice(-3) },
+      'get /elements/history': {
+        ...histories,
+        histories: histories.histories.map((h) => ({ ...h, series: h.series.slice(-3) })),
+      },
+      'get /subjects/search': searchSubjects(snapshot, 'oxygen evolution', free),
+      'get /versions': listVersions(snapshot, deps.snapshotDir, anonymous),
+    };
   });
 }
 

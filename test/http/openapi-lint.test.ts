@@ -54,6 +54,15 @@ describe('the OpenAPI document passes Spectral (spectral:oas) and Redocly (recom
           expect([method, path, op.tags?.length]).toEqual([method, path, 1]);
           expect(op.description, `${method} ${path}`).toMatch(/\.$/);
         }
+      // Examples are the served data's own answers: trying the example gives the example.
+      const example = (path: string) =>
+        (
+          doc.paths[path]!.get as unknown as {
+            responses: Record<string, { content: Record<string, { example?: unknown }> }>;
+          }
+        ).responses['200']!.content['application/json']!.example;
+      expect(example('/elements/{symbol}')).toEqual(await (await app.request('/v1/elements/Fe')).json());
+      expect(example('/versions')).toEqual(await (await app.request('/v1/versions')).json());
       const problems = lint(doc);
       expect(problems.spectral).toEqual([]);
       expect(problems.redocly).toEqual([]);

@@ -14,7 +14,8 @@
 // prints every question's time (stderr). As in a running server, an unlisted first question starts
 // reading the titles' statistics (src/snapshot/title-stats.ts), which are waited for, then three
 // more unlisted questions warm up (FTS index, JIT). The key lives in a throw-away state store under the system temp folder;
-// DATA_DIR is only read. The machine's other load shows in the tail: run it more than once.
+// DATA_DIR is only read. BENCH_ROOT: another checkout whose dist/ is measured (its core and its
+// `ri serve`), as bench/research-ab.mjs runs it. The machine's other load shows in the tail: run it more than once.
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg } from 'node:os';
@@ -76,8 +77,9 @@ const QUESTIONS = [
   'zzqxv flibbertigibbet',
 ];
 
-const { SnapshotManager } = await import(join(root, 'dist/snapshot/snapshot.js'));
-const { research, LENSES } = await import(join(root, 'dist/core/research.js'));
+const codeRoot = resolve(process.env.BENCH_ROOT ?? root);
+const { SnapshotManager } = await import(join(codeRoot, 'dist/snapshot/snapshot.js'));
+const { research, LENSES } = await import(join(codeRoot, 'dist/core/research.js'));
 const manager = new SnapshotManager(join(dataDir, 'snapshots'));
 await manager.start();
 const snapshot = manager.acquire();
@@ -189,7 +191,11 @@ const CLIENTS = {
 
 /** The listed questions over HTTP, each once, against a server of their own (so every one is cold). */
 async function overHttp(ask) {
-  const server = await startBenchServer(dataDir, { plan: 'personal', portBase: 18800 });
+  const server = await startBenchServer(dataDir, {
+    plan: 'personal',
+    portBase: 18800,
+    cliPath: join(codeRoot, 'dist/cli/main.js'),
+  });
   const { key } = server;
   const base = `${server.base}/v1/research?`;
   const headers = { authorization: `Bearer ${key}` };

@@ -7,6 +7,10 @@ import type { Resolution } from '../scoring/resolutions.js';
 import type { Plan } from './plans.js';
 
 // Named here too because RESOLUTION_ACCESS is keyed by it (the guard reads the two together).
+/** Papers a paper list returns when no limit is given, and at most (only the top 100 are ranked). */
+export const DEFAULT_PAPER_LIMIT = 20;
+export const MAX_PAPER_LIMIT = 100;
+
 export type { Resolution } from '../scoring/resolutions.js';
 
 /** Who may call: anyone, any key, or a key on at least this plan tier. */

@@ -4,7 +4,8 @@ import { ServiceError } from '../core/errors.js';
 /** The request header that pins a read to a data version, like the data_version= parameter. */
 export const DATA_VERSION_HEADER = 'RI-Data-Version';
 
-const VERSION = /^[0-9a-f]{16}$/;
+/** A data_version: 16 lower-case hex digits (the form every answer gives it in). */
+export const DATA_VERSION = /^[0-9a-f]{16}$/;
 
 /**
  * Answers that cannot be pinned: a lab quote is bound to the data_version it was quoted on (a run
@@ -35,7 +36,7 @@ export function requestedVersion(c: Context): string | null {
     ['data_version', query],
     [DATA_VERSION_HEADER, header],
   ] as const)
-    if (value !== null && !VERSION.test(value))
+    if (value !== null && !DATA_VERSION.test(value))
       throw new ServiceError(
         'invalid_parameter',
         `Parameter '${name}': must be a data_version, 16 lower-case hex digits as in an answer's data_version.`,

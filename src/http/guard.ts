@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import {
   type AccessLevel,
+  DEFAULT_PAPER_LIMIT,
   type Edition,
   type Operation,
   priceOf,
@@ -22,7 +23,7 @@ export function checkAccess(
   op?: Operation,
 ): void {
   const payments = Boolean(c.get('payments'));
-  const price = op && payments ? priceOf(op, Number(c.req.query('limit') ?? 20)) : null;
+  const price = op && payments ? priceOf(op, Number(c.req.query('limit') ?? DEFAULT_PAPER_LIMIT)) : null;
   const refusal = accessRefusal(c.get('caller'), level, {
     edition,
     publicUrl,

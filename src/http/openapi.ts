@@ -9,7 +9,7 @@ import { accessText, PRICED_OPERATIONS, paymentInfo } from '../payments/discover
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { AppEnv } from './context.js';
-import { DATA_VERSION_HEADER } from './data-version.js';
+import { DATA_VERSION, DATA_VERSION_HEADER } from './data-version.js';
 import type { RouteDeps } from './routes/shared.js';
 
 /**
@@ -82,7 +82,7 @@ export function registerOpenApi(
         name: DATA_VERSION_HEADER,
         in: 'header',
         required: false,
-        schema: { type: 'string', pattern: '^[0-9a-f]{16}$' },
+        schema: { type: 'string', pattern: DATA_VERSION.source },
         description: 'The same as the data_version parameter (give one, or both equal)',
       } as { name: string; in: string });
       get.responses['410'] = {

@@ -1,6 +1,13 @@
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { Plan } from '../access/plans.js';
-import { type Edition, goesAsPayer, type Operation, payerPlan, priceOf } from '../access/policy.js';
+import {
+  DEFAULT_PAPER_LIMIT,
+  type Edition,
+  goesAsPayer,
+  type Operation,
+  payerPlan,
+  priceOf,
+} from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import {
   type PaidResource,
@@ -134,8 +141,8 @@ export function payerOf(
   return { plan, payer: false };
 }
 
-/** The price of a call by its request alone (the paper tiers by `limit`, default 20). */
+/** The price of a call by its request alone (the paper tiers by `limit`, DEFAULT_PAPER_LIMIT when absent). */
 export function requestPrice(op: Operation, limit: unknown): number | null {
-  const n = Number(limit ?? 20);
-  return priceOf(op, Number.isFinite(n) ? n : 20);
+  const n = Number(limit ?? DEFAULT_PAPER_LIMIT);
+  return priceOf(op, Number.isFinite(n) ? n : DEFAULT_PAPER_LIMIT);
 }

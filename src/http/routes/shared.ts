@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import type { Edition } from '../../access/policy.js';
+import { DEFAULT_PAPER_LIMIT, type Edition, MAX_PAPER_LIMIT } from '../../access/policy.js';
 import { ResolutionSchema } from '../../contracts/common.js';
 import { SubjectTypeSchema } from '../../contracts/subjects.js';
 import { ServiceError } from '../../core/errors.js';
 import type { LabService } from '../../core/lab-service.js';
 import type { HeavyWork } from '../../offload/heavy-work.js';
+import { DATA_VERSION } from '../data-version.js';
 
 /** What every route registration needs besides the app. */
 export interface RouteDeps {
@@ -94,7 +95,7 @@ export const SubjectParams = z.object({
  */
 export const DataVersionQuery = z
   .string()
-  .regex(/^[0-9a-f]{16}$/, 'must be a data_version: 16 lower-case hex digits, as in an answer')
+  .regex(DATA_VERSION, 'must be a data_version: 16 lower-case hex digits, as in an answer')
   .optional()
   .openapi({
     // No example: an example version would be one no longer kept (410) when tried.
@@ -150,9 +151,11 @@ export const LimitQuery = z.coerce
   .number()
   .int()
   .min(1)
-  .max(100)
-  .default(20)
-  .openapi({ description: 'Papers to return, 1-100 (default 20); only the top 100 are ranked' });
+  .max(MAX_PAPER_LIMIT)
+  .default(DEFAULT_PAPER_LIMIT)
+  .openapi({
+    description: `Papers to return, 1-${MAX_PAPER_LIMIT} (default ${DEFAULT_PAPER_LIMIT}); only the top ${MAX_PAPER_LIMIT} are ranked`,
+  });
 
 /**
  * Two parameters of which exactly one must be given (q or paper; query or markdown; quote_id or

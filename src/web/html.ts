@@ -41,7 +41,8 @@ const DEFAULT_DESCRIPTION =
   'Research-intensity scores (RI, RIS, HRI) for the 118 chemical elements and for research topics and keywords, from a corpus of scientific papers (OpenAlex).';
 
 /**
- * Every page: one stylesheet from this server, no script, a nav to the places a visitor needs; a
+ * Every page: one stylesheet from this server, no script, a nav to the places a visitor needs and
+ * a search box (topic names for everyone, topics and keywords for a signed-in account); a
  * description and OpenGraph tags for search results and link previews (`url`: the page's own
  * address, its canonical link).
  */
@@ -70,7 +71,8 @@ ${url}<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <header class="site"><a class="brand" href="/">Research Intensity</a>
-<nav aria-label="Site"><a href="/">Periodic table</a><a href="/pricing">Pricing</a><a href="/docs">API</a><a href="/account">Account</a></nav></header>
+<nav aria-label="Site"><a href="/">Periodic table</a><a href="/pricing">Pricing</a><a href="/docs">API</a><a href="/account">Account</a></nav>
+<form class="search" role="search" method="get" action="/subjects/search"><label for="site-q">Search topics</label><input id="site-q" name="q" type="search" required maxlength="200"><button type="submit">Search</button></form></header>
 <main>
 ${body.text}
 </main>
@@ -95,7 +97,10 @@ a{color:var(--accent)}
 a:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
 header.site,footer.site{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;justify-content:space-between;padding:.75rem 1.25rem;border-bottom:1px solid var(--line)}
 footer.site{border-top:1px solid var(--line);border-bottom:0;color:var(--muted);font-size:.9rem}
-header.site nav{display:flex;gap:1rem;flex-wrap:wrap}
+header.site nav{display:flex;gap:.25rem 1rem;flex-wrap:wrap}
+header.site nav a,footer.site a{display:inline-block;min-height:24px;padding:.2rem 0}
+form.search{display:flex;gap:.4rem;align-items:center;flex-wrap:wrap}
+form.search input{width:12rem;max-width:100%}
 .brand{font-weight:700;text-decoration:none;color:var(--ink)}
 main{max-width:1200px;margin:0 auto;padding:1rem 1.25rem}
 h1{font-size:1.6rem;margin:.5rem 0}
@@ -126,5 +131,10 @@ table.data button{padding:.15rem .5rem}
 input.key{width:100%;max-width:40rem;font-family:ui-monospace,monospace}
 code{overflow-wrap:anywhere}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-@media (max-width:700px){.ptable{gap:1px}.ptable a{font-size:.5rem;padding:1px}.ptable a b{font-size:.7rem}.ptable a span{display:none}}
+ol.papers li{margin:.3rem 0}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
+dl.facts dd{margin:0}
+main a{overflow-wrap:anywhere}
+select,button,input{min-height:32px}
+@media (max-width:700px){.ptable-wrap{overflow-x:auto}.ptable{grid-template-columns:repeat(18,2.4rem);width:max-content}.ptable a{padding:1px 2px}.ptable a b{font-size:.95rem}.ptable a span{font-size:.65rem}main{padding:.75rem}header.site{padding:.6rem .75rem}form.search input{flex:1 1 8rem}table.data th,table.data td{padding:.3rem .4rem}}
 `;

@@ -30,9 +30,10 @@ export const SIGN_IN_TTL_MS = 15 * 60 * 1000;
 /** Sign-in mails asked for, per address and per client address, each hour. */
 export const SIGN_IN_LIMITS = { perEmail: 5, perIp: 20 };
 const KEY_NAME_MAX = 60;
-const EMAIL = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;]+\.[^\s@<>()",;]+$/;
+/** An address the pages take (sign-in, plan requests): one @, a dot in the domain, no spaces or brackets. */
+export const EMAIL = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;]+\.[^\s@<>()",;]+$/;
 
-const PRIVATE = { 'cache-control': 'no-store' };
+export const PRIVATE = { 'cache-control': 'no-store' };
 
 /**
  * The account page: sign in by an emailed link (no password), a free account made at the first
@@ -184,7 +185,7 @@ async function findOrCreateAccount(state: StateStore, email: string) {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any route's context
-async function readForm(c: Context<any, any, any>): Promise<Record<string, unknown>> {
+export async function readForm(c: Context<any, any, any>): Promise<Record<string, unknown>> {
   const type = c.req.header('content-type') ?? '';
   if (!type.startsWith('application/x-www-form-urlencoded') && !type.startsWith('multipart/form-data'))
     return {};
@@ -196,7 +197,7 @@ async function readForm(c: Context<any, any, any>): Promise<Record<string, unkno
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any route's context
-function formExpired(c: Context<any, any, any>) {
+export function formExpired(c: Context<any, any, any>) {
   return c.html(
     page(
       'Form expired',

@@ -123,7 +123,7 @@ form.year{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
 form.stack{display:flex;flex-direction:column;gap:.4rem;max-width:28rem;margin:1rem 0}
 input,button{font:inherit;padding:.4rem .6rem;border:1px solid #8c959f;border-radius:4px}
 button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:pointer}
-button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
+button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
 table.data form{margin:0}
 table.data button{padding:.15rem .5rem}
 .problem{border-left:4px solid #b42318;padding:.4rem .8rem;background:#fef3f2}
@@ -132,9 +132,16 @@ input.key{width:100%;max-width:40rem;font-family:ui-monospace,monospace}
 code{overflow-wrap:anywhere}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 ol.papers li{margin:.3rem 0}
+.plans{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1rem;margin:1rem 0}
+.plan{border:1px solid var(--line);border-radius:6px;padding:.25rem 1rem}
+.plan h3{margin:.5rem 0 0}
+.plan .price{font-size:1.25rem;font-weight:700;margin:.25rem 0}
+a.ask{display:inline-block;padding:.35rem .7rem;border:1px solid var(--accent);border-radius:4px;font-weight:600;text-decoration:none;min-height:24px}
+textarea,select{font:inherit;padding:.4rem .6rem;border:1px solid #8c959f;border-radius:4px;max-width:100%}
+.gate{border-left:4px solid var(--accent);padding:.4rem .8rem;background:#f3f8fd}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
 dl.facts dd{margin:0}
 main a{overflow-wrap:anywhere}
 select,button,input{min-height:32px}
-@media (max-width:700px){.ptable-wrap{overflow-x:auto}.ptable{grid-template-columns:repeat(18,2.4rem);width:max-content}.ptable a{padding:1px 2px}.ptable a b{font-size:.95rem}.ptable a span{font-size:.65rem}main{padding:.75rem}header.site{padding:.6rem .75rem}form.search input{flex:1 1 8rem}table.data th,table.data td{padding:.3rem .4rem}}
+@media (max-width:700px){.ptable-wrap{overflow-x:auto}.ptable{grid-template-columns:repeat(18,2.4rem);width:max-content}.ptable a{padding:1px 2px}.ptable a b{font-size:.95rem}.ptable a span{font-size:.65rem}main{padding:.75rem}header.site{padding:.6rem .75rem}form.search input{flex:1 1 8rem}table.data th,table.data td{padding:.3rem .4rem}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.cards tr{border:1px solid var(--line);margin:.5rem 0}table.cards td{border:0}table.cards td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}}
 `;

@@ -1,16 +1,5 @@
 import type { Context, Env, Hono } from 'hono';
-import {
-  isPriced,
-  LAB_DEPTHS,
-  LAB_LICENCE_ABOVE,
-  LAB_QUOTE_USD,
-  OPERATIONS,
-  type OperationId,
-  PAID_CALL_RULE,
-  planAllows,
-  planLadder,
-  usdText,
-} from '../access/policy.js';
+import { type OperationId, planAllows } from '../access/policy.js';
 import type { WebSession } from '../access/state-store.js';
 import { canonicalSymbol, type ElementScore, getElement, listElements } from '../core/elements.js';
 import { ERROR_CODES, ServiceError } from '../core/errors.js';
@@ -19,7 +8,6 @@ import { elementPapers, subjectPapers } from '../core/papers.js';
 import type { Viewer } from '../core/viewer.js';
 import { CSV_TYPE, toCsv } from '../http/csv.js';
 import { papersTable } from '../http/routes/csv-tables.js';
-import { priceInfo } from '../payments/discovery.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import {
   type AnswerPageDeps,
@@ -39,8 +27,6 @@ import { withSnapshot as servePage } from './with-snapshot.js';
 export interface WebDeps extends AnswerPageDeps {
   /** Whether this server takes per-call payments. */
   payments: boolean;
-  /** The networks per-call payments are offered on now (as the 402 terms and /.well-known/x402 say). */
-  paymentNetworks?: () => string[];
 }
 
 /** RIS bins for the table's colours: 0-100 in six steps. */
@@ -211,7 +197,6 @@ ${elementApi(e.symbol, session, deps)}`;
 
   registerAnswerPages(app, deps);
 
-  app.get('/pricing', (c) => c.html(page('Pricing', pricing(deps)), 200, cacheable));
   app.get('/docs/errors', (c) =>
     c.html(
       page(
@@ -246,47 +231,6 @@ function elementApi(symbol: string, session: WebSession | null, deps: WebDeps): 
     html`<li>Its top papers: <code>/v1/elements/${symbol}/papers?limit=100</code>, ${opens('personal') ? 'with your key' : html`with ${requiredName('personal', deps.edition)} (<a href="/pricing#plans">plans</a>)`}.</li>`,
   ];
   return html`<ul>${lines}</ul>${deps.payments && !opens('professional') ? html`<p class="muted">Without a plan, each of these calls can also be paid per call (<a href="/pricing">prices</a>).</p>` : html``}`;
-}
-
-function pricing(deps: WebDeps): Html {
-  const access = {
-    public: 'no key',
-    key: 'any key',
-    personal: 'Personal',
-    professional: 'Professional',
-  } as const;
-  const ops = OPERATIONS.filter(
-    (o) => deps.edition === 'full' || !('fullEditionOnly' in o && o.fullEditionOnly),
-  );
-  const price = (o: (typeof OPERATIONS)[number]) => {
-    const p = priceInfo(o);
-    if ('usd' in p && p.usd !== undefined)
-      return 'per' in p && p.per === 'symbol' ? `${usdText(p.usd)} per symbol` : usdText(p.usd);
-    if ('tiers' in p && p.tiers)
-      return p.tiers.map((t) => `${usdText(t.usd)} up to ${t.up_to_papers} papers`).join('; ');
-    if ('by_depth_usd' in p)
-      return Object.entries(p.by_depth_usd)
-        .map(([d, u]) => `${usdText(u)} (${d})`)
-        .join('; ');
-    return 'free';
-  };
-  return html`<h1>Plans and prices</h1>
-<p>Plans: ${planLadder(deps.edition).join(', ')}. A key goes in <code>Authorization: Bearer &lt;API_KEY&gt;</code> (<a href="/account">account</a>).</p>
-<div class="scroll" tabindex="0" role="region" aria-label="Calls and prices"><table class="data"><thead><tr><th scope="col">Call</th><th scope="col">With a key</th><th scope="col">Per call without a key</th></tr></thead><tbody>
-${ops.map((o) => html`<tr><td><code>${o.method} /v1${o.path}</code><br><span class="muted">${o.description}</span></td><td>${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td>${!isPriced(o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}
-</tbody></table></div>
-${
-  deps.edition === 'full'
-    ? html`<p>HRI is shown from the Personal plan. History: yearly with any key, monthly from Personal, daily (elements) from Professional.</p>
-<h2 id="licence">Lab licences</h2>
-<p>A lab query matching more than ${LAB_LICENCE_ABOVE.toLocaleString('en')} papers is offered as a data licence, not a per-call price: narrow the query, or ask the operator of this server. Below that, a quote costs ${usdText(LAB_QUOTE_USD)} and a run costs the quoted depth (${Object.entries(
-        LAB_DEPTHS,
-      )
-        .map(([d, v]) => `${d}: ${usdText(v.usd)}`)
-        .join(', ')}) minus the quote.</p>
-${deps.payments ? html`<h2>Paying per call</h2><p>Priced calls without a key answer 402 with x402 terms (USDC on ${(deps.paymentNetworks?.() ?? []).join(' or ') || 'no network at the moment'}): see <a href="/.well-known/x402">/.well-known/x402</a>. Errors are never charged.</p><p>${PAID_CALL_RULE}</p>` : html``}`
-    : html``
-}`;
 }
 
 /** The grid position of an element: group and period, the f-block in two rows below. */

@@ -12,7 +12,8 @@ export function lineChart(
 ): Html {
   const W = 720;
   const H = 240;
-  const pad = { left: 48, right: 16, top: 24, bottom: 36 };
+  // Room for the axis labels at the larger size a phone's stylesheet gives them.
+  const pad = { left: 64, right: 24, top: 24, bottom: 40 };
   const innerW = W - pad.left - pad.right;
   const innerH = H - pad.top - pad.bottom;
   const top = options.max ?? niceMax(Math.max(0, ...points.map((p) => p.value)));
@@ -37,12 +38,16 @@ export function lineChart(
         `<text x="${pad.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end" font-size="14" fill="#57606a">${fmt(t)}</text>`,
     )
     .join('');
+  // Every `every`-th period and the last, none too close to the last; every other one is
+  // "minor", which a phone's stylesheet hides (its labels are drawn larger there).
   const labels = points
-    .map((p, i) =>
-      i % every === 0 || i === points.length - 1
-        ? `<text x="${x(i).toFixed(1)}" y="${H - 12}" text-anchor="middle" font-size="14" fill="#57606a">${escText(p.label)}${partial && i === n ? '*' : ''}</text>`
-        : '',
-    )
+    .map((p, i) => {
+      const last = i === points.length - 1;
+      if (!last && (i % every !== 0 || points.length - 1 - i < every / 2 + 0.5)) return '';
+      const minor = !last && i !== 0 && (i / every) % 2 === 1 ? ' class="minor"' : '';
+      const anchor = points.length > 1 && i === 0 ? 'start' : points.length > 1 && last ? 'end' : 'middle';
+      return `<text${minor} x="${x(i).toFixed(1)}" y="${H - 12}" text-anchor="${anchor}" font-size="14" fill="#57606a">${escText(p.label)}${partial && last ? '*' : ''}</text>`;
+    })
     .join('');
   const dots = points
     .map(

@@ -98,7 +98,8 @@ a:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
 header.site,footer.site{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;justify-content:space-between;padding:.75rem 1.25rem;border-bottom:1px solid var(--line)}
 footer.site{border-top:1px solid var(--line);border-bottom:0;color:var(--muted);font-size:.9rem}
 header.site nav{display:flex;gap:.25rem 1rem;flex-wrap:wrap}
-header.site nav a,footer.site a{display:inline-block;min-height:24px;padding:.2rem 0}
+header.site nav a,footer.site a{display:inline-block;min-height:24px;min-width:24px;text-align:center}
+main li>a,main td>a,main dd>a,p.back>a{display:inline-block;min-height:24px}
 form.search{display:flex;gap:.4rem;align-items:center;flex-wrap:wrap}
 form.search input{width:12rem;max-width:100%}
 .brand{font-weight:700;text-decoration:none;color:var(--ink)}
@@ -120,6 +121,7 @@ table.data th,table.data td{border:1px solid var(--line);padding:.35rem .6rem;te
 .legend i{display:inline-block;width:1.2rem;height:1rem;border:1px solid rgba(0,0,0,.2);vertical-align:middle}
 form.year{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
 .chart{max-width:720px;width:100%;height:auto}
+figure{margin:1rem 0}
 form.stack{display:flex;flex-direction:column;gap:.4rem;max-width:28rem;margin:1rem 0}
 input,button{font:inherit;padding:.4rem .6rem;border:1px solid #8c959f;border-radius:4px}
 button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:pointer}
@@ -143,5 +145,5 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
 dl.facts dd{margin:0}
 main a{overflow-wrap:anywhere}
 select,button,input{min-height:32px}
-@media (max-width:700px){.ptable-wrap{overflow-x:auto}.ptable{grid-template-columns:repeat(18,2.4rem);width:max-content}.ptable a{padding:1px 2px}.ptable a b{font-size:.95rem}.ptable a span{font-size:.65rem}main{padding:.75rem}header.site{padding:.6rem .75rem}form.search input{flex:1 1 8rem}table.data th,table.data td{padding:.3rem .4rem}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.cards tr{border:1px solid var(--line);margin:.5rem 0}table.cards td{border:0}table.cards td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}}
+@media (max-width:700px){svg.chart text{font-size:26px}svg.chart text.minor{display:none}svg.chart circle{r:6px}.ptable-wrap{overflow-x:auto}.ptable{grid-template-columns:repeat(18,2.4rem);width:max-content}.ptable a{padding:1px 2px}.ptable a b{font-size:.95rem}.ptable a span{font-size:.65rem}main{padding:.75rem}header.site{padding:.6rem .75rem}form.search input{flex:1 1 8rem}table.data th,table.data td{padding:.3rem .4rem}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.cards tr{border:1px solid var(--line);margin:.5rem 0}table.cards td{border:0}table.cards td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}}
 `;

@@ -109,7 +109,7 @@ ${howToRead(deps.edition)}
           ? elementPapers(snapshot, e.symbol, { sort: 'impact', limit: PAPERS_SHOWN }, viewer)
           : null;
         const personal = requiredName('personal', deps.edition);
-        const body = html`<p><a href="/">← Periodic table</a></p>
+        const body = html`<p class="back"><a href="/">← Periodic table</a></p>
 <h1>${e.name} (${e.symbol})</h1>
 <p class="muted">Atomic number ${e.atomic_number}, period ${e.period}${e.group === null ? '' : `, group ${e.group}`}. Data version ${snapshot.version}.</p>
 <table class="data"><tbody>

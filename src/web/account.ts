@@ -254,16 +254,16 @@ ${
 ${
   keys.length === 0
     ? html`<p>No keys yet.</p>`
-    : html`<div class="scroll" tabindex="0" role="region" aria-label="Your keys"><table class="data"><caption>Keys and calls in ${month}</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Calls this month</th><th scope="col">Status</th></tr></thead><tbody>
+    : html`<table class="data cards"><caption>Keys and calls in ${month}</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Calls this month</th><th scope="col">Status</th></tr></thead><tbody>
 ${keys.map(
   (k) =>
-    html`<tr><td>${k.name ?? '—'}</td><td><code>ri_${k.prefix}_…</code></td><td>${k.createdAt.slice(0, 10)}</td><td>${k.lastUsedAt ? k.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'}</td><td>${usage.get(k.prefix) ?? 0}</td><td>${
+    html`<tr><td data-label="Name">${k.name ?? '—'}</td><td data-label="Key"><code>ri_${k.prefix}_…</code></td><td data-label="Created">${k.createdAt.slice(0, 10)}</td><td data-label="Last used">${k.lastUsedAt ? k.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'}</td><td data-label="Calls this month">${usage.get(k.prefix) ?? 0}</td><td data-label="Status">${
       k.revokedAt
         ? `revoked ${k.revokedAt.slice(0, 10)}`
         : html`<form method="post" action="/account/keys/${k.prefix}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke key ${k.name ?? k.prefix}">Revoke</button></form>`
     }</td></tr>`,
 )}
-</tbody></table></div>`
+</tbody></table>`
 }
 <form class="stack" method="post" action="/account/keys">
 <label for="keyname">Name for a new key (optional)</label>

@@ -1,4 +1,5 @@
 import { type Html, html, raw } from './html.js';
+import { risText } from './numbers.js';
 
 /**
  * A line chart as server-side SVG (readable without JavaScript): one series over labelled
@@ -8,7 +9,7 @@ import { type Html, html, raw } from './html.js';
  */
 export function lineChart(
   points: readonly { label: string; value: number }[],
-  options: { title: string; unit: string; max?: number; partialTo?: string },
+  options: { title: string; unit: string; max?: number; partialTo?: string; format?: (v: number) => string },
 ): Html {
   const W = 720;
   const H = 240;
@@ -21,6 +22,7 @@ export function lineChart(
   const y = (v: number) => pad.top + innerH - (top === 0 ? 0 : (v / top) * innerH);
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => f * top);
   const every = Math.max(1, Math.ceil(points.length / 8));
+  const format = options.format ?? tick;
   const partial = options.partialTo !== undefined && points.length > 0;
   const solid = partial ? points.slice(0, -1) : points;
   const path = solid
@@ -35,7 +37,7 @@ export function lineChart(
     .map(
       (t) =>
         `<line x1="${pad.left}" x2="${W - pad.right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}" stroke="#d0d7de"/>` +
-        `<text x="${pad.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end" font-size="14" fill="#57606a">${fmt(t)}</text>`,
+        `<text x="${pad.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end" font-size="14" fill="#57606a">${tick(t)}</text>`,
     )
     .join('');
   // Every `every`-th period and the last, none too close to the last; every other one is
@@ -52,7 +54,7 @@ export function lineChart(
   const dots = points
     .map(
       (p, i) =>
-        `<circle cx="${x(i).toFixed(1)}" cy="${y(p.value).toFixed(1)}" r="3" ${partial && i === n ? 'fill="#fff" stroke="#0b5cad" stroke-width="2"' : 'fill="#0b5cad"'}><title>${escText(p.label)}${partial && i === n ? ` (to ${escText(options.partialTo!)})` : ''}: ${fmt(p.value)} ${escText(options.unit)}</title></circle>`,
+        `<circle cx="${x(i).toFixed(1)}" cy="${y(p.value).toFixed(1)}" r="3" ${partial && i === n ? 'fill="#fff" stroke="#0b5cad" stroke-width="2"' : 'fill="#0b5cad"'}><title>${escText(p.label)}${partial && i === n ? ` (to ${escText(options.partialTo!)})` : ''}: ${format(p.value)} ${escText(options.unit)}</title></circle>`,
     )
     .join('');
   return html`<figure>
@@ -68,8 +70,9 @@ function niceMax(v: number): number {
   return 10 * p;
 }
 
-function fmt(v: number): string {
-  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+/** An axis tick as short as it can be (0, 25, 2.5, 0.25): ticks are round numbers. */
+function tick(v: number): string {
+  return Number(v.toPrecision(3)).toString();
 }
 
 function escText(s: string): string {
@@ -96,7 +99,13 @@ export function openYearTo(
 export function historyChart<P extends { period: string }>(
   series: readonly P[],
   value: (point: P) => number,
-  options: { title: string; unit: string; max?: number; cutoff?: string | null },
+  options: {
+    title: string;
+    unit: string;
+    max?: number;
+    cutoff?: string | null;
+    format?: (v: number) => string;
+  },
 ): Html {
   const { cutoff, ...rest } = options;
   const partialTo = openYearTo(series, cutoff);
@@ -114,4 +123,10 @@ export const risByYear = (
   series: readonly { period: string; ris: number }[],
   cutoff?: string | null,
 ): Html =>
-  historyChart(series, (p) => p.ris, { title: `${name}: RIS by year`, unit: 'RIS', max: 100, cutoff });
+  historyChart(series, (p) => p.ris, {
+    title: `${name}: RIS by year`,
+    unit: 'RIS',
+    max: 100,
+    cutoff,
+    format: risText,
+  });

@@ -119,7 +119,12 @@ ${howToRead(deps.edition)}
 <tr><th scope="row">Papers naming it (all years)</th><td>${countText(e.paper_count)}</td></tr>
 </tbody></table>
 ${risByYear(e.name, series, cutoff)}
-${historyChart(series, (p) => p.ri, { title: `${e.name}: RI by year (papers per 10,000)`, unit: 'RI', cutoff })}
+${historyChart(series, (p) => p.ri, {
+  title: `${e.name}: RI by year (papers per 10,000)`,
+  unit: 'RI',
+  cutoff,
+  format: riText,
+})}
 ${
   papers
     ? paperList(papers.papers, papers.total_ranked, {

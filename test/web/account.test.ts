@@ -84,7 +84,7 @@ describe('accounts on the web: sign in by emailed link, keys, usage', () => {
     const listed = await (await browser.get('/account')).text();
     expect(listed).not.toContain(key); // shown once only
     const row = new RegExp(
-      `<tr><td>laptop</td><td><code>ri_${prefix}_…</code></td><td>[^<]+</td><td>[^<]+</td><td>(\\d+)</td>`,
+      `<tr><td data-label="Name">laptop</td><td data-label="Key"><code>ri_${prefix}_…</code></td><td[^>]*>[^<]+</td><td[^>]*>[^<]+</td><td[^>]*>(\\d+)</td>`,
     ).exec(listed);
     expect(row?.[1]).toBe('2');
 

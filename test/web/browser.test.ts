@@ -175,6 +175,10 @@ describe.skipIf(!HAVE_BROWSER && process.env.REQUIRE_BROWSER !== '1')('the pages
     const email = 'browser.professional@example.org';
     await signInByMail(reader, sink.mails, email);
     await served.ctx.state.setPlan(email, 'professional');
+    // A key, so the account page shows its table of keys (with the Revoke buttons).
+    const account = await (await reader.get('/account')).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(account)![1]!;
+    expect((await reader.post('/account/keys', { name: 'phone', csrf })).status).toBe(201);
     const session = [{ name: 'ri_session', value: reader.cookies.get('ri_session')! }];
     const search = (await (
       await fetch(`${base}/v1/subjects/search?q=oxygen%20evolution`, {

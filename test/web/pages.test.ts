@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { risText, riText } from '../../src/web/numbers.js';
 import { bearer } from '../helpers/app.js';
 import { Browser, signInByMail, smtpSink } from '../helpers/web.js';
 import { servedSample } from '../helpers/x402.js';
@@ -102,6 +103,51 @@ describe('the element page for each reader', () => {
     expect((await readers.visitor.get('/elements/Fe/papers.csv')).status).toBe(401);
     expect((await readers.free.get('/elements/Fe/papers.csv')).status).toBe(403);
     expect((await readers.free.get(`/subjects/topic/${topic}/papers.csv`)).status).toBe(403);
+  });
+});
+
+describe('every page', () => {
+  it('has the search box, and writes RI, RIS and HRI one way', async () => {
+    for (const path of [
+      '/',
+      '/elements/Fe',
+      `/subjects/topic/${topic}`,
+      '/subjects/search?q=oxygen',
+      '/research?q=x',
+      '/lab?q=Ni',
+      '/pricing',
+      '/account',
+      '/docs/errors',
+    ])
+      for (const reader of ['visitor', 'personal'] as const)
+        expect(await text(reader, path), `${reader} ${path}`).toMatch(SEARCH_BOX);
+    const fe = (await (await fetch(`${base}/v1/elements/Fe`, bearer(served.ctx.keys.personal))).json()) as {
+      ri: number;
+      ris: number;
+      hri: number;
+    };
+    const page = await text('personal', '/elements/Fe');
+    expect(page).toContain(`<th scope="row">RI (research intensity)</th><td>${riText(fe.ri)}</td>`);
+    expect(page).toContain(`<th scope="row">RIS (research intensity score)</th><td>${risText(fe.ris)}</td>`);
+    expect(page).toContain(
+      `<th scope="row">HRI (high-impact research intensity)</th><td>${riText(fe.hri)}</td>`,
+    );
+    const home = await text('visitor', '/');
+    expect(home).toContain(`Iron: RIS ${risText(fe.ris)}, RI ${riText(fe.ri)},`);
+  });
+
+  it('draws the year open at the data cut-off as partial on element and subject charts', async () => {
+    const versions = (await (await fetch(`${base}/v1/versions`)).json()) as {
+      versions: { data_version: string; cutoff_date: string | null }[];
+    };
+    const cutoff = versions.versions.find((v) => v.cutoff_date)!.cutoff_date!;
+    expect(cutoff.endsWith('-12-31')).toBe(false); // the sample's corpus ends inside a year
+    const year = cutoff.slice(0, 4);
+    for (const path of ['/elements/Fe', `/subjects/topic/${topic}`]) {
+      const page = await text('personal', path);
+      expect(page, path).toContain(`(*${year}: papers to ${cutoff} only, a partial period, dashed)`);
+      expect(page, path).toContain('stroke-dasharray="5 4"');
+    }
   });
 });
 

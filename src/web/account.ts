@@ -66,6 +66,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
       deps.limiter.hit(`signin:ip:${deps.clientIp(c)}`, SIGN_IN_LIMITS.perIp, hour),
     ]);
     const refused = !byEmail.allowed ? byEmail : !byIp.allowed ? byIp : null;
+    if (refused) deps.log('sign-in mail refused: hourly limit', { by: !byEmail.allowed ? 'email' : 'ip' });
     if (refused)
       return c.html(
         page(
@@ -159,7 +160,26 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     const session = await sessions.current(c);
     if (!session) return c.redirect('/account', 303);
     if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
-    await state.revokeKey(c.req.param('prefix'), session.accountId);
+    const prefix = c.req.param('prefix');
+    // Revoking cannot be undone: the first press asks, the confirming form revokes.
+    if (form.confirm !== 'yes') {
+      const key = (await state.listKeys({ accountId: session.accountId })).find(
+        (k) => k.prefix === prefix && !k.revokedAt,
+      );
+      if (!key) return c.redirect('/account', 303);
+      return c.html(
+        page(
+          'Revoke a key',
+          html`<h1>Revoke key ${key.name ?? prefix}?</h1>
+<p>Calls with <code>ri_${prefix}_…</code> are refused from the moment it is revoked, by every replica. This cannot be undone; a new key can be made at any time.</p>
+<form class="stack" method="post" action="/account/keys/${prefix}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="confirm" value="yes"><button type="submit">Yes, revoke it</button></form>
+<p><a href="/account">No, keep it</a></p>`,
+        ),
+        200,
+        PRIVATE,
+      );
+    }
+    await state.revokeKey(prefix, session.accountId);
     return c.redirect('/account', 303);
   });
 

@@ -88,7 +88,20 @@ describe('accounts on the web: sign in by emailed link, keys, usage', () => {
     ).exec(listed);
     expect(row?.[1]).toBe('2');
 
-    const revoked = await browser.post(`/account/keys/${prefix}/revoke`, { csrf: hidden(listed, 'csrf') });
+    // The first press asks; nothing is revoked until the confirming form is sent.
+    const asked = await browser.post(`/account/keys/${prefix}/revoke`, { csrf: hidden(listed, 'csrf') });
+    expect(asked.status).toBe(200);
+    const question = await asked.text();
+    expect(question).toContain('<h1>Revoke key laptop?</h1>');
+    expect(question).toContain('<input type="hidden" name="confirm" value="yes">');
+    const still = await fetch(`${base}/v1/elements/Fe/history`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(still.status).toBe(200);
+    const revoked = await browser.post(`/account/keys/${prefix}/revoke`, {
+      csrf: hidden(listed, 'csrf'),
+      confirm: 'yes',
+    });
     expect(revoked.status).toBe(303);
     const after = await fetch(`${base}/v1/elements/Fe/history`, {
       headers: { authorization: `Bearer ${key}` },

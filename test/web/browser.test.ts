@@ -247,6 +247,9 @@ describe.skipIf(!HAVE_BROWSER && process.env.REQUIRE_BROWSER !== '1')('the pages
     expect((await call()).status).toBe(200);
     await page.goto(`${base}/account`);
     await page.click(`button[aria-label="Revoke key from the browser"]`);
+    await expect.poll(() => page.textContent('h1')).toBe('Revoke key from the browser?');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.click('text=Yes, revoke it');
     await page.waitForURL(`${base}/account`);
     expect(await page.textContent('main')).toMatch(/revoked \d{4}-/);
     const refused = await call();

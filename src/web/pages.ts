@@ -82,7 +82,7 @@ export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void 
         )}</div></div>
 ${howToRead(deps.edition)}
 <h2>Use the data</h2>
-<ul><li>REST API: <a href="/docs">reference</a>, <a href="/v1/elements">/v1/elements</a> (free, no key).</li>
+<ul><li>REST API: <a href="/docs">reference</a>, <a href="/v1/elements">/v1/elements</a> (free, no key; as a spreadsheet: <a href="/v1/elements?format=csv">CSV</a>).</li>
 <li>MCP tool server for AI agents: <code>${deps.publicUrl}/mcp</code>; agent skill: <a href="/skill.md">skill.md</a>, <a href="/v1/skill">download</a>.</li>
 <li>Plans and per-call prices: <a href="/pricing">pricing</a>.</li></ul>`;
         return page('Periodic table', body, {
@@ -231,7 +231,7 @@ function elementApi(symbol: string, session: WebSession | null, deps: WebDeps): 
   const opens = (level: 'personal' | 'professional') =>
     plan !== null && planAllows(plan, level, deps.edition);
   const lines: Html[] = [
-    html`<li>Its scores as JSON: <a href="/v1/elements/${symbol}">/v1/elements/${symbol}</a> (free, no key).</li>`,
+    html`<li>Its scores as JSON: <a href="/v1/elements/${symbol}">/v1/elements/${symbol}</a> (free, no key), with every element's as <a href="/v1/elements?format=csv">CSV</a>.</li>`,
     html`<li>Its history by year: <code>/v1/elements/${symbol}/history</code>, with any key${plan === null ? html` (a free account: <a href="/account">sign in</a>)` : ''}; by month ${opens('personal') ? 'with your key' : html`with ${requiredName('personal', deps.edition)}`}; by day ${opens('professional') ? 'with your key' : html`with ${requiredName('professional', deps.edition)}`} (<code>resolution=monthly</code>, <code>daily</code>; <code>format=csv</code> for CSV).</li>`,
     html`<li>Its top papers: <code>/v1/elements/${symbol}/papers?limit=100</code>, ${opens('personal') ? 'with your key' : html`with ${requiredName('personal', deps.edition)} (<a href="/pricing#plans">plans</a>)`}.</li>`,
   ];

@@ -136,6 +136,27 @@ describe('every page', () => {
     expect(home).toContain(`Iron: RIS ${risText(fe.ris)}, RI ${riText(fe.ri)},`);
   });
 
+  it('links only to pages that answer 200, for a visitor and a plan holder alike', async () => {
+    const failures: string[] = [];
+    for (const reader of ['visitor', 'personal'] as const) {
+      const links = new Set<string>();
+      for (const path of [
+        '/',
+        '/elements/Fe',
+        `/subjects/topic/${topic}`,
+        '/subjects/search?q=oxygen',
+        '/pricing',
+      ])
+        for (const m of (await text(reader, path)).matchAll(/href="(\/[^"]*)"/g))
+          links.add(m[1]!.replaceAll('&amp;', '&'));
+      for (const link of links) {
+        const r = await readers[reader].get(link);
+        if (r.status !== 200) failures.push(`${reader} ${r.status} ${link}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
   it('draws the year open at the data cut-off as partial on element and subject charts', async () => {
     const versions = (await (await fetch(`${base}/v1/versions`)).json()) as {
       versions: { data_version: string; cutoff_date: string | null }[];

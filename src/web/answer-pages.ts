@@ -295,7 +295,7 @@ export function gated(
   session: WebSession | null,
 ): Html {
   return html`<h1>${title}</h1>
-<p>The answer holds ${what}. It is shown here with ${needs}, and answered by the API at <code>${apiPath}</code> (with a key on that plan${session ? '' : ', or paid per call where this server takes payments'}) and to AI agents through the MCP tool server.</p>
+<p>The answer holds ${what}. The API answers it at <code>${apiPath}</code> (with a key on ${needs}${session ? '' : ', or paid per call where this server takes payments'}), and AI agents get it through the MCP tool server.</p>
 ${planNote('answers like this', needs, session)}
 <p><a href="/">The periodic table</a> is free.</p>`;
 }

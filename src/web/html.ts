@@ -133,7 +133,7 @@ table.data button{padding:.15rem .5rem}
 input.key{width:100%;max-width:40rem;font-family:ui-monospace,monospace}
 code{overflow-wrap:anywhere}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-ol.papers li{margin:.3rem 0}
+main li{margin:.4rem 0}
 .plans{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1rem;margin:1rem 0}
 .plan{border:1px solid var(--line);border-radius:6px;padding:.25rem 1rem}
 .plan h3{margin:.5rem 0 0}

@@ -17,7 +17,7 @@ import {
   sessionAllows,
   sessionViewer,
 } from './answer-pages.js';
-import { historyChart, risByYear } from './chart.js';
+import { historyChart, openYearTo, risByYear } from './chart.js';
 import { type Html, html, page, SITE_CSS } from './html.js';
 import { countText, risText, riText } from './numbers.js';
 import { PAPERS_SHOWN, type PaperEntry, paperList, planNote } from './parts.js';
@@ -68,10 +68,16 @@ export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void 
           const s = yearly?.get(e.symbol) ?? { ri: e.ri, ris: e.ris, papers: e.paper_count };
           return { e, ...s, ...position(e) };
         });
+        // The year still open at the data's cut-off is named as partial wherever it is offered.
+        const openTo = openYearTo(
+          years.map((period) => ({ period })),
+          snapshot.meta.cutoff_date,
+        );
+        const open = openTo ? openTo.slice(0, 4) : null;
         const body = html`<h1>Research intensity of the elements${year ? ` in ${year}` : ''}</h1>
-<p class="muted">Each element coloured by RIS, its research intensity score (0-100, log scale, relative to the most-researched element), ${year ? `for papers published in ${year}` : `for the 12 months to ${snapshot.meta.window_end}`}. Data version ${snapshot.version}.</p>
+<p class="muted">Each element coloured by RIS, its research intensity score (0-100, log scale, relative to the most-researched element), ${year ? `for papers published in ${year}${year === open ? ` (a partial year: papers to ${openTo})` : ''}` : `for the 12 months to ${snapshot.meta.window_end}`}. Data version ${snapshot.version}.</p>
 <form class="year" method="get" action="/"><label for="year">Year</label>
-<select id="year" name="year"><option value="">Last 12 months</option>${years.map((y) => html`<option value="${y}"${y === year ? html` selected` : html``}>${y}</option>`)}</select>
+<select id="year" name="year"><option value="">Last 12 months</option>${years.map((y) => html`<option value="${y}"${y === year ? html` selected` : html``}>${y}${y === open ? ` (to ${openTo})` : ''}</option>`)}</select>
 <button type="submit">Show</button>${navYears(years, year)}</form>
 <div class="legend" aria-label="Legend: RIS">RIS: ${BINS.map((lower, i) => html`<span><i class="b${i}"></i> ${i === BINS.length - 1 ? `${lower}+` : `${lower}-${BINS[i + 1]}`}</span>`)}</div>
 <div class="ptable-wrap" tabindex="0" role="region" aria-label="Periodic table (scrolls sideways on a narrow screen)"><div class="ptable">${cells.map(

@@ -164,6 +164,9 @@ describe('every page', () => {
     const cutoff = versions.versions.find((v) => v.cutoff_date)!.cutoff_date!;
     expect(cutoff.endsWith('-12-31')).toBe(false); // the sample's corpus ends inside a year
     const year = cutoff.slice(0, 4);
+    // The table offers the open year as partial, and says so when it is chosen.
+    expect(await text('visitor', '/')).toContain(`<option value="${year}">${year} (to ${cutoff})</option>`);
+    expect(await text('visitor', `/?year=${year}`)).toContain(`(a partial year: papers to ${cutoff})`);
     for (const path of ['/elements/Fe', `/subjects/topic/${topic}`]) {
       const page = await text('personal', path);
       expect(page, path).toContain(`(*${year}: papers to ${cutoff} only, a partial period, dashed)`);

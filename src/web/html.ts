@@ -110,7 +110,7 @@ table.data{border-collapse:collapse;margin:1rem 0}
 .scroll{overflow-x:auto;max-width:100%}
 table.data th,table.data td{border:1px solid var(--line);padding:.35rem .6rem;text-align:left}
 .ptable{display:grid;grid-template-columns:repeat(18,minmax(0,1fr));gap:3px;margin:1rem 0}
-.ptable a{position:relative;display:block;aspect-ratio:1/1;border-radius:4px;text-decoration:none;color:#111;padding:2px 3px;font-size:.7rem;border:1px solid rgba(0,0,0,.15)}
+.ptable a{position:relative;display:block;aspect-ratio:1/1;border-radius:4px;text-decoration:none;color:#111;padding:2px 3px;font-size:.75rem;border:1px solid rgba(0,0,0,.15)}
 .ptable a:hover::after,.ptable a:focus-visible::after{content:attr(data-tip);position:absolute;z-index:2;left:0;top:100%;margin-top:4px;white-space:nowrap;background:#1b1f24;color:#fff;padding:.3rem .5rem;border-radius:4px;font-size:.8rem;font-weight:400;pointer-events:none}
 .ptable a b{display:block;font-size:1.05rem;line-height:1.1}
 .ptable a span{display:block}
@@ -132,7 +132,7 @@ table.data button{padding:.15rem .5rem}
 .newkey{border:2px solid #1a7f37;padding:.5rem 1rem;border-radius:6px;background:#f0fff4}
 input.key{width:100%;max-width:40rem;font-family:ui-monospace,monospace}
 code{overflow-wrap:anywhere}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;font-size:1rem}
 main li{margin:.4rem 0}
 .plans{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1rem;margin:1rem 0}
 .plan{border:1px solid var(--line);border-radius:6px;padding:.25rem 1rem}
@@ -145,5 +145,5 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
 dl.facts dd{margin:0}
 main a{overflow-wrap:anywhere}
 select,button,input{min-height:32px}
-@media (max-width:700px){svg.chart text{font-size:26px}svg.chart text.minor{display:none}svg.chart circle{r:6px}.ptable-wrap{overflow-x:auto}.ptable{grid-template-columns:repeat(18,2.4rem);width:max-content}.ptable a{padding:1px 2px}.ptable a b{font-size:.95rem}.ptable a span{font-size:.65rem}main{padding:.75rem}header.site{padding:.6rem .75rem}form.search input{flex:1 1 8rem}table.data th,table.data td{padding:.3rem .4rem}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.cards tr{border:1px solid var(--line);margin:.5rem 0}table.cards td{border:0}table.cards td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}}
+@media (max-width:700px){svg.chart text{font-size:26px}svg.chart text.minor{display:none}svg.chart circle{r:6px}.ptable-wrap{overflow-x:auto}.ptable{grid-template-columns:repeat(18,2.4rem);width:max-content}.ptable a{padding:1px 2px}.ptable a b{font-size:.95rem}.ptable a span{font-size:.75rem}main{padding:.75rem}header.site{padding:.6rem .75rem}form.search input{flex:1 1 8rem}table.data th,table.data td{padding:.3rem .4rem}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.cards tr{border:1px solid var(--line);margin:.5rem 0}table.cards td{border:0}table.cards td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}}
 `;

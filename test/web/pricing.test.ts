@@ -134,6 +134,26 @@ describe('/pricing', () => {
   });
 });
 
+describe('the older edition (EDITION=enterprise)', () => {
+  it('offers Free and Enterprise, at the configured price, and the pages name Enterprise as the plan needed', async () => {
+    const older = await servedSample({
+      EDITION: 'enterprise',
+      PLAN_PRICE_ENTERPRISE_USD: 500,
+      OPERATOR_EMAIL: OPERATOR,
+    });
+    try {
+      const pricing = await (await fetch(`${older.server.base}/pricing`)).text();
+      expect(section(pricing, 'enterprise')).toContain('<p class="price">500.00 USD a month</p>');
+      expect(pricing).not.toContain('id="plan-personal"');
+      const fe = await (await fetch(`${older.server.base}/elements/Fe`)).text();
+      expect(fe).toContain('Shown with the Enterprise plan');
+      expect(fe).not.toContain('Personal plan');
+    } finally {
+      await older.close();
+    }
+  });
+});
+
 describe('the pricing configuration', () => {
   it('reads plan prices as numbers and checks the operator address', () => {
     const config = loadConfig({ PLAN_PRICE_PERSONAL_USD: '19.5', OPERATOR_EMAIL: 'ops@example.org' });

@@ -219,7 +219,7 @@ ${asJson(apiPath)}`,
       if (q.trim() === '')
         return allowed
           ? askForm('/research', 'Research a question', 'Your question, in words or terms')
-          : html`<h1>Research a question</h1><p>Research answers ${what}.</p>${planNote('research answers', requiredName('personal', deps.edition), session)}`;
+          : html`<h1>Research a question</h1><p>A research answer holds ${what}.</p>${planNote('research answers', requiredName('personal', deps.edition), session)}`;
       if (!allowed)
         return {
           title: `Research: ${q}`,
@@ -255,7 +255,7 @@ ${asJson(apiPath)}`,
       if (q.trim() === '')
         return allowed
           ? askForm('/lab', 'Lab query', 'A filter, for example: Ni AND Fe AND "oxygen evolution"')
-          : html`<h1>Lab queries</h1><p>A lab query answers ${what}.</p>${deps.lab ? planNote('lab queries', requiredName('professional', deps.edition), session) : html`<p>This server has no lab.</p>`}`;
+          : html`<h1>Lab queries</h1><p>A lab query gets ${what}.</p>${deps.lab ? planNote('lab queries', requiredName('professional', deps.edition), session) : html`<p>This server has no lab.</p>`}`;
       if (!deps.lab || !allowed)
         return {
           title: `Lab query: ${q}`,

@@ -235,6 +235,11 @@ describe('search, research and lab pages for each reader', () => {
         const page = await text(reader, path);
         expect(emptyHeadings(page), `${reader} ${path}`).toEqual([]);
         expect(page).not.toMatch(/This answer is resolves/);
+        expect(page).toMatch(
+          path === '/research'
+            ? /A research answer holds the research communities/
+            : /A lab query gets a binding quote/,
+        );
       }
       const research = await text(reader, '/research?q=oxygen%20evolution%20nickel');
       expect(research).toContain('<h1>Research: oxygen evolution nickel</h1>');

@@ -43,7 +43,7 @@ const MESSAGE_MAX = 2000;
 
 /** What each plan opens beyond the one below it, as a reader reads it. */
 const OPENS: Record<Plan, string> = {
-  free: 'Element history by year, subject search (keywords and paper counts too on the pages), yearly CSV.',
+  free: 'API keys; element history by year (JSON or CSV); subject search, with keywords and paper counts on the pages too.',
   personal:
     'HRI; topics and keywords (scores, history, routed elements); top papers of elements and subjects (20 on the pages, 100 by CSV and API); monthly history; research.',
   professional: 'Daily element history; the lab (quotes and runs).',

@@ -20,6 +20,7 @@ const UNIT = [
   'test/scoring/ranking-comparator.test.ts',
   'test/tagging/**/*.test.ts',
   'test/house/**/*.test.ts',
+  'test/web/charts-numbers.test.ts',
 ];
 const E2E = [
   'test/ops/**/*.test.ts',

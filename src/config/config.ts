@@ -109,8 +109,18 @@ const EnvSchema = z.object({
     .string()
     .regex(/^smtps?:\/\//, 'must be smtp://... or smtps://...')
     .optional(),
-  /** The From of sign-in mail. */
+  /** The From of sign-in mail and plan requests. */
   MAIL_FROM: z.string().min(3).default('Research Intensity <no-reply@localhost>'),
+  /**
+   * The operator's address: where plan requests from /pricing are mailed (Reply-To the reader),
+   * and the contact /pricing shows. Unset: with SMTP_URL, no request form; without, requests are
+   * printed on the server's standard error, as sign-in mail is.
+   */
+  OPERATOR_EMAIL: z.string().email().optional(),
+  /** Each plan's monthly price in USD, shown on /pricing; unset: "on request". */
+  PLAN_PRICE_PERSONAL_USD: z.coerce.number().min(0).max(1_000_000).optional(),
+  PLAN_PRICE_PROFESSIONAL_USD: z.coerce.number().min(0).max(1_000_000).optional(),
+  PLAN_PRICE_ENTERPRISE_USD: z.coerce.number().min(0).max(1_000_000).optional(),
   /** The OpenAlex API that `ri pull` reads, and the key it sends as `api_key`. */
   OPENALEX_API_URL: z.string().url().default('https://api.openalex.org'),
   OPENALEX_API_KEY: z.string().min(1).optional(),

@@ -18,6 +18,7 @@ import { registerAccount } from '../web/account.js';
 import { registerDocs } from '../web/docs.js';
 import { createMailer } from '../web/mailer.js';
 import { registerPages } from '../web/pages.js';
+import { registerPricing } from '../web/pricing.js';
 import { securityHeaders } from '../web/security-headers.js';
 import { WebSessions } from '../web/session.js';
 import { takeAnswerHeaders } from './answer-headers.js';
@@ -188,20 +189,44 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
     publicUrl: deps.config.publicUrl,
     edition: deps.config.EDITION,
     payments: paymentsOn,
-    paymentNetworks: () => (paymentsOn ? deps.payments!.offeredNow.map((n) => NETWORKS[n].label) : []),
     sessions,
     lab,
     ...(deps.heavy ? { heavy: deps.heavy } : {}),
   });
+  const mailer =
+    deps.mailer ??
+    createMailer({
+      smtpUrl: deps.config.SMTP_URL,
+      from: deps.config.MAIL_FROM,
+    });
+  registerPricing(app, {
+    sessions,
+    mailer,
+    limiter,
+    publicUrl: deps.config.publicUrl,
+    edition: deps.config.EDITION,
+    payments: paymentsOn,
+    paymentNetworks: () => (paymentsOn ? deps.payments!.offeredNow.map((n) => NETWORKS[n].label) : []),
+    planPrices: {
+      ...(deps.config.PLAN_PRICE_PERSONAL_USD === undefined
+        ? {}
+        : { personal: deps.config.PLAN_PRICE_PERSONAL_USD }),
+      ...(deps.config.PLAN_PRICE_PROFESSIONAL_USD === undefined
+        ? {}
+        : { professional: deps.config.PLAN_PRICE_PROFESSIONAL_USD }),
+      ...(deps.config.PLAN_PRICE_ENTERPRISE_USD === undefined
+        ? {}
+        : { enterprise: deps.config.PLAN_PRICE_ENTERPRISE_USD }),
+    },
+    operatorEmail: deps.config.OPERATOR_EMAIL ?? null,
+    smtp: deps.config.SMTP_URL !== undefined,
+    clientIp: (c) => clientIp(c, deps.config.TRUST_PROXY),
+    log,
+  });
   registerAccount(app, {
     state: deps.state,
     sessions,
-    mailer:
-      deps.mailer ??
-      createMailer({
-        smtpUrl: deps.config.SMTP_URL,
-        from: deps.config.MAIL_FROM,
-      }),
+    mailer,
     limiter,
     usage,
     publicUrl: deps.config.publicUrl,

@@ -30,9 +30,10 @@ export const SIGN_IN_TTL_MS = 15 * 60 * 1000;
 /** Sign-in mails asked for, per address and per client address, each hour. */
 export const SIGN_IN_LIMITS = { perEmail: 5, perIp: 20 };
 const KEY_NAME_MAX = 60;
-const EMAIL = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;]+\.[^\s@<>()",;]+$/;
+/** An address the pages take (sign-in, plan requests): one @, a dot in the domain, no spaces or brackets. */
+export const EMAIL = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;]+\.[^\s@<>()",;]+$/;
 
-const PRIVATE = { 'cache-control': 'no-store' };
+export const PRIVATE = { 'cache-control': 'no-store' };
 
 /**
  * The account page: sign in by an emailed link (no password), a free account made at the first
@@ -65,6 +66,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
       deps.limiter.hit(`signin:ip:${deps.clientIp(c)}`, SIGN_IN_LIMITS.perIp, hour),
     ]);
     const refused = !byEmail.allowed ? byEmail : !byIp.allowed ? byIp : null;
+    if (refused) deps.log('sign-in mail refused: hourly limit', { by: !byEmail.allowed ? 'email' : 'ip' });
     if (refused)
       return c.html(
         page(
@@ -158,7 +160,26 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     const session = await sessions.current(c);
     if (!session) return c.redirect('/account', 303);
     if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
-    await state.revokeKey(c.req.param('prefix'), session.accountId);
+    const prefix = c.req.param('prefix');
+    // Revoking cannot be undone: the first press asks, the confirming form revokes.
+    if (form.confirm !== 'yes') {
+      const key = (await state.listKeys({ accountId: session.accountId })).find(
+        (k) => k.prefix === prefix && !k.revokedAt,
+      );
+      if (!key) return c.redirect('/account', 303);
+      return c.html(
+        page(
+          'Revoke a key',
+          html`<h1>Revoke key ${key.name ?? prefix}?</h1>
+<p>Calls with <code>ri_${prefix}_…</code> are refused from the moment it is revoked, by every replica. This cannot be undone; a new key can be made at any time.</p>
+<form class="stack" method="post" action="/account/keys/${prefix}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="confirm" value="yes"><button type="submit">Yes, revoke it</button></form>
+<p><a href="/account">No, keep it</a></p>`,
+        ),
+        200,
+        PRIVATE,
+      );
+    }
+    await state.revokeKey(prefix, session.accountId);
     return c.redirect('/account', 303);
   });
 
@@ -184,7 +205,7 @@ async function findOrCreateAccount(state: StateStore, email: string) {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any route's context
-async function readForm(c: Context<any, any, any>): Promise<Record<string, unknown>> {
+export async function readForm(c: Context<any, any, any>): Promise<Record<string, unknown>> {
   const type = c.req.header('content-type') ?? '';
   if (!type.startsWith('application/x-www-form-urlencoded') && !type.startsWith('multipart/form-data'))
     return {};
@@ -196,7 +217,7 @@ async function readForm(c: Context<any, any, any>): Promise<Record<string, unkno
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any route's context
-function formExpired(c: Context<any, any, any>) {
+export function formExpired(c: Context<any, any, any>) {
   return c.html(
     page(
       'Form expired',
@@ -253,16 +274,16 @@ ${
 ${
   keys.length === 0
     ? html`<p>No keys yet.</p>`
-    : html`<div class="scroll" tabindex="0" role="region" aria-label="Your keys"><table class="data"><caption>Keys and calls in ${month}</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Calls this month</th><th scope="col">Status</th></tr></thead><tbody>
+    : html`<table class="data cards"><caption>Keys and calls in ${month}</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Calls this month</th><th scope="col">Status</th></tr></thead><tbody>
 ${keys.map(
   (k) =>
-    html`<tr><td>${k.name ?? '—'}</td><td><code>ri_${k.prefix}_…</code></td><td>${k.createdAt.slice(0, 10)}</td><td>${k.lastUsedAt ? k.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'}</td><td>${usage.get(k.prefix) ?? 0}</td><td>${
+    html`<tr><td data-label="Name">${k.name ?? '—'}</td><td data-label="Key"><code>ri_${k.prefix}_…</code></td><td data-label="Created">${k.createdAt.slice(0, 10)}</td><td data-label="Last used">${k.lastUsedAt ? k.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'}</td><td data-label="Calls this month">${usage.get(k.prefix) ?? 0}</td><td data-label="Status">${
       k.revokedAt
         ? `revoked ${k.revokedAt.slice(0, 10)}`
         : html`<form method="post" action="/account/keys/${k.prefix}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke key ${k.name ?? k.prefix}">Revoke</button></form>`
     }</td></tr>`,
 )}
-</tbody></table></div>`
+</tbody></table>`
 }
 <form class="stack" method="post" action="/account/keys">
 <label for="keyname">Name for a new key (optional)</label>

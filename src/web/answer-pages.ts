@@ -1,16 +1,19 @@
 import type { Context, Env, Hono } from 'hono';
-import { type OperationId, operation, planAllows } from '../access/policy.js';
+import { type OperationId, operation, planAllows, requiredPlan } from '../access/policy.js';
 import type { WebSession } from '../access/state-store.js';
 import { ServiceError } from '../core/errors.js';
 import { subjectHistory } from '../core/history.js';
 import type { LabService } from '../core/lab-service.js';
+import { subjectPapers } from '../core/papers.js';
 import { LENSES, type ResearchAnswer } from '../core/research.js';
-import { findSubject, getSubject, type SubjectType, searchSubjects } from '../core/subjects.js';
+import { getSubject, type SubjectType, searchSubjects, subjectElements } from '../core/subjects.js';
 import { type Viewer, viewerFor } from '../core/viewer.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { risByYear } from './chart.js';
-import { type Html, html, page } from './html.js';
+import { Html, html, page } from './html.js';
+import { countText, risText, riText } from './numbers.js';
+import { PAPERS_SHOWN, paperList, planNote } from './parts.js';
 import type { WebSessions } from './session.js';
 import { withSnapshot } from './with-snapshot.js';
 
@@ -54,50 +57,77 @@ export function pageHeaders(session: WebSession | null): Record<string, string> 
     : { 'cache-control': 'public, max-age=300', vary: 'Cookie' };
 }
 
+/** What a page's render gives: its body, and what it says of itself to search engines and previews. */
+interface PageParts {
+  body: Html;
+  title?: string;
+  description?: string;
+  url?: string;
+}
+
+/** A subject's page on OpenAlex, where its record comes from. */
+const openAlexUrl = (type: SubjectType, id: string) =>
+  type === 'topic' ? `https://openalex.org/${id}` : `https://openalex.org/keywords/${encodeURIComponent(id)}`;
+
 /**
- * The canonical_urls of subject, search, research and lab answers. A visitor (or an account whose
- * plan does not open the answer) gets a page naming what it is and how to get it; an account whose
- * plan opens it gets the data, from the same core functions as the API.
+ * The canonical_urls of subject, search, research and lab answers. Every reader sees what is
+ * public (a subject's name, description, field and OpenAlex record; the question asked; topic
+ * names found by a search) and how to get the rest; an account whose plan opens the answer gets
+ * the data, from the same core functions and the same access table as the API.
  */
 export function registerAnswerPages<E extends Env>(app: Hono<E>, deps: AnswerPageDeps): void {
   const withData = async (
     c: AnyContext,
     title: string,
-    render: (snapshot: Snapshot, session: WebSession | null) => Html | Promise<Html>,
+    render: (snapshot: Snapshot, session: WebSession | null) => Html | PageParts | Promise<Html | PageParts>,
   ) => {
     const session = await deps.sessions.current(c);
     return withSnapshot(
       c,
       deps.snapshots,
-      async (snapshot) => c.html(page(title, await render(snapshot, session)), 200, pageHeaders(session)),
+      async (snapshot) => {
+        const out = await render(snapshot, session);
+        const parts: PageParts = out instanceof Html ? { body: out } : out;
+        return c.html(
+          page(parts.title ?? title, parts.body, {
+            ...(parts.description ? { description: parts.description } : {}),
+            ...(parts.url ? { url: parts.url } : {}),
+          }),
+          200,
+          pageHeaders(session),
+        );
+      },
       pageHeaders(session),
     );
   };
 
   app.get('/subjects/search', (c) => {
     const q = c.req.query('q') ?? '';
-    return withData(c, 'Subject search', (snapshot, session) => {
-      const apiPath = `/v1/subjects/search?${new URLSearchParams({ q })}`;
-      if (sessionAllows(session, 'searchSubjects', deps.edition) && q.trim() === '')
+    return withData(c, 'Search', (snapshot, session) => {
+      if (q.trim() === '')
         return askForm('/subjects/search', 'Search topics and keywords', 'Words to look for');
-      if (!sessionAllows(session, 'searchSubjects', deps.edition))
-        return gated(
-          `Subject search for “${q}”`,
-          'resolves free text to topics and keywords (subject_type and subject_id)',
-          apiPath,
-          'any key',
-          session,
-        );
+      const apiPath = `/v1/subjects/search?${new URLSearchParams({ q })}`;
+      const full = sessionAllows(session, 'searchSubjects', deps.edition);
+      // One search for every reader; a visitor is shown the topic names it finds (public, as
+      // each topic's page is), an account also the keywords, paper counts and why each matched.
       const answer = searchSubjects(snapshot, q, sessionViewer(session, deps));
-      return html`<h1>Subjects matching “${q}”</h1>
+      const results = full ? answer.results : answer.results.filter((r) => r.subject_type === 'topic');
+      const body = html`<h1>Topics${full ? ' and keywords' : ''} matching “${q}”</h1>
 ${
-  answer.results.length === 0
-    ? html`<p>No topic or keyword matches.</p>`
-    : html`<table class="data"><thead><tr><th scope="col">Subject</th><th scope="col">Type</th><th scope="col">Why it matched</th></tr></thead><tbody>
-${answer.results.map((r) => html`<tr><td><a href="/subjects/${r.subject_type}/${encodeURIComponent(r.subject_id)}">${r.name}</a></td><td>${r.subject_type}</td><td>${r.match}</td></tr>`)}
-</tbody></table>`
+  results.length === 0
+    ? html`<p>No ${full ? 'topic or keyword' : 'topic'} matches.</p>`
+    : full
+      ? html`<div class="scroll" tabindex="0" role="region" aria-label="Search results"><table class="data"><thead><tr><th scope="col">Subject</th><th scope="col">Type</th><th scope="col">Papers</th><th scope="col">Why it matched</th></tr></thead><tbody>
+${results.map((r) => html`<tr><td><a href="/subjects/${r.subject_type}/${encodeURIComponent(r.subject_id)}">${r.name}</a></td><td>${r.subject_type}</td><td>${countText(r.paper_count)}</td><td>${r.match}</td></tr>`)}
+</tbody></table></div>`
+      : html`<ul>${results.map((r) => html`<li><a href="/subjects/topic/${encodeURIComponent(r.subject_id)}">${r.name}</a></li>`)}</ul>`
 }
-${asJson(apiPath)}`;
+${
+  full
+    ? asJson(apiPath)
+    : html`<p class="gate">Keywords, paper counts and why each subject matched are shown to any signed-in account (free): <a href="/account">sign in</a>. The API answers the same search at <code>${apiPath}</code> with any key.</p>`
+}`;
+      return { body, title: `Search: ${q}` };
     });
   });
 
@@ -106,31 +136,75 @@ ${asJson(apiPath)}`;
       const type = c.req.param('type');
       if (type !== 'topic' && type !== 'keyword')
         throw new ServiceError('not_found', `No subject type '${type}'.`);
-      const row = findSubject(snapshot, type as SubjectType, c.req.param('id'));
-      const apiPath = `/v1/subjects/${type}/${encodeURIComponent(row.id)}`;
-      const label = `${type === 'topic' ? 'Topic' : 'Keyword'}: ${row.name}`;
-      if (!sessionAllows(session, 'getSubject', deps.edition))
-        return gated(
-          label,
-          'its RI, RIS, HRI, history, top papers and the elements it is routed to',
-          apiPath,
-          'the Personal plan',
-          session,
-        );
+      const allowed = sessionAllows(session, 'getSubject', deps.edition);
       const viewer = sessionViewer(session, deps);
-      const s = getSubject(snapshot, type as SubjectType, row.id, viewer);
-      const series = subjectHistory(snapshot, type as SubjectType, row.id, 'yearly', viewer).series;
-      return html`<h1>${label}</h1>
+      const s = getSubject(snapshot, type, c.req.param('id'), viewer);
+      const apiPath = `/v1/subjects/${type}/${encodeURIComponent(s.subject_id)}`;
+      const label = `${type === 'topic' ? 'Topic' : 'Keyword'}: ${s.name}`;
+      const facts = html`<h1>${label}</h1>
 ${s.description ? html`<p>${s.description}</p>` : html``}
+<dl class="facts">${[
+        ['Domain', s.domain],
+        ['Field', s.field],
+        ['Subfield', s.subfield],
+      ]
+        .filter(([, v]) => v)
+        .map(
+          ([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`,
+        )}<dt>OpenAlex</dt><dd><a href="${openAlexUrl(type, s.subject_id)}">${openAlexUrl(type, s.subject_id)}</a></dd></dl>`;
+      const parts = {
+        title: label,
+        description:
+          `${label}${s.field ? ` (${s.field})` : ''}: its research intensity (RI, RIS), history, top papers and the chemical elements it is routed to.${s.description ? ` ${s.description}` : ''}`.slice(
+            0,
+            300,
+          ),
+        url: `${deps.publicUrl}/subjects/${type}/${encodeURIComponent(s.subject_id)}`,
+      };
+      if (!allowed)
+        return {
+          ...parts,
+          body: html`${facts}
+<h2>Scores, history and papers</h2>
+${planNote(`its RI, RIS and HRI, its history by year, its top papers and the elements it is routed to`, requiredName('personal', deps.edition), session)}
+<p class="muted">From the API: <code>${apiPath}</code> and <code>${apiPath}/papers</code>${session ? '' : ', with a key on that plan or paid per call'}.</p>`,
+        };
+      const series = subjectHistory(snapshot, type, s.subject_id, 'yearly', viewer).series;
+      const papers = subjectPapers(
+        snapshot,
+        type,
+        s.subject_id,
+        { sort: 'impact', limit: PAPERS_SHOWN },
+        viewer,
+      );
+      let routed: Html;
+      try {
+        const answer = subjectElements(snapshot, type, s.subject_id, viewer);
+        routed = html`<ol>${answer.elements.map((e) => html`<li><a href="/elements/${e.symbol}">${e.name} (${e.symbol})</a>: ${(e.share * 100).toFixed(1)}%</li>`)}</ol>`;
+      } catch (e) {
+        if (!(e instanceof ServiceError) || e.code !== 'unknown_subject') throw e;
+        routed = html`<p>None of its papers names an element.</p>`;
+      }
+      return {
+        ...parts,
+        body: html`${facts}
 <table class="data"><tbody>
-<tr><th scope="row">RI</th><td>${s.ri.toFixed(4)}</td></tr>
-<tr><th scope="row">RIS</th><td>${s.ris.toFixed(2)}</td></tr>
-<tr><th scope="row">HRI</th><td>${s.hri === null ? '—' : s.hri.toFixed(4)}</td></tr>
-<tr><th scope="row">Papers</th><td>${s.paper_count}</td></tr>
+<tr><th scope="row">RI</th><td>${riText(s.ri)}</td></tr>
+<tr><th scope="row">RIS</th><td>${risText(s.ris)}</td></tr>
+<tr><th scope="row">HRI</th><td>${s.hri === null ? '—' : riText(s.hri)}</td></tr>
+<tr><th scope="row">Papers</th><td>${countText(s.paper_count)}</td></tr>
 </tbody></table>
-${risByYear(s.name, series)}
+${risByYear(s.name, series, snapshot.meta.cutoff_date)}
 <p class="muted">RIS compares ${type}s with ${type}s within one data version (${snapshot.version}).</p>
-${asJson(apiPath)}`;
+<h2 id="elements">Elements it is routed to</h2>
+<p class="muted">The share of its papers' weight on each element, of the total over all elements.</p>
+${routed}
+${paperList(papers.papers, papers.total_ranked, {
+  csvHref: `/subjects/${type}/${encodeURIComponent(s.subject_id)}/papers.csv`,
+  apiPath: `${apiPath}/papers?limit=100`,
+})}
+${asJson(apiPath)}`,
+      };
     }),
   );
 
@@ -139,30 +213,35 @@ ${asJson(apiPath)}`;
     const q = paper ?? c.req.query('q') ?? '';
     return withData(c, 'Research', async (snapshot, session) => {
       const apiPath = `/v1/research?${new URLSearchParams(paper ? { paper } : { q })}`;
-      if (sessionAllows(session, 'research', deps.edition) && q.trim() === '')
-        return askForm('/research', 'Research a question', 'Your question, in words or terms');
-      if (!sessionAllows(session, 'research', deps.edition))
-        return gated(
-          `Research: ${q}`,
-          'the research communities behind a question and three reading lists (foundational, now, newest)',
-          apiPath,
-          'the Personal plan',
-          session,
-        );
+      const allowed = sessionAllows(session, 'research', deps.edition);
+      const what =
+        'the research communities behind a question and three reading lists (foundational, now, newest)';
+      if (q.trim() === '')
+        return allowed
+          ? askForm('/research', 'Research a question', 'Your question, in words or terms')
+          : html`<h1>Research a question</h1><p>A research answer holds ${what}.</p>${planNote('research answers', requiredName('personal', deps.edition), session)}`;
+      if (!allowed)
+        return {
+          title: `Research: ${q}`,
+          body: gated(`Research: ${q}`, what, apiPath, requiredName('personal', deps.edition), session),
+        };
       const answer = await (deps.heavy ?? inThread).run<ResearchAnswer>(snapshot, {
         kind: 'research',
         request: { ...(paper ? { paper } : { q }), pageSize: 10, lenses: [...LENSES], page: 1 },
         viewer: sessionViewer(session, deps),
       });
-      return html`<h1>Research: ${answer.q}</h1>
-<p>${answer.matched_papers} matching papers.</p>
+      return {
+        title: `Research: ${answer.q}`,
+        body: html`<h1>Research: ${answer.q}</h1>
+<p>${countText(answer.matched_papers)} matching papers.</p>
 <h2>Communities</h2>
-${answer.communities.length === 0 ? html`<p>None found.</p>` : html`<ul>${answer.communities.map((m) => html`<li><a href="/subjects/topic/${encodeURIComponent(m.subject_id)}">${m.name}</a>: ${m.matching_papers} papers${m.rising ? ' (rising)' : ''}</li>`)}</ul>`}
+${answer.communities.length === 0 ? html`<p>None found.</p>` : html`<ul>${answer.communities.map((m) => html`<li><a href="/subjects/topic/${encodeURIComponent(m.subject_id)}">${m.name}</a>: ${countText(m.matching_papers)} papers${m.rising ? ' (rising)' : ''}</li>`)}</ul>`}
 ${LENSES.map((lens) => {
   const list = answer.lists[lens] ?? [];
-  return html`<h2>${lens[0]!.toUpperCase()}${lens.slice(1)}</h2>${list.length === 0 ? html`<p class="muted">None.</p>` : html`<ol>${list.map((p) => html`<li><a href="${p.link}">${p.title ?? p.doi ?? 'untitled'}</a>${p.year ? ` (${p.year})` : ''}${p.venue ? html` <span class="muted">${p.venue}</span>` : html``}</li>`)}</ol>`}`;
+  return html`<h2>${lens[0]!.toUpperCase()}${lens.slice(1)}</h2>${list.length === 0 ? html`<p class="muted">None.</p>` : html`<ol class="papers">${list.map((p) => html`<li><a href="${p.link}">${p.title ?? p.doi ?? 'untitled'}</a>${p.year ? ` (${p.year})` : ''}${p.venue ? html` <span class="muted">${p.venue}</span>` : html``}</li>`)}</ol>`}`;
 })}
-${asJson(apiPath)}`;
+${asJson(apiPath)}`,
+      };
     });
   });
 
@@ -170,30 +249,44 @@ ${asJson(apiPath)}`;
     const q = c.req.query('q') ?? '';
     return withData(c, 'Lab', async (snapshot, session) => {
       const apiPath = `/v1/lab/quote?${new URLSearchParams({ q })}`;
-      if (deps.lab && sessionAllows(session, 'labQuote', deps.edition) && q.trim() === '')
-        return askForm('/lab', 'Lab query', 'A filter, for example: Ni AND Fe AND "oxygen evolution"');
-      if (!deps.lab || !sessionAllows(session, 'labQuote', deps.edition))
-        return gated(
-          `Lab query: ${q}`,
-          'a binding quote (matches, years, communities, prices) and then the matching papers ranked by impact',
-          apiPath,
-          'the Professional plan',
-          session,
-        );
+      const allowed = deps.lab !== null && sessionAllows(session, 'labQuote', deps.edition);
+      const what =
+        'a binding quote (matches, years, communities, prices) and then the matching papers ranked by impact';
+      if (q.trim() === '')
+        return allowed
+          ? askForm('/lab', 'Lab query', 'A filter, for example: Ni AND Fe AND "oxygen evolution"')
+          : html`<h1>Lab queries</h1><p>A lab query gets ${what}.</p>${deps.lab ? planNote('lab queries', requiredName('professional', deps.edition), session) : html`<p>This server has no lab.</p>`}`;
+      if (!deps.lab || !allowed)
+        return {
+          title: `Lab query: ${q}`,
+          body: gated(`Lab query: ${q}`, what, apiPath, requiredName('professional', deps.edition), session),
+        };
       // A look at the quote: computed, not kept (a binding quote comes from the API).
       const quote = await deps.lab.quote(snapshot, q, sessionViewer(session, deps), { keep: false });
-      return html`<h1>Lab query: ${quote.query}</h1>
-<p>${quote.matches} matching papers${quote.sample.used ? ` (years and communities from a sample of ${quote.sample.size})` : ''}.</p>
+      return {
+        title: `Lab query: ${quote.query}`,
+        body: html`<h1>Lab query: ${quote.query}</h1>
+<p>${countText(quote.matches)} matching papers${quote.sample.used ? ` (years and communities from a sample of ${countText(quote.sample.size)})` : ''}.</p>
 <table class="data"><caption>Matching papers by year</caption><thead><tr><th scope="col">Year</th><th scope="col">Papers</th></tr></thead><tbody>
-${quote.years.map((y) => html`<tr><td>${y.year ?? 'unknown'}</td><td>${y.papers}</td></tr>`)}
+${quote.years.map((y) => html`<tr><td>${y.year ?? 'unknown'}</td><td>${countText(y.papers)}</td></tr>`)}
 </tbody></table>
-${quote.broader.length > 0 ? html`<p>Broader: ${quote.broader.map((b) => html`<a href="/lab?${new URLSearchParams({ q: b.query })}">${b.query}</a> (${b.matches}) `)}</p>` : html``}
-<p>For a binding quote and the papers themselves, call <code>${apiPath}</code> and then <code>POST /v1/lab/run</code> with the quote_id.</p>`;
+${quote.broader.length > 0 ? html`<p>Broader: ${quote.broader.map((b) => html`<a href="/lab?${new URLSearchParams({ q: b.query })}">${b.query}</a> (${countText(b.matches)}) `)}</p>` : html``}
+<p>For a binding quote and the papers themselves, call <code>${apiPath}</code> and then <code>POST /v1/lab/run</code> with the quote_id.</p>`,
+      };
     });
   });
 }
 
-/** A page for an answer the viewer cannot see: what it is, where to get it, and what it needs. */
+/** A plan tier's name in this edition, as a reader reads it ("the Personal plan"). */
+export function requiredName(level: 'personal' | 'professional', edition: 'full' | 'enterprise'): string {
+  const plan = requiredPlan(level, edition);
+  return `the ${plan[0]!.toUpperCase()}${plan.slice(1)} plan`;
+}
+
+/**
+ * A page for an answer the reader cannot see: the question asked, what the answer holds, where to
+ * get it, and what it needs. `what` is a noun phrase ("the research communities behind ...").
+ */
 export function gated(
   title: string,
   what: string,
@@ -202,8 +295,8 @@ export function gated(
   session: WebSession | null,
 ): Html {
   return html`<h1>${title}</h1>
-<p>This answer is ${what}. It is available from the API at <a href="${apiPath}"><code>${apiPath}</code></a> with ${needs} (<a href="/pricing">plans and per-call prices</a>, <a href="/account">keys</a>), and to AI agents through the MCP tool server.</p>
-${session ? html`<p>Your plan is ${session.plan}: it does not include this answer.</p>` : html`<p><a href="/account">Sign in</a> with an account whose plan includes it to see it here.</p>`}
+<p>The answer holds ${what}. The API answers it at <code>${apiPath}</code> (with a key on ${needs}${session ? '' : ', or paid per call where this server takes payments'}), and AI agents get it through the MCP tool server.</p>
+${planNote('answers like this', needs, session)}
 <p><a href="/">The periodic table</a> is free.</p>`;
 }
 
@@ -213,4 +306,4 @@ const askForm = (action: string, title: string, label: string) =>
 <form class="stack" method="get" action="${action}"><label for="q">${label}</label><input id="q" name="q" required maxlength="500"><button type="submit">Ask</button></form>`;
 
 const asJson = (apiPath: string) =>
-  html`<p class="muted">The same answer as JSON: <a href="${apiPath}"><code>${apiPath}</code></a> (with your key).</p>`;
+  html`<p class="muted">The same answer as JSON: <code>${apiPath}</code> (with your key).</p>`;

@@ -41,7 +41,8 @@ const DEFAULT_DESCRIPTION =
   'Research-intensity scores (RI, RIS, HRI) for the 118 chemical elements and for research topics and keywords, from a corpus of scientific papers (OpenAlex).';
 
 /**
- * Every page: one stylesheet from this server, no script, a nav to the places a visitor needs; a
+ * Every page: one stylesheet from this server, no script, a nav to the places a visitor needs and
+ * a search box (topic names for everyone, topics and keywords for a signed-in account); a
  * description and OpenGraph tags for search results and link previews (`url`: the page's own
  * address, its canonical link).
  */
@@ -70,7 +71,8 @@ ${url}<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <header class="site"><a class="brand" href="/">Research Intensity</a>
-<nav aria-label="Site"><a href="/">Periodic table</a><a href="/pricing">Pricing</a><a href="/docs">API</a><a href="/account">Account</a></nav></header>
+<nav aria-label="Site"><a href="/">Periodic table</a><a href="/pricing">Pricing</a><a href="/docs">API</a><a href="/account">Account</a></nav>
+<form class="search" role="search" method="get" action="/subjects/search"><label for="site-q">Search topics</label><input id="site-q" name="q" type="search" required maxlength="200"><button type="submit">Search</button></form></header>
 <main>
 ${body.text}
 </main>
@@ -95,7 +97,11 @@ a{color:var(--accent)}
 a:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
 header.site,footer.site{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;justify-content:space-between;padding:.75rem 1.25rem;border-bottom:1px solid var(--line)}
 footer.site{border-top:1px solid var(--line);border-bottom:0;color:var(--muted);font-size:.9rem}
-header.site nav{display:flex;gap:1rem;flex-wrap:wrap}
+header.site nav{display:flex;gap:.25rem 1rem;flex-wrap:wrap}
+header.site nav a,footer.site a{display:inline-block;min-height:24px;min-width:24px;text-align:center}
+main li>a,main td>a,main dd>a,p.back>a{display:inline-block;min-height:24px}
+form.search{display:flex;gap:.4rem;align-items:center;flex-wrap:wrap}
+form.search input{width:12rem;max-width:100%}
 .brand{font-weight:700;text-decoration:none;color:var(--ink)}
 main{max-width:1200px;margin:0 auto;padding:1rem 1.25rem}
 h1{font-size:1.6rem;margin:.5rem 0}
@@ -104,7 +110,7 @@ table.data{border-collapse:collapse;margin:1rem 0}
 .scroll{overflow-x:auto;max-width:100%}
 table.data th,table.data td{border:1px solid var(--line);padding:.35rem .6rem;text-align:left}
 .ptable{display:grid;grid-template-columns:repeat(18,minmax(0,1fr));gap:3px;margin:1rem 0}
-.ptable a{position:relative;display:block;aspect-ratio:1/1;border-radius:4px;text-decoration:none;color:#111;padding:2px 3px;font-size:.7rem;border:1px solid rgba(0,0,0,.15)}
+.ptable a{position:relative;display:block;aspect-ratio:1/1;border-radius:4px;text-decoration:none;color:#111;padding:2px 3px;font-size:.75rem;border:1px solid rgba(0,0,0,.15)}
 .ptable a:hover::after,.ptable a:focus-visible::after{content:attr(data-tip);position:absolute;z-index:2;left:0;top:100%;margin-top:4px;white-space:nowrap;background:#1b1f24;color:#fff;padding:.3rem .5rem;border-radius:4px;font-size:.8rem;font-weight:400;pointer-events:none}
 .ptable a b{display:block;font-size:1.05rem;line-height:1.1}
 .ptable a span{display:block}
@@ -115,16 +121,29 @@ table.data th,table.data td{border:1px solid var(--line);padding:.35rem .6rem;te
 .legend i{display:inline-block;width:1.2rem;height:1rem;border:1px solid rgba(0,0,0,.2);vertical-align:middle}
 form.year{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
 .chart{max-width:720px;width:100%;height:auto}
+figure{margin:1rem 0}
 form.stack{display:flex;flex-direction:column;gap:.4rem;max-width:28rem;margin:1rem 0}
 input,button{font:inherit;padding:.4rem .6rem;border:1px solid #8c959f;border-radius:4px}
 button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:pointer}
-button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
+button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
 table.data form{margin:0}
 table.data button{padding:.15rem .5rem}
 .problem{border-left:4px solid #b42318;padding:.4rem .8rem;background:#fef3f2}
 .newkey{border:2px solid #1a7f37;padding:.5rem 1rem;border-radius:6px;background:#f0fff4}
 input.key{width:100%;max-width:40rem;font-family:ui-monospace,monospace}
 code{overflow-wrap:anywhere}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-@media (max-width:700px){.ptable{gap:1px}.ptable a{font-size:.5rem;padding:1px}.ptable a b{font-size:.7rem}.ptable a span{display:none}}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;font-size:1rem}
+main li{margin:.4rem 0}
+.plans{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1rem;margin:1rem 0}
+.plan{border:1px solid var(--line);border-radius:6px;padding:.25rem 1rem}
+.plan h3{margin:.5rem 0 0}
+.plan .price{font-size:1.25rem;font-weight:700;margin:.25rem 0}
+a.ask{display:inline-block;padding:.35rem .7rem;border:1px solid var(--accent);border-radius:4px;font-weight:600;text-decoration:none;min-height:24px}
+textarea,select{font:inherit;padding:.4rem .6rem;border:1px solid #8c959f;border-radius:4px;max-width:100%}
+.gate{border-left:4px solid var(--accent);padding:.4rem .8rem;background:#f3f8fd}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
+dl.facts dd{margin:0}
+main a{overflow-wrap:anywhere}
+select,button,input{min-height:32px}
+@media (max-width:700px){svg.chart text{font-size:26px}svg.chart text.minor{display:none}svg.chart circle{r:6px}.ptable-wrap{overflow-x:auto}.ptable{grid-template-columns:repeat(18,2.4rem);width:max-content}.ptable a{padding:1px 2px}.ptable a b{font-size:.95rem}.ptable a span{font-size:.75rem}main{padding:.75rem}header.site{padding:.6rem .75rem}form.search input{flex:1 1 8rem}table.data th,table.data td{padding:.3rem .4rem}table.cards,table.cards tbody,table.cards tr,table.cards td,table.cards caption{display:block}table.cards caption{text-align:left;font-weight:600}table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.cards tr{border:1px solid var(--line);margin:.5rem 0}table.cards td{border:0}table.cards td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}}
 `;

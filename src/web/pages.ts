@@ -1,31 +1,32 @@
 import type { Context, Env, Hono } from 'hono';
-import {
-  isPriced,
-  LAB_DEPTHS,
-  LAB_LICENCE_ABOVE,
-  LAB_QUOTE_USD,
-  OPERATIONS,
-  PAID_CALL_RULE,
-  planLadder,
-  usdText,
-} from '../access/policy.js';
-import { type ElementScore, getElement, listElements } from '../core/elements.js';
-import { ERROR_CODES } from '../core/errors.js';
+import { type OperationId, planAllows } from '../access/policy.js';
+import type { WebSession } from '../access/state-store.js';
+import { canonicalSymbol, type ElementScore, getElement, listElements } from '../core/elements.js';
+import { ERROR_CODES, ServiceError } from '../core/errors.js';
 import { elementHistory } from '../core/history.js';
+import { elementPapers, subjectPapers } from '../core/papers.js';
 import type { Viewer } from '../core/viewer.js';
-import { priceInfo } from '../payments/discovery.js';
+import { CSV_TYPE, toCsv } from '../http/csv.js';
+import { papersTable } from '../http/routes/csv-tables.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { type AnswerPageDeps, pageHeaders, registerAnswerPages, sessionViewer } from './answer-pages.js';
-import { historyChart, risByYear } from './chart.js';
+import {
+  type AnswerPageDeps,
+  pageHeaders,
+  registerAnswerPages,
+  requiredName,
+  sessionAllows,
+  sessionViewer,
+} from './answer-pages.js';
+import { historyChart, openYearTo, risByYear } from './chart.js';
 import { type Html, html, page, SITE_CSS } from './html.js';
+import { countText, risText, riText } from './numbers.js';
+import { PAPERS_SHOWN, type PaperEntry, paperList, planNote } from './parts.js';
 import { registerSiteFiles } from './site-files.js';
 import { withSnapshot as servePage } from './with-snapshot.js';
 
 export interface WebDeps extends AnswerPageDeps {
   /** Whether this server takes per-call payments. */
   payments: boolean;
-  /** The networks per-call payments are offered on now (as the 402 terms and /.well-known/x402 say). */
-  paymentNetworks?: () => string[];
 }
 
 /** RIS bins for the table's colours: 0-100 in six steps. */
@@ -67,19 +68,27 @@ export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void 
           const s = yearly?.get(e.symbol) ?? { ri: e.ri, ris: e.ris, papers: e.paper_count };
           return { e, ...s, ...position(e) };
         });
+        // The year still open at the data's cut-off is named as partial wherever it is offered.
+        const openTo = openYearTo(
+          years.map((period) => ({ period })),
+          snapshot.meta.cutoff_date,
+        );
+        const open = openTo ? openTo.slice(0, 4) : null;
         const body = html`<h1>Research intensity of the elements${year ? ` in ${year}` : ''}</h1>
-<p class="muted">Each element coloured by RIS, its research intensity score (0-100, log scale, relative to the most-researched element), ${year ? `for papers published in ${year}` : `for the 12 months to ${snapshot.meta.window_end}`}. Data version ${snapshot.version}.</p>
+<p class="muted">Each element coloured by RIS, its research intensity score (0-100, log scale, relative to the most-researched element), ${year ? `for papers published in ${year}${year === open ? ` (a partial year: papers to ${openTo})` : ''}` : `for the 12 months to ${snapshot.meta.window_end}`}. Data version ${snapshot.version}.</p>
 <form class="year" method="get" action="/"><label for="year">Year</label>
-<select id="year" name="year"><option value="">Last 12 months</option>${years.map((y) => html`<option value="${y}"${y === year ? html` selected` : html``}>${y}</option>`)}</select>
+<select id="year" name="year"><option value="">Last 12 months</option>${years.map((y) => html`<option value="${y}"${y === year ? html` selected` : html``}>${y}${y === open ? ` (to ${openTo})` : ''}</option>`)}</select>
 <button type="submit">Show</button>${navYears(years, year)}</form>
 <div class="legend" aria-label="Legend: RIS">RIS: ${BINS.map((lower, i) => html`<span><i class="b${i}"></i> ${i === BINS.length - 1 ? `${lower}+` : `${lower}-${BINS[i + 1]}`}</span>`)}</div>
-<div class="ptable">${cells.map(
-          (x) =>
-            html`<a class="b${bin(x.ris)} c${x.col} r${x.row}" href="/elements/${x.e.symbol}" data-tip="${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers"><b>${x.e.symbol}</b><span>${x.ris.toFixed(0)}</span><i class="sr"> ${x.e.name}: RIS ${x.ris.toFixed(1)}, RI ${x.ri.toFixed(2)}, ${x.papers} papers</i></a>`,
-        )}</div>
-${howToRead()}
+<div class="ptable-wrap" tabindex="0" role="region" aria-label="Periodic table (scrolls sideways on a narrow screen)"><div class="ptable">${cells.map(
+          (x) => {
+            const tip = `${x.e.name}: RIS ${risText(x.ris)}, RI ${riText(x.ri)}, ${countText(x.papers)} papers`;
+            return html`<a class="b${bin(x.ris)} c${x.col} r${x.row}" href="/elements/${x.e.symbol}" data-tip="${tip}"><b>${x.e.symbol}</b><span>${x.ris.toFixed(0)}</span><i class="sr"> ${tip}</i></a>`;
+          },
+        )}</div></div>
+${howToRead(deps.edition)}
 <h2>Use the data</h2>
-<ul><li>REST API: <a href="/docs">reference</a>, <a href="/v1/elements">/v1/elements</a> (free, no key).</li>
+<ul><li>REST API: <a href="/docs">reference</a>, <a href="/v1/elements">/v1/elements</a> (free, no key; as a spreadsheet: <a href="/v1/elements?format=csv">CSV</a>).</li>
 <li>MCP tool server for AI agents: <code>${deps.publicUrl}/mcp</code>; agent skill: <a href="/skill.md">skill.md</a>, <a href="/v1/skill">download</a>.</li>
 <li>Plans and per-call prices: <a href="/pricing">pricing</a>.</li></ul>`;
         return page('Periodic table', body, {
@@ -95,27 +104,46 @@ ${howToRead()}
   app.get('/elements/:symbol', async (c) => {
     const session = await deps.sessions.current(c);
     const viewer = sessionViewer(session, deps);
+    const papersOpen = sessionAllows(session, 'getElementPapers', deps.edition);
     return withSnapshot(c, (snapshot) => {
       const e = getElement(snapshot, c.req.param('symbol'), viewer);
-      // Rendered once per snapshot, element and what the viewer may see.
-      const text = snapshot.memoize(`web:element:${e.symbol}:${viewer.hriAvailable}`, () => {
+      // Rendered once per snapshot, element and reader (a visitor, or an account's plan).
+      const text = snapshot.memoize(`web:element:${e.symbol}:${session?.plan ?? 'visitor'}`, () => {
         const series = elementHistory(snapshot, e.symbol, 'yearly', viewer).series;
-        const body = html`<p><a href="/">← Periodic table</a></p>
+        const cutoff = snapshot.meta.cutoff_date;
+        const papers = papersOpen
+          ? elementPapers(snapshot, e.symbol, { sort: 'impact', limit: PAPERS_SHOWN }, viewer)
+          : null;
+        const personal = requiredName('personal', deps.edition);
+        const body = html`<p class="back"><a href="/">← Periodic table</a></p>
 <h1>${e.name} (${e.symbol})</h1>
 <p class="muted">Atomic number ${e.atomic_number}, period ${e.period}${e.group === null ? '' : `, group ${e.group}`}. Data version ${snapshot.version}.</p>
 <table class="data"><tbody>
-<tr><th scope="row">RI (research intensity)</th><td>${e.ri.toFixed(4)}</td></tr>
-<tr><th scope="row">RIS (research intensity score)</th><td>${e.ris.toFixed(2)}</td></tr>
-<tr><th scope="row">HRI (high-impact research intensity)</th><td>${e.hri === null ? html`Shown from the Personal plan (<a href="/pricing">pricing</a>)` : e.hri.toFixed(4)}</td></tr>
-<tr><th scope="row">Papers naming it (all years)</th><td>${e.paper_count}</td></tr>
+<tr><th scope="row">RI (research intensity)</th><td>${riText(e.ri)}</td></tr>
+<tr><th scope="row">RIS (research intensity score)</th><td>${risText(e.ris)}</td></tr>
+<tr><th scope="row">HRI (high-impact research intensity)</th><td>${e.hri === null ? html`Shown with ${personal} (<a href="/pricing#plans">plans</a>)` : riText(e.hri)}</td></tr>
+<tr><th scope="row">Papers naming it (all years)</th><td>${countText(e.paper_count)}</td></tr>
 </tbody></table>
-${risByYear(e.name, series)}
-${historyChart(series, (p) => p.ri, { title: `${e.name}: RI by year (papers per 10,000)`, unit: 'RI' })}
-${howToRead()}
+${risByYear(e.name, series, cutoff)}
+${historyChart(series, (p) => p.ri, {
+  title: `${e.name}: RI by year (papers per 10,000)`,
+  unit: 'RI',
+  cutoff,
+  format: riText,
+})}
+${
+  papers
+    ? paperList(papers.papers, papers.total_ranked, {
+        csvHref: `/elements/${e.symbol}/papers.csv`,
+        apiPath: `/v1/elements/${e.symbol}/papers?limit=100`,
+      })
+    : html`<h2 id="papers">Top papers</h2>${planNote(`its top papers (the ${PAPERS_SHOWN} with most impact here, up to 100 by download)`, personal, session)}`
+}
+${howToRead(deps.edition)}
 <h2>More on ${e.name}</h2>
-<p>The same numbers as JSON: <a href="/v1/elements/${e.symbol}">/v1/elements/${e.symbol}</a> (free). Its history by month or day, its top papers and HRI need a key (<a href="/account">account</a>, <a href="/pricing">plans</a>)${deps.payments ? ', or can be paid per call' : ''}.</p>`;
+${elementApi(e.symbol, session, deps)}`;
         return page(`${e.name} (${e.symbol})`, body, {
-          description: `Research intensity of ${e.name} (${e.symbol}): RI ${e.ri.toFixed(2)} papers per 10,000, RIS ${e.ris.toFixed(1)} of 100, ${e.paper_count} papers naming it; its history by year.`,
+          description: `Research intensity of ${e.name} (${e.symbol}): RI ${riText(e.ri)} papers per 10,000, RIS ${risText(e.ris)} of 100, ${countText(e.paper_count)} papers naming it; its history by year.`,
           url: `${deps.publicUrl}/elements/${e.symbol}`,
         });
       });
@@ -123,9 +151,63 @@ ${howToRead()}
     });
   });
 
+  // A ranked paper list as a file for the signed-in reader whose plan opens it: the same core
+  // answer and the same CSV as `format=csv` on the API (which needs a key).
+  const papersCsv = async (
+    c: Context,
+    id: OperationId,
+    answer: (
+      snapshot: Snapshot,
+      viewer: Viewer,
+    ) => { papers: PaperEntry[]; canonical_url: string; data_version: string },
+    name: (snapshot: Snapshot) => string,
+  ) => {
+    const session = await deps.sessions.current(c);
+    if (!sessionAllows(session, id, deps.edition))
+      return c.html(
+        page(
+          'Plan needed',
+          html`<h1>This download needs a plan</h1>${planNote('paper lists', requiredName('personal', deps.edition), session)}`,
+        ),
+        session ? 403 : 401,
+        pageHeaders(session),
+      );
+    return withSnapshot(c, (snapshot) => {
+      const a = answer(snapshot, sessionViewer(session, deps));
+      return c.body(toCsv(papersTable(a)), 200, {
+        'content-type': CSV_TYPE,
+        'content-disposition': `attachment; filename="${name(snapshot)}"`,
+        link: `<${a.canonical_url}>; rel="canonical"`,
+        'ri-data-version': a.data_version,
+        ...pageHeaders(session),
+      });
+    });
+  };
+  app.get('/elements/:symbol/papers.csv', (c) =>
+    papersCsv(
+      c,
+      'getElementPapers',
+      (snapshot, v) => elementPapers(snapshot, c.req.param('symbol'), { sort: 'impact', limit: 100 }, v),
+      (snapshot) => `${canonicalSymbol(c.req.param('symbol'))}-papers-${snapshot.version}.csv`,
+    ),
+  );
+  app.get('/subjects/:type/:id/papers.csv', (c) =>
+    papersCsv(
+      c,
+      'getSubjectPapers',
+      (snapshot, v) => {
+        const type = c.req.param('type');
+        if (type !== 'topic' && type !== 'keyword')
+          throw new ServiceError('not_found', `No subject type '${type}'.`);
+        return subjectPapers(snapshot, type, c.req.param('id'), { sort: 'impact', limit: 100 }, v);
+      },
+      (snapshot) =>
+        `${c.req.param('type')}-${c.req.param('id').replace(/[^A-Za-z0-9_-]/g, '_')}-papers-${snapshot.version}.csv`,
+    ),
+  );
+
   registerAnswerPages(app, deps);
 
-  app.get('/pricing', (c) => c.html(page('Pricing', pricing(deps)), 200, cacheable));
   app.get('/docs/errors', (c) =>
     c.html(
       page(
@@ -142,52 +224,24 @@ ${ERROR_CODES.map((e) => html`<tr id="${e.code}"><td><code>${e.code}</code></td>
   );
 }
 
-function howToRead(): Html {
+function howToRead(edition: 'full' | 'enterprise'): Html {
   return html`<h2>How to read these numbers</h2>
 <dl><dt>RI, research intensity</dt><dd>Fractional papers on the subject per 10,000 corpus papers: a share of research output, not a measure of quality or importance.</dd>
 <dt>RIS, research intensity score</dt><dd>0-100, recency-weighted, on a log scale relative to the most-researched subject of the same type. Compare elements with elements, within one data version.</dd>
-<dt>HRI, high-impact research intensity</dt><dd>The same share among high-impact papers only (top 10% by impact in their field and year); from the Personal plan.</dd></dl>`;
+<dt>HRI, high-impact research intensity</dt><dd>The same share among high-impact papers only (top 10% by impact in their field and year); shown with ${requiredName('personal', edition)}.</dd></dl>`;
 }
 
-function pricing(deps: WebDeps): Html {
-  const access = {
-    public: 'no key',
-    key: 'any key',
-    personal: 'Personal',
-    professional: 'Professional',
-  } as const;
-  const ops = OPERATIONS.filter(
-    (o) => deps.edition === 'full' || !('fullEditionOnly' in o && o.fullEditionOnly),
-  );
-  const price = (o: (typeof OPERATIONS)[number]) => {
-    const p = priceInfo(o);
-    if ('usd' in p && p.usd !== undefined)
-      return 'per' in p && p.per === 'symbol' ? `${usdText(p.usd)} per symbol` : usdText(p.usd);
-    if ('tiers' in p && p.tiers)
-      return p.tiers.map((t) => `${usdText(t.usd)} up to ${t.up_to_papers} papers`).join('; ');
-    if ('by_depth_usd' in p)
-      return Object.entries(p.by_depth_usd)
-        .map(([d, u]) => `${usdText(u)} (${d})`)
-        .join('; ');
-    return 'free';
-  };
-  return html`<h1>Plans and prices</h1>
-<p>Plans: ${planLadder(deps.edition).join(', ')}. A key goes in <code>Authorization: Bearer &lt;API_KEY&gt;</code> (<a href="/account">account</a>).</p>
-<div class="scroll" tabindex="0" role="region" aria-label="Calls and prices"><table class="data"><thead><tr><th scope="col">Call</th><th scope="col">With a key</th><th scope="col">Per call without a key</th></tr></thead><tbody>
-${ops.map((o) => html`<tr><td><code>${o.method} /v1${o.path}</code><br><span class="muted">${o.description}</span></td><td>${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td>${!isPriced(o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}
-</tbody></table></div>
-${
-  deps.edition === 'full'
-    ? html`<p>HRI is shown from the Personal plan. History: yearly with any key, monthly from Personal, daily (elements) from Professional.</p>
-<h2 id="licence">Lab licences</h2>
-<p>A lab query matching more than ${LAB_LICENCE_ABOVE.toLocaleString('en')} papers is offered as a data licence, not a per-call price: narrow the query, or ask the operator of this server. Below that, a quote costs ${usdText(LAB_QUOTE_USD)} and a run costs the quoted depth (${Object.entries(
-        LAB_DEPTHS,
-      )
-        .map(([d, v]) => `${d}: ${usdText(v.usd)}`)
-        .join(', ')}) minus the quote.</p>
-${deps.payments ? html`<h2>Paying per call</h2><p>Priced calls without a key answer 402 with x402 terms (USDC on ${(deps.paymentNetworks?.() ?? []).join(' or ') || 'no network at the moment'}): see <a href="/.well-known/x402">/.well-known/x402</a>. Errors are never charged.</p><p>${PAID_CALL_RULE}</p>` : html``}`
-    : html``
-}`;
+/** What the element's API gives the reader, with the key their plan has (or would need). */
+function elementApi(symbol: string, session: WebSession | null, deps: WebDeps): Html {
+  const plan = session?.plan ?? null;
+  const opens = (level: 'personal' | 'professional') =>
+    plan !== null && planAllows(plan, level, deps.edition);
+  const lines: Html[] = [
+    html`<li>Its scores as JSON: <a href="/v1/elements/${symbol}">/v1/elements/${symbol}</a> (free, no key), with every element's as <a href="/v1/elements?format=csv">CSV</a>.</li>`,
+    html`<li>Its history by year: <code>/v1/elements/${symbol}/history</code>, with any key${plan === null ? html` (a free account: <a href="/account">sign in</a>)` : ''}; by month ${opens('personal') ? 'with your key' : html`with ${requiredName('personal', deps.edition)}`}; by day ${opens('professional') ? 'with your key' : html`with ${requiredName('professional', deps.edition)}`} (<code>resolution=monthly</code>, <code>daily</code>; <code>format=csv</code> for CSV).</li>`,
+    html`<li>Its top papers: <code>/v1/elements/${symbol}/papers?limit=100</code>, ${opens('personal') ? 'with your key' : html`with ${requiredName('personal', deps.edition)} (<a href="/pricing#plans">plans</a>)`}.</li>`,
+  ];
+  return html`<ul>${lines}</ul>${deps.payments && !opens('professional') ? html`<p class="muted">Without a plan, each of these calls can also be paid per call (<a href="/pricing">prices</a>).</p>` : html``}`;
 }
 
 /** The grid position of an element: group and period, the f-block in two rows below. */

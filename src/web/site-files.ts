@@ -23,7 +23,7 @@ export function registerSiteFiles<E extends Env>(
   app.get('/favicon.ico', (c) => c.body(FAVICON_SVG, 200, icon));
   app.get('/robots.txt', (c) =>
     c.body(
-      `User-agent: *\nAllow: /\nDisallow: /v1/\nDisallow: /mcp\nDisallow: /account\nDisallow: /research\nDisallow: /lab\n\nSitemap: ${deps.publicUrl}/sitemap.xml\n`,
+      `User-agent: *\nAllow: /\nDisallow: /v1/\nDisallow: /mcp\nDisallow: /account\nDisallow: /pricing/request\nDisallow: /research\nDisallow: /lab\n\nSitemap: ${deps.publicUrl}/sitemap.xml\n`,
       200,
       { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=3600' },
     ),

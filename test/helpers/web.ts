@@ -88,3 +88,26 @@ export function hidden(html: string, name: string): string {
   if (!m) throw new Error(`no ${name} field in page`);
   return m[1]!;
 }
+
+/**
+ * Signs a browser in as `email` the way a reader does: asks for the link on /account, takes it
+ * from the mail sink and confirms it. The account is made (free) at the first sign-in.
+ */
+export async function signInByMail(browser: Browser, mails: Mail[], email: string): Promise<void> {
+  const before = mails.filter((m) => m.to.includes(email)).length;
+  const form = await (await browser.get('/account')).text();
+  const asked = await browser.post('/account/sign-in', { email, csrf: hidden(form, 'csrf') });
+  if (asked.status !== 200) throw new Error(`sign-in request answered ${asked.status}`);
+  let mail: Mail | undefined;
+  for (let i = 0; i < 400 && !mail; i++) {
+    mail = mails.filter((m) => m.to.includes(email))[before];
+    if (!mail) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!mail) throw new Error(`no mail to ${email}`);
+  const confirm = await (await browser.get(linkIn(mail))).text();
+  const done = await browser.post('/account/verify', {
+    token: hidden(confirm, 'token'),
+    csrf: hidden(confirm, 'csrf'),
+  });
+  if (done.status !== 303) throw new Error(`sign-in confirmation answered ${done.status}`);
+}

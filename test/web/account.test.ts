@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_LIMITS } from '../../src/web/account.js';
 import { createMailer } from '../../src/web/mailer.js';
+import { riText } from '../../src/web/numbers.js';
 import { sampleApp } from '../helpers/app.js';
 import { Browser, hidden, linkIn, smtpSink } from '../helpers/web.js';
 import { servedSample } from '../helpers/x402.js';
@@ -83,11 +84,24 @@ describe('accounts on the web: sign in by emailed link, keys, usage', () => {
     const listed = await (await browser.get('/account')).text();
     expect(listed).not.toContain(key); // shown once only
     const row = new RegExp(
-      `<tr><td>laptop</td><td><code>ri_${prefix}_…</code></td><td>[^<]+</td><td>[^<]+</td><td>(\\d+)</td>`,
+      `<tr><td data-label="Name">laptop</td><td data-label="Key"><code>ri_${prefix}_…</code></td><td[^>]*>[^<]+</td><td[^>]*>[^<]+</td><td[^>]*>(\\d+)</td>`,
     ).exec(listed);
     expect(row?.[1]).toBe('2');
 
-    const revoked = await browser.post(`/account/keys/${prefix}/revoke`, { csrf: hidden(listed, 'csrf') });
+    // The first press asks; nothing is revoked until the confirming form is sent.
+    const asked = await browser.post(`/account/keys/${prefix}/revoke`, { csrf: hidden(listed, 'csrf') });
+    expect(asked.status).toBe(200);
+    const question = await asked.text();
+    expect(question).toContain('<h1>Revoke key laptop?</h1>');
+    expect(question).toContain('<input type="hidden" name="confirm" value="yes">');
+    const still = await fetch(`${base}/v1/elements/Fe/history`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(still.status).toBe(200);
+    const revoked = await browser.post(`/account/keys/${prefix}/revoke`, {
+      csrf: hidden(listed, 'csrf'),
+      confirm: 'yes',
+    });
     expect(revoked.status).toBe(303);
     const after = await fetch(`${base}/v1/elements/Fe/history`, {
       headers: { authorization: `Bearer ${key}` },
@@ -179,7 +193,7 @@ describe('accounts on the web: sign in by emailed link, keys, usage', () => {
     const id = search.results.find((r) => r.subject_type === 'topic')!.subject_id;
 
     const freeFe = await (await browser.get('/elements/Fe')).text();
-    expect(freeFe).toContain('Shown from the Personal plan');
+    expect(freeFe).toContain('Shown with the Personal plan');
     const freeTopic = await browser.get(`${topic}${id}`);
     expect(await freeTopic.text()).toContain('Your plan is free');
     // A free key opens subject search: the page asks, then shows the results.
@@ -196,7 +210,7 @@ describe('accounts on the web: sign in by emailed link, keys, usage', () => {
         headers: { authorization: `Bearer ${served.ctx.keys.personal}` },
       })
     ).json()) as { hri: number };
-    expect(await fe.text()).toContain(`<td>${api.hri.toFixed(4)}</td>`);
+    expect(await fe.text()).toContain(`<td>${riText(api.hri)}</td>`);
     const topicPage = await (await browser.get(`${topic}${id}`)).text();
     expect(topicPage).toMatch(/<th scope="row">HRI<\/th><td>\d/);
     expect(topicPage).toContain('<svg class="chart"');
@@ -210,7 +224,7 @@ describe('accounts on the web: sign in by emailed link, keys, usage', () => {
     const visitor = await fetch(`${base}/elements/Fe`);
     expect(visitor.headers.get('cache-control')).toBe('public, max-age=300');
     expect(visitor.headers.get('vary')).toMatch(/Cookie/);
-    expect(await visitor.text()).toContain('Shown from the Personal plan');
+    expect(await visitor.text()).toContain('Shown with the Personal plan');
   });
 
   it('pages carry security headers, no inline script and no inline style', async () => {

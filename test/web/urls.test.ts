@@ -109,7 +109,7 @@ describe('every URL the service prints answers', () => {
     expect(feHtml).toContain('<h1>Iron (Fe)</h1>');
     expect(feHtml.match(/<svg class="chart"/g)?.length).toBe(2);
     // Nothing a visitor's plan does not include: no HRI value, no paper list.
-    expect(feHtml).toContain('Shown from the Personal plan');
+    expect(feHtml).toContain('Shown with the Personal plan');
     expect(feHtml).not.toMatch(/doi\.org/);
     const missing = await fetch(`${server.base}/elements/Xx`);
     expect(missing.status).toBe(404);

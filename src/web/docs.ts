@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Env, Hono } from 'hono';
+import { SITE_HEADER } from './html.js';
 
 // Swagger UI's files come from the npm package: the service never loads anything from a CDN.
 // The package folder, found without loading the package (its index loads the whole bundle).
@@ -20,10 +21,12 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Research-Intensity API reference</title>
+  <link rel="stylesheet" href="/assets/site.css">
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
   <link rel="icon" href="/docs/assets/favicon-32x32.png">
 </head>
 <body>
+${SITE_HEADER}
   <div id="reference">
     <h1>Research-Intensity API reference</h1>
     <p>The reference is drawn from <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.0.3) once its script has loaded.</p>

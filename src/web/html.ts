@@ -46,6 +46,11 @@ const DEFAULT_DESCRIPTION =
  * description and OpenGraph tags for search results and link previews (`url`: the page's own
  * address, its canonical link).
  */
+/** The site's header on every page (/docs too): the brand, the navigation and the search box. */
+export const SITE_HEADER = `<header class="site"><a class="brand" href="/">Research Intensity</a>
+<nav aria-label="Site"><a href="/">Periodic table</a><a href="/pricing">Pricing</a><a href="/docs">API</a><a href="/account">Account</a></nav>
+<form class="search" role="search" method="get" action="/subjects/search"><label for="site-q">Search topics</label><input id="site-q" name="q" type="search" required maxlength="200"><button type="submit">Search</button></form></header>`;
+
 export function page(
   title: string,
   body: Html,
@@ -70,9 +75,7 @@ ${url}<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/site.css">
 </head>
 <body>
-<header class="site"><a class="brand" href="/">Research Intensity</a>
-<nav aria-label="Site"><a href="/">Periodic table</a><a href="/pricing">Pricing</a><a href="/docs">API</a><a href="/account">Account</a></nav>
-<form class="search" role="search" method="get" action="/subjects/search"><label for="site-q">Search topics</label><input id="site-q" name="q" type="search" required maxlength="200"><button type="submit">Search</button></form></header>
+${SITE_HEADER}
 <main>
 ${body.text}
 </main>

@@ -118,6 +118,7 @@ describe('every page', () => {
       '/pricing',
       '/account',
       '/docs/errors',
+      '/docs',
     ])
       for (const reader of ['visitor', 'personal'] as const)
         expect(await text(reader, path), `${reader} ${path}`).toMatch(SEARCH_BOX);

@@ -1,0 +1,69 @@
+/**
+ * Facts the docs repeat from the code, checked against it, so the prose cannot drift: the error
+ * table of docs/api.md against the codes src/core/errors.ts declares, the configuration table of
+ * docs/operations.md against the variables src/config/config.ts reads, and the paper fields of
+ * docs/api.md against PaperSchema. Files and pure modules only (the unit tier).
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PaperSchema } from '../../src/contracts/common.js';
+import { ERROR_CODES } from '../../src/core/errors.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/** The text under a `## heading`, up to the next heading of that level or higher. */
+function section(markdown: string, heading: string): string {
+  const start = markdown.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`no "## ${heading}" section`);
+  return markdown.slice(start + heading.length + 5).split(/\n#{1,2} /)[0] ?? '';
+}
+
+/** A markdown table's rows as trimmed cells (header and ruler dropped). */
+function rows(text: string): string[][] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('|') && !/^\|[\s|:-]+\|$/.test(line))
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    )
+    .slice(1);
+}
+
+/** The names in backticks of a cell (`PORT`, `A`, `B`). */
+const named = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+
+const sorted = (names: Iterable<string>) => [...names].sort();
+
+describe('docs repeat the code', () => {
+  it("docs/api.md's error table has every code the code declares, each with its status", () => {
+    const documented = new Map<string, number>();
+    for (const [status, codes] of rows(section(read('docs/api.md'), 'Errors'))) {
+      for (const code of named(codes ?? '')) documented.set(code, Number(status));
+    }
+    expect(sorted(documented.keys())).toEqual(sorted(ERROR_CODES.map((e) => e.code)));
+    for (const { code, status } of ERROR_CODES) expect(documented.get(code), code).toBe(status);
+  });
+
+  it("docs/operations.md's configuration table names exactly the variables config.ts reads", () => {
+    const source = read('src/config/config.ts');
+    const schema = source.slice(source.indexOf('const EnvSchema = z.object({'));
+    const declared = [...schema.slice(0, schema.indexOf('\n});')).matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map(
+      (m) => m[1]!,
+    );
+    expect(declared.length).toBeGreaterThan(10);
+    const documented = rows(section(read('docs/operations.md'), 'Configuration')).flatMap(([v]) =>
+      named(v ?? ''),
+    );
+    expect(sorted(documented)).toEqual(sorted(declared));
+  });
+
+  it("docs/api.md's paper fields are PaperSchema's keys", () => {
+    const documented = rows(section(read('docs/api.md'), 'Papers')).flatMap(([field]) => named(field ?? ''));
+    expect(sorted(documented)).toEqual(sorted(Object.keys(PaperSchema.shape)));
+  });
+});

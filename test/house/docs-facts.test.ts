@@ -2,11 +2,22 @@
  * Facts the docs repeat from the code, checked against it, so the prose cannot drift: the error
  * table of docs/api.md against the codes src/core/errors.ts declares, the configuration table of
  * docs/operations.md against the variables src/config/config.ts reads, and the paper fields of
- * docs/api.md against PaperSchema. Files and pure modules only (the unit tier).
+ * docs/api.md against PaperSchema, and the prices and limits the pages state against the access
+ * table (src/access/policy.ts). Files and pure modules only (the unit tier).
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_PAPER_LIMIT,
+  ELEMENT_HISTORY_USD,
+  LAB_DEPTHS,
+  LAB_LICENCE_ABOVE,
+  LAB_QUOTE_USD,
+  LAB_SAMPLE_ABOVE,
+  MAX_PAPER_LIMIT,
+  PLAN_RATE_LIMITS,
+} from '../../src/access/policy.js';
 import { PaperSchema } from '../../src/contracts/common.js';
 import { ERROR_CODES } from '../../src/core/errors.js';
 
@@ -37,6 +48,11 @@ function rows(text: string): string[][] {
 /** The names in backticks of a cell (`PORT`, `A`, `B`). */
 const named = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
 
+/** Every number the pattern's first group captures in the text ("1,200" read as 1200). */
+function stated(text: string, pattern: RegExp): number[] {
+  return [...text.matchAll(new RegExp(pattern, 'g'))].map((m) => Number(m[1]!.replace(/,/g, '')));
+}
+
 const sorted = (names: Iterable<string>) => [...names].sort();
 
 describe('docs repeat the code', () => {
@@ -65,5 +81,30 @@ describe('docs repeat the code', () => {
   it("docs/api.md's paper fields are PaperSchema's keys", () => {
     const documented = rows(section(read('docs/api.md'), 'Papers')).flatMap(([field]) => named(field ?? ''));
     expect(sorted(documented)).toEqual(sorted(Object.keys(PaperSchema.shape)));
+  });
+
+  it("the prices and limits the pages state are the access table's", () => {
+    const api = read('docs/api.md');
+    expect(stated(api, /`papers_20` (\d+\.\d+) USD/)).toEqual([LAB_DEPTHS.papers_20.usd]);
+    expect(stated(api, /`papers_100` (\d+\.\d+) USD/)).toEqual([LAB_DEPTHS.papers_100.usd]);
+    expect(stated(api, /minus the (\d+\.\d+) USD the quote cost/)).toEqual([LAB_QUOTE_USD]);
+    expect(stated(read('docs/lab.md'), /minus the (\d+\.\d+) USD quote price/)).toEqual([LAB_QUOTE_USD]);
+    expect(stated(api, /3 symbols: (\d+\.\d+) USD/)).toEqual([Number((3 * ELEMENT_HISTORY_USD).toFixed(2))]);
+    expect(stated(read('docs/payments.md'), /Fe\/history'\);\s*\/\/ (\d+\.\d+) USD/)).toEqual([
+      ELEMENT_HISTORY_USD,
+    ]);
+    expect(stated(api, /fixed sample of [\d,]+ above ([\d,]+) matches/)).toEqual([LAB_SAMPLE_ABOVE]);
+    expect(stated(api, /(?:licence` \(|quote )above ([\d,]+) matches/)).toEqual([
+      LAB_LICENCE_ABOVE,
+      LAB_LICENCE_ABOVE,
+    ]);
+    expect(stated(api, /`limit` 1-(\d+)/)).toEqual([MAX_PAPER_LIMIT]);
+    expect(stated(api, /`limit` 1-\d+ \(default (\d+)\)/)).toEqual([DEFAULT_PAPER_LIMIT]);
+    const rates = /free ([\d,]+), Personal ([\d,]+), Professional ([\d,]+)/.exec(read('docs/operations.md'));
+    expect(rates?.slice(1).map((n) => Number(n.replace(/,/g, '')))).toEqual([
+      PLAN_RATE_LIMITS.free,
+      PLAN_RATE_LIMITS.personal,
+      PLAN_RATE_LIMITS.professional,
+    ]);
   });
 });

@@ -78,6 +78,26 @@ describe('docs repeat the code', () => {
     expect(sorted(documented)).toEqual(sorted(declared));
   });
 
+  it("docs/operations.md's configuration defaults are config.ts's literal defaults", () => {
+    const source = read('src/config/config.ts');
+    const schema = source.slice(source.indexOf('const EnvSchema = z.object({'));
+    const body = schema.slice(0, schema.indexOf('\n});'));
+    // Each variable's declaration, up to the next one; its literal default, where it has one.
+    const parts = body.split(/^ {2}(?=[A-Z][A-Z0-9_]*:)/m).slice(1);
+    const defaults = parts.flatMap((part) => {
+      const name = /^([A-Z][A-Z0-9_]*):/.exec(part)![1]!;
+      const literal = /\.default\((?:'([^']+)'|([\d_]+))\)/.exec(part);
+      if (!literal) return [];
+      return [[name, literal[1] ?? literal[2]!.replace(/_/g, '')] as const];
+    });
+    expect(defaults.length).toBeGreaterThan(10);
+    const table = rows(section(read('docs/operations.md'), 'Configuration'));
+    for (const [name, value] of defaults) {
+      const row = table.find(([v]) => named(v ?? '').includes(name));
+      expect(row?.[1], name).toContain(value);
+    }
+  });
+
   it("docs/api.md's paper fields are PaperSchema's keys", () => {
     const documented = rows(section(read('docs/api.md'), 'Papers')).flatMap(([field]) => named(field ?? ''));
     expect(sorted(documented)).toEqual(sorted(Object.keys(PaperSchema.shape)));

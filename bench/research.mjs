@@ -159,7 +159,7 @@ else result.slowest_core = slowest.sort((a, b) => b.ms - a.ms).slice(0, 5);
 /**
  * One client's GET: node:http on a keep-alive connection (as curl or Python's requests ask: the
  * body read and decoded), or Node's fetch (undici), which takes about 4 ms more per answer than
- * either on the same server and questions (docs/scale.md). Resolves to [status, server-timing].
+ * either on the same server and questions (bench/results/scale-history.md). Resolves to [status, server-timing].
  */
 const agent = new http.Agent({ keepAlive: true });
 const CLIENTS = {

@@ -97,7 +97,7 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
     idleTimeout: Number.POSITIVE_INFINITY,
     // A worker's heap is mostly garbage between tasks. The young generation holds one question's
     // garbage (its match lists, a few MB), so it dies there: with 4 MB it outlived two scavenges
-    // and was promoted, and collecting it cost a fifth of a question's CPU (docs/scale.md); the
+    // and was promoted, and collecting it cost a fifth of a question's CPU (bench/results/scale-history.md); the
     // old generation is kept small so V8 collects it early rather than grow the process's memory.
     resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 },
   });

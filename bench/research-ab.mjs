@@ -7,7 +7,8 @@
 //  2. bench/research.mjs (this checkout's) against each side's snapshot, code and `ri serve`
 //     (BENCH_ROOT), in the order A B B A (ROUNDS pairs): core and HTTP p50/p99 and the server's
 //     CPU per question, and the ratios B/A of the medians.
-//   node bench/research-ab.mjs A_ROOT B_ROOT [WORKS]   (WORKS=1000000; ROUNDS=1)
+//   node bench/research-ab.mjs A_ROOT B_ROOT [WORKS]   (WORKS=1000000; ROUNDS=1; SKIP_BUILD=1: measure
+//   research again on the data folders an earlier run built)
 // Writes bench/results/research-ab-<date>.json.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,7 +45,7 @@ const dataOf = (side) => join(benchDir, `ab-${side}-${works}`);
 
 // 1. Builds.
 const builds = { A: [], B: [] };
-for (const side of order) {
+for (const side of process.env.SKIP_BUILD === '1' ? [] : order) {
   const data = dataOf(side);
   rmSync(data, { recursive: true, force: true });
   console.error(`${side}: ingest + build ${works} works...`);
@@ -58,21 +59,25 @@ for (const side of order) {
 }
 const buildRatio = (what, key) =>
   +(median(builds.B.map((b) => b[what][key])) / median(builds.A.map((b) => b[what][key]))).toFixed(2);
-const result = {
-  works,
-  a: aRoot,
-  b: bRoot,
-  builds,
-  build_ratio_b_over_a: { wall: buildRatio('build', 'wall_s'), cpu: buildRatio('build', 'cpu_s') },
-  ingest_ratio_b_over_a: { wall: buildRatio('ingest', 'wall_s'), cpu: buildRatio('ingest', 'cpu_s') },
-  same_version_twice: {
-    A: new Set(builds.A.map((b) => b.data_version)).size === 1,
-    B: new Set(builds.B.map((b) => b.data_version)).size === 1,
-  },
-};
-console.log(
-  JSON.stringify({ build: result.build_ratio_b_over_a, same_version_twice: result.same_version_twice }),
-);
+const result =
+  process.env.SKIP_BUILD === '1'
+    ? { works, a: aRoot, b: bRoot }
+    : {
+        works,
+        a: aRoot,
+        b: bRoot,
+        builds,
+        build_ratio_b_over_a: { wall: buildRatio('build', 'wall_s'), cpu: buildRatio('build', 'cpu_s') },
+        ingest_ratio_b_over_a: { wall: buildRatio('ingest', 'wall_s'), cpu: buildRatio('ingest', 'cpu_s') },
+        same_version_twice: {
+          A: new Set(builds.A.map((b) => b.data_version)).size === 1,
+          B: new Set(builds.B.map((b) => b.data_version)).size === 1,
+        },
+      };
+if (result.builds)
+  console.log(
+    JSON.stringify({ build: result.build_ratio_b_over_a, same_version_twice: result.same_version_twice }),
+  );
 
 // 2. Research on each side's own snapshot (the last build of each), A B B A per round.
 const research = { A: [], B: [] };

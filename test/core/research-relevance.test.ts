@@ -140,6 +140,30 @@ describe('research communities by the weight of evidence', () => {
   });
 });
 
+describe('the titles topic model: what the corpus title-community pairs teach', () => {
+  it('counts per title term the titles of each community holding it, its own texts as three', () => {
+    const { reader } = snapshot;
+    const pairs = (word: string) => {
+      const t = reader
+        .topicTerms([reader.titleTerm(word)!])
+        .values()
+        .next().value;
+      return t && { weight: t.weight, topics: [...t.topics] };
+    };
+    // Three aerosol titles, and the community's name, description and keywords.
+    expect(pairs('aerosol')).toEqual({ weight: 6, topics: [AEROSOL, 6] });
+    // Forty formation titles of the big community and its texts; three aerosol titles and their texts.
+    expect(pairs('formation')).toEqual({ weight: 49, topics: [BIG, 43, AEROSOL, 6] });
+    expect(reader.topicLengths()!.titles.get(BIG)).toBe(40);
+  });
+
+  it('names the topic model in the reason of a community it finds', () => {
+    const a = ask('mountain glaciers');
+    expect(a.communities[0]!.subject_id).toBe(`T${GLACIER}`);
+    expect(a.communities[0]!.reason).toMatch(/titles' topic model/);
+  });
+});
+
 describe('formulas', () => {
   it('finds a title that writes a formula with subscripts (Fe₃O₄) from the formula as typed (Fe3O4)', () => {
     expect(subscriptDigits('fe3o4')).toBe('fe₃o₄');

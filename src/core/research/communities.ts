@@ -18,14 +18,14 @@ import { questionTopics } from './topic-model.js';
 /** The closest-matching papers whose topics are the evidence (the first of the candidates). */
 export const EVIDENCE_PAPERS = 20;
 /** Weight of a topic's own texts matching the question, beside its papers' (a share of 1). */
-const TEXT_WEIGHT = 0.6;
+const TEXT_WEIGHT = 1;
 /** A paper's weight among the closest: its title's relevance to this power (the best count most). */
 const POW = 2;
 /**
  * Weight of the whole matched pool (up to MATCH_CAP papers): each community's summed relevance
  * (squared) over its size to POOL_ALPHA, so a big community is not first for holding the most.
  */
-const POOL_WEIGHT = 0.3;
+const POOL_WEIGHT = 0.1;
 const POOL_POW = 2;
 const POOL_ALPHA = 0.3;
 /** A topic's texts: the share of the question's words they hold, to this power. */

@@ -25,7 +25,28 @@ export interface TopicTermsInput {
   texts: { topic: number; text: string }[];
 }
 
-const WORD = /[^\p{L}\p{N}]+/u;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/**
+ * A text's words (runs of letters and digits), lower-cased, into `out`: ASCII by its codes, the
+ * rest by its Unicode class (about twice as fast as a split on a Unicode class at 1M titles).
+ */
+function wordsOf(text: string, out: string[]): string[] {
+  out.length = 0;
+  const s = text.toLowerCase();
+  let start = -1;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 32;
+    const inWord = c < 128 ? (c >= 97 && c <= 122) || (c >= 48 && c <= 57) : LETTER_OR_DIGIT.test(s[i]!);
+    if (inWord) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(s.slice(start, i));
+      start = -1;
+    }
+  }
+  return out;
+}
 
 /** Growable Int32 list. */
 class Ints {
@@ -100,6 +121,7 @@ export function buildTopicTerms(db: Database.Database, input: TopicTermsInput): 
   const tokens = new Ints();
   const titleTopic = new Ints();
   const starts = new Ints();
+  const buffer: string[] = [];
   for (const [ordinal, title] of db
     .prepare('SELECT ordinal, title FROM papers ORDER BY ordinal')
     .raw()
@@ -108,10 +130,10 @@ export function buildTopicTerms(db: Database.Database, input: TopicTermsInput): 
     if (topic < 0 || !title) continue;
     starts.push(tokens.length);
     titleTopic.push(topic);
-    for (const w of title.toLowerCase().split(WORD)) if (w) tokens.push(idOf(w));
+    for (const w of wordsOf(title, buffer)) tokens.push(idOf(w));
   }
   starts.push(tokens.length);
-  const textWords = texts.map((t) => t.text.toLowerCase().split(WORD).filter(Boolean).map(idOf));
+  const textWords = texts.map((t) => wordsOf(t.text, buffer).map(idOf));
   const { stemOf, terms } = stemAll(words);
 
   // Each term's titles, grouped by term (counting, then filling): their communities.
@@ -147,23 +169,42 @@ export function buildTopicTerms(db: Database.Database, input: TopicTermsInput): 
   db.exec(TOPIC_TERMS);
   const insert = db.prepare('INSERT INTO topic_terms VALUES (?, ?, ?)');
   db.transaction(() => {
+    const topics: number[] = [];
+    const weights: number[] = [];
     for (const term of order) {
+      // Runs of one community in the term's sorted titles, then its communities' texts.
       const slice = topicsOf.subarray(count[term]!, count[term + 1]!).sort();
-      const weights = new Map<number, number>();
-      for (const topic of slice) weights.set(topic, (weights.get(topic) ?? 0) + 1);
-      for (const topic of textTopics.get(term) ?? [])
-        weights.set(topic, (weights.get(topic) ?? 0) + TEXT_WEIGHT);
+      topics.length = 0;
+      weights.length = 0;
+      for (let i = 0; i < slice.length; i++) {
+        if (i > 0 && slice[i] === slice[i - 1]) weights[weights.length - 1]!++;
+        else {
+          topics.push(slice[i]!);
+          weights.push(1);
+        }
+      }
+      for (const topic of textTopics.get(term) ?? []) {
+        const k = topics.indexOf(topic);
+        if (k >= 0) weights[k]! += TEXT_WEIGHT;
+        else {
+          topics.push(topic);
+          weights.push(TEXT_WEIGHT);
+        }
+      }
       let weight = 0;
-      for (const [topic, w] of weights) {
-        weight += w;
-        lengthOf(topic).weight += w;
+      for (let k = 0; k < topics.length; k++) {
+        weight += weights[k]!;
+        lengthOf(topics[k]!).weight += weights[k]!;
       }
       if (weight < LEAST_WEIGHT) continue;
-      const kept = [...weights].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, TERM_TOPICS);
+      const kept = topics
+        .map((_, k) => k)
+        .sort((a, b) => weights[b]! - weights[a]! || topics[a]! - topics[b]!)
+        .slice(0, TERM_TOPICS);
       const blob = new Int32Array(kept.length * 2);
-      kept.forEach(([topic, w], i) => {
-        blob[2 * i] = topic;
-        blob[2 * i + 1] = w;
+      kept.forEach((k, i) => {
+        blob[2 * i] = topics[k]!;
+        blob[2 * i + 1] = weights[k]!;
       });
       insert.run(terms[term]!, weight, Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength));
     }

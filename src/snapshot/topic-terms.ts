@@ -13,9 +13,9 @@ import { TITLE_TOKENIZER, TOPIC_TERMS } from './schema.js';
  */
 
 /** A community's own texts count as this many of its titles. */
-export const TEXT_WEIGHT = 3;
+const TEXT_WEIGHT = 3;
 /** Communities kept per term, most titles first (a common word's long tail counts little). */
-export const TERM_TOPICS = 64;
+const TERM_TOPICS = 64;
 /** Terms held fewer times than this (one title, in no community's texts) are left out. */
 const LEAST_WEIGHT = 2;
 

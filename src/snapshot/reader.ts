@@ -3,8 +3,11 @@ import { decodeSeries, type StoredSeries } from '../scoring/history-codec.js';
 import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
 import type { ColumnQueries } from './paper-columns.js';
-import { TitleRanker } from './title-ranking.js';
+import { TitleRanker, titleTerm } from './title-ranking.js';
 import { type PendingTitleStats, startTitleStats } from './title-stats.js';
+import type { TopicLengths, TopicTerm } from './topic-terms.js';
+
+export type { TopicLengths, TopicTerm } from './topic-terms.js';
 
 /**
  * Every query the service makes of an open snapshot (core, lab, web), typed, each statement
@@ -171,6 +174,12 @@ export interface ResearchQueries extends ColumnQueries {
   /** Which of the subjects' search rows `rows` match an FTS expression (looked up by row: fast). */
   searchRowsMatching(match: string, rows: readonly number[]): number[];
   community(topicId: string): CommunityRow | undefined;
+  /** A question word as the titles' index holds it (stemmed), or null when it is not one term. */
+  titleTerm(word: string): string | null;
+  /** The communities of title terms (topic-terms.ts); terms the snapshot does not hold are left out. */
+  topicTerms(terms: readonly string[]): Map<string, TopicTerm>;
+  /** Each community's titles and terms' weight; null before schema 7 (no topic model). */
+  topicLengths(): TopicLengths | null;
   elementCommunity(symbol: string, topicId: string): ElementCommunityRow | undefined;
 }
 
@@ -567,6 +576,48 @@ export class SqliteSnapshotReader implements SnapshotReader {
           "SELECT s.id, s.name, s.description, coalesce(c.rising, 0) AS rising FROM subjects s LEFT JOIN communities c ON c.topic_id = s.id WHERE s.type = 'topic' AND s.id = ?",
         ).get(topicId) as CommunityRow | undefined,
     );
+  }
+
+  titleTerm(word: string): string | null {
+    return titleTerm(word);
+  }
+
+  topicTerms(terms: readonly string[]): Map<string, TopicTerm> {
+    const out = new Map<string, TopicTerm>();
+    if (terms.length === 0 || this.schema < 7) return out;
+    const rows = this.statement(
+      'SELECT term, weight, topics FROM topic_terms WHERE term IN (SELECT value FROM json_each(?))',
+      'raw',
+    ).all(JSON.stringify(terms)) as [string, number, Buffer][];
+    for (const [term, weight, blob] of rows) {
+      // Copied out of the row's buffer, aligned for an Int32Array.
+      const topics = new Int32Array(blob.byteLength >> 2);
+      Buffer.from(topics.buffer).set(blob);
+      out.set(term, { weight, topics });
+    }
+    return out;
+  }
+
+  private lengths: TopicLengths | null | undefined;
+  topicLengths(): TopicLengths | null {
+    if (this.lengths === undefined) {
+      if (this.schema < 7) this.lengths = null;
+      else {
+        const titles = new Map<number, number>();
+        const weight = new Map<number, number>();
+        let total = 0;
+        for (const [topic, n, w] of this.statement(
+          'SELECT topic, titles, weight FROM topic_lengths',
+          'raw',
+        ).iterate() as Iterable<[number, number, number]>) {
+          titles.set(topic, n);
+          weight.set(topic, w);
+          total += w;
+        }
+        this.lengths = { titles, weight, total };
+      }
+    }
+    return this.lengths;
   }
 
   elementCommunity(symbol: string, topicId: string): ElementCommunityRow | undefined {

@@ -4,14 +4,22 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { buildTitleIndex, type TitleIndexReply } from './title-index.js';
+import type { TopicTermsInput } from './topic-terms.js';
 
 const port = parentPort;
 if (!port) throw new Error('title-index-worker must run as a worker thread');
-const { snapshotPath, sidePath } = workerData as { snapshotPath: string; sidePath: string };
+const { snapshotPath, sidePath, topics } = workerData as {
+  snapshotPath: string;
+  sidePath: string;
+  topics?: TopicTermsInput;
+};
 let reply: TitleIndexReply;
 try {
-  buildTitleIndex(snapshotPath, sidePath, () =>
-    port.postMessage({ titlesRead: true } satisfies TitleIndexReply),
+  buildTitleIndex(
+    snapshotPath,
+    sidePath,
+    () => port.postMessage({ titlesRead: true } satisfies TitleIndexReply),
+    topics,
   );
   reply = { ok: true };
 } catch (error) {

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { workerFile } from '../util/worker-file.js';
 import { PAPERS_FTS } from './schema.js';
+import { buildTopicTerms, type TopicTermsInput } from './topic-terms.js';
 
 /**
  * The titles' full-text index (papers_fts), built in a thread of its own while the writer goes on
@@ -11,19 +12,29 @@ import { PAPERS_FTS } from './schema.js';
  * tables are then copied into the snapshot at a fixed point of the write, so the file has the same
  * bytes whichever thread is first. At 1M works the index took 2.1-2.2 s of the writer's thread;
  * the copy takes about 0.2 s of it, and the index of the narrow side table is built faster.
+ * The same thread then counts what the titles teach of their communities (topic-terms.ts), copied
+ * in with the index.
  */
 
 /** FTS5's own tables behind papers_fts (external content: the titles stay in the paper rows). */
 const INDEX_TABLES = ['data', 'idx', 'docsize', 'config'].map((t) => `papers_fts_${t}`);
+/** The topic model's tables (topic-terms.ts), copied with the index. */
+const TOPIC_TABLES = ['topic_terms', 'topic_lengths'];
 
 /** The side file beside a snapshot being written (removed with it; see publish.ts's prune). */
 export const titleIndexFile = (snapshotPath: string) => `${snapshotPath}-titles`;
 
 /**
- * Builds the index in the side file from the paper rows of the snapshot at `snapshotPath`;
- * `onTitlesRead` is called once the titles are copied (the snapshot is only read until then).
+ * Builds the index in the side file from the paper rows of the snapshot at `snapshotPath`, then
+ * the topic model from its titles and `topics`; `onTitlesRead` is called once the titles are
+ * copied (the snapshot is only read until then).
  */
-export function buildTitleIndex(snapshotPath: string, sidePath: string, onTitlesRead: () => void): void {
+export function buildTitleIndex(
+  snapshotPath: string,
+  sidePath: string,
+  onTitlesRead: () => void,
+  topics: TopicTermsInput = { clusters: new Int32Array(0), texts: [] },
+): void {
   rmSync(sidePath, { force: true });
   const db = new Database(sidePath);
   try {
@@ -43,6 +54,7 @@ export function buildTitleIndex(snapshotPath: string, sidePath: string, onTitles
     db.exec(`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', ${64 << 20})`);
     db.exec("INSERT INTO papers_fts (papers_fts, rank) VALUES ('pgsz', 8000)");
     db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
+    buildTopicTerms(db, topics);
   } finally {
     db.close();
   }
@@ -62,6 +74,7 @@ export function copyTitleIndex(db: Database.Database, sidePath: string): void {
         db.exec(`DELETE FROM main.${table}`);
         db.exec(`INSERT INTO main.${table} SELECT * FROM titles.${table}`);
       }
+      for (const table of TOPIC_TABLES) db.exec(`INSERT INTO main.${table} SELECT * FROM titles.${table}`);
     })();
   } finally {
     db.unsafeMode(false);
@@ -82,17 +95,21 @@ export interface PendingTitleIndex {
  * Starts building the index of the snapshot at `snapshotPath` (its paper rows written and
  * committed) in a worker thread; without the compiled worker, on this thread at once.
  */
-export function startTitleIndex(snapshotPath: string, sidePath: string): PendingTitleIndex {
+export function startTitleIndex(
+  snapshotPath: string,
+  sidePath: string,
+  topics?: TopicTermsInput,
+): PendingTitleIndex {
   const file = workerFile(import.meta.url, './title-index-worker.js');
   if (!existsSync(file)) {
     const built = new Promise<void>((resolve) => {
-      buildTitleIndex(snapshotPath, sidePath, () => {});
+      buildTitleIndex(snapshotPath, sidePath, () => {}, topics);
       resolve();
     });
     built.catch(() => {}); // awaited by the writer
     return { titlesRead: built, built, stop: () => {} };
   }
-  const worker = new Worker(file, { workerData: { snapshotPath, sidePath } });
+  const worker = new Worker(file, { workerData: { snapshotPath, sidePath, topics } });
   let titlesReadResolve!: () => void;
   const titlesRead = new Promise<void>((resolve) => {
     titlesReadResolve = resolve;

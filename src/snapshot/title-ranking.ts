@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { getOrCreate } from '../util/maps.js';
+import { TITLE_TOKENIZER } from './schema.js';
 import type { TitleStats } from './title-stats.js';
 
 /**
@@ -173,6 +174,9 @@ class Stemmer {
 const stemmers = new Map<string, Stemmer>();
 /** This thread's stemmer of a tokenizer, made on first use. */
 const stemmerOf = (tokenizer: string) => getOrCreate(stemmers, tokenizer, () => new Stemmer(tokenizer));
+
+/** A word's term as the titles' index makes it (stemmed), or null when it is not exactly one term. */
+export const titleTerm = (word: string): string | null => stemmerOf(TITLE_TOKENIZER).stem(word);
 
 /** Ranks title matches from one snapshot's statistics. */
 export class TitleRanker {

@@ -15,6 +15,7 @@ import {
   topicSubjectId,
 } from './subject-rows.js';
 import { copyTitleIndex, type PendingTitleIndex, startTitleIndex, titleIndexFile } from './title-index.js';
+import type { TopicTermsInput } from './topic-terms.js';
 
 /** The communities (scored on the writer's thread while the worker scores the subjects). */
 export interface CommunityContent {
@@ -90,10 +91,10 @@ async function writeAll(
   const pubDates = await writePaperRows(db, papers, store, log);
   // The titles' index is built in a thread of its own from here (title-index.ts); the file is
   // not written again until its titles are read.
-  titles.pending = startTitleIndex(titles.path, titles.sidePath);
+  const texts = subjectTexts(papers.corpus);
+  titles.pending = startTitleIndex(titles.path, titles.sidePath, topicTexts(papers, texts));
   // Then what does not depend on the subjects' scores, while the worker is still scoring them.
   const communityRows = scored.communities();
-  const texts = subjectTexts(papers.corpus);
   await titles.pending.titlesRead;
   db.transaction(() => {
     writeSubjectSearch(db, texts);
@@ -127,6 +128,19 @@ async function writeAll(
   })();
   db.exec(SUBJECT_INDEXES);
   db.pragma('journal_mode = DELETE');
+}
+
+/** What the topic model is counted from (topic-terms.ts): each paper's community and the topics' texts. */
+function topicTexts(papers: PaperContent, texts: SubjectTexts): TopicTermsInput {
+  const out: TopicTermsInput = { clusters: papers.clusters.topic, texts: [] };
+  for (let i = 0; i < texts.type.length; i++) {
+    if (texts.type[i] !== 'topic') continue;
+    out.texts.push({
+      topic: Number(texts.id[i]!.slice(1)),
+      text: `${texts.name[i]!} ${texts.description[i] ?? ''}`,
+    });
+  }
+  return out;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Viewer } from '../viewer.js';
 import type { CandidateRow } from './candidates.js';
 import { LOOSE_SCAN, type MatchedPaper } from './match.js';
 import { groupExpr, questionElements, type TermGroup } from './question.js';
+import { questionTopics } from './topic-model.js';
 
 /**
  * The research communities behind a question, ranked by the weight of the evidence: the topics
@@ -17,14 +18,14 @@ import { groupExpr, questionElements, type TermGroup } from './question.js';
 /** The closest-matching papers whose topics are the evidence (the first of the candidates). */
 export const EVIDENCE_PAPERS = 20;
 /** Weight of a topic's own texts matching the question, beside its papers' (a share of 1). */
-const TEXT_WEIGHT = 0.6;
+const TEXT_WEIGHT = 1;
 /** A paper's weight among the closest: its title's relevance to this power (the best count most). */
 const POW = 2;
 /**
  * Weight of the whole matched pool (up to MATCH_CAP papers): each community's summed relevance
  * (squared) over its size to POOL_ALPHA, so a big community is not first for holding the most.
  */
-const POOL_WEIGHT = 0.3;
+const POOL_WEIGHT = 0.1;
 const POOL_POW = 2;
 const POOL_ALPHA = 0.3;
 /** A topic's texts: the share of the question's words they hold, to this power. */
@@ -35,6 +36,12 @@ const SECONDARY = 0.5;
 const TEXT_WORDS = 8;
 /** Topics read by their texts per question. */
 const TEXT_TOPICS = 20;
+/** Weight of the topic model's share of the question (topic-model.ts), beside the papers' (a share of 1). */
+const MODEL_WEIGHT = 0.5;
+/** A community the topic model alone names counts from this share of the question. */
+const MODEL_LEAST = 0.01;
+/** The topic model's share from which a community's reason names it. */
+const MODEL_SAID = 0.05;
 
 /**
  * How well each candidate's title matches, 0..1: a title with every word of the question 1; a
@@ -77,6 +84,8 @@ export interface ScoredCommunity {
   text: number;
   /** Its matched papers' weight for its size, 0..1 of the best community's. */
   pool: number;
+  /** Its share of the question by the topic model (what the titles teach of their communities), 0..1. */
+  model: number;
   /** Closest papers that have it as a further (not primary) topic. */
   further: number;
   /** Closest papers (of EVIDENCE_PAPERS) in it, and matched papers in it in all. */
@@ -100,6 +109,7 @@ export function scoreCommunities(
       papers: 0,
       text: 0,
       pool: 0,
+      model: 0,
       closest: 0,
       further: 0,
       matched: 0,
@@ -158,8 +168,11 @@ export function scoreCommunities(
     for (const d of described)
       of(Number(d.id.slice(1))).text = ((covered.get(d.row) ?? 0) / groups.length) ** TEXT_POW;
   }
+  if (MODEL_WEIGHT > 0)
+    for (const [topic, share] of questionTopics(reader, groups))
+      if (share >= MODEL_LEAST || byTopic.has(topic)) of(topic).model = share;
   for (const s of byTopic.values()) {
-    s.score = s.papers + TEXT_WEIGHT * s.text + POOL_WEIGHT * s.pool;
+    s.score = s.papers + TEXT_WEIGHT * s.text + POOL_WEIGHT * s.pool + MODEL_WEIGHT * s.model;
     s.matched = matched.get(s.topic) ?? 0;
   }
   return [...byTopic.values()].sort((a, b) => b.score - a.score || a.topic - b.topic);
@@ -198,6 +211,11 @@ export function matchCommunities(
           ]
         : []),
     ];
+    // The topic model's part; said whenever it is the community's only evidence.
+    if (s.model >= MODEL_SAID || (reasons.length === 0 && s.model > 0))
+      reasons.push(
+        `its papers' titles use the question's words more than the corpus's titles do (${Math.round(s.model * 100)}% of the question by the titles' topic model)`,
+      );
     out.push({
       subject_type: 'topic',
       subject_id: row.id,

@@ -93,7 +93,8 @@ export function readingLists(
   const isClose = (m: MatchedPaper) => m.allTerms || fitOf(m) >= CLOSE * bestFit;
   /**
    * The close matches first, by `then` (highest first); the looser ones by fit, then by `then`;
-   * ties by bm25, then ordinal. Each paper's keys are computed once.
+   * ties: titles with every word first (a loose match raised by its community is close too, and
+   * must not pass one for a tie), then fit, bm25 and ordinal. Each paper's keys are computed once.
    */
   const relevantFirst = (list: MatchedPaper[], then: (m: MatchedPaper) => number) =>
     list
@@ -103,6 +104,8 @@ export function readingLists(
           Number(b.close) - Number(a.close) ||
           (a.close ? 0 : b.fit - a.fit) ||
           b.key - a.key ||
+          Number(b.m.allTerms) - Number(a.m.allTerms) ||
+          b.fit - a.fit ||
           a.m.score - b.m.score ||
           a.m.ordinal - b.m.ordinal,
       )

@@ -18,7 +18,6 @@ const CommunitySchema = z.object({
   subject_type: z.literal('topic'),
   subject_id: z.string(),
   name: z.string(),
-  description: z.string().nullable(),
   matching_papers: z.number().int(),
   rising: z.boolean(),
   reason: z.string(),

@@ -220,7 +220,6 @@ export function matchCommunities(
       subject_type: 'topic',
       subject_id: row.id,
       name: row.name,
-      description: row.description,
       matching_papers: s.matched,
       rising: row.rising === 1,
       reason: reasons.join('; '),

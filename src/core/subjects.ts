@@ -8,7 +8,8 @@ import type {
 import { ELEMENTS } from '../elements/elements.js';
 import type { SnapshotView, SubjectHit, SubjectQueries, SubjectRow } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
-import { STOP_WORDS } from './research/question.js';
+import { STOP_WORDS, termGroups } from './research/question.js';
+import { questionTopicFits, type TopicModelQueries } from './research/topic-model.js';
 import { envelope, type Viewer } from './viewer.js';
 
 export type { SubjectType } from '../contracts/subjects.js';
@@ -120,22 +121,47 @@ function words(q: string): string[] {
   return [...new Set(content.length > 0 ? content : all)].slice(0, 12);
 }
 
-/** Subjects read per question before they are ranked by how much of it they cover. */
+/** Subjects read per question before they are ranked by how well it fits them. */
 const CANDIDATES = 200;
+/** A subject's texts: the share of the question they hold, to this power (a part held weighs little). */
+const TEXT_POW = 3;
+/** Weight of a topic's share of the question by the titles' topic model, beside its texts' (1). */
+const MODEL_WEIGHT = 0.5;
+/** Topics the topic model names that are read as candidates (the largest shares, from MODEL_LEAST). */
+const MODEL_TOPICS = 10;
+const MODEL_LEAST = 0.01;
+/** The topic model's share from which a topic's match names it (it always does when nothing else matched). */
+const MODEL_SAID = 0.05;
 
 interface RankedHit extends SubjectHit {
-  /** The question's words its name or description holds (stemmed), and those in its name. */
+  /** The share of the question (rarer words weigh more) its name or description holds, 0..1. */
   covered: number;
+  /** The question's words its name holds. */
   inName: number;
+  /** Its name is the question: it holds every word of it and no other. */
+  named: boolean;
+  /** A topic's share of the question by the titles' topic model, 0..1 (a keyword: 0). */
+  model: number;
+  /** How well the question fits it: covered^TEXT_POW + MODEL_WEIGHT x model. */
+  fit: number;
 }
 
 /**
- * Subjects ranked by how much of the question they cover: the share of its words (rarer words
- * weigh more) their name or description holds, then how many are in the name, then bm25. A
- * several-word question is never answered by the subjects that carry one generic word of it
- * before one that carries them all.
+ * Subjects ranked by how well the question fits them: a subject whose name is the question
+ * first; then by the share of the question (rarer words weigh more) their name or description
+ * holds, cubed, plus half a topic's share of the question by the titles' topic model (what the
+ * corpus's titles teach of their communities: a shortened title rarely names its topic, but its
+ * words are that topic's titles' words), counted for the topics whose titles use the question's
+ * words more than the corpus's do; then words in the name, then bm25. A several-word
+ * question is never answered by the subjects that carry one generic word of it before one that
+ * carries them all. Without `model` (suggestions for an unknown id), by the texts alone.
  */
-function searchRows(snapshot: SubjectsView, q: string, limit: number): RankedHit[] {
+function searchRows(
+  snapshot: SubjectsView,
+  q: string,
+  limit: number,
+  model?: TopicModelQueries,
+): RankedHit[] {
   const terms = words(q);
   if (terms.length === 0) return [];
   const { reader } = snapshot;
@@ -146,6 +172,24 @@ function searchRows(snapshot: SubjectsView, q: string, limit: number): RankedHit
     ...reader.searchSubjects(quoted.join(' OR '), CANDIDATES),
   ])
     if (!found.has(hit.id)) found.set(hit.id, hit);
+  // The topics' shares by the topic model (a few key reads); its leading topics are candidates
+  // too, read by id when their texts hold none of the question.
+  const shares = new Map<string, number>();
+  if (model) {
+    // Only the topics whose titles use the question's words more than the corpus's titles do: a
+    // share the model gives a topic for its size alone is no evidence that the question fits it.
+    const byTopic = [...questionTopicFits(model, termGroups(q))]
+      .filter(([, fit]) => fit.lift > 0)
+      .map(([topic, fit]) => [topic, fit.share] as const)
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    byTopic.forEach(([topic, share], i) => {
+      const id = `T${topic}`;
+      shares.set(id, share);
+      if (found.has(id) || i >= MODEL_TOPICS || share < MODEL_LEAST) return;
+      const row = reader.subject('topic', id);
+      if (row) found.set(id, { type: 'topic', id, name: row.name, paper_count: row.paper_count, score: 0 });
+    });
+  }
   const ids = [...found.keys()];
   const coverage = new Map<string, number>();
   const inName = new Map<string, number>();
@@ -158,10 +202,23 @@ function searchRows(snapshot: SubjectsView, q: string, limit: number): RankedHit
     for (const id of reader.subjectsMatching(`{name} : ${t}`, ids)) inName.set(id, (inName.get(id) ?? 0) + 1);
   }
   return [...found.values()]
-    .map((hit) => ({ ...hit, covered: (coverage.get(hit.id) ?? 0) / whole, inName: inName.get(hit.id) ?? 0 }))
+    .map((hit) => {
+      const covered = (coverage.get(hit.id) ?? 0) / whole;
+      const held = inName.get(hit.id) ?? 0;
+      const share = hit.type === 'topic' ? (shares.get(hit.id) ?? 0) : 0;
+      return {
+        ...hit,
+        covered,
+        inName: held,
+        named: held === terms.length && words(hit.name).length === terms.length,
+        model: share,
+        fit: covered ** TEXT_POW + MODEL_WEIGHT * share,
+      };
+    })
     .sort(
       (a, b) =>
-        b.covered - a.covered ||
+        Number(b.named) - Number(a.named) ||
+        b.fit - a.fit ||
         b.inName - a.inName ||
         a.score - b.score ||
         b.paper_count - a.paper_count ||
@@ -170,21 +227,17 @@ function searchRows(snapshot: SubjectsView, q: string, limit: number): RankedHit
     .slice(0, limit);
 }
 
-/** Resolves free text to ranked topic and keyword candidates, each with why it matched. */
-export function searchSubjects(snapshot: SubjectsView, q: string, viewer: Viewer): SubjectSearchAnswer {
-  const terms = words(q);
-  if (terms.length === 0) {
-    throw new ServiceError('invalid_parameter', "Parameter 'q': give at least one word to search for.", {
-      parameter: 'q',
-    });
-  }
-  const rows = searchRows(snapshot, q, 20);
-  const results = rows.map((r) => {
-    const name = r.name.toLowerCase();
-    const inName = terms.filter((t) => name.includes(t.replace(/s$/, '')));
-    const match =
-      name === terms.join(' ')
-        ? 'exact name'
+/** Why a subject matched: its name or texts, and for a topic its titles by the topic model. */
+function matchOf(r: RankedHit, terms: string[]): string {
+  const name = r.name.toLowerCase();
+  const inName = terms.filter((t) => name.includes(t.replace(/s$/, '')));
+  const text =
+    r.covered <= 0
+      ? null
+      : r.named
+        ? name === terms.join(' ')
+          ? 'exact name'
+          : 'name is the question (its words, no other)'
         : r.covered < 0.999
           ? `name or description holds ${Math.round(r.covered * 100)}% of the question (rarer words weigh more)`
           : inName.length === terms.length
@@ -192,6 +245,28 @@ export function searchSubjects(snapshot: SubjectsView, q: string, viewer: Viewer
             : inName.length > 0
               ? `name contains ${inName.map((t) => `'${t}'`).join(', ')}; description matches the rest`
               : 'description matches every word';
+  const model =
+    r.model >= MODEL_SAID || (text === null && r.model > 0)
+      ? `titles on this topic use the question's words more than the corpus's titles do (${Math.round(r.model * 100)}% of the question by the titles' topic model)`
+      : null;
+  return [text, model].filter((m) => m !== null).join('; ');
+}
+
+/** Resolves free text to ranked topic and keyword candidates, each with why it matched. */
+export function searchSubjects(
+  snapshot: SnapshotView<SubjectQueries & TopicModelQueries>,
+  q: string,
+  viewer: Viewer,
+): SubjectSearchAnswer {
+  const terms = words(q);
+  if (terms.length === 0) {
+    throw new ServiceError('invalid_parameter', "Parameter 'q': give at least one word to search for.", {
+      parameter: 'q',
+    });
+  }
+  const rows = searchRows(snapshot, q, 20, snapshot.reader);
+  const results = rows.map((r) => {
+    const match = matchOf(r, terms);
     return {
       subject_type: r.type,
       subject_id: r.id,

@@ -18,15 +18,36 @@ const PRIOR = 1.5;
 /** The scores' temperature: the shares are softmax(score / TEMPERATURE). */
 const TEMPERATURE = 1;
 
+/** What the topic model reads: the titles' stemmer, the terms' communities, the communities' lengths. */
+export type TopicModelQueries = Pick<ResearchQueries, 'titleTerm' | 'topicTerms' | 'topicLengths'>;
+
+/** A community's fit to the question by the topic model. */
+export interface TopicFit {
+  /** Its share of the question, 0..1 (the shares sum to 1). */
+  share: number;
+  /**
+   * How much more likely its titles are than the corpus's to hold the question's terms (the sum
+   * of the terms' log ratios, its size left out): above 0 when its titles use them more.
+   */
+  lift: number;
+}
+
 /**
  * Each community some question term names, with its share of the question (0..1, summing to 1);
  * empty when the snapshot holds no topic model or no term of the question.
  */
-export function questionTopics(
-  reader: Pick<ResearchQueries, 'titleTerm' | 'topicTerms' | 'topicLengths'>,
-  groups: readonly TermGroup[],
-): Map<number, number> {
+export function questionTopics(reader: TopicModelQueries, groups: readonly TermGroup[]): Map<number, number> {
   const out = new Map<number, number>();
+  for (const [topic, fit] of questionTopicFits(reader, groups)) out.set(topic, fit.share);
+  return out;
+}
+
+/** Each community some question term names, with its share of the question and its terms' lift. */
+export function questionTopicFits(
+  reader: TopicModelQueries,
+  groups: readonly TermGroup[],
+): Map<number, TopicFit> {
+  const out = new Map<number, TopicFit>();
   const lengths = reader.topicLengths();
   if (!lengths || lengths.total <= 0) return out;
   const wanted = [
@@ -48,21 +69,21 @@ export function questionTopics(
   });
   const candidates = new Set<number>();
   for (const p of parts) for (const topic of p.weights.keys()) candidates.add(topic);
-  const scores: [number, number][] = [];
+  const scores: [number, number, number][] = [];
   let best = Number.NEGATIVE_INFINITY;
   for (const topic of candidates) {
     const length = lengths.weight.get(topic) ?? 0;
-    let score = PRIOR * Math.log((lengths.titles.get(topic) ?? 0) + 1);
+    let lift = 0;
     for (const p of parts) {
       const c = p.weights.get(topic) ?? Math.min(p.least, p.share * length);
-      score += Math.log((c + MU * p.share) / (length + MU)) - Math.log(p.share);
+      lift += Math.log((c + MU * p.share) / (length + MU)) - Math.log(p.share);
     }
-    score /= TEMPERATURE;
-    scores.push([topic, score]);
+    const score = (PRIOR * Math.log((lengths.titles.get(topic) ?? 0) + 1) + lift) / TEMPERATURE;
+    scores.push([topic, score, lift]);
     if (score > best) best = score;
   }
   let sum = 0;
   for (const [, s] of scores) sum += Math.exp(s - best);
-  for (const [topic, s] of scores) out.set(topic, Math.exp(s - best) / sum);
+  for (const [topic, s, lift] of scores) out.set(topic, { share: Math.exp(s - best) / sum, lift });
   return out;
 }

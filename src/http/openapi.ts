@@ -1,8 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { OPERATIONS, type Operation, planLadder } from '../access/policy.js';
 import { getElement, listElements } from '../core/elements.js';
-import { elementHistories, elementHistory } from '../core/history.js';
-import { searchSubjects } from '../core/subjects.js';
+import { ServiceError } from '../core/errors.js';
+import { elementHistories, elementHistory, subjectHistory } from '../core/history.js';
+import { elementPapers, subjectPapers } from '../core/papers.js';
+import { getSubject, searchSubjects, subjectElements } from '../core/subjects.js';
 import { listVersions } from '../core/versions.js';
 import { viewerFor } from '../core/viewer.js';
 import { accessText, PRICED_OPERATIONS, paymentInfo } from '../payments/discovery.js';
@@ -120,27 +122,46 @@ export function registerOpenApi(
 }
 
 /**
- * Examples of the answers any caller with a free key may read, from `snapshot` (once per
- * snapshot): the parameter examples' own answers (Fe; Fe,Ni,Co; "oxygen evolution"), a history
- * cut to its last three periods.
+ * Examples of the answers, from `snapshot` (once per snapshot): the answers to the parameter
+ * examples (Fe; Fe,Ni,Co; T10030; "oxygen evolution"), histories cut to their last three periods
+ * and paper lists to their first paper. One whose example subject this data lacks is left out.
  */
 function answerExamples(snapshot: Snapshot, deps: RouteDeps): Record<string, unknown> {
   return snapshot.memoize('openapi:examples', () => {
     const anonymous = viewerFor(null, deps.edition, deps.publicUrl);
     const free = viewerFor('free', deps.edition, deps.publicUrl);
-    const history = elementHistory(snapshot, 'Fe', 'yearly', free);
-    const histories = elementHistories(snapshot, ['Fe', 'Ni'], 'yearly', free);
-    return {
-      'get /elements': listElements(snapshot, anonymous, ['Fe', 'Ni', 'Co']),
-      'get /elements/{symbol}': getElement(snapshot, 'Fe', anonymous),
-      'get /elements/{symbol}/history': { ...history, series: history.series.slice(-3) },
-      'get /elements/history': {
-        ...histories,
-        histories: histories.histories.map((h) => ({ ...h, series: h.series.slice(-3) })),
+    const personal = viewerFor('personal', deps.edition, deps.publicUrl);
+    const lastPeriods = <T extends { series: unknown[] }>(h: T) => ({ ...h, series: h.series.slice(-3) });
+    const firstPaper = <T extends { papers: unknown[] }>(a: T) => ({ ...a, papers: a.papers.slice(0, 1) });
+    const papers = { sort: 'impact' as const, limit: 20 };
+    const examples: Record<string, () => unknown> = {
+      'get /elements': () => listElements(snapshot, anonymous, ['Fe', 'Ni', 'Co']),
+      'get /elements/{symbol}': () => getElement(snapshot, 'Fe', anonymous),
+      'get /elements/{symbol}/history': () => lastPeriods(elementHistory(snapshot, 'Fe', 'yearly', free)),
+      'get /elements/history': () => {
+        const h = elementHistories(snapshot, ['Fe', 'Ni'], 'yearly', free);
+        return { ...h, histories: h.histories.map(lastPeriods) };
       },
-      'get /subjects/search': searchSubjects(snapshot, 'oxygen evolution', free),
-      'get /versions': listVersions(snapshot, deps.snapshotDir, anonymous),
+      'get /elements/{symbol}/papers': () => firstPaper(elementPapers(snapshot, 'Fe', papers, personal)),
+      'get /subjects/search': () => searchSubjects(snapshot, 'oxygen evolution', free),
+      'get /subjects/{subject_type}/{subject_id}': () => getSubject(snapshot, 'topic', 'T10030', personal),
+      'get /subjects/{subject_type}/{subject_id}/history': () =>
+        lastPeriods(subjectHistory(snapshot, 'topic', 'T10030', 'yearly', personal)),
+      'get /subjects/{subject_type}/{subject_id}/elements': () =>
+        subjectElements(snapshot, 'topic', 'T10030', personal),
+      'get /subjects/{subject_type}/{subject_id}/papers': () =>
+        firstPaper(subjectPapers(snapshot, 'topic', 'T10030', papers, personal)),
+      'get /versions': () => listVersions(snapshot, deps.snapshotDir, anonymous),
     };
+    const made: Record<string, unknown> = {};
+    for (const [key, make] of Object.entries(examples)) {
+      try {
+        made[key] = make();
+      } catch (e) {
+        if (!(e instanceof ServiceError)) throw e;
+      }
+    }
+    return made;
   });
 }
 

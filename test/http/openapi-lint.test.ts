@@ -44,7 +44,7 @@ describe('the OpenAPI document passes Spectral (spectral:oas) and Redocly (recom
   ])(
     '%s: no error, no warning',
     async (_name, config) => {
-      const { app } = await sampleApp(config as never);
+      const { app, keys } = await sampleApp(config as never);
       const doc = (await (await app.request('/v1/openapi.json')).json()) as {
         paths: Record<string, Record<string, { tags?: string[]; description?: string }>>;
       };
@@ -63,6 +63,10 @@ describe('the OpenAPI document passes Spectral (spectral:oas) and Redocly (recom
         ).responses['200']!.content['application/json']!.example;
       expect(example('/elements/{symbol}')).toEqual(await (await app.request('/v1/elements/Fe')).json());
       expect(example('/versions')).toEqual(await (await app.request('/v1/versions')).json());
+      const personal = { headers: { authorization: `Bearer ${keys.personal}` } };
+      expect(example('/subjects/{subject_type}/{subject_id}')).toEqual(
+        await (await app.request('/v1/subjects/topic/T10030', personal)).json(),
+      );
       const problems = lint(doc);
       expect(problems.spectral).toEqual([]);
       expect(problems.redocly).toEqual([]);

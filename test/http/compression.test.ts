@@ -110,9 +110,10 @@ describe('compression once per answer', () => {
   it('answers a large answer at once in every encoding, the other ones asked while still being made', async () => {
     const keyed = { authorization: `Bearer ${key}` };
     for (const [i, first] of ['br', 'gzip', 'identity'].entries()) {
-      // A research answer (about 20 KB, compressed on the thread pool), asked in one encoding, then
-      // at once in the others: they come while the cache is still making them, or just after.
-      const path = `${base}/v1/research?q=oxygen%20evolution&page=${i + 1}`;
+      // A paper list of 100 (tens of KB, compressed on the thread pool), asked in one encoding,
+      // then at once in the others: they come while the cache is still making them, or just after.
+      const sort = ['impact', 'newest', 'foundational'][i]!;
+      const path = `${base}/v1/subjects/topic/T10030/papers?limit=100&sort=${sort}`;
       const asked = [first, ...['br', 'gzip', 'identity'].filter((e) => e !== first)];
       const get = (e: string) => rawGet(path, { ...keyed, 'accept-encoding': e });
       const firstAnswer = await get(first);

@@ -38,7 +38,7 @@ import { FORMULA_SYMBOLS, type Parsed, parseFormula, parseWrongCase } from './fo
 import { namesElement, tagWords } from './words.js';
 
 /** Bump when the rules change: stored tags carry the version that made them. */
-export const TAGGER_VERSION = 3;
+export const TAGGER_VERSION = 4;
 
 const Z = new Map<string, number>(ELEMENTS.map((e) => [e.symbol, e.number]));
 

@@ -26,9 +26,11 @@
  *    rutile, a structure type too); mixed-oxide names ferrite, cobaltite, manganite (their metal);
  *    more -ic/-ous adjectives and acids (chromic, manganous, molybdic, tungstic, arsenious,
  *    perchloric ...) and sulfion; element names after nano- ("nanosilver", "nanocarbons"). Still not
- *    tagged (decided): the first element of a mixed anion ("borophosphate" -> P, "aluminosilicate"
- *    -> Si: the defining element only), ferrocene and other compound names, zircon, monazite,
- *    cassiterite, ilmenite, chromite (minerals named as geochronometers or ores), "silicic" (magma).
+ *    tagged (decided): ferrocene and other compound names, zircon, monazite, cassiterite, ilmenite,
+ *    chromite (minerals named as geochronometers or ores), "silicic" (magma).
+ * v4: the first element of a mixed anion too, as the labelled titles read it: "borophosphate" ->
+ *    B and P, "aluminosilicate" -> Al and Si, "fluorophosphate" -> F and P (boro-, alumino-,
+ *    silico-, phospho-, fluoro- before an anion word).
  */
 import { ELEMENTS } from '../elements/elements.js';
 
@@ -338,10 +340,32 @@ export function tagWords(title: string, found: Set<string>): boolean {
     if (stop?.has(words[i + 1] ?? '')) continue;
     if (words[i - 1] === 'non' && (w === 'ferrous' || NAME_SYMBOL.has(w))) continue;
     found.add(s);
+    const first = mixedAnionFirst(w);
+    if (first) found.add(first);
   }
   const foreign = foreignHits >= 2;
   if (foreign) found.delete('Sn'); // "tin" in other languages
   return foreign;
+}
+
+/** Prefixes that name the first element of a mixed anion ("borophosphate", "aluminosilicate"). */
+const MIXED_ANION_PREFIXES: [string, string][] = [
+  ['boro', 'B'],
+  ['alumino', 'Al'],
+  ['silico', 'Si'],
+  ['phospho', 'P'],
+  ['fluoro', 'F'],
+];
+
+/** The element a mixed anion's prefix names, when the rest of the word is an anion word. */
+function mixedAnionFirst(w: string): string | undefined {
+  for (const [prefix, symbol] of MIXED_ANION_PREFIXES) {
+    if (!w.startsWith(prefix) || w.length < prefix.length + 5) continue;
+    const rest = w.slice(prefix.length);
+    const base = rest.endsWith('s') ? rest.slice(0, -1) : rest;
+    if (ANIONS.some(([stem]) => base === stem || base.endsWith(stem))) return symbol;
+  }
+  return undefined;
 }
 
 /** Whether a lowercase word names an element by the word rules ("lead" counts here). */

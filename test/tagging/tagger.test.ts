@@ -102,7 +102,12 @@ describe('tagElements: adjectives and anions', () => {
       ['Chloride and perchlorate', ['Cl']],
       ['Bromide, iodide and hydride', ['H', 'Br', 'I']],
       ['Borides, borates and silicides', ['B', 'Si']],
-      ['Aluminosilicate clays', ['Si']],
+      // v4: a mixed anion names its first element too
+      ['Aluminosilicate clays', ['Al', 'Si']],
+      ['Cobalt borophosphates', ['B', 'P', 'Co']],
+      ['Sodium fluorophosphate cathodes', ['F', 'Na', 'P']],
+      ['Borosilicate glass', ['B', 'Si']],
+      ['Boron and borough elections', ['B']],
       ['Selenides and tellurides', ['Se', 'Te']],
       ['Arsenide and arsenate', ['As']],
       ['Sulfuric acid and phosphoric acid', ['P', 'S']],

@@ -355,7 +355,7 @@ const unique = (xs: string[]): string[] => [...new Set(xs)];
  * The order of OR alternatives in the canonical form (printed terms): by their text without quotes
  * or `*`, then by the printed form. `(Co OR Ni)` and `(Ni OR Co)` are one query, with one quote_id.
  */
-export function compareTerms(a: string, b: string): number {
+function compareTerms(a: string, b: string): number {
   const bare = (t: string) => t.replace(/^"|"$|\*$/g, '');
   const [x, y] = [bare(a), bare(b)];
   if (x !== y) return x < y ? -1 : 1;

@@ -109,7 +109,7 @@ export function citationCurveFromTotals(
 }
 
 /** The smallest expected share a projection divides by. */
-export const MIN_SHARE = 0.05;
+const MIN_SHARE = 0.05;
 
 /** Used when the corpus has too few old cited papers to estimate a curve: 1 - exp(-(a + 0.5) / 3). */
 export function defaultCitationCurve(horizonYears: number): number[] {

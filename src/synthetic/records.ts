@@ -112,8 +112,8 @@ export const WORK_KEYS = [
   'created_date',
 ] as const;
 
-export const FIRST_YEAR = 2000;
-export const LAST_YEAR = 2026;
+const FIRST_YEAR = 2000;
+const LAST_YEAR = 2026;
 /** Last complete citation year (the corpus is "as of" late 2025 / early 2026). */
 const CITATION_YEAR = 2025;
 /** counts_by_year covers this many years, like OpenAlex (2012..2025 in the 2025 snapshot). */
@@ -308,7 +308,7 @@ export interface Corpus {
 }
 
 /** Relative number of works per publication year: growth toward recent years, few (in-press) 2026. */
-export function yearWeights(): number[] {
+function yearWeights(): number[] {
   const w: number[] = [];
   for (let y = FIRST_YEAR; y <= LAST_YEAR; y++)
     w.push(y === LAST_YEAR ? 0.9 : Math.exp(0.085 * (y - FIRST_YEAR)));
@@ -402,13 +402,8 @@ const WORK_URL = `${OA}W4`;
  * The 9-digit tail of work `index`'s id (OpenAlex id W4<tail>): an affine bijection on [0, 9e8), so ids
  * are unique in the corpus (for up to 9e8 works).
  */
-export function workIdTail(corpus: Corpus, index: number): number {
+function workIdTail(corpus: Corpus, index: number): number {
   return 100_000_000 + ((index * 1_000_003 + corpus.idOffset) % ID_SPACE);
-}
-
-/** Full OpenAlex id number of work `index` (W…). */
-export function workIdNumber(corpus: Corpus, index: number): number {
-  return 4_000_000_000 + workIdTail(corpus, index);
 }
 
 /** `"https://openalex.org/W4…"` (with the quotes) of work `index`. */

@@ -60,58 +60,6 @@ export interface TopicInput {
   domain: { id: string; display_name: string };
 }
 
-/** Top-level keys of a real OpenAlex work, in order. `content_urls` appears only when has_content.pdf. */
-export const WORK_KEYS = [
-  'id',
-  'doi',
-  'title',
-  'display_name',
-  'publication_year',
-  'publication_date',
-  'ids',
-  'language',
-  'primary_location',
-  'type',
-  'indexed_in',
-  'open_access',
-  'authorships',
-  'institutions',
-  'countries_distinct_count',
-  'institutions_distinct_count',
-  'corresponding_author_ids',
-  'corresponding_institution_ids',
-  'apc_list',
-  'apc_paid',
-  'fwci',
-  'has_fulltext',
-  'cited_by_count',
-  'citation_normalized_percentile',
-  'cited_by_percentile_year',
-  'biblio',
-  'is_retracted',
-  'is_paratext',
-  'is_xpac',
-  'primary_topic',
-  'topics',
-  'keywords',
-  'concepts',
-  'mesh',
-  'locations_count',
-  'locations',
-  'best_oa_location',
-  'sustainable_development_goals',
-  'awards',
-  'funders',
-  'has_content',
-  'content_urls',
-  'referenced_works_count',
-  'referenced_works',
-  'related_works',
-  'counts_by_year',
-  'updated_date',
-  'created_date',
-] as const;
-
 const FIRST_YEAR = 2000;
 const LAST_YEAR = 2026;
 /** Last complete citation year (the corpus is "as of" late 2025 / early 2026). */

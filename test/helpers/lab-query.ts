@@ -2,8 +2,14 @@
  * Readings of a parsed lab query that only the tests need: its canonical text, and its clauses by
  * kind. The service reads the clauses where it resolves them (src/lab/resolve.ts).
  */
-import type { LabQuery, Term, YearFilter } from '../../src/lab/query-ast.js';
+import type { LabQuery, Term } from '../../src/lab/query-ast.js';
 import { parseLabQuery, printLabQuery } from '../../src/lab/query-parser.js';
+
+/** A year clause's bounds, inclusive; null for open. */
+interface YearFilter {
+  from: number | null;
+  to: number | null;
+}
 
 /** The canonical form of a query string (the form echoed back and keyed on). */
 export function normaliseLabQuery(input: string): string {

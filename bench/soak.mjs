@@ -11,7 +11,7 @@
 //      the folder `ri update --watch` follows (a new snapshot each time), and one replica is killed
 //      with SIGKILL and started again.
 //   3. Payments and a snapshot repair (issue 30): both replicas restarted taking x402 payments on
-//      a local chain (anvil, dist/payments/dev-chain.js) through a facilitator stand-in that, on
+//      a local chain (anvil, scripts/dev-chain.mjs) through a facilitator stand-in that, on
 //      the first settle of each payment in turn, answers late (past X402_SETTLE_TIMEOUT_SECONDS,
 //      2 s here), drops the connection after settling, answers 502 after settling or 500 before.
 //      Under keyed load through nginx (research and lab included), SOAK_PAID (40) paid calls,
@@ -1106,9 +1106,7 @@ const paidInfra = { chain: null, standIn: null };
 async function paidRepairPhase(portN, ports) {
   phase = 'paid';
   const app = resolve(MAIN, '../../..');
-  const { startDevChain, DEV_KEYS, BASE_SEPOLIA_USDC } = await import(
-    join(app, 'dist/payments/dev-chain.js')
-  );
+  const { startDevChain, DEV_KEYS, BASE_SEPOLIA_USDC } = await import('../scripts/dev-chain.mjs');
   const { localFacilitator } = await import(join(app, 'dist/payments/local-facilitator.js'));
   const { readPointer, snapshotFile } = await import(join(app, 'dist/snapshot/publish.js'));
   const payer = privateKeyToAccount(DEV_KEYS.payer);

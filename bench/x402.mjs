@@ -14,6 +14,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { x402Client } from '@x402/fetch';
 import autocannon from 'autocannon';
 import { privateKeyToAccount } from 'viem/accounts';
+import { DEV_KEYS, startDevChain } from '../scripts/dev-chain.mjs';
 import { cpuTicks } from './cached-reads.mjs';
 import { benchDataDir, startBenchServer } from './serve.mjs';
 
@@ -21,7 +22,6 @@ const root = resolve(import.meta.dirname, '..');
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const paidCalls = Number(process.env.BENCH_PAID_CALLS ?? 100);
 const dataDir = benchDataDir('x402');
-const { startDevChain, DEV_KEYS } = await import(join(root, 'dist/payments/dev-chain.js'));
 const chain = await startDevChain();
 const payer = privateKeyToAccount(DEV_KEYS.payer);
 await chain.fund(payer.address, 1_000_000_000n);

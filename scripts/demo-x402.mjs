@@ -14,10 +14,10 @@ import { join, resolve } from 'node:path';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
+import { BASE_SEPOLIA_USDC, DEV_KEYS, startDevChain } from './dev-chain.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const MAIN = join(root, 'dist/cli/main.js');
-const { startDevChain, DEV_KEYS, BASE_SEPOLIA_USDC } = await import(join(root, 'dist/payments/dev-chain.js'));
 // Prices from the one price table (src/access/policy.ts), as '0.05' strings.
 const { priceOf, operation, LAB_DEPTHS, LAB_QUOTE_USD } = await import(join(root, 'dist/access/policy.js'));
 const usd = (v) => (Math.round(v * 1e6) / 1e6).toFixed(2);

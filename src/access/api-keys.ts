@@ -13,8 +13,8 @@
  */
 import { hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
-export const KEY_PREFIX_LENGTH = 8;
-export const KEY_SECRET_BYTES = 32;
+const KEY_PREFIX_LENGTH = 8;
+const KEY_SECRET_BYTES = 32;
 const PREFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** 32 bytes in base64url without padding are 43 characters. */
 const SECRET_LENGTH = Math.ceil((KEY_SECRET_BYTES * 8) / 6);
@@ -29,7 +29,7 @@ export interface GeneratedApiKey {
   hash: string;
 }
 
-export function generateKeyPrefix(): string {
+function generateKeyPrefix(): string {
   let prefix = '';
   // randomInt is uniform (no modulo bias) and backed by the CSPRNG.
   for (let i = 0; i < KEY_PREFIX_LENGTH; i++) prefix += PREFIX_ALPHABET[randomInt(PREFIX_ALPHABET.length)];

@@ -13,7 +13,7 @@ export class UnknownPlanError extends Error {
   }
 }
 
-export function isPlan(s: unknown): s is Plan {
+function isPlan(s: unknown): s is Plan {
   return typeof s === 'string' && (PLANS as readonly string[]).includes(s);
 }
 

@@ -19,7 +19,7 @@ export type AccessLevel = 'public' | 'key' | 'personal' | 'professional';
 export const EDITIONS = ['full', 'enterprise'] as const;
 export type Edition = (typeof EDITIONS)[number];
 
-export interface PriceTier {
+interface PriceTier {
   /** Applies when the requested paper count is at most this (undefined: any request). */
   upToPapers?: number;
   usd: number;

@@ -401,7 +401,7 @@ export class PostgresStateStore implements StateStore {
   }
 }
 
-export function quoteIdent(name: string): string {
+function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 

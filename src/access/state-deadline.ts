@@ -16,7 +16,7 @@ import type { StateStore } from './state-store.js';
 export const DEFAULT_STATE_TIMEOUT_MS = 2000;
 
 /** What a 503 `state_unavailable` tells the client to wait before retrying. */
-export const STATE_RETRY_AFTER_SECONDS = 2;
+const STATE_RETRY_AFTER_SECONDS = 2;
 
 /** Repeated failures are logged at most this often (the first one and the recovery always). */
 const LOG_EVERY_MS = 10_000;

@@ -9,11 +9,11 @@ import { parsePlan } from './plans.js';
 import { type Account, type KeyInfo, PREFIX_ATTEMPTS, type WebSession } from './state-store.js';
 
 /** A time as a driver gives it: ISO 8601 text from SQLite, a Date from PostgreSQL's timestamptz. */
-export type DbTime = string | Date;
+type DbTime = string | Date;
 
-export function isoTime(t: DbTime): string;
-export function isoTime(t: DbTime | null): string | null;
-export function isoTime(t: DbTime | null): string | null {
+function isoTime(t: DbTime): string;
+function isoTime(t: DbTime | null): string | null;
+function isoTime(t: DbTime | null): string | null {
   return t === null ? null : typeof t === 'string' ? t : t.toISOString();
 }
 

@@ -84,7 +84,7 @@ export async function runTag(dataDir: string): Promise<number> {
   }
 }
 
-export function formatSummary(s: IngestSummary): string {
+function formatSummary(s: IngestSummary): string {
   return `ingest: ${s.files} file(s) in ${s.seconds.toFixed(1)} s: ${formatCounts(s.counts)}`;
 }
 

@@ -8,7 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import { RESOLUTIONS } from '../scoring/resolutions.js';
 
-export const NotesSchema = z
+const NotesSchema = z
   .object({
     ri: z.string(),
     ris: z.string(),
@@ -54,8 +54,6 @@ export const historyShape = {
   resolution: ResolutionSchema,
   series: z.array(HistoryPointSchema),
 };
-const HistoryAnswerSchema = z.object({ ...historyShape, ...envelopeShape });
-export type HistoryAnswer = z.infer<typeof HistoryAnswerSchema>;
 
 export const PaperSortSchema = z.enum(['impact', 'newest', 'foundational']);
 export type PaperSort = z.infer<typeof PaperSortSchema>;
@@ -101,8 +99,6 @@ export const paperListShape = {
   }),
   papers: z.array(PaperSchema),
 };
-const PaperListAnswerSchema = z.object({ ...paperListShape, ...envelopeShape });
-export type PaperListAnswer = z.infer<typeof PaperListAnswerSchema>;
 
 export const UsdSchema = z.object({ usd: z.number(), currency: z.literal('USD') });
 export type Usd = z.infer<typeof UsdSchema>;

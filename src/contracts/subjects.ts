@@ -30,7 +30,6 @@ const SearchCandidateSchema = z.object({
   match: z.string().openapi({ description: 'Why this subject matched' }),
   canonical_url: z.string().url(),
 });
-export type SearchCandidate = z.infer<typeof SearchCandidateSchema>;
 
 export const SubjectSearchSchema = z
   .object({ q: z.string(), results: z.array(SearchCandidateSchema), ...envelopeShape })

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { envelopeShape } from './common.js';
 
-export const VersionSchema = z
+const VersionSchema = z
   .object({
     data_version: z.string().openapi({ description: 'Content hash of the snapshot: pin a read to it' }),
     published_at: z

@@ -59,6 +59,3 @@ const BY_LOWER_SYMBOL = new Map(ELEMENTS.map((e) => [e.symbol.toLowerCase(), e])
 export function findElement(symbol: string): Element | undefined {
   return BY_LOWER_SYMBOL.get(symbol.toLowerCase());
 }
-
-/** Position of each element in ELEMENTS, by symbol: the compact id used in the build. */
-export const ELEMENT_INDEX: ReadonlyMap<string, number> = new Map(ELEMENTS.map((e, i) => [e.symbol, i]));

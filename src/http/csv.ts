@@ -59,7 +59,7 @@ export function prefersCsv(accept: string | undefined): boolean {
 }
 
 /** Whether a request asks for CSV: its format query parameter, else its Accept header. */
-export function wantsCsv(c: Context): boolean {
+function wantsCsv(c: Context): boolean {
   const format = c.req.query('format');
   if (format === 'csv') return true;
   if (format === 'json') return false;

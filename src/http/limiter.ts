@@ -136,7 +136,7 @@ return {count, ttl}
 `;
 const SCRIPT_SHA = createHash('sha1').update(SCRIPT).digest('hex');
 
-export const REDIS_KEY_PREFIX = 'ri:rl:';
+const REDIS_KEY_PREFIX = 'ri:rl:';
 
 export interface RedisRateLimiterOptions {
   /** A command slower than this fails open (ms). Default 250. */

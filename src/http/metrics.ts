@@ -10,7 +10,7 @@ import type { Step } from './pipeline.js';
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** The label for requests that matched no endpoint, so unknown paths cannot add series. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 export interface Metrics {
   registry: Registry;

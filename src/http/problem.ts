@@ -8,11 +8,6 @@ export const MAX_BODY_BYTES = 128 * 1024;
 /** The longest path and query taken (a research question is at most 300 characters). */
 export const MAX_URL_CHARS = 8 * 1024;
 
-/** Where a problem type is explained: the /docs/errors page of this server, at the code's anchor. */
-export function problemType(c: Context, code: string): string {
-  return `${(c.get('publicUrl') as string | undefined) ?? ''}/docs/errors#${code}`;
-}
-
 /**
  * The RFC 9457 body of an error, the one shape every error answer has: REST's (problemResponse)
  * and Node's own refusals written before the app sees the request (server-limits.ts).
@@ -81,7 +76,7 @@ export function handleError(error: Error, c: Context, log: (e: Error) => void): 
 }
 
 /** Node's signs of a client that closed its connection mid-request (not a fault of the service). */
-export function clientWentAway(error: Error): boolean {
+function clientWentAway(error: Error): boolean {
   const code = (error as { code?: unknown }).code;
   return error.message === 'aborted' || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE';
 }

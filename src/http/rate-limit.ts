@@ -16,10 +16,7 @@ export {
   createRateLimiter,
   MemoryRateLimiter,
   type RateLimiter,
-  type RateLimitResult,
-  REDIS_KEY_PREFIX,
   RedisRateLimiter,
-  type RedisRateLimiterOptions,
 } from './limiter.js';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
@@ -41,7 +38,7 @@ export interface RateLimitPolicy {
   log?: Log;
 }
 
-export const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = {
+const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = {
   perKey: { limit: 600, windowSeconds: 60 },
   perIp: { limit: 120, windowSeconds: 60 },
 };

@@ -72,7 +72,7 @@ const OA = 'https://openalex.org/';
  * topics and keywords raw: the merge reads their names too, and turns them into the stored form
  * only for the rows it inserts (WORK_SELECT), so staging holds one copy of each list.
  */
-export const STAGE_SELECT = `
+const STAGE_SELECT = `
   TRY_CAST(replace(id, '${OA}W', '') AS BIGINT) AS id,
   coalesce(updated_date, '') AS updated_date,
   nullif(lower(regexp_replace(doi, '^https?://(dx\\.)?doi\\.org/', '')), '') AS doi,

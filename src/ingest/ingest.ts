@@ -46,8 +46,6 @@ export interface IngestOptions {
   onDebug?: (line: string) => void;
 }
 
-export type { BadLine };
-
 /** Counts of nothing read yet (ingest and pull add to them). */
 export function emptyCounts(): IngestCounts {
   return {

@@ -22,7 +22,7 @@ const named = (v: unknown) => (isObject(v) ? { display_name: text(v.display_name
 const WORK_ID = /^https:\/\/openalex\.org\/W\d+$/;
 
 /** The record reduced to the fields ingest reads, each of the declared type or null. */
-export function normaliseRecord(r: Json): Json {
+function normaliseRecord(r: Json): Json {
   const location = isObject(r.primary_location) ? r.primary_location : null;
   const topic = isObject(r.primary_topic) ? r.primary_topic : null;
   return {
@@ -84,7 +84,7 @@ export interface NormaliseResult {
   error: string | null;
 }
 
-export const MAX_BAD_LINES_KEPT = 20;
+const MAX_BAD_LINES_KEPT = 20;
 
 export async function normaliseFile(file: string, out: string): Promise<NormaliseResult> {
   const result: NormaliseResult = { malformed: 0, invalid: 0, badLines: [], error: null };

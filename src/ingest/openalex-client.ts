@@ -63,7 +63,7 @@ export function retryDelayMs(
   return Math.min(baseDelayMs * 2 ** attempt, maxDelayMs);
 }
 
-export function worksUrl(baseUrl: string, query: WorksQuery, apiKey?: string | null): URL {
+function worksUrl(baseUrl: string, query: WorksQuery, apiKey?: string | null): URL {
   const url = new URL(`${baseUrl.replace(/\/+$/, '')}/works`);
   url.searchParams.set('filter', query.filter);
   url.searchParams.set('select', query.select.join(','));

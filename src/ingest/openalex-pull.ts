@@ -41,7 +41,7 @@ export interface PullOptions {
   signal?: AbortSignal;
 }
 
-export interface PullProgress {
+interface PullProgress {
   pages: number;
   records: number;
   /** How many works the query matches (meta.count), once known. */

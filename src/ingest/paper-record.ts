@@ -218,7 +218,7 @@ export const titleKeysSql = (source: string) =>
  * Titles shorter than this (in letters and digits) are too generic to say two records are one
  * work ("Reply on RC1", "Issue Editorial Masthead", "Occurrence Download").
  */
-export const VERSION_KEY_MIN_LENGTH = 30;
+const VERSION_KEY_MIN_LENGTH = 30;
 
 /** Publication years further apart than this are different works, whatever the title. */
 const VERSION_YEARS_APART = 2;

@@ -30,8 +30,3 @@ export type Clause =
 export interface LabQuery {
   clauses: Clause[];
 }
-
-export interface YearFilter {
-  from: number | null;
-  to: number | null;
-}

@@ -11,7 +11,7 @@
  * `OR` (capitals only) is an operator only inside a group. Every unusable query throws
  * LabQueryError, and nothing else is ever thrown.
  */
-import type { Clause, LabQuery, Term, YearFilter } from './query-ast.js';
+import type { Clause, LabQuery, Term } from './query-ast.js';
 
 export const MAX_QUERY_LENGTH = 1000;
 export const MIN_WILDCARD_PREFIX = 3;
@@ -355,7 +355,7 @@ const unique = (xs: string[]): string[] => [...new Set(xs)];
  * The order of OR alternatives in the canonical form (printed terms): by their text without quotes
  * or `*`, then by the printed form. `(Co OR Ni)` and `(Ni OR Co)` are one query, with one quote_id.
  */
-export function compareTerms(a: string, b: string): number {
+function compareTerms(a: string, b: string): number {
   const bare = (t: string) => t.replace(/^"|"$|\*$/g, '');
   const [x, y] = [bare(a), bare(b)];
   if (x !== y) return x < y ? -1 : 1;
@@ -815,35 +815,4 @@ export function parseLabQuery(input: string): LabQuery {
     if (err instanceof LabQueryError) throw err;
     throw internal(0);
   }
-}
-
-/** The canonical form of a query string (the form echoed back and keyed on). */
-export function normaliseLabQuery(input: string): string {
-  return printLabQuery(parseLabQuery(input));
-}
-
-/** Required single terms (not the OR groups), in input order. */
-export function requiredTerms(q: LabQuery): Term[] {
-  return q.clauses.flatMap((c) => (c.kind === 'require' ? [c.term] : []));
-}
-
-/** The OR groups: every match is mapped to at least one term of each group. */
-export function alternativeGroups(q: LabQuery): Term[][] {
-  return q.clauses.flatMap((c) => (c.kind === 'any' ? [c.terms] : []));
-}
-
-/** Excluded terms, in input order. */
-export function excludedTerms(q: LabQuery): Term[] {
-  return q.clauses.flatMap((c) => (c.kind === 'exclude' ? [c.term] : []));
-}
-
-/** The year filter (inclusive bounds, null for open), or null when there is none. */
-export function yearFilter(q: LabQuery): YearFilter | null {
-  for (const c of q.clauses) if (c.kind === 'year') return { from: c.from, to: c.to };
-  return null;
-}
-
-/** Every term of the query (required, alternatives, excluded), for listing the ignored ones. */
-export function allTerms(q: LabQuery): Term[] {
-  return q.clauses.flatMap((c) => (c.kind === 'any' ? c.terms : c.kind === 'year' ? [] : [c.term]));
 }

@@ -11,7 +11,7 @@ export function quoteId(canonicalQuery: string, dataVersion: string): string {
 }
 
 /** JSON with object keys sorted at every level: the same value always gives the same text. */
-export function stableStringify(value: unknown): string {
+function stableStringify(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)

@@ -9,7 +9,7 @@ import type { Clause, LabQuery, Term } from './query-ast.js';
 import { canonicalTermText, MIN_WILDCARD_PREFIX, printTerm } from './query-parser.js';
 
 /** Topic names a wildcard expands to, at most (a limit the interface publishes). */
-export const MAX_WILDCARD_EXPANSION = 25;
+const MAX_WILDCARD_EXPANSION = 25;
 
 export interface ResolvedTerm {
   /** The term in canonical form (`Fe`, `"oxygen evolution"`, `perov*`). */
@@ -46,7 +46,7 @@ function expandWildcard(index: LabIndex, prefix: string): { subjects: SubjectRef
   return { subjects: matches.slice(0, MAX_WILDCARD_EXPANSION), matched: matches.length };
 }
 
-export function resolveTerm(index: LabIndex, term: Term): ResolvedTerm {
+function resolveTerm(index: LabIndex, term: Term): ResolvedTerm {
   const base = { term: printTerm(term), position: term.pos };
   if (term.kind === 'wildcard') {
     const { subjects, matched } = expandWildcard(index, term.prefix);

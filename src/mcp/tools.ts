@@ -50,7 +50,7 @@ import type { HeavyWork } from '../offload/heavy-work.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
 /** What a tool runs with: the snapshot of this call, the caller's view, the lab, and the payment hook. */
-export interface ToolContext {
+interface ToolContext {
   snapshot: Snapshot;
   viewer: Viewer;
   lab: LabService;

@@ -55,7 +55,7 @@ export interface PoolOptions {
   log?: (msg: string, fields: Record<string, unknown>) => void;
 }
 
-export const defaultThreads = () => Math.max(1, Math.min(4, availableParallelism() - 1));
+const defaultThreads = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
 const overloaded = (why: string) =>
   new ServiceError(

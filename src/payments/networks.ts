@@ -14,7 +14,6 @@ export const NETWORKS = {
 } as const;
 
 export type NetworkName = keyof typeof NETWORKS;
-export type Caip2 = (typeof NETWORKS)[NetworkName]['caip2'];
 
 export function networkByCaip2(caip2: string): NetworkName | undefined {
   return (Object.keys(NETWORKS) as NetworkName[]).find((n) => NETWORKS[n].caip2 === caip2);

@@ -576,7 +576,7 @@ export class PaymentService {
 }
 
 /** A payment as sent: base64 JSON (HTTP header, some MCP clients) or the object itself (MCP _meta). */
-export function decodePayment(sent: unknown): PaymentPayload {
+function decodePayment(sent: unknown): PaymentPayload {
   let payload: unknown = sent;
   if (typeof sent === 'string') {
     try {
@@ -673,7 +673,7 @@ function canonical(value: unknown): string {
 }
 
 /** What identifies a signed payment: the EIP-3009 authorization (payer and nonce), else a hash of the signed content. */
-export function nonceOf(payload: PaymentPayload): string {
+function nonceOf(payload: PaymentPayload): string {
   const auth = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
   if (auth && typeof auth.from === 'string' && typeof auth.nonce === 'string')
     return `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;

@@ -53,7 +53,7 @@ interface Header {
 }
 
 /** What, besides the store's content, the cached columns depend on. */
-export function cacheKey(params: ScoringParameters): string {
+function cacheKey(params: ScoringParameters): string {
   return JSON.stringify({
     // Another release may load differently: its first build loads in full.
     service: SERVICE_VERSION,

@@ -17,7 +17,7 @@ export interface Csr {
   values: Int32Array;
 }
 
-export interface TopicInfo {
+interface TopicInfo {
   id: number;
   name: string;
   description: string | null;
@@ -68,7 +68,7 @@ export interface Corpus {
 export const NO_DAY = -2_147_483_648;
 
 /** Builds a CSR from (ordinal, value) pairs in any order (a counting sort by ordinal). */
-export function csrFromPairs(n: number, ordinals: Int32Array, values: Int32Array): Csr {
+function csrFromPairs(n: number, ordinals: Int32Array, values: Int32Array): Csr {
   const start = new Int32Array(n + 1);
   for (let i = 0; i < ordinals.length; i++) start[ordinals[i]! + 1]!++;
   for (let p = 0; p < n; p++) start[p + 1]! += start[p]!;

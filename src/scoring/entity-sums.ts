@@ -278,7 +278,7 @@ class ClosedPeriods {
 }
 
 /** One entity's sums per period, appended in date order; a period out of order is found and added to. */
-export class PeriodRuns implements PeriodSums {
+class PeriodRuns implements PeriodSums {
   readonly keys: number[] = [];
   readonly weight: number[] = [];
   readonly high: number[] = [];

@@ -66,33 +66,11 @@ export function expectedCitationShare(curve: readonly number[], ageYears: number
 }
 
 /**
- * A citation curve estimated from papers old enough to be fully cited. Each entry of
- * yearlyCounts is one paper's citations by year after publication (index 0 = its publication
- * year) up to the horizon. curve[a] = sum over papers of citations by age a / sum by the horizon.
- * Returns null when fewer than minPapers papers have any citation (the caller falls back).
- */
-export function estimateCitationCurve(
-  yearlyCounts: readonly (readonly number[])[],
-  horizonYears: number,
-  minPapers: number,
-): number[] | null {
-  const totals = new Array<number>(horizonYears + 1).fill(0);
-  let cited = 0;
-  for (const counts of yearlyCounts) {
-    let sum = 0;
-    for (let a = 0; a <= horizonYears; a++) {
-      totals[a]! += counts[a] ?? 0;
-      sum += counts[a] ?? 0;
-    }
-    if (sum > 0) cited++;
-  }
-  return citationCurveFromTotals(totals, cited, minPapers);
-}
-
-/**
- * The same curve from citations by age already summed over the papers (index a = citations in
- * year a after publication) and the number of those papers with any citation: the pooled
- * cumulative share is the cumulative sum of the totals over their sum by the horizon.
+ * A citation curve estimated from papers old enough to be fully cited, from their citations by
+ * age summed over the papers (index a = citations in year a after publication) and the number of
+ * those papers with any citation: the pooled cumulative share is the cumulative sum of the totals
+ * over their sum by the horizon. Null when fewer than minPapers papers have any citation (the
+ * caller falls back).
  */
 export function citationCurveFromTotals(
   totalsByAge: readonly number[],
@@ -109,7 +87,7 @@ export function citationCurveFromTotals(
 }
 
 /** The smallest expected share a projection divides by. */
-export const MIN_SHARE = 0.05;
+const MIN_SHARE = 0.05;
 
 /** Used when the corpus has too few old cited papers to estimate a curve: 1 - exp(-(a + 0.5) / 3). */
 export function defaultCitationCurve(horizonYears: number): number[] {

@@ -21,7 +21,7 @@ export interface PaperImpact {
 }
 
 /** Citation curves per field, falling back to the whole corpus, then to a default shape. */
-export function estimateCurves(corpus: Corpus, params: ScoringParameters) {
+function estimateCurves(corpus: Corpus, params: ScoringParameters) {
   const { byField, all } = corpus.citationTotals;
   const corpusCurve = citationCurveFromTotals(all.byAge, all.citedPapers, params.minPapersPerCurve);
   const fallback = corpusCurve

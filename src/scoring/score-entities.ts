@@ -13,7 +13,7 @@ import { RESOLUTIONS, type Resolution } from './resolutions.js';
 export type SubjectType = 'element' | 'topic' | 'keyword';
 
 /** An entity's top papers, best first: ordinals and each one's ris_contribution (no object per paper). */
-export interface RankedPapers {
+interface RankedPapers {
   ordinals: Int32Array;
   contributions: Float64Array;
 }

@@ -226,7 +226,7 @@ async function buildFromStore(
  * It names the cache by digest, so a cache written without it (a build stopped between the two)
  * is never taken for the one it names.
  */
-export function writeCacheSnapshot(file: string, digest: string, version: string): void {
+function writeCacheSnapshot(file: string, digest: string, version: string): void {
   writeFileAtomically(
     dirname(file),
     `${basename(file)}.snapshot`,
@@ -235,7 +235,7 @@ export function writeCacheSnapshot(file: string, digest: string, version: string
 }
 
 /** The snapshot built with this cache (its digest), when one is recorded. */
-export function readCacheSnapshot(file: string, digest: string): string | null {
+function readCacheSnapshot(file: string, digest: string): string | null {
   try {
     const link = JSON.parse(readFileSync(`${file}.snapshot`, 'utf8')) as {
       cache?: unknown;

@@ -46,7 +46,7 @@ export interface ColumnQueries {
 }
 
 /** A column's blob as its typed array (typedArrayOf), undefined when absent. */
-export function readPaperColumn<N extends PaperColumnName>(
+function readPaperColumn<N extends PaperColumnName>(
   reader: ColumnQueries,
   name: N,
 ): PaperColumn<N> | undefined {

@@ -1,7 +1,7 @@
 import type { Snapshot } from './snapshot.js';
 
 /** How many snapshots other than the current one stay open at once for pinned reads. */
-export const PINNED_OPEN_MAX = 3;
+const PINNED_OPEN_MAX = 3;
 
 /**
  * The older snapshots opened for reads pinned with data_version, least recently used first. It is

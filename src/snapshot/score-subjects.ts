@@ -22,7 +22,7 @@ import { type CommunityRows, communityRows, type SubjectRows, SubjectRowsBuilder
  * The order subjects are scored and handed over in, a type at a time: the key order of the
  * subject tables (type, then id), so the writer appends each type's rows as they come.
  */
-export const SCORING_ORDER = ['element', 'keyword', 'topic'] as const;
+const SCORING_ORDER = ['element', 'keyword', 'topic'] as const;
 
 /**
  * What the snapshot needs from scoring, besides the per-paper impact, the communities and the

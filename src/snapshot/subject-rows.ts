@@ -61,7 +61,7 @@ export function topicSubjectId(topicId: number): string {
 }
 
 /** The public id of a scored entity: element symbol, topic short id, keyword slug. */
-export function subjectIdOf(corpus: Corpus, s: Pick<EntityScore, 'type' | 'key'>): string {
+function subjectIdOf(corpus: Corpus, s: Pick<EntityScore, 'type' | 'key'>): string {
   if (s.type === 'element') return ELEMENTS[s.key]!.symbol;
   if (s.type === 'topic') return topicSubjectId(corpus.topicIds[s.key]!);
   return corpus.keywordSlugs[s.key]!;

@@ -28,7 +28,7 @@ export interface TitleStats {
 }
 
 /** The titles holding a term more than once, and how often each holds it. */
-export interface RepeatedIn {
+interface RepeatedIn {
   ordinals: Int32Array;
   counts: Uint16Array;
 }

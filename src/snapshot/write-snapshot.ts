@@ -18,7 +18,7 @@ import { copyTitleIndex, type PendingTitleIndex, startTitleIndex, titleIndexFile
 import type { TopicTermsInput } from './topic-terms.js';
 
 /** The communities (scored on the writer's thread while the worker scores the subjects). */
-export interface CommunityContent {
+interface CommunityContent {
   communities: CommunityRows;
   elementCommunities: CommunityRows;
 }

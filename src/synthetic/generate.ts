@@ -17,9 +17,9 @@ import { mix, Rng } from './random.js';
 import { buildWork, type Corpus, createCorpus, type TopicInput } from './records.js';
 
 /** At most this many works per part file. */
-export const MAX_WORKS_PER_PART = 50_000;
+const MAX_WORKS_PER_PART = 50_000;
 /** Share of works that re-appear in a later partition with more citations. */
-export const UPDATE_SHARE = 0.02;
+const UPDATE_SHARE = 0.02;
 /** The first partition date; later ones follow every few days. */
 const FIRST_PARTITION_DAY = Date.UTC(2025, 10, 6); // 2025-11-06
 const SALT_PLAN = 21;
@@ -57,7 +57,7 @@ function isoDay(ms: number): string {
 }
 
 /** Number of updated_date partitions for a corpus of n works (10..30). */
-export function partitionCount(works: number): number {
+function partitionCount(works: number): number {
   return Math.max(1, Math.min(works, Math.min(30, Math.max(10, Math.ceil(works / 40_000)))));
 }
 

@@ -31,7 +31,7 @@ interface SourceRow {
   type: string;
 }
 
-export interface Source {
+interface Source {
   json: string;
   name: string;
   publisher: string;

@@ -4,7 +4,7 @@
  */
 
 /** 32-bit integer hash (lowbias32 by Chris Wellons): a cheap, well-mixed bijection on uint32. */
-export function hash32(x: number): number {
+function hash32(x: number): number {
   let h = x >>> 0;
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
@@ -138,7 +138,7 @@ export class WeightedSampler {
 }
 
 /** Zipf weights 1/(rank+offset)^s for ranks 0..n-1. */
-export function zipfWeights(n: number, s: number, offset = 1): Float64Array {
+function zipfWeights(n: number, s: number, offset = 1): Float64Array {
   const w = new Float64Array(n);
   for (let i = 0; i < n; i++) w[i] = 1 / (i + offset) ** s;
   return w;
@@ -147,16 +147,4 @@ export function zipfWeights(n: number, s: number, offset = 1): Float64Array {
 /** Zipf sampler over ranks 0..n-1 (rank 0 most frequent). */
 export function zipfSampler(n: number, s: number, offset = 1): WeightedSampler {
   return new WeightedSampler(zipfWeights(n, s, offset));
-}
-
-/** Deterministic Fisher-Yates shuffle of a copy. */
-export function shuffled<T>(items: readonly T[], rng: Rng): T[] {
-  const out = items.slice();
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    const tmp = out[i] as T;
-    out[i] = out[j] as T;
-    out[j] = tmp;
-  }
-  return out;
 }

@@ -60,60 +60,8 @@ export interface TopicInput {
   domain: { id: string; display_name: string };
 }
 
-/** Top-level keys of a real OpenAlex work, in order. `content_urls` appears only when has_content.pdf. */
-export const WORK_KEYS = [
-  'id',
-  'doi',
-  'title',
-  'display_name',
-  'publication_year',
-  'publication_date',
-  'ids',
-  'language',
-  'primary_location',
-  'type',
-  'indexed_in',
-  'open_access',
-  'authorships',
-  'institutions',
-  'countries_distinct_count',
-  'institutions_distinct_count',
-  'corresponding_author_ids',
-  'corresponding_institution_ids',
-  'apc_list',
-  'apc_paid',
-  'fwci',
-  'has_fulltext',
-  'cited_by_count',
-  'citation_normalized_percentile',
-  'cited_by_percentile_year',
-  'biblio',
-  'is_retracted',
-  'is_paratext',
-  'is_xpac',
-  'primary_topic',
-  'topics',
-  'keywords',
-  'concepts',
-  'mesh',
-  'locations_count',
-  'locations',
-  'best_oa_location',
-  'sustainable_development_goals',
-  'awards',
-  'funders',
-  'has_content',
-  'content_urls',
-  'referenced_works_count',
-  'referenced_works',
-  'related_works',
-  'counts_by_year',
-  'updated_date',
-  'created_date',
-] as const;
-
-export const FIRST_YEAR = 2000;
-export const LAST_YEAR = 2026;
+const FIRST_YEAR = 2000;
+const LAST_YEAR = 2026;
 /** Last complete citation year (the corpus is "as of" late 2025 / early 2026). */
 const CITATION_YEAR = 2025;
 /** counts_by_year covers this many years, like OpenAlex (2012..2025 in the 2025 snapshot). */
@@ -308,7 +256,7 @@ export interface Corpus {
 }
 
 /** Relative number of works per publication year: growth toward recent years, few (in-press) 2026. */
-export function yearWeights(): number[] {
+function yearWeights(): number[] {
   const w: number[] = [];
   for (let y = FIRST_YEAR; y <= LAST_YEAR; y++)
     w.push(y === LAST_YEAR ? 0.9 : Math.exp(0.085 * (y - FIRST_YEAR)));
@@ -402,13 +350,8 @@ const WORK_URL = `${OA}W4`;
  * The 9-digit tail of work `index`'s id (OpenAlex id W4<tail>): an affine bijection on [0, 9e8), so ids
  * are unique in the corpus (for up to 9e8 works).
  */
-export function workIdTail(corpus: Corpus, index: number): number {
+function workIdTail(corpus: Corpus, index: number): number {
   return 100_000_000 + ((index * 1_000_003 + corpus.idOffset) % ID_SPACE);
-}
-
-/** Full OpenAlex id number of work `index` (W…). */
-export function workIdNumber(corpus: Corpus, index: number): number {
-  return 4_000_000_000 + workIdTail(corpus, index);
 }
 
 /** `"https://openalex.org/W4…"` (with the quotes) of work `index`. */

@@ -11,7 +11,7 @@ export interface LabelledTitle {
   note?: string;
 }
 
-export interface Score {
+interface Score {
   tp: number;
   fp: number;
   fn: number;
@@ -19,7 +19,7 @@ export interface Score {
   recall: number;
 }
 
-export interface Failure {
+interface Failure {
   title: string;
   expected: string[];
   got: string[];

@@ -235,7 +235,7 @@ const WEIGHTING_CONTEXT = new Set(
 );
 
 /** The metal a trivial oxide name stands for ("ceria" -> Ce), or undefined. */
-export function trivialOxideMetal(w: string): string | undefined {
+function trivialOxideMetal(w: string): string | undefined {
   const base = w.endsWith('s') ? w.slice(0, -1) : w;
   return TRIVIAL_OXIDES.get(base) ?? TRIVIAL_OXIDES.get(base.replace(OXIDE_PREFIX, ''));
 }

@@ -26,7 +26,7 @@ export interface AccountDeps {
 }
 
 /** How long a sign-in link works (once). */
-export const SIGN_IN_TTL_MS = 15 * 60 * 1000;
+const SIGN_IN_TTL_MS = 15 * 60 * 1000;
 /** Sign-in mails asked for, per address and per client address, each hour. */
 export const SIGN_IN_LIMITS = { perEmail: 5, perIp: 20 };
 const KEY_NAME_MAX = 60;

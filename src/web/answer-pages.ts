@@ -287,7 +287,7 @@ export function requiredName(level: 'personal' | 'professional', edition: 'full'
  * A page for an answer the reader cannot see: the question asked, what the answer holds, where to
  * get it, and what it needs. `what` is a noun phrase ("the research communities behind ...").
  */
-export function gated(
+function gated(
   title: string,
   what: string,
   apiPath: string,

@@ -3,10 +3,10 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { StateStore, WebSession } from '../access/state-store.js';
 
-export const SESSION_COOKIE = 'ri_session';
+const SESSION_COOKIE = 'ri_session';
 /** The form token of a visitor not signed in (double-submit: the cookie and the form must match). */
-export const FORM_COOKIE = 'ri_form';
-export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const FORM_COOKIE = 'ri_form';
+const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const FORM_COOKIE_SECONDS = 2 * 60 * 60;
 
 /** 256 random bits, URL-safe: session ids, sign-in tokens and form tokens. */

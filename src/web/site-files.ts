@@ -3,7 +3,7 @@ import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { esc } from './html.js';
 
 /** The site's icon: the letters RI on the accent colour (SVG: one small file for every size). */
-export const FAVICON_SVG =
+const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b5cad"/><text x="16" y="22" font-family="system-ui,sans-serif" font-size="15" font-weight="700" fill="#fff" text-anchor="middle">RI</text></svg>';
 
 /** Most sitemap readers take at most 50,000 URLs per file; the pages beyond are reached by links. */

@@ -31,7 +31,7 @@ export function responseValidators(doc: OpenApiDoc): Map<string, Validate> {
 }
 
 /** The "METHOD /template" of a request path under /v1 (path without the /v1 prefix and query). */
-export function operationOf(method: string, path: string, doc: OpenApiDoc): string | null {
+function operationOf(method: string, path: string, doc: OpenApiDoc): string | null {
   for (const template of Object.keys(doc.paths)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     if (pattern.test(path) && doc.paths[template]![method.toLowerCase()])
@@ -44,7 +44,7 @@ export function operationOf(method: string, path: string, doc: OpenApiDoc): stri
  * OpenAPI 3.0 schema to JSON Schema for Ajv: $refs inlined (bounded depth), `nullable` as a null
  * type, `example` dropped.
  */
-export function jsonSchema(s: unknown, components: Record<string, Schema>, depth = 0): unknown {
+function jsonSchema(s: unknown, components: Record<string, Schema>, depth = 0): unknown {
   if (Array.isArray(s)) return s.map((x) => jsonSchema(x, components, depth));
   if (s === null || typeof s !== 'object') return s;
   const o = s as Schema;

@@ -7,8 +7,8 @@ import type { Hono } from 'hono';
 import { parseAbiItem } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
+import { BASE_SEPOLIA_USDC, DEV_KEYS, type DevChain, startDevChain } from '../../scripts/dev-chain.mjs';
 import { serviceListener } from '../../src/http/server.js';
-import { BASE_SEPOLIA_USDC, DEV_KEYS, type DevChain, startDevChain } from '../../src/payments/dev-chain.js';
 import { localFacilitator } from '../../src/payments/local-facilitator.js';
 import { sampleApp } from './app.js';
 

@@ -14,7 +14,7 @@ import { BUNDLED_SAMPLE } from '../../src/config/paths.js';
 
 export type Work = Record<string, unknown>;
 
-export interface WorksRequest {
+interface WorksRequest {
   cursor: string;
   filter: string;
   select: string | null;

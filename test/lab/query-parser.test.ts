@@ -2,18 +2,20 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Clause, LabQuery, Term } from '../../src/lab/query-ast.js';
 import {
-  allTerms,
-  alternativeGroups,
   canonicalTermText,
-  excludedTerms,
   LabQueryError,
-  normaliseLabQuery,
   parseLabQuery,
   printLabQuery,
   printTerm,
+} from '../../src/lab/query-parser.js';
+import {
+  allTerms,
+  alternativeGroups,
+  excludedTerms,
+  normaliseLabQuery,
   requiredTerms,
   yearFilter,
-} from '../../src/lab/query-parser.js';
+} from '../helpers/lab-query.js';
 
 function parseError(input: string): LabQueryError {
   try {

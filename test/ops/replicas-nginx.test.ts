@@ -6,7 +6,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEV_KEYS, startDevChain } from '../../src/payments/dev-chain.js';
+import { DEV_KEYS, startDevChain } from '../../scripts/dev-chain.mjs';
 import { riAsync, riBackground, stop } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';

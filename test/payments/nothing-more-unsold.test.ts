@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevChain } from '../../src/payments/dev-chain.js';
+import type { DevChain } from '../../scripts/dev-chain.mjs';
 import { bearer } from '../helpers/app.js';
 import { toolError, toolTerms } from '../helpers/mcp.js';
 import { PAY_TO, PAYER, paidService, payingFetch } from '../helpers/x402.js';

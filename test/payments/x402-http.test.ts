@@ -7,8 +7,8 @@ import {
 import type { FacilitatorClient } from '@x402/core/server';
 import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BASE_SEPOLIA_USDC, type DevChain } from '../../scripts/dev-chain.mjs';
 import { LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS, operation, priceOf } from '../../src/access/policy.js';
-import { BASE_SEPOLIA_USDC, type DevChain } from '../../src/payments/dev-chain.js';
 import { usdToAtomic } from '../../src/payments/networks.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 import {

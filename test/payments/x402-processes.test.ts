@@ -5,8 +5,8 @@ import {
 } from '@x402/core/http';
 import type { FacilitatorClient } from '@x402/core/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEV_KEYS, type DevChain } from '../../scripts/dev-chain.mjs';
 import type { StateStore } from '../../src/access/state-store.js';
-import { DEV_KEYS, type DevChain } from '../../src/payments/dev-chain.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 import { ri, riBackground, stop } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  citationCurveFromTotals,
   compareForRanking,
   defaultCitationCurve,
-  estimateCitationCurve,
   expectedCitationShare,
   fractionalWeight,
   isRising,
@@ -12,6 +12,29 @@ import {
   researchIntensity,
   researchIntensityScore,
 } from '../../src/scoring/formulas.js';
+
+/**
+ * citationCurveFromTotals from each paper's citations: each entry of yearlyCounts is one paper's
+ * citations by year after publication (index 0 = its publication year) up to the horizon.
+ * curve[a] = sum over papers of citations by age a / sum by the horizon.
+ */
+function estimateCitationCurve(
+  yearlyCounts: readonly (readonly number[])[],
+  horizonYears: number,
+  minPapers: number,
+): number[] | null {
+  const totals = new Array<number>(horizonYears + 1).fill(0);
+  let cited = 0;
+  for (const counts of yearlyCounts) {
+    let sum = 0;
+    for (let a = 0; a <= horizonYears; a++) {
+      totals[a]! += counts[a] ?? 0;
+      sum += counts[a] ?? 0;
+    }
+    if (sum > 0) cited++;
+  }
+  return citationCurveFromTotals(totals, cited, minPapers);
+}
 
 describe('fractional weight w(p,s)', () => {
   it('splits a paper evenly over its headline subjects of one type', () => {

@@ -11,7 +11,8 @@ import { CliError } from '../../src/cli/cli-error.js';
 import { run } from '../../src/cli/generate.js';
 import { generateCorpus, loadTopics, planCorpus } from '../../src/synthetic/generate.js';
 import { mix, Rng, WeightedSampler, zipfSampler } from '../../src/synthetic/random.js';
-import { buildWork, createCorpus, TITLE_ELEMENTS, WORK_KEYS } from '../../src/synthetic/records.js';
+import { buildWork, createCorpus, TITLE_ELEMENTS } from '../../src/synthetic/records.js';
+import { WORK_KEYS } from '../helpers/openalex-work.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TOPICS = existsSync(join(ROOT, 'fixtures/openalex/topics.json'))

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ELEMENT_INDEX, ELEMENTS, findElement, groupOf, periodOf } from '../../src/elements/elements.js';
+import { ELEMENTS, findElement, groupOf, periodOf } from '../../src/elements/elements.js';
 
 describe('ELEMENTS', () => {
   it('has the 118 elements with unique symbols and atomic numbers 1..118 in order', () => {
     expect(ELEMENTS).toHaveLength(118);
     expect(new Set(ELEMENTS.map((e) => e.symbol)).size).toBe(118);
     expect(ELEMENTS.map((e) => e.number)).toEqual(Array.from({ length: 118 }, (_, i) => i + 1));
-    expect(ELEMENT_INDEX.get('Fe')).toBe(25);
+    expect(ELEMENTS[25]?.symbol).toBe('Fe');
   });
 
   it('carries the spelling variants', () => {

@@ -16,7 +16,7 @@ import { questionTopics } from './topic-model.js';
  */
 
 /** The closest-matching papers whose topics are the evidence (the first of the candidates). */
-export const EVIDENCE_PAPERS = 20;
+const EVIDENCE_PAPERS = 20;
 /** Weight of a topic's own texts matching the question, beside its papers' (a share of 1). */
 const TEXT_WEIGHT = 1;
 /** A paper's weight among the closest: its title's relevance to this power (the best count most). */

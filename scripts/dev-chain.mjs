@@ -1,64 +1,54 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { createPublicClient, createWalletClient, defineChain, http, type PublicClient } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { PACKAGE_ROOT } from '../config/paths.js';
 
 /**
  * A local EVM chain for development and tests (never production): anvil from the
  * @foundry-rs/anvil dev dependency, with chain id 84532 (Base Sepolia), and a USDC stand-in
  * (fixtures/x402/TestUSDC.json: EIP-3009 under USDC's EIP-712 name and version) placed at the
  * Base Sepolia USDC address, so the service's production configuration for base-sepolia runs
- * unchanged against it.
+ * unchanged against it. For the tests (types in dev-chain.d.mts), the benchmarks and
+ * `npm run demo:x402`; the service never runs it.
  */
-export const BASE_SEPOLIA_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e' as const;
-export const BASE_SEPOLIA_CHAIN_ID = 84532;
+export const BASE_SEPOLIA_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const BASE_SEPOLIA_CHAIN_ID = 84532;
 
 /** anvil's well-known development keys (its default mnemonic): public, for local chains only. */
 export const DEV_KEYS = {
   facilitator: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
   payer: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
   payTo: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
-} as const;
-
-const TOKEN = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'fixtures/x402/TestUSDC.json'), 'utf8')) as {
-  abi: readonly unknown[];
-  deployedBytecode: `0x${string}`;
 };
 
-export interface DevChain {
-  rpcUrl: string;
-  client: PublicClient;
-  /** Mints test USDC (atomic units) to an address. */
-  fund(address: `0x${string}`, atomic: bigint): Promise<void>;
-  balanceOf(address: `0x${string}`): Promise<bigint>;
-  stop(): Promise<void>;
-}
+/** The token's ABI and deployed bytecode (scripts/compile-test-usdc.mjs). */
+const TOKEN = JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/x402/TestUSDC.json'), 'utf8'));
 
-function freePort(): Promise<number> {
+function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
     s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
+      const { port } = s.address();
       s.close(() => resolve(port));
     });
   });
 }
 
-function anvilBinary(): string {
+function anvilBinary() {
   const require = createRequire(import.meta.url);
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const pkg = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
   return join(dirname(pkg), 'bin', 'anvil');
 }
 
-export async function startDevChain(): Promise<DevChain> {
+/** Starts anvil on a free port with the token in place; stop() ends it. */
+export async function startDevChain() {
   const port = await freePort();
-  const child: ChildProcess = spawn(
+  const child = spawn(
     anvilBinary(),
     ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(BASE_SEPOLIA_CHAIN_ID), '--silent'],
     { stdio: 'ignore' },
@@ -70,7 +60,7 @@ export async function startDevChain(): Promise<DevChain> {
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
-  const client = createPublicClient({ chain, transport: http(rpcUrl) }) as PublicClient;
+  const client = createPublicClient({ chain, transport: http(rpcUrl) });
   const deadline = Date.now() + 20_000;
   for (;;) {
     try {
@@ -79,14 +69,14 @@ export async function startDevChain(): Promise<DevChain> {
     } catch (e) {
       if (Date.now() > deadline || child.exitCode !== null) {
         child.kill('SIGKILL');
-        throw new Error(`anvil did not start: ${(e as Error).message}`);
+        throw new Error(`anvil did not start: ${e.message}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
   await client.request({
-    method: 'anvil_setCode' as never,
-    params: [BASE_SEPOLIA_USDC, TOKEN.deployedBytecode] as never,
+    method: 'anvil_setCode',
+    params: [BASE_SEPOLIA_USDC, TOKEN.deployedBytecode],
   });
   const minter = createWalletClient({
     account: privateKeyToAccount(DEV_KEYS.facilitator),
@@ -106,15 +96,15 @@ export async function startDevChain(): Promise<DevChain> {
       await client.waitForTransactionReceipt({ hash });
     },
     async balanceOf(address) {
-      return (await client.readContract({
+      return client.readContract({
         address: BASE_SEPOLIA_USDC,
         abi: TOKEN.abi,
         functionName: 'balanceOf',
         args: [address],
-      })) as bigint;
+      });
     },
     stop: () =>
-      new Promise<void>((resolve) => {
+      new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');

@@ -197,7 +197,11 @@ function forEachTitle(
  * Writes `topic_terms` and `topic_lengths` into `db` (the titles' side file, its `papers` table
  * holding the titles by ordinal), in key order so the same titles give the same bytes.
  */
-export function buildTopicTerms(db: Database.Database, input: TopicTermsInput): void {
+export function buildTopicTerms(
+  db: Database.Database,
+  input: TopicTermsInput,
+  onTitlesRead: () => void = () => {},
+): void {
   const { clusters, texts } = input;
   // The titles' words, numbered as first seen; each title's word numbers in one list.
   const words = new Words();
@@ -218,6 +222,7 @@ export function buildTopicTerms(db: Database.Database, input: TopicTermsInput): 
     words.add(text, 0, text.length, ids);
     return ids.data.subarray(0, ids.length);
   });
+  onTitlesRead();
   const { stemOf, terms } = stemAll(words.list);
 
   // Each term's titles, grouped by term (counting, then filling): their communities.

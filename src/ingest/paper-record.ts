@@ -132,7 +132,13 @@ function script(map: Record<string, string>, inner: string): string {
 
 /** Characters that mean the title needs more than being returned as it is. */
 const NEEDS_WORK = /[<&\s]/;
-const ODD_SPACE = /\s{2}|[^\S ]|^\s|\s$/;
+/**
+ * Whitespace collapsing changes: two spaces, a space at either end, or whitespace but a space
+ * (/\s{2}|[^\S ]|^\s|\s$/ tried its four branches at every character: 0.25 s at 1M titles).
+ */
+const NOT_A_SPACE = /[^\S ]/;
+const oddSpace = (t: string) =>
+  t.includes('  ') || t.startsWith(' ') || t.endsWith(' ') || NOT_A_SPACE.test(t);
 
 /**
  * The title as a reader expects it. Kept: the text, with <sub>/<sup> digits and signs (+ − = ( ))
@@ -163,7 +169,7 @@ export function normaliseTitle(raw: string | null): string | null {
     t = t.replace(/\s*<subtitle(?:\s[^<>]*)?>\s*/gi, ': ');
     t = stripTags(t);
   }
-  if (!ODD_SPACE.test(t)) return t;
+  if (!oddSpace(t)) return t;
   const collapsed = t.replace(/\s+/g, ' ').trim();
   return collapsed === '' ? null : collapsed;
 }
@@ -176,12 +182,15 @@ export function normaliseTitle(raw: string | null): string | null {
  * ("No host": 1,723 of the 21,079 sample works) or was withdrawn ("Deleted Journal": 41).
  */
 const PLACEHOLDER_VENUES = new Set(['no host', 'deleted journal']);
+/** Their lengths: only a name of one of them is lower-cased (lower case keeps these letters' count). */
+const PLACEHOLDER_LENGTHS = new Set([...PLACEHOLDER_VENUES].map((v) => v.length));
 
 /** The venue as a reader expects it: null for a placeholder or an empty name. */
 export function normaliseVenue(raw: string | null): string | null {
   if (raw === null) return null;
   const name = raw.trim();
-  if (name === '' || PLACEHOLDER_VENUES.has(name.toLowerCase())) return null;
+  if (name === '') return null;
+  if (PLACEHOLDER_LENGTHS.has(name.length) && PLACEHOLDER_VENUES.has(name.toLowerCase())) return null;
   return name;
 }
 

@@ -209,8 +209,8 @@ function prune(dir: string, keep: number): void {
   for (const name of readdirSync(dir)) {
     const m = /^([0-9a-f]{16})\.sqlite$/.exec(name);
     if (m && !kept.has(m[1]!)) rmSync(join(dir, name), { force: true });
-    // The snapshot being written and its titles' index side file, each with SQLite's journal.
-    const b = /^\.build-(\d+)-\d+\.sqlite(-titles)?(-journal|-wal|-shm)?$/.exec(name);
+    // The snapshot being written and its side files (titles' index, topic model), each with SQLite's journal.
+    const b = /^\.build-(\d+)-\d+\.sqlite(-titles(-topics)?)?(-journal|-wal|-shm)?$/.exec(name);
     if (b && !processAlive(Number(b[1]))) rmSync(join(dir, name), { force: true });
   }
 }

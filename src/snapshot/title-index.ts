@@ -12,8 +12,9 @@ import { buildTopicTerms, type TopicTermsInput } from './topic-terms.js';
  * tables are then copied into the snapshot at a fixed point of the write, so the file has the same
  * bytes whichever thread is first. At 1M works the index took 2.1-2.2 s of the writer's thread;
  * the copy takes about 0.2 s of it, and the index of the narrow side table is built faster.
- * The same thread then counts what the titles teach of their communities (topic-terms.ts), copied
- * in with the index.
+ * What the titles teach of their communities (topic-terms.ts) is counted meanwhile in a thread of
+ * its own, from the snapshot's titles into a second side file, copied in with the index: in the
+ * index's thread it held the writer up to 2 s at 1M works, a core idle meanwhile.
  */
 
 /** FTS5's own tables behind papers_fts (external content: the titles stay in the paper rows). */
@@ -23,11 +24,13 @@ const TOPIC_TABLES = ['topic_terms', 'topic_lengths'];
 
 /** The side file beside a snapshot being written (removed with it; see publish.ts's prune). */
 export const titleIndexFile = (snapshotPath: string) => `${snapshotPath}-titles`;
+/** The topic model's side file beside the index's (removed with it). */
+export const topicTermsFile = (sidePath: string) => `${sidePath}-topics`;
 
 /**
  * Builds the index in the side file from the paper rows of the snapshot at `snapshotPath`, then
- * the topic model from its titles and `topics`; `onTitlesRead` is called once the titles are
- * copied (the snapshot is only read until then).
+ * the topic model from its titles and `topics` in the topic model's side file; `onTitlesRead` is
+ * called once the titles are copied (the snapshot is only read until then).
  */
 export function buildTitleIndex(
   snapshotPath: string,
@@ -35,6 +38,13 @@ export function buildTitleIndex(
   onTitlesRead: () => void,
   topics: TopicTermsInput = { clusters: new Int32Array(0), texts: [] },
 ): void {
+  buildIndex(snapshotPath, sidePath, () => {});
+  buildTopicTermsFile(snapshotPath, topicTermsFile(sidePath), () => {}, topics);
+  onTitlesRead();
+}
+
+/** The index alone, in the side file (see buildTitleIndex). */
+export function buildIndex(snapshotPath: string, sidePath: string, onTitlesRead: () => void): void {
   rmSync(sidePath, { force: true });
   const db = new Database(sidePath);
   try {
@@ -54,7 +64,31 @@ export function buildTitleIndex(
     db.exec(`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', ${64 << 20})`);
     db.exec("INSERT INTO papers_fts (papers_fts, rank) VALUES ('pgsz', 8000)");
     db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
-    buildTopicTerms(db, topics);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The topic model alone, in its side file, from the titles of the snapshot's paper rows (read in
+ * place: its `papers` is the attached snapshot's); `onTitlesRead` once they are read.
+ */
+export function buildTopicTermsFile(
+  snapshotPath: string,
+  topicsPath: string,
+  onTitlesRead: () => void,
+  topics: TopicTermsInput,
+): void {
+  rmSync(topicsPath, { force: true });
+  const db = new Database(topicsPath);
+  try {
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.prepare('ATTACH ? AS snapshot').run(snapshotPath);
+    buildTopicTerms(db, topics, () => {
+      db.exec('DETACH snapshot');
+      onTitlesRead();
+    });
   } finally {
     db.close();
   }
@@ -66,6 +100,7 @@ export function buildTitleIndex(
  */
 export function copyTitleIndex(db: Database.Database, sidePath: string): void {
   db.prepare('ATTACH ? AS titles').run(sidePath);
+  db.prepare('ATTACH ? AS topics').run(topicTermsFile(sidePath));
   // FTS5's tables are written by FTS5 alone unless the connection allows it (defensive mode).
   db.unsafeMode(true);
   try {
@@ -74,11 +109,12 @@ export function copyTitleIndex(db: Database.Database, sidePath: string): void {
         db.exec(`DELETE FROM main.${table}`);
         db.exec(`INSERT INTO main.${table} SELECT * FROM titles.${table}`);
       }
-      for (const table of TOPIC_TABLES) db.exec(`INSERT INTO main.${table} SELECT * FROM titles.${table}`);
+      for (const table of TOPIC_TABLES) db.exec(`INSERT INTO main.${table} SELECT * FROM topics.${table}`);
     })();
   } finally {
     db.unsafeMode(false);
     db.exec('DETACH titles');
+    db.exec('DETACH topics');
   }
 }
 
@@ -109,7 +145,30 @@ export function startTitleIndex(
     built.catch(() => {}); // awaited by the writer
     return { titlesRead: built, built, stop: () => {} };
   }
-  const worker = new Worker(file, { workerData: { snapshotPath, sidePath, topics } });
+  // The index and the topic model, each in a thread of its own (the same bytes either way).
+  const jobs = [
+    startWorker(file, { job: 'index', snapshotPath, sidePath }),
+    startWorker(file, {
+      job: 'topics',
+      snapshotPath,
+      sidePath: topicTermsFile(sidePath),
+      topics: topics ?? { clusters: new Int32Array(0), texts: [] },
+    }),
+  ];
+  const built = Promise.all(jobs.map((j) => j.built)).then(() => {});
+  built.catch(() => {}); // awaited by the writer
+  const titlesRead = Promise.all(jobs.map((j) => j.titlesRead)).then(() => {});
+  titlesRead.catch(() => {});
+  return { titlesRead, built, stop: () => jobs.forEach((j) => j.stop()) };
+}
+
+/** What a worker of title-index-worker.ts is given. */
+export type TitleIndexJob =
+  | { job: 'index'; snapshotPath: string; sidePath: string }
+  | { job: 'topics'; snapshotPath: string; sidePath: string; topics: TopicTermsInput };
+
+function startWorker(file: string, job: TitleIndexJob): PendingTitleIndex {
+  const worker = new Worker(file, { workerData: job });
   let titlesReadResolve!: () => void;
   const titlesRead = new Promise<void>((resolve) => {
     titlesReadResolve = resolve;

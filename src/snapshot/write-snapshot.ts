@@ -14,7 +14,13 @@ import {
   subjectTexts,
   topicSubjectId,
 } from './subject-rows.js';
-import { copyTitleIndex, type PendingTitleIndex, startTitleIndex, titleIndexFile } from './title-index.js';
+import {
+  copyTitleIndex,
+  type PendingTitleIndex,
+  startTitleIndex,
+  titleIndexFile,
+  topicTermsFile,
+} from './title-index.js';
 import type { TopicTermsInput } from './topic-terms.js';
 
 /** The communities (scored on the writer's thread while the worker scores the subjects). */
@@ -62,6 +68,7 @@ export async function writeSnapshot(
     titles.pending?.stop();
     db.close();
     rmSync(titles.sidePath, { force: true });
+    rmSync(topicTermsFile(titles.sidePath), { force: true });
   }
 }
 

@@ -159,7 +159,13 @@ export function startTitleIndex(
   built.catch(() => {}); // awaited by the writer
   const titlesRead = Promise.all(jobs.map((j) => j.titlesRead)).then(() => {});
   titlesRead.catch(() => {});
-  return { titlesRead, built, stop: () => jobs.forEach((j) => j.stop()) };
+  return {
+    titlesRead,
+    built,
+    stop: () => {
+      for (const j of jobs) j.stop();
+    },
+  };
 }
 
 /** What a worker of title-index-worker.ts is given. */

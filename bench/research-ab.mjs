@@ -104,6 +104,6 @@ result.research_ratio_b_over_a = {
 console.log(JSON.stringify(result.research_ratio_b_over_a));
 const dir = join(root, 'bench/results');
 mkdirSync(dir, { recursive: true });
-const file = join(dir, `research-ab-${new Date().toISOString().slice(0, 10)}.json`);
+const file = join(dir, `research-ab-${new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')}.json`);
 writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
 console.log(`written ${file}`);

@@ -7,6 +7,7 @@
 //   node bench/research-pairs.mjs A_ROOT A_DATA B_ROOT B_DATA [question ...]
 // (e.g. the checkouts and the data folders bench/research-ab.mjs leaves in .bench/ab-*-1000000)
 import { join, resolve } from 'node:path';
+import { SYNTHETIC_QUESTIONS } from './research-questions.mjs';
 
 const [aRoot, aData, bRoot, bData, ...asked] = process.argv.slice(2);
 if (!bData)
@@ -30,30 +31,8 @@ for (const [name, root, dataDir] of [
 }
 // Background threads (verification, statistics) done before the first timed question.
 await new Promise((r) => setTimeout(r, 3000));
-const QUESTIONS = asked.length
-  ? asked
-  : [
-      'oxygen vacancies',
-      'hydrogen evolution',
-      'porous carbon',
-      'machine learning',
-      'CO2 reduction',
-      'carbon nanotubes',
-      'nickel oxide',
-      'oxygen evolution nickel iron',
-      'CO2 reduction copper',
-      'HER MoS2',
-      'single atom catalysts iron',
-      'graphitic carbon nitride photocatalysis',
-      'perovskite solar cells stability',
-      'in situ Raman spectroscopy',
-      'reservoir porosity carbonate',
-      'krypton xenon separation',
-      'hyperpolarized xenon',
-      'radon exposure',
-      'Tibetan Plateau soils',
-      'perovskite stability zzqxv',
-    ];
+// The questions of bench:research (the synthetic titles' words), 20 of them, unless given.
+const QUESTIONS = asked.length ? asked : SYNTHETIC_QUESTIONS.slice(0, 20);
 const ratios = [];
 const firstRatios = [];
 const rows = [];

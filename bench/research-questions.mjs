@@ -31,3 +31,46 @@ export const QUESTIONS = [
   'gold nanoparticle catalysis',
   'sulfur cathode lithium',
 ];
+
+/** Questions in the words of the synthetic titles (src/synthetic/records.ts) and topics. */
+export const SYNTHETIC_QUESTIONS = [
+  // two words
+  'oxygen vacancies',
+  'hydrogen evolution',
+  'porous carbon',
+  'machine learning',
+  'CO2 reduction',
+  'carbon nanotubes',
+  'singlet oxygen',
+  'heteroatom doping',
+  'nickel oxide',
+  'silicon anodes',
+  'cobalt phosphide',
+  'platinum catalysts',
+  // three or four words
+  'oxygen evolution nickel iron',
+  'CO2 reduction copper',
+  'HER MoS2',
+  'single atom catalysts iron',
+  'graphitic carbon nitride photocatalysis',
+  'lithium iron phosphate cathode',
+  'in situ Raman spectroscopy',
+  'defect engineering oxygen vacancies',
+  'machine learning prediction catalysts',
+  'reservoir porosity carbonate',
+  'electrospun nanofibers biomedical applications',
+  'hydrogen storage magnesium alloys',
+  'nitrogen-doped graphene oxygen reduction',
+  'perovskite solar cells stability',
+  // rare words (and a word found nowhere)
+  'hyperpolarized xenon',
+  'krypton xenon separation',
+  'superheavy element oganesson',
+  'tennessine isotopes',
+  'radon exposure',
+  'neptunium separation',
+  'yersinia pestis',
+  'Tibetan Plateau soils',
+  'perovskite stability zzqxv',
+  'zzqxv flibbertigibbet',
+];

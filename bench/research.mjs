@@ -21,6 +21,7 @@ import http from 'node:http';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { SYNTHETIC_QUESTIONS as QUESTIONS } from './research-questions.mjs';
 import { cpuMsPerRequest, startBenchServer } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -33,49 +34,6 @@ const dataDir = [
   join(root, 'data'),
 ].find((d) => d && existsSync(join(d, 'snapshots/CURRENT')));
 if (!dataDir) throw new Error('no data directory with a snapshot: run npm run bench:build first');
-
-/** Questions in the words of the synthetic titles (src/synthetic/records.ts) and topics. */
-const QUESTIONS = [
-  // two words
-  'oxygen vacancies',
-  'hydrogen evolution',
-  'porous carbon',
-  'machine learning',
-  'CO2 reduction',
-  'carbon nanotubes',
-  'singlet oxygen',
-  'heteroatom doping',
-  'nickel oxide',
-  'silicon anodes',
-  'cobalt phosphide',
-  'platinum catalysts',
-  // three or four words
-  'oxygen evolution nickel iron',
-  'CO2 reduction copper',
-  'HER MoS2',
-  'single atom catalysts iron',
-  'graphitic carbon nitride photocatalysis',
-  'lithium iron phosphate cathode',
-  'in situ Raman spectroscopy',
-  'defect engineering oxygen vacancies',
-  'machine learning prediction catalysts',
-  'reservoir porosity carbonate',
-  'electrospun nanofibers biomedical applications',
-  'hydrogen storage magnesium alloys',
-  'nitrogen-doped graphene oxygen reduction',
-  'perovskite solar cells stability',
-  // rare words (and a word found nowhere)
-  'hyperpolarized xenon',
-  'krypton xenon separation',
-  'superheavy element oganesson',
-  'tennessine isotopes',
-  'radon exposure',
-  'neptunium separation',
-  'yersinia pestis',
-  'Tibetan Plateau soils',
-  'perovskite stability zzqxv',
-  'zzqxv flibbertigibbet',
-];
 
 const codeRoot = resolve(process.env.BENCH_ROOT ?? root);
 const { SnapshotManager } = await import(join(codeRoot, 'dist/snapshot/snapshot.js'));

@@ -5,7 +5,7 @@ import { OperationCall } from '../calls/operation-call.js';
 import { ServiceError } from '../core/errors.js';
 import { PRICED_OPERATIONS } from '../payments/discovery.js';
 import { NETWORKS } from '../payments/networks.js';
-import { PaymentDemand } from '../payments/paid-call.js';
+import { PaymentDemand, payerOf } from '../payments/paid-call.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { AppEnv } from './context.js';
@@ -49,15 +49,18 @@ export function paymentGate(
       const signature = c.req.header('payment-signature');
       // A key whose plan covers the call is never asked to pay (a payment sent with it is ignored);
       // a key below the plan without a payment gets 403 plan_required (with the per-call price).
+      // Decided before any object is made: most priced calls (keyed cached reads) go on as they are.
+      const resolution = c.req.query('resolution');
+      if (!payerOf(op, caller.plan, edition, true, signature !== undefined, resolution).payer)
+        return undefined;
       const call = new OperationCall(deps, op, caller.plan, {
         payment: signature,
-        resolution: c.req.query('resolution'),
+        resolution,
         limit: c.req.query('limit'),
         what: `${op.method} /v1${op.path}`,
         retry: 'Repeat this same request with the same PAYMENT-SIGNATURE header',
         resource: () => paidResource(c, op, publicUrl),
       });
-      if (!call.payer) return undefined;
       c.set('payment', call);
       c.set('caller', { ...caller, plan: call.plan, payer: true });
       if (signature === undefined) return undefined;

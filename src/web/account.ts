@@ -35,6 +35,14 @@ export const EMAIL = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;]+\.[^\s@<>()",;]+$/;
 
 export const PRIVATE = { 'cache-control': 'no-store' };
 
+/** A form whose mail could not be sent (the cause is logged by the caller): 503, try again later. */
+export function mailNotSent(c: Context, title: string, heading: string): Response {
+  return c.html(page(title, html`<h1>${heading}</h1><p>Please try again in a few minutes.</p>`), 503, {
+    ...PRIVATE,
+    'retry-after': '60',
+  });
+}
+
 /**
  * The account page: sign in by an emailed link (no password), a free account made at the first
  * sign-in, keys created (shown once), named and revoked, and this month's calls per key. Every
@@ -88,14 +96,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     } catch (error) {
       // The cause for the operator; never the address or the link.
       deps.log('sign-in mail failed', { err: (error as Error).message });
-      return c.html(
-        page(
-          'Mail not sent',
-          html`<h1>The mail could not be sent</h1><p>Please try again in a few minutes.</p>`,
-        ),
-        503,
-        { ...PRIVATE, 'retry-after': '60' },
-      );
+      return mailNotSent(c, 'Mail not sent', 'The mail could not be sent');
     }
     // The same answer whether or not an account exists: the page tells no one who has one.
     return c.html(

@@ -13,7 +13,7 @@ import {
 } from '../access/policy.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { priceInfo } from '../payments/discovery.js';
-import { EMAIL, formExpired, PRIVATE, readForm } from './account.js';
+import { EMAIL, formExpired, mailNotSent, PRIVATE, readForm } from './account.js';
 import { type Html, html, page } from './html.js';
 import type { Mailer } from './mailer.js';
 import { sha256, type WebSessions } from './session.js';
@@ -133,14 +133,7 @@ export function registerPricing<E extends Env>(app: Hono<E>, deps: PricingDeps):
       });
     } catch (error) {
       deps.log('plan request mail failed', { err: (error as Error).message });
-      return c.html(
-        page(
-          'Request not sent',
-          html`<h1>The request could not be sent</h1><p>Please try again in a few minutes.</p>`,
-        ),
-        503,
-        { ...PRIVATE, 'retry-after': '60' },
-      );
+      return mailNotSent(c, 'Request not sent', 'The request could not be sent');
     }
     return c.html(
       page(

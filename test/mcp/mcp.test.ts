@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { decode } from '@toon-format/toon';
+import { decode, encode } from '@toon-format/toon';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevChain } from '../../scripts/dev-chain.mjs';
@@ -219,7 +219,10 @@ describe('the MCP tool server', () => {
       }
       expect(Object.keys(own).every((k) => k in body.notes)).toBe(true);
       // The text carries the answer itself (every value, in TOON), for hosts that give the model only `content`.
-      expect(decode((r.content as { text: string }[])[0]!.text)).toEqual(tableReady(got));
+      const text = (r.content as { text: string }[])[0]!.text;
+      expect(decode(text)).toEqual(tableReady(got));
+      // Byte for byte what the TOON library writes (answer-text.ts is its algorithm in one pass).
+      expect(text).toBe(encode(tableReady(got) as never, { delimiter: '|' }));
     }
     await pro.close();
   });

@@ -15,7 +15,7 @@ import type { Viewer } from './viewer.js';
  */
 export type ReadingNotes = Record<string, string>;
 
-export function readingNotes(snapshot: SnapshotStamp, viewer: Viewer): ReadingNotes {
+function readingNotes(snapshot: SnapshotStamp, viewer: Viewer): ReadingNotes {
   const metrics = metricNotes(snapshot, {
     hriAvailable: true,
     upgradeUrl: `${viewer.publicUrl}/pricing`,
@@ -33,10 +33,38 @@ export function readingNotes(snapshot: SnapshotStamp, viewer: Viewer): ReadingNo
 }
 
 /**
+ * The texts of a snapshot's readingNotes, made once per snapshot. readingNotes reads only the
+ * viewer's public URL and edition (a server's own), so they name the memo and the plan does not.
+ */
+export function sharedNoteTexts(
+  snapshot: SnapshotStamp & { memoize<M>(key: string, compute: () => M): M },
+  viewer: Viewer,
+): { notes: ReadingNotes; texts: ReadonlySet<string> } {
+  return snapshot.memoize(`reading-notes ${viewer.publicUrl} ${viewer.edition ?? 'full'}`, () => {
+    const notes = readingNotes(snapshot, viewer);
+    return { notes, texts: new Set(Object.values(notes)) };
+  });
+}
+
+/** Where an answer's shared notes are read: the MCP resource of its data version. */
+export const NOTES_URI = 'research-intensity://notes/';
+
+/** The answer with only its own notes, and where to read the rest (the notes resource of its version). */
+export function withOwnNotes<T extends { notes?: Notes }>(
+  answer: T,
+  snapshot: SnapshotStamp & { version: string; memoize<M>(key: string, compute: () => M): M },
+  viewer: Viewer,
+): T {
+  if (!answer.notes) return answer;
+  const { texts } = sharedNoteTexts(snapshot, viewer);
+  return { ...answer, notes: answerOwnNotes(answer.notes, texts, `${NOTES_URI}${snapshot.version}`) };
+}
+
+/**
  * An answer's notes without the shared ones (`shared`: the texts of readingNotes), plus where to
  * read them: `{ read: uri, ...what only this answer says }`.
  */
-export function answerOwnNotes(
+function answerOwnNotes(
   notes: Notes,
   shared: ReadonlySet<string>,
   uri: string,

@@ -98,10 +98,9 @@ export class McpAnswerCache {
     };
   }
 
-  /** Keeps a tool's result unless it is an error; `json` is the result as JSON text. */
-  keepResult(key: string, result: { isError?: boolean; _meta?: unknown }, json: string): void {
-    if (!result.isError && result._meta === undefined)
-      this.store(key, entryOfJson(json, { 'content-type': 'application/json' }));
+  /** Keeps a tool's result (not an error, no receipt), given as its JSON text. */
+  keepResult(key: string, json: string): void {
+    this.store(key, entryOfJson(json, { 'content-type': 'application/json' }));
   }
 
   /** Keeps the SDK's answer when it is a result (not an error); returns an answer to send. */

@@ -19,9 +19,10 @@ import { type Edition, operation, PAID_CALL_RULE } from '../access/policy.js';
 import { type CallDeps, OperationCall } from '../calls/operation-call.js';
 import { pinnedSnapshot } from '../calls/pinned-snapshot.js';
 import type { Notes } from '../contracts/common.js';
+import { answerText } from '../core/answer-text.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
-import { answerOwnNotes, type ReadingNotes, readingNotes } from '../core/reading-notes.js';
+import { NOTES_URI, sharedNoteTexts, withOwnNotes } from '../core/reading-notes.js';
 import { viewerFor } from '../core/viewer.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import { accessText } from '../payments/discovery.js';
@@ -29,15 +30,8 @@ import { PaymentDemand } from '../payments/paid-call.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
-import { answerText } from './answer-text.js';
 import { outlineSchema } from './outline-schema.js';
-import { toolDefinitions } from './tools.js';
-
-/** A data version's shared notes, and their texts (what a result leaves out). */
-interface SharedNotes {
-  notes: ReadingNotes;
-  texts: ReadonlySet<string>;
-}
+import { ResultJson, toolDefinitions } from './tools.js';
 
 export interface McpDeps {
   snapshots: SnapshotManager;
@@ -89,19 +83,9 @@ export function createMcp(deps: McpDeps) {
   };
   const serverInstructions = instructions(deps.publicUrl, Boolean(payments));
 
-  // The notes every answer of a data version shares, made once per snapshot (the notes resource).
-  const reading = (snapshot: Snapshot): SharedNotes =>
-    snapshot.memoize('mcp:reading-notes', () => {
-      const notes = readingNotes(snapshot, viewerFor(null, deps.edition, deps.publicUrl));
-      return { notes, texts: new Set(Object.values(notes)) };
-    });
-
-  /** An answer with only its own notes and where to read the rest (the notes resource of its version). */
-  function ownNotes(answer: Record<string, unknown>, snapshot: Snapshot) {
-    const notes = answer.notes as Notes | undefined;
-    if (!notes) return answer;
-    return { ...answer, notes: answerOwnNotes(notes, reading(snapshot).texts, notesUri(snapshot.version)) };
-  }
+  // The notes every answer of a data version shares (the notes resource) are read as a caller
+  // without a key would read them (the same texts for every plan).
+  const anonymous = viewerFor(null, deps.edition, deps.publicUrl);
 
   /** resources/read of a version's notes: the version must be kept, as for data_version. */
   async function readNotes(uri: string) {
@@ -114,7 +98,10 @@ export function createMcp(deps: McpDeps) {
     }
     if (!snapshot) throw new McpError(-32002, `Resource not found: ${uri}.`);
     try {
-      const text = JSON.stringify({ data_version: snapshot.version, notes: reading(snapshot).notes });
+      const text = JSON.stringify({
+        data_version: snapshot.version,
+        notes: sharedNoteTexts(snapshot, anonymous).notes,
+      });
       return { contents: [{ uri, mimeType: 'application/json', text }] };
     } finally {
       snapshot.release();
@@ -126,7 +113,7 @@ export function createMcp(deps: McpDeps) {
     args: unknown,
     meta: Record<string, unknown> | undefined,
     caller: McpCaller,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | ResultJson> {
     const tool = byName.get(name);
     if (!tool) return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
     if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
@@ -158,24 +145,31 @@ export function createMcp(deps: McpDeps) {
         // A read pinned with data_version answers from that version, as on REST.
         return { input, version: typeof input.data_version === 'string' ? input.data_version : null };
       },
-      async (input, snapshot) =>
-        ownNotes(
-          (await tool.run(
-            {
-              snapshot,
-              viewer: viewerFor(call.plan, deps.edition, deps.publicUrl),
-              lab: deps.lab!,
-              heavy: deps.heavy ?? inThread,
-              charge: (usd) => call.charge(usd),
-              snapshotDir: deps.snapshots.dir,
-            },
-            input,
-          )) as Record<string, unknown>,
-          snapshot,
-        ),
+      async (input, snapshot) => {
+        const viewer = viewerFor(call.plan, deps.edition, deps.publicUrl);
+        const answer = await tool.run(
+          {
+            snapshot,
+            viewer,
+            lab: deps.lab!,
+            heavy: deps.heavy ?? inThread,
+            charge: (usd) => call.charge(usd),
+            snapshotDir: deps.snapshots.dir,
+          },
+          input,
+        );
+        return answer instanceof ResultJson
+          ? answer
+          : withOwnNotes(answer as { notes?: Notes }, snapshot, viewer);
+      },
     );
     if (outcome.error instanceof PaymentDemand) return paymentResult(outcome.error.terms);
     if (outcome.error) return errorResult(outcome.error);
+    if (outcome.answer instanceof ResultJson) {
+      if (!outcome.receipt) return outcome.answer;
+      const meta = JSON.stringify({ 'x402/payment-response': outcome.receipt });
+      return new ResultJson(`${outcome.answer.json.slice(0, -1)},"_meta":${meta}}`, true);
+    }
     return {
       structuredContent: outcome.answer,
       // The answer itself as text too (the MCP specification's advice for structured results),
@@ -221,9 +215,12 @@ export function createMcp(deps: McpDeps) {
       const { name, arguments: args, _meta } = call.data.params;
       const result = await callTool(name, args, _meta as Record<string, unknown> | undefined, caller);
       // The result serialised once, for the answer and for the cache (the SDK's key order).
-      const json = JSON.stringify(result);
+      const json = result instanceof ResultJson ? result.json : JSON.stringify(result);
       const key = answers.keyOf(header, parsedBody, caller.plan, deps.snapshots.version);
-      if (key) answers.keepResult(key, result, json);
+      // Kept unless an error or a paid call (its receipt is its own).
+      const kept =
+        result instanceof ResultJson ? !result.paid : !result.isError && result._meta === undefined;
+      if (key && kept) answers.keepResult(key, json);
       return `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}`;
     },
 
@@ -254,14 +251,15 @@ export function createMcp(deps: McpDeps) {
         resourceTemplates: [{ uriTemplate: `${NOTES_URI}{data_version}`, ...NOTES_RESOURCE, name: 'notes' }],
       }));
       server.setRequestHandler(ReadResourceRequestSchema, async (req) => readNotes(req.params.uri));
-      server.setRequestHandler(CallToolRequestSchema, async (req) =>
-        callTool(
+      server.setRequestHandler(CallToolRequestSchema, async (req) => {
+        const result = await callTool(
           req.params.name,
           req.params.arguments,
           req.params._meta as Record<string, unknown> | undefined,
           caller,
-        ),
-      );
+        );
+        return result instanceof ResultJson ? (JSON.parse(result.json) as CallToolResult) : result;
+      });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
@@ -276,7 +274,6 @@ export function createMcp(deps: McpDeps) {
 }
 
 /** Where the notes every answer of a data version shares are read (resources/read). */
-const NOTES_URI = 'research-intensity://notes/';
 const notesUri = (version: string) => `${NOTES_URI}${version}`;
 const NOTES_RESOURCE = {
   title: 'How to read the answers of a data version',

@@ -16,7 +16,7 @@ import {
   SymbolsQuery,
 } from '../contracts/elements.js';
 import { LAB_DEPTH_NAMES, LabQuoteSchema, LabRunSchema } from '../contracts/lab.js';
-import { type ResearchAnswer, ResearchSchema } from '../contracts/research.js';
+import { ResearchSchema } from '../contracts/research.js';
 import {
   SubjectElementsSchema,
   SubjectHistorySchema,
@@ -46,6 +46,7 @@ import {
   SubjectSearchText,
   SymbolParam,
 } from '../http/routes/shared.js';
+import type { ResearchJson } from '../offload/heavy-tasks.js';
 import type { HeavyWork } from '../offload/heavy-work.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
@@ -60,6 +61,15 @@ interface ToolContext {
   snapshotDir: string;
   /** Once the call is known to be answerable: asks for (or checks) payment; a no-op on a plan that covers it. */
   charge(usd?: number): Promise<void>;
+}
+
+/** A tool result already written as JSON (structuredContent with its own notes, and the text). */
+export class ResultJson {
+  constructor(
+    readonly json: string,
+    /** It carries a payment's receipt in _meta. */
+    readonly paid = false,
+  ) {}
 }
 
 export interface ToolDef {
@@ -117,13 +127,16 @@ export function toolDefinitions(): ToolDef[] {
         const request = researchRequest(a as Parameters<typeof researchRequest>[0]);
         // Costly: paid before it is computed, as on REST (researchPage: a page past the last is
         // refused first; a question nothing matches is then not charged).
-        return researchPage(
+        // The result is written where the answer is computed (a worker thread), so that only a
+        // string crosses to this thread, as REST's answer does.
+        const { json } = await researchPage(
           ctx.snapshot,
           request,
           () => ctx.charge(),
           () =>
-            ctx.heavy.run<ResearchAnswer>(ctx.snapshot, { kind: 'research', request, viewer: ctx.viewer }),
+            ctx.heavy.run<ResearchJson>(ctx.snapshot, { kind: 'researchTool', request, viewer: ctx.viewer }),
         );
+        return new ResultJson(json);
       },
     },
     {

@@ -1,6 +1,8 @@
 import type { LabDepth } from '../access/policy.js';
+import { toolResultJson } from '../core/answer-text.js';
 import { ServiceError } from '../core/errors.js';
 import { type LabQuote, type LabRunAnswer, labQuote, labRun } from '../core/lab.js';
+import { withOwnNotes } from '../core/reading-notes.js';
 import { type ResearchAnswer, type ResearchRequest, research, warmResearch } from '../core/research.js';
 import type { Viewer } from '../core/viewer.js';
 import type { SharedColumns } from '../snapshot/paper-columns.js';
@@ -17,6 +19,11 @@ export type HeavyTask =
    * cost), with its page count beside it for the caller, which sells pages (researchPage).
    */
   | { kind: 'researchJson'; request: ResearchRequest; viewer: Viewer }
+  /**
+   * The research answer as the JSON of an MCP tool result (its own notes, structured and as text),
+   * written in the worker, as researchJson is for REST.
+   */
+  | { kind: 'researchTool'; request: ResearchRequest; viewer: Viewer }
   | { kind: 'labQuote'; input: string; viewer: Viewer; secret: string; ttlSeconds: number; nowMs: number }
   | { kind: 'labRun'; quote: LabQuote; depth: LabDepth; viewer: Viewer }
   /**
@@ -49,6 +56,10 @@ export function runHeavyTask(snapshot: Snapshot, task: HeavyTask): HeavyAnswer {
     case 'researchJson': {
       const answer = research(snapshot, task.request, task.viewer);
       return { json: JSON.stringify(answer), pages: answer.pages };
+    }
+    case 'researchTool': {
+      const answer = withOwnNotes(research(snapshot, task.request, task.viewer), snapshot, task.viewer);
+      return { json: toolResultJson(answer), pages: answer.pages };
     }
     case 'labQuote': {
       const now = new Date(task.nowMs);

@@ -150,6 +150,11 @@ describe('research: a page past the last is refused before any payment is asked'
     const paid = await call(anon, 'research', lastArgs, { 'x402/payment': payload });
     expect(paid.isError ?? false).toBe(false);
     expect(paid.structuredContent).toMatchObject({ pages, next: null });
+    // The receipt beside the answer (research's result is written in the worker, _meta added after).
+    expect(paid._meta?.['x402/payment-response']).toMatchObject({
+      success: true,
+      transaction: expect.stringMatching(/^0x/),
+    });
     expect(before.payer - (await balances()).payer).toBe(50_000n);
     await anon.close();
   });

@@ -1,6 +1,6 @@
 import { decode, encode } from '@toon-format/toon';
 import { describe, expect, it } from 'vitest';
-import { answerText, tableReady } from '../../src/mcp/answer-text.js';
+import { answerText, tableReady } from '../../src/core/answer-text.js';
 
 /** A small seeded generator (mulberry32): the same random values on every run. */
 function random(seed: number) {

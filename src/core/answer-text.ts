@@ -18,6 +18,16 @@ export function answerText(answer: unknown): string {
   return lines.join('\n');
 }
 
+/**
+ * An answer as the JSON of an MCP tool result: the answer as structured content, and as text (the
+ * bytes JSON.stringify writes for `{ structuredContent, content: [{ type: 'text', text }] }`).
+ * Here, beside the text, so that research writes it in the worker thread that computed the answer
+ * and only a string crosses to the main thread.
+ */
+export function toolResultJson(answer: object): string {
+  return `{"structuredContent":${JSON.stringify(answer)},"content":[{"type":"text","text":${JSON.stringify(answerText(answer))}}]}`;
+}
+
 /** The answer with each list of plain values inside a list of records joined into one string. */
 export function tableReady(value: unknown, inRow = false): unknown {
   if (Array.isArray(value)) {

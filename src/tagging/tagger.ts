@@ -32,13 +32,17 @@
  *    word ("U Pb dating") is the element; in a title-case title, two to four common metal symbols run
  *    together and lowercased ("Nife-Ldh", "Conip@Ni2p", "Nimo Alloys", "Nifeox") are a formula when
  *    joined to another part, followed by a material word, or ending in "ox".
+ * v5: more publishers' dashes and bonds (hyphen bullet, dashed box lines, the midline ellipsis of
+ *    "Pt⋯O", the soft hyphen) and compatibility forms read as plain letters (fullwidth "Ｆｅ３Ｏ４",
+ *    ligatures "ﬂuorinated", MathML bold letters); a formula glued to the next word
+ *    ("MnCe3.67C6Permeable"); the Pi (phosphate) water-oxidation catalysts "CoPi", "Co-Pi", "NiPi".
  */
 import { ELEMENTS } from '../elements/elements.js';
 import { FORMULA_SYMBOLS, type Parsed, parseFormula, parseWrongCase } from './formula.js';
 import { namesElement, tagWords } from './words.js';
 
 /** Bump when the rules change: stored tags carry the version that made them. */
-export const TAGGER_VERSION = 4;
+export const TAGGER_VERSION = 5;
 
 const Z = new Map<string, number>(ELEMENTS.map((e) => [e.symbol, e.number]));
 
@@ -165,7 +169,35 @@ const FOLD: Record<string, string> = {
   '\u22c5': '\u00b7', // "CuSO4⋅5H2O": hydrate dots
   '\u2219': '\u00b7',
   '\u2093': 'x', // "LiNiₓ": subscript x
-  // zero-width characters inside formulas ("Co\u200b3O4")
+  // v5: more publishers' dashes and bonds: hyphen bullet, small em dash, two- and three-em dashes,
+  // horizontal line extension, modifier minus, heavy minus, dashed box-drawing lines ("Fe┄N"), the
+  // midline ellipsis of a weak bond ("Pt⋯O"); double hyphens and short equals signs for "="
+  '\u2043': '-',
+  '\ufe58': '-',
+  '\u2e3a': '-',
+  '\u2e3b': '-',
+  '\u23af': '-',
+  '\u02d7': '-',
+  '\u2796': '-',
+  '\u2504': '-',
+  '\u2505': '-',
+  '\u2508': '-',
+  '\u2509': '-',
+  '\u254c': '-',
+  '\u254d': '-',
+  '\u2574': '-',
+  '\u2576': '-',
+  '\u2578': '-',
+  '\u257a': '-',
+  '\u22ef': '-',
+  '\u2e40': '=',
+  '\ua78a': '=',
+  '\u2263': '=',
+  // long arrows read as the arrow of a substitution ("Ca2+⟶Sr2+")
+  '\u27f6': '\u2192',
+  '\u2794': '\u2192',
+  // zero-width characters and the soft hyphen inside formulas ("Co\u200b3O4", "Fe\u00adN")
+  '\u00ad': '',
   '\u200b': '',
   '\u200c': '',
   '\u200d': '',
@@ -181,6 +213,12 @@ for (const [i, r] of ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII'].entries(
   FOLD[String.fromCharCode(0x2160 + i)] = r;
 }
 const FOLD_RE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'g');
+/**
+ * Compatibility characters read as the plain ones (Unicode NFKC, per character): ligatures
+ * ("ﬂuorinated"), fullwidth forms ("Ｆｅ３Ｏ４", "＝"), small forms ("﹣") and the mathematical
+ * alphanumerics of MathML titles ("𝐅𝐞" in bold). The rest of the title keeps its characters.
+ */
+const COMPAT_RE = /[\ufb00-\ufb06\ufe50-\ufe6b\uff01-\uff5e]|\ud835[\udc00-\udfff]/g;
 const TAG_RE = /<\/?[a-zA-Z][^>]*>/g;
 const LATEX_SUB = /\$[_^]\{?([^}$]*)\}?\$/g;
 
@@ -204,6 +242,12 @@ const PLAIN_WORD = /^[A-Z][a-z]{2,}$/;
 /** Symbol with a superscript-style oxidation state written inline: "MoIV", "FeIII". */
 const INLINE_ROMAN = /^([A-Z][a-z]?)(?:I{1,3}|IV|VI{0,3})$/;
 const CAPS_PLURAL = /^[A-Z]{2,}s$/;
+/** A formula ending in a count and then a capitalized word with no space between. */
+const GLUED_WORD = /^(.*\d)([A-Z][a-z]{3,})$/;
+/** The "Pi" (phosphate) catalysts of a metal: "CoPi", "Co-Pi", "NiPi". */
+const PHOSPHATE_CATALYST = /^(Co|Ni|Fe|Mn)-?Pi$/;
+/** The hyphen of "Co-Pi", removed before a token's parts are split. */
+const PHOSPHATE_CATALYST_HYPHEN = /(?<![A-Za-z])(Co|Ni|Fe|Mn)-Pi(?![a-z])/g;
 const COMPOUND_SEP = /[-/@:\u2192]/;
 
 /** Outer punctuation that is not part of a formula. */
@@ -272,6 +316,16 @@ function classify(text: string): Part {
       return { kind: 'formula', text, symbols: head.symbols };
     }
   }
+  // "MnCe3.67C6Permeable": a formula whose space before the next word was lost (its count ends
+  // the formula, a capitalized word follows)
+  const glued = GLUED_WORD.exec(text);
+  if (glued && (parseFormula(glued[1]!)?.symbols.length ?? 0) >= 2) {
+    const head = classify(glued[1]!);
+    if (head.kind === 'formula') return head;
+  }
+  // "CoPi", "Co-Pi": the cobalt phosphate water-oxidation catalyst (and its Ni, Fe, Mn kin)
+  const pi = PHOSPHATE_CATALYST.exec(text);
+  if (pi) return { kind: 'formula', text, symbols: [pi[1]!, 'P'] };
   const roman = INLINE_ROMAN.exec(text);
   if (roman && FORMULA_SYMBOLS.has(roman[1]!) && roman[1]!.length === 2) {
     return { kind: 'formula', text, symbols: [roman[1]!] };
@@ -322,7 +376,9 @@ export function tagElements(title: string): string[] {
   let t = title;
   if (t.includes('<')) t = t.replace(TAG_RE, '');
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII range test
-  if (/[^\x00-\x7f]/.test(t)) t = t.replace(FOLD_RE, (ch) => FOLD[ch] ?? ch);
+  if (/[^\x00-\x7f]/.test(t)) {
+    t = t.replace(FOLD_RE, (ch) => FOLD[ch] ?? ch).replace(COMPAT_RE, (ch) => ch.normalize('NFKC'));
+  }
   if (t.includes('$')) t = t.replace(LATEX_SUB, '$1'); // CO$_2$
   const found = new Set<string>();
 
@@ -581,7 +637,8 @@ const CO2_NEXT = new Set([
  */
 function tagToken(r: string, k: number, ctx: Ctx, listMode: boolean): boolean {
   const { raw, titleCase, foreign, found } = ctx;
-  const tok = trimToken(r);
+  let tok = trimToken(r);
+  if (tok.includes('-Pi')) tok = tok.replace(PHOSPHATE_CATALYST_HYPHEN, '$1Pi');
   if (tok.length === 0) return false;
   // "N,S-codoped", "Fe,Co-doped": every listed symbol is a dopant
   const dop = /^((?:[A-Z][a-z]?,)+[A-Z][a-z]?)-(?:co-?)?dop(?:ed|ing)$/i.exec(tok);

@@ -519,6 +519,111 @@ describe('tagElements: mineral, trivial and prefixed names (v3)', () => {
   });
 });
 
+describe('tagElements: mineral, trivial and prefixed names (v5)', () => {
+  it.each(
+    cases([
+      // the first element of a mixed anion after oxy-, hydroxy-, thio-, carbo-, chloro-, titano-
+      ['Bismuth oxychloride nanosheets', ['O', 'Cl', 'Bi']],
+      ['Perovskite tantalum oxynitrides', ['N', 'O', 'Ta']],
+      ['Nickel hydroxysulfide electrocatalyst', ['O', 'S', 'Ni']],
+      ['Lithium thiophosphate electrolytes', ['Li', 'P', 'S']],
+      ['Titanium carbonitride coatings', ['C', 'N', 'Ti']],
+      ['Chloroaluminate ionic liquids', ['Al', 'Cl']],
+      ['Titanosilicate zeolites for epoxidation', ['Si', 'Ti']],
+      // an element name after a count prefix; ferroalloys for both metals
+      ['Electrochemical dinitrogen oxidation', ['N']], // oxidation is not O
+      ['Dioxygen activation by diiron enzymes', ['O', 'Fe']],
+      ['Macrocyclic dicobalt sites', ['Co']],
+      ['Paddle-wheel diruthenium catalysis', ['Ru']],
+      ['Ferromanganese production', ['Mn', 'Fe']],
+      ['Silicomanganese fume as a bridging material', ['Si', 'Mn']],
+      ['Cupronickel tubes', ['Ni', 'Cu']],
+      // per-/poly- before chlorinated, brominated
+      ['Polychlorinated biphenyls in soils', ['Cl']],
+      ['Polybrominated diphenyl ethers', ['Br']],
+      // the rare-earth and other -ia oxide names, micro- before them
+      ['Gadolinia-doped ceria electrolytes', ['O', 'Ce', 'Gd']],
+      ['Samaria-doped ceria', ['O', 'Ce', 'Sm']],
+      ['Erbia and ytterbia ceramics', ['O', 'Er', 'Yb']],
+      ['Strontia-promoted catalysts', ['O', 'Sr']],
+      ['Lithia-silica glass', ['Li', 'O', 'Si']],
+      ['Molybdena-alumina catalysts', ['O', 'Al', 'Mo']],
+      ['Microsilica in high-strength concrete', ['O', 'Si']],
+      // minerals of functional materials
+      ['Birnessite for water oxidation', ['O', 'Mn']],
+      ['Pyrolusite as a support for noble metals', ['O', 'Mn']],
+      ['Boehmite nanoplates', ['O', 'Al']],
+      ['Cuprite and tenorite films', ['O', 'Cu']],
+      ['Pyrite cathodes for thermal batteries', ['S', 'Fe']],
+      ['Oxygen evolution on pentlandites', ['O', 'S', 'Fe', 'Ni']],
+      ['Exfoliated molybdenite flakes', ['S', 'Mo']],
+      ['Ni/hydroxyapatite for ethanol upgrading', ['P', 'Ca', 'Ni']],
+      ['Ce-doped hydrotalcite pigments', ['Mg', 'Al', 'Ce']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    // minerals as structure types, in geology titles and drilling fluids
+    'Pyrite-type structures under pressure',
+    'Doped transition metals in mackinawite structures',
+    'Trace element composition of pyrites from a hydrothermal field',
+    'Pyrite dating of the ore',
+    'Pyrite scale in drilling mud',
+    // rock-forming and ore minerals stay untagged
+    'Dolomite and calcite cements',
+    'Galena and sphalerite flotation',
+    // Samaria the region; prefixes that make no element name
+    'Archaeology of ancient Samaria',
+    'Carbohydrate metabolism',
+    'Hydroxynitrile lyase variants',
+    'Dicarbonitrile linkers',
+    'Ferroelectric and ferromagnetic order',
+    'Bimetallic and trimetallic catalysts',
+    'Nonchlorinated solvents',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
+describe('tagElements: Unicode compatibility forms, glued formulas, Pi catalysts (v5)', () => {
+  it.each(
+    cases([
+      // more dashes and bonds: hyphen bullet, dashed box lines, midline ellipsis, soft hyphen
+      ['Fe⁃N⁃C catalysts', ['C', 'N', 'Fe']],
+      ['Co┄N sites', ['N', 'Co']],
+      ['Pt⋯O interactions on ceria', ['O', 'Ce', 'Pt']],
+      ['Fe\u00adN\u00adC catalysts', ['C', 'N', 'Fe']],
+      // fullwidth forms, ligatures, mathematical bold letters
+      ['Ｆｅ３Ｏ４ nanoparticles', ['O', 'Fe']],
+      ['Fe＝O species', ['O', 'Fe']],
+      ['Cr3＋ doping of ZnSnO3', ['O', 'Cr', 'Zn', 'Sn']],
+      ['ﬂuorinated graphene', ['F']],
+      ['𝐌𝐨𝐒𝟐 nanosheets', ['S', 'Mo']],
+      // a formula whose space before the next word was lost
+      ['MOF-derived MnCe3.67C6Permeable microflower', ['C', 'Mn', 'Ce']],
+      ['NiFe<sub>2</sub>O<sub>4</sub>Materials for oxygen evolution', ['O', 'Fe', 'Ni']],
+      // the Pi (phosphate) catalysts
+      ['CoPi/TiO2 nanotubes', ['O', 'P', 'Ti', 'Co']],
+      ['Dual-layer cocatalysts of Co-Pi and Ni(OH)2', ['H', 'O', 'P', 'Co', 'Ni']],
+      ['NiPi films for water oxidation', ['P', 'Ni']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'A co-Pi of the grant', // lowercase co- is the prefix, not cobalt
+    'The Copi conjecture',
+    'Covid19Pandemic effects',
+    'SARS CoV-2 in 2021Update',
+    'Ligatures ﬁnd their place',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
 describe('tagElements: metal runs lowercased by a title-case converter (v3)', () => {
   it.each(
     cases([

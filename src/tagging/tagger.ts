@@ -35,7 +35,11 @@
  * v5: more publishers' dashes and bonds (hyphen bullet, dashed box lines, the midline ellipsis of
  *    "Pt⋯O", the soft hyphen) and compatibility forms read as plain letters (fullwidth "Ｆｅ３Ｏ４",
  *    ligatures "ﬂuorinated", MathML bold letters); a formula glued to the next word
- *    ("MnCe3.67C6Permeable"); the Pi (phosphate) water-oxidation catalysts "CoPi", "Co-Pi", "NiPi".
+ *    ("MnCe3.67C6Permeable", "CO2to", CO2-equivalent "CO2e") or after a short word ("ofNi3S2",
+ *    "eCO2RR"); the Pi (phosphate) water-oxidation catalysts "CoPi", "Co-Pi", "NiPi"; a parenthesis
+ *    opened in the token before and closed before a count ("(Co, Cr)3O4"); brackets kept around a
+ *    formula with a charge ("[(PW9O34)2Co4(H2O)2]10-"); MXene/MBene run onto a formula. Adsorbed
+ *    intermediates ("*OH", "OOH*") stay unread.
  */
 import { ELEMENTS } from '../elements/elements.js';
 import { FORMULA_SYMBOLS, type Parsed, parseFormula, parseWrongCase } from './formula.js';
@@ -243,7 +247,7 @@ const PLAIN_WORD = /^[A-Z][a-z]{2,}$/;
 const INLINE_ROMAN = /^([A-Z][a-z]?)(?:I{1,3}|IV|VI{0,3})$/;
 const CAPS_PLURAL = /^[A-Z]{2,}s$/;
 /** A formula ending in a count and then a capitalized word with no space between. */
-const GLUED_WORD = /^(.*\d)([A-Z][a-z]{3,})$/;
+const GLUED_WORD = /^(.*\d)([A-Z][a-z]{3,}|to|of|and|in|on|for|with|by|from|via|over|eq|e)$/;
 /** The "Pi" (phosphate) catalysts of a metal: "CoPi", "Co-Pi", "NiPi". */
 const PHOSPHATE_CATALYST = /^(Co|Ni|Fe|Mn)-?Pi$/;
 /** The hyphen of "Co-Pi", removed before a token's parts are split. */
@@ -254,7 +258,9 @@ const COMPOUND_SEP = /[-/@:\u2192]/;
 function trimToken(t: string): string {
   let a = 0;
   let b = t.length;
-  while (a < b && `"'“‘«[{`.includes(t[a]!)) a++;
+  // brackets stay around a formula with a count or charge after them: "[(PW9O34)2Co4(H2O)2]10-"
+  const bracketed = /^\[.*\](?:\d+[+-]*|[+-]+)$/.test(t);
+  while (a < b && `"'“‘«[{`.includes(t[a]!) && !(bracketed && a === 0)) a++;
   while (a < b && `"'”’».,;:!?]}`.includes(t[b - 1]!)) b--;
   let s = t.slice(a, b);
   // unbalanced parentheses at the ends: "(Fe", "Ni)", "(OER)"
@@ -277,7 +283,25 @@ function trimToken(t: string): string {
     s = s.slice(1, -1);
   }
   while (s.length > 0 && '.,;:'.includes(s[s.length - 1]!)) s = s.slice(0, -1);
+  // "Cr)3O4" from "(Co, Cr)3O4": a parenthesis, opened in the token before, closed before a count
+  if (close > open) s = dropUnmatchedClose(s);
   return s;
+}
+
+/** Remove the closing parentheses before a count that have no opening one before them. */
+function dropUnmatchedClose(s: string): string {
+  let depth = 0;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (ch === '(') depth++;
+    else if (ch === ')') {
+      if (depth === 0 && /\d/.test(s[i + 1] ?? '')) continue;
+      if (depth > 0) depth--;
+    }
+    out += ch;
+  }
+  return out;
 }
 
 type PartKind = 'formula' | 'bare2' | 'single' | 'word';
@@ -316,8 +340,8 @@ function classify(text: string): Part {
       return { kind: 'formula', text, symbols: head.symbols };
     }
   }
-  // "MnCe3.67C6Permeable": a formula whose space before the next word was lost (its count ends
-  // the formula, a capitalized word follows)
+  // "MnCe3.67C6Permeable", "CO2to", "CO2e": a formula whose space before the next word was lost
+  // (its count ends the formula, a capitalized or a short word follows), or CO2-equivalent's "e"
   const glued = GLUED_WORD.exec(text);
   if (glued && (parseFormula(glued[1]!)?.symbols.length ?? 0) >= 2) {
     const head = classify(glued[1]!);
@@ -412,6 +436,7 @@ export function tagElements(title: string): string[] {
       if (eq === r.length - 1) continue;
       r = r.slice(eq + 1); // "(M=Co," "(A=Ca,"
     }
+    if (r.charCodeAt(0) >= 97) r = withoutGluedLead(r);
     const c0 = r.charCodeAt(0);
     // quick skip: formulas start with a capital, a digit, δ or a bracket ("g-C3N4" is a compound)
     if (
@@ -459,6 +484,20 @@ export function tagElements(title: string): string[] {
   const out = [...found];
   out.sort((a, b) => Z.get(a)! - Z.get(b)!);
   return out;
+}
+
+/** A short word glued before a formula ("ofNi3S2", "toC2H4") or the "e" of "eCO2RR". */
+const GLUED_LEAD = /^(?:of|to|on|in|and|for|with|by|from|via|over|e)(?=[A-Z])/;
+
+/** The token without a short word that lost its space before a formula, else the token. */
+function withoutGluedLead(r: string): string {
+  const lead = GLUED_LEAD.exec(r);
+  if (!lead) return r;
+  const rest = r.slice(lead[0].length);
+  const t = trimToken(rest);
+  // "eCO2RR", "eNO3RR": the electrochemical reduction reactions only
+  const formula = lead[0] === 'e' ? t.endsWith('RR') && t.length > 3 && t.slice(0, -2) : t;
+  return formula && classify(formula).kind === 'formula' ? rest : r;
 }
 
 /** Words after an isotope pair ("U Pb dating", "K Ar ages"). */
@@ -571,7 +610,7 @@ function placeholders(title: string): RegExp | null {
 const DOPING_NEXT = new Set(['doped', 'doping', 'co-doped', 'codoped', 'co-doping', 'codoping']);
 /** Material abbreviations written onto a formula: layered double hydroxide, nanoparticles ... */
 const ABBREVIATION_TAIL =
-  /(?:LDHs?|LDOs?|MOFs?|NPs|NP|NCs|NSs?|NWs?|NRs?|NTs?|NFs|QDs?|SACs?|SAs|PBAs?|HEAs?|HEOs?)$/;
+  /(?:LDHs?|LDOs?|MOFs?|NPs|NP|NCs|NSs?|NWs?|NRs?|NTs?|NFs|QDs?|SACs?|SAs|PBAs?|HEAs?|HEOs?|MXenes?|MBenes?)$/;
 /**
  * Two to four metal symbols run together and lowercased by a title-case converter ("Nife" from
  * NiFe, "Conip" from CoNiP, "Nifeox" from NiFeOx), with an optional anion: common catalyst metals

@@ -624,6 +624,54 @@ describe('tagElements: Unicode compatibility forms, glued formulas, Pi catalysts
   });
 });
 
+describe('tagElements: formulas with Miller indices, count groups, wrong case, lost spaces (v5)', () => {
+  it.each(
+    cases([
+      // a Miller index or a count group in parentheses after the formula; homologous series
+      ['Water dissociation on RuO2(110)', ['O', 'Ru']],
+      ['Oxygen evolution on Co3O4(001) facets', ['O', 'Co']],
+      ['Hollow Au1Cu1(111) catalysts', ['Cu', 'Au']],
+      ['Ternary MoS2(1-x)Se2x alloys', ['S', 'Se', 'Mo']],
+      ['Band gap of Ga(1−x)InxN alloys', ['N', 'Ga', 'In']],
+      ['Ruddlesden-Popper Srn+1RunO3n+1 oxides', ['O', 'Sr', 'Ru']],
+      ['CO2 reduction to CnH2n+1OH', ['H', 'C', 'O']],
+      // title case: a capital after a parenthesis, a charge, small molecules
+      ['Electron-Reservoir Ceo2 Layer on S-Co(Oh)2 Nanosheets', ['H', 'O', 'S', 'Co', 'Ce']],
+      ['Co-Reduction of Co2 and No3− To Methylamine', ['C', 'N', 'O']],
+      ['Selective Reduction of Co2 to Ch3oh', ['H', 'C', 'O']],
+      ['Li3n-Enriched Interphase', ['Li', 'N']], // Li3N: n is no count outside a series
+      // a parenthesis opened in the token before; brackets with a charge after them
+      ['Spinel (Co, Fe, Mn, Ni, Cr)3O4 oxides', ['O', 'Cr', 'Mn', 'Fe', 'Co', 'Ni']],
+      ['A sandwich [(PW9O34)2Co4(H2O)2]10− in a framework', ['H', 'O', 'P', 'Co', 'W']],
+      ['{Co4O4} cubanes for water oxidation', ['O', 'Co']],
+      ['Mimicking the [Ni,Fe]‐CO dehydrogenase', ['H', 'C', 'O', 'Fe', 'Ni']],
+      // CO2-equivalent, lost spaces, eCO2RR, MXene/MBene run together
+      ['CO2e emissions of buildings', ['C', 'O']],
+      ['CO2eq intensity of refrigerants', ['C', 'O']],
+      ['Oxygen evolution performance ofNi3S2', ['O', 'S', 'Ni']],
+      ['CO2 reduction toC2H4', ['H', 'C', 'O']],
+      ['C2-selective eCO2RR', ['C', 'O']],
+      ['Mo2B2O2MBene for CO reduction', ['B', 'C', 'O', 'Mo']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'Promoted *OH adsorption', // adsorbed intermediates are not read as formulas (decided)
+    'The eNOS pathway',
+    'eVTOL aircraft design',
+    'Offshore wind ofThe North Sea',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+
+  it('keeps an unmatched parenthesis before a letter: no V or I from "MnIV(O)(μ-O)CeIV"', () => {
+    expect(tagElements('MnIV(O)(μ-O)CeIV species')).not.toEqual(expect.arrayContaining(['V']));
+    expect(tagElements('MnIV(O)(μ-O)CeIV species')).not.toEqual(expect.arrayContaining(['I']));
+  });
+});
+
 describe('tagElements: metal runs lowercased by a title-case converter (v3)', () => {
   it.each(
     cases([
@@ -680,7 +728,7 @@ describe('fixture: hand-labelled OpenAlex titles', () => {
     for (const r of tuning) expect(isHeldBack(r.title)).toBe(false);
   });
 
-  it('meets the target on the held-back part: precision >= 0.99 and recall >= 0.97', () => {
+  it('meets the target on the held-back part: precision >= 0.99 and recall >= 0.98 (v5, issue 32.7)', () => {
     const { heldBack } = splitLabelled(rows);
     expect(heldBack.length).toBeGreaterThanOrEqual(100);
     const result = evaluateTagger(heldBack);
@@ -688,15 +736,15 @@ describe('fixture: hand-labelled OpenAlex titles', () => {
       .map((f) => `${JSON.stringify(f.title)} missing=[${f.missing}] extra=[${f.extra}]`)
       .join('\n');
     expect(result.overall.precision, `held-back disagreements:\n${report}`).toBeGreaterThanOrEqual(0.99);
-    expect(result.overall.recall, `held-back disagreements:\n${report}`).toBeGreaterThanOrEqual(0.97);
+    expect(result.overall.recall, `held-back disagreements:\n${report}`).toBeGreaterThanOrEqual(0.98);
   });
 
-  it('keeps precision >= 0.99 and recall >= 0.98 on the tuning part (v3, issue 32.7)', () => {
+  it('keeps precision >= 0.99 and recall >= 0.99 on the tuning part (v5, issue 32.7)', () => {
     const result = evaluateTagger(splitLabelled(rows).tuning);
     const report = result.failures
       .map((f) => `${JSON.stringify(f.title)} missing=[${f.missing}] extra=[${f.extra}]`)
       .join('\n');
     expect(result.overall.precision, `tuning disagreements:\n${report}`).toBeGreaterThanOrEqual(0.99);
-    expect(result.overall.recall, `tuning disagreements:\n${report}`).toBeGreaterThanOrEqual(0.98);
+    expect(result.overall.recall, `tuning disagreements:\n${report}`).toBeGreaterThanOrEqual(0.99);
   });
 });

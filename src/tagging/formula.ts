@@ -151,13 +151,13 @@ const NOT_RECASE = /^(?:h9c2|cas\d+|c?sp[23]|scco2)$|sp[23]$/;
  * re-cased formula's reading, or null.
  */
 export function parseWrongCase(word: string): Parsed | null {
+  const hasDigit = /\d/.test(word);
+  if (!hasDigit && (word.length > 5 || !DIGITLESS_RECASE.has(word.toLowerCase()))) return null;
   // "Co(Oh)2", "No3-": the converter also capitalizes after a parenthesis; a charge ends the formula
-  const charge = /[+-]+$/.exec(word)?.[0] ?? '';
-  const token = word
-    .slice(0, word.length - charge.length)
-    .replace(/\(([A-Z])/g, (_m, c: string) => `(${c.toLowerCase()}`);
-  const hasDigit = /\d/.test(token);
-  if (!hasDigit && (token.length > 5 || !DIGITLESS_RECASE.has(token.toLowerCase()))) return null;
+  const last = word.charCodeAt(word.length - 1);
+  const charge = last === 43 || last === 45 ? /[+-]+$/.exec(word)![0] : '';
+  let token = charge ? word.slice(0, -charge.length) : word;
+  if (token.includes('(')) token = token.replace(/\(([A-Z])/g, (_m, c: string) => `(${c.toLowerCase()}`);
   if (!/^[A-Z][a-z0-9().]*[a-z][a-z0-9().]*$/.test(token)) return null;
   const lower = token.toLowerCase();
   if (NOT_RECASE.test(lower) || /(?:^|[a-z)])1(?![\d.])/.test(lower)) return null;

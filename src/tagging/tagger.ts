@@ -259,7 +259,7 @@ function trimToken(t: string): string {
   let a = 0;
   let b = t.length;
   // brackets stay around a formula with a count or charge after them: "[(PW9O34)2Co4(H2O)2]10-"
-  const bracketed = /^\[.*\](?:\d+[+-]*|[+-]+)$/.test(t);
+  const bracketed = t[0] === '[' && /^\[.*\](?:\d+[+-]*|[+-]+)$/.test(t);
   while (a < b && `"'“‘«[{`.includes(t[a]!) && !(bracketed && a === 0)) a++;
   while (a < b && `"'”’».,;:!?]}`.includes(t[b - 1]!)) b--;
   let s = t.slice(a, b);
@@ -342,13 +342,13 @@ function classify(text: string): Part {
   }
   // "MnCe3.67C6Permeable", "CO2to", "CO2e": a formula whose space before the next word was lost
   // (its count ends the formula, a capitalized or a short word follows), or CO2-equivalent's "e"
-  const glued = GLUED_WORD.exec(text);
+  const glued = text.charCodeAt(text.length - 1) >= 97 ? GLUED_WORD.exec(text) : null;
   if (glued && (parseFormula(glued[1]!)?.symbols.length ?? 0) >= 2) {
     const head = classify(glued[1]!);
     if (head.kind === 'formula') return head;
   }
   // "CoPi", "Co-Pi": the cobalt phosphate water-oxidation catalyst (and its Ni, Fe, Mn kin)
-  const pi = PHOSPHATE_CATALYST.exec(text);
+  const pi = text.endsWith('Pi') ? PHOSPHATE_CATALYST.exec(text) : null;
   if (pi) return { kind: 'formula', text, symbols: [pi[1]!, 'P'] };
   const roman = INLINE_ROMAN.exec(text);
   if (roman && FORMULA_SYMBOLS.has(roman[1]!) && roman[1]!.length === 2) {
@@ -436,7 +436,7 @@ export function tagElements(title: string): string[] {
       if (eq === r.length - 1) continue;
       r = r.slice(eq + 1); // "(M=Co," "(A=Ca,"
     }
-    if (r.charCodeAt(0) >= 97) r = withoutGluedLead(r);
+    if (r.charCodeAt(0) >= 97 && hasEarlyCapital(r)) r = withoutGluedLead(r);
     const c0 = r.charCodeAt(0);
     // quick skip: formulas start with a capital, a digit, δ or a bracket ("g-C3N4" is a compound)
     if (
@@ -488,6 +488,12 @@ export function tagElements(title: string): string[] {
 
 /** A short word glued before a formula ("ofNi3S2", "toC2H4") or the "e" of "eCO2RR". */
 const GLUED_LEAD = /^(?:of|to|on|in|and|for|with|by|from|via|over|e)(?=[A-Z])/;
+
+/** A capital among the second to fifth characters: where a glued short word would end. */
+function hasEarlyCapital(r: string): boolean {
+  for (let i = 1; i < 5 && i < r.length; i++) if (isUpper(r.charCodeAt(i))) return true;
+  return false;
+}
 
 /** The token without a short word that lost its space before a formula, else the token. */
 function withoutGluedLead(r: string): string {

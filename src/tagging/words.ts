@@ -277,6 +277,9 @@ const WEIGHTING_CONTEXT = new Set(
 /** The metal a trivial oxide name stands for ("ceria" -> Ce), or undefined. */
 function trivialOxideMetal(w: string): string | undefined {
   const base = w.endsWith('s') ? w.slice(0, -1) : w;
+  // every name ends in "a" (ceria) or "e" (hematite): most words fail here
+  const last = base.charCodeAt(base.length - 1);
+  if (last !== 97 && last !== 101) return undefined;
   return TRIVIAL_OXIDES.get(base) ?? TRIVIAL_OXIDES.get(base.replace(OXIDE_PREFIX, ''));
 }
 
@@ -315,6 +318,8 @@ const MINERALS = new Map<string, string[]>([
   ['hydroxylapatite', ['Ca', 'P']],
   ['hydrotalcite', ['Mg', 'Al']],
 ]);
+/** Last three letters of every mineral name: a cheap filter before the lookups. */
+const MINERAL_TAILS = new Set([...MINERALS.keys()].map((m) => m.slice(-3)));
 /** Words after a mineral name that make it a structure type: "pyrite-type CoS2", "mackinawite structures". */
 const STRUCTURE_NEXT = new Set('type types structure structures structured like'.split(' '));
 /**
@@ -332,6 +337,7 @@ const GEOLOGY_CONTEXT = new Set(
 /** The elements a mineral name stands for ("pyrites" -> Fe and S), or undefined. */
 function mineralElements(w: string): string[] | undefined {
   const base = w.endsWith('s') ? w.slice(0, -1) : w;
+  if (!MINERAL_TAILS.has(base.slice(-3))) return undefined;
   return MINERALS.get(base) ?? MINERALS.get(base.replace(OXIDE_PREFIX, ''));
 }
 
@@ -493,8 +499,14 @@ const WHOLE_NAME_PREFIXES: [string, string | undefined][] = [
   ['cupro', 'Cu'],
 ];
 
+/** Any of the whole-name prefixes followed by the start of an element name: most words fail this. */
+const WHOLE_NAME_PREFIX_RE = new RegExp(
+  `^(?:${WHOLE_NAME_PREFIXES.map(([p]) => p).join('|')})(?:${[...NAME_HEADS].join('|')})`,
+);
+
 /** The element name after a whole-name prefix ("diiron" -> iron's Fe), with the prefix's element. */
 function prefixedName(w: string): { name: string; prefix: string | undefined } | undefined {
+  if (!WHOLE_NAME_PREFIX_RE.test(w)) return undefined;
   for (const [p, prefix] of WHOLE_NAME_PREFIXES) {
     if (!w.startsWith(p) || w.length < p.length + 3) continue;
     const rest = w.slice(p.length);

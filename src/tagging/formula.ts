@@ -4,6 +4,10 @@
  * [], charges, oxidation states "(III)", hydrate dots, isotope masses (13C, δ18O, 87Sr), MXene
  * "Tx", perovskite "FA"/"MA") and which symbols it names. Symbol case matters; what a formula
  * means in a title (abbreviation, English word) is the tagger's business.
+ * v5: a Miller index or a count group in parentheses after the formula ("TiO2(110)",
+ * "MoS2(1-x)Se2x"), numbers times a variable ("Se2x"), homologous series ("Srn+1RunO3n+1",
+ * "CnH2n+1OH"); in the wrong case also a capital after a parenthesis ("Co(Oh)2"), a charge
+ * ("No3-") and more small molecules ("Ch3oh", "So2").
  */
 import { ELEMENTS } from '../elements/elements.js';
 
@@ -23,8 +27,12 @@ export interface Parsed {
 const ROMAN = /^\((?:I|II|III|IV|V|VI|VII|VIII|0|\d{3,4})\)/; // oxidation state or Miller index
 // counts and variables; y/z/n only beside an x ("LixCoyO2"), so "N4Py" is not N, P
 const COUNT = /^(?:\d+(?:\.\d+)?|\.\d+|[xδ])(?:[-+](?:\d+(?:\.\d+)?|[xδ]))*/;
-const COUNT_XYZ = /^(?:\d+(?:\.\d+)?|\.\d+|[xyzδn])(?:[-+](?:\d+(?:\.\d+)?|[xyzδ]))*/;
+// and a number times a variable: "Se2x", "O3n+1"
+const COUNT_XYZ = /^(?:\d+(?:\.\d+)?[xyzδn]?|\.\d+|[xyzδn])(?:[-+](?:\d+(?:\.\d+)?[xyzn]?|[xyzδn]))*/;
 const CHARGE = /^\d*[+-]+$/;
+/** "n+1" in a formula: a homologous series, where n is a count ("Li3n" is Li3N in the wrong case). */
+const HOMOLOGOUS_N = /n[+-]\d/;
+const COUNT_GROUP = /^\((?:\d{3,4}|\d+(?:\.\d+)?(?:[-+](?:\d+(?:\.\d+)?|[xyzδ]))+)\)/;
 
 /** Parse a whole string as a formula, or return null. Symbol case matters. */
 export function parseFormula(s: string): Parsed | null {
@@ -34,7 +42,8 @@ export function parseFormula(s: string): Parsed | null {
   let i = 0;
   const n = s.length;
   let depth = 0;
-  const hasX = s.includes('x');
+  // y/z beside an x ("LixCoyO2"); n in a homologous series ("Srn+1RunO3n+1", "CnH2n+1OH")
+  const hasX = s.includes('x') || HOMOLOGOUS_N.test(s);
   // isotope prefix: δ18O, 13C, 87Sr (a count before the first symbol)
   if (s[0] === 'δ' || s[0] === 'Δ') {
     i = 1;
@@ -77,6 +86,13 @@ export function parseFormula(s: string): Parsed | null {
         continue;
       }
     } else if (c === 40 || c === 91) {
+      // a Miller index or a count in parentheses after the formula: "TiO2(110)", "MoS2(1-x)Se2x"
+      const group = symbols.length > 0 ? COUNT_GROUP.exec(s.slice(i)) : null;
+      if (group) {
+        i += group[0].length;
+        marked = true;
+        continue;
+      }
       depth++;
       i++;
       continue;
@@ -121,19 +137,27 @@ const RECASE_SYMBOLS = new Set(
   ELEMENTS.filter((e) => e.number <= 83 && e.symbol !== 'Pm').map((e) => e.symbol),
 );
 /** One-letter-first formulas a title-case converter writes so ("Wo3" from WO3, "H2o" from H2O). */
-const SINGLE_FIRST_RECASE = new Set(['wo3', 'ws2', 'vs2', 'h2o', 'nh3', 'nh4', 'ch4', 'n2o', 'v2o5']);
+const SINGLE_FIRST_RECASE = new Set(
+  // v5: the small molecules and anions of the labelled titles' fields ("Ch3oh", "No3-", "So2")
+  'wo3 ws2 vs2 h2o nh3 nh4 ch4 n2o v2o5 ch3oh hcooh no2 no3 so2 so3 so4 po4'.split(' '),
+);
 /** Tokens shaped like wrong-case formulas that are names: cell lines, genes, hybridization. */
 const NOT_RECASE = /^(?:h9c2|cas\d+|c?sp[23]|scco2)$|sp[23]$/;
 
 /**
- * A formula a title-case converter lowercased ("Tio2", "Sio2", "Co3o4", "Ni(oh)2"): read the letters
+ * A formula a title-case converter lowercased ("Tio2", "Sio2", "Co3o4", "Ni(oh)2", "Co(Oh)2", "No3-"): read the letters
  * as the fewest element symbols, when that reading is the only one with so few symbols, names two
  * or more elements, and carries no count of exactly 1 (gene names: "Csf1", "Cop1"). Returns the
  * re-cased formula's reading, or null.
  */
-export function parseWrongCase(token: string): Parsed | null {
-  const hasDigit = /\d/.test(token);
-  if (!hasDigit && (token.length > 5 || !DIGITLESS_RECASE.has(token.toLowerCase()))) return null;
+export function parseWrongCase(word: string): Parsed | null {
+  const hasDigit = /\d/.test(word);
+  if (!hasDigit && (word.length > 5 || !DIGITLESS_RECASE.has(word.toLowerCase()))) return null;
+  // "Co(Oh)2", "No3-": the converter also capitalizes after a parenthesis; a charge ends the formula
+  const last = word.charCodeAt(word.length - 1);
+  const charge = last === 43 || last === 45 ? /[+-]+$/.exec(word)![0] : '';
+  let token = charge ? word.slice(0, -charge.length) : word;
+  if (token.includes('(')) token = token.replace(/\(([A-Z])/g, (_m, c: string) => `(${c.toLowerCase()}`);
   if (!/^[A-Z][a-z0-9().]*[a-z][a-z0-9().]*$/.test(token)) return null;
   const lower = token.toLowerCase();
   if (NOT_RECASE.test(lower) || /(?:^|[a-z)])1(?![\d.])/.test(lower)) return null;
@@ -149,7 +173,7 @@ export function parseWrongCase(token: string): Parsed | null {
     at = next + sym.length;
   }
   recased += lower.slice(at);
-  const p = parseFormula(recased);
+  const p = parseFormula(recased + charge);
   return p && p.symbols.length >= 2 ? p : null;
 }
 

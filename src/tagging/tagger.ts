@@ -32,13 +32,21 @@
  *    word ("U Pb dating") is the element; in a title-case title, two to four common metal symbols run
  *    together and lowercased ("Nife-Ldh", "Conip@Ni2p", "Nimo Alloys", "Nifeox") are a formula when
  *    joined to another part, followed by a material word, or ending in "ox".
+ * v5: more publishers' dashes and bonds (hyphen bullet, dashed box lines, the midline ellipsis of
+ *    "Pt⋯O", the soft hyphen) and compatibility forms read as plain letters (fullwidth "Ｆｅ３Ｏ４",
+ *    ligatures "ﬂuorinated", MathML bold letters); a formula glued to the next word
+ *    ("MnCe3.67C6Permeable", "CO2to", CO2-equivalent "CO2e") or after a short word ("ofNi3S2",
+ *    "eCO2RR"); the Pi (phosphate) water-oxidation catalysts "CoPi", "Co-Pi", "NiPi"; a parenthesis
+ *    opened in the token before and closed before a count ("(Co, Cr)3O4"); brackets kept around a
+ *    formula with a charge ("[(PW9O34)2Co4(H2O)2]10-"); MXene/MBene run onto a formula. Adsorbed
+ *    intermediates ("*OH", "OOH*") stay unread.
  */
 import { ELEMENTS } from '../elements/elements.js';
 import { FORMULA_SYMBOLS, type Parsed, parseFormula, parseWrongCase } from './formula.js';
 import { namesElement, tagWords } from './words.js';
 
 /** Bump when the rules change: stored tags carry the version that made them. */
-export const TAGGER_VERSION = 4;
+export const TAGGER_VERSION = 5;
 
 const Z = new Map<string, number>(ELEMENTS.map((e) => [e.symbol, e.number]));
 
@@ -165,7 +173,35 @@ const FOLD: Record<string, string> = {
   '\u22c5': '\u00b7', // "CuSO4⋅5H2O": hydrate dots
   '\u2219': '\u00b7',
   '\u2093': 'x', // "LiNiₓ": subscript x
-  // zero-width characters inside formulas ("Co\u200b3O4")
+  // v5: more publishers' dashes and bonds: hyphen bullet, small em dash, two- and three-em dashes,
+  // horizontal line extension, modifier minus, heavy minus, dashed box-drawing lines ("Fe┄N"), the
+  // midline ellipsis of a weak bond ("Pt⋯O"); double hyphens and short equals signs for "="
+  '\u2043': '-',
+  '\ufe58': '-',
+  '\u2e3a': '-',
+  '\u2e3b': '-',
+  '\u23af': '-',
+  '\u02d7': '-',
+  '\u2796': '-',
+  '\u2504': '-',
+  '\u2505': '-',
+  '\u2508': '-',
+  '\u2509': '-',
+  '\u254c': '-',
+  '\u254d': '-',
+  '\u2574': '-',
+  '\u2576': '-',
+  '\u2578': '-',
+  '\u257a': '-',
+  '\u22ef': '-',
+  '\u2e40': '=',
+  '\ua78a': '=',
+  '\u2263': '=',
+  // long arrows read as the arrow of a substitution ("Ca2+⟶Sr2+")
+  '\u27f6': '\u2192',
+  '\u2794': '\u2192',
+  // zero-width characters and the soft hyphen inside formulas ("Co\u200b3O4", "Fe\u00adN")
+  '\u00ad': '',
   '\u200b': '',
   '\u200c': '',
   '\u200d': '',
@@ -181,6 +217,12 @@ for (const [i, r] of ['I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII'].entries(
   FOLD[String.fromCharCode(0x2160 + i)] = r;
 }
 const FOLD_RE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'g');
+/**
+ * Compatibility characters read as the plain ones (Unicode NFKC, per character): ligatures
+ * ("ﬂuorinated"), fullwidth forms ("Ｆｅ３Ｏ４", "＝"), small forms ("﹣") and the mathematical
+ * alphanumerics of MathML titles ("𝐅𝐞" in bold). The rest of the title keeps its characters.
+ */
+const COMPAT_RE = /[\ufb00-\ufb06\ufe50-\ufe6b\uff01-\uff5e]|\ud835[\udc00-\udfff]/g;
 const TAG_RE = /<\/?[a-zA-Z][^>]*>/g;
 const LATEX_SUB = /\$[_^]\{?([^}$]*)\}?\$/g;
 
@@ -204,13 +246,21 @@ const PLAIN_WORD = /^[A-Z][a-z]{2,}$/;
 /** Symbol with a superscript-style oxidation state written inline: "MoIV", "FeIII". */
 const INLINE_ROMAN = /^([A-Z][a-z]?)(?:I{1,3}|IV|VI{0,3})$/;
 const CAPS_PLURAL = /^[A-Z]{2,}s$/;
+/** A formula ending in a count and then a capitalized word with no space between. */
+const GLUED_WORD = /^(.*\d)([A-Z][a-z]{3,}|to|of|and|in|on|for|with|by|from|via|over|eq|e)$/;
+/** The "Pi" (phosphate) catalysts of a metal: "CoPi", "Co-Pi", "NiPi". */
+const PHOSPHATE_CATALYST = /^(Co|Ni|Fe|Mn)-?Pi$/;
+/** The hyphen of "Co-Pi", removed before a token's parts are split. */
+const PHOSPHATE_CATALYST_HYPHEN = /(?<![A-Za-z])(Co|Ni|Fe|Mn)-Pi(?![a-z])/g;
 const COMPOUND_SEP = /[-/@:\u2192]/;
 
 /** Outer punctuation that is not part of a formula. */
 function trimToken(t: string): string {
   let a = 0;
   let b = t.length;
-  while (a < b && `"'“‘«[{`.includes(t[a]!)) a++;
+  // brackets stay around a formula with a count or charge after them: "[(PW9O34)2Co4(H2O)2]10-"
+  const bracketed = t[0] === '[' && /^\[.*\](?:\d+[+-]*|[+-]+)$/.test(t);
+  while (a < b && `"'“‘«[{`.includes(t[a]!) && !(bracketed && a === 0)) a++;
   while (a < b && `"'”’».,;:!?]}`.includes(t[b - 1]!)) b--;
   let s = t.slice(a, b);
   // unbalanced parentheses at the ends: "(Fe", "Ni)", "(OER)"
@@ -233,7 +283,25 @@ function trimToken(t: string): string {
     s = s.slice(1, -1);
   }
   while (s.length > 0 && '.,;:'.includes(s[s.length - 1]!)) s = s.slice(0, -1);
+  // "Cr)3O4" from "(Co, Cr)3O4": a parenthesis, opened in the token before, closed before a count
+  if (close > open) s = dropUnmatchedClose(s);
   return s;
+}
+
+/** Remove the closing parentheses before a count that have no opening one before them. */
+function dropUnmatchedClose(s: string): string {
+  let depth = 0;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (ch === '(') depth++;
+    else if (ch === ')') {
+      if (depth === 0 && /\d/.test(s[i + 1] ?? '')) continue;
+      if (depth > 0) depth--;
+    }
+    out += ch;
+  }
+  return out;
 }
 
 type PartKind = 'formula' | 'bare2' | 'single' | 'word';
@@ -272,6 +340,16 @@ function classify(text: string): Part {
       return { kind: 'formula', text, symbols: head.symbols };
     }
   }
+  // "MnCe3.67C6Permeable", "CO2to", "CO2e": a formula whose space before the next word was lost
+  // (its count ends the formula, a capitalized or a short word follows), or CO2-equivalent's "e"
+  const glued = text.charCodeAt(text.length - 1) >= 97 ? GLUED_WORD.exec(text) : null;
+  if (glued && (parseFormula(glued[1]!)?.symbols.length ?? 0) >= 2) {
+    const head = classify(glued[1]!);
+    if (head.kind === 'formula') return head;
+  }
+  // "CoPi", "Co-Pi": the cobalt phosphate water-oxidation catalyst (and its Ni, Fe, Mn kin)
+  const pi = text.endsWith('Pi') ? PHOSPHATE_CATALYST.exec(text) : null;
+  if (pi) return { kind: 'formula', text, symbols: [pi[1]!, 'P'] };
   const roman = INLINE_ROMAN.exec(text);
   if (roman && FORMULA_SYMBOLS.has(roman[1]!) && roman[1]!.length === 2) {
     return { kind: 'formula', text, symbols: [roman[1]!] };
@@ -322,7 +400,9 @@ export function tagElements(title: string): string[] {
   let t = title;
   if (t.includes('<')) t = t.replace(TAG_RE, '');
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII range test
-  if (/[^\x00-\x7f]/.test(t)) t = t.replace(FOLD_RE, (ch) => FOLD[ch] ?? ch);
+  if (/[^\x00-\x7f]/.test(t)) {
+    t = t.replace(FOLD_RE, (ch) => FOLD[ch] ?? ch).replace(COMPAT_RE, (ch) => ch.normalize('NFKC'));
+  }
   if (t.includes('$')) t = t.replace(LATEX_SUB, '$1'); // CO$_2$
   const found = new Set<string>();
 
@@ -356,6 +436,7 @@ export function tagElements(title: string): string[] {
       if (eq === r.length - 1) continue;
       r = r.slice(eq + 1); // "(M=Co," "(A=Ca,"
     }
+    if (r.charCodeAt(0) >= 97 && hasEarlyCapital(r)) r = withoutGluedLead(r);
     const c0 = r.charCodeAt(0);
     // quick skip: formulas start with a capital, a digit, δ or a bracket ("g-C3N4" is a compound)
     if (
@@ -403,6 +484,26 @@ export function tagElements(title: string): string[] {
   const out = [...found];
   out.sort((a, b) => Z.get(a)! - Z.get(b)!);
   return out;
+}
+
+/** A short word glued before a formula ("ofNi3S2", "toC2H4") or the "e" of "eCO2RR". */
+const GLUED_LEAD = /^(?:of|to|on|in|and|for|with|by|from|via|over|e)(?=[A-Z])/;
+
+/** A capital among the second to fifth characters: where a glued short word would end. */
+function hasEarlyCapital(r: string): boolean {
+  for (let i = 1; i < 5 && i < r.length; i++) if (isUpper(r.charCodeAt(i))) return true;
+  return false;
+}
+
+/** The token without a short word that lost its space before a formula, else the token. */
+function withoutGluedLead(r: string): string {
+  const lead = GLUED_LEAD.exec(r);
+  if (!lead) return r;
+  const rest = r.slice(lead[0].length);
+  const t = trimToken(rest);
+  // "eCO2RR", "eNO3RR": the electrochemical reduction reactions only
+  const formula = lead[0] === 'e' ? t.endsWith('RR') && t.length > 3 && t.slice(0, -2) : t;
+  return formula && classify(formula).kind === 'formula' ? rest : r;
 }
 
 /** Words after an isotope pair ("U Pb dating", "K Ar ages"). */
@@ -515,7 +616,7 @@ function placeholders(title: string): RegExp | null {
 const DOPING_NEXT = new Set(['doped', 'doping', 'co-doped', 'codoped', 'co-doping', 'codoping']);
 /** Material abbreviations written onto a formula: layered double hydroxide, nanoparticles ... */
 const ABBREVIATION_TAIL =
-  /(?:LDHs?|LDOs?|MOFs?|NPs|NP|NCs|NSs?|NWs?|NRs?|NTs?|NFs|QDs?|SACs?|SAs|PBAs?|HEAs?|HEOs?)$/;
+  /(?:LDHs?|LDOs?|MOFs?|NPs|NP|NCs|NSs?|NWs?|NRs?|NTs?|NFs|QDs?|SACs?|SAs|PBAs?|HEAs?|HEOs?|MXenes?|MBenes?)$/;
 /**
  * Two to four metal symbols run together and lowercased by a title-case converter ("Nife" from
  * NiFe, "Conip" from CoNiP, "Nifeox" from NiFeOx), with an optional anion: common catalyst metals
@@ -581,7 +682,8 @@ const CO2_NEXT = new Set([
  */
 function tagToken(r: string, k: number, ctx: Ctx, listMode: boolean): boolean {
   const { raw, titleCase, foreign, found } = ctx;
-  const tok = trimToken(r);
+  let tok = trimToken(r);
+  if (tok.includes('-Pi')) tok = tok.replace(PHOSPHATE_CATALYST_HYPHEN, '$1Pi');
   if (tok.length === 0) return false;
   // "N,S-codoped", "Fe,Co-doped": every listed symbol is a dopant
   const dop = /^((?:[A-Z][a-z]?,)+[A-Z][a-z]?)-(?:co-?)?dop(?:ed|ing)$/i.exec(tok);

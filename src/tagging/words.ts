@@ -31,6 +31,27 @@
  * v4: the first element of a mixed anion too, as the labelled titles read it: "borophosphate" ->
  *    B and P, "aluminosilicate" -> Al and Si, "fluorophosphate" -> F and P (boro-, alumino-,
  *    silico-, phospho-, fluoro- before an anion word).
+ * v5: more prefixes and trivial names, each a class of its own:
+ *    - the first element of a mixed anion also after oxy-, hydroxy-, thio-, seleno-, carbo-, chloro-,
+ *      titano- ("oxynitride" -> O and N, "thiophosphate" -> S and P, "carbonitride" -> C and N,
+ *      "titanosilicate" -> Ti and Si);
+ *    - an element name after a count prefix ("dinitrogen", "dioxygen", "diiron", "trinickel") and
+ *      ferroalloy names for both metals ("ferromanganese" -> Fe and Mn, "silicomanganese",
+ *      "cupronickel");
+ *    - per-/poly- before chlorinated, brominated ("polychlorinated biphenyls" -> Cl);
+ *    - the rare-earth and other -ia oxide names (gadolinia, samaria, erbia, strontia, lithia,
+ *      beryllia, molybdena ...; "Samaria" only beside a chemical word, it is also a region) and
+ *      micro- before them ("microsilica");
+ *    - mineral names of functional materials, for their headline elements: manganese oxides
+ *      (birnessite, pyrolusite, hausmannite, cryptomelane, todorokite), copper and zinc oxides
+ *      (cuprite, tenorite, zincite), aluminium hydroxides (boehmite, gibbsite, bayerite), iron and
+ *      nickel sulfides (pyrite, marcasite, pyrrhotite, mackinawite, greigite, pentlandite,
+ *      millerite, heazlewoodite), molybdenite, hydroxyapatite (Ca and P, as calcium phosphate
+ *      gives) and hydrotalcite (Mg and Al). Not as a structure type ("pyrite-type CoS2",
+ *      "mackinawite structures"), not in a geology title (ore, hydrothermal, dating, isotopes: as
+ *      the labelled titles leave dolomite, biotite, monazite) nor a drilling-fluid one (as
+ *      hematite there); rock-forming and ore minerals
+ *      (calcite, dolomite, quartz, clays, galena, sphalerite, chalcopyrite, barite) stay untagged.
  */
 import { ELEMENTS } from '../elements/elements.js';
 
@@ -159,8 +180,8 @@ const NOT_ANION = /(?:laborate|roborate)$/;
 const DERIVED: [RegExp, string][] = [
   [/^(?:de|per|poly|hydro)?fluorinat(?:e|ed|es|ion|ions|ing)$/, 'F'],
   [/^(?:de)?fluoridat(?:ed|ion)$/, 'F'],
-  [/^(?:de|re|hydro)?chlorinat(?:e|ed|es|ion|ions|ing)$/, 'Cl'],
-  [/^(?:de|hydro)?brominat(?:e|ed|ion|ions|ing)$/, 'Br'],
+  [/^(?:de|re|hydro|per|poly)?chlorinat(?:e|ed|es|ion|ions|ing)$/, 'Cl'],
+  [/^(?:de|hydro|per|poly)?brominat(?:e|ed|ion|ions|ing)$/, 'Br'],
   [/^(?:de)?iodinat(?:e|ed|ion|ions|ing)$/, 'I'],
   [/^nitrid(?:ed|ing|ation|ations|ized|ization)$/, 'N'],
   [/^(?:de|re)?sul(?:f|ph)id(?:ed|ing|ation|ations|ized|ization|ated)$/, 'S'],
@@ -219,8 +240,27 @@ const TRIVIAL_OXIDES = new Map<string, string>([
   ['chromia', 'Cr'],
   ['calcia', 'Ca'],
   ['scandia', 'Sc'],
+  // v5: the rare-earth, alkaline-earth and other -ia/-a oxide names of ceramics and catalysis
+  // ("gadolinia-doped ceria", "molybdena-alumina"); not "baria" (a place name first)
+  ['gadolinia', 'Gd'],
+  ['samaria', 'Sm'],
+  ['praseodymia', 'Pr'],
+  ['neodymia', 'Nd'],
+  ['europia', 'Eu'],
+  ['terbia', 'Tb'],
+  ['dysprosia', 'Dy'],
+  ['erbia', 'Er'],
+  ['ytterbia', 'Yb'],
+  ['lutetia', 'Lu'],
+  ['strontia', 'Sr'],
+  ['lithia', 'Li'],
+  ['beryllia', 'Be'],
+  ['molybdena', 'Mo'],
+  ['tantala', 'Ta'],
 ]);
-const OXIDE_PREFIX = /^(?:nano|meso|organo)/;
+const OXIDE_PREFIX = /^(?:nano|meso|micro|organo)/;
+/** Oxide names that are also place names ("Samaria"): only beside a chemical word. */
+const PLACE_OXIDES = new Set(['samaria']);
 /** The mineral names among TRIVIAL_OXIDES ("hematite"), which a drilling-fluid context overrides. */
 const MINERAL_OXIDES = new Set(
   [...TRIVIAL_OXIDES.keys()].filter((w) => w.endsWith('ite') || w.endsWith('ase')),
@@ -237,6 +277,9 @@ const WEIGHTING_CONTEXT = new Set(
 /** The metal a trivial oxide name stands for ("ceria" -> Ce), or undefined. */
 function trivialOxideMetal(w: string): string | undefined {
   const base = w.endsWith('s') ? w.slice(0, -1) : w;
+  // every name ends in "a" (ceria) or "e" (hematite): most words fail here
+  const last = base.charCodeAt(base.length - 1);
+  if (last !== 97 && last !== 101) return undefined;
   return TRIVIAL_OXIDES.get(base) ?? TRIVIAL_OXIDES.get(base.replace(OXIDE_PREFIX, ''));
 }
 
@@ -245,6 +288,61 @@ function isMineralOxide(w: string): boolean {
   const base = (w.endsWith('s') ? w.slice(0, -1) : w).replace(OXIDE_PREFIX, '');
   return MINERAL_OXIDES.has(base);
 }
+
+/**
+ * Mineral names of functional materials (catalysts, electrodes, sorbents), for the elements their
+ * formula headlines: metal and anion element as "manganese oxide" or "iron sulfide" would give.
+ */
+const MINERALS = new Map<string, string[]>([
+  ['birnessite', ['Mn', 'O']],
+  ['pyrolusite', ['Mn', 'O']],
+  ['hausmannite', ['Mn', 'O']],
+  ['cryptomelane', ['Mn', 'O']],
+  ['todorokite', ['Mn', 'O']],
+  ['cuprite', ['Cu', 'O']],
+  ['tenorite', ['Cu', 'O']],
+  ['zincite', ['Zn', 'O']],
+  ['boehmite', ['Al', 'O']],
+  ['gibbsite', ['Al', 'O']],
+  ['bayerite', ['Al', 'O']],
+  ['pyrite', ['Fe', 'S']],
+  ['marcasite', ['Fe', 'S']],
+  ['pyrrhotite', ['Fe', 'S']],
+  ['mackinawite', ['Fe', 'S']],
+  ['greigite', ['Fe', 'S']],
+  ['pentlandite', ['Fe', 'Ni', 'S']],
+  ['millerite', ['Ni', 'S']],
+  ['heazlewoodite', ['Ni', 'S']],
+  ['molybdenite', ['Mo', 'S']],
+  ['hydroxyapatite', ['Ca', 'P']],
+  ['hydroxylapatite', ['Ca', 'P']],
+  ['hydrotalcite', ['Mg', 'Al']],
+]);
+/** Last three letters of every mineral name: a cheap filter before the lookups. */
+const MINERAL_TAILS = new Set([...MINERALS.keys()].map((m) => m.slice(-3)));
+/** Words after a mineral name that make it a structure type: "pyrite-type CoS2", "mackinawite structures". */
+const STRUCTURE_NEXT = new Set('type types structure structures structured like'.split(' '));
+/**
+ * Words of a geology title, where a mineral is a rock's or an ore's ("pyrites from the hydrothermal
+ * field", "pyrite Re-Os dating"): the labelled titles leave such minerals untagged.
+ */
+const GEOLOGY_CONTEXT = new Set(
+  (
+    'ore ores deposit deposits mineralization mineralisation metallogenic metallogeny hydrothermal ' +
+    'dating geochronology isotope isotopes isotopic skarn porphyry vein veins granite magmatic ' +
+    'sediment sediments sedimentary'
+  ).split(' '),
+);
+
+/** The elements a mineral name stands for ("pyrites" -> Fe and S), or undefined. */
+function mineralElements(w: string): string[] | undefined {
+  const base = w.endsWith('s') ? w.slice(0, -1) : w;
+  if (!MINERAL_TAILS.has(base.slice(-3))) return undefined;
+  return MINERALS.get(base) ?? MINERALS.get(base.replace(OXIDE_PREFIX, ''));
+}
+
+/** Words beside a place-like oxide name that make it the oxide ("samaria-doped ceria"). */
+const OXIDE_NEIGHBOUR = new Set('doped stabilized stabilised nanoparticles supported'.split(' '));
 
 /** What may follow an element name inside one word ("hydrogenation", "carbonized", "nickelates"). */
 const NAME_SUFFIXES = new Set([
@@ -330,8 +428,16 @@ export function tagWords(title: string, found: Set<string>): boolean {
     const metal = trivialOxideMetal(w);
     if (metal) {
       if (isMineralOxide(w) && words.some((x) => WEIGHTING_CONTEXT.has(x))) continue;
+      if (PLACE_OXIDES.has(w) && !besideChemWord(words, i)) continue;
       found.add(metal);
       found.add('O');
+      continue;
+    }
+    const mineral = mineralElements(w);
+    if (mineral) {
+      if (STRUCTURE_NEXT.has(words[i + 1] ?? '')) continue;
+      if (words.some((x) => GEOLOGY_CONTEXT.has(x) || WEIGHTING_CONTEXT.has(x))) continue;
+      for (const m of mineral) found.add(m);
       continue;
     }
     const s = wordSymbol(w);
@@ -340,7 +446,7 @@ export function tagWords(title: string, found: Set<string>): boolean {
     if (stop?.has(words[i + 1] ?? '')) continue;
     if (words[i - 1] === 'non' && (w === 'ferrous' || NAME_SYMBOL.has(w))) continue;
     found.add(s);
-    const first = mixedAnionFirst(w);
+    const first = mixedAnionFirst(w) ?? alloyFirst(w);
     if (first) found.add(first);
   }
   const foreign = foreignHits >= 2;
@@ -355,7 +461,66 @@ const MIXED_ANION_PREFIXES: [string, string][] = [
   ['silico', 'Si'],
   ['phospho', 'P'],
   ['fluoro', 'F'],
+  // v5: "oxynitride", "hydroxysulfide", "thiophosphate", "selenophosphate", "carbonitride",
+  // "chloroaluminate", "titanosilicate"
+  ['oxy', 'O'],
+  ['hydroxy', 'O'],
+  ['thio', 'S'],
+  ['seleno', 'Se'],
+  ['carbo', 'C'],
+  ['chloro', 'Cl'],
+  ['titano', 'Ti'],
 ];
+
+/** A place-like oxide name ("samaria") with a chemical word or an element beside it. */
+function besideChemWord(words: string[], i: number): boolean {
+  for (const x of [words[i - 1], words[i + 1]]) {
+    if (x !== undefined && (OXIDE_NEIGHBOUR.has(x) || namesElement(x))) return true;
+  }
+  return false;
+}
+
+/**
+ * Prefixes before a whole element name: counts ("dinitrogen", "diiron", "trinickel"), forms
+ * ("nanosilver", "organotin", "polysulfur") and the ferroalloys, which name a second metal
+ * ("ferromanganese" -> Fe and Mn, "silicomanganese", "cupronickel").
+ */
+const WHOLE_NAME_PREFIXES: [string, string | undefined][] = [
+  ['organo', undefined],
+  ['poly', undefined],
+  ['nano', undefined],
+  ['mono', undefined],
+  ['di', undefined],
+  ['bi', undefined],
+  ['tri', undefined],
+  ['tetra', undefined],
+  ['ferro', 'Fe'],
+  ['silico', 'Si'],
+  ['cupro', 'Cu'],
+];
+
+/** Any of the whole-name prefixes followed by the start of an element name: most words fail this. */
+const WHOLE_NAME_PREFIX_RE = new RegExp(
+  `^(?:${WHOLE_NAME_PREFIXES.map(([p]) => p).join('|')})(?:${[...NAME_HEADS].join('|')})`,
+);
+
+/** The element name after a whole-name prefix ("diiron" -> iron's Fe), with the prefix's element. */
+function prefixedName(w: string): { name: string; prefix: string | undefined } | undefined {
+  if (!WHOLE_NAME_PREFIX_RE.test(w)) return undefined;
+  for (const [p, prefix] of WHOLE_NAME_PREFIXES) {
+    if (!w.startsWith(p) || w.length < p.length + 3) continue;
+    const rest = w.slice(p.length);
+    const name =
+      NAME_SYMBOL.get(rest) ?? (rest.endsWith('s') ? NAME_SYMBOL.get(rest.slice(0, -1)) : undefined);
+    if (name) return { name, prefix };
+  }
+  return undefined;
+}
+
+/** The first metal of a ferroalloy name ("ferromanganese" -> Fe). */
+function alloyFirst(w: string): string | undefined {
+  return prefixedName(w)?.prefix;
+}
 
 /** The element a mixed anion's prefix names, when the rest of the word is an anion word. */
 function mixedAnionFirst(w: string): string | undefined {
@@ -414,6 +579,11 @@ function wordSymbol(w: string): string | undefined {
   if (ANION_TAILS.has(base.slice(-3)) && !NOT_ANION.test(base)) {
     for (const [stem, sym] of ANIONS) if (base.endsWith(stem)) return sym;
   }
+  // a whole name after a prefix: "organotin", "nanosilver", "diiron", "ferromanganese"
+  if (n >= 6) {
+    const prefixed = prefixedName(w);
+    if (prefixed) return prefixed.name;
+  }
   // name + chemical suffix, optionally after a prefix: "dehydrogenation", "carbonization"
   if (n > 6) {
     if (DERIVED_STEM.test(w)) for (const [pattern, sym] of DERIVED) if (pattern.test(w)) return sym;
@@ -421,13 +591,6 @@ function wordSymbol(w: string): string | undefined {
       if (!w.startsWith(p)) continue;
       const r = nameWithSuffix(w, p.length);
       if (r) return r;
-      if (p === 'organo' || p === 'poly' || p === 'nano') {
-        // "organotin", "polysulfur", "nanosilver", "nanocarbons"
-        const rest = w.slice(p.length);
-        const whole =
-          NAME_SYMBOL.get(rest) ?? (rest.endsWith('s') ? NAME_SYMBOL.get(rest.slice(0, -1)) : undefined);
-        if (whole) return whole;
-      }
     }
     return nameWithSuffix(w, 0);
   }

@@ -519,6 +519,159 @@ describe('tagElements: mineral, trivial and prefixed names (v3)', () => {
   });
 });
 
+describe('tagElements: mineral, trivial and prefixed names (v5)', () => {
+  it.each(
+    cases([
+      // the first element of a mixed anion after oxy-, hydroxy-, thio-, carbo-, chloro-, titano-
+      ['Bismuth oxychloride nanosheets', ['O', 'Cl', 'Bi']],
+      ['Perovskite tantalum oxynitrides', ['N', 'O', 'Ta']],
+      ['Nickel hydroxysulfide electrocatalyst', ['O', 'S', 'Ni']],
+      ['Lithium thiophosphate electrolytes', ['Li', 'P', 'S']],
+      ['Titanium carbonitride coatings', ['C', 'N', 'Ti']],
+      ['Chloroaluminate ionic liquids', ['Al', 'Cl']],
+      ['Titanosilicate zeolites for epoxidation', ['Si', 'Ti']],
+      // an element name after a count prefix; ferroalloys for both metals
+      ['Electrochemical dinitrogen oxidation', ['N']], // oxidation is not O
+      ['Dioxygen activation by diiron enzymes', ['O', 'Fe']],
+      ['Macrocyclic dicobalt sites', ['Co']],
+      ['Paddle-wheel diruthenium catalysis', ['Ru']],
+      ['Ferromanganese production', ['Mn', 'Fe']],
+      ['Silicomanganese fume as a bridging material', ['Si', 'Mn']],
+      ['Cupronickel tubes', ['Ni', 'Cu']],
+      // per-/poly- before chlorinated, brominated
+      ['Polychlorinated biphenyls in soils', ['Cl']],
+      ['Polybrominated diphenyl ethers', ['Br']],
+      // the rare-earth and other -ia oxide names, micro- before them
+      ['Gadolinia-doped ceria electrolytes', ['O', 'Ce', 'Gd']],
+      ['Samaria-doped ceria', ['O', 'Ce', 'Sm']],
+      ['Erbia and ytterbia ceramics', ['O', 'Er', 'Yb']],
+      ['Strontia-promoted catalysts', ['O', 'Sr']],
+      ['Lithia-silica glass', ['Li', 'O', 'Si']],
+      ['Molybdena-alumina catalysts', ['O', 'Al', 'Mo']],
+      ['Microsilica in high-strength concrete', ['O', 'Si']],
+      // minerals of functional materials
+      ['Birnessite for water oxidation', ['O', 'Mn']],
+      ['Pyrolusite as a support for noble metals', ['O', 'Mn']],
+      ['Boehmite nanoplates', ['O', 'Al']],
+      ['Cuprite and tenorite films', ['O', 'Cu']],
+      ['Pyrite cathodes for thermal batteries', ['S', 'Fe']],
+      ['Oxygen evolution on pentlandites', ['O', 'S', 'Fe', 'Ni']],
+      ['Exfoliated molybdenite flakes', ['S', 'Mo']],
+      ['Ni/hydroxyapatite for ethanol upgrading', ['P', 'Ca', 'Ni']],
+      ['Ce-doped hydrotalcite pigments', ['Mg', 'Al', 'Ce']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    // minerals as structure types, in geology titles and drilling fluids
+    'Pyrite-type structures under pressure',
+    'Doped transition metals in mackinawite structures',
+    'Trace element composition of pyrites from a hydrothermal field',
+    'Pyrite dating of the ore',
+    'Pyrite scale in drilling mud',
+    // rock-forming and ore minerals stay untagged
+    'Dolomite and calcite cements',
+    'Galena and sphalerite flotation',
+    // Samaria the region; prefixes that make no element name
+    'Archaeology of ancient Samaria',
+    'Carbohydrate metabolism',
+    'Hydroxynitrile lyase variants',
+    'Dicarbonitrile linkers',
+    'Ferroelectric and ferromagnetic order',
+    'Bimetallic and trimetallic catalysts',
+    'Nonchlorinated solvents',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
+describe('tagElements: Unicode compatibility forms, glued formulas, Pi catalysts (v5)', () => {
+  it.each(
+    cases([
+      // more dashes and bonds: hyphen bullet, dashed box lines, midline ellipsis, soft hyphen
+      ['Fe⁃N⁃C catalysts', ['C', 'N', 'Fe']],
+      ['Co┄N sites', ['N', 'Co']],
+      ['Pt⋯O interactions on ceria', ['O', 'Ce', 'Pt']],
+      ['Fe\u00adN\u00adC catalysts', ['C', 'N', 'Fe']],
+      // fullwidth forms, ligatures, mathematical bold letters
+      ['Ｆｅ３Ｏ４ nanoparticles', ['O', 'Fe']],
+      ['Fe＝O species', ['O', 'Fe']],
+      ['Cr3＋ doping of ZnSnO3', ['O', 'Cr', 'Zn', 'Sn']],
+      ['ﬂuorinated graphene', ['F']],
+      ['𝐌𝐨𝐒𝟐 nanosheets', ['S', 'Mo']],
+      // a formula whose space before the next word was lost
+      ['MOF-derived MnCe3.67C6Permeable microflower', ['C', 'Mn', 'Ce']],
+      ['NiFe<sub>2</sub>O<sub>4</sub>Materials for oxygen evolution', ['O', 'Fe', 'Ni']],
+      // the Pi (phosphate) catalysts
+      ['CoPi/TiO2 nanotubes', ['O', 'P', 'Ti', 'Co']],
+      ['Dual-layer cocatalysts of Co-Pi and Ni(OH)2', ['H', 'O', 'P', 'Co', 'Ni']],
+      ['NiPi films for water oxidation', ['P', 'Ni']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'A co-Pi of the grant', // lowercase co- is the prefix, not cobalt
+    'The Copi conjecture',
+    'Covid19Pandemic effects',
+    'SARS CoV-2 in 2021Update',
+    'Ligatures ﬁnd their place',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+});
+
+describe('tagElements: formulas with Miller indices, count groups, wrong case, lost spaces (v5)', () => {
+  it.each(
+    cases([
+      // a Miller index or a count group in parentheses after the formula; homologous series
+      ['Water dissociation on RuO2(110)', ['O', 'Ru']],
+      ['Oxygen evolution on Co3O4(001) facets', ['O', 'Co']],
+      ['Hollow Au1Cu1(111) catalysts', ['Cu', 'Au']],
+      ['Ternary MoS2(1-x)Se2x alloys', ['S', 'Se', 'Mo']],
+      ['Band gap of Ga(1−x)InxN alloys', ['N', 'Ga', 'In']],
+      ['Ruddlesden-Popper Srn+1RunO3n+1 oxides', ['O', 'Sr', 'Ru']],
+      ['CO2 reduction to CnH2n+1OH', ['H', 'C', 'O']],
+      // title case: a capital after a parenthesis, a charge, small molecules
+      ['Electron-Reservoir Ceo2 Layer on S-Co(Oh)2 Nanosheets', ['H', 'O', 'S', 'Co', 'Ce']],
+      ['Co-Reduction of Co2 and No3− To Methylamine', ['C', 'N', 'O']],
+      ['Selective Reduction of Co2 to Ch3oh', ['H', 'C', 'O']],
+      ['Li3n-Enriched Interphase', ['Li', 'N']], // Li3N: n is no count outside a series
+      // a parenthesis opened in the token before; brackets with a charge after them
+      ['Spinel (Co, Fe, Mn, Ni, Cr)3O4 oxides', ['O', 'Cr', 'Mn', 'Fe', 'Co', 'Ni']],
+      ['A sandwich [(PW9O34)2Co4(H2O)2]10− in a framework', ['H', 'O', 'P', 'Co', 'W']],
+      ['{Co4O4} cubanes for water oxidation', ['O', 'Co']],
+      ['Mimicking the [Ni,Fe]‐CO dehydrogenase', ['H', 'C', 'O', 'Fe', 'Ni']],
+      // CO2-equivalent, lost spaces, eCO2RR, MXene/MBene run together
+      ['CO2e emissions of buildings', ['C', 'O']],
+      ['CO2eq intensity of refrigerants', ['C', 'O']],
+      ['Oxygen evolution performance ofNi3S2', ['O', 'S', 'Ni']],
+      ['CO2 reduction toC2H4', ['H', 'C', 'O']],
+      ['C2-selective eCO2RR', ['C', 'O']],
+      ['Mo2B2O2MBene for CO reduction', ['B', 'C', 'O', 'Mo']],
+    ]),
+  )('%s -> %j', (title, expected) => {
+    expect(tagElements(title)).toEqual(expected);
+  });
+
+  it.each([
+    'Promoted *OH adsorption', // adsorbed intermediates are not read as formulas (decided)
+    'The eNOS pathway',
+    'eVTOL aircraft design',
+    'Offshore wind ofThe North Sea',
+  ])('%s -> []', (title) => {
+    expect(tagElements(title)).toEqual([]);
+  });
+
+  it('keeps an unmatched parenthesis before a letter: no V or I from "MnIV(O)(μ-O)CeIV"', () => {
+    expect(tagElements('MnIV(O)(μ-O)CeIV species')).not.toEqual(expect.arrayContaining(['V']));
+    expect(tagElements('MnIV(O)(μ-O)CeIV species')).not.toEqual(expect.arrayContaining(['I']));
+  });
+});
+
 describe('tagElements: metal runs lowercased by a title-case converter (v3)', () => {
   it.each(
     cases([
@@ -575,7 +728,7 @@ describe('fixture: hand-labelled OpenAlex titles', () => {
     for (const r of tuning) expect(isHeldBack(r.title)).toBe(false);
   });
 
-  it('meets the target on the held-back part: precision >= 0.99 and recall >= 0.97', () => {
+  it('meets the target on the held-back part: precision >= 0.99 and recall >= 0.98 (v5, issue 32.7)', () => {
     const { heldBack } = splitLabelled(rows);
     expect(heldBack.length).toBeGreaterThanOrEqual(100);
     const result = evaluateTagger(heldBack);
@@ -583,15 +736,15 @@ describe('fixture: hand-labelled OpenAlex titles', () => {
       .map((f) => `${JSON.stringify(f.title)} missing=[${f.missing}] extra=[${f.extra}]`)
       .join('\n');
     expect(result.overall.precision, `held-back disagreements:\n${report}`).toBeGreaterThanOrEqual(0.99);
-    expect(result.overall.recall, `held-back disagreements:\n${report}`).toBeGreaterThanOrEqual(0.97);
+    expect(result.overall.recall, `held-back disagreements:\n${report}`).toBeGreaterThanOrEqual(0.98);
   });
 
-  it('keeps precision >= 0.99 and recall >= 0.98 on the tuning part (v3, issue 32.7)', () => {
+  it('keeps precision >= 0.99 and recall >= 0.99 on the tuning part (v5, issue 32.7)', () => {
     const result = evaluateTagger(splitLabelled(rows).tuning);
     const report = result.failures
       .map((f) => `${JSON.stringify(f.title)} missing=[${f.missing}] extra=[${f.extra}]`)
       .join('\n');
     expect(result.overall.precision, `tuning disagreements:\n${report}`).toBeGreaterThanOrEqual(0.99);
-    expect(result.overall.recall, `tuning disagreements:\n${report}`).toBeGreaterThanOrEqual(0.98);
+    expect(result.overall.recall, `tuning disagreements:\n${report}`).toBeGreaterThanOrEqual(0.99);
   });
 });

@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { DEFAULT_PAPER_LIMIT, type Edition, MAX_PAPER_LIMIT } from '../../access/policy.js';
 import { ResolutionSchema } from '../../contracts/common.js';
+import { DATA_VERSION, DATA_VERSION_FORM } from '../../contracts/data-version.js';
 import { SubjectTypeSchema } from '../../contracts/subjects.js';
 import { ServiceError } from '../../core/errors.js';
 import type { LabService } from '../../core/lab-service.js';
 import type { HeavyWork } from '../../offload/heavy-work.js';
-import { DATA_VERSION } from '../data-version.js';
 
 /** What every route registration needs besides the app. */
 export interface RouteDeps {
@@ -95,7 +95,7 @@ export const SubjectParams = z.object({
  */
 export const DataVersionQuery = z
   .string()
-  .regex(DATA_VERSION, 'must be a data_version: 16 lower-case hex digits, as in an answer')
+  .regex(DATA_VERSION, `must be a data_version: ${DATA_VERSION_FORM}, as in an answer`)
   .optional()
   .openapi({
     // No example: an example version would be one no longer kept (410) when tried.

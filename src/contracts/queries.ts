@@ -1,10 +1,10 @@
 /**
  * Each REST operation's query, whole and strict (an unknown parameter is refused, naming it): the
  * route declares it (and so the OpenAPI document), and the price of a call reads the request as
- * it parses (`requestTerms`), so the two cannot read a query differently.
+ * it parses (`queryTerms`), so the two cannot read a query differently.
  */
 import { z } from '@hono/zod-openapi';
-import type { OperationId } from '../access/policy.js';
+import type { OperationId, RequestTerms } from '../access/policy.js';
 import { LabQuoteText, LabRunFields, QuoteId } from './lab.js';
 import {
   FormatQuery,
@@ -38,3 +38,21 @@ export const QUERIES = {
   labQuote: z.object({ q: LabQuoteText }).strict(),
   labRun: z.object({ quote_id: QuoteId, depth: LabRunFields.depth }).strict(),
 } satisfies Partial<Record<OperationId, z.ZodObject>>;
+
+/** The terms of a request (its resolution and paper limit) from its parameters as parsed, by a route or a tool. */
+export function termsOf(params: Record<string, unknown>): RequestTerms {
+  const { resolution, limit } = params as RequestTerms;
+  return { resolution, limit };
+}
+
+/**
+ * The terms of a REST request, from its query as its operation's schema parses it; null when it
+ * does not parse (the route refuses it as invalid, so no price is quoted for it). An operation
+ * with no query (a POST's body) has no terms in it.
+ */
+export function queryTerms(id: string, query: Record<string, unknown>): RequestTerms | null {
+  const schema = (QUERIES as Partial<Record<string, z.ZodObject>>)[id];
+  if (!schema) return {};
+  const parsed = schema.safeParse(query);
+  return parsed.success ? termsOf(parsed.data) : null;
+}

@@ -20,6 +20,7 @@ import { type CallDeps, OperationCall } from '../calls/operation-call.js';
 import { pinnedSnapshot } from '../calls/pinned-snapshot.js';
 import type { Notes } from '../contracts/common.js';
 import { DATA_VERSION_DIGITS } from '../contracts/data-version.js';
+import { termsOf } from '../contracts/queries.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
 import { answerOwnNotes, type ReadingNotes, readingNotes } from '../core/reading-notes.js';
@@ -133,14 +134,15 @@ export function createMcp(deps: McpDeps) {
     if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
       return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
     const op = operation(tool.op);
-    const given = (args ?? {}) as { limit?: unknown; resolution?: unknown };
+    // Parsed once, by the tool's own schema: the price and the plan a call needs read the parsed
+    // arguments; ones that do not parse are refused as invalid (after access, as on REST).
+    const parsed = tool.input.safeParse(args ?? {});
     let input: Record<string, unknown> = {};
     // The one operation runner REST's steps use too (calls/operation-call.ts): this door only
     // translates the arguments in and the outcome out.
     const call = new OperationCall(callDeps, op, caller.plan, {
       payment: meta?.['x402/payment'],
-      resolution: typeof given.resolution === 'string' ? given.resolution : undefined,
-      limit: typeof given.limit === 'number' ? given.limit : undefined,
+      terms: parsed.success ? termsOf(parsed.data) : null,
       what: `The tool ${name}`,
       retry: 'Call this tool again with the same arguments and the same x402/payment',
       resource: (snapshot) => ({
@@ -153,7 +155,6 @@ export function createMcp(deps: McpDeps) {
     });
     const outcome = await call.run(
       () => {
-        const parsed = tool.input.safeParse(args ?? {});
         if (!parsed.success) throw inputProblem(parsed.error.issues);
         input = parsed.data as Record<string, unknown>;
         // A read pinned with data_version answers from that version, as on REST.

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { MAX_PAPER_LIMIT } from '../../../access/policy.js';
 import { ElementPapersSchema } from '../../../contracts/elements.js';
 import { SymbolParam } from '../../../contracts/params.js';
 import { QUERIES } from '../../../contracts/queries.js';
@@ -16,7 +17,7 @@ export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
     deps,
     'getElementPapers',
     {
-      summary: "An element's top papers (at most 100 are ranked)",
+      summary: `An element's top papers (at most ${MAX_PAPER_LIMIT} are ranked)`,
       request: { params: SymbolParam, query: QUERIES.getElementPapers },
       ok: {
         description: 'The papers (JSON, or CSV with Accept: text/csv)',

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { MAX_PAPER_LIMIT } from '../../../access/policy.js';
 import { SubjectParams } from '../../../contracts/params.js';
 import { QUERIES } from '../../../contracts/queries.js';
 import { SubjectPapersSchema } from '../../../contracts/subjects.js';
@@ -16,7 +17,7 @@ export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
     deps,
     'getSubjectPapers',
     {
-      summary: "A topic's or keyword's top papers (at most 100 are ranked)",
+      summary: `A topic's or keyword's top papers (at most ${MAX_PAPER_LIMIT} are ranked)`,
       request: { params: SubjectParams, query: QUERIES.getSubjectPapers },
       ok: {
         description: 'The papers (JSON, or CSV with Accept: text/csv)',

@@ -299,6 +299,16 @@ export function batchPrice(op: Operation, symbols: number): number | null {
   return each === null ? null : Math.round(each * symbols * 1e6) / 1e6;
 }
 
+/**
+ * What of one request its level and price read: the history resolution (which can raise the plan
+ * it needs) and the paper limit (the paper tiers), as the request's own parameter schema parsed
+ * them (contracts/), never the raw text.
+ */
+export interface RequestTerms {
+  resolution?: Resolution | undefined;
+  limit?: number | undefined;
+}
+
 /** Price in USD of a call that asks for `papers` papers (paper routes price by the limit tier). */
 export function priceOf(op: Operation, papers?: number): number | null {
   if (op.prices.length === 0) return null;

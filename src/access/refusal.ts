@@ -27,8 +27,12 @@ export interface AccessContext {
   what: string;
   /** The priced operation, when the level is an operation's own. */
   op?: Operation;
-  /** The per-call price of this request when this server takes payments (null: not payable). */
-  price?: number | null;
+  /**
+   * The per-call price of this request when this server takes payments: null for the quoted
+   * price of a lab depth; undefined when none can be quoted (its parameters do not parse, so a
+   * paid call would be refused as invalid).
+   */
+  price?: number | null | undefined;
   /** Whether this server takes per-call payments. */
   payments?: boolean;
 }
@@ -61,7 +65,7 @@ export function accessRefusal(
   if (level === 'key' || planAllows(caller.plan, level, edition)) return null;
   const needed = requiredPlan(level, edition);
   const price = ctx.price ?? null;
-  const payable = priced && ctx.payments === true;
+  const payable = priced && ctx.payments === true && ctx.price !== undefined;
   return new ServiceError(
     'plan_required',
     caller.payer

@@ -1,9 +1,9 @@
 import type { SettleResponse } from '@x402/core/types';
 import type { Plan } from '../access/plans.js';
-import { type Edition, type Operation, requestLevel } from '../access/policy.js';
+import { type Edition, type Operation, priceOf, type RequestTerms, requestLevel } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
 import { ServiceError } from '../core/errors.js';
-import { PaidCall, PaymentDemand, payerOf, requestPrice } from '../payments/paid-call.js';
+import { PaidCall, PaymentDemand, payerOf } from '../payments/paid-call.js';
 import type { PaidResource, PaymentService } from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
 import { pinnedSnapshot } from './pinned-snapshot.js';
@@ -22,10 +22,12 @@ export interface CallDeps {
 export interface CallRequest {
   /** The payment sent with it (a PAYMENT-SIGNATURE header, an `_meta["x402/payment"]`), if any. */
   payment: unknown;
-  /** The history resolution asked for (it can raise the level the call needs). */
-  resolution: string | undefined;
-  /** The paper limit asked for (the paper tiers' price). */
-  limit: unknown;
+  /**
+   * Its resolution and paper limit as the door's schema for it parsed them (they can raise the
+   * level it needs, and price it); null when its parameters do not parse: it will be refused as
+   * invalid, so no price is quoted for it.
+   */
+  terms: RequestTerms | null;
   /** How a refusal names what was asked ("GET /v1/research", "The tool research"). */
   what: string;
   /** How to ask again for an answer whose settlement is pending, in this door's words. */
@@ -68,7 +70,7 @@ export class OperationCall {
       deps.edition,
       payments !== undefined,
       request.payment !== undefined,
-      request.resolution,
+      request.terms?.resolution,
     );
     this.plan = as.plan;
     this.payer = as.payer;
@@ -78,11 +80,22 @@ export class OperationCall {
             payments,
             op,
             request.payment,
-            requestPrice(op, request.limit),
+            this.price ?? null,
             () => request.resource(this.snapshot),
             request.retry,
           )
         : null;
+  }
+
+  /** The price of this exact request (undefined when its parameters do not parse); lab run prices by its quote. */
+  get price(): number | null | undefined {
+    const { terms } = this.request;
+    return terms ? priceOf(this.op, terms.limit) : undefined;
+  }
+
+  /** The resolution it asks for, as parsed. */
+  get resolution(): string | undefined {
+    return this.request.terms?.resolution;
   }
 
   /** Whether a payment came with the call. */
@@ -92,15 +105,15 @@ export class OperationCall {
 
   /** 1. The refusal of a caller below what this exact call needs (401, 403 with the price), or null. */
   refusal(): ServiceError | null {
-    const { op, request, deps } = this;
-    const level = requestLevel(op, request.resolution);
+    const { op, request, deps, resolution } = this;
+    const level = requestLevel(op, resolution);
     return accessRefusal({ plan: this.plan, payer: this.payer }, level, {
       edition: deps.edition,
       publicUrl: deps.publicUrl,
-      what: level === op.access ? request.what : `${request.what} with resolution ${request.resolution}`,
+      what: level === op.access ? request.what : `${request.what} with resolution ${resolution}`,
       op,
       payments: deps.payments !== undefined,
-      price: requestPrice(op, request.limit),
+      price: this.price,
     });
   }
 

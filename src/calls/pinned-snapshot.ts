@@ -1,3 +1,4 @@
+import type { DataVersion } from '../contracts/data-version.js';
 import { ServiceError } from '../core/errors.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 
@@ -10,7 +11,7 @@ import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
  */
 export async function pinnedSnapshot(
   snapshots: SnapshotManager,
-  version: string,
+  version: DataVersion,
   publicUrl: string,
 ): Promise<Snapshot> {
   const snapshot = await snapshots.acquireVersion(version);

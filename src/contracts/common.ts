@@ -2,8 +2,9 @@
  * The answers' shapes, declared once: the OpenAPI document and the 200 checks read these zod
  * schemas (src/http), the MCP tools declare them as output, and the core's answer types are
  * inferred from them (`z.infer`, imported as types only), so an answer and its contract cannot
- * drift. This folder imports nothing of the service but the access table and the resolutions
- * (scoring/resolutions.ts, a leaf).
+ * drift. The request parameters are here too (params.ts, queries.ts, and an area's beside its
+ * answers). This folder imports nothing of the service but the access table, the lab query's
+ * length and the leaves (scoring/resolutions.ts, data-version.ts).
  */
 import { z } from '@hono/zod-openapi';
 import { RESOLUTIONS } from '../scoring/resolutions.js';

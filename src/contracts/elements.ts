@@ -7,13 +7,6 @@ import {
   ResolutionSchema,
 } from './common.js';
 
-/** A batch: comma-separated symbols, any case; each element once, in the order given. */
-export const SymbolsQuery = z
-  .string()
-  .min(1)
-  .max(1000)
-  .openapi({ example: 'Fe,Ni,Co', description: 'Comma-separated element symbols, any case (Fe,ni,CO)' });
-
 export const ElementScoreSchema = z
   .object({
     symbol: z.string().openapi({ example: 'Fe' }),

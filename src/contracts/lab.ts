@@ -1,13 +1,56 @@
 import { z } from '@hono/zod-openapi';
 import { LAB_DEPTHS, LAB_LICENCE_ABOVE, type LabDepth } from '../access/policy.js';
+import { MAX_QUERY_LENGTH } from '../lab/query-parser.js';
 import { envelopeShape, PaperSchema, UsdSchema } from './common.js';
 
 /** The lab's depths as a phrase: "papers_20 or papers_100". */
 export const LAB_DEPTH_NAMES = Object.keys(LAB_DEPTHS).join(' or ');
 
-export const DepthSchema = z
+const DepthSchema = z
   .enum(Object.keys(LAB_DEPTHS) as [LabDepth, ...LabDepth[]])
   .describe(`${LAB_DEPTH_NAMES}: the top papers of the quoted query`);
+
+/** What the filter of a lab query may hold, for the parameters that take one. */
+const LAB_QUERY_HELP =
+  'The filter: +term or term (required), -term (excluded), (a OR b), "exact topic name", word* (topic names, up to 25), year:A..B, year:A.., year:A';
+
+/**
+ * The filter, or a text holding it: POST /lab/quote's body, which MCP's lab_quote takes too (give
+ * one; core/lab.ts's labQuoteInput reads them).
+ */
+export const LabQuoteFields = {
+  query: z
+    .string()
+    .max(MAX_QUERY_LENGTH * 2)
+    .optional()
+    .describe(LAB_QUERY_HELP),
+  markdown: z
+    .string()
+    .max(64 * 1024)
+    .optional()
+    .describe('A text whose ```query fenced block holds the filter'),
+};
+
+/** GET /lab/quote's q: the filter. */
+export const LabQuoteText = z
+  .string()
+  .max(MAX_QUERY_LENGTH * 2)
+  .openapi({ description: LAB_QUERY_HELP, example: 'perovskite -Pb year:2020..' });
+
+export const QuoteId = z.string().min(1).max(100).describe('The quote_id of a quote');
+
+/**
+ * A quote by its quote_id or whole, and the depth: POST /lab/run's body, which MCP's lab_run takes
+ * too (core/lab-service.ts's labRunRequest reads them).
+ */
+export const LabRunFields = {
+  quote_id: QuoteId.optional(),
+  quote: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('The whole quote as returned by the lab quote'),
+  depth: DepthSchema,
+};
 
 const DeliverableSchema = z.object({
   papers: z

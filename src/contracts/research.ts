@@ -1,5 +1,66 @@
 import { z } from '@hono/zod-openapi';
 import { envelopeShape, UsdSchema } from './common.js';
+import { LENSES, type Lens, MAX_PAGES } from './research-request.js';
+
+const LensesQuery = z
+  .string()
+  .default(LENSES.join(','))
+  .transform((s, ctx) => {
+    const lenses = [
+      ...new Set(
+        s
+          .split(',')
+          .map((l) => l.trim())
+          .filter(Boolean),
+      ),
+    ];
+    const bad = lenses.filter((l) => !(LENSES as readonly string[]).includes(l));
+    if (bad.length > 0 || lenses.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `lenses are a comma list of ${LENSES.join(', ')} (got '${bad.join(',') || s}')`,
+      });
+      return z.NEVER;
+    }
+    return lenses as Lens[];
+  })
+  .openapi({ type: 'string' })
+  .describe(`Comma list of ${LENSES.join(', ')} (default: all three)`);
+
+/**
+ * A research question's parameters, as REST's query and MCP's research tool take them: `number`
+ * reads page_size and page (z.coerce.number from a query string, z.number from a tool call's JSON).
+ * core/research.ts's researchRequest turns them into the core's request.
+ */
+export function researchFields(number: () => z.ZodNumber) {
+  return {
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(300)
+      .optional()
+      .openapi({ example: 'oxygen evolution nickel iron' })
+      .describe('The question, e.g. "oxygen evolution nickel iron"'),
+    paper: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe('A DOI or title to start from, instead of q'),
+    page_size: number().int().min(1).max(10).default(10).describe('Papers per lens, 1-10'),
+    lenses: LensesQuery,
+    page: number()
+      .int()
+      .min(1)
+      .max(MAX_PAGES)
+      .default(1)
+      .describe(
+        `Page, 1-${MAX_PAGES}, up to the answer's pages (past it: 404 page_out_of_range, never charged)`,
+      ),
+  };
+}
 
 const ResearchPaperSchema = z.object({
   title: z.string().nullable(),

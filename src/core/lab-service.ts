@@ -4,6 +4,7 @@ import type { StateStore } from '../access/state-store.js';
 import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { ServiceError } from './errors.js';
+import { requireExactlyOne } from './exactly-one.js';
 import { checkQuote, type LabQuote, type LabRunAnswer, type QuoteSettings } from './lab.js';
 import type { Viewer } from './viewer.js';
 
@@ -26,6 +27,15 @@ interface QuoteOptions {
 }
 
 export type LabRunRequest = { quoteId: string } | { quote: Record<string, unknown> };
+
+/** The quote asked for with the lab run's parameters (contracts/lab.ts): by its quote_id or whole. */
+export function labRunRequest(
+  f: { quote_id?: string | undefined; quote?: Record<string, unknown> | undefined },
+  where = '',
+): LabRunRequest {
+  requireExactlyOne({ quote_id: f.quote_id, quote: f.quote }, `'quote_id' or 'quote'${where}`);
+  return f.quote ? { quote: f.quote } : { quoteId: f.quote_id! };
+}
 
 export interface LabService {
   /**

@@ -22,6 +22,7 @@ import { explainUnknown, type ResolvedClause, resolvedTerms, resolveQuery } from
 import { countBy, evenSample, lowestK, type Postings } from '../lab/sets.js';
 import type { LabQueries, PaperQueries, SnapshotStamp, SnapshotView } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
+import { requireExactlyOne } from './exactly-one.js';
 import { PAPER_NOTES } from './notes.js';
 import { paperEntries } from './papers.js';
 import { envelope, type Viewer } from './viewer.js';
@@ -51,7 +52,7 @@ export const LAB_NOTES =
   `${LAB_LICENCE_ABOVE} matches the packet is offered as a licence, not a price.`;
 
 /** The filter of a POST body: the query itself, or the first ```query block of a markdown text. */
-export function queryFromMarkdown(markdown: string): string {
+function queryFromMarkdown(markdown: string): string {
   const m = /```[ \t]*query[ \t]*\r?\n([\s\S]*?)\r?\n?```/i.exec(markdown);
   if (!m) {
     throw new ServiceError(
@@ -64,6 +65,15 @@ export function queryFromMarkdown(markdown: string): string {
     );
   }
   return m[1]!.trim();
+}
+
+/** The filter asked for with the lab quote's parameters (contracts/lab.ts): the query, or the ```query block of the markdown. */
+export function labQuoteInput(
+  f: { query?: string | undefined; markdown?: string | undefined },
+  where = '',
+): string {
+  requireExactlyOne({ query: f.query, markdown: f.markdown }, `'query' or 'markdown'${where}`);
+  return f.query ?? queryFromMarkdown(f.markdown!);
 }
 
 function parse(input: string): LabQuery {

@@ -1,8 +1,10 @@
 import { operation, priceOf } from '../access/policy.js';
 import type { ResearchAnswer } from '../contracts/research.js';
+import { type Lens, MAX_PAGES } from '../contracts/research-request.js';
 import { type SharedColumns, sharePaperColumns } from '../snapshot/paper-columns.js';
 import type { PaperQueries, ResearchQueries, SnapshotView } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
+import { requireExactlyOne } from './exactly-one.js';
 import { PAPER_NOTES } from './notes.js';
 import { loadCandidates, RESEARCH_COLUMNS, warmCandidates } from './research/candidates.js';
 import {
@@ -20,7 +22,7 @@ import {
   rankStrict,
   strictOrderShows,
 } from './research/match.js';
-import { MAX_PAGES, pageCount, pastTheLastPage } from './research/pages.js';
+import { pageCount, pastTheLastPage } from './research/pages.js';
 import { groupExpr, termGroups } from './research/question.js';
 import { envelope, type Viewer } from './viewer.js';
 
@@ -36,9 +38,8 @@ import { envelope, type Viewer } from './viewer.js';
  * The parts, one job each, are in research/: question (the words and their expansions), match
  * (the papers), lenses (the reading lists), communities.
  */
-export type Lens = 'foundational' | 'now' | 'newest';
-export const LENSES: readonly Lens[] = ['foundational', 'now', 'newest'];
-export { MAX_PAGES, researchPage } from './research/pages.js';
+export { LENSES, type Lens } from '../contracts/research-request.js';
+export { researchPage } from './research/pages.js';
 
 /** How a research answer's papers are read (the paper notes and what a page and matched_papers are). */
 export const RESEARCH_PAPER_NOTES =
@@ -54,6 +55,23 @@ export interface ResearchRequest {
   pageSize: number;
   lenses: Lens[];
   page: number;
+}
+
+/** The request from the parameters as both doors parse them (contracts/research.ts): a question or a paper, never both. */
+export function researchRequest(f: {
+  q?: string | undefined;
+  paper?: string | undefined;
+  page_size: number;
+  lenses: Lens[];
+  page: number;
+}): ResearchRequest {
+  requireExactlyOne({ q: f.q, paper: f.paper }, "'q' (a question) or 'paper' (a DOI or title)");
+  return {
+    ...(f.q !== undefined ? { q: f.q } : { paper: f.paper! }),
+    pageSize: f.page_size,
+    lenses: f.lenses,
+    page: f.page,
+  };
 }
 
 /** The answer's types, inferred from its contract (src/contracts/research.ts): they cannot drift. */

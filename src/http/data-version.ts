@@ -1,11 +1,9 @@
 import type { Context } from 'hono';
+import { DATA_VERSION_FORM, type DataVersion, isDataVersion } from '../contracts/data-version.js';
 import { ServiceError } from '../core/errors.js';
 
 /** The request header that pins a read to a data version, like the data_version= parameter. */
 export const DATA_VERSION_HEADER = 'RI-Data-Version';
-
-/** A data_version: 16 lower-case hex digits (the form every answer gives it in). */
-export const DATA_VERSION = /^[0-9a-f]{16}$/;
 
 /**
  * Answers that cannot be pinned: a lab quote is bound to the data_version it was quoted on (a run
@@ -19,7 +17,7 @@ function pinnable(path: string): boolean {
  * The data version a read asks for with data_version= or the RI-Data-Version header, or null for
  * the current one. A value that is not a data_version, or two that differ: 400 invalid_parameter.
  */
-export function requestedVersion(c: Context): string | null {
+export function requestedVersion(c: Context): DataVersion | null {
   // Most reads pin nothing: the query is parsed only when the name is in the URL.
   const query = c.req.url.includes('data_version') ? (c.req.query('data_version') ?? null) : null;
   const header = c.req.header(DATA_VERSION_HEADER) ?? null;
@@ -36,10 +34,10 @@ export function requestedVersion(c: Context): string | null {
     ['data_version', query],
     [DATA_VERSION_HEADER, header],
   ] as const)
-    if (value !== null && !DATA_VERSION.test(value))
+    if (value !== null && !isDataVersion(value))
       throw new ServiceError(
         'invalid_parameter',
-        `Parameter '${name}': must be a data_version, 16 lower-case hex digits as in an answer's data_version.`,
+        `Parameter '${name}': must be a data_version, ${DATA_VERSION_FORM} as in an answer's data_version.`,
         { parameter: name },
       );
   if (query !== null && header !== null && query !== header)

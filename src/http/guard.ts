@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import {
   type AccessLevel,
-  DEFAULT_PAPER_LIMIT,
   type Edition,
   type Operation,
   priceOf,
@@ -12,6 +11,7 @@ import { accessRefusal } from '../access/refusal.js';
 import { type Viewer, viewerFor } from '../core/viewer.js';
 import type { AppEnv } from './context.js';
 import { pricedOperation } from './payment.js';
+import { requestTerms } from './request-terms.js';
 
 /** Refuses a caller below the level: 401 without a key, 403 plan_required with a plan too low. */
 export function checkAccess(
@@ -22,17 +22,17 @@ export function checkAccess(
   what: string,
   op?: Operation,
 ): void {
-  const payments = Boolean(c.get('payments'));
-  const price = op && payments ? priceOf(op, Number(c.req.query('limit') ?? DEFAULT_PAPER_LIMIT)) : null;
-  const refusal = accessRefusal(c.get('caller'), level, {
-    edition,
-    publicUrl,
-    what,
-    payments,
-    price,
-    ...(op ? { op } : {}),
-  });
-  if (refusal) throw refusal;
+  const caller = c.get('caller');
+  const ctx = { edition, publicUrl, what, payments: Boolean(c.get('payments')), ...(op ? { op } : {}) };
+  if (accessRefusal(caller, level, ctx) === null) return;
+  // Refused: the per-call price it names is that of this exact request, as its route parses the
+  // query; none for a query that does not parse (paid, it would be refused as invalid).
+  let price: number | null | undefined = null;
+  if (op && ctx.payments) {
+    const terms = requestTerms(c, op);
+    price = terms ? priceOf(op, terms.limit) : undefined;
+  }
+  throw accessRefusal(caller, level, { ...ctx, price });
 }
 
 /** A history resolution above the caller's plan (RESOLUTION_ACCESS): 401 or 403 naming it. */

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { OPERATIONS, type Operation, planLadder } from '../access/policy.js';
+import { DATA_VERSION } from '../contracts/data-version.js';
 import { getElement, listElements } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
 import { elementHistories, elementHistory, subjectHistory } from '../core/history.js';
@@ -11,7 +12,7 @@ import { accessText, PRICED_OPERATIONS, paymentInfo } from '../payments/discover
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { AppEnv } from './context.js';
-import { DATA_VERSION, DATA_VERSION_HEADER } from './data-version.js';
+import { DATA_VERSION_HEADER } from './data-version.js';
 import type { RouteDeps } from './routes/shared.js';
 
 /**

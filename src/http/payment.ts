@@ -11,6 +11,7 @@ import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { AppEnv } from './context.js';
 import type { Step } from './pipeline.js';
 import { problemResponse } from './problem.js';
+import { requestTerms } from './request-terms.js';
 
 /**
  * Pay per call (x402) on REST, through the operation runner MCP uses too (calls/operation-call.ts). The gate
@@ -47,16 +48,19 @@ export function paymentGate(
       c.set('payments', service);
       const caller = c.get('caller');
       const signature = c.req.header('payment-signature');
-      // A key whose plan covers the call is never asked to pay (a payment sent with it is ignored);
-      // a key below the plan without a payment gets 403 plan_required (with the per-call price).
-      // Decided before any object is made: most priced calls (keyed cached reads) go on as they are.
-      const resolution = c.req.query('resolution');
-      if (!payerOf(op, caller.plan, edition, true, signature !== undefined, resolution).payer)
+      // A key without a payment goes as itself (below the plan: 403 plan_required, with the
+      // per-call price). Decided before any object is made: most priced calls (keyed cached
+      // reads) go on as they are.
+      if (caller.plan !== null && signature === undefined) return undefined;
+      // The resolution and limit as the route will parse them (a query that does not parse is
+      // the route's 400, before any charge); a key whose plan covers the call is never asked to
+      // pay (a payment sent with it is ignored).
+      const terms = requestTerms(c, op);
+      if (!payerOf(op, caller.plan, edition, true, signature !== undefined, terms?.resolution).payer)
         return undefined;
       const call = new OperationCall(deps, op, caller.plan, {
         payment: signature,
-        resolution,
-        limit: c.req.query('limit'),
+        terms,
         what: `${op.method} /v1${op.path}`,
         retry: 'Repeat this same request with the same PAYMENT-SIGNATURE header',
         resource: () => paidResource(c, op, publicUrl),
@@ -84,7 +88,7 @@ async function settle(c: Context<AppEnv>, call: OperationCall): Promise<void> {
     const receipt = await call.finish(c.res.status < 400 && !c.error);
     if (receipt) c.res.headers.set('payment-response', encodePaymentResponseHeader(receipt));
   } catch (e) {
-    const problem = refusalProblem(c, call, e);
+    const problem = refusalProblem(call, e);
     if (!(problem instanceof ServiceError)) throw problem;
     c.res = problemResponse(c, problem);
   }
@@ -101,7 +105,7 @@ export async function charge(c: Context<AppEnv>, usd?: number): Promise<void> {
   try {
     await call.charge(usd);
   } catch (e) {
-    throw refusalProblem(c, call, e);
+    throw refusalProblem(call, e);
   }
 }
 
@@ -117,7 +121,7 @@ function paidResource(c: Context<AppEnv>, op: Operation, publicUrl: string) {
 }
 
 /** A refused or unpaid call as REST answers it: a demand for payment is a 402 with the terms. */
-function refusalProblem(c: Context<AppEnv>, call: OperationCall, e: unknown): unknown {
+function refusalProblem(call: OperationCall, e: unknown): unknown {
   if (!(e instanceof PaymentDemand)) return e;
   const { op } = call;
   const { terms, usd, error } = e;
@@ -127,7 +131,7 @@ function refusalProblem(c: Context<AppEnv>, call: OperationCall, e: unknown): un
     : `${op.method} /v1${op.path} costs ${usdText(usd)} per call without a key.`;
   return new ServiceError(
     error?.code ?? 'payment_required',
-    `${detail} Pay with x402: sign the terms in the PAYMENT-REQUIRED header with an x402 client and repeat the request with a PAYMENT-SIGNATURE header; or send 'Authorization: Bearer <API_KEY>' with a key on the ${payerPlan(op, 'full', c.req.query('resolution'))} plan.`,
+    `${detail} Pay with x402: sign the terms in the PAYMENT-REQUIRED header with an x402 client and repeat the request with a PAYMENT-SIGNATURE header; or send 'Authorization: Bearer <API_KEY>' with a key on the ${payerPlan(op, 'full', call.resolution)} plan.`,
     {
       price_usd: usd,
       networks: networks.map((n) => Object.values(NETWORKS).find((x) => x.caip2 === n)?.label ?? n),

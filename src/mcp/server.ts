@@ -19,6 +19,8 @@ import { type Edition, operation, PAID_CALL_RULE } from '../access/policy.js';
 import { type CallDeps, OperationCall } from '../calls/operation-call.js';
 import { pinnedSnapshot } from '../calls/pinned-snapshot.js';
 import type { Notes } from '../contracts/common.js';
+import { DATA_VERSION_DIGITS } from '../contracts/data-version.js';
+import { termsOf } from '../contracts/queries.js';
 import { answerText } from '../core/answer-text.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
@@ -119,14 +121,15 @@ export function createMcp(deps: McpDeps) {
     if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
       return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
     const op = operation(tool.op);
-    const given = (args ?? {}) as { limit?: unknown; resolution?: unknown };
+    // Parsed once, by the tool's own schema: the price and the plan a call needs read the parsed
+    // arguments; ones that do not parse are refused as invalid (after access, as on REST).
+    const parsed = tool.input.safeParse(args ?? {});
     let input: Record<string, unknown> = {};
     // The one operation runner REST's steps use too (calls/operation-call.ts): this door only
     // translates the arguments in and the outcome out.
     const call = new OperationCall(callDeps, op, caller.plan, {
       payment: meta?.['x402/payment'],
-      resolution: typeof given.resolution === 'string' ? given.resolution : undefined,
-      limit: typeof given.limit === 'number' ? given.limit : undefined,
+      terms: parsed.success ? termsOf(parsed.data) : null,
       what: `The tool ${name}`,
       retry: 'Call this tool again with the same arguments and the same x402/payment',
       resource: (snapshot) => ({
@@ -139,7 +142,6 @@ export function createMcp(deps: McpDeps) {
     });
     const outcome = await call.run(
       () => {
-        const parsed = tool.input.safeParse(args ?? {});
         if (!parsed.success) throw inputProblem(parsed.error.issues);
         input = parsed.data as Record<string, unknown>;
         // A read pinned with data_version answers from that version, as on REST.
@@ -350,7 +352,7 @@ function instructions(publicUrl: string, payments: boolean): string {
     'Research-intensity scores for the 118 chemical elements and for research topics and keywords, from a corpus of scientific papers (OpenAlex works).',
     'RI: papers on a subject per 10,000 papers of the corpus (a share of research output, not quality). RIS (0-100): recency-weighted output on a log scale against the most-researched subject of the same type; compare only subjects of one type within one data_version. HRI: the same share as RI among high-impact papers (null below the Personal plan).',
     'Subjects: subject_type topic (subject_id like T10030) or keyword (its slug); find them with search_subjects. Papers are ranked by impact_score (a citation percentile within field and year, young papers projected); only the top 100 of a subject are ranked; never rank them by ris_contribution. Abstracts are never returned: the DOI points to the source.',
-    'Results: structuredContent holds the answer as JSON; the text block holds the same answer in TOON (a list of records is a table: its columns named once in the header, cells separated by |). Every answer has canonical_url (the page to cite) and data_version (16 hex digits: give it back as data_version to any read tool to get the same data again, while list_versions lists it). notes keeps only what that answer alone says; notes.read names the resource (resources/read) with the notes every answer of that data version shares: how to read each metric, the corpus, how to cite.',
+    `Results: structuredContent holds the answer as JSON; the text block holds the same answer in TOON (a list of records is a table: its columns named once in the header, cells separated by |). Every answer has canonical_url (the page to cite) and data_version (${DATA_VERSION_DIGITS} hex digits: give it back as data_version to any read tool to get the same data again, while list_versions lists it). notes keeps only what that answer alone says; notes.read names the resource (resources/read) with the notes every answer of that data version shares: how to read each metric, the corpus, how to cite.`,
     'research turns a question into communities and reading lists; lab_quote then lab_run deliver a filtered paper list.',
     payments
       ? `A price in a description (x402: ...) is what a call costs without a key. Without a key, priced tools answer with x402 terms in the first text block ({"x402/error": {"code": 402, "data": <PaymentRequired>}}): sign them with an x402 client and call again with _meta["x402/payment"]; the receipt is in _meta["x402/payment-response"]. ${PAID_CALL_RULE} An error settlement_pending: call again with the same arguments and payment. Plans and prices: ${publicUrl}/pricing.`

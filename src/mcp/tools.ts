@@ -13,10 +13,27 @@ import {
   ElementListSchema,
   ElementPapersSchema,
   ElementSchema,
-  SymbolsQuery,
 } from '../contracts/elements.js';
-import { LAB_DEPTH_NAMES, LabQuoteSchema, LabRunSchema } from '../contracts/lab.js';
-import { ResearchSchema } from '../contracts/research.js';
+import {
+  LAB_DEPTH_NAMES,
+  LabQuoteFields,
+  LabQuoteSchema,
+  LabRunFields,
+  LabRunSchema,
+} from '../contracts/lab.js';
+import {
+  DataVersionQuery,
+  KeywordQuery,
+  LimitQuery,
+  PaperSortArg,
+  ResolutionQuery,
+  SubjectParams,
+  SubjectResolutionArg,
+  SubjectSearchText,
+  SymbolParam,
+  SymbolsQuery,
+} from '../contracts/params.js';
+import { ResearchSchema, researchFields } from '../contracts/research.js';
 import {
   SubjectElementsSchema,
   SubjectHistorySchema,
@@ -28,24 +45,13 @@ import { VersionsSchema } from '../contracts/versions.js';
 import { batchSymbols, canonicalSymbol, getElement, listElements } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
 import { elementHistories, elementHistory, MAX_HISTORY_BATCH, subjectHistory } from '../core/history.js';
-import type { LabService } from '../core/lab-service.js';
+import { labQuoteInput } from '../core/lab.js';
+import { type LabService, labRunRequest } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
-import { researchPage } from '../core/research.js';
+import { researchPage, researchRequest } from '../core/research.js';
 import { getSubject, searchSubjects, subjectElements } from '../core/subjects.js';
 import { listVersions } from '../core/versions.js';
 import type { Viewer } from '../core/viewer.js';
-import { LabQuoteFields, labQuoteInput } from '../http/routes/lab/quote.js';
-import { LabRunFields, labRunRequest } from '../http/routes/lab/run.js';
-import { researchFields, researchRequest } from '../http/routes/research/get.js';
-import {
-  DataVersionQuery,
-  KeywordQuery,
-  LimitQuery,
-  ResolutionQuery,
-  SubjectParams,
-  SubjectSearchText,
-  SymbolParam,
-} from '../http/routes/shared.js';
 import type { ResearchJson } from '../offload/heavy-tasks.js';
 import type { HeavyWork } from '../offload/heavy-work.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -91,18 +97,6 @@ const PINNED = {
   // What it is for is said once, in the server's instructions.
   data_version: DataVersionQuery,
 };
-
-/** Resolutions of a subject's history (daily is for elements only). */
-const SubjectResolution = z
-  .enum(['yearly', 'monthly'])
-  .default('yearly')
-  .describe('yearly (default) or monthly (both need the Personal plan, as every subject read)');
-
-/** Paper sorts as an agent should choose them (REST also takes ris as an alias of impact). */
-const PaperSort = z
-  .enum(['impact', 'newest', 'foundational'])
-  .default('impact')
-  .describe('impact (default), newest, foundational (most cited first)');
 
 /** The spec's nine tools and the reads an agent needs beside them: each is the REST operation of the same name in the price table, over the same core. */
 export function toolDefinitions(): ToolDef[] {
@@ -173,7 +167,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_subject_history',
       op: 'getSubjectHistory',
       description: `${d('getSubjectHistory')}.`,
-      input: SubjectParams.extend({ resolution: SubjectResolution, ...PINNED }).strict(),
+      input: SubjectParams.extend({ resolution: SubjectResolutionArg, ...PINNED }).strict(),
       output: SubjectHistorySchema,
       async run(ctx, a) {
         // Daily is refused by the core (elements only), with the same problem as REST's.
@@ -191,7 +185,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_subject_papers',
       op: 'getSubjectPapers',
       description: `${d('getSubjectPapers')}.${NOT_RIS}`,
-      input: SubjectParams.extend({ sort: PaperSort, limit: LimitQuery, ...PINNED }).strict(),
+      input: SubjectParams.extend({ sort: PaperSortArg, limit: LimitQuery, ...PINNED }).strict(),
       output: SubjectPapersSchema,
       run: async (ctx, a) =>
         paid(
@@ -211,7 +205,7 @@ export function toolDefinitions(): ToolDef[] {
       description: `${d('getElementPapers')}; keyword narrows them (total_ranked then counts those).${NOT_RIS}`,
       input: SymbolParam.extend({
         keyword: KeywordQuery,
-        sort: PaperSort,
+        sort: PaperSortArg,
         limit: LimitQuery,
         ...PINNED,
       }).strict(),

@@ -1,13 +1,6 @@
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { Plan } from '../access/plans.js';
-import {
-  DEFAULT_PAPER_LIMIT,
-  type Edition,
-  goesAsPayer,
-  type Operation,
-  payerPlan,
-  priceOf,
-} from '../access/policy.js';
+import { type Edition, goesAsPayer, type Operation, payerPlan } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import {
   type PaidResource,
@@ -139,10 +132,4 @@ export function payerOf(
   if (payments && goesAsPayer(op, plan, edition, paymentSent, resolution))
     return { plan: payerPlan(op, edition, resolution), payer: true };
   return { plan, payer: false };
-}
-
-/** The price of a call by its request alone (the paper tiers by `limit`, DEFAULT_PAPER_LIMIT when absent). */
-export function requestPrice(op: Operation, limit: unknown): number | null {
-  const n = Number(limit ?? DEFAULT_PAPER_LIMIT);
-  return priceOf(op, Number.isFinite(n) ? n : DEFAULT_PAPER_LIMIT);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { DATA_VERSION_DIGITS } from '../contracts/data-version.js';
 import { runInWorker } from '../util/one-shot-worker.js';
 import { workerFile } from '../util/worker-file.js';
 
@@ -27,7 +28,7 @@ export async function contentHash(path: string): Promise<string> {
   } finally {
     await fh.close();
   }
-  return hash.digest('hex').slice(0, 16);
+  return hash.digest('hex').slice(0, DATA_VERSION_DIGITS);
 }
 
 /**

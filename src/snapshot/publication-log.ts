@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { isDataVersion } from '../contracts/data-version.js';
 import { writeFileAtomically } from './atomic-file.js';
 
 /**
@@ -23,13 +24,10 @@ export interface Publication {
 export const DEFAULT_SNAPSHOTS_KEEP = 5;
 
 const LOG = 'PUBLISHED';
-const VERSION = /^[0-9a-f]{16}$/;
 
 function isPublication(p: unknown): p is Publication {
   const x = p as Partial<Publication> | null;
-  return (
-    typeof x?.data_version === 'string' && VERSION.test(x.data_version) && typeof x.published_at === 'string'
-  );
+  return isDataVersion(x?.data_version) && typeof x?.published_at === 'string';
 }
 
 /** The log, newest first; empty when there is none yet (snapshots published before it existed). */

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isDataVersion, SNAPSHOT_FILE } from '../contracts/data-version.js';
 import { fsyncPath, writeFileAtomically } from './atomic-file.js';
 import { fileHash } from './file-hash.js';
 import {
@@ -18,8 +19,6 @@ import {
  * answer can be asked again of the version it came from. Every change is a write to a temporary
  * file, fsync, then rename, so a reader sees the old state or the new one, never half of either.
  */
-const VERSION = /^[0-9a-f]{16}$/;
-
 export function snapshotFile(dir: string, version: string): string {
   return join(dir, `${version}.sqlite`);
 }
@@ -28,7 +27,7 @@ export function snapshotFile(dir: string, version: string): string {
 export function readPointerName(dir: string, name: 'CURRENT' | 'PREVIOUS'): string | null {
   try {
     const v = readFileSync(join(dir, name), 'utf8').trim();
-    return VERSION.test(v) ? v : null;
+    return isDataVersion(v) ? v : null;
   } catch {
     return null;
   }
@@ -49,7 +48,7 @@ export function listSnapshotVersions(dir: string): string[] {
     return [];
   }
   return names
-    .map((name) => /^([0-9a-f]{16})\.sqlite$/.exec(name)?.[1])
+    .map((name) => SNAPSHOT_FILE.exec(name)?.[1])
     .filter((v): v is string => v !== undefined)
     .map((v) => ({ v, mtime: fileStamp(snapshotFile(dir, v))?.mtimeMs ?? 0 }))
     .sort((a, b) => b.mtime - a.mtime)
@@ -207,7 +206,7 @@ function prune(dir: string, keep: number): void {
   const keptLog = log.filter((p) => kept.has(p.data_version));
   if (keptLog.length !== log.length) writePublications(dir, keptLog);
   for (const name of readdirSync(dir)) {
-    const m = /^([0-9a-f]{16})\.sqlite$/.exec(name);
+    const m = SNAPSHOT_FILE.exec(name);
     if (m && !kept.has(m[1]!)) rmSync(join(dir, name), { force: true });
     // The snapshot being written and its side files (titles' index, topic model), each with SQLite's journal.
     const b = /^\.build-(\d+)-\d+\.sqlite(-titles(-topics)?)?(-journal|-wal|-shm)?$/.exec(name);

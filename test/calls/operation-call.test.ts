@@ -21,8 +21,7 @@ describe('OperationCall: access, pin, work, finish, in that order', () => {
 
   const request = (over: Partial<CallRequest> = {}): CallRequest => ({
     payment: undefined,
-    resolution: undefined,
-    limit: undefined,
+    terms: {},
     what: 'The tool x',
     retry: 'again',
     resource: () => ({ operation: 'x', url: 'https://ri.example/mcp', description: 'x' }),
@@ -49,7 +48,7 @@ describe('OperationCall: access, pin, work, finish, in that order', () => {
   });
 
   it('a resolution above the plan is refused naming it', async () => {
-    const outcome = await call('getElementHistory', 'free', { resolution: 'monthly' }).run(
+    const outcome = await call('getElementHistory', 'free', { terms: { resolution: 'monthly' } }).run(
       () => ({ input: {}, version: null }),
       async () => 'never',
     );

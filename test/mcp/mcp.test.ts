@@ -329,6 +329,11 @@ describe('the MCP tool server', () => {
       'x402/error': { code: 402, message: expect.any(String), data: terms },
     });
     expect(unpaid.structuredContent).toBeUndefined();
+    // Priced as the tool's schema reads the arguments: a limit sent as text is still 50 papers.
+    const asText = await call(anon, 'get_element_papers', { symbol: 'Fe', limit: '50' });
+    expect(toolTerms(asText).accepts[0]!.amount).toBe(
+      usdToAtomic(priceOf(operation('getElementPapers'), 50)!),
+    );
 
     const { client } = payingFetch();
     const payload = await client.createPaymentPayload(terms);

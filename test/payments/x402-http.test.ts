@@ -452,6 +452,30 @@ describe('keys and payments together', () => {
     expect(paidRes.status).toBe(200);
     expect(decodePaymentResponseHeader(paidRes.headers.get('payment-response')!).success).toBe(true);
   });
+
+  it('prices the request as its route parses it: none is quoted for one that does not parse', async () => {
+    // ' 50' and 5e1 are 50 papers to the route, so they cost what 50 papers cost.
+    for (const limit of ['%2050', '5e1']) {
+      const res = await fetch(url(`/elements/Fe/papers?limit=${limit}`), bearer(ctx.keys.free));
+      expect([limit, ((await res.json()) as { price_usd: number }).price_usd]).toEqual([limit, 0.1]);
+    }
+    // A limit the route refuses: the refusal offers no per-call price (paid, it would be a 400),
+    // and without a key the answer is the 400 itself, never a demand for payment.
+    for (const limit of ['101', 'abc', '50&limit=10']) {
+      const refused = await fetch(url(`/elements/Fe/papers?limit=${limit}`), bearer(ctx.keys.free));
+      const body = (await refused.json()) as Record<string, unknown>;
+      expect([limit, refused.status, body.code, 'price_usd' in body]).toEqual([
+        limit,
+        403,
+        'plan_required',
+        false,
+      ]);
+      expect(body.detail).not.toMatch(/paid per call/);
+      const unpaid = await fetch(url(`/elements/Fe/papers?limit=${limit}`));
+      expect([limit, unpaid.status, unpaid.headers.get('payment-required')]).toEqual([limit, 400, null]);
+      await unpaid.body?.cancel();
+    }
+  });
 });
 
 describe('when settlement or the facilitator fails', () => {

@@ -1,3 +1,4 @@
+import { MAX_PAGES } from '../../contracts/research-request.js';
 import { ServiceError } from '../errors.js';
 import type { ResearchRequest } from '../research.js';
 
@@ -6,8 +7,6 @@ import type { ResearchRequest } from '../research.js';
  * paid answer with empty lists, so it is refused (404 page_out_of_range) before any payment is
  * asked, like every error; research is costly, so the count is learnt without slowing page 1.
  */
-
-export const MAX_PAGES = 5;
 
 /** The pages of an answer whose longest list holds `longest` papers: at least 1, at most MAX_PAGES. */
 export function pageCount(longest: number, pageSize: number): number {

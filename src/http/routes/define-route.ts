@@ -7,6 +7,7 @@ import {
 } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { type OperationId, operation } from '../../access/policy.js';
+import { QUERIES } from '../../contracts/queries.js';
 import type { AppEnv } from '../context.js';
 import { checkAccess, viewerOf } from '../guard.js';
 import { errorResponses, type RouteDeps } from './shared.js';
@@ -46,6 +47,9 @@ export function defineRoute<const S extends RouteSpec>(
   handler: RouteHandler<DefinedRoute<S>, AppEnv>,
 ): void {
   const op = operation(id);
+  // The query is the operation's own, which the price of a call reads too.
+  if (spec.request?.query !== (QUERIES as Partial<Record<OperationId, z.ZodType>>)[id])
+    throw new Error(`${id}: its query must be QUERIES.${id} (src/contracts/queries.ts)`);
   const what = `${op.method} /v1${op.path}`;
   const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
     checkAccess(c, op.access, deps.edition, deps.publicUrl, what, op);

@@ -1,6 +1,7 @@
-import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { batchPrice, operation } from '../../../access/policy.js';
-import { ElementHistoriesSchema, SymbolsQuery } from '../../../contracts/elements.js';
+import { ElementHistoriesSchema } from '../../../contracts/elements.js';
+import { QUERIES } from '../../../contracts/queries.js';
 import { batchSymbols } from '../../../core/elements.js';
 import { elementHistories, MAX_HISTORY_BATCH } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
@@ -9,7 +10,7 @@ import { checkResolution } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historiesTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { FormatQuery, PinnedQuery, ResolutionQuery, type RouteDeps } from '../shared.js';
+import type { RouteDeps } from '../shared.js';
 
 /**
  * Several elements' histories in one call: the access of one element's history, and without a
@@ -24,11 +25,7 @@ export function registerElementHistories(app: OpenAPIHono<AppEnv>, deps: RouteDe
     'getElementHistories',
     {
       summary: `Full histories of up to ${MAX_HISTORY_BATCH} elements in one call (symbols=Fe,Ni,Co), priced per symbol`,
-      request: {
-        query: z
-          .object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PinnedQuery, ...FormatQuery })
-          .strict(),
-      },
+      request: { query: QUERIES.getElementHistories },
       ok: {
         description: 'One history per symbol, in the order given (JSON, or CSV with Accept: text/csv)',
         content: {

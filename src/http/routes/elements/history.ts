@@ -1,5 +1,7 @@
-import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { ElementHistorySchema } from '../../../contracts/elements.js';
+import { SymbolParam } from '../../../contracts/params.js';
+import { QUERIES } from '../../../contracts/queries.js';
 import { canonicalSymbol } from '../../../core/elements.js';
 import { elementHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
@@ -8,7 +10,7 @@ import { checkResolution } from '../../guard.js';
 import { charge } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { FormatQuery, PinnedQuery, ResolutionQuery, type RouteDeps, SymbolParam } from '../shared.js';
+import type { RouteDeps } from '../shared.js';
 
 export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -17,10 +19,7 @@ export function registerElementHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     'getElementHistory',
     {
       summary: 'Full history of an element (RI, RIS, HRI per period)',
-      request: {
-        params: SymbolParam,
-        query: z.object({ resolution: ResolutionQuery, ...PinnedQuery, ...FormatQuery }).strict(),
-      },
+      request: { params: SymbolParam, query: QUERIES.getElementHistory },
       ok: {
         description: 'The history (JSON, or CSV with Accept: text/csv)',
         content: { 'application/json': { schema: ElementHistorySchema }, ...csvContent('The series') },

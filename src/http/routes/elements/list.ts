@@ -1,11 +1,12 @@
-import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { ElementListSchema, SymbolsQuery } from '../../../contracts/elements.js';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { ElementListSchema } from '../../../contracts/elements.js';
+import { QUERIES } from '../../../contracts/queries.js';
 import { batchSymbols, listElements } from '../../../core/elements.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
 import { csvContent, elementsTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { FormatQuery, PinnedQuery, type RouteDeps } from '../shared.js';
+import type { RouteDeps } from '../shared.js';
 
 export function registerListElements(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -14,9 +15,7 @@ export function registerListElements(app: OpenAPIHono<AppEnv>, deps: RouteDeps):
     'listElements',
     {
       summary: 'All 118 elements (or those of symbols=Fe,Ni,Co) with their current RI, RIS and HRI',
-      request: {
-        query: z.object({ symbols: SymbolsQuery.optional(), ...PinnedQuery, ...FormatQuery }).strict(),
-      },
+      request: { query: QUERIES.listElements },
       ok: {
         description: 'All 118 elements by atomic number, or the symbols asked for in their order',
         content: { 'application/json': { schema: ElementListSchema }, ...csvContent('The elements') },

@@ -1,20 +1,15 @@
-import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { MAX_PAPER_LIMIT } from '../../../access/policy.js';
 import { ElementPapersSchema } from '../../../contracts/elements.js';
+import { SymbolParam } from '../../../contracts/params.js';
+import { QUERIES } from '../../../contracts/queries.js';
 import { elementPapers } from '../../../core/papers.js';
 import type { AppEnv } from '../../context.js';
 import { jsonOrCsv } from '../../csv.js';
 import { paid } from '../../payment.js';
 import { csvContent, papersTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import {
-  FormatQuery,
-  KeywordQuery,
-  LimitQuery,
-  PinnedQuery,
-  type RouteDeps,
-  SortQuery,
-  SymbolParam,
-} from '../shared.js';
+import type { RouteDeps } from '../shared.js';
 
 export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -22,19 +17,8 @@ export function registerElementPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
     deps,
     'getElementPapers',
     {
-      summary: "An element's top papers (at most 100 are ranked)",
-      request: {
-        params: SymbolParam,
-        query: z
-          .object({
-            keyword: KeywordQuery,
-            sort: SortQuery,
-            limit: LimitQuery,
-            ...PinnedQuery,
-            ...FormatQuery,
-          })
-          .strict(),
-      },
+      summary: `An element's top papers (at most ${MAX_PAPER_LIMIT} are ranked)`,
+      request: { params: SymbolParam, query: QUERIES.getElementPapers },
       ok: {
         description: 'The papers (JSON, or CSV with Accept: text/csv)',
         content: { 'application/json': { schema: ElementPapersSchema }, ...csvContent('The papers') },

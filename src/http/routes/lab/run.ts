@@ -1,12 +1,13 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { LabDepth } from '../../../access/policy.js';
-import { DepthSchema, LabRunSchema } from '../../../contracts/lab.js';
-import type { LabRunRequest, LabService } from '../../../core/lab-service.js';
+import { LabRunFields, LabRunSchema } from '../../../contracts/lab.js';
+import { QUERIES } from '../../../contracts/queries.js';
+import { type LabRunRequest, type LabService, labRunRequest } from '../../../core/lab-service.js';
 import type { AppEnv } from '../../context.js';
 import { charge } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
-import { jsonBody, type RouteDeps, requireExactlyOne } from '../shared.js';
+import { jsonBody, type RouteDeps } from '../shared.js';
 
 const ok = { description: 'The papers', content: { 'application/json': { schema: LabRunSchema } } };
 const errors = {
@@ -16,27 +17,6 @@ const errors = {
   400: 'A parameter is invalid (invalid_parameter), the quote was edited (quote_edited), or it does not offer the depth (depth_not_offered)',
   403: "The key's plan is too low (plan_required), or the quote is a licence offer (licence_required)",
 };
-
-const QuoteId = z.string().min(1).max(100).describe('The quote_id of a quote');
-
-/** A quote by its quote_id or whole, and the depth: the POST body's fields, which MCP's lab_run takes too. */
-export const LabRunFields = {
-  quote_id: QuoteId.optional(),
-  quote: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe('The whole quote as returned by the lab quote'),
-  depth: DepthSchema,
-};
-
-/** The quote asked for with LabRunFields: by its quote_id or whole. */
-export function labRunRequest(
-  f: { quote_id?: string | undefined; quote?: Record<string, unknown> | undefined },
-  where = '',
-): LabRunRequest {
-  requireExactlyOne({ quote_id: f.quote_id, quote: f.quote }, `'quote_id' or 'quote'${where}`);
-  return f.quote ? { quote: f.quote } : { quoteId: f.quote_id! };
-}
 
 /**
  * GET and POST /lab/run: the quoted query's top papers, ranked by impact. An edited, expired or
@@ -54,7 +34,7 @@ export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: L
     'labRun',
     {
       summary: 'The top papers of a quoted query, ranked by impact',
-      request: { query: z.object({ quote_id: QuoteId, depth: LabRunFields.depth }).strict() },
+      request: { query: QUERIES.labRun },
       ok,
       errors,
     },

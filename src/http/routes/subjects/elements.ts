@@ -1,10 +1,12 @@
-import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { SubjectParams } from '../../../contracts/params.js';
+import { QUERIES } from '../../../contracts/queries.js';
 import { SubjectElementsSchema } from '../../../contracts/subjects.js';
 import { subjectElements } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { paid } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
-import { PinnedQuery, type RouteDeps, SubjectParams } from '../shared.js';
+import type { RouteDeps } from '../shared.js';
 
 export function registerSubjectElements(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -13,7 +15,7 @@ export function registerSubjectElements(app: OpenAPIHono<AppEnv>, deps: RouteDep
     'getSubjectElements',
     {
       summary: 'The top 10 elements a topic or keyword is routed to',
-      request: { params: SubjectParams, query: z.object(PinnedQuery).strict() },
+      request: { params: SubjectParams, query: QUERIES.getSubjectElements },
       ok: {
         description: 'The routed elements',
         content: { 'application/json': { schema: SubjectElementsSchema } },

@@ -1,10 +1,12 @@
-import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { SubjectParams } from '../../../contracts/params.js';
+import { QUERIES } from '../../../contracts/queries.js';
 import { SubjectSchema } from '../../../contracts/subjects.js';
 import { getSubject } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { paid } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
-import { PinnedQuery, type RouteDeps, SubjectParams } from '../shared.js';
+import type { RouteDeps } from '../shared.js';
 
 export function registerGetSubject(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -13,7 +15,7 @@ export function registerGetSubject(app: OpenAPIHono<AppEnv>, deps: RouteDeps): v
     'getSubject',
     {
       summary: 'RI, RIS, HRI and paper_count of a topic or keyword',
-      request: { params: SubjectParams, query: z.object(PinnedQuery).strict() },
+      request: { params: SubjectParams, query: QUERIES.getSubject },
       ok: { description: 'The subject', content: { 'application/json': { schema: SubjectSchema } } },
       errors: { 404: 'Unknown subject (unknown_subject), with suggestions' },
     },

@@ -1,4 +1,6 @@
-import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { SubjectParams } from '../../../contracts/params.js';
+import { QUERIES } from '../../../contracts/queries.js';
 import { SubjectHistorySchema } from '../../../contracts/subjects.js';
 import { subjectHistory } from '../../../core/history.js';
 import type { AppEnv } from '../../context.js';
@@ -7,7 +9,7 @@ import { checkResolution } from '../../guard.js';
 import { paid } from '../../payment.js';
 import { csvContent, historyTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { FormatQuery, PinnedQuery, ResolutionQuery, type RouteDeps, SubjectParams } from '../shared.js';
+import type { RouteDeps } from '../shared.js';
 
 export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -16,10 +18,7 @@ export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     'getSubjectHistory',
     {
       summary: 'Full history of a topic or keyword (yearly or monthly)',
-      request: {
-        params: SubjectParams,
-        query: z.object({ resolution: ResolutionQuery, ...PinnedQuery, ...FormatQuery }).strict(),
-      },
+      request: { params: SubjectParams, query: QUERIES.getSubjectHistory },
       ok: {
         description: 'The history (JSON, or CSV with Accept: text/csv)',
         content: { 'application/json': { schema: SubjectHistorySchema }, ...csvContent('The series') },

@@ -1,4 +1,7 @@
-import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { MAX_PAPER_LIMIT } from '../../../access/policy.js';
+import { SubjectParams } from '../../../contracts/params.js';
+import { QUERIES } from '../../../contracts/queries.js';
 import { SubjectPapersSchema } from '../../../contracts/subjects.js';
 import { subjectPapers } from '../../../core/papers.js';
 import type { AppEnv } from '../../context.js';
@@ -6,7 +9,7 @@ import { jsonOrCsv } from '../../csv.js';
 import { paid } from '../../payment.js';
 import { csvContent, papersTable } from '../csv-tables.js';
 import { defineRoute } from '../define-route.js';
-import { FormatQuery, LimitQuery, PinnedQuery, type RouteDeps, SortQuery, SubjectParams } from '../shared.js';
+import type { RouteDeps } from '../shared.js';
 
 export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -14,11 +17,8 @@ export function registerSubjectPapers(app: OpenAPIHono<AppEnv>, deps: RouteDeps)
     deps,
     'getSubjectPapers',
     {
-      summary: "A topic's or keyword's top papers (at most 100 are ranked)",
-      request: {
-        params: SubjectParams,
-        query: z.object({ sort: SortQuery, limit: LimitQuery, ...PinnedQuery, ...FormatQuery }).strict(),
-      },
+      summary: `A topic's or keyword's top papers (at most ${MAX_PAPER_LIMIT} are ranked)`,
+      request: { params: SubjectParams, query: QUERIES.getSubjectPapers },
       ok: {
         description: 'The papers (JSON, or CSV with Accept: text/csv)',
         content: { 'application/json': { schema: SubjectPapersSchema }, ...csvContent('The papers') },

@@ -1,10 +1,11 @@
-import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { QUERIES } from '../../../contracts/queries.js';
 import { SubjectSearchSchema } from '../../../contracts/subjects.js';
 import { searchSubjects } from '../../../core/subjects.js';
 import type { AppEnv } from '../../context.js';
 import { paid } from '../../payment.js';
 import { defineRoute } from '../define-route.js';
-import { PinnedQuery, type RouteDeps, SubjectSearchText } from '../shared.js';
+import type { RouteDeps } from '../shared.js';
 
 export function registerSearchSubjects(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   defineRoute(
@@ -13,14 +14,7 @@ export function registerSearchSubjects(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     'searchSubjects',
     {
       summary: 'Resolve free text to topics and keywords (subject_type, subject_id)',
-      request: {
-        query: z
-          .object({
-            q: SubjectSearchText,
-            ...PinnedQuery,
-          })
-          .strict(),
-      },
+      request: { query: QUERIES.searchSubjects },
       ok: {
         description: 'Ranked candidates',
         content: { 'application/json': { schema: SubjectSearchSchema } },

@@ -1,4 +1,5 @@
-import { type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { QUERIES } from '../../../contracts/queries.js';
 import { VersionsSchema } from '../../../contracts/versions.js';
 import { listVersions } from '../../../core/versions.js';
 import type { AppEnv } from '../../context.js';
@@ -13,7 +14,7 @@ export function registerVersions(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
     'listVersions',
     {
       summary: 'The data versions kept: pin any read to one with data_version= or RI-Data-Version',
-      request: { query: z.object({}).strict() },
+      request: { query: QUERIES.listVersions },
       ok: {
         description: 'The kept versions, most recently published first',
         content: { 'application/json': { schema: VersionsSchema } },

@@ -1,0 +1,124 @@
+/**
+ * The request parameters several operations share, declared once with their OpenAPI metadata:
+ * REST's routes (as query and path parameters, through queries.ts), MCP's tools (as tool input)
+ * and the price of a call read these, so the doors cannot take a parameter differently. The
+ * parameters of one area are beside its answers (research.ts, lab.ts).
+ */
+import { z } from '@hono/zod-openapi';
+import { DEFAULT_PAPER_LIMIT, MAX_PAPER_LIMIT } from '../access/policy.js';
+import { ResolutionSchema } from './common.js';
+import { DATA_VERSION, DATA_VERSION_FORM } from './data-version.js';
+import { SubjectTypeSchema } from './subjects.js';
+
+export const SymbolParam = z.object({
+  symbol: z
+    .string()
+    .min(1)
+    .max(40)
+    .openapi({
+      param: { name: 'symbol', in: 'path' },
+      example: 'Fe',
+      description: 'Chemical symbol, any case',
+    }),
+});
+
+/** A batch: comma-separated symbols, any case; each element once, in the order given. */
+export const SymbolsQuery = z
+  .string()
+  .min(1)
+  .max(1000)
+  .openapi({ example: 'Fe,Ni,Co', description: 'Comma-separated element symbols, any case (Fe,ni,CO)' });
+
+export const SubjectParams = z.object({
+  subject_type: SubjectTypeSchema.openapi({ param: { name: 'subject_type', in: 'path' }, example: 'topic' }),
+  subject_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({
+      param: { name: 'subject_id', in: 'path' },
+      example: 'T10030',
+      description: 'OpenAlex topic id (T10030) or keyword slug',
+    }),
+});
+
+/**
+ * data_version= on a read: answer from that published snapshot while it is kept (GET
+ * /v1/versions), the same bytes as when it was current. The RI-Data-Version request header does
+ * the same (http/data-version.ts reads both, before the route).
+ */
+export const DataVersionQuery = z
+  .string()
+  .regex(DATA_VERSION, `must be a data_version: ${DATA_VERSION_FORM}, as in an answer`)
+  .optional()
+  .openapi({
+    // No example: an example version would be one no longer kept (410) when tried.
+    description:
+      "Answer from this data version (an earlier answer's data_version) while it is kept: see GET /v1/versions. " +
+      'The RI-Data-Version request header does the same. A version no longer kept: 410 data_version_gone, naming the current one.',
+  });
+
+/** Spread into a read's parameters: `z.object({ ...own, ...PinnedQuery }).strict()`. */
+export const PinnedQuery = { data_version: DataVersionQuery };
+
+/**
+ * The form of a tabular read: csv is the same answer as CSV, as `Accept: text/csv` gives it, for
+ * what cannot send a header (a spreadsheet's import from a URL, pandas.read_csv(url)); json is
+ * JSON whatever Accept says. Spread into the query of a route that answers CSV.
+ */
+export const FormatQuery = {
+  format: z.enum(['json', 'csv']).optional().openapi({
+    description: 'csv: the answer as CSV, as with Accept: text/csv (for a URL alone); json: JSON',
+  }),
+};
+
+/** search_subjects' q: free text. */
+export const SubjectSearchText = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .openapi({ example: 'oxygen evolution' })
+  .describe('Free text, 1-200 characters, e.g. "co2 reduction copper"');
+
+/** An element's papers narrowed to those with a keyword. */
+export const KeywordQuery = z
+  .string()
+  .min(1)
+  .max(100)
+  .optional()
+  .describe('Only papers with this keyword (slug or name)');
+
+export const ResolutionQuery = ResolutionSchema.default('yearly').openapi({
+  description: 'yearly (any key), monthly (Personal+), daily (Professional+, elements only)',
+});
+
+export const SortQuery = z
+  .enum(['impact', 'newest', 'foundational', 'ris'])
+  .default('impact')
+  .transform((s) => (s === 'ris' ? 'impact' : s))
+  .openapi({
+    description: 'impact (default; ris is accepted as an alias), newest, foundational (most cited first)',
+  });
+
+/** Paper sorts as an agent should choose them, in a tool's input (REST also takes ris as an alias of impact). */
+export const PaperSortArg = z
+  .enum(['impact', 'newest', 'foundational'])
+  .default('impact')
+  .describe('impact (default), newest, foundational (most cited first)');
+
+/** Resolutions of a subject's history, in a tool's input (daily is for elements only). */
+export const SubjectResolutionArg = z
+  .enum(['yearly', 'monthly'])
+  .default('yearly')
+  .describe('yearly (default) or monthly (both need the Personal plan, as every subject read)');
+
+export const LimitQuery = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_PAPER_LIMIT)
+  .default(DEFAULT_PAPER_LIMIT)
+  .openapi({
+    description: `Papers to return, 1-${MAX_PAPER_LIMIT} (default ${DEFAULT_PAPER_LIMIT}); only the top ${MAX_PAPER_LIMIT} are ranked`,
+  });

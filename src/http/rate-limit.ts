@@ -1,23 +1,15 @@
 /**
  * Rate limits, the HTTP layer: which bucket a request counts against (its API key, else its client
  * IP as the trusted proxies report it) and with which budget, the RateLimit headers on every
- * answer, and the 429. The counting itself is the limiter's (limiter.ts).
+ * answer, and the 429. The counting itself is the limiter's (access/rate-limiter.ts).
  */
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
+import type { RateLimiter, RateLimitResult } from '../access/rate-limiter.js';
 import { ServiceError } from '../core/errors.js';
+import { canonicalIp, ipMatcher } from '../util/ip-ranges.js';
 import { addAnswerHeaders } from './answer-headers.js';
-import { canonicalIp, ipMatcher } from './ip-allow.js';
-import type { RateLimiter, RateLimitResult } from './limiter.js';
 import type { Step } from './pipeline.js';
-
-// The limiter's names, for the modules that import them from here.
-export {
-  createRateLimiter,
-  MemoryRateLimiter,
-  type RateLimiter,
-  RedisRateLimiter,
-} from './limiter.js';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 

@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { MemoryRateLimiter } from '../../src/access/rate-limiter.js';
 import { createMetrics, type Metrics, metricsHandler, metricsStep } from '../../src/http/metrics.js';
 import { pipeline } from '../../src/http/pipeline.js';
 import { handleError } from '../../src/http/problem.js';
-import { MemoryRateLimiter, rateLimitStep } from '../../src/http/rate-limit.js';
+import { rateLimitStep } from '../../src/http/rate-limit.js';
 
 function tinyApp(metrics: Metrics) {
   const app = new Hono();

@@ -3,17 +3,15 @@ import { once } from 'node:events';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pipeline } from '../../src/http/pipeline.js';
-import { handleError } from '../../src/http/problem.js';
 import {
-  clientIp,
   createRateLimiter,
   MemoryRateLimiter,
   type RateLimiter,
-  type RateLimitPolicy,
   RedisRateLimiter,
-  rateLimitStep,
-} from '../../src/http/rate-limit.js';
+} from '../../src/access/rate-limiter.js';
+import { pipeline } from '../../src/http/pipeline.js';
+import { handleError } from '../../src/http/problem.js';
+import { clientIp, type RateLimitPolicy, rateLimitStep } from '../../src/http/rate-limit.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -23,34 +23,40 @@ import { registerPages } from '../web/pages.js';
 import { registerPricing } from '../web/pricing.js';
 import { securityHeaders } from '../web/security-headers.js';
 import { WebSessions } from '../web/session.js';
-import { takeAnswerHeaders } from './answer-headers.js';
 import { authenticate } from './auth.js';
 import { BadKeyGuard } from './bad-keys.js';
 import { boundedBody } from './body-limit.js';
-import { acceptsGzip, compression, markPrecompressed } from './compression.js';
 import type { AppDeps, AppEnv, Caller } from './context.js';
 import { cors } from './cors.js';
 import { requestedVersion } from './data-version.js';
+import { acceptsGzip, compression, markPrecompressed } from './fast-path/compression.js';
+import {
+  afterNext,
+  type FastPathRun,
+  type Middleware,
+  middlewareChain,
+  onlyFor,
+} from './fast-path/middleware-chain.js';
+import { responseCache } from './fast-path/response-cache.js';
+import { takeResponseHeaders } from './fast-path/response-headers.js';
+import { unpaidCache } from './fast-path/unpaid-cache.js';
 import { methodNotAllowed, methodsByPath } from './method-not-allowed.js';
-import { createMetrics, metricsHandler, metricsStep } from './metrics.js';
+import { createMetrics, metricsHandler, metricsMiddleware } from './metrics.js';
 import { registerOpenApi } from './openapi.js';
 import { paymentGate } from './payment.js';
-import { afterNext, type FrontRun, onlyFor, pipeline, type Step } from './pipeline.js';
 import { handleError, MAX_BODY_BYTES, MAX_URL_CHARS, problemResponse, validationProblem } from './problem.js';
-import { clientIp, rateLimitStep } from './rate-limit.js';
+import { clientIp, rateLimitMiddleware } from './rate-limit.js';
 import { requestLog } from './request-log.js';
-import { responseCache } from './response-cache.js';
 import { registerRoutes } from './routes/index.js';
 import { registerApiRoot } from './routes/root/get.js';
 import type { RouteDeps } from './routes/shared.js';
 import { registerSkill } from './routes/skill/get.js';
-import { unpaidCache } from './unpaid-cache.js';
 
 /**
  * The REST front door at /v1: parses requests, calls the service core over the snapshot the
  * request started with, and shapes answers. Every error is an RFC 9457 problem.
  */
-export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRun } {
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { fastPath: FastPathRun } {
   const log = deps.log ?? (() => {});
   const defaultHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context<AppEnv>) =>
     result.success
@@ -79,11 +85,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
     );
   };
   // A path and query longer than any this API needs: 414, before any routing or lookup.
-  const uriLength: Step = {
+  const uriLength: Middleware = {
     enter(c) {
       const url = c.req.url;
       if (url.length - url.indexOf('/', url.indexOf('//') + 2) <= MAX_URL_CHARS) return undefined;
-      // Thrown: answered by onError as the same problem (and handed on by the front, front.ts).
+      // Thrown: answered by onError as the same problem (and handed on by the fast path, fast-path.ts).
       throw new ServiceError(
         'uri_too_long',
         `The path and query are longer than ${MAX_URL_CHARS} characters.`,
@@ -98,7 +104,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
   );
   // The snapshot a request starts with is the one it answers from, even if a newer one is published
   // meanwhile; a read pinned with data_version= or RI-Data-Version answers from that one.
-  const snapshotStep: Step<Context<AppEnv>> = {
+  const snapshotMiddleware: Middleware<Context<AppEnv>> = {
     enter(c) {
       if (c.req.path === '/v1/openapi.json') return undefined;
       const pinned = requestedVersion(c);
@@ -124,7 +130,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
       { limit: deps.config.RATE_LIMIT_PER_KEY ?? n, windowSeconds: 60 },
     ]),
   ) as Record<Plan, { limit: number; windowSeconds: number }>;
-  const limits = rateLimitStep(limiter, {
+  const limits = rateLimitMiddleware(limiter, {
     perKey: planLimits.free,
     perKeyFor: (c) => planLimits[(c.get('caller') as Caller | undefined)?.plan ?? 'free'],
     perIp: { limit: deps.config.RATE_LIMIT_PER_IP, windowSeconds: 60 },
@@ -138,39 +144,44 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
     deps.config.STATE_TIMEOUT_MS,
   );
   const usage = deps.usage ?? new UsageCounter(deps.state);
-  const authenticated = authenticate(deps.state, badKeys, usage) as Step;
-  // What every request passes through, as one middleware (pipeline.ts): request id and CORS
+  const authenticated = authenticate(deps.state, badKeys, usage) as Middleware;
+  // What every request passes through, as one middleware (middleware-chain.ts): request id and CORS
   // headers first, set before the handler (see cors.ts for why), then the request log, metrics,
   // the 414 check, the body limit (every route: body-limit.ts), compression and the pages'
   // headers; and for /v1 (but its OpenAPI document, answered before them) the snapshot, the
   // caller, the rate limit, pay per call (x402: only in the full edition and when a network is
   // offered) and the response cache.
-  const steps = pipeline(
+  const middleware = middlewareChain(
     [
-      cors(paymentsOn, deps.config.publicUrl) as Step,
+      cors(paymentsOn, deps.config.publicUrl) as Middleware,
       ...(deps.logger?.isLevelEnabled('info') ? [requestLog(deps.logger)] : []),
-      metricsStep(metrics),
+      metricsMiddleware(metrics),
       uriLength,
       boundedBody(MAX_BODY_BYTES),
       compression(),
       ...pageHeaders,
       ...onlyFor(isApiRequest, [
-        snapshotStep as Step,
+        snapshotMiddleware as Middleware,
         authenticated,
         limits,
         ...(paymentsOn
           ? [
-              paymentGate(deps.payments!, deps.config.EDITION, deps.config.publicUrl, deps.snapshots) as Step,
+              paymentGate(
+                deps.payments!,
+                deps.config.EDITION,
+                deps.config.publicUrl,
+                deps.snapshots,
+              ) as Middleware,
               // The unpaid 402 of a URL, kept ready (its terms are the same for every caller).
-              unpaidCache(() => deps.payments!.termsGeneration) as Step,
+              unpaidCache(() => deps.payments!.termsGeneration) as Middleware,
             ]
           : []),
-        responseCache() as Step,
+        responseCache() as Middleware,
       ]),
     ],
     onError,
   );
-  app.use('*', steps);
+  app.use('*', middleware);
 
   // The older edition has no research, lab or payment endpoints: they answer 404.
   const lab =
@@ -311,7 +322,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
     version: SERVICE_VERSION,
     log,
   });
-  app.use('/mcp', pipeline([authenticated, limits], onError));
+  app.use('/mcp', middlewareChain([authenticated, limits], onError));
   app.all('/mcp', async (c) => {
     // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
     if (c.req.method !== 'POST')
@@ -350,7 +361,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
       markPrecompressed(c);
       return new Response(hit.body, {
         status: 200,
-        headers: takeAnswerHeaders(c, hit.headers, true) ?? hit.headers,
+        headers: takeResponseHeaders(c, hit.headers, true) ?? hit.headers,
       });
     }
     const header = (name: string) => c.req.header(name);
@@ -368,12 +379,12 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { front: FrontRu
     return problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`));
   });
   app.onError(onError);
-  // The same steps, for the node listener's front (front.ts): cached answers without Hono's objects.
-  return Object.assign(app, { front: steps.front });
+  // The same middleware, for the node listener's fast path: cached answers without Hono's objects.
+  return Object.assign(app, { fastPath: middleware.fastPath });
 }
 
 /**
- * The requests the /v1 steps are for: /v1 and every path under it (what `v1.use('*')` matched),
+ * The requests the /v1 middleware is for: /v1 and every path under it (what `v1.use('*')` matched),
  * but GET /v1/openapi.json, whose route was registered before them and so answered without them.
  */
 function isApiRequest(c: Context): boolean {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
-import { applyAnswerHeaders, startAnswerHeaders } from './answer-headers.js';
-import type { Step } from './pipeline.js';
+import type { Middleware } from './fast-path/middleware-chain.js';
+import { applyResponseHeaders, startResponseHeaders } from './fast-path/response-headers.js';
 
 const EXPOSE = [
   'ETag',
@@ -18,15 +18,15 @@ const EXPOSE_PAYMENTS = [...EXPOSE, 'PAYMENT-REQUIRED', 'PAYMENT-RESPONSE'].join
 
 /**
  * The request id (taken from X-Request-Id or made) and CORS for a public read-only API: any origin,
- * GET and POST, preflight answered here. The first step: it opens the collection of headers every
- * answer carries (answer-headers.ts) and puts them on the answer at the end. Not hono/cors: it
+ * GET and POST, preflight answered here. The first middleware: it opens the collection of headers
+ * every answer carries (fast-path/response-headers.ts) and puts them on the answer at the end. Not hono/cors: it
  * writes to c.res before the handler, which makes @hono/node-server rebuild every response as a
  * stream (a quarter of the throughput).
  */
 export function cors(
   payments = false,
   publicUrl = '',
-): Step<Context<{ Variables: { requestId: string; publicUrl: string } }>> {
+): Middleware<Context<{ Variables: { requestId: string; publicUrl: string } }>> {
   const expose = payments ? EXPOSE_PAYMENTS : EXPOSE.join(', ');
   return {
     enter(c) {
@@ -43,13 +43,13 @@ export function cors(
       const requestId = c.req.header('x-request-id')?.slice(0, 100) || randomUUID();
       c.set('requestId', requestId);
       c.set('publicUrl', publicUrl);
-      startAnswerHeaders(c, {
+      startResponseHeaders(c, {
         'x-request-id': requestId,
         'access-control-allow-origin': '*',
         'access-control-expose-headers': expose,
       });
       return undefined;
     },
-    exit: applyAnswerHeaders,
+    exit: applyResponseHeaders,
   };
 }

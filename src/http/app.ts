@@ -46,6 +46,7 @@ import { registerOpenApi } from './openapi.js';
 import { paymentGate } from './payment.js';
 import { handleError, MAX_BODY_BYTES, MAX_URL_CHARS, problemResponse, validationProblem } from './problem.js';
 import { clientIp, rateLimitMiddleware } from './rate-limit.js';
+import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
 import { registerRoutes } from './routes/index.js';
 import { registerApiRoot } from './routes/root/get.js';
@@ -145,15 +146,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { fastPath: Fast
   );
   const usage = deps.usage ?? new UsageCounter(deps.state);
   const authenticated = authenticate(deps.state, badKeys, usage) as Middleware;
-  // What every request passes through, as one middleware (middleware-chain.ts): request id and CORS
-  // headers first, set before the handler (see cors.ts for why), then the request log, metrics,
+  // What every request passes through, as one middleware (middleware-chain.ts): the request id
+  // and CORS headers first, set before the handler (see cors.ts for why), then the request log, metrics,
   // the 414 check, the body limit (every route: body-limit.ts), compression and the pages'
   // headers; and for /v1 (but its OpenAPI document, answered before them) the snapshot, the
   // caller, the rate limit, pay per call (x402: only in the full edition and when a network is
   // offered) and the response cache.
   const middleware = middlewareChain(
     [
-      cors(paymentsOn, deps.config.publicUrl) as Middleware,
+      requestId(deps.config.publicUrl) as Middleware,
+      cors(paymentsOn),
       ...(deps.logger?.isLevelEnabled('info') ? [requestLog(deps.logger)] : []),
       metricsMiddleware(metrics),
       uriLength,

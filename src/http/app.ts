@@ -1,12 +1,15 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { SERVICE_VERSION } from '../config/paths.js';
+import { mountMcp } from '../mcp/mount.js';
 import { mountApi } from './api-mount.js';
 import { appServices } from './app-services.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { answerUnknownPaths, errorHandler } from './error-handling.js';
+import { acceptsGzip } from './fast-path/compression.js';
 import { type FastPathRun, middlewareChain } from './fast-path/middleware-chain.js';
-import { mountMcp } from './mcp-mount.js';
+import { readyResponse } from './fast-path/response-headers.js';
 import { mountPages } from './page-mount.js';
-import { validationHook } from './problem.js';
+import { MAX_BODY_BYTES, validationHook } from './problem.js';
 import { requestMiddleware } from './request-middleware.js';
 import { registerServiceRoutes } from './service-routes.js';
 
@@ -25,7 +28,26 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { fastPath: Fast
   mountPages(app, deps, services);
   registerServiceRoutes(app, deps, services);
   mountApi(app, deps, services);
-  mountMcp(app, deps, services, middlewareChain(middleware.callerChecks, onError));
+  // The MCP tool server: the same core, access table and payments; the key is the connection's.
+  mountMcp(
+    app,
+    {
+      ...(deps.heavy ? { heavy: deps.heavy } : {}),
+      snapshots: deps.snapshots,
+      edition: deps.config.EDITION,
+      publicUrl: deps.config.publicUrl,
+      lab: services.lab,
+      payments: services.paymentsOn ? deps.payments : undefined,
+      version: SERVICE_VERSION,
+      log: services.log,
+    },
+    {
+      callerChecks: middlewareChain(middleware.callerChecks, onError),
+      maxBodyBytes: MAX_BODY_BYTES,
+      acceptsGzip: (c) => acceptsGzip(c.req.header('accept-encoding')),
+      readyResponse: (c, answer) => readyResponse(c, answer.headers, answer.body),
+    },
+  );
   answerUnknownPaths(app);
   app.onError(onError);
   // The same middleware, for the node listener's fast path: cached answers without Hono's objects.

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { markPrecompressed } from './compression.js';
 import { serverTiming, type Timing } from './server-timing.js';
 
 /**
@@ -80,4 +81,17 @@ export function applyResponseHeaders(c: Context): void {
   const headers = c.res.headers;
   for (const name in collected.values) if (!headers.has(name)) headers.set(name, collected.values[name]!);
   headers.set('server-timing', serverTiming(collected, false));
+}
+
+/**
+ * A 200 of ready bytes (already encoded, with their own headers) sent with the collected headers
+ * in one plain object, as a response-cache hit is; compression leaves it alone (MCP's cached answers).
+ */
+export function readyResponse(
+  c: Context,
+  own: Record<string, string>,
+  body: ConstructorParameters<typeof Response>[0],
+): Response {
+  markPrecompressed(c);
+  return new Response(body, { status: 200, headers: takeResponseHeaders(c, own, true) ?? own });
 }

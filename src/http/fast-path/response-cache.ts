@@ -93,7 +93,7 @@ export function responseCache(): Middleware<Context<AppEnv>> {
       const hit = store.entries.get(key);
       if (hit) {
         if (c instanceof FastPathContext) c.route = hit.route;
-        return answer(c, representationOf(store, hit, encoding), true);
+        return respond(c, representationOf(store, hit, encoding), true);
       }
       (c as Context<WithPending>).set(PENDING, {
         start: performance.now(),
@@ -153,7 +153,7 @@ async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Pro
             })
             .catch(() => {});
   }
-  replaceResponse(c, answer(c, entry[encoding ?? 'identity'] ?? entry.identity, false));
+  replaceResponse(c, respond(c, entry[encoding ?? 'identity'] ?? entry.identity, false));
 }
 
 const ENCODINGS: Encoding[] = ['br', 'gzip'];
@@ -188,7 +188,7 @@ function representationOf(store: Store, entry: Entry, encoding: Encoding | null)
  * response would make @hono/node-server rebuild it as a stream), in a plain object with the
  * headers every answer carries, so @hono/node-server writes them as they are (response-headers.ts).
  */
-function answer(c: Context<AppEnv>, rep: Representation, hit: boolean): Response {
+function respond(c: Context<AppEnv>, rep: Representation, hit: boolean): Response {
   markPrecompressed(c);
   const fresh = notModified(c, rep.etag);
   const own = fresh ? rep.notModified : rep.headers;

@@ -5,8 +5,9 @@
  * - It changes no answer. A request served here gets the same status, bytes and headers as the
  *   same request through Hono (test/http/fast-path.test.ts, test/http/cached-reads-listener.test.ts).
  * - Only the node listener (`serviceListener`, http/server.ts) calls `fastPath()`; the app
- *   (http/app.ts) builds the middleware chain whose `.fastPath` it runs. Nothing else in src/
- *   calls into this folder but through the names below.
+ *   (http/request-middleware.ts) builds the middleware chain whose `.fastPath` it runs. The rest
+ *   of http uses the middleware type, the header collector and compression's helpers; nothing
+ *   outside src/http imports this folder.
  * - It answers only a GET under /v1 with a plain URL that ends in a response made for it (a
  *   response-cache hit, a kept unpaid 402). At the first miss, error or any other response it
  *   hands the request to Hono, whose middleware chain resumes after the last middleware run here.
@@ -14,8 +15,9 @@
  * What is here: `fast-path.ts` (this listener and its small request context),
  * `middleware-chain.ts` (the app's middleware as one Hono middleware, split before and after the
  * handler, that both paths run), `response-headers.ts` (the headers every response carries,
- * collected as a plain object), `server-timing.ts`, `compression.ts`, `response-cache.ts`, and
- * `histogram.ts` (the request-duration histogram of /metrics, cheaper than prom-client's).
+ * collected as a plain object), `server-timing.ts`, `compression.ts`, `response-cache.ts`,
+ * `unpaid-cache.ts` (a priced URL's 402, kept ready) and `histogram.ts` (the request-duration
+ * histogram of /metrics, cheaper than prom-client's).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getPath, getQueryParam } from 'hono/utils/url';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The rate limiter alone (dist/http/limiter.js, `npm run build` first), CPU per hit and memory:
+// The rate limiter alone (dist/access/rate-limiter.js, `npm run build` first), CPU per hit and memory:
 // - memory, one bucket: a key's requests in one window;
 // - memory, new buckets: a client with ever new addresses (past the 100,000-bucket cap);
 // - Redis, one bucket (when Redis answers at REDIS_URL, default redis://127.0.0.1:6379).
@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-const { MemoryRateLimiter, RedisRateLimiter } = await import(`${root}/dist/http/limiter.js`);
+const { MemoryRateLimiter, RedisRateLimiter } = await import(`${root}/dist/access/rate-limiter.js`);
 const repeat = Number(process.env.BENCH_REPEAT ?? 3);
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -45,8 +45,8 @@ export interface CallRequest {
  * 3. the work, which calls `charge` once the call is known to be answerable (the x402 terms, or
  *    the payment verified and held);
  * 4. `finish`: a success is settled (the receipt), any other outcome released uncharged;
- * and what a fault becomes (`fault`). MCP runs the whole order with `run`. REST's pipeline calls
- * the same phases from its steps (http/payment.ts, app.ts), because its response cache sits
+ * and what a fault becomes (`fault`). MCP runs the whole order with `run`. REST's middleware
+ * calls the same phases (http/payment.ts, error-handling.ts), because its response cache sits
  * between the pin and the work and answers a repeated read without either.
  */
 export class OperationCall {

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { openStateStore, redactUrl } from '../access/open-state-store.js';
+import { createRateLimiter } from '../access/rate-limiter.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
-import { createRateLimiter } from '../http/rate-limit.js';
 import { startServer } from '../http/server.js';
 import { SERVER_LIMITS } from '../http/server-limits.js';
 import { paymentsFromConfig } from '../payments/from-config.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { EDITIONS, LAB_QUOTE_TTL_SECONDS } from '../access/policy.js';
 import { DEFAULT_STATE_TIMEOUT_MS } from '../access/state-deadline.js';
-import { invalidRanges } from '../http/ip-allow.js';
 import { NETWORKS, type NetworkName } from '../payments/networks.js';
 import { DEFAULT_SNAPSHOTS_KEEP } from '../snapshot/publication-log.js';
+import { invalidRanges } from '../util/ip-ranges.js';
 
 const NETWORK_NAMES = Object.keys(NETWORKS) as [NetworkName, ...NetworkName[]];
 

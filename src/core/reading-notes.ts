@@ -64,11 +64,7 @@ export function withOwnNotes<T extends { notes?: Notes }>(
  * An answer's notes without the shared ones (`shared`: the texts of readingNotes), plus where to
  * read them: `{ read: uri, ...what only this answer says }`.
  */
-function answerOwnNotes(
-  notes: Notes,
-  shared: ReadonlySet<string>,
-  uri: string,
-): Record<string, string> {
+function answerOwnNotes(notes: Notes, shared: ReadonlySet<string>, uri: string): Record<string, string> {
   const own: Record<string, string> = { read: uri };
   for (const [key, text] of Object.entries(notes)) {
     if (typeof text === 'string' && !shared.has(text)) own[key] = text;

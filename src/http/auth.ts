@@ -5,7 +5,7 @@ import type { UsageCounter } from '../access/usage-counter.js';
 import { ServiceError } from '../core/errors.js';
 import type { BadKeyGuard } from './bad-keys.js';
 import type { AppEnv, Caller } from './context.js';
-import type { Step } from './pipeline.js';
+import type { Middleware } from './fast-path/middleware-chain.js';
 
 /** A store that can tell a key it already looked up without waiting (sqlite-state-store.ts). */
 interface KnownKeys {
@@ -25,7 +25,7 @@ export function authenticate(
   state: StateStore,
   badKeys?: BadKeyGuard,
   usage?: UsageCounter,
-): Step<Context<AppEnv>> {
+): Middleware<Context<AppEnv>> {
   const known = (state as Partial<KnownKeys>).knownKey?.bind(state);
   const accept = (c: Context<AppEnv>, info: KeyInfo): undefined => {
     usage?.record(info.prefix);

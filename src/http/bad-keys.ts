@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
+import type { RateLimiter } from '../access/rate-limiter.js';
 import { DEFAULT_STATE_TIMEOUT_MS, StateUnavailableError } from '../access/state-deadline.js';
 import { ServiceError } from '../core/errors.js';
-import { clientIp, type LimitSpec, type RateLimiter, type TrustProxy } from './rate-limit.js';
+import { clientIp, type LimitSpec, type TrustProxy } from './rate-limit.js';
 
 /**
  * Invalid keys count against the client's address: each one costs a state-store lookup, so an

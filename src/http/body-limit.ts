@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ServiceError } from '../core/errors.js';
-import { beforeNext, type Step } from './pipeline.js';
+import { beforeNext, type Middleware } from './fast-path/middleware-chain.js';
 
 /**
  * Every request body bounded before anything reads it, on every route (the account forms, /mcp,
@@ -12,10 +12,10 @@ import { beforeNext, type Step } from './pipeline.js';
  * whole, before their CSRF check and with no key or session, and four 100 MB posts took a
  * replica from 130 to 895 MB and stalled its cached reads.
  *
- * GET and HEAD are let through untouched (no route reads their body, and the front's cached
+ * GET and HEAD are let through untouched (no route reads their body, and the fast path's cached
  * reads pay nothing here).
  */
-export function boundedBody(max: number): Step {
+export function boundedBody(max: number): Middleware {
   const tooLarge = () =>
     new ServiceError('payload_too_large', `The request body is larger than ${max} bytes.`);
   // A request that is not Node's (app.request in tests): Hono's limit over its stream.

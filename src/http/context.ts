@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Plan } from '../access/plans.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 import type { StateStore } from '../access/state-store.js';
 import type { UsageCounter } from '../access/usage-counter.js';
 import type { Config } from '../config/config.js';
@@ -10,7 +11,6 @@ import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { Mailer } from '../web/mailer.js';
 import type { Metrics } from './metrics.js';
 import type { PaymentContext } from './payment.js';
-import type { RateLimiter } from './rate-limit.js';
 import type { RouteDeps } from './routes/shared.js';
 
 /** Who is calling: no key (plan null) or a valid key with its account's current plan. */

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
-import { applyAnswerHeaders, startAnswerHeaders } from './answer-headers.js';
-import type { Step } from './pipeline.js';
+import type { Middleware } from './fast-path/middleware-chain.js';
+import { addResponseHeaders } from './fast-path/response-headers.js';
 
 const EXPOSE = [
   'ETag',
@@ -17,19 +16,15 @@ const EXPOSE = [
 const EXPOSE_PAYMENTS = [...EXPOSE, 'PAYMENT-REQUIRED', 'PAYMENT-RESPONSE'].join(', ');
 
 /**
- * The request id (taken from X-Request-Id or made) and CORS for a public read-only API: any origin,
- * GET and POST, preflight answered here. The first step: it opens the collection of headers every
- * answer carries (answer-headers.ts) and puts them on the answer at the end. Not hono/cors: it
- * writes to c.res before the handler, which makes @hono/node-server rebuild every response as a
- * stream (a quarter of the throughput).
+ * CORS for a public read-only API: any origin, GET and POST, preflight answered here. Right after
+ * the request id, whose collection of headers (fast-path/response-headers.ts) carries these onto
+ * every response. Not hono/cors: it writes to c.res before the handler, which makes
+ * @hono/node-server rebuild every response as a stream (a quarter of the throughput).
  */
-export function cors(
-  payments = false,
-  publicUrl = '',
-): Step<Context<{ Variables: { requestId: string; publicUrl: string } }>> {
+export function cors(payments = false): Middleware {
   const expose = payments ? EXPOSE_PAYMENTS : EXPOSE.join(', ');
   return {
-    enter(c) {
+    enter(c: Context) {
       if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
         return c.body(null, 204, {
           'access-control-allow-origin': '*',
@@ -40,16 +35,8 @@ export function cors(
           vary: 'Access-Control-Request-Headers',
         });
       }
-      const requestId = c.req.header('x-request-id')?.slice(0, 100) || randomUUID();
-      c.set('requestId', requestId);
-      c.set('publicUrl', publicUrl);
-      startAnswerHeaders(c, {
-        'x-request-id': requestId,
-        'access-control-allow-origin': '*',
-        'access-control-expose-headers': expose,
-      });
+      addResponseHeaders(c, { 'access-control-allow-origin': '*', 'access-control-expose-headers': expose });
       return undefined;
     },
-    exit: applyAnswerHeaders,
   };
 }

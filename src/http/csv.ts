@@ -1,42 +1,10 @@
 /**
- * CSV answers (RFC 4180) for the tabular reads, histories and paper lists, chosen by
- * `Accept: text/csv` or `format=csv`: a header row of the JSON fields, one record per point or paper, CRLF line
- * ends, fields with a comma, quote or line break in double quotes (quotes doubled). null is an
- * empty field; a list (a paper's elements, keywords) is one field, its items joined by ';'. The
- * answer's envelope goes in headers: Link (rel="canonical") and RI-Data-Version. Both forms of a
- * route say `Vary: Accept`, so caches keep them apart.
- *
- * Titles, venues and keywords come from the corpus, so a text field may start with what a
- * spreadsheet takes for a formula (`=`, `+`, `-`, `@`, TAB, CR): such a field is written quoted
- * with a single quote before it (OWASP's CSV injection advice), so it opens as text. Numbers
- * are written as they are: a negative number is a number, not a formula.
+ * CSV or JSON, by the request: `format=csv`, else an `Accept` that prefers text/csv. The CSV
+ * itself (fields, quoting, the tables) is the contract's (contracts/csv.ts), which the pages'
+ * downloads write too.
  */
 import type { Context } from 'hono';
-
-export const CSV_TYPE = 'text/csv; charset=utf-8';
-
-/** The field names (the header row) and the records, in the JSON answer's field order. */
-export interface CsvTable {
-  fields: readonly string[];
-  records: readonly Record<string, unknown>[];
-}
-
-/** What a spreadsheet reads as the start of a formula (or, TAB and CR, may hide one). */
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  const text = Array.isArray(value) ? value.join(';') : String(value);
-  if (FORMULA_START.test(text)) return `"'${text.replaceAll('"', '""')}"`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-export function toCsv(table: CsvTable): string {
-  const lines = [table.fields.map(csvField).join(',')];
-  for (const r of table.records) lines.push(table.fields.map((f) => csvField(r[f])).join(','));
-  return `${lines.join('\r\n')}\r\n`;
-}
+import { CSV_TYPE, type CsvTable, toCsv } from '../contracts/csv.js';
 
 /**
  * Whether the Accept header prefers CSV: text/csv is listed with a quality above 0 and at

@@ -2,9 +2,9 @@ import type { Context, Handler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { RouterRoute } from 'hono/types';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { FrontContext } from './front.js';
-import { LabelledHistogram } from './histogram.js';
-import type { Step } from './pipeline.js';
+import { FastPathContext } from './fast-path/fast-path.js';
+import { LabelledHistogram } from './fast-path/histogram.js';
+import type { Middleware } from './fast-path/middleware-chain.js';
 
 /** Seconds; fine at the low end, where a read-only API over a local snapshot spends its time. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -86,8 +86,9 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
  * specific endpoint among the matched routes, or `unmatched` when only middleware matched.
  */
 export function routeLabel(c: Context): string {
-  // A request the front answered was not routed by Hono: the route its cached answer was made by.
-  if ((c as unknown) instanceof FrontContext) return (c as unknown as FrontContext).route ?? UNMATCHED_ROUTE;
+  // A request the fast path answered was not routed by Hono: the route its cached answer was made by.
+  if ((c as unknown) instanceof FastPathContext)
+    return (c as unknown as FastPathContext).route ?? UNMATCHED_ROUTE;
   let routes: RouterRoute[];
   try {
     routes = matchedRoutes(c);
@@ -104,10 +105,10 @@ export function routeLabel(c: Context): string {
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /**
- * Counts and times every request, a step of the app's pipeline (pipeline.ts); put it first so it
+ * Counts and times every request, a middleware of the app's chain (middleware-chain.ts); put it first so it
  * sees every answer, errors and 429s too.
  */
-export function metricsStep(metrics: Metrics): Step {
+export function metricsMiddleware(metrics: Metrics): Middleware {
   return onAnswered((c, status, ms) =>
     metrics.answered(
       KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER',
@@ -119,10 +120,10 @@ export function metricsStep(metrics: Metrics): Step {
 }
 
 /**
- * A step that calls `done` once a request is answered, with its status and its duration in
+ * A middleware that calls `done` once a request is answered, with its status and its duration in
  * milliseconds: the metrics and the request log both time requests so.
  */
-export function onAnswered(done: (c: Context, status: number, ms: number) => void): Step {
+export function onAnswered(done: (c: Context, status: number, ms: number) => void): Middleware {
   // Each instance keeps its start under its own name in the context.
   const started = `answeredStart${instances++}`;
   type Timed = Context<{ Variables: Record<string, number> }>;

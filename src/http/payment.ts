@@ -9,7 +9,7 @@ import { PaymentDemand, payerOf } from '../payments/paid-call.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { AppEnv } from './context.js';
-import type { Step } from './pipeline.js';
+import type { Middleware } from './fast-path/middleware-chain.js';
 import { problemResponse } from './problem.js';
 import { requestTerms } from './request-terms.js';
 
@@ -39,7 +39,7 @@ export function paymentGate(
   edition: Edition,
   publicUrl: string,
   snapshots: SnapshotManager,
-): Step<Context<AppEnv>> {
+): Middleware<Context<AppEnv>> {
   const deps = { snapshots, edition, publicUrl, payments: service };
   return {
     enter(c) {

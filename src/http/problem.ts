@@ -89,7 +89,7 @@ interface ValidationIssue {
 }
 
 /** The validation hook of every route: the first issue, as invalid_parameter naming the parameter. */
-export function validationProblem(c: Context, issues: readonly ValidationIssue[]): Response {
+function validationProblem(c: Context, issues: readonly ValidationIssue[]): Response {
   const issue = issues[0];
   if (issue?.code === 'unrecognized_keys' && issue.keys?.length) {
     const name = issue.keys[0]!;
@@ -112,3 +112,7 @@ export function validationProblem(c: Context, issues: readonly ValidationIssue[]
     }),
   );
 }
+
+/** The app's and /v1's defaultHook: a request that fails its route's schema gets validationProblem. */
+export const validationHook = (result: { success: boolean; error?: { issues: unknown[] } }, c: Context) =>
+  result.success ? undefined : validationProblem(c, (result.error?.issues ?? []) as ValidationIssue[]);

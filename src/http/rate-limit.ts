@@ -1,23 +1,15 @@
 /**
  * Rate limits, the HTTP layer: which bucket a request counts against (its API key, else its client
  * IP as the trusted proxies report it) and with which budget, the RateLimit headers on every
- * answer, and the 429. The counting itself is the limiter's (limiter.ts).
+ * answer, and the 429. The counting itself is the limiter's (access/rate-limiter.ts).
  */
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
+import type { RateLimiter, RateLimitResult } from '../access/rate-limiter.js';
 import { ServiceError } from '../core/errors.js';
-import { addAnswerHeaders } from './answer-headers.js';
-import { canonicalIp, ipMatcher } from './ip-allow.js';
-import type { RateLimiter, RateLimitResult } from './limiter.js';
-import type { Step } from './pipeline.js';
-
-// The limiter's names, for the modules that import them from here.
-export {
-  createRateLimiter,
-  MemoryRateLimiter,
-  type RateLimiter,
-  RedisRateLimiter,
-} from './limiter.js';
+import { canonicalIp, ipMatcher } from '../util/ip-ranges.js';
+import type { Middleware } from './fast-path/middleware-chain.js';
+import { addResponseHeaders } from './fast-path/response-headers.js';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -106,10 +98,10 @@ type Scope = 'per-key' | 'per-ip';
  * Counts each request against the caller's budget: per API key when the auth middleware set
  * `apiKeyPrefix`, otherwise per client IP. Every response (and every 429) carries the IETF draft
  * `RateLimit-Policy` / `RateLimit` headers and the `X-RateLimit-*` ones; a 429 is a problem+json
- * that says which limit was hit, its size and window, and when it resets. Fails open. A step of the
- * app's pipeline (pipeline.ts).
+ * that says which limit was hit, its size and window, and when it resets. Fails open. A middleware of
+ * the app's chain (middleware-chain.ts).
  */
-export function rateLimitStep(limiter: RateLimiter, policy: Partial<RateLimitPolicy> = {}): Step {
+export function rateLimitMiddleware(limiter: RateLimiter, policy: Partial<RateLimitPolicy> = {}): Middleware {
   const perKey = policy.perKey ?? DEFAULT_RATE_LIMIT_POLICY.perKey;
   const perIp = policy.perIp ?? DEFAULT_RATE_LIMIT_POLICY.perIp;
   const log = policy.log ?? (() => {});
@@ -144,8 +136,8 @@ export function rateLimitStep(limiter: RateLimiter, policy: Partial<RateLimitPol
 function judge(c: Context, spec: LimitSpec, hit: RateLimitResult, keyPrefix: string | undefined): undefined {
   const scope: Scope = keyPrefix !== undefined ? 'per-key' : 'per-ip';
   if (!hit.allowed) tooManyRequests(scope, spec, hit, rateLimitHeaders(scope, spec, hit), keyPrefix);
-  // On every answer, keyed or not, error problems included (answer-headers.ts).
-  addAnswerHeaders(c, rateLimitHeaders(scope, spec, hit));
+  // On every answer, keyed or not, error problems included (response-headers.ts).
+  addResponseHeaders(c, rateLimitHeaders(scope, spec, hit));
   return undefined;
 }
 
@@ -180,8 +172,8 @@ function tooManyRequests(
     window_seconds: spec.windowSeconds,
     retry_after: hit.resetSeconds,
   };
-  // Thrown, not answered: the pipeline's error handler makes the same problem of it, and the front
-  // (front.ts) hands a thrown request on to Hono rather than writing an answer it did not make.
+  // Thrown, not answered: the chain's error handler makes the same problem of it, and the fast
+  // path (fast-path.ts) hands a thrown request on to Hono rather than writing an answer it did not make.
   throw new ServiceError('rate_limited', detail, extra, {
     'Retry-After': String(hit.resetSeconds),
     ...headers,

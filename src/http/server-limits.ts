@@ -132,7 +132,7 @@ export function boundServer(
     answerAndClose(socket, clientErrorResponse(error.code, options.publicUrl)),
   );
   let draining = false;
-  // Before the app's listener, which may answer at once (the front's cached answers).
+  // Before the app's listener, which may answer at once (the fast path's cached answers).
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) =>
     guardAnswer(req, res, () => draining),
   );
@@ -197,7 +197,7 @@ function guardAnswer(req: IncomingMessage, res: ServerResponse, draining: () => 
 
 /**
  * Whether some of the request's body has yet to arrive. Not just `!req.complete`: an answer
- * written inside the request event (the front's cached reads) comes before Node marks even a
+ * written inside the request event (the fast path's cached reads) comes before Node marks even a
  * request without a body complete.
  */
 function bodyPending(req: IncomingMessage): boolean {

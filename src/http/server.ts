@@ -8,11 +8,11 @@ import { inThread, workerPool } from '../offload/heavy-work.js';
 import type { SnapshotManager } from '../snapshot/snapshot.js';
 import { createApp } from './app.js';
 import type { AppDeps } from './context.js';
-import { front } from './front.js';
+import { fastPath } from './fast-path/fast-path.js';
 import { boundServer, refusedWithoutHost, unreadableRequest } from './server-limits.js';
 
 /**
- * The node request listener of the app: GET /v1/... first through the front (a cached answer is
+ * The node request listener of the app: GET /v1/... first through the fast path (a cached answer is
  * written without Hono's objects), everything else through @hono/node-server. A request target
  * the adapter cannot make a URL of (a backslash, no leading slash, a bad Host) is answered as
  * problem+json like Node's own refusals, not as an empty 400; so is an HTTP/1.1 request without a
@@ -26,7 +26,7 @@ export function serviceListener(
     ...(options.hostname !== undefined ? { hostname: options.hostname } : {}),
     errorHandler: () => unreadableRequest(options.publicUrl),
   });
-  const served = front(app.front, hono);
+  const served = fastPath(app.fastPath, hono);
   return (incoming, outgoing) => {
     if (!refusedWithoutHost(incoming, outgoing, options.publicUrl)) served(incoming, outgoing);
   };

@@ -1,5 +1,6 @@
 import type { Context, Env, Hono } from 'hono';
 import { planLadder } from '../access/policy.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 import {
   AccountExistsError,
   normaliseEmail,
@@ -7,7 +8,6 @@ import {
   type WebSession,
 } from '../access/state-store.js';
 import { monthOf, type UsageCounter } from '../access/usage-counter.js';
-import type { RateLimiter } from '../http/rate-limit.js';
 import { html, page } from './html.js';
 import type { Mailer } from './mailer.js';
 import { newToken, sha256, type WebSessions } from './session.js';

@@ -1,13 +1,12 @@
 import type { Context, Env, Hono } from 'hono';
 import { type OperationId, planAllows } from '../access/policy.js';
 import type { WebSession } from '../access/state-store.js';
+import { CSV_TYPE, papersTable, toCsv } from '../contracts/csv.js';
 import { canonicalSymbol, type ElementScore, getElement, listElements } from '../core/elements.js';
 import { ERROR_CODES, ServiceError } from '../core/errors.js';
 import { elementHistory } from '../core/history.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
 import type { Viewer } from '../core/viewer.js';
-import { CSV_TYPE, toCsv } from '../http/csv.js';
-import { papersTable } from '../http/routes/csv-tables.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import {
   type AnswerPageDeps,

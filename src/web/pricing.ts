@@ -11,7 +11,7 @@ import {
   planLadder,
   usdText,
 } from '../access/policy.js';
-import type { RateLimiter } from '../http/rate-limit.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 import { priceInfo } from '../payments/discovery.js';
 import { EMAIL, formExpired, mailNotSent, PRIVATE, readForm } from './account.js';
 import { type Html, html, page } from './html.js';

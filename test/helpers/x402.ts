@@ -39,11 +39,11 @@ export function payingFetch() {
 
 /**
  * Serves an app over real HTTP on a loopback port (a free one by default); the service's app as
- * `ri serve` does (through the front, server.ts), any other app through @hono/node-server.
+ * `ri serve` does (through the fast path, server.ts), any other app through @hono/node-server.
  */
 export async function listen(app: Hono<never>, port = 0): Promise<{ base: string; close(): Promise<void> }> {
   const server = createServer(
-    'front' in app
+    'fastPath' in app
       ? serviceListener(app as unknown as Parameters<typeof serviceListener>[0], { publicUrl: '' })
       : getRequestListener(app.fetch),
   );

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RESPONSE_CACHE_BYTES } from '../../src/http/response-cache.js';
+import { RESPONSE_CACHE_BYTES } from '../../src/http/fast-path/response-cache.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

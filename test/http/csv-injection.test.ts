@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/access/state-store.js';
 import { loadConfig } from '../../src/config/config.js';
-import { toCsv } from '../../src/http/csv.js';
+import { toCsv } from '../../src/contracts/csv.js';
 import { type RunningServer, startServer } from '../../src/http/server.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';

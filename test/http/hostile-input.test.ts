@@ -3,10 +3,10 @@ import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_RATE_LIMITS } from '../../src/access/policy.js';
+import { RedisRateLimiter } from '../../src/access/rate-limiter.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
-import { ipAllowed } from '../../src/http/ip-allow.js';
-import { RedisRateLimiter } from '../../src/http/rate-limit.js';
+import { ipAllowed } from '../../src/util/ip-ranges.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;

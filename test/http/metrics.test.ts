@@ -1,14 +1,15 @@
 import { Hono } from 'hono';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetrics, type Metrics, metricsHandler, metricsStep } from '../../src/http/metrics.js';
-import { pipeline } from '../../src/http/pipeline.js';
+import { MemoryRateLimiter } from '../../src/access/rate-limiter.js';
+import { middlewareChain } from '../../src/http/fast-path/middleware-chain.js';
+import { createMetrics, type Metrics, metricsHandler, metricsMiddleware } from '../../src/http/metrics.js';
 import { handleError } from '../../src/http/problem.js';
-import { MemoryRateLimiter, rateLimitStep } from '../../src/http/rate-limit.js';
+import { rateLimitMiddleware } from '../../src/http/rate-limit.js';
 
 function tinyApp(metrics: Metrics) {
   const app = new Hono();
-  app.use('*', pipeline([metricsStep(metrics)]));
+  app.use('*', middlewareChain([metricsMiddleware(metrics)]));
   app.get('/metrics', metricsHandler(metrics));
   const v1 = new Hono();
   v1.get('/elements', (c) => c.json([]));
@@ -173,11 +174,12 @@ describe('metrics', () => {
   it('labels a rate-limited request with its endpoint and status 429', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const app = new Hono();
-    app.use('*', pipeline([metricsStep(metrics)]));
+    app.use('*', middlewareChain([metricsMiddleware(metrics)]));
     app.use(
       '/v1/*',
-      pipeline([rateLimitStep(new MemoryRateLimiter(), { perIp: { limit: 1, windowSeconds: 60 } })], (e, c) =>
-        handleError(e, c, () => {}),
+      middlewareChain(
+        [rateLimitMiddleware(new MemoryRateLimiter(), { perIp: { limit: 1, windowSeconds: 60 } })],
+        (e, c) => handleError(e, c, () => {}),
       ),
     );
     app.get('/v1/elements/:symbol', (c) => c.json({ ok: true }));

@@ -3,17 +3,15 @@ import { once } from 'node:events';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pipeline } from '../../src/http/pipeline.js';
-import { handleError } from '../../src/http/problem.js';
 import {
-  clientIp,
   createRateLimiter,
   MemoryRateLimiter,
   type RateLimiter,
-  type RateLimitPolicy,
   RedisRateLimiter,
-  rateLimitStep,
-} from '../../src/http/rate-limit.js';
+} from '../../src/access/rate-limiter.js';
+import { middlewareChain } from '../../src/http/fast-path/middleware-chain.js';
+import { handleError } from '../../src/http/problem.js';
+import { clientIp, type RateLimitPolicy, rateLimitMiddleware } from '../../src/http/rate-limit.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -26,10 +24,10 @@ function tinyApp(limiter: RateLimiter, policy: Partial<RateLimitPolicy>) {
     c.set('apiKeyPrefix', c.req.header('x-key'));
     await next();
   });
-  // A 429 is thrown by the step and answered by the pipeline's error handler, as in the app.
+  // A 429 is thrown by the middleware and answered by the chain's error handler, as in the app.
   app.use(
     '*',
-    pipeline([rateLimitStep(limiter, policy)], (e, c) => handleError(e, c, () => {})),
+    middlewareChain([rateLimitMiddleware(limiter, policy)], (e, c) => handleError(e, c, () => {})),
   );
   app.get('/v1/things', (c) => c.json({ ok: true }));
   app.get('/v1/boom', () => {

@@ -193,9 +193,9 @@ describe('the server bounds what a client can hold', () => {
     expect(error).toBeNull();
   });
 
-  // The answers written at once, inside the app's listener (the front's cached reads), are before
+  // The answers written at once, inside the app's listener (the fast path's cached reads), are before
   // the request is marked complete: they must not be taken for answers before a body.
-  it('keeps a keep-alive connection across cached reads (the front answers them at once)', async () => {
+  it('keeps a keep-alive connection across cached reads (the fast path answers them at once)', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const sockets = new Set<unknown>();
     const read = () =>

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import { canonicalIp, invalidRanges, ipMatcher } from '../../src/http/ip-allow.js';
 import { clientIp, type TrustProxy } from '../../src/http/rate-limit.js';
+import { canonicalIp, invalidRanges, ipMatcher } from '../../src/util/ip-ranges.js';
 
 /**
  * TRUST_PROXY as the proxies' addresses and CIDR ranges: X-Forwarded-For is read only when the

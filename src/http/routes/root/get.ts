@@ -6,7 +6,7 @@ import type { RouteDeps } from '../shared.js';
 /**
  * GET /v1: the API's root, the base address the OpenAPI document (`servers`) and the agent skill
  * print. It answers with where everything is, rather than a 404 at the one address every client
- * starts from. Free and keyless, through the /v1 steps as any read (a key is checked, the call
+ * starts from. Free and keyless, through the /v1 middleware as any read (a key is checked, the call
  * counted), kept by the response cache per snapshot since it names the data version served.
  */
 export function registerApiRoot(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUrl' | 'edition'>): void {

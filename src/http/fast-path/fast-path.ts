@@ -1,25 +1,47 @@
+/**
+ * The fast path: the HTTP layer's performance code, fenced in this folder.
+ *
+ * Contract:
+ * - It changes no answer. A request served here gets the same status, bytes and headers as the
+ *   same request through Hono (test/http/fast-path.test.ts, test/http/cached-reads-listener.test.ts).
+ * - Only the node listener (`serviceListener`, http/server.ts) calls `fastPath()`; the app
+ *   (http/request-middleware.ts) builds the middleware chain whose `.fastPath` it runs. The rest
+ *   of http uses the middleware type, the header collector and compression's helpers; nothing
+ *   outside src/http imports this folder.
+ * - It answers only a GET under /v1 with a plain URL that ends in a response made for it (a
+ *   response-cache hit, a kept unpaid 402). At the first miss, error or any other response it
+ *   hands the request to Hono, whose middleware chain resumes after the last middleware run here.
+ *
+ * What is here: `fast-path.ts` (this listener and its small request context),
+ * `middleware-chain.ts` (the app's middleware as one Hono middleware, split before and after the
+ * handler, that both paths run), `response-headers.ts` (the headers every response carries,
+ * collected as a plain object), `server-timing.ts`, `compression.ts`, `response-cache.ts`,
+ * `unpaid-cache.ts` (a priced URL's 402, kept ready) and `histogram.ts` (the request-duration
+ * histogram of /metrics, cheaper than prom-client's).
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getPath, getQueryParam } from 'hono/utils/url';
-import { ServiceError } from '../core/errors.js';
-import type { FrontAnswer, FrontRun } from './pipeline.js';
-import { problemBody } from './problem.js';
+import { ServiceError } from '../../core/errors.js';
+import { problemBody } from '../problem.js';
+import type { FastPathResponse, FastPathRun } from './middleware-chain.js';
 
 /**
- * The front: GET requests under /v1 are first run through the app's steps (pipeline.ts) on a
+ * GET requests under /v1 are first run through the app's middleware (middleware-chain.ts) on a
  * small context of its own, before Hono builds its context and @hono/node-server its Request and
- * Response objects. When the steps end in an answer made for it (the response cache's), it writes
- * that answer to Node at once; otherwise (a miss, an error) it hands the request on to the Hono
- * app, whose first middleware carries on from the step the front stopped at, so no step runs twice.
+ * Response objects. When the middleware ends in a response made for it (the response cache's), it
+ * writes that response to Node at once; otherwise (a miss, an error) it hands the request on to
+ * the Hono app, whose first middleware carries on from where the fast path stopped, so no
+ * middleware runs twice.
  *
  * Why: for a cached answer, building those objects, routing and awaiting were about a third of
  * the CPU time of a request (profiled), for an answer that is ready bytes.
  *
  * Only requests whose URL @hono/node-server takes as it is (a plain Host and a plain path: no
- * percent-escape, no dot segment) come through here, so the URL, path and headers the steps read
- * are the very ones the Hono context would give them.
+ * percent-escape, no dot segment) come through here, so the URL, path and headers the middleware
+ * reads are the very ones the Hono context would give it.
  */
-export function front(
-  run: FrontRun,
+export function fastPath(
+  run: FastPathRun,
   hono: (incoming: IncomingMessage, outgoing: ServerResponse) => unknown,
 ): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   const onward = (incoming: IncomingMessage, outgoing: ServerResponse) => {
@@ -28,7 +50,7 @@ export function front(
   return (incoming, outgoing) => {
     const c = admit(incoming, outgoing);
     if (!c) return onward(incoming, outgoing);
-    let answer: ReturnType<FrontRun>;
+    let answer: ReturnType<FastPathRun>;
     try {
       answer = run(c);
     } catch (error) {
@@ -51,7 +73,7 @@ const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/;
 /** Header values that make @hono/node-server fall back to a WHATWG Headers object. */
 const FORBIDDEN_VALUE = /[\0\r\n]/;
 
-function admit(incoming: IncomingMessage, outgoing: ServerResponse): FrontContext | null {
+function admit(incoming: IncomingMessage, outgoing: ServerResponse): FastPathContext | null {
   if (incoming.method !== 'GET') return null;
   const target = incoming.url ?? '';
   if (!target.startsWith('/v1/') || !VALID_TARGET.test(target) || DOT_SEGMENT.test(target)) return null;
@@ -60,16 +82,16 @@ function admit(incoming: IncomingMessage, outgoing: ServerResponse): FrontContex
   const raw = incoming.rawHeaders;
   for (let i = 1; i < raw.length; i += 2) if (FORBIDDEN_VALUE.test(raw[i]!)) return null;
   const scheme = (incoming.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
-  return new FrontContext(incoming, outgoing, `${scheme}://${host}${target}`);
+  return new FastPathContext(incoming, outgoing, `${scheme}://${host}${target}`);
 }
 
 /**
- * What the steps use of a Hono context, for a GET: the request (method, URL, path, headers,
- * query), variables, the answer, and env.incoming (the socket's address). Nothing else: a step
- * that needs more would fail the request, which the front's tests would show.
+ * What the middleware uses of a Hono context, for a GET: the request (method, URL, path, headers,
+ * query), variables, the response, and env.incoming (the socket's address). Nothing else: a
+ * middleware that needs more would fail the request, which the fast path's tests would show.
  */
-export class FrontContext {
-  readonly req: FrontRequest;
+export class FastPathContext {
+  readonly req: FastPathRequest;
   readonly env: { incoming: IncomingMessage; outgoing: ServerResponse };
   readonly vars = new Map<string, unknown>();
   res: Response | undefined = undefined;
@@ -79,7 +101,7 @@ export class FrontContext {
   route: string | undefined = undefined;
 
   constructor(incoming: IncomingMessage, outgoing: ServerResponse, url: string) {
-    this.req = new FrontRequest(incoming, url);
+    this.req = new FastPathRequest(incoming, url);
     this.env = { incoming, outgoing };
   }
 
@@ -116,7 +138,7 @@ const NON_JOINED = new Set([
   '__proto__',
 ]);
 
-class FrontRequest {
+class FastPathRequest {
   readonly method = 'GET';
   readonly path: string;
 
@@ -176,7 +198,7 @@ interface Http1Outgoing {
  * The answer as @hono/node-server writes a response of plain headers and bytes (responseViaCache):
  * the same calls, so the same bytes on the wire.
  */
-function write(outgoing: ServerResponse, answer: FrontAnswer): void {
+function write(outgoing: ServerResponse, answer: FastPathResponse): void {
   const { status, body } = answer;
   let headers = answer.headers;
   if (body !== null && !setContentLength(outgoing, status, body.byteLength))
@@ -207,10 +229,10 @@ function setContentLength(outgoing: ServerResponse, status: number, length: numb
 }
 
 /**
- * A step's exit failed after the answer was chosen (none does in practice): the 500 problem the
+ * A middleware's exit failed after the answer was chosen (none does in practice): the 500 problem the
  * app's error handler gives anything unexpected, without the error's text; the error is logged.
  */
-function failed(c: FrontContext, error: unknown): void {
+function failed(c: FastPathContext, error: unknown): void {
   console.error(error);
   const outgoing = c.env.outgoing;
   if (outgoing.headersSent) {

@@ -1,15 +1,15 @@
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { front } from '../../src/http/front.js';
+import { fastPath } from '../../src/http/fast-path/fast-path.js';
 import { sampleApp } from '../helpers/app.js';
 import { freePort } from '../helpers/x402.js';
 
 /**
- * The front (front.ts) answers cached GETs before Hono: two copies of the sample service, one
- * served through the front as `ri serve` does and one through @hono/node-server alone, must give
+ * The fast path (fast-path.ts) answers cached GETs before Hono: two copies of the sample service, one
+ * served through the fast path as `ri serve` does and one through @hono/node-server alone, must give
  * the same status, header lines (in order) and bytes to the same requests, each sent twice (a miss,
- * then a hit); and the front must actually answer the hits.
+ * then a hit); and the fast path must actually answer the hits.
  */
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
 interface Served {
@@ -37,7 +37,7 @@ async function serve(withFront: boolean): Promise<Served> {
     served.honoCalls++;
     return hono(req, res);
   };
-  const server = createServer(withFront ? front(ctx.app.front, counted) : counted);
+  const server = createServer(withFront ? fastPath(ctx.app.fastPath, counted) : counted);
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
   served.close = async () => {
     await new Promise<void>((r) => server.close(() => r()));
@@ -138,7 +138,7 @@ const KINDS: [string, (s: Served) => [string, string, Record<string, string | st
   ['OpenAPI document', () => ['GET', '/v1/openapi.json', br]],
 ];
 
-describe('the front', () => {
+describe('the fast path', () => {
   // First: the next test spends the rate limit. Both services are sent the same requests, so
   // that their rate limits stay in step.
   it('answers a cached GET itself, and hands anything else to Hono once', async () => {
@@ -199,9 +199,9 @@ describe('the front', () => {
   }, 60_000);
 });
 
-describe('the front when a step fails after the answer was chosen', () => {
+describe('the fast path when a middleware fails after the answer was chosen', () => {
   it('answers a 500 problem without the error text, never plain text', async () => {
-    const failing = front(
+    const failing = fastPath(
       (c) => {
         c.vars.set('requestId', 'req-front-1');
         c.vars.set('publicUrl', 'https://ri.example');

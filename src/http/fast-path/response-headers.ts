@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { markPrecompressed } from './compression.js';
 import { serverTiming, type Timing } from './server-timing.js';
 
 /**
@@ -10,10 +11,11 @@ import { serverTiming, type Timing } from './server-timing.js';
  * plain object it hands the headers to Node's writeHead as they are. For an answer served from
  * the response cache that was most of the CPU time the service spent above a bare route.
  *
- * How: the first step (cors.ts) opens the collection with startAnswerHeaders(). Later steps add
- * to it with addAnswerHeaders(). A cached answer takes the collection into its own plain header
- * object in one step (takeAnswerHeaders()); any other answer (handlers, errors, 404s) gets the
- * headers it does not set itself at the end, from the first step's exit (applyAnswerHeaders()).
+ * How: the first middleware (request-id.ts) opens the collection with startResponseHeaders().
+ * Later middleware adds to it with addResponseHeaders(). A cached answer takes the collection into
+ * its own plain header object at once (takeResponseHeaders()); any other answer (handlers, errors,
+ * 404s) gets the headers it does not set itself at the end, from the first middleware's exit
+ * (applyResponseHeaders()).
  * Either way the answer carries the same headers as with c.header(), and the answer's own headers
  * win over collected ones of the same name, as before.
  *
@@ -21,24 +23,24 @@ import { serverTiming, type Timing } from './server-timing.js';
  *
  * Names are lower-case, as Headers would have made them.
  */
-export interface AnswerHeaders extends Timing {
+export interface ResponseHeaders extends Timing {
   values: Record<string, string>;
   /** True once an answer has taken the values into its own headers. */
   taken: boolean;
 }
 
 const VAR = 'answerHeaders';
-type WithAnswerHeaders = { Variables: { [VAR]?: AnswerHeaders } };
+type WithResponseHeaders = { Variables: { [VAR]?: ResponseHeaders } };
 
-export function startAnswerHeaders(c: Context, values: Record<string, string>): AnswerHeaders {
-  const collected: AnswerHeaders = { values, taken: false, start: performance.now() };
-  (c as Context<WithAnswerHeaders>).set(VAR, collected);
+export function startResponseHeaders(c: Context, values: Record<string, string>): ResponseHeaders {
+  const collected: ResponseHeaders = { values, taken: false, start: performance.now() };
+  (c as Context<WithResponseHeaders>).set(VAR, collected);
   return collected;
 }
 
-/** Adds headers to every answer of this request; without the first step, c.header(). */
-export function addAnswerHeaders(c: Context, headers: Record<string, string>): void {
-  const collected = (c as Context<WithAnswerHeaders>).get(VAR);
+/** Adds headers to every answer of this request; without the first middleware, c.header(). */
+export function addResponseHeaders(c: Context, headers: Record<string, string>): void {
+  const collected = (c as Context<WithResponseHeaders>).get(VAR);
   if (collected && !collected.taken) {
     Object.assign(collected.values, headers);
     return;
@@ -48,7 +50,7 @@ export function addAnswerHeaders(c: Context, headers: Record<string, string>): v
 
 /** The handler's time, for Server-Timing's `core`. */
 export function recordCoreTime(c: Context, ms: number): void {
-  const collected = (c as Context<WithAnswerHeaders>).get(VAR);
+  const collected = (c as Context<WithResponseHeaders>).get(VAR);
   if (collected) collected.core = ms;
 }
 
@@ -57,12 +59,12 @@ export function recordCoreTime(c: Context, ms: number): void {
  * response cache), for an answer built here with a plain header object; null when nothing was
  * collected (then answer through c.body(), which includes whatever c.header() set).
  */
-export function takeAnswerHeaders(
+export function takeResponseHeaders(
   c: Context,
   own: Record<string, string>,
   hit = false,
 ): Record<string, string> | null {
-  const collected = (c as Context<WithAnswerHeaders>).get(VAR);
+  const collected = (c as Context<WithResponseHeaders>).get(VAR);
   if (!collected || collected.taken) return null;
   collected.taken = true;
   // Into the request's own object: object spread here costs microseconds, Object.assign does not.
@@ -72,11 +74,24 @@ export function takeAnswerHeaders(
 }
 
 /** Sets the collected headers the answer does not carry yet (unless a cached answer took them). */
-export function applyAnswerHeaders(c: Context): void {
-  const collected = (c as Context<WithAnswerHeaders>).get(VAR);
+export function applyResponseHeaders(c: Context): void {
+  const collected = (c as Context<WithResponseHeaders>).get(VAR);
   if (!collected || collected.taken) return;
   collected.taken = true;
   const headers = c.res.headers;
   for (const name in collected.values) if (!headers.has(name)) headers.set(name, collected.values[name]!);
   headers.set('server-timing', serverTiming(collected, false));
+}
+
+/**
+ * A 200 of ready bytes (already encoded, with their own headers) sent with the collected headers
+ * in one plain object, as a response-cache hit is; compression leaves it alone (MCP's cached answers).
+ */
+export function readyResponse(
+  c: Context,
+  own: Record<string, string>,
+  body: ConstructorParameters<typeof Response>[0],
+): Response {
+  markPrecompressed(c);
+  return new Response(body, { status: 200, headers: takeResponseHeaders(c, own, true) ?? own });
 }

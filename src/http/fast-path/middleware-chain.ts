@@ -1,36 +1,36 @@
 import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 
 /**
- * One step of the work every request passes through (request id and CORS, metrics, snapshot,
- * authentication, rate limit, response cache...), split at the point where a middleware would
- * call `await next()`:
+ * One middleware of the work every request passes through (request id, CORS, metrics, snapshot,
+ * authentication, rate limit, response cache...), split at the point where a Hono middleware
+ * would call `await next()`:
  * - `enter` runs before the handler; a Response it returns is the answer, and neither the later
- *   steps nor the handler run (nor this step's `exit`);
- * - `exit` runs once the answer is made (an error answer too), in reverse order, for every step
- *   whose `enter` ran to the end without answering.
- * Either may return a promise; a step that keeps something between the two keeps it in the context.
+ *   middleware nor the handler run (nor this middleware's `exit`);
+ * - `exit` runs once the answer is made (an error answer too), in reverse order, for every
+ *   middleware whose `enter` ran to the end without answering.
+ * Either may return a promise; one that keeps something between the two keeps it in the context.
  */
-export interface Step<C extends Context = Context> {
+export interface Middleware<C extends Context = Context> {
   enter?(c: C): Response | undefined | Promise<Response | undefined>;
   exit?(c: C): void | Promise<void>;
 }
 
 /**
- * The steps as one Hono middleware, with the same outcome as mounting each as its own middleware
- * in this order: an error thrown by a step (or by the handler) becomes the answer `onError` makes
- * of it at that step, and the steps outside it still finish. Why: each Hono middleware costs an
- * async function, a promise and a closure per request (ten were about 7 µs of a cached answer's
- * 40, measured); here a step that has nothing to wait for costs a plain call.
+ * The middleware as one Hono middleware, with the same outcome as mounting each on its own in
+ * this order: an error thrown by one (or by the handler) becomes the answer `onError` makes of it
+ * there, and the middleware outside it still finishes. Why: each Hono middleware costs an async
+ * function, a promise and a closure per request (ten were about 7 µs of a cached answer's 40,
+ * measured); here one that has nothing to wait for costs a plain call.
  *
- * Without `onError` (a single step mounted as a middleware) an error is thrown to Hono, which
- * answers it at this middleware as it would any other.
+ * Without `onError` (a single middleware mounted alone) an error is thrown to Hono, which answers
+ * it at this middleware as it would any other.
  */
-export function pipeline<C extends Context>(
-  steps: readonly Step<C>[],
+export function middlewareChain<C extends Context>(
+  chain: readonly Middleware<C>[],
   onError?: ErrorHandler,
-): MiddlewareHandler & { front: FrontRun } {
-  const enters = steps.map((s) => s.enter?.bind(s));
-  const exits = steps.map((s) => s.exit?.bind(s));
+): MiddlewareHandler & { fastPath: FastPathRun } {
+  const enters = chain.map((m) => m.enter?.bind(m));
+  const exits = chain.map((m) => m.exit?.bind(m));
   const fail = async (c: Context, thrown: unknown): Promise<void> => {
     if (!onError) throw thrown;
     // A thrown value that is not an Error (a worker's error crossing the thread arrives as a plain
@@ -58,7 +58,7 @@ export function pipeline<C extends Context>(
     const handoff = takeHandoff(c);
     try {
       if (handoff) {
-        // The front (front.ts) ran the steps up to `entered` on its own context: carry on from there.
+        // The fast path (fast-path.ts) ran the middleware up to `entered` on its own context: carry on.
         for (const [name, value] of handoff.vars) c.set(name as never, value as never);
         entered = handoff.entered;
         if (handoff.failed) throw handoff.error;
@@ -83,9 +83,12 @@ export function pipeline<C extends Context>(
     }
     return finish(ctx, entered);
   };
-  // The same steps on the front's context: its answer once every exit ran, or null when the
-  // request was handed on (a step threw, or none answered) for the middleware above to finish.
-  const frontFrom = (c: FrontRunContext, start: number): FrontAnswer | null | Promise<FrontAnswer | null> => {
+  // The same middleware on the fast path's context: its response once every exit ran, or null
+  // when the request was handed on (one threw, or none answered) for the middleware above to finish.
+  const fastPathFrom = (
+    c: FastPathRunContext,
+    start: number,
+  ): FastPathResponse | null | Promise<FastPathResponse | null> => {
     for (let i = start; i < enters.length; i++) {
       const enter = enters[i];
       if (!enter) continue;
@@ -97,44 +100,44 @@ export function pipeline<C extends Context>(
       }
       if (answer instanceof Promise)
         return answer.then(
-          (a) => (a ? frontAnswered(c, i, a) : frontFrom(c, i + 1)),
+          (a) => (a ? fastPathAnswered(c, i, a) : fastPathFrom(c, i + 1)),
           (error: unknown) => handOn(c, i, true, error),
         );
-      if (answer) return frontAnswered(c, i, answer);
+      if (answer) return fastPathAnswered(c, i, answer);
     }
     return handOn(c, enters.length, false);
   };
-  const frontAnswered = (
-    c: FrontRunContext,
+  const fastPathAnswered = (
+    c: FastPathRunContext,
     entered: number,
     answer: Response,
-  ): FrontAnswer | null | Promise<FrontAnswer> => {
-    // The front writes only an answer made for it (the response cache's); Hono writes any other.
-    if (!(answer instanceof FrontAnswer)) return handOn(c, entered, false, undefined, answer);
+  ): FastPathResponse | null | Promise<FastPathResponse> => {
+    // The fast path writes only a response made for it (the response cache's); Hono writes any other.
+    if (!(answer instanceof FastPathResponse)) return handOn(c, entered, false, undefined, answer);
     c.res = answer as unknown as Response;
-    return frontExits(c, entered, answer);
+    return fastPathExits(c, entered, answer);
   };
-  const frontExits = (
-    c: FrontRunContext,
+  const fastPathExits = (
+    c: FastPathRunContext,
     from: number,
-    answer: FrontAnswer,
-  ): FrontAnswer | Promise<FrontAnswer> => {
+    answer: FastPathResponse,
+  ): FastPathResponse | Promise<FastPathResponse> => {
     for (let i = from - 1; i >= 0; i--) {
       const exit = exits[i];
       if (!exit) continue;
       const done = exit(c as unknown as C);
-      if (done instanceof Promise) return done.then(() => frontExits(c, i, answer));
+      if (done instanceof Promise) return done.then(() => fastPathExits(c, i, answer));
     }
     return answer;
   };
-  return Object.assign(middleware, { front: (c: FrontRunContext) => frontFrom(c, 0) });
+  return Object.assign(middleware, { fastPath: (c: FastPathRunContext) => fastPathFrom(c, 0) });
 }
 
 /**
- * An answer written by the front (front.ts) as it is: status, plain headers and bytes, with no
+ * A response written by the fast path (fast-path.ts) as it is: status, plain headers and bytes, with no
  * Response object between (the response cache's answers, when the request came through it).
  */
-export class FrontAnswer {
+export class FastPathResponse {
   constructor(
     readonly status: number,
     readonly headers: Record<string, string>,
@@ -142,17 +145,19 @@ export class FrontAnswer {
   ) {}
 }
 
-/** What the front's context gives the pipeline: its variables, its answer, and the Node request. */
-export interface FrontRunContext {
+/** What the fast path's context gives the chain: its variables, its response, and the Node request. */
+export interface FastPathRunContext {
   vars: Map<string, unknown>;
   res: Response | undefined;
   env: { incoming: object };
 }
 
-/** Runs the steps on the front's context: its answer, or null once handed on to the Hono app. */
-export type FrontRun = (c: FrontRunContext) => FrontAnswer | null | Promise<FrontAnswer | null>;
+/** Runs the middleware on the fast path's context: its response, or null once handed on to Hono. */
+export type FastPathRun = (
+  c: FastPathRunContext,
+) => FastPathResponse | null | Promise<FastPathResponse | null>;
 
-/** Where the front leaves a request it hands on: on the Node request, which Hono's context carries. */
+/** Where the fast path leaves a request it hands on: on the Node request, which Hono's context carries. */
 const HANDOFF = Symbol('pipelineHandoff');
 interface Handoff {
   vars: Map<string, unknown>;
@@ -164,7 +169,7 @@ interface Handoff {
 type WithHandoff = { [HANDOFF]?: Handoff | undefined };
 
 function handOn(
-  c: FrontRunContext,
+  c: FastPathRunContext,
   entered: number,
   failed: boolean,
   error?: unknown,
@@ -181,14 +186,14 @@ function takeHandoff(c: Context): Handoff | undefined {
   return handoff;
 }
 
-/** A step of a middleware that does all its work before calling next() (e.g. hono/body-limit). */
-export function beforeNext(middleware: MiddlewareHandler): Step {
+/** A Hono middleware that does all its work before calling next() (e.g. hono/body-limit), split. */
+export function beforeNext(middleware: MiddlewareHandler): Middleware {
   const next = async () => {};
   return { enter: async (c) => (await middleware(c, next)) ?? undefined };
 }
 
-/** A step of a middleware that does all its work after next() returns (e.g. headers on pages). */
-export function afterNext(middleware: MiddlewareHandler): Step {
+/** A Hono middleware that does all its work after next() returns (e.g. headers on pages), split. */
+export function afterNext(middleware: MiddlewareHandler): Middleware {
   const next = async () => {};
   return {
     exit: async (c) => {
@@ -197,11 +202,14 @@ export function afterNext(middleware: MiddlewareHandler): Step {
   };
 }
 
-/** The steps, for the requests `applies` to only (the same answer for a request's enter and exit). */
-export function onlyFor<C extends Context>(applies: (c: C) => boolean, steps: readonly Step<C>[]): Step<C>[] {
-  return steps.map((step) => {
-    const enter = step.enter?.bind(step);
-    const exit = step.exit?.bind(step);
+/** The middleware, for the requests `applies` to only (the same answer for a request's enter and exit). */
+export function onlyFor<C extends Context>(
+  applies: (c: C) => boolean,
+  chain: readonly Middleware<C>[],
+): Middleware<C>[] {
+  return chain.map((m) => {
+    const enter = m.enter?.bind(m);
+    const exit = m.exit?.bind(m);
     return {
       ...(enter ? { enter: (c: C) => (applies(c) ? enter(c) : undefined) } : {}),
       ...(exit ? { exit: (c: C) => (applies(c) ? exit(c) : undefined) } : {}),

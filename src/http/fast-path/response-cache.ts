@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
-import { recordCoreTime, takeAnswerHeaders } from './answer-headers.js';
+import type { AppEnv } from '../context.js';
+import { prefersCsv } from '../csv.js';
+import { routeLabel } from '../metrics.js';
 import {
   chooseEncoding,
   compress,
@@ -10,13 +12,11 @@ import {
   isCompressible,
   MIN_COMPRESS_BYTES,
   markPrecompressed,
-  replaceAnswer,
+  replaceResponse,
 } from './compression.js';
-import type { AppEnv } from './context.js';
-import { prefersCsv } from './csv.js';
-import { FrontContext } from './front.js';
-import { routeLabel } from './metrics.js';
-import { FrontAnswer, type Step } from './pipeline.js';
+import { FastPathContext } from './fast-path.js';
+import { FastPathResponse, type Middleware } from './middleware-chain.js';
+import { recordCoreTime, takeResponseHeaders } from './response-headers.js';
 
 /**
  * Every answer is a pure function of (snapshot, URL, caller's plan), so a successful GET is kept,
@@ -39,7 +39,7 @@ interface Representation {
 }
 
 interface Entry {
-  /** The route pattern that made it, for the metrics and the log of a hit the front answers. */
+  /** The route pattern that made it, for the metrics and the log of a hit the fast path answers. */
   route: string;
   identity: Representation;
   br?: Representation;
@@ -71,7 +71,7 @@ interface Pending {
 const PENDING = 'responseCachePending';
 type WithPending = AppEnv & { Variables: { [PENDING]?: Pending } };
 
-export function responseCache(): Step<Context<AppEnv>> {
+export function responseCache(): Middleware<Context<AppEnv>> {
   return {
     enter(c) {
       // Paid calls are never answered from the cache: each is verified and settled on its own.
@@ -92,8 +92,8 @@ export function responseCache(): Step<Context<AppEnv>> {
       const encoding = chooseEncoding(c.req.header('accept-encoding'));
       const hit = store.entries.get(key);
       if (hit) {
-        if (c instanceof FrontContext) c.route = hit.route;
-        return answer(c, representationOf(store, hit, encoding), true);
+        if (c instanceof FastPathContext) c.route = hit.route;
+        return respond(c, representationOf(store, hit, encoding), true);
       }
       (c as Context<WithPending>).set(PENDING, {
         start: performance.now(),
@@ -153,7 +153,7 @@ async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Pro
             })
             .catch(() => {});
   }
-  replaceAnswer(c, answer(c, entry[encoding ?? 'identity'] ?? entry.identity, false));
+  replaceResponse(c, respond(c, entry[encoding ?? 'identity'] ?? entry.identity, false));
 }
 
 const ENCODINGS: Encoding[] = ['br', 'gzip'];
@@ -186,16 +186,16 @@ function representationOf(store: Store, entry: Entry, encoding: Encoding | null)
 /**
  * The stored representation (or its 304) with every header at once (headers set on a finished
  * response would make @hono/node-server rebuild it as a stream), in a plain object with the
- * headers every answer carries, so @hono/node-server writes them as they are (answer-headers.ts).
+ * headers every answer carries, so @hono/node-server writes them as they are (response-headers.ts).
  */
-function answer(c: Context<AppEnv>, rep: Representation, hit: boolean): Response {
+function respond(c: Context<AppEnv>, rep: Representation, hit: boolean): Response {
   markPrecompressed(c);
   const fresh = notModified(c, rep.etag);
   const own = fresh ? rep.notModified : rep.headers;
-  const headers = takeAnswerHeaders(c, own, hit);
-  // On the front (front.ts), its own answer: written as it is, with no Response object between.
-  if (headers && c instanceof FrontContext)
-    return new FrontAnswer(fresh ? 304 : 200, headers, fresh ? null : rep.body) as unknown as Response;
+  const headers = takeResponseHeaders(c, own, hit);
+  // On the fast path (fast-path.ts), its own response: written as it is, with no Response object between.
+  if (headers && c instanceof FastPathContext)
+    return new FastPathResponse(fresh ? 304 : 200, headers, fresh ? null : rep.body) as unknown as Response;
   if (headers) return new Response(fresh ? null : rep.body, { status: fresh ? 304 : 200, headers });
   return fresh ? c.body(null, 304, own) : c.body(rep.body, 200, own);
 }

@@ -1,14 +1,19 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { FrontAnswer, type FrontRunContext, pipeline, type Step } from '../../src/http/pipeline.js';
+import {
+  FastPathResponse,
+  type FastPathRunContext,
+  type Middleware,
+  middlewareChain,
+} from '../../src/http/fast-path/middleware-chain.js';
 
 /**
- * A pipeline of steps answers as the same steps mounted as separate Hono middlewares: checked
+ * A middleware chain answers as the same middleware mounted one by one in Hono: checked
  * side by side on one script of steps that answer early, throw before or after the handler, or wait.
  */
 type Script = { answerAt?: number; throwAt?: number; throwOnExitAt?: number; handlerThrows?: boolean };
 
-function steps(script: Script, trace: string[]): Step[] {
+function steps(script: Script, trace: string[]): Middleware[] {
   return [0, 1, 2].map((i) => ({
     enter: async (c) => {
       trace.push(`enter ${i}`);
@@ -24,8 +29,8 @@ function steps(script: Script, trace: string[]): Step[] {
   }));
 }
 
-/** The same step as a Hono middleware, as the app mounted them before pipelines. */
-function asMiddleware(step: Step): MiddlewareHandler {
+/** The same step as a Hono middleware, as the app mounted them before the chain. */
+function asMiddleware(step: Middleware): MiddlewareHandler {
   return async (c, next) => {
     const answer = await step.enter?.(c);
     if (answer) return answer;
@@ -37,7 +42,7 @@ function asMiddleware(step: Step): MiddlewareHandler {
 function app(script: Script, trace: string[], mount: 'pipeline' | 'middlewares'): Hono {
   return withHandler(
     mount === 'pipeline'
-      ? [pipeline(steps(script, trace), onError)]
+      ? [middlewareChain(steps(script, trace), onError)]
       : steps(script, trace).map((step) => asMiddleware(step)),
     script,
     trace,
@@ -68,7 +73,7 @@ async function expectSame(
   expect(got.res.headers.get('x-exits')).toBe(want.res.headers.get('x-exits'));
 }
 
-describe('pipeline', () => {
+describe('middleware chain', () => {
   it.each(scripts)('answers %j as the same steps mounted one by one', async (script) => {
     const got: string[] = [];
     const want: string[] = [];
@@ -87,7 +92,7 @@ describe('pipeline', () => {
   it('answers a thrown non-Error (a worker error crossing the thread) with onError, and runs the exits', async () => {
     const trace: string[] = [];
     const a = new Hono();
-    a.use('*', pipeline(steps({}, trace), onError));
+    a.use('*', middlewareChain(steps({}, trace), onError));
     a.get('/x', () => {
       trace.push('handler');
       throw { code: 'SQLITE_CORRUPT' };
@@ -102,27 +107,27 @@ describe('pipeline', () => {
     ]);
   });
 
-  // The front (front.ts) runs the steps on its own context and hands the request on to Hono
-  // where it stopped: together they run each step once, as the pipeline alone does.
+  // The fast path (fast-path.ts) runs the middleware on its own context and hands the request on
+  // to Hono where it stopped: together they run each one once, as the chain alone does.
   it.each(scripts.filter((s) => s.answerAt === undefined))(
-    'answers %j through the front and Hono as the steps mounted one by one',
+    'answers %j through the fast path and Hono as the steps mounted one by one',
     async (script) => {
       const got: string[] = [];
       const want: string[] = [];
-      const steps_ = pipeline(steps(script, got), onError);
+      const steps_ = middlewareChain(steps(script, got), onError);
       const a = withHandler([steps_], script, got);
       const c = frontContext();
-      expect(await steps_.front(c)).toBeNull();
+      expect(await steps_.fastPath(c)).toBeNull();
       const res = await a.request('/x', {}, c.env);
       const b = await app(script, want, 'middlewares').request('/x');
       await expectSame({ res, trace: got }, { res: b, trace: want });
     },
   );
 
-  it("writes the front's own answer after the earlier steps' exits, without Hono", async () => {
+  it("writes the fast path's own answer after the earlier steps' exits, without Hono", async () => {
     const trace: string[] = [];
-    const answer = new FrontAnswer(200, { 'x-a': '1' }, null);
-    const front = pipeline([
+    const answer = new FastPathResponse(200, { 'x-a': '1' }, null);
+    const fastPath = middlewareChain([
       { enter: () => void trace.push('enter 0'), exit: (c) => void trace.push(`exit 0 saw ${c.res.status}`) },
       {
         enter: async () => {
@@ -131,8 +136,8 @@ describe('pipeline', () => {
         },
       },
       { enter: () => void trace.push('enter 2') },
-    ]).front;
-    expect(await front(frontContext())).toBe(answer);
+    ]).fastPath;
+    expect(await fastPath(frontContext())).toBe(answer);
     expect(trace).toEqual(['enter 0', 'enter 1', 'exit 0 saw 200']);
   });
 });
@@ -152,7 +157,7 @@ function withHandler(middlewares: MiddlewareHandler[], script: Script, trace: st
   return a;
 }
 
-function frontContext(): FrontRunContext & { get(n: string): unknown; set(n: string, v: unknown): void } {
+function frontContext(): FastPathRunContext & { get(n: string): unknown; set(n: string, v: unknown): void } {
   const vars = new Map<string, unknown>();
   return {
     vars,

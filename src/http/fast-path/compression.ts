@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import type { Context } from 'hono';
-import type { Step } from './pipeline.js';
+import type { Middleware } from './middleware-chain.js';
 
 export type Encoding = 'br' | 'gzip';
 
@@ -145,7 +145,7 @@ async function compressShared(raw: Uint8Array, encoding: Encoding): Promise<Uint
  * Puts `res` in place of the answer as it is. Assigning c.res would copy every header of the
  * previous answer onto it (Hono merges them), bringing back the identity ETag and the route's Vary.
  */
-export function replaceAnswer(c: Context, res: Response): void {
+export function replaceResponse(c: Context, res: Response): void {
   c.res = undefined;
   c.res = res;
 }
@@ -164,18 +164,18 @@ export function markPrecompressed(c: Context): void {
  * event loop and only above MIN_COMPRESS_BYTES. Every compressible answer says
  * `Vary: Accept-Encoding`.
  */
-export function compression(): Step {
+export function compression(): Middleware {
   return {
     // A cached answer is done: touching the headers or body of @hono/node-server's lightweight
     // Response would turn it into a stream and take the slow path. (No promise for it either.)
     exit: (c) =>
       c.req.method === 'HEAD' || (c as Context<WithPrecompressed>).get(PRECOMPRESSED)
         ? undefined
-        : compressAnswer(c),
+        : compressResponse(c),
   };
 }
 
-async function compressAnswer(c: Context): Promise<void> {
+async function compressResponse(c: Context): Promise<void> {
   const res = c.res;
   const headers = res.headers;
   if (
@@ -190,7 +190,7 @@ async function compressAnswer(c: Context): Promise<void> {
   if (!encoding || !res.body) return;
   const raw = new Uint8Array(await res.arrayBuffer());
   if (raw.length < MIN_COMPRESS_BYTES) {
-    replaceAnswer(c, new Response(raw, { status: res.status, headers }));
+    replaceResponse(c, new Response(raw, { status: res.status, headers }));
     return;
   }
   const body = /\bpublic\b/.test(headers.get('cache-control') ?? '')
@@ -201,5 +201,5 @@ async function compressAnswer(c: Context): Promise<void> {
   out.delete('content-length');
   const etag = out.get('etag');
   if (etag) out.set('etag', encodedEtag(etag, encoding));
-  replaceAnswer(c, new Response(body, { status: res.status, headers: out }));
+  replaceResponse(c, new Response(body, { status: res.status, headers: out }));
 }

@@ -1,15 +1,15 @@
 import type { Context } from 'hono';
-import { takeAnswerHeaders } from './answer-headers.js';
+import type { AppEnv } from '../context.js';
+import { prefersCsv } from '../csv.js';
+import { routeLabel } from '../metrics.js';
 import { markPrecompressed } from './compression.js';
-import type { AppEnv } from './context.js';
-import { prefersCsv } from './csv.js';
-import { FrontContext } from './front.js';
-import { routeLabel } from './metrics.js';
-import { FrontAnswer, type Step } from './pipeline.js';
+import { FastPathContext } from './fast-path.js';
+import { FastPathResponse, type Middleware } from './middleware-chain.js';
+import { takeResponseHeaders } from './response-headers.js';
 
 /**
  * The unpaid 402 of a priced GET: the same for every caller without a key or a payment, for one
- * snapshot, URL and set of terms. Kept ready like a cached answer (the front writes it with no
+ * snapshot, URL and set of terms. Kept ready like a cached answer (the fast path writes it with no
  * Hono objects), so stating the terms costs what a cached answer costs; only the request id in the
  * body differs per request and is put in on the way out. Any other answer (the route's own 4xx, a
  * 503) is not kept and is made again each time, as before.
@@ -27,7 +27,7 @@ const MISS = 'unpaidCacheMiss';
 type WithMiss = AppEnv & { Variables: { [MISS]?: { key: string; store: Map<string, Kept> } } };
 
 /** `generation` changes whenever the terms may (the networks offered). */
-export function unpaidCache(generation: () => number): Step<Context<AppEnv>> {
+export function unpaidCache(generation: () => number): Middleware<Context<AppEnv>> {
   return {
     enter(c) {
       const payment = c.get('payment');
@@ -38,7 +38,7 @@ export function unpaidCache(generation: () => number): Step<Context<AppEnv>> {
       const store = c.get('snapshot').memoize('unpaid-402', () => new Map<string, Kept>());
       const kept = store.get(key);
       if (kept) {
-        if (c instanceof FrontContext) c.route = kept.route;
+        if (c instanceof FastPathContext) c.route = kept.route;
         return answer(c, kept);
       }
       (c as Context<WithMiss>).set(MISS, { key, store });
@@ -68,9 +68,9 @@ function answer(c: Context<AppEnv>, kept: Kept): Response {
   const id = c.get('requestId') as string | undefined;
   const body = id === undefined ? `{${kept.rest}` : `{"request_id":${JSON.stringify(id)},${kept.rest}`;
   markPrecompressed(c);
-  const headers = takeAnswerHeaders(c, kept.headers, true);
-  if (headers && c instanceof FrontContext)
-    return new FrontAnswer(402, headers, Buffer.from(body)) as unknown as Response;
+  const headers = takeResponseHeaders(c, kept.headers, true);
+  if (headers && c instanceof FastPathContext)
+    return new FastPathResponse(402, headers, Buffer.from(body)) as unknown as Response;
   if (headers) return new Response(body, { status: 402, headers });
   return c.body(body, 402, kept.headers);
 }

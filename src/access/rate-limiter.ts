@@ -1,7 +1,8 @@
 /**
- * The rate limiter under the HTTP layer (rate-limit.ts): counters per bucket and window, in this
- * process or in Redis shared by every replica, with the in-process counters standing in while
- * Redis is away. Knows nothing of requests, keys or headers.
+ * The rate limiter: counters per bucket and window, in this process or in Redis shared by every
+ * replica, with the in-process counters standing in while Redis is away. Knows nothing of
+ * requests, keys or headers: the API (http/rate-limit.ts) and the sign-in mail (web/) count
+ * through it.
  *
  * Hand-written, not rate-limiter-flexible (its RateLimiterRedis with a RateLimiterMemory insurance
  * limiter was tried in place of these two, same build, alternating): keyed GET /v1/elements/Fe cost

@@ -125,7 +125,7 @@ export function createMcp(deps: McpDeps) {
     // arguments; ones that do not parse are refused as invalid (after access, as on REST).
     const parsed = tool.input.safeParse(args ?? {});
     let input: Record<string, unknown> = {};
-    // The one operation runner REST's steps use too (calls/operation-call.ts): this door only
+    // The one operation runner REST's middleware uses too (calls/operation-call.ts): this door only
     // translates the arguments in and the outcome out.
     const call = new OperationCall(callDeps, op, caller.plan, {
       payment: meta?.['x402/payment'],

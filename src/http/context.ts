@@ -4,7 +4,7 @@ import type { StateStore } from '../access/state-store.js';
 import type { UsageCounter } from '../access/usage-counter.js';
 import type { Config } from '../config/config.js';
 import type { Viewer } from '../core/viewer.js';
-import type { HeavyWork } from '../offload/heavy-work.js';
+import type { WorkerPool } from '../core/worker-pool.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { Mailer } from '../web/mailer.js';
@@ -60,7 +60,7 @@ export interface AppDeps {
   /** Counts keyed calls per key and month; the app makes one when absent (flushed on close by its owner). */
   usage?: UsageCounter;
   /** Where research and lab answers are computed (`ri serve`: a worker pool); in this thread when absent. */
-  heavy?: HeavyWork;
+  heavy?: WorkerPool;
   /** Sends the sign-in mail; from SMTP_URL when absent. */
   mailer?: Mailer;
 }

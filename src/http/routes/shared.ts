@@ -4,7 +4,7 @@ import { ResolutionSchema } from '../../contracts/common.js';
 import { SubjectTypeSchema } from '../../contracts/subjects.js';
 import { ServiceError } from '../../core/errors.js';
 import type { LabService } from '../../core/lab-service.js';
-import type { HeavyWork } from '../../offload/heavy-work.js';
+import type { WorkerPool } from '../../core/worker-pool.js';
 import { DATA_VERSION } from '../data-version.js';
 
 /** What every route registration needs besides the app. */
@@ -12,7 +12,7 @@ export interface RouteDeps {
   edition: Edition;
   publicUrl: string;
   /** Where research and lab answers are computed (a worker pool in `ri serve`); in this thread when absent. */
-  heavy?: HeavyWork;
+  heavy?: WorkerPool;
   /** The lab (quotes and runs); null in the older edition, which has no research, lab or payments. */
   lab: LabService | null;
   /** Where the published snapshots are (GET /v1/versions lists the kept ones). */

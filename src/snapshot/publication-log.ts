@@ -19,9 +19,6 @@ export interface Publication {
   works: number | null;
 }
 
-/** How many published snapshots are kept by default (SNAPSHOTS_KEEP). */
-export const DEFAULT_SNAPSHOTS_KEEP = 5;
-
 const LOG = 'PUBLISHED';
 const VERSION = /^[0-9a-f]{16}$/;
 

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_SNAPSHOTS_KEEP } from '../config/config.js';
 import { fsyncPath, writeFileAtomically } from './atomic-file.js';
 import { fileHash } from './file-hash.js';
 import {
-  DEFAULT_SNAPSHOTS_KEEP,
   describeSnapshotFile,
   readPublications,
   versionsToKeep,

@@ -22,6 +22,7 @@ import {
 } from './research/match.js';
 import { MAX_PAGES, pageCount, pastTheLastPage } from './research/pages.js';
 import { groupExpr, termGroups } from './research/question.js';
+import type { ResearchRequest } from './research/request.js';
 import { envelope, type Viewer } from './viewer.js';
 
 /**
@@ -36,9 +37,8 @@ import { envelope, type Viewer } from './viewer.js';
  * The parts, one job each, are in research/: question (the words and their expansions), match
  * (the papers), lenses (the reading lists), communities.
  */
-export type Lens = 'foundational' | 'now' | 'newest';
-export const LENSES: readonly Lens[] = ['foundational', 'now', 'newest'];
 export { MAX_PAGES, researchPage } from './research/pages.js';
+export { LENSES, type Lens, type ResearchRequest } from './research/request.js';
 
 /** How a research answer's papers are read (the paper notes and what a page and matched_papers are). */
 export const RESEARCH_PAPER_NOTES =
@@ -47,14 +47,6 @@ export const RESEARCH_PAPER_NOTES =
 
 /** One page's price, from the price table. */
 const PRICE_PER_PAGE_USD = priceOf(operation('research'))!;
-
-export interface ResearchRequest {
-  q?: string;
-  paper?: string;
-  pageSize: number;
-  lenses: Lens[];
-  page: number;
-}
 
 /** The answer's types, inferred from its contract (src/contracts/research.ts): they cannot drift. */
 export type { Community, ElementCommunity, ResearchAnswer, ResearchPaper } from '../contracts/research.js';

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Plan } from '../access/plans.js';
 import type { StateStore } from '../access/state-store.js';
 import type { UsageCounter } from '../access/usage-counter.js';
+import type { OperationCall } from '../calls/operation-call.js';
 import type { Config } from '../config/config.js';
 import type { Viewer } from '../core/viewer.js';
 import type { WorkerPool } from '../core/worker-pool.js';
@@ -9,7 +10,6 @@ import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { Mailer } from '../web/mailer.js';
 import type { Metrics } from './metrics.js';
-import type { PaymentContext } from './payment.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RouteDeps } from './routes/shared.js';
 
@@ -39,7 +39,7 @@ export type AppEnv = {
     /** Set by the payment gate on priced operations when payments are on. */
     payments: PaymentService | undefined;
     /** Set when this call is to be paid per call (x402). */
-    payment: PaymentContext | undefined;
+    payment: OperationCall | undefined;
   };
 };
 

@@ -2,7 +2,6 @@ import type Database from 'better-sqlite3';
 import { decodeSeries, type StoredSeries } from '../scoring/history-codec.js';
 import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
-import type { ColumnQueries } from './paper-columns.js';
 import { TitleRanker, titleTerm } from './title-ranking.js';
 import { type PendingTitleStats, startTitleStats } from './title-stats.js';
 import type { TopicLengths, TopicTerm } from './topic-terms.js';
@@ -137,6 +136,12 @@ export interface HistoryQueries {
   series(type: SubjectType, id: string, resolution: Resolution): StoredSeries | undefined;
   /** The corpus's high-impact papers per period of a resolution. */
   highImpactByPeriod(resolution: string): [string, number][];
+}
+
+/** The whole-corpus columns (paper-columns.ts reads them as typed arrays). */
+export interface ColumnQueries {
+  /** A whole-corpus column by ordinal, as a little-endian typed array's bytes. */
+  paperColumn(name: string): Buffer | undefined;
 }
 
 export interface PaperQueries {

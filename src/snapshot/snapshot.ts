@@ -134,7 +134,7 @@ export class SnapshotManager {
   private again = false;
   private stopped = false;
   private readonly listeners: ((s: Snapshot) => void)[] = [];
-  private readonly pinned = new PinnedSnapshots();
+  private readonly pinned = new PinnedSnapshots<Snapshot>();
   /** Pinned versions being opened (and verified), so concurrent first reads share one open. */
   private readonly opening = new Map<string, Promise<Snapshot | null>>();
 

@@ -1,6 +1,6 @@
+import type { Community, ElementCommunity } from '../../contracts/research.js';
 import type { ResearchQueries } from '../../snapshot/reader.js';
 import { getOrCreate } from '../../util/maps.js';
-import type { Community, ElementCommunity } from '../research.js';
 import type { Viewer } from '../viewer.js';
 import type { CandidateRow } from './candidates.js';
 import { LOOSE_SCAN, type MatchedPaper } from './match.js';

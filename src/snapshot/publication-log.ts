@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { writeFileAtomically } from './atomic-file.js';
+import { writeFileAtomically } from '../util/atomic-file.js';
 
 /**
  * The publication log: which snapshots were published, newest first, with when and what they

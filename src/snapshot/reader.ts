@@ -4,9 +4,6 @@ import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
 import { TitleRanker, titleTerm } from './title-ranking.js';
 import { type PendingTitleStats, startTitleStats } from './title-stats.js';
-import type { TopicLengths, TopicTerm } from './topic-terms.js';
-
-export type { TopicLengths, TopicTerm } from './topic-terms.js';
 
 /**
  * Every query the service makes of an open snapshot (core, lab, web), typed, each statement
@@ -138,6 +135,20 @@ export interface HistoryQueries {
   highImpactByPeriod(resolution: string): [string, number][];
 }
 
+/** A term's communities and their weights, as stored (topic, weight pairs, heaviest first). */
+export interface TopicTerm {
+  /** Its weight over every community (titles holding it, plus texts). */
+  weight: number;
+  topics: Int32Array;
+}
+
+/** Each community's titles and weight of terms, and the weight of every term in all. */
+export interface TopicLengths {
+  titles: Map<number, number>;
+  weight: Map<number, number>;
+  total: number;
+}
+
 /** The whole-corpus columns (paper-columns.ts reads them as typed arrays). */
 export interface ColumnQueries {
   /** A whole-corpus column by ordinal, as a little-endian typed array's bytes. */
@@ -181,7 +192,7 @@ export interface ResearchQueries extends ColumnQueries {
   community(topicId: string): CommunityRow | undefined;
   /** A question word as the titles' index holds it (stemmed), or null when it is not one term. */
   titleTerm(word: string): string | null;
-  /** The communities of title terms (topic-terms.ts); terms the snapshot does not hold are left out. */
+  /** The communities of title terms (snapshot-build/topic-terms.ts); terms the snapshot does not hold are left out. */
   topicTerms(terms: readonly string[]): Map<string, TopicTerm>;
   /** Each community's titles and terms' weight; null before schema 7 (no topic model). */
   topicLengths(): TopicLengths | null;

@@ -7,7 +7,7 @@ import { LENSES, research } from '../../src/core/research.js';
 import { getSubject, searchSubjects, subjectElements } from '../../src/core/subjects.js';
 import { labIndex } from '../../src/lab/lab-index.js';
 import { verifyQuote } from '../../src/lab/quote-signature.js';
-import { snapshotFile } from '../../src/snapshot/publish.js';
+import { snapshotFile } from '../../src/snapshot/folder.js';
 import { Snapshot } from '../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../helpers/sample.js';
 

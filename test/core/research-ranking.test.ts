@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LENSES, type ResearchRequest, research } from '../../src/core/research.js';
-import { snapshotFile } from '../../src/snapshot/publish.js';
+import { snapshotFile } from '../../src/snapshot/folder.js';
 import type { SnapshotReader, SnapshotView } from '../../src/snapshot/reader.js';
 import { Snapshot } from '../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../helpers/sample.js';

@@ -7,12 +7,14 @@ import { readCorpusCache, writeCorpusCache } from '../scoring/corpus-cache.js';
 import { isoDay } from '../scoring/dates.js';
 import { computeImpact } from '../scoring/impact.js';
 import { DEFAULT_PARAMETERS, type ScoringParameters } from '../scoring/parameters.js';
+import { snapshotFile } from '../snapshot/folder.js';
+import { verifySnapshot } from '../snapshot/integrity.js';
+import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
 import { tagWorks } from '../tagging/tag-works.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
-import { writeFileAtomically } from './atomic-file.js';
+import { writeFileAtomically } from '../util/atomic-file.js';
 import type { PaperContent } from './paper-rows.js';
-import { type PublishResult, publishSnapshot, snapshotFile, verifySnapshot } from './publish.js';
-import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';
+import { type PublishResult, publishSnapshot } from './publish.js';
 import { scoreCommunityRows, scoreSubjectsAside } from './score-subjects.js';
 import { type SubjectContent, writeSnapshot } from './write-snapshot.js';
 

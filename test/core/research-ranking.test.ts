@@ -112,10 +112,11 @@ describe('research with the title ranker', () => {
         ...titles.map((t) => t.split(/\s+/).slice(0, 3).join(' ')),
       ];
       let ranked = 0;
+      // The ranker reads every title a search matches, unranked, and ranks them itself.
       const counting = withReader(ranking, {
-        titleMatches: (match, limit) => {
+        allTitleMatches: (match) => {
           ranked++;
-          return ranking.reader.titleMatches(match, limit);
+          return ranking.reader.allTitleMatches(match);
         },
       });
       for (const q of questions)

@@ -48,8 +48,8 @@ export const RESEARCH_PAPER_NOTES =
 /** One page's price, from the price table. */
 const PRICE_PER_PAGE_USD = priceOf(operation('research'))!;
 
-/** The answer's types, inferred from its contract (src/contracts/research.ts): they cannot drift. */
-export type { Community, ElementCommunity, ResearchAnswer, ResearchPaper } from '../contracts/research.js';
+/** The answer's type, inferred from its contract (src/contracts/research.ts): they cannot drift. */
+export type { ResearchAnswer } from '../contracts/research.js';
 
 /**
  * Reads what research keeps per snapshot (the candidates' columns, about 110 MB at 1M works, and

@@ -48,7 +48,7 @@ export const RESEARCH_PAPER_NOTES =
 /** One page's price, from the price table. */
 const PRICE_PER_PAGE_USD = priceOf(operation('research'))!;
 
-/** The answer's type, inferred from its contract (src/contracts/research.ts): they cannot drift. */
+/** The answer's type, inferred from its contract (src/contracts/research.ts): it cannot drift. */
 export type { ResearchAnswer } from '../contracts/research.js';
 
 /**

@@ -163,7 +163,7 @@ export interface PaperQueries {
 }
 
 export interface ResearchQueries extends ColumnQueries {
-  /** Title matches of an FTS expression, best bm25 first (FTS5's: research ranks them itself once it can). */
+  /** Title matches of an FTS expression, best FTS5 bm25 first (core/research ranks them itself once it can). */
   titleMatches(match: string, limit: number): ScoredPaper[];
   /** The best `limit` of the newest `scan` title matches, by bm25. */
   newestTitleMatches(match: string, scan: number, limit: number): ScoredPaper[];
@@ -199,7 +199,7 @@ export interface ResearchQueries extends ColumnQueries {
   community(topicId: string): CommunityRow | undefined;
   /** A question word as the titles' index holds it (stemmed), or null when it is not one term. */
   titleTerm(word: string): string | null;
-  /** The communities of title terms (snapshot-build/topic-terms.ts); terms the snapshot does not hold are left out. */
+  /** The communities of title terms (snapshot-build/topic-terms.ts); terms not held are left out. */
   topicTerms(terms: readonly string[]): Map<string, TopicTerm>;
   /** Each community's titles and terms' weight; null before schema 7 (no topic model). */
   topicLengths(): TopicLengths | null;

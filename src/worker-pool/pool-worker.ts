@@ -1,6 +1,6 @@
 /**
- * A worker thread of the research and lab worker pool (piscina). It opens the snapshot files it is asked about
- * read-only and keeps the last few open (a new publication brings a new file; the old ones are
+ * A thread of the research and lab worker pool (piscina). It opens the snapshot files it is asked
+ * about read-only and keeps the last few open (a new publication brings a new file; the old ones are
  * closed as they fall out, or once unused for IDLE_CLOSE_MS), so it follows snapshot switches
  * without being told. Each is known by its path and the identity of the file the main thread
  * opened there, so a file quarantined and rewritten under the same name is opened anew.

@@ -3,13 +3,13 @@ import type { TitleStats } from '../../snapshot/title-stats.js';
 import { type Stemmer, stemmerOf } from '../../snapshot/title-terms.js';
 
 /**
- * FTS5's bm25 over the titles, computed from the title statistics (snapshot/title-stats.ts) instead of by
- * FTS5: the same number for every title, as FTS5 computes it (sqlite's fts5_aux.c: k1 1.2, b 0.75,
- * idf = ln((N - nHit + 0.5) / (nHit + 0.5)) or 1e-6 when not above 0, one term per phrase in the
- * order the expression names them, the sum negated), and the same order: by score, ties in
- * ordinal order (FTS5's matches come in ordinal order and SQLite's ORDER BY ... LIMIT keeps
- * equal keys in the order they came). FTS5 still finds the matching titles; only the ranking
- * moves out of it.
+ * FTS5's bm25 over the titles, computed from the title statistics (snapshot/title-stats.ts)
+ * instead of by FTS5: the same number for every title, as FTS5 computes it (sqlite's
+ * fts5_aux.c: k1 1.2, b 0.75, idf = ln((N - nHit + 0.5) / (nHit + 0.5)) or 1e-6 when not above
+ * 0, one term per phrase in the order the expression names them, the sum negated), and the
+ * same order: by score, ties in ordinal order (FTS5's matches come in ordinal order and
+ * SQLite's ORDER BY ... LIMIT keeps equal keys in the order they came). FTS5 still finds the
+ * matching titles; only the ranking moves out of it.
  *
  * A phrase counts in a title when the conjunction it belongs to matches the title (that is when
  * FTS5 reports its instances), as often as the title holds it. Expressions of the shape research

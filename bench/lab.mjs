@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const { Snapshot } = await import(join(root, 'dist/snapshot/snapshot.js'));
-const { snapshotFile } = await import(join(root, 'dist/snapshot/publish.js'));
+const { snapshotFile } = await import(join(root, 'dist/snapshot/folder.js'));
 const { labQuote, checkQuote, labRun } = await import(join(root, 'dist/core/lab.js'));
 const { labIndex } = await import(join(root, 'dist/lab/lab-index.js'));
 

@@ -74,7 +74,7 @@ const FIRST = 'catalysis';
 const WARM_UP = ['zinc oxide nanoparticles', 'iridium oxide thin films acidic', 'copper sulfide thin films'];
 // As in a running server after its first questions: the titles' statistics read (in a thread of
 // their own, started by the first question) and the ranking taken from FTS5's bm25
-// (src/snapshot/title-ranking.ts); then the warm-up.
+// (src/core/research/title-ranking.ts); then the warm-up.
 research(snapshot, { q: FIRST, pageSize: 10, lenses: [...LENSES], page: 1 }, viewer);
 const statsStarted = performance.now();
 const titleRanking = (await snapshot.reader.titleRankingReady?.()) ?? false;

@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 
 const [aDir, bDir, store] = process.argv.slice(2).map((p) => resolve(p));
 if (!store) throw new Error('usage: node bench/scoring-ab.mjs A_DIST B_DIST CORPUS_DUCKDB');
-const load = (dir) => import(`${dir}/snapshot/score-subjects.js`);
+const load = (dir) => import(`${dir}/snapshot-build/score-subjects.js`);
 const { openCorpusStore } = await import(`${aDir}/ingest/corpus-store.js`);
 const { loadCorpusReporting } = await import(`${aDir}/scoring/corpus.js`);
 const { computeImpact } = await import(`${aDir}/scoring/impact.js`);

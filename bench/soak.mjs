@@ -1108,7 +1108,7 @@ async function paidRepairPhase(portN, ports) {
   const app = resolve(MAIN, '../../..');
   const { startDevChain, DEV_KEYS, BASE_SEPOLIA_USDC } = await import('../scripts/dev-chain.mjs');
   const { localFacilitator } = await import(join(app, 'dist/payments/local-facilitator.js'));
-  const { readPointer, snapshotFile } = await import(join(app, 'dist/snapshot/publish.js'));
+  const { readPointer, snapshotFile } = await import(join(app, 'dist/snapshot/folder.js'));
   const payer = privateKeyToAccount(DEV_KEYS.payer);
   const payTo = privateKeyToAccount(DEV_KEYS.payTo).address;
   const chain = await startDevChain();

@@ -4,6 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
+import { AsideWrites } from './aside-writes.js';
 import {
   type NewPayment,
   type PaymentDbRow,
@@ -11,9 +13,7 @@ import {
   type PaymentRow,
   type PaymentStatus,
   toPaymentRow,
-} from '../payments/ledger.js';
-import { hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
-import { AsideWrites } from './aside-writes.js';
+} from './payment-ledger.js';
 import { type Plan, parsePlan } from './plans.js';
 import type { StateLog } from './state-deadline.js';
 import { migrationsTableSql, pendingMigrations } from './state-migrations.js';

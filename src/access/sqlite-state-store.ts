@@ -6,6 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
+import { AsideWrites } from './aside-writes.js';
 import {
   type NewPayment,
   type PaymentDbRow,
@@ -13,9 +15,7 @@ import {
   type PaymentRow,
   type PaymentStatus,
   toPaymentRow,
-} from '../payments/ledger.js';
-import { hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
-import { AsideWrites } from './aside-writes.js';
+} from './payment-ledger.js';
 import { type Plan, parsePlan } from './plans.js';
 import type { StateLog } from './state-deadline.js';
 import { migrationsTableSql, pendingMigrations } from './state-migrations.js';

@@ -3,8 +3,9 @@
  * mapping of a row to the interface's types, and creating a key with a fresh prefix on a
  * collision. The statements themselves stay in each store (placeholders and time functions differ).
  */
-import type { NewPayment } from '../payments/ledger.js';
+
 import { generateApiKey } from './api-keys.js';
+import type { NewPayment } from './payment-ledger.js';
 import { parsePlan } from './plans.js';
 import { type Account, type KeyInfo, PREFIX_ATTEMPTS, type WebSession } from './state-store.js';
 

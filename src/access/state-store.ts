@@ -5,7 +5,7 @@
  * Nothing here caches keys or plans: every authenticate() reads the database, so a key created,
  * revoked or re-planned through one process is honoured by every other process at once.
  */
-import type { PaymentLedger } from '../payments/ledger.js';
+import type { PaymentLedger } from './payment-ledger.js';
 import type { Plan } from './plans.js';
 
 export interface Account {

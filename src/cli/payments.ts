@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
+import type { PaymentStatus } from '../access/payment-ledger.js';
 import { loadConfig } from '../config/config.js';
-import type { PaymentStatus } from '../payments/ledger.js';
 import { evmAuthorizationReader, reconcilePayments } from '../payments/reconcile.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 import { STATE_USAGE, withStore } from './keys.js';

@@ -5,7 +5,8 @@ import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
 import type { IngestCounts, IngestSummary } from '../ingest/ingest.js';
 import { expandWorksPaths } from '../ingest/sources.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
-import { listSnapshotVersions, readPointerName, snapshotFile, verifySnapshot } from '../snapshot/publish.js';
+import { listSnapshotVersions, readPointerName, snapshotFile } from '../snapshot/folder.js';
+import { verifySnapshot } from '../snapshot/integrity.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
 import { snapshotSchemaVersion } from '../snapshot/snapshot.js';
 import { CliError } from './cli-error.js';
@@ -106,7 +107,7 @@ export async function runBuild(dataDir: string, options: { full?: boolean } = {}
   const { root, corpus, snapshots } = dataPaths(dataDir);
   if (!existsSync(corpus))
     throw new CliError(`no corpus store at ${corpus}: run \`ri ingest PATH...\` first`);
-  const { buildSnapshot } = await import('../snapshot/build-snapshot.js');
+  const { buildSnapshot } = await import('../snapshot-build/build-snapshot.js');
   const result = await buildSnapshot(corpus, snapshots, {
     log: (m) => process.stderr.write(`build: ${m}\n`),
     keep: loadConfig().SNAPSHOTS_KEEP,

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
-import { rollback } from '../snapshot/publish.js';
+import { rollback } from '../snapshot-build/publish.js';
 import { CliError } from './cli-error.js';
 
 export async function run(args: string[]): Promise<number> {

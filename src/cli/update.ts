@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
 import { expandWorksPaths } from '../ingest/sources.js';
-import { readPointerName } from '../snapshot/publish.js';
+import { readPointerName } from '../snapshot/folder.js';
 import { CliError } from './cli-error.js';
 import { runBuild, runIngest } from './pipeline.js';
 import { parseFilter, parseSince, runPull } from './pull.js';

@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import { EDITIONS, LAB_QUOTE_TTL_SECONDS } from '../access/policy.js';
 import { DEFAULT_STATE_TIMEOUT_MS } from '../access/state-deadline.js';
-import { NETWORKS, type NetworkName } from '../payments/networks.js';
-import { DEFAULT_SNAPSHOTS_KEEP } from '../snapshot/publication-log.js';
 import { invalidRanges } from '../util/ip-ranges.js';
 
-const NETWORK_NAMES = Object.keys(NETWORKS) as [NetworkName, ...NetworkName[]];
+/**
+ * The networks a per-call payment can be offered on, as X402_NETWORKS names them; each one's terms
+ * are `src/payments/networks.ts`, which must name exactly these (it does not compile otherwise).
+ */
+export const NETWORK_NAMES = ['base', 'base-sepolia', 'solana', 'solana-devnet'] as const;
+
+/** How many published snapshots are kept by default (SNAPSHOTS_KEEP). */
+export const DEFAULT_SNAPSHOTS_KEEP = 5;
 
 /** The items of a comma-separated list, trimmed, empty ones dropped. */
 const commaItems = (v: string) =>

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { LabDepth } from '../access/policy.js';
 import type { StateStore } from '../access/state-store.js';
-import { type HeavyWork, inThread } from '../offload/heavy-work.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { ServiceError } from './errors.js';
 import { requireExactlyOne } from './exactly-one.js';
 import { checkQuote, type LabQuote, type LabRunAnswer, type QuoteSettings } from './lab.js';
 import type { Viewer } from './viewer.js';
+import { inThread, type WorkerPool } from './worker-pool.js';
 
 /** What the lab needs besides a snapshot: where quotes are kept, the signing secret, the clock. */
 interface LabServiceDeps {
@@ -16,7 +16,7 @@ interface LabServiceDeps {
   ttlSeconds: number;
   now?: () => Date;
   /** Where quotes and runs are computed (a worker pool in `ri serve`); in this thread when absent. */
-  heavy?: HeavyWork;
+  heavy?: WorkerPool;
 }
 
 interface QuoteOptions {

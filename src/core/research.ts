@@ -24,6 +24,7 @@ import {
 } from './research/match.js';
 import { pageCount, pastTheLastPage } from './research/pages.js';
 import { groupExpr, termGroups } from './research/question.js';
+import type { ResearchRequest } from './research/request.js';
 import { envelope, type Viewer } from './viewer.js';
 
 /**
@@ -38,8 +39,8 @@ import { envelope, type Viewer } from './viewer.js';
  * The parts, one job each, are in research/: question (the words and their expansions), match
  * (the papers), lenses (the reading lists), communities.
  */
-export { LENSES, type Lens } from '../contracts/research-request.js';
 export { researchPage } from './research/pages.js';
+export { LENSES, type Lens, type ResearchRequest, researchRequest } from './research/request.js';
 
 /** How a research answer's papers are read (the paper notes and what a page and matched_papers are). */
 export const RESEARCH_PAPER_NOTES =
@@ -49,33 +50,8 @@ export const RESEARCH_PAPER_NOTES =
 /** One page's price, from the price table. */
 const PRICE_PER_PAGE_USD = priceOf(operation('research'))!;
 
-export interface ResearchRequest {
-  q?: string;
-  paper?: string;
-  pageSize: number;
-  lenses: Lens[];
-  page: number;
-}
-
-/** The request from the parameters as both doors parse them (contracts/research.ts): a question or a paper, never both. */
-export function researchRequest(f: {
-  q?: string | undefined;
-  paper?: string | undefined;
-  page_size: number;
-  lenses: Lens[];
-  page: number;
-}): ResearchRequest {
-  requireExactlyOne({ q: f.q, paper: f.paper }, "'q' (a question) or 'paper' (a DOI or title)");
-  return {
-    ...(f.q !== undefined ? { q: f.q } : { paper: f.paper! }),
-    pageSize: f.page_size,
-    lenses: f.lenses,
-    page: f.page,
-  };
-}
-
-/** The answer's types, inferred from its contract (src/contracts/research.ts): they cannot drift. */
-export type { Community, ElementCommunity, ResearchAnswer, ResearchPaper } from '../contracts/research.js';
+/** The answer's type, inferred from its contract (src/contracts/research.ts): it cannot drift. */
+export type { ResearchAnswer } from '../contracts/research.js';
 
 /**
  * Reads what research keeps per snapshot (the candidates' columns, about 110 MB at 1M works, and

@@ -3,14 +3,14 @@ import type { Plan } from '../access/plans.js';
 import type { RateLimiter } from '../access/rate-limiter.js';
 import type { StateStore } from '../access/state-store.js';
 import type { UsageCounter } from '../access/usage-counter.js';
+import type { OperationCall } from '../calls/operation-call.js';
 import type { Config } from '../config/config.js';
 import type { Viewer } from '../core/viewer.js';
-import type { HeavyWork } from '../offload/heavy-work.js';
+import type { WorkerPool } from '../core/worker-pool.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import type { Mailer } from '../web/mailer.js';
 import type { Metrics } from './metrics.js';
-import type { PaymentContext } from './payment.js';
 import type { RouteDeps } from './routes/shared.js';
 
 /** Who is calling: no key (plan null) or a valid key with its account's current plan. */
@@ -39,7 +39,7 @@ export type AppEnv = {
     /** Set by the payment gate on priced operations when payments are on. */
     payments: PaymentService | undefined;
     /** Set when this call is to be paid per call (x402). */
-    payment: PaymentContext | undefined;
+    payment: OperationCall | undefined;
   };
 };
 
@@ -60,7 +60,7 @@ export interface AppDeps {
   /** Counts keyed calls per key and month; the app makes one when absent (flushed on close by its owner). */
   usage?: UsageCounter;
   /** Where research and lab answers are computed (`ri serve`: a worker pool); in this thread when absent. */
-  heavy?: HeavyWork;
+  heavy?: WorkerPool;
   /** Sends the sign-in mail; from SMTP_URL when absent. */
   mailer?: Mailer;
 }

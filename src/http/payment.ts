@@ -20,9 +20,9 @@ import { requestTerms } from './request-terms.js';
  * validates and answers its own errors first, then calls `charge()`: with no payment that is the
  * 402 with the terms; with one, the payment is verified and held. After the route, a successful
  * answer is settled (PAYMENT-RESPONSE) and any other outcome releases the payment uncharged. A
- * failed settlement replaces the answer with a 402.
+ * failed settlement replaces the answer with a 402. The call is kept in the request context
+ * (`payment`) between the gate and the route.
  */
-export type PaymentContext = OperationCall;
 
 /** Path templates of the priced operations as patterns over /v1 paths. */
 const PRICED = PRICED_OPERATIONS.map((op) => ({

@@ -1,7 +1,7 @@
 /**
  * Paper records as a reader expects them, from the OpenAlex record as stored: the title without
  * markup, placeholder venue names as null, and which of several versions of one work is shown.
- * Pure functions: the build applies them to every paper row (src/snapshot/paper-rows.ts) and to
+ * Pure functions: the build applies them to every paper row (src/snapshot-build/paper-rows.ts) and to
  * the corpus (src/scoring/corpus.ts), so every list, lab answer, research lens, page and CSV
  * carries them. The store keeps the record as OpenAlex sent it (the tagger reads that).
  */

@@ -26,7 +26,7 @@ import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
 import { NOTES_URI, sharedNoteTexts, withOwnNotes } from '../core/reading-notes.js';
 import { viewerFor } from '../core/viewer.js';
-import { type HeavyWork, inThread } from '../offload/heavy-work.js';
+import { inThread, type WorkerPool } from '../core/worker-pool.js';
 import { accessText } from '../payments/discovery.js';
 import { PaymentDemand } from '../payments/paid-call.js';
 import type { PaymentService } from '../payments/payment-service.js';
@@ -41,7 +41,7 @@ export interface McpDeps {
   publicUrl: string;
   lab: LabService | null;
   /** Where research is computed; in this thread when absent. */
-  heavy?: HeavyWork;
+  heavy?: WorkerPool;
   /** Pay per call (x402), when this server takes it. */
   payments: PaymentService | undefined;
   version: string;

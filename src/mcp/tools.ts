@@ -52,8 +52,8 @@ import { researchPage, researchRequest } from '../core/research.js';
 import { getSubject, searchSubjects, subjectElements } from '../core/subjects.js';
 import { listVersions } from '../core/versions.js';
 import type { Viewer } from '../core/viewer.js';
-import type { ResearchJson } from '../offload/heavy-tasks.js';
-import type { HeavyWork } from '../offload/heavy-work.js';
+import type { WorkerPool } from '../core/worker-pool.js';
+import type { ResearchJson } from '../core/worker-tasks.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
 /** What a tool runs with: the snapshot of this call, the caller's view, the lab, and the payment hook. */
@@ -62,7 +62,7 @@ interface ToolContext {
   viewer: Viewer;
   lab: LabService;
   /** Where research is computed (the same pool as REST). */
-  heavy: HeavyWork;
+  heavy: WorkerPool;
   /** The folder of published snapshots (the versions kept). */
   snapshotDir: string;
   /** Once the call is known to be answerable: asks for (or checks) payment; a no-op on a plan that covers it. */

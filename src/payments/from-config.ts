@@ -1,8 +1,8 @@
 import type { FacilitatorClient } from '@x402/core/server';
 import { Redis } from 'ioredis';
+import type { PaymentLedger } from '../access/payment-ledger.js';
 import type { Config } from '../config/config.js';
 import { httpFacilitator } from './facilitator.js';
-import type { PaymentLedger } from './ledger.js';
 import { MemoryNonceLock, type NonceLock, RedisNonceLock } from './nonce-lock.js';
 import { PaymentService } from './payment-service.js';
 import { evmAuthorizationReader } from './reconcile.js';

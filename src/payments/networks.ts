@@ -1,3 +1,11 @@
+import type { NETWORK_NAMES } from '../config/config.js';
+
+interface Network {
+  caip2: string;
+  family: 'evm' | 'svm';
+  label: string;
+}
+
 /**
  * The networks a per-call payment can use: USDC on Base and on Solana, each with its test
  * network. Named in configuration by these short names; in x402 terms by their CAIP-2 ids.
@@ -11,7 +19,7 @@ export const NETWORKS = {
     family: 'svm',
     label: 'Solana devnet (test)',
   },
-} as const;
+} as const satisfies Record<(typeof NETWORK_NAMES)[number], Network>;
 
 export type NetworkName = keyof typeof NETWORKS;
 

@@ -17,10 +17,10 @@ import {
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
+import type { PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
 import { usdText } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { ResilientFacilitator, settleFailure } from './facilitator.js';
-import type { PaymentLedger, PaymentRow } from './ledger.js';
 import { NETWORKS, type NetworkName, USDC_DECIMALS, usdToAtomic } from './networks.js';
 import { MemoryNonceLock, type NonceLock } from './nonce-lock.js';
 import { type AuthorizationReader, reconcilePayments, SETTLE_GRACE_MS } from './reconcile.js';

@@ -1,5 +1,5 @@
 import { createPublicClient, http, parseAbi, parseAbiItem } from 'viem';
-import type { PaymentLedger, PaymentRow } from './ledger.js';
+import type { PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
 import { NETWORKS, networkByCaip2 } from './networks.js';
 
 /** A row is judged unsettled only this long after its payment's validity ended (a settlement sent just before may land after). */

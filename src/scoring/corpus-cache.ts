@@ -7,7 +7,7 @@ import { ELEMENTS } from '../elements/elements.js';
 import type { StoreState } from '../ingest/corpus-store.js';
 import { PAPER_RECORD_RULES } from '../ingest/paper-record.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
-import type { Corpus, Csr } from './corpus.js';
+import type { CachedCorpus, Corpus } from './corpus.js';
 import type { ScoringParameters } from './parameters.js';
 
 /**
@@ -26,20 +26,6 @@ import type { ScoringParameters } from './parameters.js';
  */
 const MAGIC = 'ri-corpus-cache\n';
 const FORMAT = 1;
-
-export interface CachedCorpus {
-  generation: number;
-  /** The digest of its bytes (the header's): names this very cache. */
-  digest: string;
-  n: number;
-  workId: Float64Array;
-  elements: Csr;
-  topics: Csr;
-  topicIds: number[];
-  keywords: Csr;
-  keywordSlugs: string[];
-  refs: Csr;
-}
 
 interface Header {
   format: number;

@@ -1,7 +1,6 @@
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { getOrCreate } from '../util/maps.js';
-import type { CachedCorpus } from './corpus-cache.js';
 import { dayNumber } from './dates.js';
 import type { ScoringParameters } from './parameters.js';
 import { findHiddenVersions, SHOWN_WORKS } from './work-versions.js';
@@ -15,6 +14,24 @@ import { findHiddenVersions, SHOWN_WORKS } from './work-versions.js';
 export interface Csr {
   start: Int32Array;
   values: Int32Array;
+}
+
+/**
+ * What the build cache (corpus-cache.ts) gives back: the columns the last build read from the
+ * store, in its ordinal order, which the load re-numbers with the changed works.
+ */
+export interface CachedCorpus {
+  generation: number;
+  /** The digest of its bytes (the header's): names this very cache. */
+  digest: string;
+  n: number;
+  workId: Float64Array;
+  elements: Csr;
+  topics: Csr;
+  topicIds: number[];
+  keywords: Csr;
+  keywordSlugs: string[];
+  refs: Csr;
 }
 
 interface TopicInfo {

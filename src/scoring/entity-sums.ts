@@ -2,7 +2,7 @@ import { ELEMENTS } from '../elements/elements.js';
 import type { Csr } from './corpus.js';
 import { fractionalWeight } from './formulas.js';
 import type { Resolution } from './resolutions.js';
-import type { ScoringContext } from './score-entities.js';
+import type { ScoringContext } from './scoring-context.js';
 
 export const NO_PERIOD = -1;
 

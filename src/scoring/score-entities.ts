@@ -9,6 +9,7 @@ import { PERIOD_LABEL, SeriesWriter } from './history-codec.js';
 import { type PaperImpact, round } from './impact.js';
 import { DAYS_PER_YEAR, type ScoringParameters } from './parameters.js';
 import { RESOLUTIONS, type Resolution } from './resolutions.js';
+import type { ScoringContext, Window } from './scoring-context.js';
 
 export type SubjectType = 'element' | 'topic' | 'keyword';
 
@@ -40,13 +41,6 @@ export interface EntityScore {
 export interface PeriodTotals {
   resolution: Resolution;
   period: string;
-  papers: number;
-  highImpactPapers: number;
-}
-
-export interface Window {
-  startDay: number; // exclusive
-  endDay: number; // inclusive
   papers: number;
   highImpactPapers: number;
 }
@@ -209,27 +203,6 @@ function sortedRanks(values: Float64Array): { count: number; rank: Int32Array } 
     rank[i] = lo;
   }
   return { count, rank };
-}
-
-/** The shared facts every entity type is scored against, computed once per paper. */
-export interface ScoringContext {
-  corpus: Corpus;
-  impact: PaperImpact;
-  params: ScoringParameters;
-  /** Each paper's place in the ranking order (read when first needed: see buildContext). */
-  readonly rankPosition: Int32Array;
-  /** The papers in the ranking order (the inverse of rankPosition), made when first read. */
-  readonly rankOrder: Int32Array;
-  window: Window;
-  /** Corpus papers (and high-impact papers) per period, by resolution. */
-  totals: Record<Resolution, Map<number, { papers: number; high: number }>>;
-  /** Each paper's period key per resolution (NO_PERIOD when its date is too vague for it). */
-  periodKey: Record<Resolution, Int32Array>;
-  /** Each paper's recency weight at the end of its period (or the cut-off, if earlier). */
-  periodRecency: Record<Resolution, Float64Array>;
-  /** Each paper's recency weight at the cut-off; 0 when it has no date. */
-  recencyNow: Float64Array;
-  inWindow: Uint8Array;
 }
 
 const PERIOD_END: Record<Resolution, (k: number) => number> = {

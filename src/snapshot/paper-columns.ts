@@ -1,6 +1,6 @@
 import { ServiceError } from '../core/errors.js';
 import { inSharedMemory } from '../util/shared-memory.js';
-import type { SnapshotView } from './reader.js';
+import type { ColumnQueries, SnapshotView } from './reader.js';
 
 /**
  * The snapshot's whole-corpus columns (table paper_columns): one little-endian typed array per
@@ -39,11 +39,6 @@ export const PAPER_COLUMN_TYPES = {
 
 export type PaperColumnName = keyof typeof PAPER_COLUMN_TYPES;
 export type PaperColumn<N extends PaperColumnName> = InstanceType<(typeof PAPER_COLUMN_TYPES)[N]>;
-
-export interface ColumnQueries {
-  /** A whole-corpus column by ordinal, as a little-endian typed array's bytes. */
-  paperColumn(name: string): Buffer | undefined;
-}
 
 /** A column's blob as its typed array (typedArrayOf), undefined when absent. */
 function readPaperColumn<N extends PaperColumnName>(

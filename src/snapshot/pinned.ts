@@ -1,5 +1,3 @@
-import type { Snapshot } from './snapshot.js';
-
 /** How many snapshots other than the current one stay open at once for pinned reads. */
 const PINNED_OPEN_MAX = 3;
 
@@ -7,9 +5,10 @@ const PINNED_OPEN_MAX = 3;
  * The older snapshots opened for reads pinned with data_version, least recently used first. It is
  * bounded because each open snapshot holds a SQLite page cache, a memory map and its response
  * cache: past `max`, the least recently used is retired (closed once its last request lets go).
- * Each is kept with its file's stamp, so the manager can see it pruned or changed.
+ * Each is kept with its file's stamp, so the manager can see it pruned or changed. Generic over
+ * the snapshot (anything with a version that can be retired), so snapshot.ts imports it one way.
  */
-export class PinnedSnapshots {
+export class PinnedSnapshots<Snapshot extends { readonly version: string; retire(): void }> {
   private readonly open = new Map<string, { snapshot: Snapshot; stamp: string }>();
 
   constructor(private readonly max = PINNED_OPEN_MAX) {}

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { isDataVersion } from '../contracts/data-version.js';
-import { writeFileAtomically } from './atomic-file.js';
+import { writeFileAtomically } from '../util/atomic-file.js';
 
 /**
  * The publication log: which snapshots were published, newest first, with when and what they
@@ -19,9 +19,6 @@ export interface Publication {
   /** Works in the corpus the snapshot was scored from, from the snapshot's meta. */
   works: number | null;
 }
-
-/** How many published snapshots are kept by default (SNAPSHOTS_KEEP). */
-export const DEFAULT_SNAPSHOTS_KEEP = 5;
 
 const LOG = 'PUBLISHED';
 

@@ -2,12 +2,8 @@ import type Database from 'better-sqlite3';
 import { decodeSeries, type StoredSeries } from '../scoring/history-codec.js';
 import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
-import type { ColumnQueries } from './paper-columns.js';
-import { TitleRanker, titleTerm } from './title-ranking.js';
-import { type PendingTitleStats, startTitleStats } from './title-stats.js';
-import type { TopicLengths, TopicTerm } from './topic-terms.js';
-
-export type { TopicLengths, TopicTerm } from './topic-terms.js';
+import { type PendingTitleStats, startTitleStats, type TitleStats } from './title-stats.js';
+import { titleTerm } from './title-terms.js';
 
 /**
  * Every query the service makes of an open snapshot (core, lab, web), typed, each statement
@@ -139,6 +135,26 @@ export interface HistoryQueries {
   highImpactByPeriod(resolution: string): [string, number][];
 }
 
+/** A term's communities and their weights, as stored (topic, weight pairs, heaviest first). */
+export interface TopicTerm {
+  /** Its weight over every community (titles holding it, plus texts). */
+  weight: number;
+  topics: Int32Array;
+}
+
+/** Each community's titles and weight of terms, and the weight of every term in all. */
+export interface TopicLengths {
+  titles: Map<number, number>;
+  weight: Map<number, number>;
+  total: number;
+}
+
+/** The whole-corpus columns (paper-columns.ts reads them as typed arrays). */
+export interface ColumnQueries {
+  /** A whole-corpus column by ordinal, as a little-endian typed array's bytes. */
+  paperColumn(name: string): Buffer | undefined;
+}
+
 export interface PaperQueries {
   /** Papers by ordinal, in no particular order; missing ones are left out. */
   paperRows(ordinals: readonly number[]): PaperRow[];
@@ -147,17 +163,24 @@ export interface PaperQueries {
 }
 
 export interface ResearchQueries extends ColumnQueries {
-  /** Title matches of an FTS expression, best bm25 first. */
+  /** Title matches of an FTS expression, best FTS5 bm25 first (core/research ranks them itself once it can). */
   titleMatches(match: string, limit: number): ScoredPaper[];
   /** The best `limit` of the newest `scan` title matches, by bm25. */
   newestTitleMatches(match: string, scan: number, limit: number): ScoredPaper[];
   /** Title matches, counted up to `upTo`. */
   countTitleMatches(match: string, upTo: number): number;
+  /** Every title matching an FTS expression, ordinals ascending (what research's ranker ranks). */
+  allTitleMatches(match: string): number[];
   /** The first `limit` title matches by ordinal, unranked (no bm25: no pass over each word's papers). */
   titleMatchOrdinals(match: string, limit: number): number[];
-  hasTitleMatch(match: string): boolean;
   /** Starts reading the titles' statistics (on a thread of their own) if not yet started. */
   startTitleRanking(): void;
+  /**
+   * What research ranks title matches with (core/research/title-ranking.ts), once the statistics
+   * are read; undefined while they are being read, or when FTS5 ranks this snapshot (too few
+   * papers, or the statistics could not be read). The first call starts reading them.
+   */
+  titleRanking(): TitleRanking | undefined;
   /** Whether a topic's name or description matches. */
   hasTopicMatch(match: string): boolean;
   paperByDoi(doi: string): PaperRow | undefined;
@@ -176,7 +199,7 @@ export interface ResearchQueries extends ColumnQueries {
   community(topicId: string): CommunityRow | undefined;
   /** A question word as the titles' index holds it (stemmed), or null when it is not one term. */
   titleTerm(word: string): string | null;
-  /** The communities of title terms (topic-terms.ts); terms the snapshot does not hold are left out. */
+  /** The communities of title terms (snapshot-build/topic-terms.ts); terms not held are left out. */
   topicTerms(terms: readonly string[]): Map<string, TopicTerm>;
   /** Each community's titles and terms' weight; null before schema 7 (no topic model). */
   topicLengths(): TopicLengths | null;
@@ -228,6 +251,12 @@ export interface TitleRankingOptions {
   fewMatches?: number;
 }
 
+/** The titles' statistics, and below how many possible matches FTS5 ranks all the same. */
+export interface TitleRanking {
+  stats: TitleStats;
+  fewMatches?: number;
+}
+
 /**
  * Facts a snapshot never changes, kept once read: per-word match counts and community rows, which
  * research questions ask again and again (common words, the big communities). Bounded: questions
@@ -255,10 +284,11 @@ export class SqliteSnapshotReader implements SnapshotReader {
   private readonly elementCommunities = new Memo<ElementCommunityRow | undefined>(20_000);
 
   /**
-   * Ranks title matches from the titles' statistics once they are read (in a thread of their own,
-   * started by the first ranked search); FTS5's bm25 ranks until then, or when they cannot be read.
+   * The titles' statistics once read (in a thread of their own, started by the first ranked
+   * search), for research to rank title matches with; FTS5's bm25 ranks until then, or when they
+   * cannot be read.
    */
-  private titleRanker: TitleRanker | 'failed' | 'fts5' | undefined;
+  private ranking: TitleRanking | 'failed' | 'fts5' | undefined;
   private titleStats: PendingTitleStats | undefined;
   private schemaVersion: number | undefined;
 
@@ -271,7 +301,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
      * few milliseconds at most, and no thread reads statistics), and its own bound (tests lower
      * both to rank the small sample).
      */
-    private readonly titleRanking: TitleRankingOptions = {},
+    private readonly titleRankingOptions: TitleRankingOptions = {},
   ) {}
 
   /** Stops reading the titles' statistics (the snapshot is being closed). */
@@ -279,41 +309,36 @@ export class SqliteSnapshotReader implements SnapshotReader {
     this.titleStats?.stop();
   }
 
-  /** The title ranker when it is ready; the first call starts reading the statistics. */
-  private ranker(): TitleRanker | undefined {
-    if (this.titleRanker === undefined) {
-      const from = this.titleRanking.fromPapers ?? TITLE_RANKING_FROM;
+  titleRanking(): TitleRanking | undefined {
+    if (this.ranking === undefined) {
+      const from = this.titleRankingOptions.fromPapers ?? TITLE_RANKING_FROM;
       if (!this.titleStats && Number(this.meta().corpus_papers ?? 0) < from) {
-        this.titleRanker = 'fts5';
+        this.ranking = 'fts5';
         return undefined;
       }
       this.titleStats ??= startTitleStats(this.db.name);
       const stats = this.titleStats.take();
-      if (stats === 'failed') this.titleRanker = 'failed';
+      if (stats === 'failed') this.ranking = 'failed';
       else if (stats) {
-        this.titleRanker = new TitleRanker(
-          stats,
-          (expr) => this.matchingOrdinals(expr),
-          this.titleRanking.fewMatches,
-        );
+        const { fewMatches } = this.titleRankingOptions;
+        this.ranking = fewMatches === undefined ? { stats } : { stats, fewMatches };
       }
     }
-    return typeof this.titleRanker === 'object' ? this.titleRanker : undefined;
+    return typeof this.ranking === 'object' ? this.ranking : undefined;
   }
 
   startTitleRanking(): void {
-    this.ranker();
+    this.titleRanking();
   }
 
-  /** Starts reading the titles' statistics if not yet started; true once the ranker is ready (benchmarks). */
+  /** Starts reading the titles' statistics if not yet started; true once they are read (benchmarks). */
   async titleRankingReady(): Promise<boolean> {
-    while (this.ranker() === undefined && this.titleRanker === undefined)
+    while (this.titleRanking() === undefined && this.ranking === undefined)
       await new Promise((resolve) => setTimeout(resolve, 20));
-    return typeof this.titleRanker === 'object';
+    return typeof this.ranking === 'object';
   }
 
-  /** Every title matching an FTS expression, ordinals ascending. */
-  private matchingOrdinals(match: string): number[] {
+  allTitleMatches(match: string): number[] {
     const json = this.statement(
       'SELECT json_group_array(rowid) FROM papers_fts WHERE papers_fts MATCH ?',
       'pluck',
@@ -443,8 +468,6 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   titleMatches(match: string, limit: number): ScoredPaper[] {
-    const ranked = this.ranker()?.rank(match, limit);
-    if (ranked) return ranked;
     return this.statement(
       'SELECT rowid AS ordinal, bm25(papers_fts) AS score FROM papers_fts WHERE papers_fts MATCH ? ORDER BY score LIMIT ?',
     ).all(match, limit) as ScoredPaper[];
@@ -464,9 +487,6 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   countTitleMatches(match: string, upTo: number): number {
-    // One phrase: its term's titles, as the title statistics count them (no pass over its titles).
-    const titles = this.ranker()?.phraseTitles(match);
-    if (titles !== undefined) return Math.min(titles, upTo);
     return this.wordFacts.get(
       `title ${upTo} ${match}`,
       () =>
@@ -475,10 +495,6 @@ export class SqliteSnapshotReader implements SnapshotReader {
           'pluck',
         ).get(match, upTo) as number,
     );
-  }
-
-  hasTitleMatch(match: string): boolean {
-    return this.countTitleMatches(match, 1) > 0;
   }
 
   hasTopicMatch(match: string): boolean {

@@ -14,14 +14,15 @@
  * Still 6, read the same way: subjects and history keep their rows in the table and their key in
  * an index (not WITHOUT ROWID), as their rows of 1-3 KB are more than a key's B-tree holds in its
  * page and went to overflow pages, mostly empty (history took 177 MB of pages for 109 MB).
- * 7: topic_terms and topic_lengths, what the titles teach of their communities (topic-terms.ts),
- * which research reads to find a question's topic.
+ * 7: topic_terms and topic_lengths, what the titles teach of their communities
+ * (snapshot-build/topic-terms.ts), which research reads to find a question's topic.
  */
 export const SNAPSHOT_SCHEMA_VERSION = 7;
 
 /**
  * The titles' full-text index over the paper rows (external content: the titles are the rows'
- * own). Built beside the snapshot from a copy of the titles and copied in (title-index.ts).
+ * own). Built beside the snapshot from a copy of the titles and copied in
+ * (snapshot-build/title-index.ts).
  */
 export const TITLE_TOKENIZER = 'porter unicode61 remove_diacritics 2';
 export const PAPERS_FTS = `CREATE VIRTUAL TABLE papers_fts USING fts5(title, content = 'papers', content_rowid = 'ordinal',
@@ -29,7 +30,7 @@ export const PAPERS_FTS = `CREATE VIRTUAL TABLE papers_fts USING fts5(title, con
 
 /**
  * Each title term's communities (topic, weight pairs as little-endian int32, heaviest first) and
- * its weight in all; each community's titles and terms' weight (topic-terms.ts).
+ * its weight in all; each community's titles and terms' weight (snapshot-build/topic-terms.ts).
  */
 export const TOPIC_TERMS = `CREATE TABLE topic_terms (term TEXT PRIMARY KEY, weight INTEGER NOT NULL, topics BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE topic_lengths (topic INTEGER PRIMARY KEY, titles INTEGER NOT NULL, weight INTEGER NOT NULL)`;

@@ -1,18 +1,11 @@
 import type { FSWatcher } from 'node:fs';
 import { watch } from 'node:fs';
 import Database from 'better-sqlite3';
+import { fileStamp, listSnapshotVersions, readPointer, readPointerName, snapshotFile } from './folder.js';
+import { quarantineSnapshot, verifySnapshot } from './integrity.js';
 import { paperColumn } from './paper-columns.js';
 import { PinnedSnapshots } from './pinned.js';
 import { readPublications } from './publication-log.js';
-import {
-  fileStamp,
-  listSnapshotVersions,
-  quarantineSnapshot,
-  readPointer,
-  readPointerName,
-  snapshotFile,
-  verifySnapshot,
-} from './publish.js';
 import { type SnapshotView, SqliteSnapshotReader, type TitleRankingOptions } from './reader.js';
 
 /** One open, read-only snapshot. Requests hold it (acquire/release) while they run. */
@@ -134,7 +127,7 @@ export class SnapshotManager {
   private again = false;
   private stopped = false;
   private readonly listeners: ((s: Snapshot) => void)[] = [];
-  private readonly pinned = new PinnedSnapshots();
+  private readonly pinned = new PinnedSnapshots<Snapshot>();
   /** Pinned versions being opened (and verified), so concurrent first reads share one open. */
   private readonly opening = new Map<string, Promise<Snapshot | null>>();
 

@@ -6,8 +6,8 @@ import { workerFile } from '../util/worker-file.js';
 /**
  * What FTS5's bm25 reads of the titles, read once per snapshot into memory: each title's token
  * count, each term's number of titles, and the (rare) titles that hold a term more than once.
- * With them research ranks a question's title matches itself (title-ranking.ts) instead of
- * FTS5's bm25, which looks each matching title's token count up in the index (0.7 us a title:
+ * With them research ranks a question's title matches itself (core/research/title-ranking.ts)
+ * instead of FTS5's bm25, which looks each matching title's token count up in the index (0.7 us a title:
  * 20-30 ms for a common two-word question at 1M works). Read in a thread of its own (about 3 s
  * of CPU at 1M works), so no question waits for it; until it is there, FTS5 ranks.
  */

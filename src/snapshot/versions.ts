@@ -1,5 +1,5 @@
+import { fileStamp, listSnapshotVersions, snapshotFile } from './folder.js';
 import { describeSnapshotFile, type Publication, readPublications } from './publication-log.js';
-import { fileStamp, listSnapshotVersions, snapshotFile } from './publish.js';
 
 /** Descriptions of files the log does not name, by path and stamp: each file is read once. */
 const unlogged = new Map<string, Publication>();

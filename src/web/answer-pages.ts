@@ -8,7 +8,7 @@ import { subjectPapers } from '../core/papers.js';
 import { LENSES, type ResearchAnswer } from '../core/research.js';
 import { getSubject, type SubjectType, searchSubjects, subjectElements } from '../core/subjects.js';
 import { type Viewer, viewerFor } from '../core/viewer.js';
-import { type HeavyWork, inThread } from '../offload/heavy-work.js';
+import { inThread, type WorkerPool } from '../core/worker-pool.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { risByYear } from './chart.js';
 import { Html, html, page } from './html.js';
@@ -24,7 +24,7 @@ export interface AnswerPageDeps {
   edition: 'full' | 'enterprise';
   lab: LabService | null;
   /** Where research is computed; in this thread when absent. */
-  heavy?: HeavyWork;
+  heavy?: WorkerPool;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any route's context

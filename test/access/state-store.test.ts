@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateApiKey, hashApiKey, hashesEqual, parseApiKey } from '../../src/access/api-keys.js';
 import { openStateStore } from '../../src/access/open-state-store.js';
+import type { NewPayment } from '../../src/access/payment-ledger.js';
 import { PLANS, parsePlan, UnknownPlanError } from '../../src/access/plans.js';
 import { PostgresStateStore } from '../../src/access/postgres-state-store.js';
 import { SqliteStateStore } from '../../src/access/sqlite-state-store.js';
@@ -16,7 +17,6 @@ import {
   type StateStore,
   StateUrlError,
 } from '../../src/access/state-store.js';
-import type { NewPayment } from '../../src/payments/ledger.js';
 
 /** CI starts PostgreSQL; when it is not reachable the PostgreSQL half fails (it does not skip). */
 const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -2,9 +2,10 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { publishSnapshot, readPointer, snapshotFile } from '../../src/snapshot/publish.js';
+import { readPointer, snapshotFile } from '../../src/snapshot/folder.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../src/snapshot/schema.js';
 import { snapshotSchemaVersion } from '../../src/snapshot/snapshot.js';
+import { publishSnapshot } from '../../src/snapshot-build/publish.js';
 import { ri, riBackground, stop } from '../helpers/cli.js';
 import { tempDir, work, writeWorks } from '../helpers/works.js';
 

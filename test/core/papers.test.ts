@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rankedPapers } from '../../src/core/papers.js';
-import { snapshotFile } from '../../src/snapshot/publish.js';
+import { snapshotFile } from '../../src/snapshot/folder.js';
 import { Snapshot } from '../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../helpers/sample.js';
 

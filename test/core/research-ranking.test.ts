@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LENSES, type ResearchRequest, research } from '../../src/core/research.js';
-import { snapshotFile } from '../../src/snapshot/publish.js';
+import { snapshotFile } from '../../src/snapshot/folder.js';
 import type { SnapshotReader, SnapshotView } from '../../src/snapshot/reader.js';
 import { Snapshot } from '../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../helpers/sample.js';
@@ -112,10 +112,11 @@ describe('research with the title ranker', () => {
         ...titles.map((t) => t.split(/\s+/).slice(0, 3).join(' ')),
       ];
       let ranked = 0;
+      // The ranker reads every title a search matches, unranked, and ranks them itself.
       const counting = withReader(ranking, {
-        titleMatches: (match, limit) => {
+        allTitleMatches: (match) => {
           ranked++;
-          return ranking.reader.titleMatches(match, limit);
+          return ranking.reader.allTitleMatches(match);
         },
       });
       for (const q of questions)

@@ -6,9 +6,9 @@ import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { readTaxonomy } from '../../src/ingest/taxonomy.js';
-import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
-import { snapshotFile } from '../../src/snapshot/publish.js';
+import { snapshotFile } from '../../src/snapshot/folder.js';
 import { Snapshot } from '../../src/snapshot/snapshot.js';
+import { buildSnapshot } from '../../src/snapshot-build/build-snapshot.js';
 import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
 
 /**

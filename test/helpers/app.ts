@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import type { FacilitatorClient } from '@x402/core/server';
 import { openStateStore } from '../../src/access/open-state-store.js';
+import type { PaymentLedger } from '../../src/access/payment-ledger.js';
 import type { Plan } from '../../src/access/plans.js';
 import type { StateStore } from '../../src/access/state-store.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
+import type { WorkerPool } from '../../src/core/worker-pool.js';
 import { createApp } from '../../src/http/app.js';
-import type { HeavyWork } from '../../src/offload/heavy-work.js';
 import { paymentsFromConfig } from '../../src/payments/from-config.js';
-import type { PaymentLedger } from '../../src/payments/ledger.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
 import { checkedRequests } from './contract.js';
 import { sampleDataDir } from './sample.js';
@@ -22,7 +22,7 @@ export async function sampleApp(
     /** Wraps the ledger the payments write to (crash-window tests). */
     ledger?: (state: StateStore) => PaymentLedger;
     /** Where research and lab answers are computed (a worker pool); in the test's thread when absent. */
-    heavy?: HeavyWork;
+    heavy?: WorkerPool;
   } = {},
 ) {
   const sample = await sampleDataDir();

@@ -16,7 +16,7 @@ import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { readTaxonomy } from '../../src/ingest/taxonomy.js';
-import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
+import { buildSnapshot } from '../../src/snapshot-build/build-snapshot.js';
 import { tempDir } from './works.js';
 
 interface Sample {

@@ -7,9 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const SRC = join(ROOT, 'src');
+import { cyclesOf, importsOf, ROOT, SRC, sourceFiles } from './imports.js';
 
 /** Files any layer may import: modules that import nothing of the project themselves. */
 const LEAVES = new Set(['core/errors.ts', 'scoring/resolutions.ts', 'contracts/data-version.ts']);
@@ -39,29 +37,6 @@ function readRules(markdown: string): Rules {
     allowed.set(folder, new Set(targets));
   }
   return { allowed };
-}
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (path.endsWith('.ts') && !path.endsWith('.test.ts')) out.push(path);
-  }
-  return out;
-}
-
-/** Relative module specifiers of static and dynamic imports and re-exports. */
-function importsOf(source: string): string[] {
-  const found: string[] = [];
-  const patterns = [
-    /\b(?:import|export)\s[^'"`;]*?\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/g,
-    /\bimport\s+['"](\.{1,2}\/[^'"]+)['"]/g,
-    /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g,
-    /\bnew URL\(\s*['"](\.{1,2}\/[^'"]+\.js)['"]\s*,\s*import\.meta\.url/g,
-  ];
-  for (const pattern of patterns) for (const m of source.matchAll(pattern)) if (m[1]) found.push(m[1]);
-  return found;
 }
 
 interface Edge {
@@ -111,6 +86,26 @@ describe('layers (docs/architecture.md, "What each folder may import")', () => {
       for (const to of targets) if (!used.has(`${from} -> ${to}`)) unused.push(`${from} -> ${to}`);
     }
     expect(unused).toEqual([]);
+  });
+
+  it('allows no loop of folders: no pair imports each other, nor any longer loop', () => {
+    const loops = (edges: [string, string][]) => {
+      const graph = new Map<string, Set<string>>();
+      for (const [from, to] of edges) {
+        graph.set(from, (graph.get(from) ?? new Set()).add(to));
+        if (!graph.has(to)) graph.set(to, new Set());
+      }
+      // Every pair by name, then one loop of each tangle of folders that is left.
+      const pairs = [...graph].flatMap(([from, tos]) =>
+        [...tos].filter((to) => from < to && graph.get(to)?.has(from)).map((to) => `${from} <-> ${to}`),
+      );
+      return [...pairs, ...cyclesOf(graph)];
+    };
+    // The table refuses them, and so (the table aside) do the imports themselves.
+    expect(
+      loops([...rules.allowed].flatMap(([from, tos]) => [...tos].map((to): [string, string] => [from, to]))),
+    ).toEqual([]);
+    expect(loops(crossFolderImports().map((e) => [e.from, e.to]))).toEqual([]);
   });
 
   it('keeps the leaf modules leaves: they import nothing of the project', () => {

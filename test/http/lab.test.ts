@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishSnapshot, readPointer, snapshotFile } from '../../src/snapshot/publish.js';
+import { readPointer, snapshotFile } from '../../src/snapshot/folder.js';
+import { publishSnapshot } from '../../src/snapshot-build/publish.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 
 /**

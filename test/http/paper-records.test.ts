@@ -7,8 +7,8 @@ import { createApp } from '../../src/http/app.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { paymentsFromConfig } from '../../src/payments/from-config.js';
-import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
 import { SnapshotManager } from '../../src/snapshot/snapshot.js';
+import { buildSnapshot } from '../../src/snapshot-build/build-snapshot.js';
 import { checkedRequests } from '../helpers/contract.js';
 import { TITLES, tempDir, work, writeWorks } from '../helpers/works.js';
 

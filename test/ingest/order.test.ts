@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
-import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
+import { buildSnapshot } from '../../src/snapshot-build/build-snapshot.js';
 import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
 
 /** Two files that spell a keyword and a topic (one the taxonomy lacks) in different case. */

@@ -23,7 +23,7 @@ import type { DevChain } from '../../scripts/dev-chain.mjs';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { httpFacilitator } from '../../src/payments/facilitator.js';
-import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
+import { buildSnapshot } from '../../src/snapshot-build/build-snapshot.js';
 import { ri } from '../helpers/cli.js';
 import { facilitatorStandIn, type SettleMode } from '../helpers/facilitator-stand-in.js';
 import { toolError, toolTerms } from '../helpers/mcp.js';

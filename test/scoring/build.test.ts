@@ -5,9 +5,9 @@ import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { decodeSeries } from '../../src/scoring/history-codec.js';
 import type { Resolution } from '../../src/scoring/resolutions.js';
-import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
 import { PAPER_COLUMN_TYPES, type PaperColumnName, typedArrayOf } from '../../src/snapshot/paper-columns.js';
 import { decodeRanked } from '../../src/snapshot/ranked.js';
+import { buildSnapshot } from '../../src/snapshot-build/build-snapshot.js';
 import { tempDir, topic, work, writeWorks } from '../helpers/works.js';
 
 /**

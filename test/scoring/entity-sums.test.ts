@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Csr } from '../../src/scoring/corpus.js';
 import { NO_PERIOD, type PeriodSums, sumEntities } from '../../src/scoring/entity-sums.js';
 import type { Resolution } from '../../src/scoring/resolutions.js';
-import type { ScoringContext } from '../../src/scoring/score-entities.js';
+import type { ScoringContext } from '../../src/scoring/scoring-context.js';
 import { csrOf, random } from '../helpers/corpora.js';
 
 const ELEMENT_COUNT = 118;

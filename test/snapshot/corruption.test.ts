@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readdirSync, statSync, writeFileSync, 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/snapshot/file-hash.js';
-import { readPointer, snapshotFile } from '../../src/snapshot/publish.js';
+import { readPointer, snapshotFile } from '../../src/snapshot/folder.js';
 import { ri, riBackground, stop, until } from '../helpers/cli.js';
 import { TITLES, tempDir, work, writeWorks } from '../helpers/works.js';
 

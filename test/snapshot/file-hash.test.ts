@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contentHash, HASH_IN_THREAD_FROM, hashInWorker } from '../../src/snapshot/file-hash.js';
-import { snapshotFile, verifySnapshot } from '../../src/snapshot/publish.js';
+import { snapshotFile } from '../../src/snapshot/folder.js';
+import { verifySnapshot } from '../../src/snapshot/integrity.js';
 import { workerFile } from '../../src/util/worker-file.js';
 import { tempDir } from '../helpers/works.js';
 
@@ -12,7 +13,7 @@ import { tempDir } from '../helpers/works.js';
  * calling thread or, for a large file, in a worker thread: both give the one answer.
  */
 const worker = workerFile(
-  new URL('../../src/snapshot/file-hash.ts', import.meta.url).href,
+  new URL('../../src/snapshot/file-hash.js', import.meta.url).href,
   './file-hash-worker.js',
 );
 

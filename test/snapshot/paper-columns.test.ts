@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadCandidates, references } from '../../src/core/research/candidates.js';
 import { LENSES, research, warmResearch } from '../../src/core/research.js';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
+import { snapshotFile } from '../../src/snapshot/folder.js';
 import {
   adoptPaperColumns,
   dateNumber,
@@ -10,7 +11,6 @@ import {
   paperColumn,
   sharePaperColumns,
 } from '../../src/snapshot/paper-columns.js';
-import { snapshotFile } from '../../src/snapshot/publish.js';
 import { Snapshot } from '../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../helpers/sample.js';
 

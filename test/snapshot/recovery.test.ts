@@ -1,7 +1,7 @@
 import { closeSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readPointer, snapshotFile } from '../../src/snapshot/publish.js';
+import { readPointer, snapshotFile } from '../../src/snapshot/folder.js';
 import { ri, riBackground, stop, until } from '../helpers/cli.js';
 import { TITLES, tempDir, work, writeWorks } from '../helpers/works.js';
 

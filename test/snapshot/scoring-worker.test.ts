@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BUNDLED_SAMPLE } from '../../src/config/paths.js';
 import type { Corpus } from '../../src/scoring/corpus.js';
 import type { PaperImpact } from '../../src/scoring/impact.js';
-import { shareColumns } from '../../src/snapshot/score-subjects.js';
+import { shareColumns } from '../../src/snapshot-build/score-subjects.js';
 import { ri } from '../helpers/cli.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';

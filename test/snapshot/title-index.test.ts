@@ -2,8 +2,8 @@ import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { snapshotFile } from '../../src/snapshot/publish.js';
-import { buildTitleIndex, startTitleIndex } from '../../src/snapshot/title-index.js';
+import { snapshotFile } from '../../src/snapshot/folder.js';
+import { buildTitleIndex, startTitleIndex } from '../../src/snapshot-build/title-index.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';
 

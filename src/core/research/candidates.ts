@@ -1,5 +1,5 @@
-import { type ColumnQueries, paperColumn } from '../../snapshot/paper-columns.js';
-import type { SnapshotView } from '../../snapshot/reader.js';
+import { paperColumn } from '../../snapshot/paper-columns.js';
+import type { ColumnQueries, SnapshotView } from '../../snapshot/reader.js';
 
 /**
  * What the lists, the evidence and the communities read of every candidate paper, from the

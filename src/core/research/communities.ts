@@ -1,10 +1,11 @@
+import type { Community, ElementCommunity } from '../../contracts/research.js';
 import type { ResearchQueries } from '../../snapshot/reader.js';
 import { getOrCreate } from '../../util/maps.js';
-import type { Community, ElementCommunity } from '../research.js';
 import type { Viewer } from '../viewer.js';
 import type { CandidateRow } from './candidates.js';
 import { LOOSE_SCAN, type MatchedPaper } from './match.js';
 import { groupExpr, questionElements, type TermGroup } from './question.js';
+import { countTitleMatches, type TitleQueries } from './title-ranking.js';
 import { questionTopics } from './topic-model.js';
 
 /**
@@ -54,7 +55,7 @@ const LOOSE_MOST = 0.9;
 /** Words' titles are counted up to this (as the looser search counts them). */
 const WORD_COUNT_BOUND = LOOSE_SCAN + 1;
 export function titleRelevance(
-  reader: Pick<ResearchQueries, 'countTitleMatches'>,
+  reader: TitleQueries,
   groups: readonly TermGroup[],
   corpusPapers: number,
   candidates: readonly MatchedPaper[],
@@ -63,7 +64,7 @@ export function titleRelevance(
   if (candidates.some((m) => !m.allTerms)) {
     for (const g of groups) {
       // Counted as the looser search counts them (and memoized there): a common word's idf is small.
-      const n = reader.countTitleMatches(groupExpr(g), WORD_COUNT_BOUND);
+      const n = countTitleMatches(reader, groupExpr(g), WORD_COUNT_BOUND);
       const idf = Math.log((corpusPapers - n + 0.5) / (n + 0.5));
       whole += idf > 0 ? idf : 1e-6;
     }

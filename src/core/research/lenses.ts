@@ -1,10 +1,10 @@
-import type { ColumnQueries } from '../../snapshot/paper-columns.js';
-import type { PaperQueries, PaperRow, SnapshotView } from '../../snapshot/reader.js';
+import type { ResearchPaper } from '../../contracts/research.js';
+import type { ColumnQueries, PaperQueries, PaperRow, SnapshotView } from '../../snapshot/reader.js';
 import { mostCited } from '../most-cited.js';
 import { loadPaperRows, openAlexId, paperLink } from '../paper-row.js';
-import type { Lens, ResearchPaper, ResearchRequest } from '../research.js';
 import { type CandidateRow, references } from './candidates.js';
 import type { MatchedPaper } from './match.js';
+import type { Lens, ResearchRequest } from './request.js';
 
 /**
  * The three reading lists over the matched papers: foundational (what they cite most), now

@@ -2,6 +2,7 @@ import type { PaperQueries, PaperRow, ResearchQueries, ScoredPaper } from '../..
 import { ServiceError } from '../errors.js';
 import type { CandidateRow } from './candidates.js';
 import { ftsToken, groupExpr, type TermGroup, termGroups } from './question.js';
+import { countTitleMatches, hasTitleMatch, titleMatches } from './title-ranking.js';
 
 /**
  * Matching: the papers whose titles carry the question's words (every word first, then the
@@ -45,7 +46,7 @@ function looseMatches(reader: ResearchQueries, groups: TermGroup[], strict: Matc
       .join(` ${op} `);
     const found: ScoredPaper[] = scanNewest
       ? reader.newestTitleMatches(expr, LOOSE_SCAN, MATCH_CAP)
-      : reader.titleMatches(expr, MATCH_CAP);
+      : titleMatches(reader, expr, MATCH_CAP);
     for (const r of found) {
       if (out.length >= room) break;
       if (seen.has(r.ordinal)) continue;
@@ -54,7 +55,7 @@ function looseMatches(reader: ResearchQueries, groups: TermGroup[], strict: Matc
     }
   };
   const counted = groups
-    .map((g, i) => ({ g, i, n: reader.countTitleMatches(groupExpr(g), LOOSE_SCAN + 1) }))
+    .map((g, i) => ({ g, i, n: countTitleMatches(reader, groupExpr(g), LOOSE_SCAN + 1) }))
     .filter((c) => c.n > 0)
     .sort((a, b) => a.n - b.n || a.i - b.i);
   if (counted.length === 0) return out;
@@ -97,14 +98,16 @@ export interface Matches {
  */
 export function matchPapers(reader: ResearchQueries, groups: TermGroup[]): Matches {
   const unmatched = groups
-    .filter((g) => !reader.hasTitleMatch(groupExpr(g)) && !reader.hasTopicMatch(groupExpr(g)))
+    .filter((g) => !hasTitleMatch(reader, groupExpr(g)) && !reader.hasTopicMatch(groupExpr(g)))
     .map((g) => g.word);
   const usable = groups.filter((g) => !unmatched.includes(g.word));
   if (usable.length === 0) return { papers: [], unmatched, unranked: null };
   const expr = usable.map(groupExpr).join(' AND ');
   const few = reader.titleMatchOrdinals(expr, FEW_STRICT);
   const unranked = few.length < FEW_STRICT;
-  const all = unranked ? few.map((ordinal) => ({ ordinal, score: 0 })) : reader.titleMatches(expr, MATCH_CAP);
+  const all = unranked
+    ? few.map((ordinal) => ({ ordinal, score: 0 }))
+    : titleMatches(reader, expr, MATCH_CAP);
   const papers: MatchedPaper[] = all.map((r) => ({ ...r, allTerms: true }));
   if (papers.length < FEW_STRICT && usable.length > 1) papers.push(...looseMatches(reader, usable, papers));
   return { papers, unmatched, unranked: unranked ? expr : null };
@@ -112,7 +115,7 @@ export function matchPapers(reader: ResearchQueries, groups: TermGroup[]): Match
 
 /** The strict matches ranked by bm25 (the same papers), ahead of the looser ones as before. */
 export function rankStrict(reader: ResearchQueries, expr: string, papers: MatchedPaper[]): MatchedPaper[] {
-  const ranked = reader.titleMatches(expr, MATCH_CAP).map((r) => ({ ...r, allTerms: true }));
+  const ranked = titleMatches(reader, expr, MATCH_CAP).map((r) => ({ ...r, allTerms: true }));
   return [...ranked, ...papers.filter((m) => !m.allTerms)];
 }
 

@@ -1,6 +1,6 @@
 import { MAX_PAGES } from '../../contracts/research-request.js';
 import { ServiceError } from '../errors.js';
-import type { ResearchRequest } from '../research.js';
+import type { ResearchRequest } from './request.js';
 
 /**
  * Research pages: how many an answer has, and how a page is sold. A page past the last would be a

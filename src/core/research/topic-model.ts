@@ -4,7 +4,7 @@ import type { TermGroup } from './question.js';
 /**
  * The question's topic as the corpus's own (title, community) pairs teach it: a naive Bayes over
  * the titles' terms (the build counts, per term, the titles of each community holding it, a
- * community's own texts counting as a few titles: snapshot/topic-terms.ts). A community's score is
+ * community's own texts counting as a few titles: snapshot-build/topic-terms.ts). A community's score is
  * how much more likely its titles are than the corpus's to hold the question's terms (each term's
  * share of the community's words, smoothed toward the corpus's share), plus a prior for its size;
  * the scores become shares of 1 (a softmax, tempered). Only the communities some term names are

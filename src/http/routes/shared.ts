@@ -1,14 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import type { Edition } from '../../access/policy.js';
 import type { LabService } from '../../core/lab-service.js';
-import type { HeavyWork } from '../../offload/heavy-work.js';
+import type { WorkerPool } from '../../core/worker-pool.js';
 
 /** What every route registration needs besides the app. */
 export interface RouteDeps {
   edition: Edition;
   publicUrl: string;
   /** Where research and lab answers are computed (a worker pool in `ri serve`); in this thread when absent. */
-  heavy?: HeavyWork;
+  heavy?: WorkerPool;
   /** The lab (quotes and runs); null in the older edition, which has no research, lab or payments. */
   lab: LabService | null;
   /** Where the published snapshots are (GET /v1/versions lists the kept ones). */

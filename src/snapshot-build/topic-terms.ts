@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
+import { TITLE_TOKENIZER, TOPIC_TERMS } from '../snapshot/schema.js';
 import { getOrCreate } from '../util/maps.js';
-import { TITLE_TOKENIZER, TOPIC_TERMS } from './schema.js';
 
 /**
  * What the corpus's own (title, community) pairs teach about a question's topic: for each title
@@ -312,18 +312,4 @@ export function buildTopicTerms(
       length.run(topic, l.titles, l.weight);
     }
   })();
-}
-
-/** A term's communities and their weights, as stored (topic, weight pairs, heaviest first). */
-export interface TopicTerm {
-  /** Its weight over every community (titles holding it, plus texts). */
-  weight: number;
-  topics: Int32Array;
-}
-
-/** Each community's titles and weight of terms, and the weight of every term in all. */
-export interface TopicLengths {
-  titles: Map<number, number>;
-  weight: Map<number, number>;
-  total: number;
 }

@@ -1,7 +1,7 @@
 import { copyFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { IDLE_CLOSE_MS, task } from '../../src/offload/heavy-worker.js';
+import { IDLE_CLOSE_MS, task } from '../../src/worker-pool/pool-worker.js';
 import { sampleDataDir } from '../helpers/sample.js';
 import { tempDir } from '../helpers/works.js';
 

@@ -1,122 +1,25 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isDataVersion, SNAPSHOT_FILE } from '../contracts/data-version.js';
-import { fsyncPath, writeFileAtomically } from './atomic-file.js';
-import { fileHash } from './file-hash.js';
+import { DEFAULT_SNAPSHOTS_KEEP } from '../config/config.js';
+import { SNAPSHOT_FILE } from '../contracts/data-version.js';
+import { fileHash } from '../snapshot/file-hash.js';
+import { listSnapshotVersions, readPointer, readPointerName, snapshotFile } from '../snapshot/folder.js';
+import { verifySnapshot } from '../snapshot/integrity.js';
 import {
-  DEFAULT_SNAPSHOTS_KEEP,
   describeSnapshotFile,
   readPublications,
   versionsToKeep,
   writePublications,
-} from './publication-log.js';
+} from '../snapshot/publication-log.js';
+import { fsyncPath, writeFileAtomically } from '../util/atomic-file.js';
 
 /**
- * Published snapshots live in one folder: `<data_version>.sqlite` files, a CURRENT file naming
- * the one being served, a PREVIOUS file naming the one before it (for rollback) and the
- * publication log (publication-log.ts). The last SNAPSHOTS_KEEP published files are kept, so an
- * answer can be asked again of the version it came from. Every change is a write to a temporary
- * file, fsync, then rename, so a reader sees the old state or the new one, never half of either.
+ * Publishes into the snapshots folder (folder.ts: the files, CURRENT, PREVIOUS, the publication
+ * log). The last SNAPSHOTS_KEEP published files are kept, so an answer can be asked again of the
+ * version it came from. Every change is a write to a temporary file, fsync, then rename, so a
+ * reader sees the old state or the new one, never half of either.
  */
-export function snapshotFile(dir: string, version: string): string {
-  return join(dir, `${version}.sqlite`);
-}
-
-/** The version a pointer names, whether or not its file is there. */
-export function readPointerName(dir: string, name: 'CURRENT' | 'PREVIOUS'): string | null {
-  try {
-    const v = readFileSync(join(dir, name), 'utf8').trim();
-    return isDataVersion(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The version a pointer names, when its file is there. */
-export function readPointer(dir: string, name: 'CURRENT' | 'PREVIOUS'): string | null {
-  const v = readPointerName(dir, name);
-  return v && existsSync(snapshotFile(dir, v)) ? v : null;
-}
-
-/** Every published snapshot file in the folder, newest first. */
-export function listSnapshotVersions(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
-    .map((name) => SNAPSHOT_FILE.exec(name)?.[1])
-    .filter((v): v is string => v !== undefined)
-    .map((v) => ({ v, mtime: fileStamp(snapshotFile(dir, v))?.mtimeMs ?? 0 }))
-    .sort((a, b) => b.mtime - a.mtime)
-    .map((x) => x.v);
-}
-
-/** Size, mtime and inode of a file: when they are unchanged, so (for our purposes) are its bytes. */
-export function fileStamp(path: string): { key: string; mtimeMs: number } | null {
-  try {
-    const st = statSync(path);
-    return { key: `${st.size}:${st.mtimeMs}:${st.ino}`, mtimeMs: st.mtimeMs };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Content hashes computed or being computed, by path and stamp: a file is hashed again only when
- * it changes, and a check asked while the same one runs waits for it.
- */
-const hashed = new Map<string, Promise<string>>();
-
-/**
- * True when the snapshot file of `version` is there and its bytes still hash to its name. Flipped
- * bytes or zeroed pages change the hash, so a damaged file is never opened or kept as published.
- */
-export async function verifySnapshot(dir: string, version: string): Promise<boolean> {
-  const path = snapshotFile(dir, version);
-  const stamp = fileStamp(path);
-  if (!stamp) return false;
-  const key = `${path}:${stamp.key}`;
-  let hash = hashed.get(key);
-  if (hash === undefined) {
-    if (hashed.size > 256) hashed.clear();
-    hash = fileHash(path);
-    hashed.set(key, hash);
-  }
-  try {
-    return (await hash) === version;
-  } catch {
-    hashed.delete(key);
-    return false;
-  }
-}
-
-/** Quarantined files kept for a post-mortem; older ones are removed. */
-const QUARANTINE_KEEP = 3;
-
-/**
- * Moves a damaged snapshot file out of the published set (into `quarantine/`), so neither this
- * process nor a restart opens it again and `ri build` can write a good copy under its name.
- * Returns where it went, or null when it could not be moved (a read-only folder).
- */
-export function quarantineSnapshot(dir: string, version: string): string | null {
-  const qdir = join(dir, 'quarantine');
-  const to = join(qdir, `${version}-${Date.now()}.sqlite`);
-  try {
-    mkdirSync(qdir, { recursive: true });
-    renameSync(snapshotFile(dir, version), to);
-  } catch {
-    return null;
-  }
-  const kept = readdirSync(qdir).sort();
-  for (const old of kept.slice(0, Math.max(0, kept.length - QUARANTINE_KEEP)))
-    rmSync(join(qdir, old), { force: true });
-  return to;
-}
-
 function writePointer(dir: string, name: 'CURRENT' | 'PREVIOUS', version: string): void {
   writeFileAtomically(dir, name, `${version}\n`);
 }

@@ -1,16 +1,15 @@
-import Database from 'better-sqlite3';
-import { getOrCreate } from '../util/maps.js';
-import { TITLE_TOKENIZER } from './schema.js';
-import type { TitleStats } from './title-stats.js';
+import type { ResearchQueries, ScoredPaper } from '../../snapshot/reader.js';
+import type { TitleStats } from '../../snapshot/title-stats.js';
+import { type Stemmer, stemmerOf } from '../../snapshot/title-terms.js';
 
 /**
- * FTS5's bm25 over the titles, computed from the title statistics (title-stats.ts) instead of by
- * FTS5: the same number for every title, as FTS5 computes it (sqlite's fts5_aux.c: k1 1.2, b 0.75,
- * idf = ln((N - nHit + 0.5) / (nHit + 0.5)) or 1e-6 when not above 0, one term per phrase in the
- * order the expression names them, the sum negated), and the same order: by score, ties in
- * ordinal order (FTS5's matches come in ordinal order and SQLite's ORDER BY ... LIMIT keeps
- * equal keys in the order they came). FTS5 still finds the matching titles; only the ranking
- * moves out of it.
+ * FTS5's bm25 over the titles, computed from the title statistics (snapshot/title-stats.ts)
+ * instead of by FTS5: the same number for every title, as FTS5 computes it (sqlite's
+ * fts5_aux.c: k1 1.2, b 0.75, idf = ln((N - nHit + 0.5) / (nHit + 0.5)) or 1e-6 when not above
+ * 0, one term per phrase in the order the expression names them, the sum negated), and the
+ * same order: by score, ties in ordinal order (FTS5's matches come in ordinal order and
+ * SQLite's ORDER BY ... LIMIT keeps equal keys in the order they came). FTS5 still finds the
+ * matching titles; only the ranking moves out of it.
  *
  * A phrase counts in a title when the conjunction it belongs to matches the title (that is when
  * FTS5 reports its instances), as often as the title holds it. Expressions of the shape research
@@ -131,52 +130,6 @@ export interface RankedTitle {
   ordinal: number;
   score: number;
 }
-
-/**
- * A phrase's term as the titles' tokenizer makes it (an FTS5 table of the same tokenizer, in
- * memory), and the natural log as SQLite computes it: both what FTS5 itself uses. One a thread
- * and tokenizer.
- */
-class Stemmer {
-  private readonly db = new Database(':memory:');
-  private readonly stems = new Map<string, string | null>();
-  private readonly insert;
-  private readonly clear;
-  private readonly terms;
-  readonly ln: (x: number) => number;
-
-  constructor(tokenizer: string) {
-    this.db.exec(
-      `CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '${tokenizer}'); CREATE VIRTUAL TABLE v USING fts5vocab(t, instance);`,
-    );
-    this.insert = this.db.prepare('INSERT INTO t (rowid, x) VALUES (1, ?)');
-    this.clear = this.db.prepare('DELETE FROM t');
-    this.terms = this.db.prepare('SELECT term FROM v').pluck();
-    const ln = this.db.prepare('SELECT ln(?)').pluck();
-    this.ln = (x) => ln.get(x) as number;
-  }
-
-  /** The index's term for a phrase, or null when it is not exactly one term. */
-  stem(phrase: string): string | null {
-    let term = this.stems.get(phrase);
-    if (term === undefined) {
-      this.insert.run(phrase);
-      const terms = this.terms.all() as string[];
-      this.clear.run();
-      term = terms.length === 1 ? terms[0]! : null;
-      if (this.stems.size >= 20_000) this.stems.clear();
-      this.stems.set(phrase, term);
-    }
-    return term;
-  }
-}
-
-const stemmers = new Map<string, Stemmer>();
-/** This thread's stemmer of a tokenizer, made on first use. */
-const stemmerOf = (tokenizer: string) => getOrCreate(stemmers, tokenizer, () => new Stemmer(tokenizer));
-
-/** A word's term as the titles' index makes it (stemmed), or null when it is not exactly one term. */
-export const titleTerm = (word: string): string | null => stemmerOf(TITLE_TOKENIZER).stem(word);
 
 /** Ranks title matches from one snapshot's statistics. */
 export class TitleRanker {
@@ -404,4 +357,42 @@ function best(rows: number[], scores: Float64Array, limit: number): RankedTitle[
   }
   chosen.sort((a, b) => scores[a]! - scores[b]! || a - b);
   return chosen.map((r) => ({ ordinal: rows[r]!, score: scores[r]! }));
+}
+
+/** What research's title searches read of a snapshot: FTS5's own answers, and the statistics. */
+export type TitleQueries = Pick<
+  ResearchQueries,
+  'titleMatches' | 'countTitleMatches' | 'allTitleMatches' | 'titleRanking'
+>;
+
+/** Each reader's ranker, made once its statistics are read (one per snapshot and connection). */
+const rankers = new WeakMap<TitleQueries, TitleRanker>();
+
+function rankerOf(reader: TitleQueries): TitleRanker | undefined {
+  let ranker = rankers.get(reader);
+  if (!ranker) {
+    const ranking = reader.titleRanking();
+    if (!ranking) return undefined;
+    ranker = new TitleRanker(ranking.stats, (expr) => reader.allTitleMatches(expr), ranking.fewMatches);
+    rankers.set(reader, ranker);
+  }
+  return ranker;
+}
+
+/**
+ * The best `limit` title matches of an FTS expression by bm25: ranked here once the snapshot's
+ * statistics are read, by FTS5 until then (and for the expressions the ranker does not take).
+ */
+export function titleMatches(reader: TitleQueries, match: string, limit: number): ScoredPaper[] {
+  return rankerOf(reader)?.rank(match, limit) ?? reader.titleMatches(match, limit);
+}
+
+/** Title matches counted up to `upTo`; one phrase is counted from the statistics when they are read. */
+export function countTitleMatches(reader: TitleQueries, match: string, upTo: number): number {
+  const titles = rankerOf(reader)?.phraseTitles(match);
+  return titles === undefined ? reader.countTitleMatches(match, upTo) : Math.min(titles, upTo);
+}
+
+export function hasTitleMatch(reader: TitleQueries, match: string): boolean {
+  return countTitleMatches(reader, match, 1) > 0;
 }

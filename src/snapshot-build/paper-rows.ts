@@ -5,9 +5,9 @@ import { normaliseTitle, normaliseVenue } from '../ingest/paper-record.js';
 import type { Clusters } from '../scoring/clusters.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
+import { dateNumber, typedArrayOf } from '../snapshot/paper-columns.js';
+import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
 import { batchedInsert } from './batched-insert.js';
-import { dateNumber, typedArrayOf } from './paper-columns.js';
-import { SNAPSHOT_SCHEMA_VERSION } from './schema.js';
 import { topicSubjectId } from './subject-rows.js';
 
 /** What the paper rows are written from: the corpus, each paper's impact and community. */

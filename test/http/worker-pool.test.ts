@@ -2,11 +2,12 @@ import { closeSync, copyFileSync, mkdirSync, openSync, writeFileSync, writeSync 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
+import { inThread, type WorkerPool } from '../../src/core/worker-pool.js';
 import { createApp } from '../../src/http/app.js';
-import { type HeavyWork, inThread, workerPool } from '../../src/offload/heavy-work.js';
+import { snapshotFile } from '../../src/snapshot/folder.js';
 import { paperColumn } from '../../src/snapshot/paper-columns.js';
-import { snapshotFile } from '../../src/snapshot/publish.js';
 import { type Snapshot, SnapshotManager } from '../../src/snapshot/snapshot.js';
+import { workerPool } from '../../src/worker-pool/pool.js';
 import { bearer, sampleApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/works.js';
 
@@ -42,7 +43,7 @@ describe('research and lab answers in worker threads', () => {
       expect(await pool.run(snapshot, research)).toEqual(await inThread.run(snapshot, research));
       // As JSON text (what the REST route sends): the same answer's exact text, and its page count.
       const asText = { ...research, kind: 'researchJson' as const };
-      const { json, pages } = await pool.run<import('../../src/offload/heavy-tasks.js').ResearchJson>(
+      const { json, pages } = await pool.run<import('../../src/core/worker-tasks.js').ResearchJson>(
         snapshot,
         asText,
       );
@@ -129,7 +130,7 @@ describe('research and lab answers in worker threads', () => {
 
   it('past the deadline or the queue bound: 503 overloaded with Retry-After, and never cached', async () => {
     // Apps over the same snapshot and state store as ctx, each with its own pool.
-    const appWith = (heavy: HeavyWork) =>
+    const appWith = (heavy: WorkerPool) =>
       createApp({
         config: loadConfig({}, { PUBLIC_URL: 'https://ri.example' }),
         snapshots: ctx.snapshots,

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupExpr, termGroups } from '../../src/core/research/question.js';
-import { snapshotFile } from '../../src/snapshot/publish.js';
-import { parseExpression, TitleRanker } from '../../src/snapshot/title-ranking.js';
+import { parseExpression, TitleRanker } from '../../src/core/research/title-ranking.js';
+import { snapshotFile } from '../../src/snapshot/folder.js';
 import { readTitleStats, startTitleStats, type TitleStats } from '../../src/snapshot/title-stats.js';
 import { sampleDataDir } from '../helpers/sample.js';
 

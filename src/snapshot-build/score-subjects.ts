@@ -13,8 +13,8 @@ import {
   type PeriodTotals,
   periodTotals,
   scoreEntities,
-  type Window,
 } from '../scoring/score-entities.js';
+import type { Window } from '../scoring/scoring-context.js';
 import { inSharedMemory } from '../util/shared-memory.js';
 import { type CommunityRows, communityRows, type SubjectRows, SubjectRowsBuilder } from './subject-rows.js';
 

@@ -1,48 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ServiceError } from '../core/errors.js';
+import type { WorkerPool } from '../core/worker-pool.js';
+import type { WorkerAnswer, WorkerTask } from '../core/worker-tasks.js';
 import type { SharedColumns } from '../snapshot/paper-columns.js';
 import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
 import { workerFile } from '../util/worker-file.js';
-import {
-  fromData,
-  type HeavyAnswer,
-  type HeavyTask,
-  runHeavyTask,
-  type ServiceErrorData,
-  toFailureData,
-  type WorkerFailureData,
-} from './heavy-tasks.js';
-
-/** Where research and lab work runs: in this thread, or in a pool of worker threads. */
-export interface HeavyWork {
-  run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask): Promise<T>;
-  /**
-   * Has each worker read what research keeps per snapshot, before questions come (about a second
-   * at 1M works, which the first question on each worker would wait otherwise). In this thread it
-   * does nothing: the event loop must not stop for it.
-   */
-  warm(snapshot: Snapshot): Promise<void>;
-  /**
-   * Whether a research or lab question on `snapshot` could be answered now: null when it could,
-   * else why not (for /readyz). In this thread, always null: the thread that answers is this one.
-   */
-  probe(snapshot: Snapshot): Promise<string | null>;
-  /** Queue length, threads, and the bytes of columns the workers share. */
-  stats(): { queued: number; threads: number; sharedColumnBytes: number };
-  close(): Promise<void>;
-}
-
-/** In this thread (tests, and servers configured with WORKER_THREADS=0). */
-export const inThread: HeavyWork = {
-  async run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask) {
-    return runHeavyTask(snapshot, task) as T;
-  },
-  warm: async () => {},
-  probe: async () => null,
-  stats: () => ({ queued: 0, threads: 0, sharedColumnBytes: 0 }),
-  close: async () => {},
-};
+import { fromData, type ServiceErrorData, toFailureData, type WorkerFailureData } from './errors-as-data.js';
 
 export interface PoolOptions {
   /** Worker threads (default: the cores less one, at least 1, at most 4). */
@@ -84,13 +48,13 @@ const workerUnavailable = () =>
  * in this thread (an Error with SQLite's code: 503 `data_unavailable`, and the file is checked);
  * any other failure of a worker is a 503 `worker_unavailable`.
  */
-export function workerPool(options: PoolOptions = {}): HeavyWork {
+export function workerPool(options: PoolOptions = {}): WorkerPool {
   const threads = options.threads ?? defaultThreads();
   const maxQueue = options.maxQueue ?? 64;
   const deadlineMs = options.deadlineMs ?? 10_000;
   const log = options.log ?? (() => {});
   const pool = new Piscina({
-    filename: workerFile(import.meta.url, './heavy-worker.js'),
+    filename: workerFile(import.meta.url, './pool-worker.js'),
     minThreads: threads,
     maxThreads: threads,
     maxQueue,
@@ -107,20 +71,20 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
   // While one worker reads them, tasks for that snapshot wait (at most about a second at 1M
   // works, within their deadline) rather than each worker reading a copy of its own meanwhile.
   let sharing: { version: string; done: Promise<void> } | null = null;
-  const input = (snapshot: Snapshot, task: HeavyTask) => ({
+  const input = (snapshot: Snapshot, task: WorkerTask) => ({
     path: snapshot.path,
     version: snapshot.version,
     file: snapshot.file,
     task,
     ...(shared?.version === snapshot.version ? { columns: shared.columns } : {}),
   });
-  const failed = (task: HeavyTask, cause: WorkerFailureData['workerFailure']) => {
+  const failed = (task: WorkerTask, cause: WorkerFailureData['workerFailure']) => {
     log('research or lab worker failed', { task: task.kind, err: cause.message, stack: cause.stack });
     return workerUnavailable();
   };
-  const attempt = async (snapshot: Snapshot, task: HeavyTask, ms: number): Promise<HeavyAnswer> => {
+  const attempt = async (snapshot: Snapshot, task: WorkerTask, ms: number): Promise<WorkerAnswer> => {
     if (pool.queueSize >= maxQueue) throw overloaded('the queue is full');
-    let out: HeavyAnswer | ServiceErrorData | WorkerFailureData;
+    let out: WorkerAnswer | ServiceErrorData | WorkerFailureData;
     const signal = AbortSignal.timeout(ms);
     try {
       if (sharing?.version === snapshot.version) await sharing.done;
@@ -140,12 +104,12 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
       if (isCorruption(f)) throw Object.assign(new Error(f.message), { code: f.code });
       throw failed(task, f);
     }
-    return out as HeavyAnswer;
+    return out as WorkerAnswer;
   };
   // One probe at a time per snapshot: /readyz asked often does not fill the queue with them.
   let probing: { snapshot: Snapshot; done: Promise<string | null> } | null = null;
   return {
-    async run<T extends HeavyAnswer>(snapshot: Snapshot, task: HeavyTask): Promise<T> {
+    async run<T extends WorkerAnswer>(snapshot: Snapshot, task: WorkerTask): Promise<T> {
       return (await attempt(snapshot, task, deadlineMs)) as T;
     },
     probe(snapshot) {
@@ -170,7 +134,7 @@ export function workerPool(options: PoolOptions = {}): HeavyWork {
       // does not, that worker takes the shared columns with its first question).
       const warmTask = (share: boolean) =>
         pool.run(input(snapshot, { kind: 'warm', share }), { name: 'task' }) as Promise<
-          HeavyAnswer | ServiceErrorData
+          WorkerAnswer | ServiceErrorData
         >;
       const done = warmTask(threads > 1).then(
         (out) => {

@@ -2,7 +2,7 @@ import { ELEMENTS } from '../elements/elements.js';
 import type { Community, ElementCommunity } from '../scoring/communities.js';
 import type { Corpus, Csr } from '../scoring/corpus.js';
 import { type EntityScore, invert, type SubjectType } from '../scoring/score-entities.js';
-import { encodeRanked } from './ranked.js';
+import { encodeRanked } from '../snapshot/ranked.js';
 
 /**
  * The rows of the subject tables (subjects, subjects_fts, history, routed_elements, postings,

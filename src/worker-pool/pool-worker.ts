@@ -1,22 +1,15 @@
 /**
- * A worker thread of the heavy-work pool (piscina). It opens the snapshot files it is asked about
- * read-only and keeps the last few open (a new publication brings a new file; the old ones are
+ * A thread of the research and lab worker pool (piscina). It opens the snapshot files it is asked
+ * about read-only and keeps the last few open (a new publication brings a new file; the old ones are
  * closed as they fall out, or once unused for IDLE_CLOSE_MS), so it follows snapshot switches
  * without being told. Each is known by its path and the identity of the file the main thread
  * opened there, so a file quarantined and rewritten under the same name is opened anew.
  */
 import { ServiceError } from '../core/errors.js';
+import { runWorkerTask, type WorkerAnswer, type WorkerTask } from '../core/worker-tasks.js';
 import { adoptPaperColumns, type SharedColumns } from '../snapshot/paper-columns.js';
 import { isCorruption, Snapshot } from '../snapshot/snapshot.js';
-import {
-  type HeavyAnswer,
-  type HeavyTask,
-  runHeavyTask,
-  type ServiceErrorData,
-  toData,
-  toFailureData,
-  type WorkerFailureData,
-} from './heavy-tasks.js';
+import { type ServiceErrorData, toData, toFailureData, type WorkerFailureData } from './errors-as-data.js';
 
 // Each worker holds its own connections: few, with a small page cache (the OS page cache and the
 // mmap are shared with the main thread), so workers add little to the process's memory.
@@ -64,15 +57,15 @@ export function task(input: {
   version: string;
   /** The main thread's Snapshot.file: which file at `path` it opened and verified. */
   file?: string;
-  task: HeavyTask;
+  task: WorkerTask;
   /** The snapshot's columns another worker read into shared memory, when there are. */
   columns?: SharedColumns;
-}): HeavyAnswer | ServiceErrorData | WorkerFailureData {
+}): WorkerAnswer | ServiceErrorData | WorkerFailureData {
   const key = `${input.path}\0${input.file ?? ''}`;
   try {
     const snapshot = snapshotAt(key, input.path, input.version);
     if (input.columns) adoptPaperColumns(snapshot, input.columns);
-    return runHeavyTask(snapshot, input.task);
+    return runWorkerTask(snapshot, input.task);
   } catch (e) {
     if (e instanceof ServiceError) return toData(e);
     // A damaged file is not read again through this connection: the next task opens the path anew.

@@ -1,8 +1,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { PAPERS_FTS } from '../snapshot/schema.js';
 import { workerFile } from '../util/worker-file.js';
-import { PAPERS_FTS } from './schema.js';
 import { buildTopicTerms, type TopicTermsInput } from './topic-terms.js';
 
 /**

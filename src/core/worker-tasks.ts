@@ -1,18 +1,17 @@
 import type { LabDepth } from '../access/policy.js';
-import { toolResultJson } from '../core/answer-text.js';
-import { ServiceError } from '../core/errors.js';
-import { type LabQuote, type LabRunAnswer, labQuote, labRun } from '../core/lab.js';
-import { withOwnNotes } from '../core/reading-notes.js';
-import { type ResearchAnswer, type ResearchRequest, research, warmResearch } from '../core/research.js';
-import type { Viewer } from '../core/viewer.js';
 import type { SharedColumns } from '../snapshot/paper-columns.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { toolResultJson } from './answer-text.js';
+import { type LabQuote, type LabRunAnswer, labQuote, labRun } from './lab.js';
+import { withOwnNotes } from './reading-notes.js';
+import { type ResearchAnswer, type ResearchRequest, research, warmResearch } from './research.js';
+import type { Viewer } from './viewer.js';
 
 /**
  * The answers that take milliseconds of CPU at scale (research, lab quotes and runs), as plain
- * data in and out, so they can run in a worker thread as well as in this one.
+ * data in and out, so they can run in a worker thread as well as in this one (worker-pool.ts).
  */
-export type HeavyTask =
+export type WorkerTask =
   | { kind: 'research'; request: ResearchRequest; viewer: Viewer }
   /**
    * The research answer as its JSON text (a string crosses the thread at a fraction of an object's
@@ -34,7 +33,7 @@ export type HeavyTask =
   /** Reads the snapshot's meta table: whether a worker can answer from this snapshot now (/readyz). */
   | { kind: 'probe' };
 
-export type HeavyAnswer =
+export type WorkerAnswer =
   | ResearchAnswer
   | ResearchJson
   | LabQuote
@@ -49,7 +48,7 @@ export interface ResearchJson {
 }
 
 /** Runs a task over a snapshot: the same core functions, wherever it runs. */
-export function runHeavyTask(snapshot: Snapshot, task: HeavyTask): HeavyAnswer {
+export function runWorkerTask(snapshot: Snapshot, task: WorkerTask): WorkerAnswer {
   switch (task.kind) {
     case 'research':
       return research(snapshot, task.request, task.viewer);
@@ -79,40 +78,4 @@ export function runHeavyTask(snapshot: Snapshot, task: HeavyTask): HeavyAnswer {
       snapshot.reader.meta();
       return 'ok';
   }
-}
-
-/** A ServiceError as data (a worker's errors cross the thread as plain objects). */
-export interface ServiceErrorData {
-  serviceError: {
-    code: ServiceError['code'];
-    detail: string;
-    extra: Record<string, unknown>;
-    headers: Record<string, string>;
-  };
-}
-
-export const toData = (e: ServiceError): ServiceErrorData => ({
-  serviceError: { code: e.code, detail: e.detail, extra: e.extra, headers: e.headers },
-});
-
-export const fromData = (d: ServiceErrorData['serviceError']): ServiceError =>
-  new ServiceError(d.code, d.detail, d.extra, d.headers);
-
-/**
- * Any other error of a task, as data. Thrown as it is, it would cross the thread as a plain
- * object (a SqliteError loses its class and message), which the HTTP layer cannot answer.
- */
-export interface WorkerFailureData {
-  workerFailure: { message: string; code?: string; stack?: string };
-}
-
-export function toFailureData(e: unknown): WorkerFailureData {
-  const err = e as { message?: unknown; code?: unknown; stack?: unknown } | null;
-  return {
-    workerFailure: {
-      message: typeof err?.message === 'string' ? err.message : String(e),
-      ...(typeof err?.code === 'string' ? { code: err.code } : {}),
-      ...(typeof err?.stack === 'string' ? { stack: err.stack } : {}),
-    },
-  };
 }

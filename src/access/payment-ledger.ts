@@ -5,6 +5,7 @@
  *      authorization nonce refuses a payment already used or in flight on another replica);
  *   2. `settled` with the transaction, or `failed` with the reason, after it answered.
  * A row still `pending` after a crash between 1 and 2 is resolved by `ri payments reconcile`.
+ * The rows are declared here, beside the state store that keeps them; `src/payments` writes them.
  */
 export type PaymentStatus = 'pending' | 'settled' | 'failed';
 

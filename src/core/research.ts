@@ -40,7 +40,7 @@ import { envelope, type Viewer } from './viewer.js';
  * (the papers), lenses (the reading lists), communities.
  */
 export { researchPage } from './research/pages.js';
-export { LENSES, type Lens, type ResearchRequest, researchRequest } from './research/request.js';
+export { LENSES, type ResearchRequest, researchRequest } from './research/request.js';
 
 /** How a research answer's papers are read (the paper notes and what a page and matched_papers are). */
 export const RESEARCH_PAPER_NOTES =

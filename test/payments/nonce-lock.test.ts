@@ -29,10 +29,11 @@ describe('MemoryNonceLock', () => {
   });
 
   it('frees a key when its TTL runs out', async () => {
-    const lock = new MemoryNonceLock();
+    let now = 0;
+    const lock = new MemoryNonceLock({ now: () => now });
     expect(await lock.acquire('ttl', 100)).toBe(true);
     expect(await lock.acquire('ttl', 100)).toBe(false);
-    await sleep(150);
+    now += 100;
     expect(await lock.acquire('ttl', 100)).toBe(true);
     expect(await lock.acquire('ttl', 100)).toBe(false);
   });
@@ -45,10 +46,11 @@ describe('MemoryNonceLock', () => {
   });
 
   it('keeps working past its sweep threshold (expired keys are swept, held ones kept)', async () => {
-    const lock = new MemoryNonceLock();
+    let now = 0;
+    const lock = new MemoryNonceLock({ now: () => now });
     expect(await lock.acquire('held', 60_000)).toBe(true);
     for (let i = 0; i < 10_050; i++) await lock.acquire(`short-${i}`, 1);
-    await sleep(5);
+    now += 1;
     expect(await lock.acquire('short-0', 60_000)).toBe(true);
     expect(await lock.acquire('held', 60_000)).toBe(false);
   });
@@ -134,7 +136,8 @@ describe('RedisNonceLock (real Redis at 127.0.0.1:6379)', () => {
   it('falls back to memory locks, without throwing, when Redis is unreachable', async () => {
     // Nothing listens on port 1: connections are refused.
     const down = lockClient('redis://127.0.0.1:1');
-    const lock = new RedisNonceLock(down);
+    let now = 0;
+    const lock = new RedisNonceLock(down, { now: () => now });
     try {
       const key = `${prefix}:down`;
       expect(await lock.acquire(key, 60_000)).toBe(true);
@@ -147,7 +150,7 @@ describe('RedisNonceLock (real Redis at 127.0.0.1:6379)', () => {
       expect(await lock.acquire(key, 60_000)).toBe(true);
       // TTL expiry works in memory too.
       expect(await lock.acquire(`${key}:ttl`, 100)).toBe(true);
-      await sleep(150);
+      now += 100;
       expect(await lock.acquire(`${key}:ttl`, 100)).toBe(true);
       // Nothing reached the real Redis.
       expect(await admin.exists(`ri:x402:${key}`)).toBe(0);

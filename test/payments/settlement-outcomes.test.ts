@@ -41,13 +41,15 @@ let chain: DevChain;
 let real: FacilitatorClient;
 let standIn: Awaited<ReturnType<typeof facilitatorStandIn>>;
 let service: Awaited<ReturnType<typeof servedSample>>;
+/** How far the payment service's clock runs ahead of the system's (past a settle deadline, without waiting). */
+let ahead = 0;
 
 beforeAll(async () => {
   ({ chain, facilitator: real } = await paidSetup());
   standIn = await facilitatorStandIn(real);
   service = await servedSample(
     { ...PAID_CONFIG, X402_SETTLE_TIMEOUT_SECONDS: 1, X402_EVM_RPC_URL: chain.rpcUrl },
-    { facilitator: httpFacilitator(standIn.url) },
+    { facilitator: httpFacilitator(standIn.url), paymentsNow: () => Date.now() + ahead },
   );
 }, 120_000);
 
@@ -182,8 +184,12 @@ describe('a settlement whose outcome is not known in time', () => {
     await expectPending(await pay(path, header));
     mode({ kind: 'ok' });
     // Rows are left to the attempt for the settle deadline (1 s here), then looked up on chain.
-    await sleep(1_100);
-    await service.ctx.payments.resolvePending();
+    ahead = 1_001;
+    try {
+      await service.ctx.payments.resolvePending();
+    } finally {
+      ahead = 0;
+    }
     expect((await rowOf(payload))?.status).toBe('settled');
   });
 

@@ -3,9 +3,10 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Three projects, all run by `npm test`:
- * - unit: pure logic, no services, no processes, no sockets (`npm run test:unit`, seconds);
+ * - unit: pure logic, no services, processes, sockets, threads or files written (`npm run test:unit`, seconds);
  * - e2e: whole processes and real peers end to end (browser, nginx, replicas, the README's commands);
- * - integration: the rest (real HTTP in process, SQLite/DuckDB files, PostgreSQL, Redis, a local chain).
+ * - integration: the rest (real HTTP in process, SQLite/DuckDB files, worker threads, PostgreSQL, Redis, a
+ *   local chain).
  */
 const UNIT = [
   'src/**/*.test.ts',
@@ -18,7 +19,8 @@ const UNIT = [
   'test/ingest/paper-record.test.ts',
   'test/scoring/formulas.test.ts',
   'test/scoring/ranking-comparator.test.ts',
-  'test/tagging/**/*.test.ts',
+  'test/tagging/elements.test.ts',
+  'test/tagging/tagger.test.ts',
   'test/house/**/*.test.ts',
   'test/web/charts-numbers.test.ts',
 ];

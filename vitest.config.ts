@@ -19,7 +19,16 @@ export default defineConfig({
     // worker on a 2-core machine takes the suite from 11-12 minutes to 8-9 (vitest's default there is one).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts'],
+          // Pure logic (no mocks, globals or environment changed): the files share their workers'
+          // imports instead of each loading the modules anew (half the tier's time went to imports).
+          isolate: false,
+        },
+      },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
     ],

@@ -1,6 +1,6 @@
 // Values that have broken web services before: words that are object keys in JavaScript, broken
 // percent-escapes, path tricks, markup, quotes, NUL and other odd characters, numbers that are not,
-// and an oversized one. Shared by the property test (test/http/openapi-property.test.ts) and the
+// and an oversized one. Shared by the property test (test/integration/http/openapi-property.test.ts) and the
 // soak (bench/soak.mjs).
 export const HOSTILE_STRINGS = [
   'constructor',

@@ -1,4 +1,4 @@
-// Types of bench/nginx.mjs, for the tests that import it (test/ops/nginx.ts).
+// Types of bench/nginx.mjs, for the tests that import it (test/e2e/ops/nginx.ts).
 import type { ChildProcess } from 'node:child_process';
 
 export interface NginxOptions {

@@ -1,5 +1,5 @@
 // nginx in front of `ri serve` replicas, running deploy/nginx.conf with only ports and paths
-// changed: one copy for the soak (bench/soak.mjs) and the replica test (test/ops/nginx.ts).
+// changed: one copy for the soak (bench/soak.mjs) and the replica test (test/e2e/ops/nginx.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, chmodSync, constants, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1071,7 +1071,7 @@ function codeOf(a) {
   }
 }
 
-/** Zeroes the first page (SQLite's change counter) and 64 KiB in the middle, as test/snapshot/recovery.test.ts does. */
+/** Zeroes the first page (SQLite's change counter) and 64 KiB in the middle, as test/integration/snapshot/recovery.test.ts does. */
 function damageFile(path) {
   const size = statSync(path).size;
   const fd = openSync(path, 'r+');

@@ -5,7 +5,7 @@
  *
  * Append-only: a released migration is never edited, a change is a new version. Version numbers
  * and names are those of the releases before this list was shared, so a database made by an
- * older release is recognised as it is (test/access/state-migrations.test.ts opens one).
+ * older release is recognised as it is (test/integration/access/state-migrations.test.ts opens one).
  *
  * Hand-written SQL, not Kysely. What the x402 payments ledger needs is that the database itself
  * refuses a second use of a payment: the partial unique indexes `payments_one_use (network, nonce)
@@ -17,7 +17,7 @@
  * SQLite's `PRAGMA data_version` login cache) would stay raw `sql` under Kysely too, and the
  * SQLite store's login path, one synchronous prepared statement, would gain a query compilation
  * and an async hop per call. So a new dependency would buy typed column names for about twenty
- * statements that test/access/state-store.test.ts already runs on both engines: not worth it.
+ * statements that test/integration/access/state-store.test.ts already runs on both engines: not worth it.
  */
 import { PLANS } from './plans.js';
 

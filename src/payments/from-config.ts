@@ -18,6 +18,8 @@ export function paymentsFromConfig(
   options: {
     facilitator?: FacilitatorClient;
     log?: (msg: string, fields?: Record<string, unknown>) => void;
+    /** The service's clock (tests move it past the settle deadline instead of waiting). */
+    now?: () => number;
   } = {},
 ): PaymentService {
   const on = Boolean(config.X402_PAY_TO_EVM || config.X402_PAY_TO_SOLANA);
@@ -36,5 +38,6 @@ export function paymentsFromConfig(
     settleDeadlineMs: config.X402_SETTLE_TIMEOUT_SECONDS * 1000,
     chain: config.X402_EVM_RPC_URL ? evmAuthorizationReader(config.X402_EVM_RPC_URL) : null,
     ...(options.log ? { log: options.log } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
 }

@@ -13,9 +13,14 @@ export interface NonceLock {
 
 export class MemoryNonceLock implements NonceLock {
   private readonly held = new Map<string, number>();
+  private readonly now: () => number;
+
+  constructor(options: { now?: () => number } = {}) {
+    this.now = options.now ?? Date.now;
+  }
 
   async acquire(key: string, ttlMs: number): Promise<boolean> {
-    const now = Date.now();
+    const now = this.now();
     const until = this.held.get(key);
     if (until !== undefined && until > now) return false;
     if (this.held.size > 10_000) for (const [k, t] of this.held) if (t <= now) this.held.delete(k);
@@ -39,9 +44,15 @@ export interface RedisLike {
 
 /** Redis when it answers; this process's memory when it does not (the ledger still guards replicas). */
 export class RedisNonceLock implements NonceLock {
-  private readonly local = new MemoryNonceLock();
+  private readonly local: MemoryNonceLock;
 
-  constructor(private readonly redis: RedisLike) {}
+  /** `now`: the clock of the locks held in memory while Redis is away. */
+  constructor(
+    private readonly redis: RedisLike,
+    options: { now?: () => number } = {},
+  ) {
+    this.local = new MemoryNonceLock(options);
+  }
 
   async acquire(key: string, ttlMs: number): Promise<boolean> {
     if (!(await this.local.acquire(key, ttlMs))) return false;

@@ -6,7 +6,7 @@
  * only; what turns them into records is code (records.ts).
  *
  * Changing a table changes the generated corpus (and so every benchmark's data_version): the
- * output of `ri generate` is pinned by test/synthetic/generate.test.ts.
+ * output of `ri generate` is pinned by test/integration/synthetic/generate.test.ts.
  */
 
 import { hashString, WeightedSampler, zipfSampler } from './random.js';

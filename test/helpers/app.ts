@@ -18,6 +18,8 @@ export async function sampleApp(
   overrides: Partial<Config> = {},
   options: {
     now?: () => Date;
+    /** The payment service's own clock (its settle deadline), apart from the app's `now`. */
+    paymentsNow?: () => number;
     facilitator?: FacilitatorClient;
     /** Wraps the ledger the payments write to (crash-window tests). */
     ledger?: (state: StateStore) => PaymentLedger;
@@ -32,9 +34,10 @@ export async function sampleApp(
   const state = await openStateStore(undefined, stateDir);
   await state.migrate();
   const config = loadConfig({}, { PUBLIC_URL: 'https://ri.example', ...overrides });
-  const { facilitator, ledger, ...rest } = options;
+  const { facilitator, ledger, paymentsNow, ...rest } = options;
   const payments = paymentsFromConfig(config, ledger ? ledger(state) : state, {
     ...(facilitator ? { facilitator } : {}),
+    ...(paymentsNow ? { now: paymentsNow } : {}),
   });
   // Every 200 JSON answer a test asks of this app is checked against its OpenAPI response schema.
   const app = checkedRequests(createApp({ config, snapshots, state, payments, ...rest }));

@@ -3,7 +3,7 @@
  *
  * Contract:
  * - It changes no answer. A request served here gets the same status, bytes and headers as the
- *   same request through Hono (test/http/fast-path.test.ts, test/http/cached-reads-listener.test.ts).
+ *   same request through Hono (test/integration/http/fast-path.test.ts, test/integration/http/cached-reads-listener.test.ts).
  * - Only the node listener (`serviceListener`, http/server.ts) calls `fastPath()`; the app
  *   (http/request-middleware.ts) builds the middleware chain whose `.fastPath` it runs. The rest
  *   of http uses the middleware type, the header collector and compression's helpers; nothing

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { operation } from '../../../src/access/policy.js';
+import { type CallRequest, OperationCall } from '../../../src/calls/operation-call.js';
+import { ServiceError } from '../../../src/core/errors.js';
+import { SnapshotManager } from '../../../src/snapshot/snapshot.js';
+import { sampleDataDir } from '../../helpers/sample.js';
+
+/** The runner both doors use (REST's steps call its phases; MCP runs it whole). */
+describe('OperationCall: access, pin, work, finish, in that order', () => {
+  let snapshots: SnapshotManager;
+  let version: string;
+  const log = vi.fn();
+
+  beforeAll(async () => {
+    const sample = await sampleDataDir();
+    version = sample.version;
+    snapshots = new SnapshotManager(sample.snapshots);
+    await snapshots.start();
+  });
+  afterAll(() => snapshots.stop());
+
+  const request = (over: Partial<CallRequest> = {}): CallRequest => ({
+    payment: undefined,
+    terms: {},
+    what: 'The tool x',
+    retry: 'again',
+    resource: () => ({ operation: 'x', url: 'https://ri.example/mcp', description: 'x' }),
+    ...over,
+  });
+  const deps = () => ({
+    snapshots,
+    edition: 'full' as const,
+    publicUrl: 'https://ri.example',
+    payments: undefined,
+    log,
+  });
+  const call = (id: Parameters<typeof operation>[0], plan: 'free' | 'personal' | null, over = {}) =>
+    new OperationCall(deps(), operation(id), plan, request(over));
+
+  it('refuses a caller below the level before the arguments are read or a snapshot is taken', async () => {
+    const prepare = vi.fn(() => ({ input: {}, version: null }));
+    const acquire = vi.spyOn(snapshots, 'acquire');
+    const outcome = await call('getSubject', null).run(prepare, async () => 'never');
+    expect((outcome.error as ServiceError).code).toBe('authentication_required');
+    expect(prepare).not.toHaveBeenCalled();
+    expect(acquire).not.toHaveBeenCalled();
+    acquire.mockRestore();
+  });
+
+  it('a resolution above the plan is refused naming it', async () => {
+    const outcome = await call('getElementHistory', 'free', { terms: { resolution: 'monthly' } }).run(
+      () => ({ input: {}, version: null }),
+      async () => 'never',
+    );
+    expect(outcome.error).toBeInstanceOf(ServiceError);
+    expect((outcome.error as ServiceError).code).toBe('plan_required');
+    expect((outcome.error as ServiceError).detail).toContain('with resolution monthly');
+  });
+
+  it('answers from the version asked for, and releases the snapshot after the work', async () => {
+    let seen: string | undefined;
+    let held = false;
+    const c = call('getElement', null);
+    const outcome = await c.run(
+      () => ({ input: 'Fe', version }),
+      async (_input, snapshot) => {
+        seen = snapshot.version;
+        held = true;
+        return { ok: true };
+      },
+    );
+    expect(outcome).toEqual({ answer: { ok: true }, receipt: null });
+    expect(seen).toBe(version);
+    expect(held).toBe(true);
+  });
+
+  it('a version not kept is data_version_gone, naming the current one', async () => {
+    const outcome = await call('getElement', null).run(
+      () => ({ input: null, version: 'ffffffffffffffff' }),
+      async () => 'never',
+    );
+    const error = outcome.error as ServiceError;
+    expect(error.code).toBe('data_version_gone');
+    expect(error.extra).toMatchObject({ current_version: version });
+  });
+
+  it('a damaged snapshot page is data_unavailable and the file is checked at once', async () => {
+    const suspect = vi.spyOn(snapshots, 'suspect').mockResolvedValue(false);
+    const outcome = await call('getElement', null).run(
+      () => ({ input: null, version: null }),
+      async () => {
+        throw Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+      },
+    );
+    expect((outcome.error as ServiceError).code).toBe('data_unavailable');
+    expect(suspect).toHaveBeenCalledTimes(1);
+    suspect.mockRestore();
+  });
+
+  it('any other fault is logged and is internal_error, with no detail of it', async () => {
+    log.mockClear();
+    const outcome = await call('getElement', null).run(
+      () => ({ input: null, version: null }),
+      async () => {
+        throw new Error('secret path /x/y');
+      },
+    );
+    const error = outcome.error as ServiceError;
+    expect(error.code).toBe('internal_error');
+    expect(error.detail).not.toContain('secret');
+    expect(log).toHaveBeenCalledWith('request failed', expect.objectContaining({ err: 'secret path /x/y' }));
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { ri, riBackground, stop } from '../../helpers/cli.js';
+import { sampleDataDir } from '../../helpers/sample.js';
+import { Browser, hidden, linkIn, smtpSink } from '../../helpers/web.js';
+import { tempDir } from '../../helpers/works.js';
+
+describe('the logs of a real ri serve', () => {
+  it('never hold an API key, a sign-in link, a session or the quote-signing secret, whatever the requests', async () => {
+    const { dataDir } = await sampleDataDir();
+    const secret = 'quote-secret-that-must-not-be-logged-0123';
+    const sink = await smtpSink();
+    const env = {
+      STATE_URL: `sqlite:${tempDir('ri-logs-')}/state.sqlite`,
+      QUOTE_SECRET: secret,
+      LOG_LEVEL: 'debug',
+      SMTP_URL: sink.url,
+    };
+    const created = ri(['keys', 'create', '--plan', 'professional', '--email', 'logs@example.org'], env);
+    expect(created.status).toBe(0);
+    const key = created.stdout.trim().split('\n').at(-1)!;
+    const server = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+      env,
+      /at (http:\/\/\S+)\/v1/,
+    );
+    const base = (await server.started)[1]!;
+    const bad = `${key.slice(0, -4)}XXXX`;
+    for (const [path, k] of [
+      ['/v1/elements/Fe/history', key],
+      ['/v1/lab/quote?q=Ni%20Fe', key],
+      ['/v1/elements/Fe/history', bad],
+      ['/v1/research?q=constructor', key],
+      ['/v1/nothing', key],
+    ] as const)
+      await (await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${k}` } })).text();
+    await (
+      await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_element_ri', arguments: { symbol: 'Fe' } },
+        }),
+      })
+    ).text();
+    // A web sign-in: the link's token, the session and the form tokens stay out of the logs.
+    const browser = new Browser(base);
+    const form = await (await browser.get('/account')).text();
+    await browser.post('/account/sign-in', { email: 'web@example.org', csrf: hidden(form, 'csrf') });
+    for (let i = 0; i < 400 && sink.mails.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    const link = linkIn(sink.mails[0]!);
+    const token = new URL(link).searchParams.get('token')!;
+    // (The server's PUBLIC_URL says port 0, the port it was asked for: follow the link's path.)
+    const confirm = await (await browser.get(`/account/verify?token=${token}`)).text();
+    const signedIn = await browser.post('/account/verify', { token, csrf: hidden(confirm, 'csrf') });
+    expect(signedIn.status).toBe(303);
+    const session = browser.cookies.get('ri_session')!;
+    const account = await (await browser.get('/account')).text();
+    await stop(server.child);
+    await sink.close();
+    const { stdout, stderr } = server.output();
+    const logs = stdout + stderr;
+    expect(logs).toMatch(/"msg":"request"/); // the request log was on
+    const secretPart = key.split('_').at(-1)!;
+    for (const s of [
+      key,
+      bad,
+      secretPart,
+      secret,
+      token,
+      session,
+      hidden(form, 'csrf'),
+      hidden(account, 'csrf'),
+    ])
+      expect(logs).not.toContain(s);
+  });
+});

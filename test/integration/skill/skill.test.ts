@@ -1,0 +1,148 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { strFromU8, unzipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAB_DEPTHS, LAB_QUOTE_USD, OPERATIONS } from '../../../src/access/policy.js';
+import { frontMatter, SKILL_DIR, skillContentHash, skillSources } from '../../../src/skill/skill.js';
+import { bearer, type sampleApp } from '../../helpers/app.js';
+import { servedSample } from '../../helpers/x402.js';
+
+type Ctx = Awaited<ReturnType<typeof sampleApp>>;
+let ctx: Ctx;
+let server: { base: string; close(): Promise<void> };
+
+let served: Awaited<ReturnType<typeof servedSample>>;
+
+beforeAll(async () => {
+  served = await servedSample();
+  ({ ctx, server } = served);
+}, 120_000);
+
+afterAll(async () => {
+  await served?.close();
+});
+
+async function unzipped(): Promise<Record<string, string>> {
+  const res = await fetch(`${server.base}/v1/skill`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('application/zip');
+  const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
+  return Object.fromEntries(Object.entries(files).map(([p, b]) => [p, strFromU8(b)]));
+}
+
+describe('the agent skill', () => {
+  it('is a zip in the Agent Skills layout whose front matter names it, says when to use it, and its version', async () => {
+    const files = await unzipped();
+    expect(Object.keys(files).sort()).toEqual([
+      'research-intensity/SKILL.md',
+      'research-intensity/reference/mcp.md',
+      'research-intensity/reference/metrics.md',
+      'research-intensity/reference/pricing.md',
+      'research-intensity/reference/rest.md',
+    ]);
+    const fm = frontMatter(files['research-intensity/SKILL.md']!);
+    expect(fm.name).toBe('research-intensity');
+    expect(fm.description!.length).toBeGreaterThan(100);
+    expect(fm.version).toMatch(/^\d+\.\d+\.\d+$/);
+    // Saved under its version's name, the first time and from the response cache alike.
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${server.base}/v1/skill`, { headers: { 'accept-encoding': 'gzip, br' } });
+      expect(res.headers.get('content-disposition')).toBe(
+        `attachment; filename="research-intensity-skill-${fm.version}.zip"`,
+      );
+    }
+    expect(await (await fetch(`${server.base}/skill.md`)).text()).toBe(files['research-intensity/SKILL.md']);
+    // No placeholder is left: every address is this server's.
+    for (const text of Object.values(files)) expect(text).not.toContain('{{');
+  });
+
+  it('tells the agent to check its version, and /v1/skill/version gives the version it carries', async () => {
+    const files = await unzipped();
+    const md = files['research-intensity/SKILL.md']!;
+    expect(md).toContain(`${server.base}/v1/skill/version`);
+    const v = (await (await fetch(`${server.base}/v1/skill/version`)).json()) as {
+      version: string;
+      zip_url: string;
+    };
+    expect(v.version).toBe(frontMatter(md).version);
+    // The version the body compares with is the file's own (an older one there makes every agent
+    // report the skill as outdated).
+    expect(md).toContain(`this file's (${frontMatter(md).version})`);
+    expect(v.zip_url).toBe(`${server.base}/v1/skill`);
+    // An agent holding an older copy learns of the newer one by comparing the two.
+    expect(md).toMatch(/newer than this file's \(\d+\.\d+\.\d+\)/);
+  });
+
+  it('its version changes when its content does (skill/manifest.json keeps one hash per version)', () => {
+    const sources = skillSources();
+    const version = frontMatter(sources.get('SKILL.md')!).version!;
+    const manifest = JSON.parse(readFileSync(join(SKILL_DIR, 'manifest.json'), 'utf8')) as {
+      versions: Record<string, string>;
+    };
+    const recorded = manifest.versions[version];
+    expect(
+      recorded,
+      `skill/ changed: raise version in skill/SKILL.md (now ${version}) and run node scripts/skill-manifest.mjs`,
+    ).toBe(skillContentHash(sources));
+    // Two versions never share content.
+    expect(new Set(Object.values(manifest.versions)).size).toBe(Object.keys(manifest.versions).length);
+  });
+
+  it('every link and example in it answers on a running server', async () => {
+    const files = await unzipped();
+    const topic = (
+      (await (
+        await fetch(`${server.base}/v1/subjects/search?q=oxygen%20evolution`, bearer(ctx.keys.professional))
+      ).json()) as {
+        results: { subject_type: string; subject_id: string }[];
+      }
+    ).results.find((r) => r.subject_type === 'topic')!.subject_id;
+    const quote = (
+      (await (
+        await fetch(`${server.base}/v1/lab/quote?q=Ni%20Fe`, bearer(ctx.keys.professional))
+      ).json()) as {
+        quote_id: string;
+      }
+    ).quote_id;
+    const urls = new Set<string>();
+    for (const text of Object.values(files))
+      for (const m of text.matchAll(/https?:\/\/[^\s)`'"|<>]+/g)) urls.add(m[0].replace(/[.,:]+$/, ''));
+    expect(urls.size).toBeGreaterThan(15);
+    const checked: string[] = [];
+    for (const raw of urls) {
+      expect(raw.startsWith(server.base)).toBe(true);
+      if (raw.endsWith('/.../history?resolution=yearly')) continue;
+      const url = raw
+        .replace('{subject_id}', topic)
+        .replace('{id}', topic)
+        .replace('quote_id=...', `quote_id=${quote}`);
+      if (url.includes('...')) continue; // a pattern (".../papers"), not an address
+      if (url.endsWith('/mcp')) {
+        const client = new Client({ name: 'skill-test', version: '1' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+        // Every tool the server lists is in the skill's table of what to call.
+        const { tools } = await client.listTools();
+        const table = files['research-intensity/SKILL.md']!;
+        for (const t of tools) expect([t.name, table.includes(`\`${t.name}\``)]).toEqual([t.name, true]);
+        await client.close();
+        checked.push(url);
+        continue;
+      }
+      const res = await fetch(url, bearer(ctx.keys.professional));
+      expect([url, res.status]).toEqual([url, 200]);
+      checked.push(url);
+    }
+    expect(checked.length).toBeGreaterThan(15);
+  });
+
+  it('states the prices of the price table', () => {
+    const pricing = skillSources().get('reference/pricing.md')!;
+    for (const op of OPERATIONS)
+      for (const tier of op.prices)
+        expect([op.id, pricing.includes(tier.usd.toFixed(2))]).toEqual([op.id, true]);
+    expect(pricing).toContain(`minus ${LAB_QUOTE_USD.toFixed(2)}`);
+    expect(Object.keys(LAB_DEPTHS).length).toBe(2);
+  });
+});

@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { risText, riText } from '../../../src/web/numbers.js';
+import { bearer } from '../../helpers/app.js';
+import { Browser, signInByMail, smtpSink } from '../../helpers/web.js';
+import { servedSample } from '../../helpers/x402.js';
+
+/**
+ * Every canonical page shows its reader what the reader may see, over real HTTP: a visitor (no
+ * session), a free account, a Personal and a Professional one (signed in by the emailed link,
+ * their plans set as an operator sets them).
+ */
+let sink: Awaited<ReturnType<typeof smtpSink>>;
+let served: Awaited<ReturnType<typeof servedSample>>;
+let base: string;
+const readers = {} as Record<'visitor' | 'free' | 'personal' | 'professional', Browser>;
+let topic: string;
+let keyword: string | undefined;
+
+beforeAll(async () => {
+  sink = await smtpSink();
+  served = await servedSample({ SMTP_URL: sink.url });
+  base = served.server.base;
+  readers.visitor = new Browser(base);
+  for (const plan of ['free', 'personal', 'professional'] as const) {
+    readers[plan] = new Browser(base);
+    const email = `pages.${plan}@example.org`;
+    await signInByMail(readers[plan], sink.mails, email);
+    if (plan !== 'free') await served.ctx.state.setPlan(email, plan);
+  }
+  const search = (await (
+    await fetch(`${base}/v1/subjects/search?q=oxygen%20evolution`, bearer(served.ctx.keys.free))
+  ).json()) as { results: { subject_type: string; subject_id: string }[] };
+  topic = search.results.find((r) => r.subject_type === 'topic')!.subject_id;
+  keyword = search.results.find((r) => r.subject_type === 'keyword')?.subject_id;
+}, 120_000);
+
+afterAll(async () => {
+  await served?.close();
+  await sink?.close();
+});
+
+const text = async (reader: keyof typeof readers, path: string) => {
+  const r = await readers[reader].get(path);
+  expect(r.status, `${reader} ${path}`).toBe(200);
+  return r.text();
+};
+
+/** No heading that ends in a colon with nothing after it ("Research:"). */
+const emptyHeadings = (page: string) =>
+  [...page.matchAll(/<h[1-3][^>]*>[^<]*:\s*<\/h[1-3]>/g)].map((m) => m[0]);
+const SEARCH_BOX = /<form class="search" role="search" method="get" action="\/subjects\/search">/;
+
+describe('the element page for each reader', () => {
+  it('a visitor: scores and charts, no HRI and no papers, and the way to them', async () => {
+    const page = await text('visitor', '/elements/Fe');
+    expect(page).toMatch(SEARCH_BOX);
+    expect(page.match(/<svg class="chart"/g)?.length).toBe(2);
+    expect(page).toContain('Shown with the Personal plan');
+    expect(page).not.toMatch(/<ol class="papers">/);
+    expect(page).toMatch(
+      /Its top papers \(the 20 with most impact here, up to 100 by download\) are shown with the Personal plan: <a href="\/account">sign in<\/a>/,
+    );
+    expect(page).not.toMatch(/need a key/);
+    expect(emptyHeadings(page)).toEqual([]);
+  });
+
+  it('a free account: told its plan lacks papers and HRI, not to get a key', async () => {
+    const page = await text('free', '/elements/Fe');
+    expect(page).toContain('Your plan is free: its top papers');
+    expect(page).not.toMatch(/<ol class="papers">/);
+    expect(page).not.toMatch(/need a key/);
+  });
+
+  it('Personal and Professional: HRI, the top 20 papers and all of them as CSV', async () => {
+    const api = (await (
+      await fetch(`${base}/v1/elements/Fe/papers?limit=100`, bearer(served.ctx.keys.personal))
+    ).json()) as { total_ranked: number; papers: { title: string | null }[] };
+    for (const plan of ['personal', 'professional'] as const) {
+      const page = await text(plan, '/elements/Fe');
+      expect(page).not.toContain('Shown with the Personal plan');
+      expect(page).toMatch(/<th scope="row">HRI \(high-impact research intensity\)<\/th><td>\d/);
+      const listed = page.split('<ol class="papers">')[1]!.split('</ol>')[0]!;
+      expect(listed.match(/<li>/g)?.length).toBe(Math.min(20, api.total_ranked));
+      expect(page).toContain('<a href="/elements/Fe/papers.csv" download>CSV download</a>');
+      expect(page).not.toMatch(/need a key|Your plan is/);
+      const csv = await readers[plan].get('/elements/Fe/papers.csv');
+      expect(csv.status).toBe(200);
+      expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+      expect(csv.headers.get('content-disposition')).toMatch(/attachment; filename="Fe-papers-/);
+      const body = await csv.text();
+      // The same CSV as the API's format=csv with a key.
+      const fromApi = await (
+        await fetch(`${base}/v1/elements/Fe/papers?limit=100&format=csv`, bearer(served.ctx.keys.personal))
+      ).text();
+      expect(body).toBe(fromApi);
+      expect(body.trimEnd().split('\r\n').length).toBe(api.papers.length + 1);
+    }
+    expect(await text('personal', '/elements/Fe')).toContain('by day with the Professional plan');
+    expect(await text('professional', '/elements/Fe')).toContain('by day with your key');
+  });
+
+  it('the CSV download is refused without the plan: 401 for a visitor, 403 for a free account', async () => {
+    expect((await readers.visitor.get('/elements/Fe/papers.csv')).status).toBe(401);
+    expect((await readers.free.get('/elements/Fe/papers.csv')).status).toBe(403);
+    expect((await readers.free.get(`/subjects/topic/${topic}/papers.csv`)).status).toBe(403);
+  });
+});
+
+describe('every page', () => {
+  it('has the search box, and writes RI, RIS and HRI one way', async () => {
+    for (const path of [
+      '/',
+      '/elements/Fe',
+      `/subjects/topic/${topic}`,
+      '/subjects/search?q=oxygen',
+      '/research?q=x',
+      '/lab?q=Ni',
+      '/pricing',
+      '/account',
+      '/docs/errors',
+      '/docs',
+    ])
+      for (const reader of ['visitor', 'personal'] as const)
+        expect(await text(reader, path), `${reader} ${path}`).toMatch(SEARCH_BOX);
+    const fe = (await (await fetch(`${base}/v1/elements/Fe`, bearer(served.ctx.keys.personal))).json()) as {
+      ri: number;
+      ris: number;
+      hri: number;
+    };
+    const page = await text('personal', '/elements/Fe');
+    expect(page).toContain(`<th scope="row">RI (research intensity)</th><td>${riText(fe.ri)}</td>`);
+    expect(page).toContain(`<th scope="row">RIS (research intensity score)</th><td>${risText(fe.ris)}</td>`);
+    expect(page).toContain(
+      `<th scope="row">HRI (high-impact research intensity)</th><td>${riText(fe.hri)}</td>`,
+    );
+    const home = await text('visitor', '/');
+    expect(home).toContain(`Iron: RIS ${risText(fe.ris)}, RI ${riText(fe.ri)},`);
+  });
+
+  it('links only to pages that answer 200, for a visitor and a plan holder alike', async () => {
+    const failures: string[] = [];
+    for (const reader of ['visitor', 'personal'] as const) {
+      const links = new Set<string>();
+      for (const path of [
+        '/',
+        '/elements/Fe',
+        `/subjects/topic/${topic}`,
+        '/subjects/search?q=oxygen',
+        '/pricing',
+      ])
+        for (const m of (await text(reader, path)).matchAll(/href="(\/[^"]*)"/g))
+          links.add(m[1]!.replaceAll('&amp;', '&'));
+      for (const link of links) {
+        const r = await readers[reader].get(link);
+        if (r.status !== 200) failures.push(`${reader} ${r.status} ${link}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('draws the year open at the data cut-off as partial on element and subject charts', async () => {
+    const versions = (await (await fetch(`${base}/v1/versions`)).json()) as {
+      versions: { data_version: string; cutoff_date: string | null }[];
+    };
+    const cutoff = versions.versions.find((v) => v.cutoff_date)!.cutoff_date!;
+    expect(cutoff.endsWith('-12-31')).toBe(false); // the sample's corpus ends inside a year
+    const year = cutoff.slice(0, 4);
+    // The table offers the open year as partial, and says so when it is chosen.
+    expect(await text('visitor', '/')).toContain(`<option value="${year}">${year} (to ${cutoff})</option>`);
+    expect(await text('visitor', `/?year=${year}`)).toContain(`(a partial year: papers to ${cutoff})`);
+    for (const path of ['/elements/Fe', `/subjects/topic/${topic}`]) {
+      const page = await text('personal', path);
+      expect(page, path).toContain(`(*${year}: papers to ${cutoff} only, a partial period, dashed)`);
+      expect(page, path).toContain('stroke-dasharray="5 4"');
+    }
+  });
+});
+
+describe('the subject page for each reader', () => {
+  it('a visitor and a free account: name, description, field and OpenAlex record, then the way on', async () => {
+    const api = (await (
+      await fetch(`${base}/v1/subjects/topic/${topic}`, bearer(served.ctx.keys.personal))
+    ).json()) as { name: string; description: string | null; field: string | null; ri: number };
+    for (const reader of ['visitor', 'free'] as const) {
+      const page = await text(reader, `/subjects/topic/${topic}`);
+      expect(page).toContain(`<h1>Topic: ${api.name}</h1>`);
+      if (api.description) expect(page).toContain(api.description);
+      if (api.field) expect(page).toContain(`<dt>Field</dt><dd>${api.field}</dd>`);
+      expect(page).toContain(`<a href="https://openalex.org/${topic}">`);
+      expect(page).not.toMatch(/<th scope="row">RI<\/th>/);
+      expect(page).not.toMatch(/<ol class="papers">/);
+      expect(page).toMatch(reader === 'visitor' ? /<a href="\/account">sign in<\/a>/ : /Your plan is free/);
+      expect(page).toMatch(SEARCH_BOX);
+      expect(emptyHeadings(page)).toEqual([]);
+    }
+  });
+
+  it('Personal: scores, history, the elements it is routed to, top papers and the CSV', async () => {
+    const elements = (await (
+      await fetch(`${base}/v1/subjects/topic/${topic}/elements`, bearer(served.ctx.keys.personal))
+    ).json()) as { elements: { symbol: string }[] };
+    const page = await text('personal', `/subjects/topic/${topic}`);
+    expect(page).toMatch(/<th scope="row">HRI<\/th><td>\d/);
+    expect(page).toContain('<svg class="chart"');
+    const routed = page.split('<h2 id="elements">')[1]!.split('<h2')[0]!;
+    expect([...routed.matchAll(/href="\/elements\/(\w+)"/g)].map((m) => m[1])).toEqual(
+      elements.elements.map((e) => e.symbol),
+    );
+    expect(page).toMatch(/<ol class="papers"><li>/);
+    expect(page).toContain(`<a href="/subjects/topic/${topic}/papers.csv" download>`);
+    const csv = await readers.personal.get(`/subjects/topic/${topic}/papers.csv`);
+    expect(csv.status).toBe(200);
+    expect((await csv.text()).split('\r\n')[0]).toMatch(/^title,doi,/);
+  });
+});
+
+describe('search, research and lab pages for each reader', () => {
+  it('search: topic names for a visitor, topics and keywords with counts for an account', async () => {
+    const visitor = await text('visitor', '/subjects/search?q=oxygen%20evolution');
+    expect(visitor).toContain(`href="/subjects/topic/${topic}"`);
+    expect(visitor).not.toContain('/subjects/keyword/');
+    expect(visitor).toMatch(
+      /Keywords, paper counts and why each subject matched are shown to any signed-in account/,
+    );
+    const free = await text('free', '/subjects/search?q=oxygen%20evolution');
+    expect(free).toContain(`href="/subjects/topic/${topic}"`);
+    if (keyword) expect(free).toContain(`href="/subjects/keyword/${encodeURIComponent(keyword)}"`);
+    expect(free).toContain('<th scope="col">Why it matched</th>');
+    // An empty search asks; every page has the box.
+    expect(await text('visitor', '/subjects/search')).toContain('<input id="q" name="q"');
+  });
+
+  it('research and lab: the question for everyone, no empty heading or broken copy', async () => {
+    for (const reader of ['visitor', 'free'] as const) {
+      for (const path of ['/research', '/lab']) {
+        const page = await text(reader, path);
+        expect(emptyHeadings(page), `${reader} ${path}`).toEqual([]);
+        expect(page).not.toMatch(/This answer is resolves/);
+        expect(page).toMatch(
+          path === '/research'
+            ? /A research answer holds the research communities/
+            : /A lab query gets a binding quote/,
+        );
+      }
+      const research = await text(reader, '/research?q=oxygen%20evolution%20nickel');
+      expect(research).toContain('<h1>Research: oxygen evolution nickel</h1>');
+      expect(research).toContain('The answer holds the research communities behind a question');
+      const lab = await text(reader, '/lab?q=Ni%20Fe');
+      expect(lab).toContain('<h1>Lab query: Ni Fe</h1>');
+      expect(lab).toContain('the Professional plan');
+    }
+    expect(await text('personal', '/research?q=oxygen%20evolution%20nickel')).toMatch(/matching papers/);
+    expect(await text('professional', '/lab?q=Ni%20Fe')).toMatch(/\d+ matching papers/);
+  });
+});

@@ -1,10 +1,9 @@
 import { operation, priceOf } from '../access/policy.js';
 import type { ResearchAnswer } from '../contracts/research.js';
-import { type Lens, MAX_PAGES } from '../contracts/research-request.js';
+import { MAX_PAGES } from '../contracts/research-request.js';
 import { type SharedColumns, sharePaperColumns } from '../snapshot/paper-columns.js';
 import type { PaperQueries, ResearchQueries, SnapshotView } from '../snapshot/reader.js';
 import { ServiceError } from './errors.js';
-import { requireExactlyOne } from './exactly-one.js';
 import { PAPER_NOTES } from './notes.js';
 import { loadCandidates, RESEARCH_COLUMNS, warmCandidates } from './research/candidates.js';
 import {

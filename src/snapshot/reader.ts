@@ -194,8 +194,8 @@ export interface ResearchQueries extends ColumnQueries {
   paperTopics(ordinals: readonly number[]): Map<number, string[]>;
   /** Up to `limit` topics whose name or description (keywords included) match, best bm25 first. */
   topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[];
-  /** The topics' search rows that match an FTS expression (a word's), kept once read. */
-  topicRowsMatching(match: string): ReadonlySet<number>;
+  /** Which of the subjects' search rows `rows` match an FTS expression (looked up by row: fast). */
+  searchRowsMatching(match: string, rows: readonly number[]): number[];
   community(topicId: string): CommunityRow | undefined;
   /** A question word as the titles' index holds it (stemmed), or null when it is not one term. */
   titleTerm(word: string): string | null;
@@ -282,8 +282,6 @@ export class SqliteSnapshotReader implements SnapshotReader {
   private readonly wordFacts = new Memo<number>(20_000);
   private readonly communities = new Memo<CommunityRow | undefined>(20_000);
   private readonly elementCommunities = new Memo<ElementCommunityRow | undefined>(20_000);
-  /** Topics' search rows matching a word's expression: questions share their words. */
-  private readonly topicRows = new Memo<ReadonlySet<number>>(4_096);
 
   /**
    * The titles' statistics once read (in a thread of their own, started by the first ranked
@@ -579,17 +577,11 @@ export class SqliteSnapshotReader implements SnapshotReader {
     ).all(match, limit) as { id: string; row: number; score: number }[];
   }
 
-  topicRowsMatching(match: string): ReadonlySet<number> {
-    return this.topicRows.get(
-      match,
-      () =>
-        new Set(
-          this.statement(
-            "SELECT rowid FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic'",
-            'pluck',
-          ).all(match) as number[],
-        ),
-    );
+  searchRowsMatching(match: string, rows: readonly number[]): number[] {
+    return this.statement(
+      'SELECT rowid FROM subjects_fts WHERE subjects_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))',
+      'pluck',
+    ).all(match, JSON.stringify(rows)) as number[];
   }
 
   community(topicId: string): CommunityRow | undefined {

@@ -160,13 +160,12 @@ export function scoreCommunities(
   // only for questions of a few words, or when no title matches.
   if (groups.length > 0 && (groups.length <= TEXT_WORDS || candidates.length === 0)) {
     const described = reader.topicTextMatches(groups.map(groupExpr).join(' OR '), TEXT_TOPICS);
-    // Each word's topics are kept per snapshot: questions share their words.
+    const searchRows = described.map((d) => d.row);
     const covered = new Map<number, number>();
-    if (described.length > 0)
-      for (const g of groups) {
-        const rows = reader.topicRowsMatching(groupExpr(g));
-        for (const d of described) if (rows.has(d.row)) covered.set(d.row, (covered.get(d.row) ?? 0) + 1);
-      }
+    if (searchRows.length > 0)
+      for (const g of groups)
+        for (const row of reader.searchRowsMatching(groupExpr(g), searchRows))
+          covered.set(row, (covered.get(row) ?? 0) + 1);
     for (const d of described)
       of(Number(d.id.slice(1))).text = ((covered.get(d.row) ?? 0) / groups.length) ** TEXT_POW;
   }

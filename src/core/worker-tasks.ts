@@ -1,6 +1,7 @@
 import type { LabDepth } from '../access/policy.js';
 import type { SharedColumns } from '../snapshot/paper-columns.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { compressSync, type Encoding, MIN_COMPRESS_BYTES } from '../util/compression.js';
 import { toolResultJson } from './answer-text.js';
 import { type LabQuote, type LabRunAnswer, labQuote, labRun } from './lab.js';
 import { withOwnNotes } from './reading-notes.js';
@@ -22,7 +23,7 @@ export type WorkerTask =
    * The research answer as the JSON of an MCP tool result (its own notes, structured and as text),
    * written in the worker, as researchJson is for REST.
    */
-  | { kind: 'researchTool'; request: ResearchRequest; viewer: Viewer }
+  | { kind: 'researchTool'; request: ResearchRequest; viewer: Viewer; envelope?: ResponseEnvelope }
   | { kind: 'labQuote'; input: string; viewer: Viewer; secret: string; ttlSeconds: number; nowMs: number }
   | { kind: 'labRun'; quote: LabQuote; depth: LabDepth; viewer: Viewer }
   /**
@@ -45,6 +46,17 @@ export type WorkerAnswer =
 export interface ResearchJson {
   json: string;
   pages: number;
+  /**
+   * The whole JSON-RPC response compressed, when the task named its envelope: made where the
+   * result was written, so the main thread neither compresses it nor sends it to libuv's pool.
+   */
+  body?: Uint8Array;
+}
+
+/** The JSON-RPC response a tool result goes into (its request's id) and the encoding to send it in. */
+export interface ResponseEnvelope {
+  id: string | number;
+  encoding: Encoding;
 }
 
 /** Runs a task over a snapshot: the same core functions, wherever it runs. */
@@ -58,7 +70,13 @@ export function runWorkerTask(snapshot: Snapshot, task: WorkerTask): WorkerAnswe
     }
     case 'researchTool': {
       const answer = withOwnNotes(research(snapshot, task.request, task.viewer), snapshot, task.viewer);
-      return { json: toolResultJson(answer), pages: answer.pages };
+      const json = toolResultJson(answer);
+      if (!task.envelope) return { json, pages: answer.pages };
+      const response = Buffer.from(
+        `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(task.envelope.id)}}`,
+      );
+      if (response.length < MIN_COMPRESS_BYTES) return { json, pages: answer.pages };
+      return { json, pages: answer.pages, body: compressSync(response, task.envelope.encoding) };
     }
     case 'labQuote': {
       const now = new Date(task.nowMs);

@@ -60,7 +60,8 @@ export function mountMcp<E extends { Variables: { caller: { plan: Plan | null } 
     const hit = mcp.cached(header, caller, body, host.acceptsGzip(c));
     if (hit) return host.readyResponse(c, hit);
     const direct = await mcp.direct(header, caller, body);
-    if (direct !== null) return c.body(direct, 200, { 'content-type': 'application/json' });
+    if (typeof direct === 'string') return c.body(direct, 200, { 'content-type': 'application/json' });
+    if (direct !== null) return host.readyResponse(c, direct);
     return mcp.handle(c.req.raw, caller, body);
   });
 }

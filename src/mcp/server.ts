@@ -27,10 +27,12 @@ import type { LabService } from '../core/lab-service.js';
 import { NOTES_URI, sharedNoteTexts, withOwnNotes } from '../core/reading-notes.js';
 import { viewerFor } from '../core/viewer.js';
 import { inThread, type WorkerPool } from '../core/worker-pool.js';
+import type { ResponseEnvelope } from '../core/worker-tasks.js';
 import { accessText } from '../payments/discovery.js';
 import { PaymentDemand } from '../payments/paid-call.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+import { chooseEncoding } from '../util/compression.js';
 import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
 import { outlineSchema } from './outline-schema.js';
 import { ResultJson, toolDefinitions } from './tools.js';
@@ -115,6 +117,7 @@ export function createMcp(deps: McpDeps) {
     args: unknown,
     meta: Record<string, unknown> | undefined,
     caller: McpCaller,
+    envelope?: ResponseEnvelope,
   ): Promise<CallToolResult | ResultJson> {
     const tool = byName.get(name);
     if (!tool) return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
@@ -157,6 +160,7 @@ export function createMcp(deps: McpDeps) {
             heavy: deps.heavy ?? inThread,
             charge: (usd) => call.charge(usd),
             snapshotDir: deps.snapshots.dir,
+            ...(envelope ? { envelope } : {}),
           },
           input,
         );
@@ -203,7 +207,11 @@ export function createMcp(deps: McpDeps) {
      * transport per call, which cost a cold call a fifth more than REST. Null: anything else
      * (initialize, tools/list, batches, malformed requests, wrong headers) goes to the SDK.
      */
-    async direct(header: HeaderOf, caller: McpCaller, parsedBody: unknown): Promise<string | null> {
+    async direct(
+      header: HeaderOf,
+      caller: McpCaller,
+      parsedBody: unknown,
+    ): Promise<string | CachedAnswer | null> {
       const m = parsedBody as { jsonrpc?: unknown; id?: unknown } | null;
       if (!m || typeof m !== 'object' || m.jsonrpc !== '2.0') return null;
       if (typeof m.id !== 'string' && typeof m.id !== 'number') return null;
@@ -215,7 +223,15 @@ export function createMcp(deps: McpDeps) {
       const call = CallToolRequestSchema.safeParse(parsedBody);
       if (!call.success || call.data.params.task !== undefined) return null;
       const { name, arguments: args, _meta } = call.data.params;
-      const result = await callTool(name, args, _meta as Record<string, unknown> | undefined, caller);
+      const encoding = chooseEncoding(header('accept-encoding'));
+      const envelope = encoding ? { id: m.id, encoding } : undefined;
+      const result = await callTool(
+        name,
+        args,
+        _meta as Record<string, unknown> | undefined,
+        caller,
+        envelope,
+      );
       // The result serialised once, for the answer and for the cache (the SDK's key order).
       const json = result instanceof ResultJson ? result.json : JSON.stringify(result);
       const key = answers.keyOf(header, parsedBody, caller.plan, deps.snapshots.version);
@@ -223,6 +239,20 @@ export function createMcp(deps: McpDeps) {
       const kept =
         result instanceof ResultJson ? !result.paid : !result.isError && result._meta === undefined;
       if (key && kept) answers.keepResult(key, json);
+      // Research's response comes written and compressed from the worker that computed it.
+      if (result instanceof ResultJson && result.response)
+        return {
+          body: Buffer.from(
+            result.response.body.buffer,
+            result.response.body.byteOffset,
+            result.response.body.byteLength,
+          ),
+          headers: {
+            'content-type': 'application/json',
+            'content-encoding': result.response.encoding,
+            vary: 'Accept-Encoding',
+          },
+        };
       return `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}`;
     },
 

@@ -1,19 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
+import { chooseEncoding, compressSync, type Encoding, MIN_COMPRESS_BYTES } from '../../util/compression.js';
 import type { AppEnv } from '../context.js';
 import { prefersCsv } from '../csv.js';
 import { routeLabel } from '../metrics.js';
-import {
-  chooseEncoding,
-  compress,
-  compressSync,
-  type Encoding,
-  encodedEtag,
-  isCompressible,
-  MIN_COMPRESS_BYTES,
-  markPrecompressed,
-  replaceResponse,
-} from './compression.js';
+import { compress, encodedEtag, isCompressible, markPrecompressed, replaceResponse } from './compression.js';
 import { FastPathContext } from './fast-path.js';
 import { FastPathResponse, type Middleware } from './middleware-chain.js';
 import { recordCoreTime, takeResponseHeaders } from './response-headers.js';

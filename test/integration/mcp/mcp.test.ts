@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -555,9 +556,9 @@ describe('the MCP tool server', () => {
         message,
       );
       const direct = await mcp.direct((h) => headers[h], caller, message);
-      expect(direct, name).not.toBeNull();
+      expect(typeof direct, name).toBe('string');
       const sdk = (await viaSdk.json()) as { result: Record<string, unknown> };
-      const got = JSON.parse(direct!) as { result: Record<string, unknown>; id: number };
+      const got = JSON.parse(direct as string) as { result: Record<string, unknown>; id: number };
       expect(got.id).toBe(i);
       if (name === 'lab_quote') {
         // Each quote has its own id, signature and times: the rest is the same.
@@ -568,6 +569,25 @@ describe('the MCP tool server', () => {
         );
         expect(got.result.isError).toBe(sdk.result.isError);
       } else expect(got.result, name).toEqual(sdk.result);
+    }
+    // Research's response, asked with Accept-Encoding, comes compressed from where it was computed:
+    // the same bytes as the plain response once decoded, with its encoding said.
+    const ask = {
+      jsonrpc: '2.0',
+      id: 'r7',
+      method: 'tools/call',
+      params: { name: 'research', arguments: { q: 'tungsten carbide', page_size: 4 } },
+    };
+    const plain = await mcp.direct((h) => headers[h], caller, ask);
+    for (const [accept, encoding, decode] of [
+      ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ['gzip', 'gzip', gunzipSync],
+    ] as const) {
+      const encoded = await mcp.direct((h) => ({ ...headers, 'accept-encoding': accept })[h], caller, ask);
+      expect(typeof encoded).toBe('object');
+      const ready = encoded as { body: Buffer; headers: Record<string, string> };
+      expect(ready.headers).toMatchObject({ 'content-encoding': encoding, vary: 'Accept-Encoding' });
+      expect(decode(ready.body).toString()).toBe(plain);
     }
     // What the SDK must answer itself: no Accept for both types, a batch, another method.
     const wrongAccept: Record<string, string> = { ...headers, accept: 'application/json' };

@@ -20,6 +20,20 @@ export function answerText(answer: unknown): string {
 }
 
 /**
+ * A JSON-RPC response to a tool call up to its id, `{"result":<result>,"jsonrpc":"2.0","id":`, in
+ * the key order the MCP SDK's transport writes: the answer cache keeps it and adds each request's
+ * id; a full response is this, the id and `}` (jsonRpcResponse).
+ */
+export function jsonRpcHead(resultJson: string): string {
+  return `{"result":${resultJson},"jsonrpc":"2.0","id":`;
+}
+
+/** The whole JSON-RPC response to a tool call, as the MCP SDK's transport writes it. */
+export function jsonRpcResponse(resultJson: string, id: string | number): string {
+  return `${jsonRpcHead(resultJson)}${JSON.stringify(id)}}`;
+}
+
+/**
  * An answer as the JSON of an MCP tool result: the answer as structured content, and as text (the
  * bytes JSON.stringify writes for `{ structuredContent, content: [{ type: 'text', text }] }`).
  * Here, beside the text, so that research writes it in the worker thread that computed the answer

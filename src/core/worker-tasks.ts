@@ -2,7 +2,7 @@ import type { LabDepth } from '../access/policy.js';
 import type { SharedColumns } from '../snapshot/paper-columns.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { compressSync, type Encoding, MIN_COMPRESS_BYTES } from '../util/compression.js';
-import { toolResultJson } from './answer-text.js';
+import { jsonRpcResponse, toolResultJson } from './answer-text.js';
 import { type LabQuote, type LabRunAnswer, labQuote, labRun } from './lab.js';
 import { withOwnNotes } from './reading-notes.js';
 import { type ResearchAnswer, type ResearchRequest, research, warmResearch } from './research.js';
@@ -72,9 +72,7 @@ export function runWorkerTask(snapshot: Snapshot, task: WorkerTask): WorkerAnswe
       const answer = withOwnNotes(research(snapshot, task.request, task.viewer), snapshot, task.viewer);
       const json = toolResultJson(answer);
       if (!task.envelope) return { json, pages: answer.pages };
-      const response = Buffer.from(
-        `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(task.envelope.id)}}`,
-      );
+      const response = Buffer.from(jsonRpcResponse(json, task.envelope.id));
       if (response.length < MIN_COMPRESS_BYTES) return { json, pages: answer.pages };
       return { json, pages: answer.pages, body: compressSync(response, task.envelope.encoding) };
     }

@@ -2,6 +2,7 @@ import { constants, crc32, deflateRawSync } from 'node:zlib';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Plan } from '../access/plans.js';
 import { type Edition, operation, planAllows } from '../access/policy.js';
+import { jsonRpcHead } from '../core/answer-text.js';
 import type { ToolDef } from './tools.js';
 
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -156,7 +157,7 @@ function entry(result: unknown, headers: Record<string, string>): Entry {
 }
 
 function entryOfJson(result: string, headers: Record<string, string>): Entry {
-  const head = Buffer.from(`{"result":${result},"jsonrpc":"2.0","id":`);
+  const head = Buffer.from(jsonRpcHead(result));
   const { 'content-length': _length, 'content-encoding': _encoding, ...own } = headers;
   return { head, gzip: undefined, headers: { ...own, vary: 'Accept-Encoding' } };
 }

@@ -21,7 +21,7 @@ import { pinnedSnapshot } from '../calls/pinned-snapshot.js';
 import type { Notes } from '../contracts/common.js';
 import { DATA_VERSION_DIGITS } from '../contracts/data-version.js';
 import { termsOf } from '../contracts/queries.js';
-import { answerText } from '../core/answer-text.js';
+import { answerText, jsonRpcResponse } from '../core/answer-text.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
 import { NOTES_URI, sharedNoteTexts, withOwnNotes } from '../core/reading-notes.js';
@@ -253,7 +253,7 @@ export function createMcp(deps: McpDeps) {
             vary: 'Accept-Encoding',
           },
         };
-      return `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}`;
+      return jsonRpcResponse(json, m.id);
     },
 
     /** Answers one HTTP request at /mcp (a POST's JSON body already read and parsed). */

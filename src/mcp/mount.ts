@@ -28,21 +28,9 @@ export function mountMcp<E extends { Variables: { caller: { plan: Plan | null } 
 ): void {
   const mcp = createMcp(deps);
   app.use('/mcp', host.callerChecks);
-  app.all('/mcp', async (c) => {
-    // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
-    if (c.req.method !== 'POST')
-      return c.json(
-        {
-          jsonrpc: '2.0',
-          error: {
-            code: -32000,
-            message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC requests.',
-          },
-          id: null,
-        },
-        405,
-        { allow: 'POST' },
-      );
+  // POST under its own method, so that the request log and the metrics name the route (/mcp): a
+  // route registered for every method reads as middleware there.
+  app.post('/mcp', async (c) => {
     const text = await readBody(c, host.maxBodyBytes);
     let body: unknown;
     try {
@@ -64,4 +52,19 @@ export function mountMcp<E extends { Variables: { caller: { plan: Plan | null } 
     if (direct !== null) return host.readyResponse(c, direct);
     return mcp.handle(c.req.raw, caller, body);
   });
+  // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
+  app.all('/mcp', (c) =>
+    c.json(
+      {
+        jsonrpc: '2.0',
+        error: {
+          code: -32000,
+          message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC requests.',
+        },
+        id: null,
+      },
+      405,
+      { allow: 'POST' },
+    ),
+  );
 }

@@ -652,4 +652,13 @@ describe('a stateless server', () => {
       await res.text();
     }
   });
+
+  it('names its route /mcp in the metrics (a tool call is not an unmatched request)', async () => {
+    const client = await connect();
+    await call(client, 'get_element_ri', { symbol: 'Fe' });
+    await client.close();
+    const metrics = await (await fetch(`${server.base}/metrics`)).text();
+    expect(metrics).toMatch(/http_requests_total\{method="POST",route="\/mcp",status="200"\} [1-9]/);
+    expect(metrics).not.toMatch(/method="POST",route="unmatched"/);
+  });
 });

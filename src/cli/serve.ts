@@ -38,10 +38,14 @@ export async function run(args: string[]): Promise<number> {
     if (e instanceof ConfigError) throw new CliError(e.message);
     throw e;
   }
-  // Written asynchronously: under load the lines of many requests go out in one write instead of
-  // one synchronous write each (the request log cost cached answers a third of their throughput,
-  // measured); at rest each line goes out at once. pino flushes what is left when the process exits.
-  const logger = pino({ level: config.LOG_LEVEL }, pino.destination({ dest: 1, sync: false }));
+  // Batched and written off the request's path: lines wait in memory until 4 KB have gathered
+  // (about a dozen requests) or a quarter second has passed, then go out in one asynchronous write.
+  // A write per line costs a thread-pool round trip each, a large part of a cached answer's CPU.
+  // pino flushes what is left synchronously when the process exits (SIGTERM, a crash).
+  const logger = pino(
+    { level: config.LOG_LEVEL },
+    pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS }),
+  );
   // Each start step fails with one line naming what could not be done, and nothing left running
   // (a watcher or a pool would keep the process alive without serving).
   const opened: { close(): unknown }[] = [];
@@ -149,6 +153,9 @@ export async function run(args: string[]): Promise<number> {
 }
 
 const CLOSE_STEP_MS = 3_000;
+/** The request log's batch: written once this much has gathered, or after LOG_FLUSH_MS at rest. */
+const LOG_BATCH_BYTES = 4096;
+const LOG_FLUSH_MS = 250;
 
 /** Runs `step`, rejecting when it has not finished within `ms`. */
 function within(ms: number, step: () => unknown): Promise<unknown> {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { riBackground, stop } from '../../helpers/cli.js';
+import { riBackground, stop, until } from '../../helpers/cli.js';
 import { sampleDataDir } from '../../helpers/sample.js';
 import { tempDir } from '../../helpers/works.js';
 
 /**
- * The request log is written asynchronously (lines of many requests in one write under load):
- * a SIGTERM right after a burst still leaves one line per request answered.
+ * The request log is batched (lines of many requests in one asynchronous write): a SIGTERM right
+ * after a burst still leaves one line per request answered, and a line at rest goes out soon.
  */
 describe('the request log of a real ri serve', () => {
   it('holds a line for every request answered before a SIGTERM, under load', async () => {
@@ -40,4 +40,30 @@ describe('the request log of a real ri serve', () => {
       .filter((l) => l.includes('"msg":"request"') && l.includes('/v1/elements/'));
     expect(lines).toHaveLength(requests);
   }, 120_000);
+
+  it('writes the line of a lone request within a second, the server still running', async () => {
+    const { dataDir } = await sampleDataDir();
+    const server = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+      { STATE_URL: `sqlite:${tempDir('ri-log-rest-')}/state.sqlite`, LOG_LEVEL: 'info' },
+      /at (http:\/\/\S+)\/v1/,
+    );
+    try {
+      const base = (await server.started)[1]!;
+      const res = await fetch(`${base}/v1/elements/Ni`);
+      await res.arrayBuffer();
+      const line = await until(
+        () =>
+          server
+            .output()
+            .stdout.split('\n')
+            .find((l) => l.includes('"path":"/v1/elements/Ni"')),
+        1_000,
+      );
+      expect(JSON.parse(line)).toMatchObject({ msg: 'request', route: '/v1/elements/:symbol' });
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      await stop(server.child);
+    }
+  }, 60_000);
 });

@@ -42,10 +42,18 @@ export async function run(args: string[]): Promise<number> {
   // (about a dozen requests) or a quarter second has passed, then go out in one asynchronous write.
   // A write per line costs a thread-pool round trip each, a large part of a cached answer's CPU.
   // pino flushes what is left synchronously when the process exits (SIGTERM, a crash).
-  const logger = pino(
-    { level: config.LOG_LEVEL },
-    pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS }),
-  );
+  const logDestination = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: LOG_BATCH_BYTES,
+    periodicFlush: LOG_FLUSH_MS,
+  });
+  const logger = pino({ level: config.LOG_LEVEL }, logDestination);
+  // The start lines go out through the same batch, at once: after every log line before them.
+  const say = (line: string) => {
+    logDestination.write(line);
+    logDestination.flush();
+  };
   // Each start step fails with one line naming what could not be done, and nothing left running
   // (a watcher or a pool would keep the process alive without serving).
   const opened: { close(): unknown }[] = [];
@@ -139,13 +147,13 @@ export async function run(args: string[]): Promise<number> {
     if (payments.enabled) {
       const waiting = payments.waiting.map((w) => `; ${w.network} waits for ${w.why}`).join('');
       const now = payments.offeredNow.join(', ') || 'no network yet';
-      process.stdout.write(`ri: per-call payments (x402) on ${now}${waiting}\n`);
+      say(`ri: per-call payments (x402) on ${now}${waiting}\n`);
       if (!config.X402_EVM_RPC_URL && payments.offered.some((n) => n.startsWith('base')))
         logger.warn(
           'X402_EVM_RPC_URL is not set: a settlement whose outcome is unknown (a facilitator timeout) is resolved only by its payer retrying or by `ri payments reconcile` with it set',
         );
     }
-    process.stdout.write(
+    say(
       `ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`,
     );
   });

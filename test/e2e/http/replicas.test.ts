@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ri, riBackground, stop } from '../../helpers/cli.js';
+import { ri, riBackground, stop, until } from '../../helpers/cli.js';
 import { sampleDataDir } from '../../helpers/sample.js';
 
 /**
@@ -109,15 +109,17 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
   it('log each request as JSON with the key prefix, never the key', async () => {
     const key = createKey('personal', 'logs@example.org');
     expect((await call(bases[0]!, key)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 200));
-    const lines = servers[0]!
-      .output()
-      .stdout.split('\n')
-      .filter((l) => l.startsWith('{'));
-    const requests = lines
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((l) => l.msg === 'request');
     const prefix = key.split('_')[1]!;
+    // Lines go out in batches, each within about a quarter second.
+    const requests = await until(() => {
+      const found = servers[0]!
+        .output()
+        .stdout.split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.msg === 'request');
+      return found.some((l) => l.key_prefix === prefix) ? found : undefined;
+    }, 5_000);
     expect(
       requests.some((l) => l.key_prefix === prefix && l.route === '/v1/subjects/:subject_type/:subject_id'),
     ).toBe(true);

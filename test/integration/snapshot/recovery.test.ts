@@ -128,14 +128,20 @@ describe('research and lab in worker threads across a damaged snapshot and its r
       await until(async () => ((await readyz()).status === 'ok' ? true : undefined), 20_000);
       expect(await readyz()).toMatchObject({ ready: true, status: 'ok', data_version: newer });
 
-      // Every answer given is in the request log, with its status.
-      const lines = server
-        .output()
-        .stdout.split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as LogLine)
-        .filter((l) => l.msg === 'request' && (l.path === '/v1/research' || l.path === '/v1/lab/quote'));
+      // Every answer given is in the request log, with its status (lines go out in batches, each
+      // within about a quarter second).
       const given = 4 + seen.length + after.length;
+      const logged = () =>
+        server
+          .output()
+          .stdout.split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as LogLine)
+          .filter((l) => l.msg === 'request' && (l.path === '/v1/research' || l.path === '/v1/lab/quote'));
+      const lines = await until(() => {
+        const found = logged();
+        return found.length >= given ? found : undefined;
+      }, 5_000);
       expect(lines.length).toBeGreaterThanOrEqual(given);
       expect(lines.filter((l) => l.status === 400)).toEqual([]);
     } finally {

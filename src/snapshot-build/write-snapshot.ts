@@ -153,11 +153,15 @@ function topicTexts(papers: PaperContent, texts: SubjectTexts): TopicTermsInput 
 /**
  * The subjects' search rows, elements, topics, then keywords (their rowids break the search's
  * ties): written from the corpus before the scores come, as the subjects are the same either way.
+ * The topics' rows again in topics_fts under the same rowids, for research's topic queries.
  */
 function writeSubjectSearch(db: Database.Database, texts: SubjectTexts): void {
   const fts = db.prepare('INSERT INTO subjects_fts (type, id, name, description) VALUES (?, ?, ?, ?)');
-  for (let i = 0; i < texts.type.length; i++)
-    fts.run(texts.type[i]!, texts.id[i]!, texts.name[i]!, texts.description[i]!);
+  const topics = db.prepare('INSERT INTO topics_fts (rowid, id, name, description) VALUES (?, ?, ?, ?)');
+  for (let i = 0; i < texts.type.length; i++) {
+    const row = fts.run(texts.type[i]!, texts.id[i]!, texts.name[i]!, texts.description[i]!).lastInsertRowid;
+    if (texts.type[i] === 'topic') topics.run(row, texts.id[i]!, texts.name[i]!, texts.description[i]!);
+  }
 }
 
 /**

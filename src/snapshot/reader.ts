@@ -194,7 +194,7 @@ export interface ResearchQueries extends ColumnQueries {
   paperTopics(ordinals: readonly number[]): Map<number, string[]>;
   /** Up to `limit` topics whose name or description (keywords included) match, best bm25 first. */
   topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[];
-  /** Which of the subjects' search rows `rows` match an FTS expression (looked up by row: fast). */
+  /** Which of the topics' search rows `rows` (topicTextMatches' `row`) match an FTS expression (looked up by row: fast). */
   searchRowsMatching(match: string, rows: readonly number[]): number[];
   community(topicId: string): CommunityRow | undefined;
   /** A question word as the titles' index holds it (stemmed), or null when it is not one term. */
@@ -503,7 +503,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
         `topic ${match}`,
         () =>
           this.statement(
-            "SELECT count(*) FROM (SELECT 1 FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' LIMIT 1)",
+            `SELECT count(*) FROM (SELECT 1 FROM ${this.topicSearch.matching} LIMIT 1)`,
             'pluck',
           ).get(match) as number,
       ) > 0
@@ -547,10 +547,10 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   describedTopics(match: string): string[] {
-    return this.statement(
-      "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY bm25(subjects_fts, 0, 0, 5.0, 1.0) LIMIT 10",
-      'pluck',
-    ).all(match) as string[];
+    const { matching, bm25 } = this.topicSearch;
+    return this.statement(`SELECT id FROM ${matching} ORDER BY ${bm25} LIMIT 10`, 'pluck').all(
+      match,
+    ) as string[];
   }
 
   private sizes: Map<number, number> | undefined;
@@ -572,16 +572,31 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[] {
+    const { matching, bm25 } = this.topicSearch;
     return this.statement(
-      "SELECT id, rowid AS row, bm25(subjects_fts, 0, 0, 5.0, 1.0) AS score FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY score, id LIMIT ?",
+      `SELECT id, rowid AS row, ${bm25} AS score FROM ${matching} ORDER BY score, id LIMIT ?`,
     ).all(match, limit) as { id: string; row: number; score: number }[];
   }
 
   searchRowsMatching(match: string, rows: readonly number[]): number[] {
     return this.statement(
-      'SELECT rowid FROM subjects_fts WHERE subjects_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))',
+      `SELECT rowid FROM ${this.topicSearch.matching} AND rowid IN (SELECT value FROM json_each(?))`,
       'pluck',
     ).all(match, JSON.stringify(rows)) as number[];
+  }
+
+  /**
+   * The topics' texts to search (a MATCH on one parameter) and their bm25, name 5, description 1:
+   * topics_fts from schema 8; before it the topics' rows of subjects_fts, whose posting lists hold
+   * the keywords' rows too (the same rowids either way).
+   */
+  private get topicSearch(): { matching: string; bm25: string } {
+    return this.schema < 8
+      ? {
+          matching: "subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic'",
+          bm25: 'bm25(subjects_fts, 0, 0, 5.0, 1.0)',
+        }
+      : { matching: 'topics_fts WHERE topics_fts MATCH ?', bm25: 'bm25(topics_fts, 0, 5.0, 1.0)' };
   }
 
   community(topicId: string): CommunityRow | undefined {

@@ -16,8 +16,10 @@
  * page and went to overflow pages, mostly empty (history took 177 MB of pages for 109 MB).
  * 7: topic_terms and topic_lengths, what the titles teach of their communities
  * (snapshot-build/topic-terms.ts), which research reads to find a question's topic.
+ * 8: topics_fts, the topics' texts alone, which research's topic queries read instead of
+ * subjects_fts (whose posting lists hold about seven keywords' rows a topic's).
  */
-export const SNAPSHOT_SCHEMA_VERSION = 7;
+export const SNAPSHOT_SCHEMA_VERSION = 8;
 
 /**
  * The titles' full-text index over the paper rows (external content: the titles are the rows'
@@ -118,6 +120,9 @@ CREATE TABLE paper_columns (
   data BLOB NOT NULL
 );
 CREATE VIRTUAL TABLE subjects_fts USING fts5(type UNINDEXED, id UNINDEXED, name, description,
+  tokenize = 'porter unicode61 remove_diacritics 2');
+-- The topics' rows of subjects_fts alone, under the same rowids (schema 8).
+CREATE VIRTUAL TABLE topics_fts USING fts5(id UNINDEXED, name, description,
   tokenize = 'porter unicode61 remove_diacritics 2');
 ${PAPERS_FTS};
 ${TOPIC_TERMS};

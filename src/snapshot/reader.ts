@@ -4,6 +4,7 @@ import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
 import { type PendingTitleStats, startTitleStats, type TitleStats } from './title-stats.js';
 import { titleTerm } from './title-terms.js';
+import { type TopicMatch, TopicSearch } from './topic-search.js';
 
 /**
  * Every query the service makes of an open snapshot (core, lab, web), typed, each statement
@@ -193,7 +194,7 @@ export interface ResearchQueries extends ColumnQueries {
   /** Each paper's topics (its primary one first), by ordinal; missing papers are left out. */
   paperTopics(ordinals: readonly number[]): Map<number, string[]>;
   /** Up to `limit` topics whose name or description (keywords included) match, best bm25 first. */
-  topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[];
+  topicTextMatches(match: string, limit: number): TopicMatch[];
   /** Which of the topics' search rows `rows` (topicTextMatches' `row`) match an FTS expression (looked up by row: fast). */
   searchRowsMatching(match: string, rows: readonly number[]): number[];
   community(topicId: string): CommunityRow | undefined;
@@ -571,11 +572,17 @@ export class SqliteSnapshotReader implements SnapshotReader {
     return new Map(rows.map(([o, t]) => [o, t ? t.split(',') : []]));
   }
 
-  topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[] {
-    const { matching, bm25 } = this.topicSearch;
+  private topicRanking: TopicSearch | undefined;
+  topicTextMatches(match: string, limit: number): TopicMatch[] {
+    if (this.schema >= 8) {
+      this.topicRanking ??= new TopicSearch(this.db);
+      const ranked = this.topicRanking.rank(match, limit);
+      if (ranked) return ranked;
+    }
+    // Ranked by FTS5 in subjects_fts (the same rowids as topics_fts's).
     return this.statement(
-      `SELECT id, rowid AS row, ${bm25} AS score FROM ${matching} ORDER BY score, id LIMIT ?`,
-    ).all(match, limit) as { id: string; row: number; score: number }[];
+      "SELECT id, rowid AS row, bm25(subjects_fts, 0, 0, 5.0, 1.0) AS score FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY score, id LIMIT ?",
+    ).all(match, limit) as TopicMatch[];
   }
 
   searchRowsMatching(match: string, rows: readonly number[]): number[] {

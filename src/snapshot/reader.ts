@@ -503,10 +503,9 @@ export class SqliteSnapshotReader implements SnapshotReader {
       this.wordFacts.get(
         `topic ${match}`,
         () =>
-          this.statement(
-            `SELECT count(*) FROM (SELECT 1 FROM ${this.topicSearch.matching} LIMIT 1)`,
-            'pluck',
-          ).get(match) as number,
+          this.statement(`SELECT count(*) FROM (SELECT 1 FROM ${this.topicSearch} LIMIT 1)`, 'pluck').get(
+            match,
+          ) as number,
       ) > 0
     );
   }
@@ -548,10 +547,12 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   describedTopics(match: string): string[] {
-    const { matching, bm25 } = this.topicSearch;
-    return this.statement(`SELECT id FROM ${matching} ORDER BY ${bm25} LIMIT 10`, 'pluck').all(
-      match,
-    ) as string[];
+    // Ranked as topicTextMatches ranks them (bm25 over topics_fts alone would rank them otherwise).
+    if (this.schema >= 8) return this.topicTextMatches(match, 10).map((m) => m.id);
+    return this.statement(
+      "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY bm25(subjects_fts, 0, 0, 5.0, 1.0) LIMIT 10",
+      'pluck',
+    ).all(match) as string[];
   }
 
   private sizes: Map<number, number> | undefined;
@@ -587,23 +588,20 @@ export class SqliteSnapshotReader implements SnapshotReader {
 
   searchRowsMatching(match: string, rows: readonly number[]): number[] {
     return this.statement(
-      `SELECT rowid FROM ${this.topicSearch.matching} AND rowid IN (SELECT value FROM json_each(?))`,
+      `SELECT rowid FROM ${this.topicSearch} AND rowid IN (SELECT value FROM json_each(?))`,
       'pluck',
     ).all(match, JSON.stringify(rows)) as number[];
   }
 
   /**
-   * The topics' texts to search (a MATCH on one parameter) and their bm25, name 5, description 1:
-   * topics_fts from schema 8; before it the topics' rows of subjects_fts, whose posting lists hold
-   * the keywords' rows too (the same rowids either way).
+   * The topics' texts to search (a MATCH on one parameter): topics_fts from schema 8; before it
+   * the topics' rows of subjects_fts, whose posting lists hold the keywords' rows too (the same
+   * rowids either way).
    */
-  private get topicSearch(): { matching: string; bm25: string } {
+  private get topicSearch(): string {
     return this.schema < 8
-      ? {
-          matching: "subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic'",
-          bm25: 'bm25(subjects_fts, 0, 0, 5.0, 1.0)',
-        }
-      : { matching: 'topics_fts WHERE topics_fts MATCH ?', bm25: 'bm25(topics_fts, 0, 5.0, 1.0)' };
+      ? "subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic'"
+      : 'topics_fts WHERE topics_fts MATCH ?';
   }
 
   community(topicId: string): CommunityRow | undefined {

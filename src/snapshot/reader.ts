@@ -503,9 +503,10 @@ export class SqliteSnapshotReader implements SnapshotReader {
       this.wordFacts.get(
         `topic ${match}`,
         () =>
-          this.statement(`SELECT count(*) FROM (SELECT 1 FROM ${this.topicSearch} LIMIT 1)`, 'pluck').get(
+          this.topicSearcher?.matching(match)?.size ??
+          (this.statement(`SELECT count(*) FROM (SELECT 1 FROM ${this.topicSearch} LIMIT 1)`, 'pluck').get(
             match,
-          ) as number,
+          ) as number),
       ) > 0
     );
   }
@@ -573,13 +574,17 @@ export class SqliteSnapshotReader implements SnapshotReader {
     return new Map(rows.map(([o, t]) => [o, t ? t.split(',') : []]));
   }
 
-  private topicRanking: TopicSearch | undefined;
+  private topicSearchTerms: TopicSearch | undefined;
+  /** Research's topic search from subject_terms (schema 8 on), made on first use. */
+  private get topicSearcher(): TopicSearch | undefined {
+    if (this.schema < 8) return undefined;
+    this.topicSearchTerms ??= new TopicSearch(this.db);
+    return this.topicSearchTerms;
+  }
+
   topicTextMatches(match: string, limit: number): TopicMatch[] {
-    if (this.schema >= 8) {
-      this.topicRanking ??= new TopicSearch(this.db);
-      const ranked = this.topicRanking.rank(match, limit);
-      if (ranked) return ranked;
-    }
+    const ranked = this.topicSearcher?.rank(match, limit);
+    if (ranked) return ranked;
     // Ranked by FTS5 in subjects_fts (the same rowids as topics_fts's).
     return this.statement(
       "SELECT id, rowid AS row, bm25(subjects_fts, 0, 0, 5.0, 1.0) AS score FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY score, id LIMIT ?",
@@ -587,6 +592,8 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   searchRowsMatching(match: string, rows: readonly number[]): number[] {
+    const matching = this.topicSearcher?.matching(match);
+    if (matching) return rows.filter((r) => matching.has(r)).sort((a, b) => a - b);
     return this.statement(
       `SELECT rowid FROM ${this.topicSearch} AND rowid IN (SELECT value FROM json_each(?))`,
       'pluck',

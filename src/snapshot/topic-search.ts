@@ -99,19 +99,39 @@ export class TopicSearch {
     return t;
   }
 
-  /** The best `limit` topics matching `expr` by bm25, ties by id, or undefined when FTS5 must rank them. */
-  rank(expr: string, limit: number): TopicMatch[] | undefined {
+  /** `expr`'s alternatives as their terms, or undefined when it is not of the shape taken here. */
+  private alternatives(expr: string): TermRows[][] | undefined {
     const alternatives = alternativesOf(expr);
     if (!alternatives) return undefined;
     const stems = alternatives.map((alt) => alt.map((p) => this.stemmer.stem(p)));
     if (stems.some((alt) => alt.some((t) => t === null))) return undefined;
-    const terms = (stems as string[][]).map((alt) => alt.map((t) => this.term(t)));
-    // The rows some alternative matches: every one of its terms is in them.
+    return (stems as string[][]).map((alt) => alt.map((t) => this.term(t)));
+  }
+
+  /** The rows some alternative matches: every one of its terms is in them. */
+  private static matched(terms: TermRows[][]): Set<number> {
     const matched = new Set<number>();
     for (const alt of terms) {
       const rarest = alt.reduce((a, b) => (b.topics.size < a.topics.size ? b : a));
       for (const row of rarest.topics.keys()) if (alt.every((t) => t.topics.has(row))) matched.add(row);
     }
+    return matched;
+  }
+
+  /**
+   * The topics' rows matching `expr` (as FTS5 matches a phrase of one term: the row holds it), or
+   * undefined when FTS5 must search it.
+   */
+  matching(expr: string): Set<number> | undefined {
+    const terms = this.alternatives(expr);
+    return terms && TopicSearch.matched(terms);
+  }
+
+  /** The best `limit` topics matching `expr` by bm25, ties by id, or undefined when FTS5 must rank them. */
+  rank(expr: string, limit: number): TopicMatch[] | undefined {
+    const terms = this.alternatives(expr);
+    if (!terms) return undefined;
+    const matched = TopicSearch.matched(terms);
     const out: TopicMatch[] = [];
     for (const row of matched) {
       const topic = this.topics.get(row)!;

@@ -67,9 +67,11 @@ describe('the topics search', () => {
       expect(matches.length).toBeGreaterThan(0);
       expect(older.reader.topicTextMatches(expr, 20)).toEqual(matches);
       const rows = matches.map((m) => m.row);
-      expect(older.reader.searchRowsMatching('"oxygen"', rows)).toEqual(
-        current.reader.searchRowsMatching('"oxygen"', rows),
-      );
+      for (const group of ['"oxygen"', '("her" OR ("hydrogen" AND "evolution"))', '"zzqx"']) {
+        const found = current.reader.searchRowsMatching(group, rows);
+        expect(older.reader.searchRowsMatching(group, rows)).toEqual(found);
+        expect(current.reader.hasTopicMatch(group)).toBe(older.reader.hasTopicMatch(group));
+      }
       expect(older.reader.describedTopics(expr)).toEqual(current.reader.describedTopics(expr));
       expect(older.reader.hasTopicMatch(expr)).toBe(true);
       expect(current.reader.hasTopicMatch(expr)).toBe(true);
@@ -93,6 +95,7 @@ describe('the topics search', () => {
       "DELETE FROM subjects_fts WHERE type = 'topic'; UPDATE meta SET value = '7' WHERE key = 'schema_version'",
     );
     expect(asSeven.reader.hasTopicMatch('"oxygen"')).toBe(false);
+    expect(current.reader.hasTopicMatch('"zzqx"')).toBe(false);
     expect(ids(asSeven)).toEqual([]);
   });
 });

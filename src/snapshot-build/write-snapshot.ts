@@ -4,7 +4,6 @@ import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { doiOrder } from '../scoring/doi-order.js';
 import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from '../snapshot/schema.js';
-import { getOrCreate } from '../util/maps.js';
 import { batchedInsert } from './batched-insert.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
 import type { ScoredSubjects } from './score-subjects.js';
@@ -167,27 +166,13 @@ function writeSubjectSearch(db: Database.Database, texts: SubjectTexts): void {
 }
 
 /**
- * Each term's rows in subjects_fts (what its bm25 counts) and the topics' rows holding it with
- * their weighted instances, for ranking topics_fts's matches as subjects_fts ranks them
- * (snapshot/topic-search.ts); read from the indexes once they are written.
+ * Each term's rows in subjects_fts (what its bm25 counts), for ranking topics_fts's matches as
+ * subjects_fts ranks them (snapshot/topic-search.ts); read from the index once it is written.
  */
 function writeSubjectTerms(db: Database.Database): void {
   db.exec(`CREATE VIRTUAL TABLE temp.subject_vocab USING fts5vocab(main, subjects_fts, row);
-    CREATE VIRTUAL TABLE temp.topic_vocab USING fts5vocab(main, topics_fts, instance)`);
-  const topics = new Map<string, number[]>();
-  const instances = db
-    .prepare(
-      "SELECT term, doc, sum(CASE col WHEN 'name' THEN 5 ELSE 1 END) FROM temp.topic_vocab GROUP BY term, doc",
-    )
-    .raw()
-    .iterate() as Iterable<[string, number, number]>;
-  for (const [term, doc, weighted] of instances) getOrCreate(topics, term, () => []).push(doc, weighted);
-  const rows = db.prepare('SELECT term, doc FROM temp.subject_vocab').raw().all() as [string, number][];
-  const insert = db.prepare('INSERT INTO subject_terms VALUES (?, ?, ?)');
-  db.transaction(() => {
-    for (const [term, n] of rows) insert.run(term, n, bytesOf(Int32Array.from(topics.get(term) ?? [])));
-  })();
-  db.exec('DROP TABLE temp.subject_vocab; DROP TABLE temp.topic_vocab');
+    INSERT INTO subject_terms SELECT term, doc FROM temp.subject_vocab;
+    DROP TABLE temp.subject_vocab`);
 }
 
 /**

@@ -122,13 +122,11 @@ CREATE TABLE paper_columns (
 );
 CREATE VIRTUAL TABLE subjects_fts USING fts5(type UNINDEXED, id UNINDEXED, name, description,
   tokenize = 'porter unicode61 remove_diacritics 2');
--- The topics' rows of subjects_fts alone, under the same rowids (schema 8); each term's rows in
--- subjects_fts and the topics' rows holding it (little-endian int32 pairs: rowid, its instances
--- weighted name 5, description 1), from which research ranks topics as subjects_fts's bm25 did
--- (topic-search.ts).
+-- The topics' rows of subjects_fts alone, under the same rowids (schema 8), and each term's rows
+-- in subjects_fts, from which research ranks the topics as subjects_fts's bm25 did (topic-search.ts).
 CREATE VIRTUAL TABLE topics_fts USING fts5(id UNINDEXED, name, description,
   tokenize = 'porter unicode61 remove_diacritics 2');
-CREATE TABLE subject_terms (term TEXT PRIMARY KEY, rows INTEGER NOT NULL, topics BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE subject_terms (term TEXT PRIMARY KEY, rows INTEGER NOT NULL) WITHOUT ROWID;
 ${PAPERS_FTS};
 ${TOPIC_TERMS};
 `;

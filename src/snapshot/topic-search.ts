@@ -6,15 +6,19 @@ import { type Stemmer, stemmerOf } from './title-terms.js';
  * Research's search of the topics' texts (reader.topicTextMatches) ranked by the bm25 subjects_fts
  * gives the topics' rows (name 5, description 1): the number FTS5 computes (sqlite's fts5_aux.c,
  * as core/research/title-ranking.ts computes it for titles), from subjects_fts's row and token
- * counts, each term's rows there and the topics' rows holding it (subject_terms) and their sizes
- * (topics_fts's). Over topics_fts alone FTS5's bm25 would weigh words and lengths otherwise and
- * choose other topics at the edge of the best few; this way the answers are those of the mixed
- * table, from one row a word.
+ * counts and each term's rows there (subject_terms), and from topics_fts each topic's tokens and
+ * weighted count of the term. Over topics_fts alone FTS5's bm25 would weigh words and lengths
+ * otherwise and choose other topics at the edge of the best few; this way the answers are those
+ * of the mixed table, from the topics' posting lists alone.
  *
- * A phrase counts in a row when its alternative (a conjunction) matches the row, as often as
- * the row holds it, each instance weighing its column's weight. Expressions of the shape
- * topicTextMatches is asked (alternatives ORed, each phrase one term) are taken; anything else
- * answers undefined, and FTS5 ranks it in subjects_fts.
+ * A term's weighted count in each topic is read back from FTS5's bm25 of the term alone in
+ * topics_fts (every quantity of it but the count is known: the count is the bm25 solved for it,
+ * an integer, so rounding takes out the floating point's error). Its rows also say which topics
+ * match a phrase of one term, and so which match an expression (searchRowsMatching,
+ * hasTopicMatch): a row matches an alternative (a conjunction) when it holds all its terms. A
+ * phrase counts in a row when its alternative matches the row. Expressions of the shape research
+ * builds (alternatives ORed, each phrase one term) are taken; anything else answers undefined,
+ * and FTS5 searches it.
  */
 
 const K1 = 1.2;
@@ -40,20 +44,29 @@ export interface TopicMatch {
   score: number;
 }
 
-/** A term's rows in subjects_fts, and each topics' row holding it: its weighted instances. */
+/** A term's idf in subjects_fts, and each topics' row holding it: its weighted count. */
 interface TermRows {
   idf: number;
   topics: Map<number, number>;
 }
 
+/** An FTS5 table's averages record (its rowid 1): its rows and tokens in all. */
+function averages(db: Database.Database, table: string): { rows: number; avgdl: number } {
+  const [rows = 0, ...columns] = varints(
+    db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).pluck().get() as Buffer,
+  );
+  return { rows, avgdl: columns.reduce((a, b) => a + b, 0) / rows };
+}
+
 export class TopicSearch {
   private readonly stemmer: Stemmer;
-  private readonly rows: number;
-  private readonly avgdl: number;
+  private readonly subjects: { rows: number; avgdl: number };
+  private readonly topicTexts: { rows: number; avgdl: number };
   /** Each topics_fts row's id and tokens (all columns), by rowid. */
   private readonly topics = new Map<number, { id: string; tokens: number }>();
   private readonly terms = new Map<string, TermRows>();
-  private readonly termRows: Database.Statement;
+  private readonly subjectRows: Database.Statement;
+  private readonly topicScores: Database.Statement;
 
   constructor(db: Database.Database) {
     const definition = db
@@ -61,12 +74,8 @@ export class TopicSearch {
       .pluck()
       .get() as string;
     this.stemmer = stemmerOf(/tokenize\s*=\s*'([^']*)'/.exec(definition)?.[1] ?? 'unicode61');
-    // subjects_fts's averages record (its rowid 1): its rows, then each column's tokens.
-    const [rows = 0, ...columns] = varints(
-      db.prepare('SELECT block FROM subjects_fts_data WHERE id = 1').pluck().get() as Buffer,
-    );
-    this.rows = rows;
-    this.avgdl = columns.reduce((a, b) => a + b, 0) / rows;
+    this.subjects = averages(db, 'subjects_fts');
+    this.topicTexts = averages(db, 'topics_fts');
     const sizes = db.prepare('SELECT id, sz FROM topics_fts_docsize').raw().iterate() as Iterable<
       [number, Buffer]
     >;
@@ -80,19 +89,32 @@ export class TopicSearch {
       [number, string]
     >)
       this.topics.set(row, { id, tokens: tokens.get(row) ?? 0 });
-    this.termRows = db.prepare('SELECT rows, topics FROM subject_terms WHERE term = ?').raw();
+    this.subjectRows = db.prepare('SELECT rows FROM subject_terms WHERE term = ?').pluck();
+    this.topicScores = db
+      .prepare('SELECT rowid, bm25(topics_fts, 0, 5.0, 1.0) FROM topics_fts WHERE topics_fts MATCH ?')
+      .raw();
   }
 
-  private term(term: string): TermRows {
+  private idf(rows: number, hits: number): number {
+    const idf = this.stemmer.ln((rows - hits + 0.5) / (hits + 0.5));
+    return idf <= 0 ? 1e-6 : idf;
+  }
+
+  /** A phrase's term (`term`, its stem) as research ranks by it: its idf and weighted counts. */
+  private term(phrase: string, term: string): TermRows {
     let t = this.terms.get(term);
     if (t === undefined) {
-      const [hits, blob] = (this.termRows.get(term) as [number, Buffer] | undefined) ?? [0, Buffer.alloc(0)];
-      let idf = this.stemmer.ln((this.rows - hits + 0.5) / (hits + 0.5));
-      if (idf <= 0) idf = 1e-6;
+      const hits = (this.subjectRows.get(term) as number | undefined) ?? 0;
+      const scored = this.topicScores.all(`"${phrase}"`) as [number, number][];
+      // bm25 = -idf f (K1 + 1) / (f + K1 k), k = 1 - B + B d / avgdl: f = K1 k s / (K1 + 1 - s), s = -bm25 / idf.
+      const idf = this.idf(this.topicTexts.rows, scored.length);
       const topics = new Map<number, number>();
-      for (let i = 0; i + 8 <= blob.byteLength; i += 8)
-        topics.set(blob.readInt32LE(i), blob.readInt32LE(i + 4));
-      t = { idf, topics };
+      for (const [row, score] of scored) {
+        const k = 1 - B + (B * this.topics.get(row)!.tokens) / this.topicTexts.avgdl;
+        const s = -score / idf;
+        topics.set(row, Math.round((K1 * k * s) / (K1 + 1 - s)));
+      }
+      t = { idf: this.idf(this.subjects.rows, hits), topics };
       if (this.terms.size >= 20_000) this.terms.clear();
       this.terms.set(term, t);
     }
@@ -105,7 +127,7 @@ export class TopicSearch {
     if (!alternatives) return undefined;
     const stems = alternatives.map((alt) => alt.map((p) => this.stemmer.stem(p)));
     if (stems.some((alt) => alt.some((t) => t === null))) return undefined;
-    return (stems as string[][]).map((alt) => alt.map((t) => this.term(t)));
+    return (stems as string[][]).map((alt, a) => alt.map((t, i) => this.term(alternatives[a]![i]!, t)));
   }
 
   /** The rows some alternative matches: every one of its terms is in them. */
@@ -142,7 +164,7 @@ export class TopicSearch {
         if (!alt.every((t) => t.topics.has(row))) continue;
         for (const t of alt) {
           const f = t.topics.get(row)!;
-          score += t.idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / this.avgdl)));
+          score += t.idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / this.subjects.avgdl)));
         }
       }
       out.push({ id: topic.id, row, score: -1.0 * score });

@@ -109,6 +109,7 @@ async function writeAll(
     writeCommunities(db, 'communities', communityRows.communities);
     writeCommunities(db, 'element_communities', communityRows.elementCommunities);
   })();
+  writeSubjectTerms(db);
   // Each type's subjects as the worker hands them over, while it scores the next.
   let subjects = 0;
   for (const rows of scored.rows) {
@@ -153,11 +154,25 @@ function topicTexts(papers: PaperContent, texts: SubjectTexts): TopicTermsInput 
 /**
  * The subjects' search rows, elements, topics, then keywords (their rowids break the search's
  * ties): written from the corpus before the scores come, as the subjects are the same either way.
+ * The topics' rows again in topics_fts under the same rowids, for research's topic queries.
  */
 function writeSubjectSearch(db: Database.Database, texts: SubjectTexts): void {
   const fts = db.prepare('INSERT INTO subjects_fts (type, id, name, description) VALUES (?, ?, ?, ?)');
-  for (let i = 0; i < texts.type.length; i++)
-    fts.run(texts.type[i]!, texts.id[i]!, texts.name[i]!, texts.description[i]!);
+  const topics = db.prepare('INSERT INTO topics_fts (rowid, id, name, description) VALUES (?, ?, ?, ?)');
+  for (let i = 0; i < texts.type.length; i++) {
+    const row = fts.run(texts.type[i]!, texts.id[i]!, texts.name[i]!, texts.description[i]!).lastInsertRowid;
+    if (texts.type[i] === 'topic') topics.run(row, texts.id[i]!, texts.name[i]!, texts.description[i]!);
+  }
+}
+
+/**
+ * Each term's rows in subjects_fts (what its bm25 counts), for ranking topics_fts's matches as
+ * subjects_fts ranks them (snapshot/topic-search.ts); read from the index once it is written.
+ */
+function writeSubjectTerms(db: Database.Database): void {
+  db.exec(`CREATE VIRTUAL TABLE temp.subject_vocab USING fts5vocab(main, subjects_fts, row);
+    INSERT INTO subject_terms SELECT term, doc FROM temp.subject_vocab;
+    DROP TABLE temp.subject_vocab`);
 }
 
 /**

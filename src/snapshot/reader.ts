@@ -4,6 +4,7 @@ import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
 import { type PendingTitleStats, startTitleStats, type TitleStats } from './title-stats.js';
 import { titleTerm } from './title-terms.js';
+import { type TopicMatch, TopicSearch } from './topic-search.js';
 
 /**
  * Every query the service makes of an open snapshot (core, lab, web), typed, each statement
@@ -193,8 +194,8 @@ export interface ResearchQueries extends ColumnQueries {
   /** Each paper's topics (its primary one first), by ordinal; missing papers are left out. */
   paperTopics(ordinals: readonly number[]): Map<number, string[]>;
   /** Up to `limit` topics whose name or description (keywords included) match, best bm25 first. */
-  topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[];
-  /** Which of the subjects' search rows `rows` match an FTS expression (looked up by row: fast). */
+  topicTextMatches(match: string, limit: number): TopicMatch[];
+  /** Which of the topics' search rows `rows` (topicTextMatches' `row`) match an FTS expression (looked up by row: fast). */
   searchRowsMatching(match: string, rows: readonly number[]): number[];
   community(topicId: string): CommunityRow | undefined;
   /** A question word as the titles' index holds it (stemmed), or null when it is not one term. */
@@ -502,10 +503,10 @@ export class SqliteSnapshotReader implements SnapshotReader {
       this.wordFacts.get(
         `topic ${match}`,
         () =>
-          this.statement(
-            "SELECT count(*) FROM (SELECT 1 FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' LIMIT 1)",
-            'pluck',
-          ).get(match) as number,
+          this.topicSearcher?.matching(match)?.size ??
+          (this.statement(`SELECT count(*) FROM (SELECT 1 FROM ${this.topicSearch} LIMIT 1)`, 'pluck').get(
+            match,
+          ) as number),
       ) > 0
     );
   }
@@ -547,6 +548,8 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   describedTopics(match: string): string[] {
+    // Ranked as topicTextMatches ranks them (bm25 over topics_fts alone would rank them otherwise).
+    if (this.schema >= 8) return this.topicTextMatches(match, 10).map((m) => m.id);
     return this.statement(
       "SELECT id FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY bm25(subjects_fts, 0, 0, 5.0, 1.0) LIMIT 10",
       'pluck',
@@ -571,17 +574,41 @@ export class SqliteSnapshotReader implements SnapshotReader {
     return new Map(rows.map(([o, t]) => [o, t ? t.split(',') : []]));
   }
 
-  topicTextMatches(match: string, limit: number): { id: string; row: number; score: number }[] {
+  private topicSearchTerms: TopicSearch | undefined;
+  /** Research's topic search from subject_terms (schema 8 on), made on first use. */
+  private get topicSearcher(): TopicSearch | undefined {
+    if (this.schema < 8) return undefined;
+    this.topicSearchTerms ??= new TopicSearch(this.db);
+    return this.topicSearchTerms;
+  }
+
+  topicTextMatches(match: string, limit: number): TopicMatch[] {
+    const ranked = this.topicSearcher?.rank(match, limit);
+    if (ranked) return ranked;
+    // Ranked by FTS5 in subjects_fts (the same rowids as topics_fts's).
     return this.statement(
       "SELECT id, rowid AS row, bm25(subjects_fts, 0, 0, 5.0, 1.0) AS score FROM subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic' ORDER BY score, id LIMIT ?",
-    ).all(match, limit) as { id: string; row: number; score: number }[];
+    ).all(match, limit) as TopicMatch[];
   }
 
   searchRowsMatching(match: string, rows: readonly number[]): number[] {
+    const matching = this.topicSearcher?.matching(match);
+    if (matching) return rows.filter((r) => matching.has(r)).sort((a, b) => a - b);
     return this.statement(
-      'SELECT rowid FROM subjects_fts WHERE subjects_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))',
+      `SELECT rowid FROM ${this.topicSearch} AND rowid IN (SELECT value FROM json_each(?))`,
       'pluck',
     ).all(match, JSON.stringify(rows)) as number[];
+  }
+
+  /**
+   * The topics' texts to search (a MATCH on one parameter): topics_fts from schema 8; before it
+   * the topics' rows of subjects_fts, whose posting lists hold the keywords' rows too (the same
+   * rowids either way).
+   */
+  private get topicSearch(): string {
+    return this.schema < 8
+      ? "subjects_fts WHERE subjects_fts MATCH ? AND type = 'topic'"
+      : 'topics_fts WHERE topics_fts MATCH ?';
   }
 
   community(topicId: string): CommunityRow | undefined {

@@ -16,8 +16,11 @@
  * page and went to overflow pages, mostly empty (history took 177 MB of pages for 109 MB).
  * 7: topic_terms and topic_lengths, what the titles teach of their communities
  * (snapshot-build/topic-terms.ts), which research reads to find a question's topic.
+ * 8: topics_fts, the topics' texts alone, which research's topic queries read instead of
+ * subjects_fts (whose posting lists hold about seven keywords' rows a topic's), and subject_terms,
+ * each term's rows in subjects_fts, so that they rank the topics as subjects_fts did.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 7;
+export const SNAPSHOT_SCHEMA_VERSION = 8;
 
 /**
  * The titles' full-text index over the paper rows (external content: the titles are the rows'
@@ -119,6 +122,11 @@ CREATE TABLE paper_columns (
 );
 CREATE VIRTUAL TABLE subjects_fts USING fts5(type UNINDEXED, id UNINDEXED, name, description,
   tokenize = 'porter unicode61 remove_diacritics 2');
+-- The topics' rows of subjects_fts alone, under the same rowids (schema 8), and each term's rows
+-- in subjects_fts, from which research ranks the topics as subjects_fts's bm25 did (topic-search.ts).
+CREATE VIRTUAL TABLE topics_fts USING fts5(id UNINDEXED, name, description,
+  tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE TABLE subject_terms (term TEXT PRIMARY KEY, rows INTEGER NOT NULL) WITHOUT ROWID;
 ${PAPERS_FTS};
 ${TOPIC_TERMS};
 `;

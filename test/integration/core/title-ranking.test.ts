@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupExpr, termGroups } from '../../../src/core/research/question.js';
-import { parseExpression, TitleRanker } from '../../../src/core/research/title-ranking.js';
+import { TitleRanker } from '../../../src/core/research/title-ranking.js';
 import { snapshotFile } from '../../../src/snapshot/folder.js';
+import { parseExpression } from '../../../src/snapshot/fts-expression.js';
 import { readTitleStats, startTitleStats, type TitleStats } from '../../../src/snapshot/title-stats.js';
 import { sampleDataDir } from '../../helpers/sample.js';
 

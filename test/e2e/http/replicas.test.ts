@@ -110,7 +110,7 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
     const key = createKey('personal', 'logs@example.org');
     expect((await call(bases[0]!, key)).status).toBe(200);
     const prefix = key.split('_')[1]!;
-    // Lines go out in batches, each within about a quarter second.
+    // Log lines are written asynchronously: wait for them.
     const requests = await until(() => {
       const found = servers[0]!
         .output()

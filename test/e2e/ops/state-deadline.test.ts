@@ -356,7 +356,7 @@ describe('ri serve on a PostgreSQL that stalls and goes down', () => {
   }, 60_000);
 
   it('logs the outage with its cause and its end, never the password', async () => {
-    // Log lines go out in batches, each within about a quarter second.
+    // Log lines are written asynchronously: wait for them.
     const logged = () =>
       server
         .output()

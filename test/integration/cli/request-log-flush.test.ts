@@ -4,8 +4,9 @@ import { sampleDataDir } from '../../helpers/sample.js';
 import { tempDir } from '../../helpers/works.js';
 
 /**
- * The request log is batched (lines of many requests in one asynchronous write): a SIGTERM right
- * after a burst still leaves one line per request answered, and a line at rest goes out soon.
+ * The request log is written asynchronously (lines of many requests in one write under load): a
+ * SIGTERM right after a burst still leaves one line per request answered, and a line at rest goes
+ * out soon.
  */
 describe('the request log of a real ri serve', () => {
   it('holds a line for every request answered before a SIGTERM, under load', async () => {

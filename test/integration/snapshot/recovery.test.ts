@@ -128,8 +128,7 @@ describe('research and lab in worker threads across a damaged snapshot and its r
       await until(async () => ((await readyz()).status === 'ok' ? true : undefined), 20_000);
       expect(await readyz()).toMatchObject({ ready: true, status: 'ok', data_version: newer });
 
-      // Every answer given is in the request log, with its status (lines go out in batches, each
-      // within about a quarter second).
+      // Every answer given is in the request log, with its status (written asynchronously: wait).
       const given = 4 + seen.length + after.length;
       const logged = () =>
         server

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { QUESTIONS } from './research-questions.mjs';
-import { benchDataDir, cpuMsPerRequest, startBenchServer } from './serve.mjs';
+import { benchDataDir, cpuMsPerRequest, startBenchServer, untilIdle } from './serve.mjs';
 
 const _root = resolve(import.meta.dirname, '..');
 const duration = Number(process.env.BENCH_SECONDS ?? 5);
@@ -184,7 +184,7 @@ async function compare(label, inputs, ways, rounds = 1) {
  * to it): asked on one server by both ways, the second way would find what the first left in the
  * snapshot's memos (a word's title count, the lab's sets), and the per-input ratios would swing
  * between two modes by the order. Two passes in opposite orders; per input and way, the faster.
- * Each server has answered one other input and warmed up before the timed ones.
+ * Each server has answered one other input and is idle (its statistics read) before the timed ones.
  */
 const WARM_UP = 'zeolite membranes';
 async function coldCompare(inputs, ways, report) {
@@ -194,9 +194,10 @@ async function coldCompare(inputs, ways, report) {
     await server.stop();
     server = await startServer();
     // New questions, not a new server: one question outside the list first (the worker reads its
-    // columns and starts the titles' statistics), then the statistics' thread given time to finish.
+    // columns and starts the titles' statistics), then the server left until it is idle (the
+    // statistics read: over 3 s at 1M works).
     await (await ways[name](WARM_UP, 0)()).arrayBuffer();
-    await new Promise((ok) => setTimeout(ok, 3000));
+    await untilIdle(server);
     const t = { ms: [], server: [], cpu: [] };
     for (const input of inputs) {
       const r = await timed(ways[name](input, 0));

@@ -22,7 +22,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { SYNTHETIC_QUESTIONS as QUESTIONS } from './research-questions.mjs';
-import { cpuMsPerRequest, startBenchServer } from './serve.mjs';
+import { cpuMsPerRequest, startBenchServer, untilIdle } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
@@ -159,14 +159,7 @@ async function overHttp(ask) {
   const headers = { authorization: `Bearer ${key}` };
   // The same unlisted warm-up questions, then every listed one once.
   await ask(base + new URLSearchParams({ q: FIRST }), headers);
-  // Until the server is idle (under 20 ms of CPU in half a second): its workers have read the
-  // titles' statistics the first question started (a few seconds at 1M works). Then the warm-up.
-  for (let i = 0, before = server.cpuMs(); i < 60; i++) {
-    await new Promise((r) => setTimeout(r, 500));
-    const now = server.cpuMs();
-    if (now - before < 20) break;
-    before = now;
-  }
+  await untilIdle(server);
   for (const q of WARM_UP) await ask(base + new URLSearchParams({ q }), headers);
   const times = [];
   const serverTotal = [];

@@ -141,3 +141,17 @@ export async function startBenchServer(
     },
   };
 }
+
+/**
+ * Resolves once a bench server is idle (under 20 ms of CPU in half a second, at most 30 s): after
+ * a first question, its workers have read the titles' statistics it started (seconds at 1M
+ * works), so the questions timed next are ranked as on a server that has been running a while.
+ */
+export async function untilIdle(server) {
+  for (let i = 0, before = server.cpuMs(); i < 60; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = server.cpuMs();
+    if (now - before < 20) return;
+    before = now;
+  }
+}

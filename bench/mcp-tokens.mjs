@@ -1,16 +1,22 @@
 #!/usr/bin/env node
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 // npm run bench:mcp (second part): what the MCP server costs a model's context, in o200k tokens
 // (gpt-tokenizer), measured on what a host receives through the official SDK client: the tool list,
 // and tool results. A host gives the model a result's content (its text block: TOON); a program
 // reads structuredContent (JSON). Budgets (issue 31), on what the model reads: tools/list <= 3,500;
 // get_element_ri <= 250; get_element_papers with 20 papers <= 3,000; research with page_size 5
-// <= 2,500. Reported, never asserted (a benchmark, not a test).
+// <= 2,500. Reported, never asserted (a benchmark, not a test). Measured on the bundled sample of
+// real works (BENCH_DATA=DIR: another data folder): the synthetic bench corpora's made-up titles
+// and venues split into more tokens than real ones and say nothing of what a model reads.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { benchDataDir, startBenchServer } from './serve.mjs';
+import { startBenchServer } from './serve.mjs';
 
-const dataDir = process.env.BENCH_DATA ?? benchDataDir('mcp');
+// An empty folder: `ri serve` builds the bundled sample in it.
+const dataDir = process.env.BENCH_DATA ?? mkdtempSync(join(tmpdir(), 'ri-bench-tokens-'));
 const server = await startBenchServer(dataDir, { plan: 'professional', portBase: 19500 });
 const client = new Client({ name: 'bench-tokens', version: '1' });
 await client.connect(

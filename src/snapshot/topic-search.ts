@@ -48,6 +48,8 @@ export interface TopicMatch {
 interface TermRows {
   idf: number;
   topics: Map<number, number>;
+  /** Its rows and each one's part of a bm25 score, made when the term is first ranked by alone. */
+  parts?: { rows: Int32Array; parts: Float64Array };
 }
 
 /** An FTS5 table's averages record (its rowid 1): its rows and tokens in all. */
@@ -68,6 +70,9 @@ export class TopicSearch {
   private readonly terms = new Map<string, TermRows>();
   private readonly subjectRows: Database.Statement;
   private readonly topicScores: Database.Statement;
+  /** Each row's score being summed by rank(), and whether it is in the sum yet (by rowid). */
+  private readonly sums: Float64Array;
+  private readonly summing: Uint8Array;
 
   constructor(db: Database.Database) {
     const definition = db
@@ -90,6 +95,9 @@ export class TopicSearch {
       [number, string]
     >)
       this.topics.set(row, { id, tokens: tokens.get(row) ?? 0 });
+    const lastRow = Math.max(0, ...this.topics.keys());
+    this.sums = new Float64Array(lastRow + 1);
+    this.summing = new Uint8Array(lastRow + 1);
     this.subjectRows = db.prepare('SELECT rows FROM subject_terms WHERE term = ?').pluck();
     this.topicScores = db
       .prepare('SELECT rowid, bm25(topics_fts, 0, 5.0, 1.0) FROM topics_fts WHERE topics_fts MATCH ?')
@@ -150,27 +158,68 @@ export class TopicSearch {
     return terms && TopicSearch.matched(terms);
   }
 
-  /** The best `limit` topics matching `expr` by bm25, ties by id, or undefined when FTS5 must rank them. */
+  /** A term's part of the bm25 score of a row holding it `f` times. */
+  private part(t: TermRows, row: number, f: number): number {
+    const d = this.topics.get(row)!.tokens;
+    return t.idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / this.subjects.avgdl)));
+  }
+
+  /** A term's rows and their parts, worked out once per term. */
+  private partsOf(t: TermRows): { rows: Int32Array; parts: Float64Array } {
+    if (!t.parts) {
+      const rows = Int32Array.from(t.topics.keys());
+      t.parts = { rows, parts: Float64Array.from(rows, (row) => this.part(t, row, t.topics.get(row)!)) };
+    }
+    return t.parts;
+  }
+
+  /**
+   * The best `limit` topics matching `expr` by bm25, ties by id, or undefined when FTS5 must rank
+   * them. Each row's score is summed alternative by alternative and term by term, in the
+   * expression's order as FTS5 sums its phrases, so the sums are FTS5's to the bit; a one-term
+   * alternative (most of them) adds its parts worked out once. The best are kept as they come
+   * rather than all matches sorted.
+   */
   rank(expr: string, limit: number): TopicMatch[] | undefined {
     const terms = this.alternatives(expr);
     if (!terms) return undefined;
-    const matched = TopicSearch.matched(terms);
-    const out: TopicMatch[] = [];
-    for (const row of matched) {
-      const topic = this.topics.get(row)!;
-      const d = topic.tokens;
-      let score = 0;
-      for (const alt of terms) {
-        // A conjunction's phrases count only where all of them are.
-        if (!alt.every((t) => t.topics.has(row))) continue;
-        for (const t of alt) {
-          const f = t.topics.get(row)!;
-          score += t.idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / this.subjects.avgdl)));
-        }
+    const { sums, summing } = this;
+    const touched: number[] = [];
+    const add = (row: number, part: number) => {
+      if (summing[row] === 0) {
+        summing[row] = 1;
+        sums[row] = 0;
+        touched.push(row);
       }
-      out.push({ id: topic.id, row, score: -1.0 * score });
+      sums[row] = sums[row]! + part;
+    };
+    for (const alt of terms) {
+      if (alt.length === 1) {
+        const { rows, parts } = this.partsOf(alt[0]!);
+        for (let i = 0; i < rows.length; i++) add(rows[i]!, parts[i]!);
+        continue;
+      }
+      // A conjunction's phrases count only where all of them are.
+      const rarest = alt.reduce((a, b) => (b.topics.size < a.topics.size ? b : a));
+      for (const [row] of rarest.topics) {
+        if (!alt.every((t) => t.topics.has(row))) continue;
+        for (const t of alt) add(row, this.part(t, row, t.topics.get(row)!));
+      }
     }
-    out.sort((a, b) => a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return out.slice(0, limit);
+    const id = (row: number) => this.topics.get(row)!.id;
+    // Ascending (score, id), with score as FTS5 gives it (the sum negated).
+    const before = (a: number, b: number) =>
+      -1.0 * sums[a]! - -1.0 * sums[b]! || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0);
+    const best: number[] = [];
+    for (const row of touched) {
+      summing[row] = 0;
+      if (limit <= 0) continue;
+      if (best.length === limit && before(row, best[best.length - 1]!) >= 0) continue;
+      let at = best.length;
+      while (at > 0 && before(row, best[at - 1]!) < 0) at--;
+      best.splice(at, 0, row);
+      if (best.length > limit) best.pop();
+    }
+    return best.map((row) => ({ id: id(row), row, score: -1.0 * sums[row]! }));
   }
 }

@@ -3,7 +3,7 @@ import type { ResearchQueries } from '../../snapshot/reader.js';
 import { getOrCreate } from '../../util/maps.js';
 import type { Viewer } from '../viewer.js';
 import type { CandidateRow } from './candidates.js';
-import { LOOSE_SCAN, type MatchedPaper } from './match.js';
+import { LOOSE_SCAN, type MatchedPaper, ordinalsOf } from './match.js';
 import { groupExpr, questionElements, type TermGroup } from './question.js';
 import { countTitleMatches, type TitleQueries } from './title-ranking.js';
 import { questionTopics } from './topic-model.js';
@@ -119,7 +119,7 @@ export function scoreCommunities(
   let weight = 0;
   for (const m of closest) weight += (relevance.get(m.ordinal) ?? 0) ** POW;
   // A paper's primary topic takes its whole weight, its other topics a part of it.
-  const topicsOf = reader.paperTopics(closest.map((m) => m.ordinal));
+  const topicsOf = reader.paperTopics(ordinalsOf(closest));
   for (const m of closest) {
     const c = rows.get(m.ordinal)?.cluster;
     const w = (relevance.get(m.ordinal) ?? 0) ** POW / weight;
@@ -160,7 +160,8 @@ export function scoreCommunities(
   // only for questions of a few words, or when no title matches.
   if (groups.length > 0 && (groups.length <= TEXT_WORDS || candidates.length === 0)) {
     const described = reader.topicTextMatches(groups.map(groupExpr).join(' OR '), TEXT_TOPICS);
-    const searchRows = described.map((d) => d.row);
+    const searchRows: number[] = [];
+    for (const d of described) searchRows.push(d.row);
     const covered = new Map<number, number>();
     if (searchRows.length > 0)
       for (const g of groups)

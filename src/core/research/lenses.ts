@@ -3,7 +3,7 @@ import type { ColumnQueries, PaperQueries, PaperRow, SnapshotView } from '../../
 import { mostCited } from '../most-cited.js';
 import { loadPaperRows, openAlexId, paperLink } from '../paper-row.js';
 import { type CandidateRow, references } from './candidates.js';
-import type { MatchedPaper } from './match.js';
+import { type MatchedPaper, ordinalsOf } from './match.js';
 import type { Lens, ResearchRequest } from './request.js';
 
 /**
@@ -58,10 +58,7 @@ function showPage(
   page: MatchedPaper[],
   reason: (m: MatchedPaper, p: PaperRow) => string,
 ): ResearchPaper[] {
-  const shown = loadPaperRows(
-    snapshot,
-    page.map((m) => m.ordinal),
-  );
+  const shown = loadPaperRows(snapshot, ordinalsOf(page));
   return page.map((m) => {
     const p = shown.get(m.ordinal)!;
     return toPaper(p, reason(m, p));
@@ -140,7 +137,7 @@ export function readingLists(
         return `${howItMatched(m)}; ${impactWords}`;
       });
       longest = Math.max(longest, ordered.length);
-      if (list.length === 0) empty.push(nothingOr(lens, ordered.length, 'papers'));
+      if (start >= ordered.length) empty.push(nothingOr(lens, ordered.length, 'papers'));
     } else if (lens === 'newest') {
       const recent = candidates.filter((m) => (rows.get(m.ordinal)?.year ?? 0) >= cutoffYear - 1);
       // YYYYMMDD numbers: their order is the dates'.
@@ -152,7 +149,7 @@ export function readingLists(
           `${howItMatched(m)}; published ${p.pub_date ?? p.year}, within the last two years of the data`,
       );
       longest = Math.max(longest, ordered.length);
-      if (list.length === 0) {
+      if (start >= ordered.length) {
         empty.push(
           total === 0
             ? nothingOr(lens, 0, 'papers')
@@ -164,22 +161,19 @@ export function readingLists(
     } else {
       // Foundational: the papers the matching papers cite most (found through their references).
       const cites = references(snapshot);
-      const { page: slice, distinct } = mostCited(
-        [...evidence.map((m) => cites(m.ordinal)), seed && cites(seed.ordinal)],
-        start,
-        end,
-      );
-      const classics = loadPaperRows(
-        snapshot,
-        slice.map(([o]) => o),
-      );
-      list = slice
-        .filter(([o]) => classics.has(o))
-        .map(([o, n]) =>
-          toPaper(classics.get(o)!, `cited by ${n} of the ${evidence.length} papers matching this question`),
-        );
+      const { page: slice, distinct } = mostCited(citing(evidence, seed, cites), start, end);
+      const classics = loadPaperRows(snapshot, firstOf(slice));
+      let shown = 0;
+      for (const [o, n] of slice) {
+        const p = classics.get(o);
+        if (!p) continue;
+        list.push(toPaper(p, `cited by ${n} of the ${evidence.length} papers matching this question`));
+        shown++;
+      }
       longest = Math.max(longest, distinct);
-      if (list.length === 0) {
+      // Counted, not list.length: an empty and a full list are arrays of two shapes, and reading
+      // the length of both sent this function back to the interpreter at every question.
+      if (shown === 0) {
         empty.push(
           distinct === 0
             ? `foundational is empty: the ${evidence.length} papers matching this question carry no references to papers in this corpus, so no foundational list can be drawn (it is made of the papers they cite most).`
@@ -190,4 +184,23 @@ export function readingLists(
     lists[lens] = list;
   }
   return { lists, longest, empty };
+}
+
+/** Each evidence paper's references, and the seed's: one array of one shape (built by push). */
+function citing(
+  evidence: readonly MatchedPaper[],
+  seed: PaperRow | null,
+  cites: (ordinal: number) => Int32Array,
+): Int32Array[] {
+  const out: Int32Array[] = [];
+  for (const m of evidence) out.push(cites(m.ordinal));
+  if (seed) out.push(cites(seed.ordinal));
+  return out;
+}
+
+/** The first item of each pair (built by push, as ordinalsOf). */
+function firstOf(pairs: readonly [number, number][]): number[] {
+  const out: number[] = [];
+  for (const [o] of pairs) out.push(o);
+  return out;
 }

@@ -50,9 +50,12 @@ export function questionTopicFits(
   const out = new Map<number, TopicFit>();
   const lengths = reader.topicLengths();
   if (!lengths || lengths.total <= 0) return out;
-  const wanted = [
-    ...new Set(groups.map((g) => reader.titleTerm(g.word.toLowerCase())).filter((t) => t !== null)),
-  ];
+  // Built by push: one array shape whatever the question (see match.ts ordinalsOf).
+  const wanted: string[] = [];
+  for (const g of groups) {
+    const term = reader.titleTerm(g.word.toLowerCase());
+    if (term !== null && !wanted.includes(term)) wanted.push(term);
+  }
   const terms = reader.topicTerms(wanted);
   if (terms.size === 0) return out;
   // Per term: its share of all words, its communities' weights, and what a community left out

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { BM25_B as B, bm25Idf, bm25TermScore, BM25_K1 as K1 } from './bm25.js';
 import { alternativesOf } from './fts-expression.js';
 import { type Stemmer, stemmerOf } from './title-terms.js';
 
@@ -20,9 +21,6 @@ import { type Stemmer, stemmerOf } from './title-terms.js';
  * builds (alternatives ORed, each phrase one term) are taken; anything else answers undefined,
  * and FTS5 searches it.
  */
-
-const K1 = 1.2;
-const B = 0.75;
 
 /** The SQLite varints of an FTS5 record, one after another. */
 function varints(b: Uint8Array): number[] {
@@ -105,8 +103,7 @@ export class TopicSearch {
   }
 
   private idf(rows: number, hits: number): number {
-    const idf = this.stemmer.ln((rows - hits + 0.5) / (hits + 0.5));
-    return idf <= 0 ? 1e-6 : idf;
+    return bm25Idf(this.stemmer.ln, rows, hits);
   }
 
   /** A phrase's term (`term`, its stem) as research ranks by it: its idf and weighted counts. */
@@ -160,8 +157,7 @@ export class TopicSearch {
 
   /** A term's part of the bm25 score of a row holding it `f` times. */
   private part(t: TermRows, row: number, f: number): number {
-    const d = this.topics.get(row)!.tokens;
-    return t.idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / this.subjects.avgdl)));
+    return bm25TermScore(t.idf, f, this.topics.get(row)!.tokens, this.subjects.avgdl);
   }
 
   /** A term's rows and their parts, worked out once per term. */

@@ -1,3 +1,4 @@
+import { bm25Idf, bm25TermScore as termScore } from '../../snapshot/bm25.js';
 import { type Group, PHRASE, parseExpression, quote } from '../../snapshot/fts-expression.js';
 import type { ResearchQueries, ScoredPaper } from '../../snapshot/reader.js';
 import type { TitleStats } from '../../snapshot/title-stats.js';
@@ -19,8 +20,6 @@ import { type Stemmer, stemmerOf } from '../../snapshot/title-terms.js';
  * undefined, and FTS5 ranks it.
  */
 
-const K1 = 1.2;
-const B = 0.75;
 /**
  * Fewer possible matches than this (the rarest group's titles): FTS5 ranks them (0.7 us a title)
  * as fast as the statistics would, with no extra searches for a group's alternatives.
@@ -58,8 +57,7 @@ export class TitleRanker {
     if (idf === undefined) {
       const nHit = this.stats.titlesWith.get(term) ?? 0;
       const n = this.stats.rows;
-      idf = this.stemmer.ln((n - nHit + 0.5) / (nHit + 0.5));
-      if (idf <= 0) idf = 1e-6;
+      idf = bm25Idf(this.stemmer.ln, n, nHit);
       if (this.idfs.size >= 20_000) this.idfs.clear();
       this.idfs.set(term, idf);
     }
@@ -197,11 +195,6 @@ export class TitleRanker {
 
 /** A group as an FTS5 expression. */
 const groupText = (g: Group) => (g.length === 1 ? quote(g[0]!) : `(${g.map(quote).join(' OR ')})`);
-
-/** One phrase's part of a title's bm25, as fts5_aux.c computes it. */
-function termScore(idf: number, f: number, tokens: number, avgdl: number): number {
-  return idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * tokens) / avgdl)));
-}
 
 /** The position of `ordinal` in the ascending `rows`, or -1. */
 function indexOf(rows: number[], ordinal: number): number {

@@ -6,11 +6,11 @@
 // thread (the research worker) and the rest (V8's compiler and GC helpers, libuv's pool). Sides
 // alternate for ROUNDS rounds; the medians are printed.
 //   node bench/research-threads.mjs A_ROOT A_DATA B_ROOT B_DATA   (WARM=3, ROUNDS=2)
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { median } from './cached-reads.mjs';
 import { QUESTIONS, SYNTHETIC_QUESTIONS } from './research-questions.mjs';
-import { startBenchServer, untilIdle } from './serve.mjs';
+import { cpuMs, startBenchServer, untilIdle } from './serve.mjs';
 
 const [aRoot, aData, bRoot, bData] = process.argv.slice(2).map((p) => resolve(p));
 if (!bData) throw new Error('usage: node bench/research-threads.mjs A_ROOT A_DATA B_ROOT B_DATA');
@@ -37,16 +37,12 @@ const WARM_UP = [
 ];
 const LISTED = [...QUESTIONS, ...SYNTHETIC_QUESTIONS].slice(0, 40);
 
-/** CPU ms of each thread of a process so far, by thread id. */
+/** CPU ms of each thread of a process so far, by thread id (a thread that ended is left out). */
 function threads(pid) {
   const out = new Map();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-      out.set(Number(tid), (Number(f[11]) + Number(f[12])) * 10);
-    } catch {
-      // The thread ended.
-    }
+    const ms = cpuMs(pid, tid);
+    if (ms !== null) out.set(Number(tid), ms);
   }
   return out;
 }

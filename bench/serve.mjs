@@ -21,12 +21,14 @@ const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' 
 
 /**
  * A process's CPU time so far (user + system, every thread: event loop, workers, compression) in
- * ms, from /proc; null where there is no /proc.
+ * ms, from /proc, or one thread's (`tid`); null where there is no /proc.
  */
-export function cpuMs(pid) {
+export function cpuMs(pid, tid) {
   try {
     // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const f = readFileSync(`/proc/${pid}${tid === undefined ? '' : `/task/${tid}`}/stat`, 'utf8')
+      .split(') ')[1]
+      .split(' ');
     return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
   } catch {
     return null;

@@ -46,8 +46,16 @@ export interface TopicMatch {
 interface TermRows {
   idf: number;
   topics: Map<number, number>;
-  /** Its rows and each one's part of a bm25 score, made when the term is first ranked by alone. */
-  parts?: { rows: Int32Array; parts: Float64Array };
+  /** Its rows and each one's part of a bm25 score (rank), made when first needed. */
+  scored?: { rows: Int32Array; parts: Float64Array };
+}
+
+/** The rows an alternative (a conjunction) matches: every one of its terms is in them. */
+function rowsMatching(alt: readonly TermRows[]): number[] {
+  const rarest = alt.reduce((a, b) => (b.topics.size < a.topics.size ? b : a));
+  const rows: number[] = [];
+  for (const row of rarest.topics.keys()) if (alt.every((t) => t.topics.has(row))) rows.push(row);
+  return rows;
 }
 
 /** An FTS5 table's averages record (its rowid 1): its rows and tokens in all. */
@@ -136,13 +144,10 @@ export class TopicSearch {
     return (stems as string[][]).map((alt, a) => alt.map((t, i) => this.term(alternatives[a]![i]!, t)));
   }
 
-  /** The rows some alternative matches: every one of its terms is in them. */
+  /** The rows some alternative matches. */
   private static matched(terms: TermRows[][]): Set<number> {
     const matched = new Set<number>();
-    for (const alt of terms) {
-      const rarest = alt.reduce((a, b) => (b.topics.size < a.topics.size ? b : a));
-      for (const row of rarest.topics.keys()) if (alt.every((t) => t.topics.has(row))) matched.add(row);
-    }
+    for (const alt of terms) for (const row of rowsMatching(alt)) matched.add(row);
     return matched;
   }
 
@@ -162,11 +167,11 @@ export class TopicSearch {
 
   /** A term's rows and their parts, worked out once per term. */
   private partsOf(t: TermRows): { rows: Int32Array; parts: Float64Array } {
-    if (!t.parts) {
+    if (!t.scored) {
       const rows = Int32Array.from(t.topics.keys());
-      t.parts = { rows, parts: Float64Array.from(rows, (row) => this.part(t, row, t.topics.get(row)!)) };
+      t.scored = { rows, parts: Float64Array.from(rows, (row) => this.part(t, row, t.topics.get(row)!)) };
     }
-    return t.parts;
+    return t.scored;
   }
 
   /**
@@ -196,11 +201,8 @@ export class TopicSearch {
         continue;
       }
       // A conjunction's phrases count only where all of them are.
-      const rarest = alt.reduce((a, b) => (b.topics.size < a.topics.size ? b : a));
-      for (const [row] of rarest.topics) {
-        if (!alt.every((t) => t.topics.has(row))) continue;
+      for (const row of rowsMatching(alt))
         for (const t of alt) add(row, this.part(t, row, t.topics.get(row)!));
-      }
     }
     const id = (row: number) => this.topics.get(row)!.id;
     // Ascending (score, id), with score as FTS5 gives it (the sum negated).

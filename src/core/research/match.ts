@@ -18,8 +18,7 @@ export interface MatchedPaper {
 /**
  * The ordinals of a list of papers, as an array built by push: every such array has one shape (one
  * from .map is holey when it has items and packed when empty), so research's optimised code does
- * not go back to the interpreter, and to a costly recompile, on meeting the other (measured with
- * --trace-deopt: the lists and the communities were recompiled up to three times in 46 questions).
+ * not go back to the interpreter, and to a costly recompile, on meeting the other.
  */
 export function ordinalsOf(list: readonly { ordinal: number }[]): number[] {
   const out: number[] = [];

@@ -9,8 +9,9 @@ export interface WorkerPool {
   run<T extends WorkerAnswer>(snapshot: Snapshot, task: WorkerTask): Promise<T>;
   /**
    * Has each worker read what research keeps per snapshot, before questions come (about a second
-   * at 1M works, which the first question on each worker would wait otherwise). In this thread it
-   * does nothing: the event loop must not stop for it.
+   * at 1M works, which the first question on each worker would wait otherwise), then rehearse
+   * research (research/rehearsal.ts) so its code is compiled before the first questions. In this
+   * thread it does nothing: the event loop must not stop for it.
    */
   warm(snapshot: Snapshot): Promise<void>;
   /**
@@ -18,8 +19,8 @@ export interface WorkerPool {
    * else why not (for /readyz). In this thread, always null: the thread that answers is this one.
    */
   probe(snapshot: Snapshot): Promise<string | null>;
-  /** Queue length, threads, and the bytes of columns the workers share. */
-  stats(): { queued: number; threads: number; sharedColumnBytes: number };
+  /** Queue length, threads, the bytes of columns the workers share, rehearsal questions asked. */
+  stats(): { queued: number; threads: number; sharedColumnBytes: number; rehearsed: number };
   close(): Promise<void>;
 }
 
@@ -30,6 +31,6 @@ export const inThread: WorkerPool = {
   },
   warm: async () => {},
   probe: async () => null,
-  stats: () => ({ queued: 0, threads: 0, sharedColumnBytes: 0 }),
+  stats: () => ({ queued: 0, threads: 0, sharedColumnBytes: 0, rehearsed: 0 }),
   close: async () => {},
 };

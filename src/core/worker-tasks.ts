@@ -5,6 +5,7 @@ import { compressSync, type Encoding, MIN_COMPRESS_BYTES } from '../util/compres
 import { jsonRpcResponse, toolResultJson } from './answer-text.js';
 import { type LabQuote, type LabRunAnswer, labQuote, labRun } from './lab.js';
 import { withOwnNotes } from './reading-notes.js';
+import { rehearse } from './research/rehearsal.js';
 import { type ResearchAnswer, type ResearchRequest, research, warmResearch } from './research.js';
 import type { Viewer } from './viewer.js';
 
@@ -31,6 +32,11 @@ export type WorkerTask =
    * with `share`, into shared memory, and answers with it for the other workers.
    */
   | { kind: 'warm'; share?: boolean }
+  /**
+   * Asks research's rehearsal question number `index` (research/rehearsal.ts), so the worker's
+   * code is compiled before real questions come; one question per task, so they never wait long.
+   */
+  | { kind: 'rehearse'; index: number }
   /** Reads the snapshot's meta table: whether a worker can answer from this snapshot now (/readyz). */
   | { kind: 'probe' };
 
@@ -90,6 +96,8 @@ export function runWorkerTask(snapshot: Snapshot, task: WorkerTask): WorkerAnswe
       const columns = warmResearch(snapshot, task.share);
       return columns ? { columns } : 'warm';
     }
+    case 'rehearse':
+      return rehearse(snapshot, task.index);
     case 'probe':
       snapshot.reader.meta();
       return 'ok';

@@ -176,6 +176,8 @@ export interface ResearchQueries extends ColumnQueries {
   titleMatchOrdinals(match: string, limit: number): number[];
   /** Starts reading the titles' statistics (on a thread of their own) if not yet started. */
   startTitleRanking(): void;
+  /** Whether the titles' statistics are being read now (starts reading them if not yet started). */
+  titleRankingPending(): boolean;
   /**
    * What research ranks title matches with (core/research/title-ranking.ts), once the statistics
    * are read; undefined while they are being read, or when FTS5 ranks this snapshot (too few
@@ -330,6 +332,11 @@ export class SqliteSnapshotReader implements SnapshotReader {
 
   startTitleRanking(): void {
     this.titleRanking();
+  }
+
+  titleRankingPending(): boolean {
+    this.titleRanking();
+    return this.ranking === undefined;
   }
 
   /** Starts reading the titles' statistics if not yet started; true once they are read (benchmarks). */

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Piscina } from 'piscina';
 import { ServiceError } from '../core/errors.js';
 import type { WorkerPool } from '../core/worker-pool.js';
@@ -18,6 +19,9 @@ export interface PoolOptions {
   /** Where a worker's failure is logged (the answer says only that it failed). */
   log?: (msg: string, fields: Record<string, unknown>) => void;
 }
+
+/** How long a rehearsal waits for the titles' statistics (a few seconds at 1M works) before it gives up. */
+const REHEARSAL_WAIT_MS = 120_000;
 
 const defaultThreads = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
@@ -106,6 +110,26 @@ export function workerPool(options: PoolOptions = {}): WorkerPool {
     }
     return out as WorkerAnswer;
   };
+  // The snapshot whose rehearsal runs (core/research/rehearsal.ts): a newer one stops it.
+  let rehearsing: string | null = null;
+  /** The rehearsal questions asked for the snapshot warmed last, by every worker. */
+  let rehearsed = 0;
+  /**
+   * Research's rehearsal questions, one task each (a real question waits behind one of them at
+   * most), asked once the titles' statistics are read. One such chain per worker: a busy worker
+   * takes no second task, so each worker compiles research's code with about a chain's questions.
+   */
+  const rehearsal = async (snapshot: Snapshot) => {
+    const giveUp = Date.now() + REHEARSAL_WAIT_MS;
+    for (let index = 0; rehearsing === snapshot.version; ) {
+      const out = await pool.run(input(snapshot, { kind: 'rehearse', index }), { name: 'task' });
+      if (out === 'asked') {
+        index++;
+        if (rehearsing === snapshot.version) rehearsed++;
+      } else if (out === 'later' && Date.now() < giveUp) await sleep(250);
+      else return;
+    }
+  };
   // One probe at a time per snapshot: /readyz asked often does not fill the queue with them.
   let probing: { snapshot: Snapshot; done: Promise<string | null> } | null = null;
   return {
@@ -144,8 +168,11 @@ export function workerPool(options: PoolOptions = {}): WorkerPool {
         () => {},
       );
       sharing = { version: snapshot.version, done };
+      rehearsing = snapshot.version;
+      rehearsed = 0;
       return done
         .then(() => Promise.all(Array.from({ length: threads - 1 }, () => warmTask(false))))
+        .then(() => Promise.all(Array.from({ length: threads }, () => rehearsal(snapshot))))
         .then(
           () => {},
           () => {},
@@ -155,7 +182,11 @@ export function workerPool(options: PoolOptions = {}): WorkerPool {
       queued: pool.queueSize,
       threads: pool.threads.length,
       sharedColumnBytes: Object.values(shared?.columns ?? {}).reduce((n, b) => n + b.byteLength, 0),
+      rehearsed,
     }),
-    close: () => pool.destroy(),
+    close: () => {
+      rehearsing = null;
+      return pool.destroy();
+    },
   };
 }

@@ -2,6 +2,7 @@ import { closeSync, copyFileSync, mkdirSync, openSync, writeFileSync, writeSync 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
+import { rehearsalQuestions } from '../../../src/core/research/rehearsal.js';
 import { inThread, type WorkerPool } from '../../../src/core/worker-pool.js';
 import { createApp } from '../../../src/http/app.js';
 import { snapshotFile } from '../../../src/snapshot/folder.js';
@@ -89,6 +90,9 @@ describe('research and lab answers in worker threads', () => {
       expect(pool.stats().sharedColumnBytes).toBe(
         columns.reduce((n, name) => n + paperColumn(snapshot, name).byteLength, 0),
       );
+      // Then each worker's chain asked every rehearsal question once (research/rehearsal.ts).
+      const papers = Number(snapshot.meta.corpus_papers);
+      expect(pool.stats().rehearsed).toBe(2 * rehearsalQuestions(snapshot.reader, papers).length);
       const research = {
         kind: 'research' as const,
         request: {

@@ -28,7 +28,9 @@ export function riAsync(args: string[], env: Record<string, string> = {}) {
     child.stderr!.on('data', (d) => {
       stderr += d;
     });
-    child.on('exit', (status) => resolveRun({ status, stdout, stderr }));
+    // 'close', not 'exit': at exit the pipes may still hold output not yet read (a key created
+    // under load came back as an empty stdout).
+    child.on('close', (status) => resolveRun({ status, stdout, stderr }));
   });
 }
 

@@ -247,7 +247,7 @@ export type SnapshotStamp = Pick<SnapshotView, 'version' | 'meta'>;
 type Mode = 'rows' | 'pluck' | 'raw';
 
 /** Snapshots of fewer papers are ranked by FTS5 alone (see SqliteSnapshotReader). */
-const TITLE_RANKING_FROM = 100_000;
+export const TITLE_RANKING_FROM = 100_000;
 
 export interface TitleRankingOptions {
   fromPapers?: number;

@@ -5,6 +5,7 @@ import { ServiceError } from '../core/errors.js';
 import type { WorkerPool } from '../core/worker-pool.js';
 import type { WorkerAnswer, WorkerTask } from '../core/worker-tasks.js';
 import type { SharedColumns } from '../snapshot/paper-columns.js';
+import { TITLE_RANKING_FROM } from '../snapshot/reader.js';
 import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
 import { workerFile } from '../util/worker-file.js';
 import { fromData, type ServiceErrorData, toFailureData, type WorkerFailureData } from './errors-as-data.js';
@@ -18,6 +19,12 @@ export interface PoolOptions {
   deadlineMs?: number;
   /** Where a worker's failure is logged (the answer says only that it failed). */
   log?: (msg: string, fields: Record<string, unknown>) => void;
+  /**
+   * Snapshots of at least this many papers are rehearsed after they are warmed (default: from
+   * where research ranks titles itself; below it a question takes a few milliseconds and its
+   * compilation is not worth a rehearsal at every start).
+   */
+  rehearseFromPapers?: number;
 }
 
 /** How long a rehearsal waits for the titles' statistics (a few seconds at 1M works) before it gives up. */
@@ -57,6 +64,7 @@ export function workerPool(options: PoolOptions = {}): WorkerPool {
   const maxQueue = options.maxQueue ?? 64;
   const deadlineMs = options.deadlineMs ?? 10_000;
   const log = options.log ?? (() => {});
+  const rehearseFrom = options.rehearseFromPapers ?? TITLE_RANKING_FROM;
   const pool = new Piscina({
     filename: workerFile(import.meta.url, './pool-worker.js'),
     minThreads: threads,
@@ -168,7 +176,7 @@ export function workerPool(options: PoolOptions = {}): WorkerPool {
         () => {},
       );
       sharing = { version: snapshot.version, done };
-      rehearsing = snapshot.version;
+      rehearsing = Number(snapshot.meta.corpus_papers ?? 0) >= rehearseFrom ? snapshot.version : null;
       rehearsed = 0;
       return done
         .then(() => Promise.all(Array.from({ length: threads - 1 }, () => warmTask(false))))

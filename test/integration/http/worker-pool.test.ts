@@ -13,7 +13,8 @@ import { bearer, sampleApp } from '../../helpers/app.js';
 import { tempDir } from '../../helpers/works.js';
 
 type Ctx = Awaited<ReturnType<typeof sampleApp>>;
-const pool = workerPool({ threads: 2, maxQueue: 16, deadlineMs: 20_000 });
+// Rehearsed from any size (by default from 100,000 papers), so the small sample is.
+const pool = workerPool({ threads: 2, maxQueue: 16, deadlineMs: 20_000, rehearseFromPapers: 0 });
 let ctx: Ctx;
 
 beforeAll(async () => {
@@ -93,6 +94,11 @@ describe('research and lab answers in worker threads', () => {
       // Then each worker's chain asked every rehearsal question once (research/rehearsal.ts).
       const papers = Number(snapshot.meta.corpus_papers);
       expect(pool.stats().rehearsed).toBe(2 * rehearsalQuestions(snapshot.reader, papers).length);
+      // By default only snapshots of 100,000 papers or more are rehearsed: not the sample.
+      const byDefault = workerPool({ threads: 1 });
+      await byDefault.warm(snapshot);
+      expect(byDefault.stats().rehearsed).toBe(0);
+      await byDefault.close();
       const research = {
         kind: 'research' as const,
         request: {

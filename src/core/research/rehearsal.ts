@@ -14,7 +14,7 @@ import { LENSES } from './request.js';
  * they match whatever corpus is served.
  */
 
-/** Communities whose names make the questions (each gives REHEARSAL_SHAPES). */
+/** Communities whose names make the questions (four each). */
 const COMMUNITIES = 12;
 /** Papers whose titles, and DOIs, are asked. */
 const PAPERS = 4;

@@ -164,6 +164,8 @@ function stemAll(words: string[]): { stemOf: Int32Array; terms: string[] } {
 function forEachTitle(
   db: Database.Database,
   visit: (ordinal: number, text: string, start: number, end: number) => void,
+  /** Called once every title is read from `db` (before they are visited, when they fit one string). */
+  onRead: () => void,
 ): void {
   const shape = db.prepare('SELECT count(*), min(ordinal), max(ordinal) FROM papers').raw().get() as [
     number,
@@ -180,14 +182,18 @@ function forEachTitle(
       ends.push(at);
     if (ends.length === n - 1) {
       ends.push(all.length);
+      onRead();
       for (let o = 0, start = 0; o < n; start = ends[o]! + 1, o++) visit(o, all, start, ends[o]!);
       return;
     }
   }
-  for (const [ordinal, title] of db
-    .prepare('SELECT ordinal, title FROM papers ORDER BY ordinal')
-    .raw()
-    .iterate() as Iterable<[number, string | null]>) {
+  // A title holding a line break, or ordinals with gaps: row by row, all read before any is visited.
+  const rows = db.prepare('SELECT ordinal, title FROM papers ORDER BY ordinal').raw().all() as [
+    number,
+    string | null,
+  ][];
+  onRead();
+  for (const [ordinal, title] of rows) {
     const text = title ? title.toLowerCase() : '';
     visit(ordinal, text, 0, text.length);
   }
@@ -208,13 +214,18 @@ export function buildTopicTerms(
   const tokens = new Ints();
   const titleTopic = new Ints();
   const starts = new Ints();
-  forEachTitle(db, (ordinal, text, start, end) => {
-    const topic = ordinal < clusters.length ? clusters[ordinal]! : -1;
-    if (topic < 0 || start === end) return;
-    starts.push(tokens.length);
-    titleTopic.push(topic);
-    words.add(text, start, end, tokens);
-  });
+  // The writer waits for the titles to be read (it writes the same file next), not for their words.
+  forEachTitle(
+    db,
+    (ordinal, text, start, end) => {
+      const topic = ordinal < clusters.length ? clusters[ordinal]! : -1;
+      if (topic < 0 || start === end) return;
+      starts.push(tokens.length);
+      titleTopic.push(topic);
+      words.add(text, start, end, tokens);
+    },
+    onTitlesRead,
+  );
   starts.push(tokens.length);
   const textWords = texts.map((t) => {
     const text = t.text.toLowerCase();
@@ -222,7 +233,6 @@ export function buildTopicTerms(
     words.add(text, 0, text.length, ids);
     return ids.data.subarray(0, ids.length);
   });
-  onTitlesRead();
   const { stemOf, terms } = stemAll(words.list);
 
   // Each term's titles, grouped by term (counting, then filling): their communities.

@@ -8,7 +8,7 @@ function build(titles: (string | null)[], clusters: number[]) {
   try {
     db.exec('CREATE TABLE papers (ordinal INTEGER PRIMARY KEY, title TEXT)');
     const insert = db.prepare('INSERT INTO papers VALUES (?, ?)');
-    titles.forEach((title, ordinal) => insert.run(ordinal, title));
+    for (const [ordinal, title] of titles.entries()) insert.run(ordinal, title);
     let read = 0;
     buildTopicTerms(
       db,

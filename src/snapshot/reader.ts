@@ -341,8 +341,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
 
   /** Starts reading the titles' statistics if not yet started; true once they are read (benchmarks). */
   async titleRankingReady(): Promise<boolean> {
-    while (this.titleRanking() === undefined && this.ranking === undefined)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.titleRankingPending()) await new Promise((resolve) => setTimeout(resolve, 20));
     return typeof this.ranking === 'object';
   }
 

@@ -69,17 +69,19 @@ function send(
           const lower = name.toLowerCase();
           let value = res.rawHeaders[i + 1]!;
           // What differs between any two answers: the request id, the clock, and the durations.
-          if (['x-request-id', 'date', 'x-ratelimit-reset'].includes(lower)) value = '*';
+          if (['x-request-id', 'date', 'x-ratelimit-reset', 'retry-after'].includes(lower)) value = '*';
           if (lower === 'server-timing') value = value.replace(/dur=[0-9.]+/g, 'dur=*');
           // The window's seconds left (the clock: a second can pass between the two answers).
           if (lower === 'ratelimit') value = value.replace(/;t=\d+/, ';t=*');
           lines.push(`${name}: ${value}`);
         }
-        // A problem's body names its request id too.
+        // A problem's body names its request id too, and a 429's the window's end (the clock again).
         const body = Buffer.from(
           Buffer.concat(chunks)
             .toString('latin1')
-            .replace(/"request_id":"[^"]*"/g, '"request_id":"*"'),
+            .replace(/"request_id":"[^"]*"/g, '"request_id":"*"')
+            .replace(/resets in \d+ s \(at [^)]*\)/g, 'resets in * s (at *)')
+            .replace(/"retry_after":\d+/g, '"retry_after":*'),
           'latin1',
         );
         ok({ status: res.statusCode!, lines, body });

@@ -92,12 +92,15 @@ export async function measure(target, row, seconds) {
  * `rounds` rounds of one run per target, back to back: the bare route first, then the others in
  * turn (their order reversed every other round), so that each ratio compares processes measured
  * within seconds of each other: this machine's speed swings by half within a minute. Returns, per
- * target name, its runs, and per other target its requests/s over the bare route's in each round.
+ * target name, its runs, and per other target, in each round, its requests/s over the bare
+ * route's (`ratios`) and the bare route's CPU per request over its own (`cpuRatios`, the budget's
+ * measure: requests/s is bounded by the load generator, which shares the machine).
  */
 export async function rounds(targets, row, { rounds: count, seconds }) {
   const names = Object.keys(targets).filter((n) => n !== 'bare');
   const runs = Object.fromEntries(Object.keys(targets).map((n) => [n, []]));
   const ratios = Object.fromEntries(names.map((n) => [n, []]));
+  const cpuRatios = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < count; i++) {
     const order = i % 2 ? [...names].reverse() : names;
     const bare = await measure(targets.bare, row, seconds);
@@ -106,9 +109,10 @@ export async function rounds(targets, row, { rounds: count, seconds }) {
       const run = await measure(targets[name], row, seconds);
       runs[name].push(run);
       ratios[name].push(run.rps / bare.rps);
+      if (run.cpuUs !== null && bare.cpuUs !== null) cpuRatios[name].push(bare.cpuUs / run.cpuUs);
     }
   }
-  return { runs, ratios };
+  return { runs, ratios, cpuRatios };
 }
 
 export function median(xs) {

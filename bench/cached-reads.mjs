@@ -26,8 +26,11 @@ function rawGet(url, headers) {
   );
 }
 
-/** The bare route (bare-route.mjs) in its own process, serving the bytes `service` answers for PATHS. */
-export async function startBare(service) {
+/**
+ * The bare route (bare-route.mjs) in its own process, serving the bytes `service` answers for
+ * PATHS; `wrap`: a command to run it under (e.g. valgrind and its options).
+ */
+export async function startBare(service, { wrap = [] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ri-bench-bare-'));
   for (const [i, path] of PATHS.entries()) {
     const identity = await rawGet(service + path, {});
@@ -38,7 +41,8 @@ export async function startBare(service) {
     writeFileSync(join(dir, `${i}.br`), br.body);
   }
   const port = Number(new URL(service).port) + 1000;
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'bare-route.mjs')], {
+  const command = [...wrap, process.execPath, join(import.meta.dirname, 'bare-route.mjs')];
+  const child = spawn(command[0], command.slice(1), {
     env: { ...process.env, BARE_DIR: dir, BARE_PORT: String(port), BARE_PATHS: PATHS.join(',') },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

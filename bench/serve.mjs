@@ -73,7 +73,7 @@ export function syntheticCorpus(benchDir, works, cliPath = cli) {
 
 export async function startBenchServer(
   dataDir,
-  { plan = 'personal', portBase = 18600, env: extraEnv = {}, cliPath = cli } = {},
+  { plan = 'personal', portBase = 18600, env: extraEnv = {}, cliPath = cli, wrap = [] } = {},
 ) {
   const stateDir = mkdtempSync(join(tmpdir(), 'ri-bench-state-'));
   const env = {
@@ -103,11 +103,19 @@ export async function startBenchServer(
   const logPath = process.env.BENCH_SERVER_STDOUT ?? join(stateDir, 'server.log');
   const from = existsSync(logPath) ? statSync(logPath).size : 0;
   const log = openSync(logPath, 'a');
-  const child = spawn(
+  // `wrap`: a command to run the server under (e.g. valgrind and its options).
+  const command = [
+    ...wrap,
     process.execPath,
-    [...nodeArgs, cliPath, 'serve', '--port', String(port), '--host', '127.0.0.1'],
-    { env, stdio: ['ignore', log, 'inherit'] },
-  );
+    ...nodeArgs,
+    cliPath,
+    'serve',
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+  ];
+  const child = spawn(command[0], command.slice(1), { env, stdio: ['ignore', log, 'inherit'] });
   closeSync(log);
   const exited = new Promise((ok) => child.once('exit', ok));
   const cleanUp = () => rmSync(stateDir, { recursive: true, force: true });

@@ -48,7 +48,13 @@ export async function startBare(service, { wrap = [] } = {}) {
   });
   process.on('exit', () => child.kill('SIGTERM'));
   await new Promise((ok) => child.stdout.on('data', (d) => String(d).includes('serving') && ok()));
-  return { base: `http://127.0.0.1:${port}`, pid: child.pid, key: null, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise((ok) => child.once('exit', ok));
+  // Resolves once the process has ended (a wrapper such as valgrind writes its files as it ends).
+  const stop = () => {
+    child.kill('SIGTERM');
+    return exited;
+  };
+  return { base: `http://127.0.0.1:${port}`, pid: child.pid, key: null, stop };
 }
 
 /** CPU clock ticks (user + system, 10 ms each on Linux) of a process so far, from /proc. */

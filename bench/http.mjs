@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // npm run bench:http: CPU per request, requests/s and latency of cached reads, against a bare
 // @hono/node-server route in its own process serving the same bytes with the same
-// Content-Encoding (bare-route.mjs). The budget is judged by CPU per request (the bare route's over
-// the service's, median of the rounds); requests/s is printed beside it. Every row is run without Accept-Encoding and with
-// `Accept-Encoding: gzip, deflate, br` (what browsers, Node's fetch and Python's requests send),
+// Content-Encoding (bare-route.mjs). The budget is judged by CPU per request (the bare route's
+// over the service's, median of the rounds); requests/s is printed beside it. Every row is run
+// without Accept-Encoding and with `Accept-Encoding: gzip, deflate, br` (what browsers, Node's fetch and Python's requests send),
 // anonymous and keyed, 50 connections; plus the p50 of subject search with one connection, and
 // whether each point of the budget is met.
 // Each row is BENCH_ROUNDS rounds (default 4) of a BENCH_SECONDS run (default 3) of the bare route
@@ -84,11 +84,10 @@ console.log(JSON.stringify({ dataDir, seconds, rounds: count, results }, null, 2
 for (const row of rows) {
   const r = results[row.name];
   const ok = r.cpu_ratio >= row.line && r.service.p99_ms <= 10;
-  const verdict = ok ? 'ok' : 'MISSED';
   console.log(
     `${row.name}: CPU ${r.service.cpu_us_per_req} us/req (bare ${r.bare.cpu_us_per_req}), ratio ${r.cpu_ratio} [${r.cpu_ratios.join(' ')}] (budget ${row.line}); ` +
       `${r.service.rps} rps (bare ${r.bare.rps}), ratio ${r.rps_ratio} [${r.rps_ratios.join(' ')}]; ` +
       `p99 ${r.service.p99_ms} ms (bare ${r.bare.p99_ms}), ` +
-      `load generator ${r.service.generator_us_per_req} us/req (bare ${r.bare.generator_us_per_req}) ${verdict}`,
+      `load generator ${r.service.generator_us_per_req} us/req (bare ${r.bare.generator_us_per_req}) ${ok ? 'ok' : 'MISSED'}`,
   );
 }

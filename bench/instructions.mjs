@@ -65,39 +65,21 @@ async function count(target, dir) {
   return { main: perRequest(totals[0] ?? 0), all: perRequest(totals.reduce((a, b) => a + b, 0)) };
 }
 
-async function exited(pid) {
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-}
-
 // A server started as usual first: the bytes of the bare route, and a key.
 const plain = await startBenchServer(dataDir, { plan: 'personal', portBase: 19300, cliPath });
 const results = {};
 for (const name of ['bare', 'service']) {
   const dir = mkdtempSync(join(tmpdir(), `ri-bench-instructions-${name}-`));
   const wrap = callgrind(dir);
-  let target;
-  let stop;
-  if (name === 'bare') {
-    const bare = await startBare(plain.base, { wrap });
-    target = bare;
-    stop = async () => {
-      bare.stop();
-      await exited(bare.pid); // valgrind writes its last file as the process ends
-    };
-  } else {
-    const server = await startBenchServer(dataDir, { plan: 'personal', portBase: 19500, cliPath, wrap });
-    target = { base: server.base, pid: server.child.pid, key: server.key };
-    stop = () => server.stop();
-  }
+  const target =
+    name === 'bare'
+      ? await startBare(plain.base, { wrap })
+      : await startBenchServer(dataDir, { plan: 'personal', portBase: 19500, cliPath, wrap }).then((s) => ({
+          ...s,
+          pid: s.child.pid,
+        }));
   results[name] = await count(target, dir);
-  await stop();
+  await target.stop(); // valgrind writes its last file as the process ends
   rmSync(dir, { recursive: true, force: true });
 }
 await plain.stop();

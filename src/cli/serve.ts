@@ -19,9 +19,9 @@ snapshots without a restart. With no snapshot yet, builds one from the bundled r
 /**
  * The log goes to stdout asynchronously, in writes of at least 4 KiB (about 15 request lines) or
  * every 100 ms, whichever comes first. A write costs a trip through libuv's thread pool; one per
- * request was about 7% of a cached answer's instructions (measured). What is held when the process exits
- * (a signal, process.exit or an uncaught error) is written synchronously by pino then; only a
- * SIGKILL loses it.
+ * request was about 7% of a cached answer's instructions (measured). What is held when the
+ * process exits (a signal, process.exit or an uncaught error) is written synchronously by pino
+ * then; only a SIGKILL loses it.
  */
 const LOG_DESTINATION = { dest: 1, sync: false, minLength: 4096, periodicFlush: 100 } as const;
 

@@ -9,7 +9,8 @@ import { tempDir } from '../../helpers/works.js';
  * out soon.
  */
 describe('the request log of a real ri serve', () => {
-  it('holds a line for every request answered before a SIGTERM, under load', async () => {
+  /** A server under a burst of `requests` cached reads, all answered: its process and output. */
+  async function afterBurst(requests: number) {
     const { dataDir } = await sampleDataDir();
     const env = {
       STATE_URL: `sqlite:${tempDir('ri-log-flush-')}/state.sqlite`,
@@ -22,7 +23,6 @@ describe('the request log of a real ri serve', () => {
       /at (http:\/\/\S+)\/v1/,
     );
     const base = (await server.started)[1]!;
-    const requests = 1_500;
     let answered = 0;
     for (let i = 0; i < requests; i += 50)
       await Promise.all(
@@ -33,13 +33,34 @@ describe('the request log of a real ri serve', () => {
         }),
       );
     expect(answered).toBe(requests);
+    const requestLines = () =>
+      server
+        .output()
+        .stdout.split('\n')
+        .filter((l) => l.includes('"msg":"request"') && l.includes('/v1/elements/'));
+    return { server, requestLines };
+  }
+
+  it('holds a line for every request answered before a SIGTERM, under load', async () => {
+    const requests = 1_500;
+    const { server, requestLines } = await afterBurst(requests);
     // At once: the lines of the last burst may still be in the logger's buffer.
     expect(await stop(server.child)).toBe(0);
-    const lines = server
-      .output()
-      .stdout.split('\n')
-      .filter((l) => l.includes('"msg":"request"') && l.includes('/v1/elements/'));
-    expect(lines).toHaveLength(requests);
+    expect(requestLines()).toHaveLength(requests);
+  }, 120_000);
+
+  it('holds them when a second signal ends the process at once (process.exit)', async () => {
+    const requests = 500;
+    const { server, requestLines } = await afterBurst(requests);
+    // All output read once the pipes close, not at 'exit'.
+    const closed = new Promise<number | null>((ok) => server.child.once('close', ok));
+    server.child.kill('SIGTERM');
+    // Apart, or the two could arrive as one; well within the log's 100 ms flush.
+    await new Promise((ok) => setTimeout(ok, 10));
+    server.child.kill('SIGTERM');
+    expect(await closed).toBe(1);
+    expect(server.output().stdout).toContain('SIGTERM again: exiting without waiting');
+    expect(requestLines()).toHaveLength(requests);
   }, 120_000);
 
   it('writes the line of a lone request within a second, the server still running', async () => {

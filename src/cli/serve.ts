@@ -9,34 +9,13 @@ import { SERVER_LIMITS } from '../http/server-limits.js';
 import { paymentsFromConfig } from '../payments/from-config.js';
 import { SnapshotManager } from '../snapshot/snapshot.js';
 import { CliError, printedHelp } from './cli-error.js';
+import { logDestination } from './log-destination.js';
 import { ensureDefaultSnapshot } from './pipeline.js';
 
 const USAGE = `usage: ri serve [--port N] [--host H] [--data-dir DIR]
 
 Serves the REST API at /v1 on the current snapshot of DATA_DIR and follows newly published
 snapshots without a restart. With no snapshot yet, builds one from the bundled real sample.`;
-
-/**
- * The log goes to stdout in writes of at least 4 KiB (about 15 request lines) or every 100 ms,
- * whichever comes first, each made at once (synchronously, pino's default). Why: an asynchronous
- * write is a trip through libuv's thread pool (a worker woken, then the event loop), which cost
- * about a fifth of a cached answer's CPU time (measured); a synchronous one is one write(2) per
- * 4 KiB. What is held when the process exits (a signal, process.exit or an uncaught error) is
- * written then (flushOnExit); only a SIGKILL loses it. A stdout slower than the log (a full pipe)
- * slows the service down rather than filling its memory.
- */
-const LOG_DESTINATION = { dest: 1, sync: true, minLength: 4096, periodicFlush: 100 } as const;
-
-/** pino writes out on exit only an asynchronous destination's buffer: this one's is written here. */
-function flushOnExit(destination: ReturnType<typeof pino.destination>): void {
-  process.once('exit', () => {
-    try {
-      destination.flushSync();
-    } catch {
-      // Destroyed (stdout closed): nothing can be written any more.
-    }
-  });
-}
 
 export async function run(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -60,9 +39,7 @@ export async function run(args: string[]): Promise<number> {
     if (e instanceof ConfigError) throw new CliError(e.message);
     throw e;
   }
-  const destination = pino.destination(LOG_DESTINATION);
-  flushOnExit(destination);
-  const logger = pino({ level: config.LOG_LEVEL }, destination);
+  const logger = pino({ level: config.LOG_LEVEL }, logDestination());
   // Each start step fails with one line naming what could not be done, and nothing left running
   // (a watcher or a pool would keep the process alive without serving).
   const opened: { close(): unknown }[] = [];

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // npm run bench:instructions: instructions per cached read, counted by valgrind's callgrind, of the
 // service as `npm start` runs it (its Node flags, the request log on) and of the bare route
-// (bare-route.mjs) serving the same bytes. On a shared VM, CPU time per request swings by half
-// from one run to the next (two servers of the same build read 0.64 to 0.98 of each other); the
-// main thread's instructions per request repeat to within 1%, so they are the measure for an A/B
-// of a change to the request path, and bench:http's CPU time stays the budget's. The count of all
-// threads varies by a tenth with V8's background compiler and GC threads. Counts leave out the
-// kernel's time and cache misses, which a change may also move (a scavenge's helper threads, a
-// write through the thread pool).
+// (bare-route.mjs) serving the same bytes. The main thread's count repeats to within 1%, where CPU
+// time per request swings from one server process to the next, so it shows whether a change to
+// the JavaScript of the request path adds or removes work. It is not the budget's measure and can
+// mislead: it leaves out the kernel, cache misses and the cost of waking other threads, and under
+// valgrind V8 runs differently (the bare route counts more instructions per request than its
+// native CPU time allows). A write through libuv's thread pool looked cheap here and was a sixth
+// of the native CPU time. bench:http's CPU time stays the budget's measure.
 // Each process in turn: WARM requests, the counters zeroed, N requests (10 connections), the
 // counters dumped; printed per request: the main thread and all threads. Needs valgrind.
 //   BENCH_PATH (default /v1/elements/Fe), BENCH_KEYED=1, BENCH_BR=0 (no Accept-Encoding),

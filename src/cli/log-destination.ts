@@ -14,7 +14,7 @@ export interface LogDestination {
 export interface LogDestinationOptions {
   /** The file descriptor written to. Default 1 (stdout). */
   fd?: number;
-  /** Lines are held until they reach this many characters... Default 4096. */
+  /** Lines are held until they reach this many bytes... Default 4096. */
   minLength?: number;
   /** ...or for at most this long. Default 100 ms. */
   flushMs?: number;
@@ -37,15 +37,18 @@ export interface LogDestinationOptions {
  */
 export function logDestination(options: LogDestinationOptions = {}): LogDestination {
   const minLength = options.minLength ?? 4096;
-  const out = pino.destination({ dest: options.fd ?? 1, sync: true });
-  let held: string[] = [];
+  // Lines are encoded once, into one buffer, and pino's destination writes its bytes as they are
+  // (a string would be joined, measured and encoded again, three passes over every byte).
+  const out = pino.destination({ dest: options.fd ?? 1, sync: true, contentMode: 'buffer' });
+  let held = Buffer.allocUnsafe(Math.max(64 * 1024, 2 * minLength));
   let length = 0;
   const flushSync = () => {
-    if (held.length === 0) return;
-    const chunk = held.length === 1 ? held[0]! : held.join('');
-    held = [];
+    if (length === 0) return;
+    const chunk = held.subarray(0, length);
     length = 0;
-    out.write(chunk);
+    // Written before write() returns (synchronous), so the buffer is free again. (Its types know
+    // only strings; in buffer mode it takes bytes.)
+    out.write(chunk as unknown as string);
   };
   const timer = setInterval(flushSync, options.flushMs ?? 100).unref();
   const onExit = () => {
@@ -58,8 +61,12 @@ export function logDestination(options: LogDestinationOptions = {}): LogDestinat
   process.once('exit', onExit);
   return {
     write(line) {
-      held.push(line);
-      length += line.length;
+      // UTF-8 takes at most three bytes per UTF-16 unit.
+      if (length + 3 * line.length > held.length) {
+        flushSync();
+        if (3 * line.length > held.length) held = Buffer.allocUnsafe(3 * line.length);
+      }
+      length += held.write(line, length);
       if (length >= minLength) flushSync();
     },
     flush(done) {

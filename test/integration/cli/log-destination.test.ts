@@ -36,6 +36,14 @@ describe('the log destination', () => {
     expect(written()).toBe([0, 1, 2, 3, 4].map(line).join(''));
   });
 
+  it('writes any text as UTF-8, a line longer than its buffer too', () => {
+    const { destination, written } = open({ minLength: 64, flushMs: 60_000 });
+    const lines = ['{"msg":"Fe₂O₃ – ß – 😀"}\n', `{"msg":"${'é'.repeat(200_000)}"}\n`, '{"msg":"after"}\n'];
+    for (const line of lines) destination.write(line);
+    destination.flushSync();
+    expect(written()).toBe(lines.join(''));
+  });
+
   it('writes a lone line within its flush interval', async () => {
     const { destination, written } = open({ flushMs: 20 });
     destination.write('{"lone":true}\n');

@@ -9,12 +9,13 @@
 // Each row is BENCH_ROUNDS rounds (default 4) of a BENCH_SECONDS run (default 3) of the bare route
 // and then of each service process, back to back: the ratio of a round compares processes measured
 // within seconds of each other (this machine's speed swings by half within a minute, so rows
-// measured one after the other gave ratios from 0.45 to 0.76 for the same code). The load generator (autocannon, in this process) needs most of a
-// core at these rates, and more per answer for the service's longer header block (its parser is
-// JavaScript): its CPU per request is printed too.
-// The service runs in BENCH_PROCESSES processes (default 3), each measured in every round: on a
-// VM, one process of a build can cost a quarter more per request than another of the same build,
-// for the whole of its life. A row's ratio is the median over the processes of each one's median.
+// measured one after the other gave ratios from 0.45 to 0.76 for the same code). The load
+// generator (autocannon, in this process) needs most of a core at these rates, and more per answer
+// for the service's longer header block (its parser is JavaScript): its CPU per request is printed
+// too. The service runs in BENCH_PROCESSES processes (default 3), each measured in every round:
+// one process of a build can cost a tenth or more per request above another for its whole life
+// (per-process choices of V8's), so a row's ratio is the median over the processes of each one's
+// median, printed per process.
 // Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
 import { BROWSER, load, measure, median, PATHS, rounds, startBare } from './cached-reads.mjs';
 import { benchDataDir, startBenchServer } from './serve.mjs';

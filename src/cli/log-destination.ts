@@ -40,7 +40,7 @@ export function logDestination(options: LogDestinationOptions = {}): LogDestinat
   // Lines are encoded once, into one buffer, and pino's destination writes its bytes as they are
   // (a string would be joined, measured and encoded again, three passes over every byte).
   const out = pino.destination({ dest: options.fd ?? 1, sync: true, contentMode: 'buffer' });
-  let held = Buffer.allocUnsafe(Math.max(64 * 1024, 2 * minLength));
+  const held = Buffer.allocUnsafe(Math.max(64 * 1024, 2 * minLength));
   let length = 0;
   const flushSync = () => {
     if (length === 0) return;
@@ -64,7 +64,11 @@ export function logDestination(options: LogDestinationOptions = {}): LogDestinat
       // UTF-8 takes at most three bytes per UTF-16 unit.
       if (length + 3 * line.length > held.length) {
         flushSync();
-        if (3 * line.length > held.length) held = Buffer.allocUnsafe(3 * line.length);
+        // A line longer than the buffer goes out on its own, rather than growing the buffer for good.
+        if (3 * line.length > held.length) {
+          out.write(Buffer.from(line) as unknown as string);
+          return;
+        }
       }
       length += held.write(line, length);
       if (length >= minLength) flushSync();

@@ -1,9 +1,10 @@
 /**
- * The formula reader (DESIGN.md section 2, "by symbol inside a chemical formula"): whether a string
- * reads completely as a formula (element symbols with counts, decimals, x/y/z/δ/n variables, (),
- * [], charges, oxidation states "(III)", hydrate dots, isotope masses (13C, δ18O, 87Sr), MXene
- * "Tx", perovskite "FA"/"MA") and which symbols it names. Symbol case matters; what a formula
- * means in a title (abbreviation, English word) is the tagger's business.
+ * The formula reader (docs/metrics.md, "Mapping papers to subjects": by symbol inside a chemical
+ * formula): whether a string reads completely as a formula (element symbols with counts,
+ * decimals, x/y/z/δ/n variables, (), [], charges, oxidation states "(III)", hydrate dots,
+ * isotope masses (13C, δ18O, 87Sr), MXene "Tx", perovskite "FA"/"MA") and which symbols it
+ * names. Symbol case matters; what a formula means in a title (abbreviation, English word) is the
+ * tagger's business.
  * v5: a Miller index or a count group in parentheses after the formula ("TiO2(110)",
  * "MoS2(1-x)Se2x"), numbers times a variable ("Se2x"), homologous series ("Srn+1RunO3n+1",
  * "CnH2n+1OH"); in the wrong case also a capital after a parenthesis ("Co(Oh)2"), a charge

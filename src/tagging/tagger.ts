@@ -1,5 +1,5 @@
 /**
- * Headline-element tagger (DESIGN.md section 2, "Headline mapping"): the elements a paper title
+ * Headline-element tagger (docs/metrics.md, "Mapping papers to subjects"): the elements a paper title
  * names as a subject, as a chemist reads it. Precision matters more than recall, so every rule
  * below errs on the side of not tagging.
  *

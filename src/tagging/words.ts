@@ -1,6 +1,6 @@
 /**
- * The word rules (DESIGN.md section 2, names, adjectives and anions): lowercase letter runs of a
- * title, read case-insensitively.
+ * The word rules (docs/metrics.md, "Mapping papers to subjects": names, adjectives and anions):
+ * lowercase letter runs of a title, read case-insensitively.
  *    - element names and spelling variants (iron, aluminium/aluminum, sulphur/sulfur, caesium/cesium,
  *      phosphorous as a common misspelling of phosphorus), also as a whole hyphen part
  *      ("lithium-ion", "cobalt-free", "nickel-iron") and plurals ("carbons");

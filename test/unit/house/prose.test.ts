@@ -20,9 +20,13 @@ describe('prose', () => {
       ...files(join(ROOT, 'src'), /\.ts$/),
       ...files(join(ROOT, 'docs'), /\.md$/),
       ...files(join(ROOT, 'test'), /\.ts$/).filter((f) => !f.endsWith('prose.test.ts')),
+      ...['bench', 'scripts', 'skill', 'deploy'].flatMap((d) =>
+        files(join(ROOT, d), /\.(m?[jt]s|md|sh|ya?ml)$/),
+      ),
       join(ROOT, 'README.md'),
     ];
-    const outside = /spec part \d|DESIGN section \d|(the|an|see the) issue notes?\b/i;
+    const outside =
+      /spec part \d|DESIGN(\.md)? section \d|\bDESIGN\.md\b|\bSTYLE\.md\b|interface-spec|(the|an|see the) issue notes?\b/i;
     const cited = sources.flatMap((file) =>
       readFileSync(file, 'utf8')
         .split('\n')

@@ -1,5 +1,6 @@
 import { type Logger, symbols } from 'pino';
-import { type Answered, routeLabel } from './metrics.js';
+import type { Middleware } from './fast-path/middleware-chain.js';
+import { onAnswered, routeLabel } from './metrics.js';
 
 /** The fields of a request's log line, in the order they are written. */
 export interface RequestLine {
@@ -13,13 +14,12 @@ export interface RequestLine {
 }
 
 /**
- * One JSON log line per request, once it is answered (given to onAnswered, beside the metrics):
- * id, method, route pattern, path, status, duration, and the key's visible prefix when there is
- * one. Never the key, never the query string's values beyond the path.
+ * One JSON log line per request: id, method, route pattern, path, status, duration, and the key's
+ * visible prefix when there is one. Never the key, never the query string's values beyond the path.
  */
-export function logAnswer(logger: Logger): Answered {
+export function requestLog(logger: Logger): Middleware {
   const write = requestLineWriter(logger);
-  return (c, status, ms) =>
+  return onAnswered((c, status, ms) =>
     write({
       req_id: c.get('requestId'),
       method: c.req.method,
@@ -28,7 +28,8 @@ export function logAnswer(logger: Logger): Answered {
       status,
       ms: Math.round(ms * 10) / 10,
       key_prefix: c.get('apiKeyPrefix') ?? null,
-    });
+    }),
+  );
 }
 
 /**
@@ -44,20 +45,10 @@ export function requestLineWriter(logger: Logger): (line: RequestLine) => void {
   // pino's own bindings as it writes them (pid, hostname and a child's): `,"pid":1,...`.
   const afterTime = (logger as unknown as Record<symbol, string>)[symbols.chindingsSym] ?? '';
   const head = `{"level":${level},"time":`;
-  // Methods and route patterns are few: each is quoted once (JSON.stringify is a call into C++).
-  const quoted = new Map<string, string>();
-  const quote = (s: string) => {
-    let q = quoted.get(s);
-    if (q === undefined) {
-      q = JSON.stringify(s);
-      if (quoted.size < 1000) quoted.set(s, q);
-    }
-    return q;
-  };
   return (l) => {
     stream.write(
       `${head}${Date.now()}${afterTime}${l.req_id === undefined ? '' : `,"req_id":${JSON.stringify(l.req_id)}`}` +
-        `,"method":${quote(l.method)},"route":${quote(l.route)},"path":${JSON.stringify(l.path)}` +
+        `,"method":${JSON.stringify(l.method)},"route":${JSON.stringify(l.route)},"path":${JSON.stringify(l.path)}` +
         `,"status":${l.status},"ms":${l.ms},"key_prefix":${l.key_prefix === null ? 'null' : JSON.stringify(l.key_prefix)}` +
         ',"msg":"request"}\n',
     );

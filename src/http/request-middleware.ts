@@ -21,12 +21,12 @@ import {
 } from './fast-path/middleware-chain.js';
 import { responseCache } from './fast-path/response-cache.js';
 import { unpaidCache } from './fast-path/unpaid-cache.js';
-import { observeAnswer, onAnswered } from './metrics.js';
+import { metricsMiddleware } from './metrics.js';
 import { paymentGate } from './payment.js';
 import { MAX_BODY_BYTES, MAX_URL_CHARS } from './problem.js';
 import { rateLimitMiddleware } from './rate-limit.js';
 import { requestId } from './request-id.js';
-import { logAnswer } from './request-log.js';
+import { requestLog } from './request-log.js';
 
 export interface RequestMiddleware {
   /** What every request passes through, as one Hono middleware; `.fastPath` runs it for the listener. */
@@ -37,8 +37,8 @@ export interface RequestMiddleware {
 
 /**
  * What every request passes through, as one middleware (middleware-chain.ts): the request id and
- * CORS headers first, set before the handler (see cors.ts for why), then the metrics and
- * the request log, the 414 check, the body limit (every route: body-limit.ts), compression and the pages'
+ * CORS headers first, set before the handler (see cors.ts for why), then the request log,
+ * metrics, the 414 check, the body limit (every route: body-limit.ts), compression and the pages'
  * headers; and for /v1 (but its OpenAPI document, answered before them) the snapshot, the caller,
  * the rate limit, pay per call (x402: only in the full edition and when a network is offered) and
  * the response cache.
@@ -80,11 +80,8 @@ export function requestMiddleware(
     [
       requestId(deps.config.publicUrl) as Middleware,
       cors(paymentsOn),
-      // The metrics and the request log (when on) time each request with one start and one end.
-      onAnswered(
-        observeAnswer(metrics),
-        ...(deps.logger?.isLevelEnabled('info') ? [logAnswer(deps.logger)] : []),
-      ),
+      ...(deps.logger?.isLevelEnabled('info') ? [requestLog(deps.logger)] : []),
+      metricsMiddleware(metrics),
       uriLength,
       boundedBody(MAX_BODY_BYTES),
       compression(),

@@ -29,8 +29,14 @@ export default defineConfig({
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
+      // Whole processes, builds and servers: the timeout is a hang guard, not a speed check. On a
+      // slow 2-core machine tests with no timeout of their own took up to 26 s of the default 30
+      // (recovery.test.ts 16-26 s, versions-keep, pull-cli, state-backup 16-18 s).
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 120_000 } },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 120_000 },
+      },
     ],
   },
 });

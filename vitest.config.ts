@@ -12,7 +12,10 @@ import { defineConfig } from 'vitest/config';
 // biome-ignore lint/style/noDefaultExport: vitest reads the default export
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
+    // Whole processes, builds and servers: the timeout is a hang guard, not a speed check. On a
+    // slow 2-core machine tests with no timeout of their own took up to 26 s of vitest's 30
+    // (recovery.test.ts 16-26 s, versions-keep, pull-cli, state-backup 16-18 s). Unit tests: 30 s.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
     // At least two files at once: most of them wait on processes, sockets and services, so a second
@@ -27,16 +30,11 @@ export default defineConfig({
           // Pure logic (no mocks, globals or environment changed): the files share their workers'
           // imports instead of each loading the modules anew (half the tier's time went to imports).
           isolate: false,
+          testTimeout: 30_000,
         },
       },
-      // Whole processes, builds and servers: the timeout is a hang guard, not a speed check. On a
-      // slow 2-core machine tests with no timeout of their own took up to 26 s of the default 30
-      // (recovery.test.ts 16-26 s, versions-keep, pull-cli, state-backup 16-18 s).
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 120_000 } },
-      {
-        extends: true,
-        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 120_000 },
-      },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
     ],
   },
 });

@@ -28,9 +28,10 @@ function rawGet(url, headers) {
 
 /**
  * The bare route (bare-route.mjs) in its own process, serving the bytes `service` answers for
- * PATHS; `wrap`: a command to run it under (e.g. valgrind and its options).
+ * PATHS; `wrap`: a command to run it under (e.g. valgrind and its options); `workUs`: busy work
+ * per answer; `port`: default the service's + 1000.
  */
-export async function startBare(service, { wrap = [] } = {}) {
+export async function startBare(service, { wrap = [], workUs = 0, port: fixedPort } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ri-bench-bare-'));
   for (const [i, path] of PATHS.entries()) {
     const identity = await rawGet(service + path, {});
@@ -40,10 +41,16 @@ export async function startBare(service, { wrap = [] } = {}) {
     writeFileSync(join(dir, `${i}.identity`), identity.body);
     writeFileSync(join(dir, `${i}.br`), br.body);
   }
-  const port = Number(new URL(service).port) + 1000;
+  const port = fixedPort ?? Number(new URL(service).port) + 1000;
   const command = [...wrap, process.execPath, join(import.meta.dirname, 'bare-route.mjs')];
   const child = spawn(command[0], command.slice(1), {
-    env: { ...process.env, BARE_DIR: dir, BARE_PORT: String(port), BARE_PATHS: PATHS.join(',') },
+    env: {
+      ...process.env,
+      BARE_DIR: dir,
+      BARE_PORT: String(port),
+      BARE_PATHS: PATHS.join(','),
+      BARE_WORK_US: String(workUs),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   process.on('exit', () => child.kill('SIGTERM'));

@@ -24,11 +24,13 @@ const works = (process.env.WORK_US ?? '0,5,10,20').split(',').map(Number);
 if (works[0] !== 0) throw new Error('WORK_US must start with 0 (the bare route itself)');
 const server = await startBenchServer(benchDataDir('http'), { plan: 'personal' });
 const targets = { service: { base: server.base, pid: server.child.pid, key: server.key } };
+// The bare route's name for each amount of work (rounds() measures `bare` first, as its baseline).
+const names = works.map((w, i) => (i === 0 ? 'bare' : `bare+${w}us`));
 const bares = [];
 for (const [i, workUs] of works.entries()) {
   const port = Number(new URL(server.base).port) + 1000 + i;
   bares.push(await startBare(server.base, { workUs, port }));
-  targets[i === 0 ? 'bare' : `bare+${workUs}us`] = bares.at(-1);
+  targets[names[i]] = bares.at(-1);
 }
 // Warm-up (JIT, the response cache, connections), not reported.
 for (const target of Object.values(targets)) await measure(target, row, 2);
@@ -41,7 +43,7 @@ const cpu = Object.fromEntries(
 );
 
 // Least squares through (work, CPU per request) of the bare routes.
-const points = works.map((w, i) => [w, cpu[i === 0 ? 'bare' : `bare+${w}us`]]);
+const points = works.map((w, i) => [w, cpu[names[i]]]);
 const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const mw = mean(points.map(([w]) => w));
 const mc = mean(points.map(([, c]) => c));

@@ -6,8 +6,9 @@ import { ServiceError } from '../core/errors.js';
 import { PRICED_OPERATIONS } from '../payments/discovery.js';
 import { NETWORKS } from '../payments/networks.js';
 import { PaymentDemand, payerOf } from '../payments/paid-call.js';
-import type { PaymentService } from '../payments/payment-service.js';
+import type { PaidResource, PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import type { AppEnv } from './context.js';
 import type { Middleware } from './fast-path/middleware-chain.js';
 import { problemResponse } from './problem.js';
@@ -109,15 +110,26 @@ export async function charge(c: Context<AppEnv>, usd?: number): Promise<void> {
   }
 }
 
-function paidResource(c: Context<AppEnv>, op: Operation, publicUrl: string) {
+function paidResource(c: Context<AppEnv>, op: Operation, publicUrl: string): PaidResource {
   const url = new URL(c.req.url);
   const snapshot = c.get('snapshot') as Snapshot | undefined;
+  const target = `${publicUrl}${url.pathname}${url.search}`;
   return {
     operation: op.id,
-    url: `${publicUrl}${url.pathname}${url.search}`,
+    url: target,
     description: op.description,
+    // A POST asks in its body (the lab's query, quote and depth): the payment buys that body too,
+    // so the same payment with another body is a replay, not a retry. The route has parsed it.
+    ...(op.method === 'POST' ? { request: `POST ${target} ${canonicalJson(postBody(c))}` } : {}),
     ...(snapshot ? { dataVersion: snapshot.version } : {}),
   };
+}
+
+/** The JSON body as the route validated it (a priced POST is charged only after that). */
+function postBody(c: Context<AppEnv>): unknown {
+  const body = (c.req as unknown as { valid(target: 'json'): unknown }).valid('json');
+  if (body === undefined) throw new Error('a priced POST was charged before its body was validated');
+  return body;
 }
 
 /** A refused or unpaid call as REST answers it: a demand for payment is a 402 with the terms. */

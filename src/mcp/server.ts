@@ -32,6 +32,7 @@ import { accessText } from '../payments/discovery.js';
 import { PaymentDemand } from '../payments/paid-call.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import { chooseEncoding } from '../util/compression.js';
 import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
 import { outlineSchema } from './outline-schema.js';
@@ -365,15 +366,6 @@ function inputProblem(issues: readonly z.core.$ZodIssue[]): ServiceError {
   return new ServiceError('invalid_parameter', `Parameter '${name}': ${issue?.message ?? 'invalid'}.`, {
     parameter: name,
   });
-}
-
-/** Arguments as one string whatever their key order: the same call gives the same text. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 }
 
 /** What the server tells a host once, so no tool description or result has to repeat it. */

@@ -95,7 +95,8 @@ export const OPERATIONS = [
   {
     id: 'getElementHistories',
     tool: 'get_element_histories',
-    description: 'The full histories of several elements in one call (symbols=Fe,Ni,Co), priced per symbol',
+    // Priced per symbol (perSymbol): each door states it beside the price.
+    description: 'The full histories of several elements in one call (symbols=Fe,Ni,Co)',
     method: 'GET',
     path: '/elements/history',
     access: 'key',

@@ -21,13 +21,15 @@ function readingNotes(snapshot: SnapshotStamp, viewer: Viewer): ReadingNotes {
     upgradeUrl: `${viewer.publicUrl}/pricing`,
     edition: viewer.edition ?? 'full',
   });
+  const full = (viewer.edition ?? 'full') === 'full';
   return {
     ...metrics,
     papers: PAPER_NOTES,
-    research_papers: RESEARCH_PAPER_NOTES,
+    // The older edition has no research and no lab: no answer of it carries their notes.
+    ...(full ? { research_papers: RESEARCH_PAPER_NOTES } : {}),
     subject_elements: SUBJECT_SHARE_NOTES,
     history: HISTORY_NOTES,
-    lab: LAB_NOTES,
+    ...(full ? { lab: LAB_NOTES } : {}),
     versions: VERSIONS_CITE_NOTES,
   };
 }

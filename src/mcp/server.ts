@@ -14,6 +14,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { PaymentRequired } from '@x402/core/types';
 import { z } from 'zod';
+import { editionDescriptions, editionText } from '../access/edition-text.js';
 import type { Plan } from '../access/plans.js';
 import { type Edition, operation, PAID_CALL_RULE } from '../access/policy.js';
 import { type CallDeps, OperationCall } from '../calls/operation-call.js';
@@ -66,10 +67,14 @@ export function createMcp(deps: McpDeps) {
   const byName = new Map(tools.map((t) => [t.name, t]));
   // Sized for a model's context (bench/mcp-tokens.mjs): what every tool shares is said once, in
   // the server's instructions; output schemas name the answer's fields and their types only.
+  // Descriptions are written for the full edition; the older one names its one plan, Enterprise.
   const listing: Tool[] = tools.map((t) => ({
     name: t.name,
-    description: `${t.description} ${accessText(operation(t.op), deps.edition, Boolean(deps.payments?.enabled))}`,
-    inputSchema: listedInput(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' })),
+    description: `${editionText(t.description, deps.edition)} ${accessText(operation(t.op), deps.edition, Boolean(deps.payments?.enabled))}`,
+    inputSchema: editionDescriptions(
+      listedInput(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' })),
+      deps.edition,
+    ),
     outputSchema: outlineSchema(z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' })),
     // A lab quote is stored and a lab run delivers (and charges for) a deliverable: hosts that
     // approve read-only tools on their own must ask before those. (The hints a read-only tool
@@ -86,7 +91,8 @@ export function createMcp(deps: McpDeps) {
     payments,
     ...(deps.log ? { log: deps.log } : {}),
   };
-  const serverInstructions = instructions(deps.publicUrl, Boolean(payments));
+  const serverInstructions = instructions(deps.publicUrl, Boolean(payments), deps.edition);
+  const notesResource = notesResourceOf(deps.edition);
 
   // The notes every answer of a data version shares (the notes resource) are read as a caller
   // without a key would read them (the same texts for every plan).
@@ -160,6 +166,7 @@ export function createMcp(deps: McpDeps) {
             lab: deps.lab!,
             heavy: deps.heavy ?? inThread,
             charge: (usd) => call.charge(usd),
+            paidBefore: () => call.paidBefore(),
             snapshotDir: deps.snapshots.dir,
             ...(envelope ? { envelope } : {}),
           },
@@ -277,11 +284,11 @@ export function createMcp(deps: McpDeps) {
       server.setRequestHandler(ListResourcesRequestSchema, async () => {
         const version = deps.snapshots.version;
         return {
-          resources: version ? [{ uri: notesUri(version), ...NOTES_RESOURCE, name: `notes-${version}` }] : [],
+          resources: version ? [{ uri: notesUri(version), ...notesResource, name: `notes-${version}` }] : [],
         };
       });
       server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-        resourceTemplates: [{ uriTemplate: `${NOTES_URI}{data_version}`, ...NOTES_RESOURCE, name: 'notes' }],
+        resourceTemplates: [{ uriTemplate: `${NOTES_URI}{data_version}`, ...notesResource, name: 'notes' }],
       }));
       server.setRequestHandler(ReadResourceRequestSchema, async (req) => readNotes(req.params.uri));
       server.setRequestHandler(CallToolRequestSchema, async (req) => {
@@ -308,12 +315,12 @@ export function createMcp(deps: McpDeps) {
 
 /** Where the notes every answer of a data version shares are read (resources/read). */
 const notesUri = (version: string) => `${NOTES_URI}${version}`;
-const NOTES_RESOURCE = {
+/** The notes resource as listed; the older edition has no lab to read notes on. */
+const notesResourceOf = (edition: Edition) => ({
   title: 'How to read the answers of a data version',
-  description:
-    'The notes every answer of this data version shares (how to read RI, RIS, HRI, paper lists, histories, the lab; the corpus; how to cite), by name. A result names this resource in notes.read and keeps only its own notes.',
+  description: `The notes every answer of this data version shares (how to read RI, RIS, HRI, paper lists, histories${edition === 'full' ? ', the lab' : ''}; the corpus; how to cite), by name. A result names this resource in notes.read and keeps only its own notes.`,
   mimeType: 'application/json',
-};
+});
 
 /**
  * A tool's input schema as listed: without its dialect line (the MCP default is the same) and with
@@ -368,14 +375,24 @@ function inputProblem(issues: readonly z.core.$ZodIssue[]): ServiceError {
   });
 }
 
-/** What the server tells a host once, so no tool description or result has to repeat it. */
-function instructions(publicUrl: string, payments: boolean): string {
+/**
+ * What the server tells a host once, so no tool description or result has to repeat it; in the
+ * older edition it names its one plan and nothing it does not serve (research, the lab, payment).
+ */
+function instructions(publicUrl: string, payments: boolean, edition: Edition): string {
   return [
     'Research-intensity scores for the 118 chemical elements and for research topics and keywords, from a corpus of scientific papers (OpenAlex works).',
-    'RI: papers on a subject per 10,000 papers of the corpus (a share of research output, not quality). RIS (0-100): recency-weighted output on a log scale against the most-researched subject of the same type; compare only subjects of one type within one data_version. HRI: the same share as RI among high-impact papers (null below the Personal plan).',
+    editionText(
+      'RI: papers on a subject per 10,000 papers of the corpus (a share of research output, not quality). RIS (0-100): recency-weighted output on a log scale against the most-researched subject of the same type; compare only subjects of one type within one data_version. HRI: the same share as RI among high-impact papers (null below the Personal plan).',
+      edition,
+    ),
     'Subjects: subject_type topic (subject_id like T10030) or keyword (its slug); find them with search_subjects. Papers are ranked by impact_score (a citation percentile within field and year, young papers projected); only the top 100 of a subject are ranked; never rank them by ris_contribution. Abstracts are never returned: the DOI points to the source.',
     `Results: structuredContent holds the answer as JSON; the text block holds the same answer in TOON (a list of records is a table: its columns named once in the header, cells separated by |). Every answer has canonical_url (the page to cite) and data_version (${DATA_VERSION_DIGITS} hex digits: give it back as data_version to any read tool to get the same data again, while list_versions lists it). notes keeps only what that answer alone says; notes.read names the resource (resources/read) with the notes every answer of that data version shares: how to read each metric, the corpus, how to cite.`,
-    'research turns a question into communities and reading lists; lab_quote then lab_run deliver a filtered paper list.',
+    ...(edition === 'full'
+      ? [
+          'research turns a question into communities and reading lists; lab_quote then lab_run deliver a filtered paper list.',
+        ]
+      : []),
     payments
       ? `A price in a description (x402: ...) is what a call costs without a key. Without a key, priced tools answer with x402 terms in the first text block ({"x402/error": {"code": 402, "data": <PaymentRequired>}}): sign them with an x402 client and call again with _meta["x402/payment"]; the receipt is in _meta["x402/payment-response"]. ${PAID_CALL_RULE} An error settlement_pending: call again with the same arguments and payment. Plans and prices: ${publicUrl}/pricing.`
       : `Keys and plans: ${publicUrl}/account and ${publicUrl}/pricing.`,

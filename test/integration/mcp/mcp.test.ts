@@ -602,11 +602,45 @@ describe('the MCP tool server', () => {
     expect(await mcp.direct((h) => headers[h], caller, { ...message, method: 'tools/list' })).toBeNull();
   });
 
-  it('lists only the older edition tools in the enterprise edition', async () => {
+  it('lists only the older edition tools in the enterprise edition, and says only what that edition serves', async () => {
     const ent = await sampleApp({ EDITION: 'enterprise' });
     const local = await listen(ent.app as never);
     const client = await connect(ent.keys.enterprise, local.base);
     const { tools } = await client.listTools();
+    // What only the full edition has: its plans, research, the lab, per-call payment.
+    const fullOnly = (text: string) =>
+      text.match(
+        /Personal|Professional|\blab\b|\blab_\w+|x402|\bpa(?:y|id|yment)\b|\bpric(?:e|ed)\b|\bresearch\b(?![ -](?:intensity|output|topics))/gi,
+      );
+    const said = (c: Client, list: typeof tools) => [
+      c.getInstructions() ?? '',
+      ...list.map((t) => `${t.name}: ${t.description} ${JSON.stringify(t.inputSchema)}`),
+    ];
+    // The full edition's texts do say them (the check below is not vacuous).
+    const full = await connect(ctx.keys.professional);
+    expect(said(full, (await full.listTools()).tools).filter(fullOnly).length).toBeGreaterThan(3);
+    await full.close();
+    expect(said(client, tools).map((text) => [text.slice(0, 30), fullOnly(text)])).toEqual(
+      said(client, tools).map((text) => [text.slice(0, 30), null]),
+    );
+    expect(client.getInstructions()).toContain('null below the Enterprise plan');
+    // Every gated tool names the plan that opens it, and the per-resolution plans say Enterprise.
+    for (const t of tools) {
+      const op = OPERATIONS.find((o) => 'tool' in o && o.tool === t.name)!;
+      if (op.access === 'personal' || op.access === 'professional')
+        expect([t.name, t.description!.includes('Enterprise plan.')]).toEqual([t.name, true]);
+    }
+    expect(tools.find((t) => t.name === 'get_element_history')!.description).toMatch(
+      /monthly from Enterprise; daily from Enterprise/,
+    );
+    // The notes every answer shares: none on research or the lab, which this edition has not.
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(fullOnly(resourceTemplates[0]!.description!)).toBeNull();
+    const fe = await call(client, 'get_element_ri', { symbol: 'Fe' });
+    const notes = await readNotes(client, (fe.structuredContent as { notes: { read: string } }).notes.read);
+    expect(Object.keys(notes)).not.toContain('lab');
+    expect(Object.keys(notes)).not.toContain('research_papers');
+    expect(Object.keys(notes)).toContain('papers');
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
         'get_element_ri',

@@ -142,6 +142,11 @@ export class OperationCall {
     return this.snapshot;
   }
 
+  /** Whether the payment sent was already used (a retry of this request, or a replay refused at charge). */
+  async paidBefore(): Promise<boolean> {
+    return (await this.paid?.paidBefore()) ?? false;
+  }
+
   /** 3. Once the call is known to be answerable: the terms, or the payment verified and held. */
   async charge(usd?: number): Promise<void> {
     await this.paid?.charge(usd);

@@ -48,6 +48,9 @@ export interface LabService {
    * A quote's papers at a depth, by quote_id or with the whole quote. The quote's refusals
    * (unknown, edited, expired, stale, licence) come first; then `pay` is asked for the run price
    * (the depth's quoted price minus what the quote cost), then the papers are computed.
+   * `paidBefore`: the call carries a payment the ledger already holds (a retry after a lost or
+   * pending answer); its quote's expiry was checked when it was paid, and `pay` still refuses it
+   * unless it is this very request.
    */
   run(
     snapshot: Snapshot,
@@ -55,6 +58,7 @@ export interface LabService {
     depth: LabDepth,
     viewer: Viewer,
     pay: (usd: number) => Promise<void>,
+    paidBefore?: boolean,
   ): Promise<LabRunAnswer>;
 }
 
@@ -93,7 +97,7 @@ export function createLabService(deps: LabServiceDeps): LabService {
       });
       return quote;
     },
-    async run(snapshot, request, depth, viewer, pay) {
+    async run(snapshot, request, depth, viewer, pay, paidBefore = false) {
       let body: Record<string, unknown>;
       if ('quote' in request) body = request.quote;
       else {
@@ -109,7 +113,7 @@ export function createLabService(deps: LabServiceDeps): LabService {
         }
         body = JSON.parse(kept) as Record<string, unknown>;
       }
-      const quote = checkQuote(snapshot, body, depth, await settings());
+      const quote = checkQuote(snapshot, body, depth, await settings(), paidBefore);
       const price = quote.deliverables[depth]!.run_price.usd;
       if (!(price > 0))
         throw new ServiceError('quote_edited', 'The quote names a price this service never quotes.');

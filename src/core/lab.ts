@@ -356,13 +356,15 @@ export function labQuote(
 /**
  * The refusals of a run, before any payment is asked: edited (signature mismatch, 400), expired
  * (410), stale (the data was republished since, 409), a licence offer (403), a depth not offered
- * (400 depth_not_offered).
+ * (400 depth_not_offered). `paidBefore`: a retry of a run this very payment already bought, whose
+ * quote was unexpired when it was paid; it is owed the run even if the quote has expired since.
  */
 export function checkQuote(
   snapshot: SnapshotStamp,
   quote: Record<string, unknown>,
   depth: LabDepth,
   settings: QuoteSettings,
+  paidBefore = false,
 ): LabQuote {
   if (!verifyQuote(quote, settings.secret)) {
     throw new ServiceError(
@@ -371,7 +373,7 @@ export function checkQuote(
     );
   }
   const q = quote as unknown as LabQuote;
-  if (Date.parse(q.expires_at) <= settings.now().getTime()) {
+  if (!paidBefore && Date.parse(q.expires_at) <= settings.now().getTime()) {
     throw new ServiceError('quote_expired', `The quote expired at ${q.expires_at}; ask for a new quote.`, {
       expired_at: q.expires_at,
     });

@@ -68,6 +68,8 @@ interface ToolContext {
   snapshotDir: string;
   /** Once the call is known to be answerable: asks for (or checks) payment; a no-op on a plan that covers it. */
   charge(usd?: number): Promise<void>;
+  /** Whether the payment sent was already used: a retry (lab_run owes it the run it paid for). */
+  paidBefore(): Promise<boolean>;
   /** The JSON-RPC response the result goes into, when the tool may write it compressed itself. */
   envelope?: ResponseEnvelope;
 }
@@ -290,7 +292,7 @@ export function toolDefinitions(): ToolDef[] {
       async run(ctx, a) {
         const request = labRunRequest(a as Parameters<typeof labRunRequest>[0]);
         const depth = a.depth as LabDepth;
-        return ctx.lab.run(ctx.snapshot, request, depth, ctx.viewer, (usd) => ctx.charge(usd));
+        return ctx.lab.run(ctx.snapshot, request, depth, ctx.viewer, (usd) => ctx.charge(usd), await ctx.paidBefore());
       },
     },
     {

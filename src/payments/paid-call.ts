@@ -1,4 +1,5 @@
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import type { PaymentRow } from '../access/payment-ledger.js';
 import type { Plan } from '../access/plans.js';
 import { type Edition, goesAsPayer, type Operation, payerPlan } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
@@ -20,6 +21,8 @@ import {
 export class PaidCall {
   /** The payment verified and held by `charge`, until it is settled or released. */
   private verified: VerifiedPayment | undefined;
+  /** The ledger's row of an earlier use of this very payment, looked up once. */
+  private prior: Promise<PaymentRow | null> | undefined;
 
   constructor(
     private readonly service: PaymentService,
@@ -40,8 +43,18 @@ export class PaidCall {
 
   /** The data version an earlier use of this very payment bought: a retry answers from it. */
   async paidVersion(): Promise<string | null> {
-    if (this.payment === undefined) return null;
-    return (await this.service.priorPayment(this.payment))?.dataVersion ?? null;
+    return (await this.priorUse())?.dataVersion ?? null;
+  }
+
+  /** Whether the ledger already holds this very payment: a retry (verify() checks it is of the same request). */
+  async paidBefore(): Promise<boolean> {
+    return (await this.priorUse()) !== null;
+  }
+
+  private priorUse(): Promise<PaymentRow | null> {
+    if (this.payment === undefined) return Promise.resolve(null);
+    this.prior ??= this.service.priorPayment(this.payment);
+    return this.prior;
   }
 
   /**

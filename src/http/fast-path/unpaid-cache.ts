@@ -32,6 +32,9 @@ export function unpaidCache(generation: () => number): Middleware<Context<AppEnv
     enter(c) {
       const payment = c.get('payment');
       if (!payment || payment.paymentSent || c.req.method !== 'GET') return undefined;
+      // A lab run's 402 stands only while its quote does (an expired quote is refused before any
+      // payment is asked): made again each time.
+      if (payment.op.pricedByQuote) return undefined;
       const url = c.req.url;
       const form = prefersCsv(c.req.header('accept')) ? 'csv|' : '';
       const key = `${generation()}|${form}${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;

@@ -464,6 +464,42 @@ describe('refusals with a valid payment attached', () => {
   });
 });
 
+describe('a paid lab run whose quote expires before the retry', () => {
+  it('is delivered to the retry of that very payment, charged once; the payment buys no other run', async () => {
+    let now = new Date();
+    const later = await sampleApp(PAID_CONFIG, { facilitator, now: () => now });
+    const issued = (await (
+      await later.app.request('/v1/lab/quote?q=Ni', bearer(later.keys.professional))
+    ).json()) as { quote_id: string; expires_at: string };
+    const other = (await (
+      await later.app.request('/v1/lab/quote?q=Co', bearer(later.keys.professional))
+    ).json()) as { quote_id: string };
+    const path = `/v1/lab/run?quote_id=${issued.quote_id}&depth=papers_20`;
+    const required = await terms(await later.app.request(path));
+    const payment = encodePaymentSignatureHeader(await payingFetch().client.createPaymentPayload(required));
+    const before = await balances();
+    // The answer is lost on the way (a dropped connection, a settlement still pending): the
+    // payer repeats the request with the same payment after the quote has expired.
+    const first = await later.app.request(path, { headers: { 'payment-signature': payment } });
+    expect(first.status).toBe(200);
+    const firstBody = await first.text();
+    now = new Date(Date.parse(issued.expires_at) + 1000);
+    const retry = await later.app.request(path, { headers: { 'payment-signature': payment } });
+    expect(retry.status).toBe(200);
+    expect(await retry.text()).toBe(firstBody);
+    // Without the payment, or with it for another (expired) quote, the expiry holds.
+    const unpaid = await later.app.request(path);
+    expect(unpaid.status).toBe(410);
+    const elsewhere = await later.app.request(`/v1/lab/run?quote_id=${other.quote_id}&depth=papers_20`, {
+      headers: { 'payment-signature': payment },
+    });
+    expect(elsewhere.status).toBe(402);
+    expect(((await elsewhere.json()) as { code: string }).code).toBe('payment_replayed');
+    expect(before.payer - (await balances()).payer).toBe(BigInt(required.accepts[0]!.amount));
+    await later.close();
+  });
+});
+
 describe('keys and payments together', () => {
   it('a key whose plan covers the call is never asked to pay, even with a payment attached', async () => {
     const payment = await signedFor('/elements/Fe/history');

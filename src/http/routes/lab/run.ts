@@ -24,7 +24,15 @@ const errors = {
  */
 export function registerLabRun(app: OpenAPIHono<AppEnv>, deps: RouteDeps, lab: LabService): void {
   const answer = async (c: Context<AppEnv>, request: LabRunRequest, depth: LabDepth) => {
-    const run = await lab.run(c.get('snapshot'), request, depth, c.get('viewer'), (usd) => charge(c, usd));
+    const paidBefore = (await c.get('payment')?.paidBefore()) ?? false;
+    const run = await lab.run(
+      c.get('snapshot'),
+      request,
+      depth,
+      c.get('viewer'),
+      (usd) => charge(c, usd),
+      paidBefore,
+    );
     return c.json(run, 200, { 'cache-control': 'no-store' });
   };
 

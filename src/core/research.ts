@@ -130,11 +130,14 @@ export function research(
   const communities = matchCommunities(snapshot.reader, scored, total, viewer);
   const elementCommunities = matchElementCommunities(snapshot.reader, q, communities);
   const nextPage = request.page + 1;
+  // next names the snapshot this page came from, pinned or not: the following page is then sold
+  // from the same data (pages of one answer), and a pinned answer stays byte for byte the same.
   const query = new URLSearchParams({
     ...(request.paper ? { paper: request.paper } : { q }),
     page_size: String(request.pageSize),
     lenses: request.lenses.join(','),
     page: String(nextPage),
+    data_version: snapshot.version,
   });
   return {
     q,

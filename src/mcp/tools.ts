@@ -112,7 +112,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'research',
       op: 'research',
-      description: `${d('research')}: the communities and element sub-communities a question (q) or a paper (paper: a DOI or title) is about, each with why it matched and whether it is rising, and the reading lists foundational (classics the matched papers cite most), now (highest impact) and newest (last two years). One page per call; pages (1-5) and next give the rest, a page past the last is refused uncharged.`,
+      description: `${d('research')}: the communities and element sub-communities a question (q) or a paper (paper: a DOI or title) is about, each with why it matched and whether it is rising, and the reading lists foundational (classics the matched papers cite most), now (highest impact) and newest (last two years). One page per call; pages (1-5) and next give the rest (call again with the page and data_version in next.url, so every page is of one data version); a page past the last is refused uncharged.`,
       input: z
         .object({
           ...researchFields(z.number),

@@ -1,4 +1,5 @@
 import type { PaperQueries, PaperRow, ResearchQueries, ScoredPaper } from '../../snapshot/reader.js';
+import { doiOf } from '../doi.js';
 import { ServiceError } from '../errors.js';
 import type { CandidateRow } from './candidates.js';
 import { ftsToken, groupExpr, type TermGroup, termGroups } from './question.js';
@@ -158,17 +159,14 @@ export function strictOrderShows(
   return counts.length > 10 && counts[9] === counts[10];
 }
 
-/** A paper given by DOI (with or without the resolver) or by title. */
+/** A paper given by DOI (bare, doi:, or the resolver's URL: doiOf) or by title. */
 export function findPaper(
   reader: ResearchQueries & Pick<PaperQueries, 'paperRows'>,
   paper: string,
 ): PaperRow {
-  const doi = paper
-    .trim()
-    .replace(/^https?:\/\/(dx\.)?doi\.org\//i, '')
-    .toLowerCase();
-  let row = /^10\.\d{4,9}\//.test(doi) ? reader.paperByDoi(doi) : undefined;
-  if (!row && !/^10\.\d{4,9}\//.test(doi)) {
+  const doi = doiOf(paper);
+  let row = doi !== null ? reader.paperByDoi(doi) : undefined;
+  if (doi === null) {
     const words = termGroups(paper).map((g) => ftsToken(g.word.toLowerCase()));
     if (words.length > 0) {
       // The best bm25 match; a lone match needs no ranking (see rankedTitleMatches).

@@ -120,6 +120,40 @@ describe('research on the real sample', () => {
     expect(unknown.body.code).toBe('unknown_paper');
   });
 
+  it('takes a DOI in every form a reader writes it: bare, doi:, DOI:, the resolver URL, any case', async () => {
+    const start = (await research('q=oxygen%20evolution%20nickel&lenses=now&page_size=1')).body.lists
+      .now![0]!;
+    const doi = start.doi!;
+    const forms = [
+      doi,
+      doi.toUpperCase(),
+      `doi:${doi}`,
+      `DOI:${doi.toUpperCase()}`,
+      `doi: ${doi}`,
+      `https://doi.org/${doi}`,
+      `http://dx.doi.org/${doi}`,
+    ];
+    const seeds = new Set<string>();
+    for (const form of forms) {
+      const { status, body } = await research(`paper=${encodeURIComponent(form)}&page_size=1`);
+      expect(status, form).toBe(200);
+      seeds.add(body.q as string);
+    }
+    // One paper whatever the form: the answer's question is its title.
+    expect([...seeds]).toEqual([start.title]);
+  });
+
+  it('names in next the data_version its page came from, pinned or not', async () => {
+    const { body } = await research('q=reservoir%20porosity%20carbonate&page_size=1&lenses=now');
+    const next = new URL(body.next!.url);
+    expect(next.searchParams.get('data_version')).toBe(body.data_version);
+    const res = await ctx.app.request(`${next.pathname}${next.search}`, bearer(ctx.keys.personal));
+    expect(res.status).toBe(200);
+    const page2 = (await res.json()) as Answer;
+    expect(page2).toMatchObject({ page: 2, data_version: body.data_version });
+    expect(new URL(page2.next!.url).searchParams.get('page')).toBe('3');
+  });
+
   it('pages up to 5 and gives no next after the last', async () => {
     const page5 = (await research('q=reservoir%20porosity%20carbonate&page=5&page_size=1')).body;
     expect(page5.next).toBeNull();

@@ -94,6 +94,8 @@ beforeAll(async () => {
     PUBLIC_URL: 'https://ri.example',
     RATE_LIMIT_PER_IP: '1000000',
     RATE_LIMIT_PER_KEY: '1000000',
+    // Research in this thread, from src (a pool's workers run dist/).
+    WORKER_THREADS: '0',
   });
   server = await startServer(config, manager, state, () => {});
   for (const r of READS) {
@@ -144,6 +146,50 @@ describe('pinned reads', () => {
     expect(body.data_version).toBe(versionA);
     expect(body.notes.cite).toContain('canonical_url');
     expect(body.notes.cite).toContain(`data_version=${versionA}`);
+  });
+
+  it("research's next keeps to the page's data_version after a republish, on REST and MCP", async () => {
+    const question = '/v1/research?q=reservoir%20porosity%20carbonate&page_size=1&lenses=now';
+    const pinned = JSON.parse((await get(pin(question, versionA), { keyed: true })).text);
+    expect(pinned.data_version).toBe(versionA);
+    const next = new URL(pinned.next.url);
+    expect(next.searchParams.get('data_version')).toBe(versionA);
+    // Followed as given, after B was published: page 2 of A's answer, not B's.
+    const page2 = await get(`${next.pathname}${next.search}`, { keyed: true });
+    expect(page2.res.status).toBe(200);
+    expect(JSON.parse(page2.text)).toMatchObject({ page: 2, data_version: versionA });
+    // An unpinned page names the current version.
+    const current = JSON.parse((await get(question, { keyed: true })).text);
+    expect(new URL(current.next.url).searchParams.get('data_version')).toBe(versionB);
+
+    const client = new Client({ name: 'ri-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    try {
+      await client.listTools();
+      const args = { q: 'reservoir porosity carbonate', page_size: 1, lenses: 'now' };
+      const tool = (await client.callTool({
+        name: 'research',
+        arguments: { ...args, data_version: versionA },
+      })) as CallToolResult;
+      expect(tool.isError ?? false).toBe(false);
+      const toolNext = new URL((tool.structuredContent as { next: { url: string } }).next.url);
+      expect(toolNext.searchParams.get('data_version')).toBe(versionA);
+      const following = (await client.callTool({
+        name: 'research',
+        arguments: {
+          ...args,
+          page: Number(toolNext.searchParams.get('page')),
+          data_version: toolNext.searchParams.get('data_version'),
+        },
+      })) as CallToolResult;
+      expect(following.structuredContent).toMatchObject({ page: 2, data_version: versionA });
+    } finally {
+      await client.close();
+    }
   });
 
   it('lists the kept versions at /v1/versions', async () => {

@@ -31,8 +31,10 @@ const PRICED = PRICED_OPERATIONS.map((op) => ({
   pattern: new RegExp(`^/v1${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
 }));
 
+/** The priced operation a request calls; a HEAD calls its GET's (RFC 9110 9.3.2: GET without the body). */
 export function pricedOperation(method: string, path: string): Operation | undefined {
-  return PRICED.find((p) => p.op.method === method && p.pattern.test(path))?.op;
+  const asked = method === 'HEAD' ? 'GET' : method;
+  return PRICED.find((p) => p.op.method === asked && p.pattern.test(path))?.op;
 }
 
 export function paymentGate(
@@ -48,7 +50,9 @@ export function paymentGate(
       if (!op) return undefined;
       c.set('payments', service);
       const caller = c.get('caller');
-      const signature = c.req.header('payment-signature');
+      // A HEAD is never paid (it delivers nothing): a payment sent with one is ignored, and it is
+      // answered as the same GET without one (its 402 states the terms).
+      const signature = c.req.method === 'HEAD' ? undefined : c.req.header('payment-signature');
       // A key without a payment goes as itself (below the plan: 403 plan_required, with the
       // per-call price). Decided before any object is made: most priced calls (keyed cached
       // reads) go on as they are.

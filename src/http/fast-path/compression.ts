@@ -109,17 +109,34 @@ export function markPrecompressed(c: Context): void {
  * gzip or Brotli, by Accept-Encoding, for JSON and text answers that the response cache did not
  * already encode (errors, pages, research and lab answers, answers too large to cache), off the
  * event loop and only above MIN_COMPRESS_BYTES. Every compressible answer says
- * `Vary: Accept-Encoding`.
+ * `Vary: Accept-Encoding`. A HEAD is answered as its GET is, encoding, ETag and length included,
+ * without the body.
  */
 export function compression(): Middleware {
   return {
     // A cached answer is done: touching the headers or body of @hono/node-server's lightweight
     // Response would turn it into a stream and take the slow path. (No promise for it either.)
     exit: (c) =>
-      c.req.method === 'HEAD' || (c as Context<WithPrecompressed>).get(PRECOMPRESSED)
+      (c as Context<WithPrecompressed>).get(PRECOMPRESSED)
         ? undefined
-        : compressResponse(c),
+        : c.req.method === 'HEAD'
+          ? compressResponse(c).then(() => withoutBody(c))
+          : compressResponse(c),
   };
+}
+
+/**
+ * A HEAD's answer made by its GET's route: the body dropped here rather than by Hono, with the
+ * Content-Length it had, which Node can no longer count (RFC 9110 9.3.2: the same header fields).
+ */
+async function withoutBody(c: Context): Promise<void> {
+  const res = c.res;
+  if (!res.body || res.headers.has('content-length')) return;
+  if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return;
+  const length = (await res.arrayBuffer()).byteLength;
+  const headers = new Headers(res.headers);
+  headers.set('content-length', String(length));
+  replaceResponse(c, new Response(null, { status: res.status, headers }));
 }
 
 async function compressResponse(c: Context): Promise<void> {

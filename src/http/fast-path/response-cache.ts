@@ -54,7 +54,7 @@ interface Store {
   bytes: number;
 }
 
-/** What a request that went on to the handler keeps for the exit: when, and for a GET, where to keep its answer. */
+/** What a request that went on to the handler keeps for the exit: when, and for a GET or HEAD, where to keep its answer. */
 interface Pending {
   start: number;
   miss?: { key: string; store: Store; encoding: Encoding | null; plan: string; snapshotVersion: string };
@@ -66,7 +66,9 @@ export function responseCache(): Middleware<Context<AppEnv>> {
   return {
     enter(c) {
       // Paid calls are never answered from the cache: each is verified and settled on its own.
-      if (c.req.method !== 'GET' || c.get('payment')) {
+      // A HEAD is the same GET without the body (RFC 9110 9.3.2): it shares GET's entries.
+      const method = c.req.method;
+      if ((method !== 'GET' && method !== 'HEAD') || c.get('payment')) {
         (c as Context<WithPending>).set(PENDING, { start: performance.now() });
         return undefined;
       }
@@ -178,17 +180,24 @@ function representationOf(store: Store, entry: Entry, encoding: Encoding | null)
  * The stored representation (or its 304) with every header at once (headers set on a finished
  * response would make @hono/node-server rebuild it as a stream), in a plain object with the
  * headers every answer carries, so @hono/node-server writes them as they are (response-headers.ts).
+ * A HEAD gets GET's status and headers, and the length of the body it is not sent.
  */
 function respond(c: Context<AppEnv>, rep: Representation, hit: boolean): Response {
   markPrecompressed(c);
   const fresh = notModified(c, rep.etag);
-  const own = fresh ? rep.notModified : rep.headers;
+  const head = c.req.method === 'HEAD';
+  const own = fresh
+    ? rep.notModified
+    : head
+      ? { ...rep.headers, 'content-length': String(rep.body.length) }
+      : rep.headers;
+  const body = fresh || head ? null : rep.body;
   const headers = takeResponseHeaders(c, own, hit);
   // On the fast path (fast-path.ts), its own response: written as it is, with no Response object between.
   if (headers && c instanceof FastPathContext)
-    return new FastPathResponse(fresh ? 304 : 200, headers, fresh ? null : rep.body) as unknown as Response;
-  if (headers) return new Response(fresh ? null : rep.body, { status: fresh ? 304 : 200, headers });
-  return fresh ? c.body(null, 304, own) : c.body(rep.body, 200, own);
+    return new FastPathResponse(fresh ? 304 : 200, headers, body) as unknown as Response;
+  if (headers) return new Response(body, { status: fresh ? 304 : 200, headers });
+  return body ? c.body(body, 200, own) : c.body(null, fresh ? 304 : 200, own);
 }
 
 function representation(

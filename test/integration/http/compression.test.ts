@@ -189,13 +189,36 @@ describe('compression once per answer', () => {
     }
   });
 
-  it('does not encode HEAD answers', async () => {
-    const res = await new Promise<{ headers: Record<string, string | undefined> }>((ok) =>
-      request(`${base}/v1/elements`, { method: 'HEAD', headers: { 'accept-encoding': 'br' } }, (r) => {
-        r.resume();
-        r.on('end', () => ok({ headers: r.headers as Record<string, string | undefined> }));
-      }).end(),
-    );
-    expect(res.headers['content-encoding']).toBeUndefined();
+  it("answers a HEAD with its GET's encoding, ETag, Vary and length, and no body", async () => {
+    // A cached answer, one the cache does not keep (the OpenAPI document) and a page.
+    for (const path of ['/v1/elements', '/v1/openapi.json', '/docs']) {
+      const accept = { 'accept-encoding': 'br' };
+      const get = await rawGet(base + path, accept);
+      const head = await new Promise<{
+        status: number;
+        headers: Record<string, string | undefined>;
+        body: Buffer;
+      }>((ok, fail) =>
+        request(base + path, { method: 'HEAD', headers: accept }, (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (d: Buffer) => chunks.push(d));
+          r.on('end', () =>
+            ok({
+              status: r.statusCode!,
+              headers: r.headers as Record<string, string | undefined>,
+              body: Buffer.concat(chunks),
+            }),
+          );
+        })
+          .on('error', fail)
+          .end(),
+      );
+      expect(get.status, path).toBe(200);
+      expect(head.status, path).toBe(200);
+      expect(head.body.length, path).toBe(0);
+      expect(head.headers['content-length'], path).toBe(String(get.body.length));
+      for (const name of ['content-encoding', 'content-type', 'etag', 'vary', 'cache-control'])
+        expect(head.headers[name], `${path} ${name}`).toBe(get.headers[name]);
+    }
   });
 });

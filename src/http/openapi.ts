@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { OPERATIONS, type Operation, planLadder } from '../access/policy.js';
+import { editionDescriptions } from '../access/edition-text.js';
+import { type AccessLevel, OPERATIONS, type Operation, planLadder, requiredPlan } from '../access/policy.js';
 import { DATA_VERSION } from '../contracts/data-version.js';
 import { getElement, listElements } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
@@ -43,7 +44,8 @@ export function registerOpenApi(
         contact: { name: 'Plans and keys', url: `${deps.publicUrl}/pricing` },
         license: { name: 'Plans and terms of use', url: `${deps.publicUrl}/pricing` },
       },
-      tags: TAGS,
+      // Only the tags of operations this edition serves (the older has no research and no lab).
+      tags: TAGS.filter((t) => OPERATIONS.some((op) => tagOf(op) === t.name && servedIn(op, deps.edition))),
       servers: [{ url: `${deps.publicUrl}/v1` }],
       security: [{ bearer: [] }],
     });
@@ -51,7 +53,7 @@ export function registerOpenApi(
     for (const op of OPERATIONS) {
       const item = doc.paths?.[op.path]?.[op.method.toLowerCase() as 'get' | 'post'];
       if (!item) continue;
-      (item as unknown as Record<string, unknown>)['x-access'] = op.access;
+      (item as unknown as Record<string, unknown>)['x-access'] = accessIn(op.access, deps.edition);
       item.tags = [tagOf(op)];
       item.description = `${op.description}. ${accessText(op, deps.edition, Boolean(payments?.enabled))}`;
       // Pay per call: the terms' shape (from the price table) and the 402 answer.
@@ -95,6 +97,8 @@ export function registerOpenApi(
       };
     }
     withoutBareNullable(doc);
+    // The descriptions are written for the full edition: the older one names its plan, Enterprise.
+    editionDescriptions(doc, deps.edition);
     // The free answers' examples, from the data served now (what "Try it out" then answers).
     const snapshot = snapshots?.acquire();
     if (snapshot) {
@@ -180,6 +184,13 @@ const TAGS = [
 
 function tagOf(op: Operation): string {
   return op.path.split('/')[1]!;
+}
+
+const servedIn = (op: Operation, edition: RouteDeps['edition']) => edition === 'full' || !op.fullEditionOnly;
+
+/** x-access as the edition names it: a plan tier is the plan that opens it (the older edition: enterprise). */
+function accessIn(level: AccessLevel, edition: RouteDeps['edition']): string {
+  return level === 'public' || level === 'key' ? level : requiredPlan(level, edition);
 }
 
 /**

@@ -4,6 +4,9 @@ import { addResponseHeaders } from './fast-path/response-headers.js';
 
 const EXPOSE = [
   'ETag',
+  // A CSV answer's envelope: its canonical_url and data_version (csv.ts).
+  'Link',
+  'RI-Data-Version',
   'X-Request-Id',
   'RateLimit',
   'RateLimit-Policy',

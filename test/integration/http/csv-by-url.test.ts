@@ -54,6 +54,25 @@ describe('CSV by URL alone (format=csv)', () => {
     expect(subjectPapers.rows).toHaveLength(3);
   });
 
+  it('lets a script of another origin read the envelope in its headers (CORS exposes Link and RI-Data-Version)', async () => {
+    const pro = served.ctx.keys.professional;
+    for (const path of ['/v1/elements?format=csv', '/v1/elements/Ni/papers?limit=2&format=csv']) {
+      const res = await fetch(`${served.server.base}${path}`, {
+        headers: { origin: 'https://app.example', authorization: `Bearer ${pro}` },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      const exposed = (res.headers.get('access-control-expose-headers') ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase());
+      // Every header the CSV form carries its envelope in, as csv.ts sets them.
+      for (const name of ['link', 'ri-data-version']) {
+        expect(res.headers.get(name), name).toBeTruthy();
+        expect(exposed, name).toContain(name);
+      }
+    }
+  });
+
   it('format=json is JSON whatever Accept says; another format is a 400 naming the parameter', async () => {
     const base = served.server.base;
     const json = await fetch(`${base}/v1/elements?format=json`, { headers: { accept: 'text/csv' } });

@@ -208,6 +208,9 @@ ${asJson(apiPath)}`,
     }),
   );
 
+  // The older edition has no research and no lab (their API answers 404): nor have its pages.
+  if (deps.edition !== 'full') return;
+
   app.get('/research', (c) => {
     const paper = c.req.query('paper');
     const q = paper ?? c.req.query('q') ?? '';

@@ -253,3 +253,55 @@ describe('search, research and lab pages for each reader', () => {
     expect(await text('professional', '/lab?q=Ni%20Fe')).toMatch(/\d+ matching papers/);
   });
 });
+
+describe('the older edition (EDITION=enterprise)', () => {
+  it('has no research or lab page (404, as their API), and no page links to one', async () => {
+    const older = await servedSample({ EDITION: 'enterprise', SMTP_URL: sink.url });
+    try {
+      const visitor = new Browser(older.server.base);
+      const enterprise = new Browser(older.server.base);
+      await signInByMail(enterprise, sink.mails, 'pages.enterprise@example.org');
+      await older.ctx.state.setPlan('pages.enterprise@example.org', 'enterprise');
+      for (const reader of [visitor, enterprise])
+        for (const [page, api] of [
+          ['/research?q=iron', '/v1/research?q=iron'],
+          ['/research', '/v1/research?q=iron'],
+          ['/lab?q=Fe', '/v1/lab/quote?q=Fe'],
+          ['/lab', '/v1/lab/quote?q=Fe'],
+        ] as const) {
+          const [p, a] = [await reader.get(page), await reader.get(api)];
+          await Promise.all([p.text(), a.text()]);
+          expect([page, p.status, a.status]).toEqual([page, 404, 404]);
+        }
+      // Every link of the site's pages answers (none leads to research or the lab), and the search
+      // box of every page searches subjects.
+      const failures: string[] = [];
+      for (const reader of [visitor, enterprise]) {
+        const links = new Set<string>();
+        for (const path of [
+          '/',
+          '/elements/Fe',
+          `/subjects/topic/${topic}`,
+          '/subjects/search?q=oxygen',
+          '/pricing',
+        ]) {
+          const r = await reader.get(path);
+          const page = await r.text();
+          expect([path, r.status]).toEqual([path, 200]);
+          expect(page, path).toMatch(SEARCH_BOX);
+          for (const m of page.matchAll(/(?:href|action)="(\/[^"]*)"/g))
+            links.add(m[1]!.replaceAll('&amp;', '&'));
+        }
+        expect([...links].filter((l) => /^\/(research|lab)\b/.test(l))).toEqual([]);
+        for (const link of links) {
+          const r = await reader.get(link);
+          await r.text();
+          if (r.status !== 200) failures.push(`${r.status} ${link}`);
+        }
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await older.close();
+    }
+  });
+});

@@ -93,19 +93,12 @@ export const ResolutionQuery = ResolutionSchema.default('yearly').openapi({
   description: 'yearly (any key), monthly (Personal+), daily (Professional+, elements only)',
 });
 
+/** A paper list's sort, as REST's query and MCP's paper tools take it (described for both). */
 export const SortQuery = z
   .enum(['impact', 'newest', 'foundational', 'ris'])
   .default('impact')
   .transform((s) => (s === 'ris' ? 'impact' : s))
-  .openapi({
-    description: 'impact (default; ris is accepted as an alias), newest, foundational (most cited first)',
-  });
-
-/** Paper sorts as an agent should choose them, in a tool's input (REST also takes ris as an alias of impact). */
-export const PaperSortArg = z
-  .enum(['impact', 'newest', 'foundational'])
-  .default('impact')
-  .describe('impact (default), newest, foundational (most cited first)');
+  .describe('impact (default; ris is accepted as an alias), newest, foundational (most cited first)');
 
 /** Resolutions of a subject's history, in a tool's input (daily is for elements only). */
 export const SubjectResolutionArg = z

@@ -25,8 +25,8 @@ import {
   DataVersionQuery,
   KeywordQuery,
   LimitQuery,
-  PaperSortArg,
   ResolutionQuery,
+  SortQuery,
   SubjectParams,
   SubjectResolutionArg,
   SubjectSearchText,
@@ -204,7 +204,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_subject_papers',
       op: 'getSubjectPapers',
       description: `${d('getSubjectPapers')}.${NOT_RIS}`,
-      input: SubjectParams.extend({ sort: PaperSortArg, limit: LimitQuery, ...PINNED }).strict(),
+      input: SubjectParams.extend({ sort: SortQuery, limit: LimitQuery, ...PINNED }).strict(),
       output: SubjectPapersSchema,
       run: async (ctx, a) =>
         paid(
@@ -224,7 +224,7 @@ export function toolDefinitions(): ToolDef[] {
       description: `${d('getElementPapers')}; keyword narrows them (total_ranked then counts those).${NOT_RIS}`,
       input: SymbolParam.extend({
         keyword: KeywordQuery,
-        sort: PaperSortArg,
+        sort: SortQuery,
         limit: LimitQuery,
         ...PINNED,
       }).strict(),

@@ -117,14 +117,17 @@ describe('the MCP tool server', () => {
       expect([t.name, t.description!.includes(plan)]).toEqual([t.name, true]);
       if (op.prices.length > 0) expect(t.description).toMatch(/ x402: \d+\.\d{2} USD/);
     }
-    // Schemas say only what works: no daily subject history, no ris sort for an agent to misuse.
+    // Schemas say only what works: no daily subject history; sort is REST's, ris an alias of impact.
     const history = tools.find((t) => t.name === 'get_subject_history')!;
     expect((history.inputSchema.properties!.resolution as { enum: string[] }).enum).toEqual([
       'yearly',
       'monthly',
     ]);
     const elementPapers = tools.find((t) => t.name === 'get_element_papers')!;
-    expect((elementPapers.inputSchema.properties!.sort as { enum: string[] }).enum).not.toContain('ris');
+    expect(elementPapers.inputSchema.properties!.sort).toMatchObject({
+      enum: ['impact', 'newest', 'foundational', 'ris'],
+      description: expect.stringMatching(/ris is accepted as an alias/),
+    });
     expect(client.getInstructions()).toMatch(/canonical_url/);
     const papers = tools.find((t) => t.name === 'get_subject_papers')!;
     expect(Object.keys(papers.inputSchema.properties!).sort()).toEqual([
@@ -169,6 +172,17 @@ describe('the MCP tool server', () => {
         'get_element_papers',
         { symbol: 'Ni', sort: 'newest', limit: 3 },
         '/v1/elements/Ni/papers?sort=newest&limit=3',
+      ],
+      // ris: the alias of impact REST takes (DESIGN §4), taken by the tools the same way.
+      [
+        'get_element_papers',
+        { symbol: 'Fe', sort: 'ris', limit: 3 },
+        '/v1/elements/Fe/papers?sort=ris&limit=3',
+      ],
+      [
+        'get_subject_papers',
+        { subject_type: 'topic', subject_id: topic, sort: 'ris', limit: 3 },
+        `/v1/subjects/topic/${topic}/papers?sort=ris&limit=3`,
       ],
       [
         'research',

@@ -1,10 +1,4 @@
-import {
-  createRoute,
-  type OpenAPIHono,
-  type RouteConfig,
-  type RouteHandler,
-  type z,
-} from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, type RouteConfig, type RouteHandler, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { type OperationId, operation } from '../../access/policy.js';
 import { QUERIES } from '../../contracts/queries.js';
@@ -35,6 +29,12 @@ export type DefinedRoute<S extends RouteSpec> = {
 };
 
 /**
+ * The query of an operation that takes its parameters in a JSON body (a POST): none. A parameter
+ * in its URL is refused, naming it, as an unknown one of a GET is, rather than ignored.
+ */
+const NO_QUERY = z.object({}).strict();
+
+/**
  * Registers the operation `id` of the access table on `app`: its method and path, its access
  * check, and the caller's viewer and the services put in the context (`c.get('viewer')`,
  * `c.get('services')`) once it may go on.
@@ -50,6 +50,7 @@ export function defineRoute<const S extends RouteSpec>(
   // The query is the operation's own, which the price of a call reads too.
   if (spec.request?.query !== (QUERIES as Partial<Record<OperationId, z.ZodType>>)[id])
     throw new Error(`${id}: its query must be QUERIES.${id} (src/contracts/queries.ts)`);
+  const query = spec.request?.query ?? (op.method === 'POST' ? NO_QUERY : undefined);
   const what = `${op.method} /v1${op.path}`;
   const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
     checkAccess(c, op.access, deps.edition, deps.publicUrl, what, op);
@@ -65,7 +66,7 @@ export function defineRoute<const S extends RouteSpec>(
     // Public operations take no credentials or the bearer; the others the bearer.
     security: op.access === 'public' ? [{}, { bearer: [] }] : [{ bearer: [] }],
     middleware: [guard] as const,
-    ...(spec.request ? { request: spec.request } : {}),
+    ...(spec.request || query ? { request: { ...spec.request, ...(query ? { query } : {}) } } : {}),
     responses: {
       200: spec.ok,
       ...errorResponses(op.access === 'public' ? 'public' : 'keyed', spec.errors),

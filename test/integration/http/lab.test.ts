@@ -264,6 +264,25 @@ describe('lab quote: refusals', () => {
     expect(await res.json()).toMatchObject({ code: 'invalid_parameter', parameter });
   });
 
+  it('POST refuses any parameter in its URL, naming it (none is ignored): the body alone is read', async () => {
+    const q = await quote('Ni');
+    const cases: [string, unknown, string][] = [
+      ['/v1/lab/quote?q=Fe', { query: 'Ni' }, 'q'],
+      ['/v1/lab/quote?bogus=1', { query: 'Ni' }, 'bogus'],
+      [`/v1/lab/quote?data_version=${q.data_version}`, { query: 'Ni' }, 'data_version'],
+      ['/v1/lab/run?depth=papers_100', { quote_id: q.quote_id, depth: 'papers_20' }, 'depth'],
+      ['/v1/lab/run?bogus=1', { quote_id: q.quote_id, depth: 'papers_20' }, 'bogus'],
+    ];
+    for (const [path, body, parameter] of cases) {
+      const res = await post(path, body);
+      expect([path, res.status]).toEqual([path, 400]);
+      expect(await res.json()).toMatchObject({ code: 'invalid_parameter', parameter });
+    }
+    // Without them, the same bodies are answered.
+    expect((await post('/v1/lab/quote', { query: 'Ni' })).status).toBe(200);
+    expect((await post('/v1/lab/run', { quote_id: q.quote_id, depth: 'papers_20' })).status).toBe(200);
+  });
+
   it('POST: markdown without a query block is unusable; a body that is not JSON or too large is refused', async () => {
     const noBlock = await post('/v1/lab/quote', { markdown: 'just Ni and Fe' });
     expect(noBlock.status).toBe(400);

@@ -106,12 +106,20 @@ export const SubjectResolutionArg = z
   .default('yearly')
   .describe('yearly (default) or monthly (both need the Personal plan, as every subject read)');
 
-export const LimitQuery = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_PAPER_LIMIT)
-  .default(DEFAULT_PAPER_LIMIT)
-  .openapi({
-    description: `Papers to return, 1-${MAX_PAPER_LIMIT} (default ${DEFAULT_PAPER_LIMIT}); only the top ${MAX_PAPER_LIMIT} are ranked`,
-  });
+/**
+ * An integer parameter as every door takes it, one schema: plain decimal digits from a query
+ * string (REST, and the price of a call, read from the same parse) or a JSON integer (MCP's
+ * arguments). Number() alone would take 0x10, 1e1, 0b11 and ' 10' too; anything but digits, or a
+ * value out of range, is refused naming the real bounds (not JavaScript's largest safe integer).
+ */
+export function integerParam(min: number, max: number, fallback: number) {
+  const expected = { error: `expected an integer from ${min} to ${max}, in decimal digits` };
+  return z.preprocess(
+    (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+    z.number(expected).int(expected).min(min, expected).max(max, expected).default(fallback),
+  );
+}
+
+export const LimitQuery = integerParam(1, MAX_PAPER_LIMIT, DEFAULT_PAPER_LIMIT).openapi({
+  description: `Papers to return, 1-${MAX_PAPER_LIMIT} (default ${DEFAULT_PAPER_LIMIT}); only the top ${MAX_PAPER_LIMIT} are ranked`,
+});

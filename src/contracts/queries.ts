@@ -34,7 +34,7 @@ export const QUERIES = {
   getSubjectElements: z.object(PinnedQuery).strict(),
   getSubjectPapers: z.object({ sort: SortQuery, limit: LimitQuery, ...PinnedQuery, ...FormatQuery }).strict(),
   listVersions: z.object({}).strict(),
-  research: z.object({ ...researchFields(z.coerce.number), ...PinnedQuery }).strict(),
+  research: z.object({ ...researchFields(), ...PinnedQuery }).strict(),
   labQuote: z.object({ q: LabQuoteText }).strict(),
   labRun: z.object({ quote_id: QuoteId, depth: LabRunFields.depth }).strict(),
 } satisfies Partial<Record<OperationId, z.ZodObject>>;

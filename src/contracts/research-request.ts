@@ -9,3 +9,6 @@ export const LENSES: readonly Lens[] = ['foundational', 'now', 'newest'];
 
 /** Pages a question's answer has at most. */
 export const MAX_PAGES = 5;
+
+/** Papers per lens on a page at most, and by default. */
+export const MAX_PAGE_SIZE = 10;

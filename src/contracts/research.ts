@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { envelopeShape, UsdSchema } from './common.js';
-import { LENSES, type Lens, MAX_PAGES } from './research-request.js';
+import { integerParam } from './params.js';
+import { LENSES, type Lens, MAX_PAGE_SIZE, MAX_PAGES } from './research-request.js';
 
 const LensesQuery = z
   .string()
@@ -28,11 +29,11 @@ const LensesQuery = z
   .describe(`Comma list of ${LENSES.join(', ')} (default: all three)`);
 
 /**
- * A research question's parameters, as REST's query and MCP's research tool take them: `number`
- * reads page_size and page (z.coerce.number from a query string, z.number from a tool call's JSON).
+ * A research question's parameters, as REST's query and MCP's research tool take them (page_size
+ * and page as integerParam reads a query string's digits or a tool call's JSON number).
  * core/research.ts's researchRequest turns them into the core's request.
  */
-export function researchFields(number: () => z.ZodNumber) {
+export function researchFields() {
   return {
     q: z
       .string()
@@ -49,16 +50,11 @@ export function researchFields(number: () => z.ZodNumber) {
       .max(500)
       .optional()
       .describe('A DOI or title to start from, instead of q'),
-    page_size: number().int().min(1).max(10).default(10).describe('Papers per lens, 1-10'),
+    page_size: integerParam(1, MAX_PAGE_SIZE, MAX_PAGE_SIZE).describe('Papers per lens, 1-10'),
     lenses: LensesQuery,
-    page: number()
-      .int()
-      .min(1)
-      .max(MAX_PAGES)
-      .default(1)
-      .describe(
-        `Page, 1-${MAX_PAGES}, up to the answer's pages (past it: 404 page_out_of_range, never charged)`,
-      ),
+    page: integerParam(1, MAX_PAGES, 1).describe(
+      `Page, 1-${MAX_PAGES}, up to the answer's pages (past it: 404 page_out_of_range, never charged)`,
+    ),
   };
 }
 

@@ -115,11 +115,11 @@ export function toolDefinitions(): ToolDef[] {
       description: `${d('research')}: the communities and element sub-communities a question (q) or a paper (paper: a DOI or title) is about, each with why it matched and whether it is rising, and the reading lists foundational (classics the matched papers cite most), now (highest impact) and newest (last two years). One page per call; pages (1-5) and next give the rest (call again with the page and data_version in next.url, so every page is of one data version); a page past the last is refused uncharged.`,
       input: z
         .object({
-          ...researchFields(z.number),
-          q: researchFields(z.number).q.describe(
+          ...researchFields(),
+          q: researchFields().q.describe(
             'The question, e.g. "oxygen evolution nickel iron" (or paper)',
           ),
-          paper: researchFields(z.number).paper.describe('A DOI or title to start from (or q, not both)'),
+          paper: researchFields().paper.describe('A DOI or title to start from (or q, not both)'),
           ...PINNED,
         })
         .strict(),

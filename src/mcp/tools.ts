@@ -44,6 +44,7 @@ import {
 import { VersionsSchema } from '../contracts/versions.js';
 import { batchSymbols, canonicalSymbol, getElement, listElements } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
+import { requireExactlyOne } from '../core/exactly-one.js';
 import { elementHistories, elementHistory, MAX_HISTORY_BATCH, subjectHistory } from '../core/history.js';
 import { labQuoteInput } from '../core/lab.js';
 import { type LabService, labRunRequest } from '../core/lab-service.js';
@@ -264,14 +265,8 @@ export function toolDefinitions(): ToolDef[] {
       output: LabQuoteSchema,
       async run(ctx, a) {
         const { q, query, markdown } = a as { q?: string; query?: string; markdown?: string };
-        if (q !== undefined && query !== undefined)
-          throw new ServiceError(
-            'invalid_parameter',
-            "Give the filter once: 'q' or 'query' (or 'markdown').",
-            {
-              parameter: 'q',
-            },
-          );
+        // The rule REST's two take, over this tool's three names (labQuoteInput then has one).
+        requireExactlyOne({ q, query, markdown }, "'q', 'query' or 'markdown'");
         const input = labQuoteInput({ query: q ?? query, markdown });
         return ctx.lab.quote(ctx.snapshot, input, ctx.viewer, { pay: () => ctx.charge() });
       },
@@ -292,7 +287,11 @@ export function toolDefinitions(): ToolDef[] {
       async run(ctx, a) {
         const request = labRunRequest(a as Parameters<typeof labRunRequest>[0]);
         const depth = a.depth as LabDepth;
-        return ctx.lab.run(ctx.snapshot, request, depth, ctx.viewer, (usd) => ctx.charge(usd), await ctx.paidBefore());
+        return ctx.lab
+          .run(ctx.snapshot, request, depth, ctx.viewer, (usd) => ctx.charge(usd), await ctx.paidBefore())
+          .catch((e: unknown) => {
+            throw quoteFromTool(e);
+          });
       },
     },
     {
@@ -349,6 +348,15 @@ export function toolDefinitions(): ToolDef[] {
         ),
     },
   ];
+}
+
+/**
+ * The one lab refusal whose text names REST's endpoint (an unknown quote_id: "ask for one at
+ * /v1/lab/quote"): over MCP it names the tool that gives a quote.
+ */
+function quoteFromTool(e: unknown): unknown {
+  if (!(e instanceof ServiceError) || e.code !== 'unknown_quote') return e;
+  return new ServiceError(e.code, e.detail.replace('at /v1/lab/quote', 'with the lab_quote tool'), e.extra);
 }
 
 async function paid<T>(ctx: ToolContext, answer: T): Promise<T> {

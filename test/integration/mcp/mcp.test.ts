@@ -146,13 +146,13 @@ describe('the MCP tool server', () => {
     const quote = (await call(pro, 'lab_quote', { query: 'Ni Fe' })).structuredContent as {
       quote_id: string;
     };
-    // q as GET /v1/lab/quote takes it: the same quote; both at once is refused.
+    // q as GET /v1/lab/quote takes it: the same quote; both at once is refused (naming the second).
     expect(
       ((await call(pro, 'lab_quote', { q: 'Ni Fe' })).structuredContent as { quote_id: string }).quote_id,
     ).toBe(quote.quote_id);
     expect(toolError(await call(pro, 'lab_quote', { q: 'Ni', query: 'Fe' }))).toMatchObject({
       code: 'invalid_parameter',
-      parameter: 'q',
+      parameter: 'query',
     });
     const cases: [string, Record<string, unknown>, string][] = [
       ['get_element_ri', { symbol: 'fe' }, '/v1/elements/fe'],
@@ -317,6 +317,16 @@ describe('the MCP tool server', () => {
       const r = await call(pro, tool, args);
       expect([tool, r.isError, codeOf(r)]).toEqual([tool, true, code]);
     }
+    // The texts name this door's parameters and tools, not REST's.
+    expect(toolError(await call(pro, 'lab_quote', {}))).toMatchObject({
+      code: 'invalid_parameter',
+      parameter: 'q',
+      detail: "Give exactly one of 'q', 'query' or 'markdown'.",
+    });
+    const unknown = toolError(await call(pro, 'lab_run', { quote_id: 'nope', depth: 'papers_20' }))!;
+    expect(unknown).toMatchObject({ code: 'unknown_quote', parameter: 'quote_id' });
+    expect(unknown.detail).toMatch(/\blab_quote\b/);
+    expect(unknown.detail).not.toMatch(/\/v1\//);
     // A research page past the answer's last: refused, naming how many there are.
     const args = { q: 'hafnium', page_size: 10 };
     const { pages } = (await call(pro, 'research', args)).structuredContent as { pages: number };

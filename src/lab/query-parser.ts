@@ -352,8 +352,10 @@ function printYear(from: number | null, to: number | null): string | null {
 const unique = (xs: string[]): string[] => [...new Set(xs)];
 
 /**
- * The order of OR alternatives in the canonical form (printed terms): by their text without quotes
- * or `*`, then by the printed form. `(Co OR Ni)` and `(Ni OR Co)` are one query, with one quote_id.
+ * The order of terms in the canonical form (printed terms): by their text without quotes or `*`,
+ * then by the printed form. OR alternatives, required terms, OR groups and exclusions are each
+ * put in this order: `(Co OR Ni)` and `(Ni OR Co)`, `Fe Ni` and `Ni Fe`, `-Pt -Au` and `-Au -Pt`
+ * are one query, with one quote_id.
  */
 function compareTerms(a: string, b: string): number {
   const bare = (t: string) => t.replace(/^"|"$|\*$/g, '');
@@ -363,9 +365,9 @@ function compareTerms(a: string, b: string): number {
 }
 
 /**
- * The canonical form: required terms (input order), then OR groups (alternatives in canonical order,
- * see compareTerms), then exclusions, then the year filter; single spaces; duplicates dropped; a
- * one-alternative group printed as a required term.
+ * The canonical form: required terms, then OR groups (their alternatives, and the groups, in
+ * canonical order), then exclusions, each in canonical order (compareTerms), then the year filter;
+ * single spaces; duplicates dropped; a one-alternative group printed as a required term.
  */
 export function printLabQuery(q: LabQuery): string {
   const required: string[] = [];
@@ -391,7 +393,13 @@ export function printLabQuery(q: LabQuery): string {
         break;
     }
   }
-  const parts = [...unique(required), ...unique(groups), ...unique(excluded)];
+  // Sorted, so that the order a query is written in changes neither its text nor its quote_id.
+  const byTerm = (a: string, b: string) => compareTerms(a.replace(/^-/, ''), b.replace(/^-/, ''));
+  const parts = [
+    ...unique(required).sort(compareTerms),
+    ...unique(groups).sort(compareTerms),
+    ...unique(excluded).sort(byTerm),
+  ];
   if (year !== null) parts.push(year);
   return parts.join(' ');
 }

@@ -68,7 +68,7 @@ describe('every endpoint over real HTTP', () => {
   it('quotes a lab query and runs the quote (GET by id, POST with the whole quote)', async () => {
     const quote = await get('/v1/lab/quote?q=Ni%20Fe%20year:2024', key);
     expect(quote.status).toBe(200);
-    expect(quote.body).toMatchObject({ query: 'Ni Fe year:2024', licence: null });
+    expect(quote.body).toMatchObject({ query: 'Fe Ni year:2024', licence: null });
     const id = String(quote.body.quote_id);
     const run = await get(`/v1/lab/run?quote_id=${id}&depth=papers_20`, key);
     expect(run.status).toBe(200);

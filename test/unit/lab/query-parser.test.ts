@@ -69,7 +69,7 @@ describe('grammar forms', () => {
     expect(parseLabQuery('(iron)').clauses).toEqual([
       { kind: 'require', term: { kind: 'word', text: 'iron', pos: 1 }, pos: 0 },
     ]);
-    expect(normaliseLabQuery('(iron OR Iron) cobalt')).toBe('iron cobalt');
+    expect(normaliseLabQuery('(iron OR Iron) cobalt')).toBe('cobalt iron');
   });
 
   it('reads word* as a wildcard with at least 3 characters before the *', () => {
@@ -97,7 +97,7 @@ describe('grammar forms', () => {
       'word',
       'word',
     ]);
-    expect(normaliseLabQuery('X-ray Li+')).toBe('x-ray li+');
+    expect(normaliseLabQuery('X-ray Li+')).toBe('li+ x-ray');
   });
 
   it('accepts any whitespace between terms and ) right after a term', () => {
@@ -128,8 +128,11 @@ describe('canonical form', () => {
     ['"  Nickel\t IRON " Perov*', '"nickel iron" perov*'],
     ['-b (c OR d) a', 'a (c OR d) -b'],
     ['(c OR d) a (e OR f) b', 'a b (c OR d) (e OR f)'],
-    ['Fe In I CO Iron in', 'Fe In I co iron in'],
-    ['"Fe" fe Fe', '"fe" fe Fe'],
+    ['Fe In I CO Iron in', 'Fe I In co in iron'],
+    ['"Fe" fe Fe', 'Fe "fe" fe'],
+    ['Ni Fe', 'Fe Ni'],
+    ['x -Pt -Au', 'x -Au -Pt'],
+    ['(Pt OR Pd) x (Ni OR Co)', 'x (Co OR Ni) (Pd OR Pt)'],
     ['x year:0999', 'x year:0999'],
   ])('%j prints as %j', (input, canonical) => {
     expect(normaliseLabQuery(input)).toBe(canonical);
@@ -429,12 +432,13 @@ const validQuery: fc.Arbitrary<LabQuery> = fc
     return excludedTerms(q).every((t) => !required.has(printTerm(t)));
   });
 
-/** The meaning of a query without positions: per kind, the canonical terms in order. */
+/** The meaning of a query without positions or order: per kind, the canonical terms, sorted. */
 function meaning(q: LabQuery) {
+  const sorted = (xs: string[]) => [...xs].sort();
   return {
-    required: requiredTerms(q).map(printTerm),
-    groups: alternativeGroups(q).map((g) => g.map(printTerm)),
-    excluded: excludedTerms(q).map(printTerm),
+    required: sorted(requiredTerms(q).map(printTerm)),
+    groups: sorted(alternativeGroups(q).map((g) => g.map(printTerm).join(' OR '))),
+    excluded: sorted(excludedTerms(q).map(printTerm)),
     year: yearFilter(q),
   };
 }
@@ -471,6 +475,18 @@ describe('property: printing is canonical', () => {
       fc.property(validQuery, (q) => {
         const printed = printLabQuery(q);
         expect(printLabQuery(parseLabQuery(printed))).toBe(printed);
+      }),
+      PROPERTY_RUNS,
+    );
+  });
+
+  it('(d) the order clauses are written in changes nothing: print(q) === print(q reordered)', () => {
+    fc.assert(
+      fc.property(validQuery, fc.integer({ min: 0, max: 1000 }), (q, seed) => {
+        // A rotation and a reversal: every clause moves unless the query has one.
+        const k = seed % Math.max(1, q.clauses.length);
+        const reordered = [...q.clauses.slice(k), ...q.clauses.slice(0, k)].reverse();
+        expect(printLabQuery({ clauses: reordered })).toBe(printLabQuery(q));
       }),
       PROPERTY_RUNS,
     );

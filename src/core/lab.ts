@@ -51,9 +51,18 @@ export const LAB_NOTES =
   `matches spread evenly over publication dates (sample.used), so their papers are estimates. Above ` +
   `${LAB_LICENCE_ABOVE} matches the packet is offered as a licence, not a price.`;
 
-/** The filter of a POST body: the query itself, or the first ```query block of a markdown text. */
+/** The filter of a POST body: the query itself, or the one ```query block of a markdown text. */
 function queryFromMarkdown(markdown: string): string {
-  const m = /```[ \t]*query[ \t]*\r?\n([\s\S]*?)\r?\n?```/i.exec(markdown);
+  const blocks = [...markdown.matchAll(/```[ \t]*query[ \t]*\r?\n([\s\S]*?)\r?\n?```/gi)];
+  const m = blocks[0];
+  // A second block is refused, never dropped silently: which one is the filter is not ours to guess.
+  if (blocks.length > 1) {
+    throw new ServiceError(
+      'invalid_parameter',
+      `Parameter 'markdown': it holds ${blocks.length} \`\`\`query blocks; a quote prices one filter, so put it in one block (join alternatives with OR, as (Ni OR Co)), or ask for one quote per block.`,
+      { parameter: 'markdown', blocks: blocks.length, position: blocks[1]!.index },
+    );
+  }
   if (!m) {
     throw new ServiceError(
       'unusable_query',

@@ -242,6 +242,18 @@ describe('lab quote: every form of the filter language, counted against the pape
     expect(byMarkdown.quote_id).toBe(byGet.quote_id);
     expect(byMarkdown.matches).toBe(byGet.matches);
   });
+
+  it('refuses markdown with two ```query blocks, naming the parameter, rather than drop one', async () => {
+    const markdown = 'Nickel first:\n\n```query\nNi Fe\n```\n\nand then:\n\n```query\nCo -Pt\n```\n';
+    const res = await post('/v1/lab/quote', { markdown });
+    expect(res.status).toBe(400);
+    const problem = (await res.json()) as Record<string, unknown>;
+    expect(problem).toMatchObject({ code: 'invalid_parameter', parameter: 'markdown', blocks: 2 });
+    expect(problem.position).toBe(markdown.indexOf('```query', markdown.indexOf('and then')));
+    // One block among other fenced code is still the filter.
+    const one = await post('/v1/lab/quote', { markdown: '```python\nx = 1\n```\n```query\nNi Fe\n```' });
+    expect(((await one.json()) as Quote).query).toBe('Fe Ni');
+  });
 });
 
 describe('lab quote: refusals', () => {

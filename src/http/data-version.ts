@@ -7,10 +7,11 @@ export const DATA_VERSION_HEADER = 'RI-Data-Version';
 
 /**
  * Answers that cannot be pinned: a lab quote is bound to the data_version it was quoted on (a run
- * of it on other data is quote_stale), and the list of versions is always today's.
+ * of it on other data is quote_stale), the list of versions is always today's, and the OpenAPI
+ * document describes the API served now.
  */
 function pinnable(path: string): boolean {
-  return !path.startsWith('/v1/lab/') && path !== '/v1/versions';
+  return !path.startsWith('/v1/lab/') && path !== '/v1/versions' && path !== '/v1/openapi.json';
 }
 
 /**

@@ -1,7 +1,10 @@
 import { z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { validator } from 'hono/validator';
 import type { Edition } from '../../access/policy.js';
 import type { LabService } from '../../core/lab-service.js';
 import type { WorkerPool } from '../../core/worker-pool.js';
+import { validationHook } from '../problem.js';
 
 /** What every route registration needs besides the app. */
 export interface RouteDeps {
@@ -62,4 +65,17 @@ export function errorResponses(kind: 'public' | 'keyed', extra: Record<number, s
 /** A required JSON request body with this schema. */
 export function jsonBody<T extends z.ZodType>(schema: T) {
   return { body: { required: true, content: { 'application/json': { schema } } } };
+}
+
+/**
+ * The query of a route not declared with defineRoute (the API's root, the skill, the OpenAPI
+ * document), checked as a declared route's is: strict, so that an unknown or invalid parameter is
+ * 400 invalid_parameter naming it, never ignored.
+ */
+export function strictQuery(shape: z.ZodRawShape = {}): MiddlewareHandler {
+  const schema = z.object(shape).strict();
+  return validator('query', (value, c) => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? parsed.data : validationHook(parsed, c)!;
+  });
 }

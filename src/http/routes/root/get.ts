@@ -1,7 +1,8 @@
 import type { Hono } from 'hono';
 import { SERVICE_VERSION } from '../../../config/paths.js';
+import { PinnedQuery } from '../../../contracts/params.js';
 import type { AppEnv } from '../../context.js';
-import type { RouteDeps } from '../shared.js';
+import { type RouteDeps, strictQuery } from '../shared.js';
 
 /**
  * GET /v1: the API's root, the base address the OpenAPI document (`servers`) and the agent skill
@@ -11,7 +12,7 @@ import type { RouteDeps } from '../shared.js';
  */
 export function registerApiRoot(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUrl' | 'edition'>): void {
   const base = deps.publicUrl;
-  app.get('/v1', (c) =>
+  app.get('/v1', strictQuery(PinnedQuery), (c) =>
     c.json(
       {
         name: 'Research-Intensity API',

@@ -1,7 +1,8 @@
 import type { Hono } from 'hono';
+import { PinnedQuery } from '../../../contracts/params.js';
 import { buildSkill, type Skill } from '../../../skill/skill.js';
 import type { AppEnv } from '../../context.js';
-import type { RouteDeps } from '../shared.js';
+import { type RouteDeps, strictQuery } from '../shared.js';
 
 /**
  * The agent skill: GET /v1/skill (a zip in the Agent Skills layout), GET /skill.md (its main
@@ -14,7 +15,8 @@ export function registerSkill(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUr
     skill ??= buildSkill(deps.publicUrl);
     return skill;
   };
-  app.get('/v1/skill', (c) => {
+  // Under /v1, as any read: a data_version pin is taken (and answered 410 once gone), nothing else.
+  app.get('/v1/skill', strictQuery(PinnedQuery), (c) => {
     const s = get();
     return c.body(s.zip as Uint8Array<ArrayBuffer>, 200, {
       'content-type': 'application/zip',
@@ -22,7 +24,7 @@ export function registerSkill(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUr
       'cache-control': 'public, max-age=300',
     });
   });
-  app.get('/v1/skill/version', (c) => {
+  app.get('/v1/skill/version', strictQuery(PinnedQuery), (c) => {
     const s = get();
     return c.json(
       {

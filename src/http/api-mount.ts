@@ -15,7 +15,7 @@ import { registerSkill } from './routes/skill/get.js';
  * route under /v1, with the services a route reaches through its context (RouteDeps).
  */
 export function mountApi(app: OpenAPIHono<AppEnv>, deps: AppDeps, services: AppServices): void {
-  registerSkill(app, { publicUrl: deps.config.publicUrl });
+  registerSkill(app, { publicUrl: deps.config.publicUrl, edition: deps.config.EDITION });
   registerApiRoot(app, { publicUrl: deps.config.publicUrl, edition: deps.config.EDITION });
   const routes: RouteDeps = {
     edition: deps.config.EDITION,

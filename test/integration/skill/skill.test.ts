@@ -24,8 +24,8 @@ afterAll(async () => {
   await served?.close();
 });
 
-async function unzipped(): Promise<Record<string, string>> {
-  const res = await fetch(`${server.base}/v1/skill`);
+async function unzipped(base = server.base): Promise<Record<string, string>> {
+  const res = await fetch(`${base}/v1/skill`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('application/zip');
   const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
@@ -91,50 +91,37 @@ describe('the agent skill', () => {
   });
 
   it('every link and example in it answers on a running server', async () => {
-    const files = await unzipped();
-    const topic = (
-      (await (
-        await fetch(`${server.base}/v1/subjects/search?q=oxygen%20evolution`, bearer(ctx.keys.professional))
-      ).json()) as {
-        results: { subject_type: string; subject_id: string }[];
-      }
-    ).results.find((r) => r.subject_type === 'topic')!.subject_id;
-    const quote = (
-      (await (
-        await fetch(`${server.base}/v1/lab/quote?q=Ni%20Fe`, bearer(ctx.keys.professional))
-      ).json()) as {
-        quote_id: string;
-      }
-    ).quote_id;
-    const urls = new Set<string>();
-    for (const text of Object.values(files))
-      for (const m of text.matchAll(/https?:\/\/[^\s)`'"|<>]+/g)) urls.add(m[0].replace(/[.,:]+$/, ''));
-    expect(urls.size).toBeGreaterThan(15);
-    const checked: string[] = [];
-    for (const raw of urls) {
-      expect(raw.startsWith(server.base)).toBe(true);
-      if (raw.endsWith('/.../history?resolution=yearly')) continue;
-      const url = raw
-        .replace('{subject_id}', topic)
-        .replace('{id}', topic)
-        .replace('quote_id=...', `quote_id=${quote}`);
-      if (url.includes('...')) continue; // a pattern (".../papers"), not an address
-      if (url.endsWith('/mcp')) {
-        const client = new Client({ name: 'skill-test', version: '1' });
-        await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-        // Every tool the server lists is in the skill's table of what to call.
-        const { tools } = await client.listTools();
-        const table = files['research-intensity/SKILL.md']!;
-        for (const t of tools) expect([t.name, table.includes(`\`${t.name}\``)]).toEqual([t.name, true]);
-        await client.close();
-        checked.push(url);
-        continue;
-      }
-      const res = await fetch(url, bearer(ctx.keys.professional));
-      expect([url, res.status]).toEqual([url, 200]);
-      checked.push(url);
+    await everyLinkAnswers(await unzipped(), server.base, ctx.keys.professional, true);
+  });
+
+  it('calls free, in reference/rest.md, only what answers without a key', async () => {
+    const rest = (await unzipped())['research-intensity/reference/rest.md']!;
+    const free: string[] = [];
+    for (const section of rest.split(/^(?=## )/m)) {
+      const heading = section.split('\n')[0]!;
+      // What a heading says covers its section; what follows an address (to the next one or the
+      // next item), that address.
+      for (const m of section.matchAll(/`GET ([^`]+)`([\s\S]*?)(?=`GET |\n- |\n\n|$)/g))
+        if (/\bfree\b/.test(heading) || /\(free\b/.test(m[2]!)) free.push(m[1]!);
     }
-    expect(checked.length).toBeGreaterThan(15);
+    expect(free.length).toBeGreaterThanOrEqual(3);
+    for (const url of free) {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      expect([url, res.status]).toEqual([url, 200]);
+    }
+  });
+
+  it('never forbids repeating a refused request the skill tells the agent to repeat', async () => {
+    const files = await unzipped();
+    const never = files['research-intensity/SKILL.md']!.split('## Never')[1]!;
+    // 429: after Retry-After; 402: with a payment (reference/pricing.md says to repeat it so).
+    expect(files['research-intensity/reference/pricing.md']).toMatch(
+      /repeat the same request with `PAYMENT-SIGNATURE`/,
+    );
+    expect(never).toMatch(/429[\s\S]*`Retry-After`/);
+    expect(never).toMatch(/402[\s\S]*`PAYMENT-SIGNATURE`/);
+    expect(never).not.toMatch(/Never retry a 4xx with the same request/);
   });
 
   it('states the prices of the price table', () => {
@@ -144,5 +131,100 @@ describe('the agent skill', () => {
         expect([op.id, pricing.includes(tier.usd.toFixed(2))]).toEqual([op.id, true]);
     expect(pricing).toContain(`minus ${LAB_QUOTE_USD.toFixed(2)}`);
     expect(Object.keys(LAB_DEPTHS).length).toBe(2);
+  });
+});
+
+/**
+ * Every address in the skill's files answers 200 on the server at `base` with `key`, and every MCP
+ * tool it lists is in SKILL.md's table of what to call. `lab`: quote once for the run's example.
+ */
+async function everyLinkAnswers(files: Record<string, string>, base: string, key: string, lab: boolean) {
+  const topic = (
+    (await (await fetch(`${base}/v1/subjects/search?q=oxygen%20evolution`, bearer(key))).json()) as {
+      results: { subject_type: string; subject_id: string }[];
+    }
+  ).results.find((r) => r.subject_type === 'topic')!.subject_id;
+  const quote = lab
+    ? ((await (await fetch(`${base}/v1/lab/quote?q=Ni%20Fe`, bearer(key))).json()) as { quote_id: string })
+        .quote_id
+    : '';
+  const urls = new Set<string>();
+  for (const text of Object.values(files))
+    for (const m of text.matchAll(/https?:\/\/[^\s)`'"|<>]+/g)) urls.add(m[0].replace(/[.,:]+$/, ''));
+  expect(urls.size).toBeGreaterThan(lab ? 15 : 10);
+  const checked: string[] = [];
+  for (const raw of urls) {
+    expect(raw.startsWith(base)).toBe(true);
+    if (raw.endsWith('/.../history?resolution=yearly')) continue;
+    const url = raw
+      .replace('{subject_id}', topic)
+      .replace('{id}', topic)
+      .replace('quote_id=...', `quote_id=${quote}`);
+    if (url.includes('...')) continue; // a pattern (".../papers"), not an address
+    if (url.endsWith('/mcp')) {
+      const client = new Client({ name: 'skill-test', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      // Every tool the server lists is in the skill's table of what to call.
+      const { tools } = await client.listTools();
+      const table = files['research-intensity/SKILL.md']!;
+      for (const t of tools) expect([t.name, table.includes(`\`${t.name}\``)]).toEqual([t.name, true]);
+      await client.close();
+      checked.push(url);
+      continue;
+    }
+    const res = await fetch(url, bearer(key));
+    expect([url, res.status]).toEqual([url, 200]);
+    checked.push(url);
+  }
+  expect(checked.length).toBeGreaterThan(lab ? 15 : 10);
+}
+
+describe('the agent skill of the older edition (EDITION=enterprise)', () => {
+  let older: Awaited<ReturnType<typeof servedSample>>;
+  beforeAll(async () => {
+    older = await servedSample({ EDITION: 'enterprise' });
+  }, 120_000);
+  afterAll(async () => {
+    await older?.close();
+  });
+
+  /** What only the full edition serves: its plans, research, the lab, per-call payment. */
+  const fullOnly = (text: string) =>
+    text.match(
+      /Personal|Professional|\blab\b|\blab_\w+|\/v1\/lab|\/v1\/research|`research`|reading list|x402|PAYMENT-|\bpa(?:y|id|yment)\b|\bpric(?:e|ed|es)\b/gi,
+    );
+
+  it('says only what that edition serves, names its plan, and has a version of its own', async () => {
+    const [full, files] = [await unzipped(), await unzipped(older.server.base)];
+    expect(Object.keys(files).sort()).toEqual(Object.keys(full).sort());
+    // The full edition's skill does say them (the check below is not vacuous).
+    expect(Object.values(full).filter((t) => fullOnly(t)).length).toBe(Object.keys(full).length);
+    expect(Object.entries(files).map(([path, text]) => [path, fullOnly(text)])).toEqual(
+      Object.keys(files).map((path) => [path, null]),
+    );
+    for (const text of Object.values(files)) expect(text).not.toContain('{{');
+    expect(files['research-intensity/reference/pricing.md']).toContain(
+      'HRI is null below the Enterprise plan',
+    );
+    expect(files['research-intensity/reference/rest.md']).toMatch(/`monthly`\s+\(Enterprise\)/);
+    // Its own version: the release's, marked as this edition's; /v1/skill/version gives it.
+    const md = files['research-intensity/SKILL.md']!;
+    const version = frontMatter(md).version!;
+    expect(version).toBe(`${frontMatter(full['research-intensity/SKILL.md']!).version}+enterprise`);
+    expect(md).toContain(`this file's (${version})`);
+    const served = (await (await fetch(`${older.server.base}/v1/skill/version`)).json()) as {
+      version: string;
+    };
+    expect(served.version).toBe(version);
+    expect(await (await fetch(`${older.server.base}/skill.md`)).text()).toBe(md);
+  });
+
+  it('every link and example in it answers on a server of that edition', async () => {
+    await everyLinkAnswers(
+      await unzipped(older.server.base),
+      older.server.base,
+      older.ctx.keys.enterprise,
+      false,
+    );
   });
 });

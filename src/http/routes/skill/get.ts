@@ -9,10 +9,11 @@ import { type RouteDeps, strictQuery } from '../shared.js';
  * file) and GET /v1/skill/version (what the skill checks to tell its user about a newer one).
  * Free and keyless; built once, with this server's address in every link.
  */
-export function registerSkill(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUrl'>): void {
+export function registerSkill(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUrl' | 'edition'>): void {
   let skill: Skill | null = null;
   const get = () => {
-    skill ??= buildSkill(deps.publicUrl);
+    // The edition's own skill: the older edition's names only what it serves.
+    skill ??= buildSkill(deps.publicUrl, deps.edition);
     return skill;
   };
   // Under /v1, as any read: a data_version pin is taken (and answered 410 once gone), nothing else.

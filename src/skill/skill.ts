@@ -61,7 +61,7 @@ export function frontMatter(skillMd: string): Record<string, string> {
 }
 
 /** A source text as an edition serves it: that edition's sections kept, the other's left out. */
-export function skillText(text: string, edition: Edition): string {
+function skillText(text: string, edition: Edition): string {
   // A section opened at the end of a line closes at the end of one, its marker lines dropped whole.
   const kept = text.replace(
     /\{\{#(full|enterprise)\}\}(\n?)([\s\S]*?)\{\{\/\1\}\}\2/g,

@@ -83,14 +83,31 @@ async function fsyncFile(path: string): Promise<void> {
   }
 }
 
-/** Serves the previous snapshot again (and keeps the current one as the new previous). */
+/**
+ * Publishes the previous snapshot again: the one that was current before the current one (the
+ * PREVIOUS pointer; when PREVIOUS is missing or names the current version, the newest other
+ * version of the publication log whose file is there). Like any publish, it becomes current and
+ * heads the publication log with a new published_at, and the version rolled back from becomes
+ * the previous one: a second rollback returns to it.
+ *
+ * Three files change, each atomically, in this order: the log, PREVIOUS, CURRENT (what is served
+ * changes last). A rollback that stops half way is finished by running it again: after the log
+ * alone, PREVIOUS still names the target; after PREVIOUS too (it then names the current version),
+ * the log's head does.
+ */
 export function rollback(dir: string): { version: string; previous: string } | null {
   const current = readPointer(dir, 'CURRENT');
-  const previous = readPointer(dir, 'PREVIOUS');
-  if (!current || !previous) return null;
+  if (!current) return null;
+  const log = readPublications(dir);
+  const pointed = readPointer(dir, 'PREVIOUS');
+  const logged = log.find((p) => p.data_version !== current && existsSync(snapshotFile(dir, p.data_version)));
+  const target = pointed && pointed !== current ? pointed : logged?.data_version;
+  if (!target) return null;
+  const entry = describeSnapshotFile(snapshotFile(dir, target), target, new Date().toISOString());
+  writePublications(dir, [entry, ...log.filter((p) => p.data_version !== target)]);
   writePointer(dir, 'PREVIOUS', current);
-  writePointer(dir, 'CURRENT', previous);
-  return { version: previous, previous: current };
+  writePointer(dir, 'CURRENT', target);
+  return { version: target, previous: current };
 }
 
 /**

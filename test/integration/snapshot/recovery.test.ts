@@ -1,4 +1,4 @@
-import { closeSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPointer, snapshotFile } from '../../../src/snapshot/folder.js';
@@ -237,6 +237,82 @@ describe('a read pinned to the current version while its file is damaged', () =>
       const after = await pinned();
       expect(after.status).toBe(200);
       expect(((await after.json()) as { data_version: string }).data_version).toBe(newer);
+    } finally {
+      await stop(server.child);
+    }
+  });
+});
+
+interface Listed {
+  data_version: string;
+  published_at: string;
+  current: boolean;
+}
+
+/** Writes a pointer as a publish does (a whole file renamed into place), so no reader sees half of it. */
+function writePointer(dir: string, name: 'CURRENT' | 'PREVIOUS', text: string): void {
+  writeFileSync(join(dir, `.${name}.test`), text);
+  renameSync(join(dir, `.${name}.test`), join(dir, name));
+}
+
+describe('ri rollback', () => {
+  it('publishes the previous snapshot again: first in /v1/versions, and what a damaged CURRENT falls back to', async () => {
+    const { dataDir, dir, older, newer } = twoSnapshots();
+    const server = serve(dataDir);
+    try {
+      const base = (await server.started)[1]!;
+      const versions = async () =>
+        ((await (await fetch(`${base}/v1/versions`)).json()) as { versions: Listed[] }).versions;
+      const rollback = (to: string) => {
+        const r = ri(['rollback', '--data-dir', dataDir]);
+        expect(r.status, r.stderr).toBe(0);
+        expect(r.stdout.trim()).toBe(to);
+      };
+      const serving = (version: string) =>
+        until(async () => {
+          const ready = await readyzOf(base);
+          return ready.status === 'ok' && ready.data_version === version ? true : undefined;
+        });
+      const published = await versions();
+      expect(published.map((v) => [v.data_version, v.current])).toEqual([
+        [newer, true],
+        [older, false],
+      ]);
+
+      rollback(older);
+      await serving(older);
+      const listed = await versions();
+      expect(listed.map((v) => [v.data_version, v.current])).toEqual([
+        [older, true],
+        [newer, false],
+      ]);
+      // When it last became current: now, after the newer one's publication.
+      expect(listed[0]!.published_at > published[0]!.published_at).toBe(true);
+      expect(listed[1]!.published_at).toBe(published[0]!.published_at);
+
+      // A CURRENT naming nothing: the publication log's newest is served, the one rolled back to.
+      writePointer(dir, 'CURRENT', 'garbage\n');
+      await until(() =>
+        /CURRENT pointer names no snapshot/.test(server.output().stdout) ? true : undefined,
+      );
+      expect(await readyzOf(base)).toMatchObject({ status: 'degraded', data_version: older });
+      writePointer(dir, 'CURRENT', `${older}\n`);
+      await serving(older);
+
+      // A second rollback returns to the version rolled back from.
+      rollback(newer);
+      await serving(newer);
+      expect((await versions()).map((v) => v.data_version)).toEqual([newer, older]);
+
+      // Without PREVIOUS (lost, or a rollback stopped after writing it: it then names the current
+      // version), the previous is the publication log's.
+      rmSync(join(dir, 'PREVIOUS'));
+      rollback(older);
+      await serving(older);
+      writePointer(dir, 'PREVIOUS', `${older}\n`);
+      rollback(newer);
+      await serving(newer);
+      expect((await versions()).map((v) => v.data_version)).toEqual([newer, older]);
     } finally {
       await stop(server.child);
     }

@@ -1,4 +1,8 @@
-/** An error the user caused (bad flag, missing file): printed as one line, no stack trace. */
+/**
+ * An error the user caused, printed as one line, no stack trace. Exit 2 (the default) is for bad
+ * command-line arguments (an unknown option, a bad value, a missing path); 1 for what is wrong
+ * outside the command line (a configuration value, a file's content, a service that fails).
+ */
 export class CliError extends Error {
   constructor(
     message: string,

@@ -23,15 +23,13 @@ export async function run(args: string[]): Promise<number> {
     },
   });
   if (printedHelp(values, USAGE)) return 0;
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    throw new CliError((e as Error).message);
-  }
+  if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535)
+    throw new CliError(`--port must be a port number (0-65535), not '${values.port}'`);
+  const config = loadConfig();
   const key = config.X402_FACILITATOR_PRIVATE_KEY;
-  if (!config.X402_EVM_RPC_URL) throw new CliError('X402_EVM_RPC_URL is not set (the chain to settle on)');
-  if (!key) throw new CliError('X402_FACILITATOR_PRIVATE_KEY is not set (the key that submits settlements)');
+  if (!config.X402_EVM_RPC_URL) throw new CliError('X402_EVM_RPC_URL is not set (the chain to settle on)', 1);
+  if (!key)
+    throw new CliError('X402_FACILITATOR_PRIVATE_KEY is not set (the key that submits settlements)', 1);
   const facilitator = localFacilitator({
     rpcUrl: config.X402_EVM_RPC_URL,
     privateKey: key as `0x${string}`,

@@ -97,7 +97,8 @@ export async function withStore(
     store = await openStateStore(url, dataDir ?? config.DATA_DIR, { timeoutMs: config.STATE_TIMEOUT_MS });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof StateUrlError || error instanceof ConfigError) throw new CliError(message);
+    // A bad configuration value: one line, exit 1 (2 is for bad arguments).
+    if (error instanceof StateUrlError || error instanceof ConfigError) throw new CliError(message, 1);
     const where = url ? redactUrl(url) : 'the SQLite file in DATA_DIR';
     throw new CliError(`cannot open the state store (${where}): ${message.split('\n')[0]}`, 1);
   }

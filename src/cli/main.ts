@@ -79,7 +79,15 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const module = await command.load();
-  return module.run(rest);
+  try {
+    return await module.run(rest);
+  } catch (error) {
+    // node:util parseArgs's own errors (an unknown option, a missing value): a usage error.
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_'))
+      throw new CliError(`${(error as Error).message} (ri ${name} --help for its options)`);
+    throw error;
+  }
 }
 
 /**
@@ -93,6 +101,8 @@ const DISK_MESSAGE = /no space left on device|input\/output error|database or di
 function oneLine(error: unknown): string | null {
   if (!(error instanceof Error)) return null;
   const first = error.message.split('\n')[0]!;
+  // config.ts: a bad configuration value, exit 1 (exit 2 is for bad command-line arguments).
+  if (error.name === 'ConfigError') return first;
   // state-deadline.ts: the store's own failure is in `reason` (the message is the HTTP answer's).
   const state = error as Error & { operation?: unknown; reason?: unknown };
   if (error.name === 'StateUnavailableError' && typeof state.reason === 'string') {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Config, ConfigError, loadConfig } from '../config/config.js';
+import { loadConfig } from '../config/config.js';
 import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
 import { openCorpusStore } from '../ingest/corpus-store.js';
 import { OpenAlexClient } from '../ingest/openalex-client.js';
@@ -92,22 +92,13 @@ function integerOption(name: string, value: string | undefined, fallback: number
   return Number(value);
 }
 
-function config(): Config {
-  try {
-    return loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) throw new CliError(e.message, 2);
-    throw e;
-  }
-}
-
 export function formatPullSummary(s: PullSummary): string {
   return `pull: ${s.pages} page(s) in ${s.seconds.toFixed(1)} s: ${formatCounts(s.counts)}`;
 }
 
 /** Pulls into the corpus store of dataDir, reporting on stderr; user-caused failures are CliErrors. */
 export async function runPull(dataDir: string, options: PullRunOptions = {}): Promise<PullSummary> {
-  const env = config();
+  const env = loadConfig();
   const { root, corpus } = dataPaths(dataDir);
   mkdirSync(root, { recursive: true });
   const topics = options.topics ?? (existsSync(BUNDLED_SAMPLE.topics) ? BUNDLED_SAMPLE.topics : null);
@@ -127,7 +118,7 @@ export async function runPull(dataDir: string, options: PullRunOptions = {}): Pr
 
   const baseUrl = env.OPENALEX_API_URL.replace(/\/+$/, '');
   if (!/^https?:\/\//.test(baseUrl))
-    throw new CliError(`OPENALEX_API_URL must be an http(s) URL, got '${baseUrl}'`);
+    throw new CliError(`OPENALEX_API_URL must be an http(s) URL, got '${baseUrl}'`, 1);
   const client = new OpenAlexClient({
     baseUrl,
     apiKey: env.OPENALEX_API_KEY ?? null,
@@ -216,7 +207,7 @@ export async function run(args: string[]): Promise<number> {
     PAGES_PER_BATCH,
     1,
   );
-  const dataDir = (values['data-dir'] as string | undefined) ?? config().DATA_DIR;
+  const dataDir = (values['data-dir'] as string | undefined) ?? loadConfig().DATA_DIR;
 
   const stop = new AbortController();
   const onSignal = () => {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { openStateStore, redactUrl } from '../access/open-state-store.js';
 import { createRateLimiter } from '../access/rate-limiter.js';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { loadConfig } from '../config/config.js';
 import { dataPaths } from '../config/paths.js';
 import { startServer } from '../http/server.js';
 import { SERVER_LIMITS } from '../http/server-limits.js';
@@ -28,17 +28,18 @@ export async function run(args: string[]): Promise<number> {
     },
   });
   if (printedHelp(values, USAGE)) return 0;
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    const env = { ...process.env };
-    if (values.port !== undefined) env.PORT = values.port;
-    if (values.host !== undefined) env.HOST = values.host;
-    if (values['data-dir'] !== undefined) env.DATA_DIR = values['data-dir'];
-    config = loadConfig(env);
-  } catch (e) {
-    if (e instanceof ConfigError) throw new CliError(e.message);
-    throw e;
-  }
+  // A bad option is a usage error (exit 2); a bad value in the environment is the configuration's
+  // (ConfigError from loadConfig: one line, exit 1, main.ts).
+  const { port, host } = values;
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) <= 65535))
+    throw new CliError(`--port must be a port number (0-65535), not '${port}'`);
+  if (host?.trim() === '') throw new CliError('--host is empty');
+  if (values['data-dir']?.trim() === '') throw new CliError('--data-dir is empty');
+  const env = { ...process.env };
+  if (port !== undefined) env.PORT = port;
+  if (host !== undefined) env.HOST = host;
+  if (values['data-dir'] !== undefined) env.DATA_DIR = values['data-dir'];
+  const config = loadConfig(env);
   const logger = pino({ level: config.LOG_LEVEL }, logDestination());
   // Each start step fails with one line naming what could not be done, and nothing left running
   // (a watcher or a pool would keep the process alive without serving).

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { redactUrl, splitSchemaParam } from '../access/open-state-store.js';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { loadConfig } from '../config/config.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 import { STATE_USAGE } from './keys.js';
 
@@ -41,16 +41,10 @@ export async function run(args: string[]): Promise<number> {
   if (file === undefined || file === '') throw new CliError(`state ${sub} needs a FILE\n${USAGE}`);
   if (rest.length > 0) throw new CliError(`unexpected argument '${rest[0]}' for state ${sub}`);
 
-  let url: string | undefined;
-  let dataDir: string;
-  try {
-    const config = loadConfig();
-    url = config.STATE_URL;
-    dataDir = values['data-dir'] ?? config.DATA_DIR;
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(error.message);
-    throw error;
-  }
+  // A bad configuration value is ConfigError: one line, exit 1 (main.ts).
+  const config = loadConfig();
+  const url = config.STATE_URL;
+  const dataDir = values['data-dir'] ?? config.DATA_DIR;
   if (url !== undefined && /^postgres(ql)?:\/\//i.test(url))
     throw new CliError(postgresAdvice(sub, url, file), 1);
   const state = statePath(url, dataDir);
@@ -70,7 +64,7 @@ function statePath(url: string | undefined, dataDir: string): string {
   if (url === undefined || url.trim() === '') return resolve(join(dataDir, 'state.sqlite'));
   const path = url.slice('sqlite:'.length);
   if (path === '' || path === ':memory:')
-    throw new CliError(`STATE_URL ${url} names no file to back up or restore`);
+    throw new CliError(`STATE_URL ${url} names no file to back up or restore`, 1);
   return resolve(path);
 }
 

@@ -140,7 +140,13 @@ const EnvSchema = z.object({
 
 export type Config = z.infer<typeof EnvSchema> & { publicUrl: string };
 
-export class ConfigError extends Error {}
+/**
+ * A bad configuration value: the `ri` commands end with its one line and exit 1 (src/cli/main.ts
+ * knows it by its name, so as not to load this module for commands that read no configuration).
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));

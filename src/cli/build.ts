@@ -6,7 +6,8 @@ import { runBuild } from './pipeline.js';
 const USAGE = `usage: ri build [--full] [--data-dir DIR]
 
 Tags any untagged titles, scores the corpus store and publishes a new snapshot (one immutable
-SQLite file per data_version); the previous snapshot is kept for \`ri rollback\`.
+SQLite file per data_version). The last SNAPSHOTS_KEEP published (default 5) are kept, always
+the previous one for \`ri rollback\`; older ones are removed.
 
 The build is incremental: it keeps what it read from the corpus store in DATA_DIR/build-cache
 and next time reads again only the works changed since. The snapshot is the same, byte for byte,

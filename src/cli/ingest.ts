@@ -6,8 +6,10 @@ import { runIngest } from './pipeline.js';
 const USAGE = `usage: ri ingest PATH... [--topics FILE] [--data-dir DIR]
 
 Ingests OpenAlex works (JSONL or JSONL.gz files, or folders in the snapshot layout
-works/updated_date=YYYY-MM-DD/part_*.gz) into the corpus store in DATA_DIR.
-Idempotent: a record replaces a stored one only when its updated_date is newer.`;
+works/updated_date=YYYY-MM-DD/part_*.gz) into the corpus store in DATA_DIR, then tags the titles
+of the new and changed works. Idempotent: a record replaces a stored one only when its
+updated_date is newer. --topics FILE: the OpenAlex topic taxonomy (default: the bundled one).
+Then \`ri build\` publishes.`;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

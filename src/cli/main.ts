@@ -21,7 +21,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import('./build.js'),
   },
   update: {
-    summary: 'ingest + build + publish; --watch follows a folder',
+    summary: 'ingest + build + publish; --watch follows a folder, --pull reads the OpenAlex API',
     load: () => import('./update.js'),
   },
   pull: {
@@ -61,7 +61,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
 };
 
 function usage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ri ${name.padEnd(10)} ${c.summary}`);
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ri ${name.padEnd(width)}  ${c.summary}`);
   return ['usage: ri <command> [options]', '', ...lines, '', 'ri <command> --help for its options'].join(
     '\n',
   );

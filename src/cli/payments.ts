@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { PaymentStatus } from '../access/payment-ledger.js';
 import { loadConfig } from '../config/config.js';
-import { evmAuthorizationReader, reconcilePayments } from '../payments/reconcile.js';
+import { evmAuthorizationReader, reconcilePayments, SETTLE_GRACE_MS } from '../payments/reconcile.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 import { STATE_USAGE, withStore } from './keys.js';
 
@@ -10,9 +10,12 @@ const USAGE = `usage: ri payments list [--since DATE] [--status pending|settled|
 
 list       the payments ledger, newest first: time, status, operation, amount (USDC), network,
            payer, transaction, resource. One tab-separated line each.
-reconcile  resolves rows left pending by a crash between settlement and the ledger write: a
-           payment whose authorization was used on chain becomes settled (with its transaction);
-           one not used and older than 10 minutes becomes failed. Reads X402_EVM_RPC_URL.
+reconcile  resolves rows left pending by a crash between settlement and the ledger write, and
+           failed rows whose error was a timeout or a lost connection: a payment whose
+           authorization was used on chain becomes settled (with its transaction); a pending one
+           not used once its validity and ${SETTLE_GRACE_MS / 1000} s more have passed becomes failed; one still
+           valid is left for a later run. EVM networks only, read over X402_EVM_RPC_URL; Solana
+           rows are listed for a check with the facilitator.
 
 ${STATE_USAGE}`;
 

@@ -14,8 +14,10 @@ import { ensureDefaultSnapshot } from './pipeline.js';
 
 const USAGE = `usage: ri serve [--port N] [--host H] [--data-dir DIR]
 
-Serves the REST API at /v1 on the current snapshot of DATA_DIR and follows newly published
-snapshots without a restart. With no snapshot yet, builds one from the bundled real sample.`;
+Serves the REST API at /v1, the MCP tool server at /mcp, the web pages and /metrics on the
+current snapshot of DATA_DIR, and follows newly published snapshots without a restart. With no
+snapshot yet, builds one from the bundled real sample. Configuration: environment variables
+(docs/operations.md); --port, --host and --data-dir override PORT, HOST and DATA_DIR.`;
 
 export async function run(args: string[]): Promise<number> {
   const { values } = parseArgs({

@@ -8,11 +8,13 @@ import { CliError } from './cli-error.js';
 import { runBuild, runIngest } from './pipeline.js';
 import { parseFilter, parseSince, runPull } from './pull.js';
 
-const USAGE = `usage: ri update PATH... [--watch] [--interval SECONDS] [--data-dir DIR]
-       ri update --pull [--every DURATION] [--since DATE] [--filter F] [--data-dir DIR]
+const USAGE = `usage: ri update PATH... [--watch] [--interval SECONDS] [--topics FILE] [--data-dir DIR]
+       ri update --pull [--every DURATION] [--since DATE] [--filter F] [--topics FILE] [--data-dir DIR]
 
 Ingest + build + publish. With --watch, keeps following the folders given and ingests new
-partitions (works/updated_date=YYYY-MM-DD/part_*.gz) as they appear, then publishes again.
+partitions (works/updated_date=YYYY-MM-DD/part_*.gz) as they appear, then publishes again; it
+looks for them when the folders change and every --interval seconds (default 5). --topics FILE:
+the OpenAlex topic taxonomy (default: the bundled one).
 
 With --pull, reads new and changed works from the OpenAlex API instead (as \`ri pull\`), then
 builds and publishes. With --every (e.g. 30m, 6h, 1d), does so again after each such interval

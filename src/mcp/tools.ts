@@ -117,9 +117,7 @@ export function toolDefinitions(): ToolDef[] {
       input: z
         .object({
           ...researchFields(),
-          q: researchFields().q.describe(
-            'The question, e.g. "oxygen evolution nickel iron" (or paper)',
-          ),
+          q: researchFields().q.describe('The question, e.g. "oxygen evolution nickel iron" (or paper)'),
           paper: researchFields().paper.describe('A DOI or title to start from (or q, not both)'),
           ...PINNED,
         })

@@ -55,3 +55,43 @@ describe('parameters of the API root, the OpenAPI document and the skill', () =>
     }
   });
 });
+
+describe('the API root and the skill version carry what every answer carries', () => {
+  it.each(['/v1', '/v1/skill/version'])(
+    '%s: canonical_url (a page that answers), notes on each metric, data_version',
+    async (path) => {
+      // The version served, as an answer of the access table names it.
+      const version = ((await (await get('/v1/elements/Fe')).json()) as { data_version: string })
+        .data_version;
+      const keyed = { authorization: `Bearer ${served.ctx.keys.personal}` };
+      for (const headers of [{}, keyed]) {
+        const res = await get(path, headers);
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as Record<string, unknown>;
+        expect(body.data_version).toBe(version);
+        const notes = body.notes as Record<string, unknown>;
+        for (const metric of ['ri', 'ris', 'hri', 'data', 'cite'])
+          expect(typeof notes[metric] === 'string' && (notes[metric] as string).length > 0, metric).toBe(
+            true,
+          );
+        const canonical = body.canonical_url as string;
+        expect(canonical.startsWith(`${served.server.base}/`)).toBe(true);
+        expect((await fetch(canonical)).status).toBe(200);
+      }
+    },
+  );
+
+  it('keeps the fields each had', async () => {
+    const root = (await (await get('/v1')).json()) as Record<string, string>;
+    const base = served.server.base;
+    expect(root).toMatchObject({
+      name: 'Research-Intensity API',
+      openapi_url: `${base}/v1/openapi.json`,
+      docs_url: `${base}/docs`,
+      skill_url: `${base}/v1/skill`,
+    });
+    const skill = (await (await get('/v1/skill/version')).json()) as Record<string, string>;
+    expect(skill).toMatchObject({ name: 'research-intensity', zip_url: `${base}/v1/skill` });
+    expect(skill.version).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});

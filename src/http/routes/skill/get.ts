@@ -1,7 +1,9 @@
 import type { Hono } from 'hono';
 import { PinnedQuery } from '../../../contracts/params.js';
+import { envelope } from '../../../core/viewer.js';
 import { buildSkill, type Skill } from '../../../skill/skill.js';
 import type { AppEnv } from '../../context.js';
+import { viewerOf } from '../../guard.js';
 import { type RouteDeps, strictQuery } from '../shared.js';
 
 /**
@@ -33,6 +35,8 @@ export function registerSkill(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUr
         version: s.version,
         zip_url: `${deps.publicUrl}/v1/skill`,
         skill_md_url: `${deps.publicUrl}/skill.md`,
+        // As every answer: the page to cite (the skill's own file), notes and the data served.
+        ...envelope(c.get('snapshot'), viewerOf(c, deps.edition, deps.publicUrl), '/skill.md'),
       },
       200,
       { 'cache-control': 'public, max-age=60' },

@@ -98,12 +98,23 @@ export function elementHistory(
   viewer: Viewer,
 ): ElementHistoryAnswer {
   const canonical = canonicalSymbol(symbol);
+  const series = readSeries(snapshot, 'element', canonical, resolution, viewer);
   return {
     symbol: canonical,
     resolution,
-    series: readSeries(snapshot, 'element', canonical, resolution, viewer),
-    ...envelope(snapshot, viewer, `/elements/${canonical}`, { history: HISTORY_NOTES }),
+    series,
+    ...envelope(snapshot, viewer, `/elements/${canonical}`, { history: HISTORY_NOTES }, [
+      [series, () => `series is empty: ${noElementPaper([canonical])}`],
+    ]),
   };
+}
+
+/** Why an element's history has no period: no dated paper of the corpus names it. */
+function noElementPaper(symbols: readonly string[]): string {
+  return (
+    `no paper of this corpus with a publication year names ${symbols.length > 1 ? 'any of ' : ''}${symbols.join(', ')} in its title (a paper ` +
+    'counts only for the elements its title names), so there is no period to show.'
+  );
 }
 
 /**
@@ -123,11 +134,15 @@ export function elementHistories(
     const symbol = canonicalSymbol(s);
     return { symbol, series: readSeries(snapshot, 'element', symbol, resolution, viewer) };
   });
+  // One reason for all the elements whose series is empty (the batch itself never is).
+  const none = histories.filter((h) => h.series.length === 0).map((h) => h.symbol);
+  const empty =
+    none.length > 0 ? `series is empty for ${none.join(', ')}: ${noElementPaper(none)}` : undefined;
   return {
     resolution,
     count: histories.length,
     histories,
-    ...envelope(snapshot, viewer, '/elements', { history: HISTORY_NOTES }),
+    ...envelope(snapshot, viewer, '/elements', { history: HISTORY_NOTES, ...(empty ? { empty } : {}) }),
   };
 }
 
@@ -150,12 +165,19 @@ export function subjectHistory(
     );
   }
   const subject = findSubject(snapshot, type, id);
+  const series = readSeries(snapshot, type, subject.id, resolution, viewer);
   return {
     subject_type: type,
     subject_id: subject.id,
     name: subject.name,
     resolution,
-    series: readSeries(snapshot, type, subject.id, resolution, viewer),
-    ...envelope(snapshot, viewer, `/subjects/${type}/${subject.id}`, { history: HISTORY_NOTES }),
+    series,
+    ...envelope(snapshot, viewer, `/subjects/${type}/${subject.id}`, { history: HISTORY_NOTES }, [
+      [
+        series,
+        () =>
+          `series is empty: no paper of this corpus with a publication year has '${subject.name}' as a headline ${type}, so there is no period to show.`,
+      ],
+    ]),
   };
 }

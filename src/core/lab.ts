@@ -351,10 +351,15 @@ export function labQuote(
     price: basis.price,
     issued_at: issued.toISOString(),
     expires_at: new Date(issued.getTime() + settings.ttlSeconds * 1000).toISOString(),
-    ...envelope(snapshot, viewer, `/lab?${new URLSearchParams({ q: basis.query })}`, {
-      lab: LAB_NOTES,
-      ...(noBroader ? { empty: noBroader } : {}),
-    }),
+    ...envelope(snapshot, viewer, `/lab?${new URLSearchParams({ q: basis.query })}`, { lab: LAB_NOTES }, [
+      [basis.years, () => 'years and communities are empty: no paper matches this query (see broader).'],
+      [
+        basis.broader,
+        () =>
+          noBroader ??
+          `broader is empty: ${basis.matches} papers match; broader queries are offered when fewer than ${NARROW_BELOW} do.`,
+      ],
+    ]),
   };
   return {
     ...unsigned,

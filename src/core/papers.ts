@@ -97,12 +97,12 @@ export function elementPapers(
     ...options,
     ...(keyword ? { keyword: keyword.id } : {}),
   });
-  const empty =
-    keyword && papers.length === 0
-      ? `No paper among the ${ranked.totalRanked} ranked papers of ${canonical} has the keyword '${keyword.name}' ` +
-        `(${keyword.paperCount} papers of the corpus have it): the filter reads only the element's top ` +
-        `${ranked.totalRanked}. The keyword's own top papers: ${viewer.publicUrl}/v1/subjects/keyword/${keyword.id}/papers.`
-      : undefined;
+  const whyEmpty = () =>
+    ranked.totalRanked === 0
+      ? `papers is empty: no paper of this corpus names ${canonical} in its title (a paper counts only for the elements its title names), so none is ranked.`
+      : `papers is empty: no paper among the ${ranked.totalRanked} ranked papers of ${canonical} has the keyword '${keyword!.name}' ` +
+        `(${keyword!.paperCount} papers of the corpus have it): the filter reads only the element's top ` +
+        `${ranked.totalRanked}. The keyword's own top papers: ${viewer.publicUrl}/v1/subjects/keyword/${keyword!.id}/papers.`;
   return {
     symbol: canonical,
     keyword: keyword?.id ?? null,
@@ -111,10 +111,7 @@ export function elementPapers(
     // What the keyword filter leaves of the ranked papers: what a client can reach with it.
     total_ranked: total,
     papers,
-    ...envelope(snapshot, viewer, `/elements/${canonical}`, {
-      papers: PAPER_NOTES,
-      ...(empty ? { empty } : {}),
-    }),
+    ...envelope(snapshot, viewer, `/elements/${canonical}`, { papers: PAPER_NOTES }, [[papers, whyEmpty]]),
   };
 }
 
@@ -146,6 +143,9 @@ export function subjectPapers(
 ): SubjectPapersAnswer {
   const subject = findSubject(snapshot, type, id);
   const ranked = rankedPapers(snapshot, type, subject.id)!;
+  const papers = arrange(ranked.papers, options).papers;
+  const whyEmpty = () =>
+    `papers is empty: no paper of this corpus has '${subject.name}' as a headline ${type}, so none is ranked.`;
   return {
     subject_type: type,
     subject_id: subject.id,
@@ -154,7 +154,9 @@ export function subjectPapers(
     limit: options.limit,
     total_ranked: ranked.totalRanked,
     ...(type === 'topic' ? { total_papers: ranked.totalPapers } : {}),
-    papers: arrange(ranked.papers, options).papers,
-    ...envelope(snapshot, viewer, `/subjects/${type}/${subject.id}`, { papers: PAPER_NOTES }),
+    papers,
+    ...envelope(snapshot, viewer, `/subjects/${type}/${subject.id}`, { papers: PAPER_NOTES }, [
+      [papers, whyEmpty],
+    ]),
   };
 }

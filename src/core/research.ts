@@ -11,6 +11,7 @@ import {
   matchElementCommunities,
   scoreCommunities,
   titleRelevance,
+  whyNoElementCommunities,
 } from './research/communities.js';
 import { readingLists } from './research/lenses.js';
 import {
@@ -162,8 +163,17 @@ export function research(
       `/research?${new URLSearchParams(request.paper ? { paper: request.paper } : { q })}`,
       {
         papers: RESEARCH_PAPER_NOTES,
+        // The reading lists say why they are empty themselves (readingLists).
         ...(empty.length > 0 ? { empty: empty.join(' ') } : {}),
       },
+      [
+        [
+          communities,
+          () =>
+            "communities is empty: no community's name, description or keywords match the question, and none of the matching papers belongs to one.",
+        ],
+        [elementCommunities, () => whyNoElementCommunities(q, communities)],
+      ],
     ),
   };
 }

@@ -276,5 +276,12 @@ export function searchSubjects(
       canonical_url: `${viewer.publicUrl}/subjects/${r.type}/${r.id}`,
     };
   });
-  return { q, results, ...envelope(snapshot, viewer, `/subjects/search?q=${encodeURIComponent(q)}`) };
+  const whyEmpty = () =>
+    `results is empty: no topic or keyword name or description holds a word of '${q}' (${terms.join(', ')}), ` +
+    "and no topic's titles use its words more than the corpus's titles do.";
+  return {
+    q,
+    results,
+    ...envelope(snapshot, viewer, `/subjects/search?q=${encodeURIComponent(q)}`, {}, [[results, whyEmpty]]),
+  };
 }

@@ -21,13 +21,27 @@ export function viewerFor(plan: Plan | null, edition: Edition, publicUrl: string
 /** Where a caller without the plan is sent. */
 const upgradeUrl = (viewer: Viewer) => `${viewer.publicUrl}/pricing`;
 
-/** The fields every answer carries: attribution URL (a web page), notes, data version. */
+/**
+ * A list of an answer and why it would be empty, one sentence ("papers is empty: ..."), made only
+ * when it is. Lists that report problems (ignored, unmatched_terms, not_offered) are not named:
+ * they are empty when there is none.
+ */
+export type ListWhyEmpty = readonly [list: readonly unknown[], why: () => string];
+
+/**
+ * The fields every answer carries: attribution URL (a web page), notes, data version. Every list
+ * of results the answer holds is named in `lists`, so that one that comes back empty says why in
+ * notes.empty (after any reason the answer gives itself in extraNotes.empty).
+ */
 export function envelope(
   snapshot: SnapshotStamp,
   viewer: Viewer,
   canonicalPath: string,
   extraNotes: Partial<Notes> = {},
+  lists: readonly ListWhyEmpty[] = [],
 ): Envelope {
+  const reasons = extraNotes.empty ? [extraNotes.empty] : [];
+  for (const [list, why] of lists) if (list.length === 0) reasons.push(why());
   return {
     canonical_url: `${viewer.publicUrl}${canonicalPath}`,
     notes: {
@@ -37,6 +51,7 @@ export function envelope(
         edition: viewer.edition ?? 'full',
       }),
       ...extraNotes,
+      ...(reasons.length > 0 ? { empty: reasons.join(' ') } : {}),
     },
     data_version: snapshot.version,
   };

@@ -232,6 +232,18 @@ export function matchCommunities(
 }
 
 /** Element sub-communities: the question's elements inside the matched communities. */
+/** Why a question's element sub-communities came back empty (matchElementCommunities' cases). */
+export function whyNoElementCommunities(q: string, communities: readonly Community[]): string {
+  const symbols = [...questionElements(q)];
+  const why =
+    symbols.length === 0
+      ? 'the question names no element'
+      : communities.length === 0
+        ? 'the question has no community to divide'
+        : `no paper of its communities names ${symbols.join(' or ')} in its title`;
+  return `element_communities is empty: ${why}.`;
+}
+
 export function matchElementCommunities(
   reader: ResearchQueries,
   q: string,

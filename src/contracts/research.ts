@@ -58,7 +58,7 @@ export function researchFields() {
   };
 }
 
-const ResearchPaperSchema = z.object({
+export const ResearchPaperSchema = z.object({
   title: z.string().nullable(),
   doi: z.string().nullable(),
   openalex_id: z.string().openapi({ description: 'The OpenAlex work id (W2741809807)' }),

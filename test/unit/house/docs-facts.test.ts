@@ -1,8 +1,8 @@
 /**
  * Facts the docs repeat from the code, checked against it, so the prose cannot drift: the error
  * table of docs/api.md against the codes src/core/errors.ts declares, the configuration table of
- * docs/operations.md against the variables src/config/config.ts reads, and the paper fields of
- * docs/api.md against PaperSchema, and the prices and limits the pages state against the access
+ * docs/operations.md against the variables src/config/config.ts reads, the paper fields of
+ * docs/api.md against PaperSchema (and research's against ResearchPaperSchema), and the prices and limits the pages state against the access
  * table (src/access/policy.ts). Files and pure modules only (the unit tier).
  */
 import { readFileSync } from 'node:fs';
@@ -19,6 +19,7 @@ import {
   PLAN_RATE_LIMITS,
 } from '../../../src/access/policy.js';
 import { PaperSchema } from '../../../src/contracts/common.js';
+import { ResearchPaperSchema } from '../../../src/contracts/research.js';
 import { ERROR_CODES } from '../../../src/core/errors.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -101,6 +102,13 @@ describe('docs repeat the code', () => {
   it("docs/api.md's paper fields are PaperSchema's keys", () => {
     const documented = rows(section(read('docs/api.md'), 'Papers')).flatMap(([field]) => named(field ?? ''));
     expect(sorted(documented)).toEqual(sorted(Object.keys(PaperSchema.shape)));
+  });
+
+  it("docs/api.md's research paper record is ResearchPaperSchema's keys", () => {
+    const sentence = /A paper of a reading list\s+carries ([^;]+);/.exec(
+      section(read('docs/api.md'), 'Research'),
+    );
+    expect(sorted(named(sentence![1]!))).toEqual(sorted(Object.keys(ResearchPaperSchema.shape)));
   });
 
   it("the prices and limits the pages state are the access table's", () => {

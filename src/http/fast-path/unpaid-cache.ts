@@ -60,6 +60,8 @@ export function unpaidCache(generation: () => number): Middleware<Context<AppEnv
           'content-type': 'application/problem+json',
           'cache-control': 'no-store',
           'payment-required': c.res.headers.get('payment-required')!,
+          // As compression (which leaves a kept answer alone) says of the first 402, made by the route.
+          vary: 'Accept-Encoding',
         },
         rest: JSON.stringify(rest).slice(1),
       });

@@ -233,51 +233,101 @@ ${asJson(apiPath)}`,
         request: { ...(paper ? { paper } : { q }), pageSize: 10, lenses: [...LENSES], page: 1 },
         viewer: sessionViewer(session, deps),
       });
+      const none = noneBecause(answer.notes.empty);
       return {
         title: `Research: ${answer.q}`,
         body: html`<h1>Research: ${answer.q}</h1>
 <p>${countText(answer.matched_papers)} matching papers.</p>
+${
+  answer.unmatched_terms.length > 0
+    ? html`<p class="problem">Found nowhere in the corpus, so left out of the search: ${answer.unmatched_terms.map((t, i) => html`${i > 0 ? ', ' : ''}<code>${t}</code>`)}.</p>`
+    : html``
+}
 <h2>Communities</h2>
-${answer.communities.length === 0 ? html`<p>None found.</p>` : html`<ul>${answer.communities.map((m) => html`<li><a href="/subjects/topic/${encodeURIComponent(m.subject_id)}">${m.name}</a>: ${countText(m.matching_papers)} papers${m.rising ? ' (rising)' : ''}</li>`)}</ul>`}
+${answer.communities.length === 0 ? none('communities') : html`<ul>${answer.communities.map((m) => html`<li><a href="/subjects/topic/${encodeURIComponent(m.subject_id)}">${m.name}</a>: ${countText(m.matching_papers)} papers${m.rising ? ' (rising)' : ''}</li>`)}</ul>`}
 ${LENSES.map((lens) => {
   const list = answer.lists[lens] ?? [];
-  return html`<h2>${lens[0]!.toUpperCase()}${lens.slice(1)}</h2>${list.length === 0 ? html`<p class="muted">None.</p>` : html`<ol class="papers">${list.map((p) => html`<li><a href="${p.link}">${p.title ?? p.doi ?? 'untitled'}</a>${p.year ? ` (${p.year})` : ''}${p.venue ? html` <span class="muted">${p.venue}</span>` : html``}</li>`)}</ol>`}`;
+  return html`<h2>${lens[0]!.toUpperCase()}${lens.slice(1)}</h2>${list.length === 0 ? none(lens) : html`<ol class="papers">${list.map((p) => html`<li><a href="${p.link}">${p.title ?? p.doi ?? 'untitled'}</a>${p.year ? ` (${p.year})` : ''}${p.venue ? html` <span class="muted">${p.venue}</span>` : html``}</li>`)}</ol>`}`;
 })}
 ${asJson(apiPath)}`,
       };
     });
   });
 
+  // No lab, no lab page (the older edition's, whose API answers 404 too).
+  const lab = deps.lab;
+  if (!lab) return;
+
   app.get('/lab', (c) => {
     const q = c.req.query('q') ?? '';
     return withData(c, 'Lab', async (snapshot, session) => {
       const apiPath = `/v1/lab/quote?${new URLSearchParams({ q })}`;
-      const allowed = deps.lab !== null && sessionAllows(session, 'labQuote', deps.edition);
+      const allowed = sessionAllows(session, 'labQuote', deps.edition);
       const what =
         'a binding quote (matches, years, communities, prices) and then the matching papers ranked by impact';
       if (q.trim() === '')
         return allowed
-          ? askForm('/lab', 'Lab query', 'A filter, for example: Ni AND Fe AND "oxygen evolution"')
-          : html`<h1>Lab queries</h1><p>A lab query gets ${what}.</p>${deps.lab ? planNote('lab queries', requiredName('professional', deps.edition), session) : html`<p>This server has no lab.</p>`}`;
-      if (!deps.lab || !allowed)
+          ? askForm('/lab', 'Lab query', html`A filter, for example <code>${LAB_EXAMPLE}</code>`)
+          : html`<h1>Lab queries</h1><p>A lab query gets ${what}.</p>${planNote('lab queries', requiredName('professional', deps.edition), session)}`;
+      if (!allowed)
         return {
           title: `Lab query: ${q}`,
           body: gated(`Lab query: ${q}`, what, apiPath, requiredName('professional', deps.edition), session),
         };
       // A look at the quote: computed, not kept (a binding quote comes from the API).
-      const quote = await deps.lab.quote(snapshot, q, sessionViewer(session, deps), { keep: false });
+      const quote = await lab.quote(snapshot, q, sessionViewer(session, deps), { keep: false });
+      const why = whyEmpty(quote.notes.empty);
       return {
         title: `Lab query: ${quote.query}`,
         body: html`<h1>Lab query: ${quote.query}</h1>
 <p>${countText(quote.matches)} matching papers${quote.sample.used ? ` (years and communities from a sample of ${countText(quote.sample.size)})` : ''}.</p>
-<table class="data"><caption>Matching papers by year</caption><thead><tr><th scope="col">Year</th><th scope="col">Papers</th></tr></thead><tbody>
+${
+  quote.ignored.length > 0
+    ? html`<div class="problem"><p>Ignored, as this data does not know ${quote.ignored.length === 1 ? 'it' : 'them'}:</p><ul>${quote.ignored.map((t) => html`<li><code>${t.term}</code>: ${t.reason}${t.suggestions.length > 0 ? html`; perhaps ${t.suggestions.map((s, i) => html`${i > 0 ? ', ' : ''}<code>${s}</code>`)}` : ''}.</li>`)}</ul></div>`
+    : html``
+}
+${
+  quote.years.length > 0
+    ? html`<table class="data"><caption>Matching papers by year</caption><thead><tr><th scope="col">Year</th><th scope="col">Papers</th></tr></thead><tbody>
 ${quote.years.map((y) => html`<tr><td>${y.year ?? 'unknown'}</td><td>${countText(y.papers)}</td></tr>`)}
-</tbody></table>
-${quote.broader.length > 0 ? html`<p>Broader: ${quote.broader.map((b) => html`<a href="/lab?${new URLSearchParams({ q: b.query })}">${b.query}</a> (${countText(b.matches)}) `)}</p>` : html``}
+</tbody></table>`
+    : html`<p>Matching papers by year: none${why.has('years') ? `: ${why.get('years')}` : '.'}</p>`
+}
+${
+  quote.broader.length > 0
+    ? html`<p>Broader: ${quote.broader.map((b) => html`<a href="/lab?${new URLSearchParams({ q: b.query })}">${b.query}</a> (${countText(b.matches)}) `)}</p>`
+    : why.has('broader')
+      ? html`<p class="muted">No broader queries: ${why.get('broader')}</p>`
+      : html``
+}
 <p>For a binding quote and the papers themselves, call <code>${apiPath}</code> and then <code>POST /v1/lab/run</code> with the quote_id.</p>`,
       };
     });
   });
+}
+
+/**
+ * The example the lab form shows: one the service quotes (a test submits it), in the spec's
+ * filter syntax (bare terms, an OR group, an excluded term, a year range; there is no AND).
+ */
+const LAB_EXAMPLE = '(Ni OR Co) Fe -Pt year:2020..';
+
+/**
+ * What an answer's notes.empty says of each of its lists, by the list's name. The API says why a
+ * list is empty in one text of sentences "<list> is empty: <why>" (or "years and communities are
+ * empty: ..."); a page shows each reason where it shows that list.
+ */
+function whyEmpty(empty: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  const said = /(\w+(?: and \w+)*) (?:is|are) empty: (.+?)(?= \w+(?: and \w+)* (?:is|are) empty: |$)/g;
+  for (const m of (empty ?? '').matchAll(said)) for (const name of m[1]!.split(' and ')) out.set(name, m[2]!);
+  return out;
+}
+
+/** "None" for an empty list of an answer, with the reason its notes give. */
+function noneBecause(empty: string | undefined): (list: string) => Html {
+  const why = whyEmpty(empty);
+  return (list) => html`<p class="muted">None${why.has(list) ? `: ${why.get(list)}` : '.'}</p>`;
 }
 
 /** A plan tier's name in this edition, as a reader reads it ("the Personal plan"). */
@@ -304,7 +354,7 @@ ${planNote('answers like this', needs, session)}
 }
 
 /** The question form of a page whose answer the account may see. */
-const askForm = (action: string, title: string, label: string) =>
+const askForm = (action: string, title: string, label: string | Html) =>
   html`<h1>${title}</h1>
 <form class="stack" method="get" action="${action}"><label for="q">${label}</label><input id="q" name="q" required maxlength="500"><button type="submit">Ask</button></form>`;
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { risText, riText } from '../../../src/web/numbers.js';
+import { esc } from '../../../src/web/html.js';
+import { countText, risText, riText } from '../../../src/web/numbers.js';
 import { bearer } from '../../helpers/app.js';
 import { Browser, signInByMail, smtpSink } from '../../helpers/web.js';
 import { servedSample } from '../../helpers/x402.js';
@@ -251,6 +252,81 @@ describe('search, research and lab pages for each reader', () => {
     }
     expect(await text('personal', '/research?q=oxygen%20evolution%20nickel')).toMatch(/matching papers/);
     expect(await text('professional', '/lab?q=Ni%20Fe')).toMatch(/\d+ matching papers/);
+  });
+});
+
+describe('what the research and lab answers say of the question, on their pages', () => {
+  /** The page's text as a reader reads it, without the API addresses it prints. */
+  const shown = (page: string) =>
+    page
+      .split('<main>')[1]!
+      .split('</main>')[0]!
+      .replace(/<code>\/v1\/[^<]*<\/code>/g, '');
+  const unescaped = (s: string) =>
+    s.replace(
+      /&(quot|#39|lt|gt|amp);/g,
+      (_, e: string) => ({ quot: '"', '#39': "'", lt: '<', gt: '>', amp: '&' })[e]!,
+    );
+  const api = async <T>(path: string, key: string) => {
+    const r = await fetch(`${base}${path}`, bearer(key));
+    expect(r.status, path).toBe(200);
+    return (await r.json()) as T;
+  };
+
+  it("lab: the form's own example is a filter the service quotes", async () => {
+    const form = await text('professional', '/lab');
+    const label = /<label for="q">([\s\S]*?)<\/label>/.exec(form)![1]!;
+    const example = unescaped(
+      label
+        .split(/for example:?/)[1]!
+        .replace(/<[^>]+>/g, '')
+        .trim(),
+    );
+    expect(example).not.toBe('');
+    const q = new URLSearchParams({ q: example });
+    const quote = await api<{ quote_id: string; matches: number }>(
+      `/v1/lab/quote?${q}`,
+      served.ctx.keys.professional,
+    );
+    expect(quote.quote_id).not.toBe('');
+    expect(await text('professional', `/lab?${q}`)).toContain(`${countText(quote.matches)} matching papers`);
+  });
+
+  it('lab: every term the quote ignores is listed with its reason', async () => {
+    const q = new URLSearchParams({ q: 'Fe Ni -Zzzz' });
+    const quote = await api<{ ignored: { term: string; reason: string }[] }>(
+      `/v1/lab/quote?${q}`,
+      served.ctx.keys.professional,
+    );
+    expect(quote.ignored.length).toBeGreaterThan(0);
+    const page = shown(await text('professional', `/lab?${q}`));
+    for (const t of quote.ignored) expect(page).toContain(`<code>${esc(t.term)}</code>: ${esc(t.reason)}`);
+  });
+
+  it('research: the words found nowhere, and why a list is empty, as the API says them', async () => {
+    const q = new URLSearchParams({ q: 'oxygen evolution nickel qwzzx' });
+    const answer = await api<{
+      unmatched_terms: string[];
+      communities: unknown[];
+      lists: Record<string, unknown[]>;
+      notes: { empty?: string };
+    }>(`/v1/research?${q}`, served.ctx.keys.personal);
+    expect(answer.unmatched_terms.length).toBeGreaterThan(0);
+    const page = shown(await text('personal', `/research?${q}`));
+    for (const t of answer.unmatched_terms) expect(page).toContain(`<code>${esc(t)}</code>`);
+    // Each empty list of the page is shown with the reason the notes give for it.
+    const empty = [
+      ...Object.entries(answer.lists)
+        .filter(([, l]) => l.length === 0)
+        .map(([lens]) => lens),
+      ...(answer.communities.length === 0 ? ['communities'] : []),
+    ];
+    expect(empty.length).toBeGreaterThan(0);
+    for (const list of empty) {
+      const why = new RegExp(`${list} is empty: (.+?)(?= \\w+ is empty: |$)`).exec(answer.notes.empty ?? '');
+      expect(why, list).not.toBeNull();
+      expect(page).toContain(`None: ${esc(why![1]!)}`);
+    }
   });
 });
 

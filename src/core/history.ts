@@ -7,7 +7,7 @@ import { canonicalSymbol } from './elements.js';
 import { ServiceError } from './errors.js';
 import { HISTORY_NOTES } from './notes.js';
 import { findSubject, type SubjectType } from './subjects.js';
-import { envelope, type Viewer } from './viewer.js';
+import { envelope, subjectPath, type Viewer } from './viewer.js';
 
 type HistoryView = SnapshotView<HistoryQueries & SubjectQueries>;
 
@@ -172,7 +172,7 @@ export function subjectHistory(
     name: subject.name,
     resolution,
     series,
-    ...envelope(snapshot, viewer, `/subjects/${type}/${subject.id}`, { history: HISTORY_NOTES }, [
+    ...envelope(snapshot, viewer, subjectPath(type, subject.id), { history: HISTORY_NOTES }, [
       [
         series,
         () =>

@@ -8,7 +8,7 @@ import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
 import { loadPaperRows, openAlexId, paperLink } from './paper-row.js';
 import { findSubject, type SubjectType } from './subjects.js';
-import { envelope, type Viewer } from './viewer.js';
+import { envelope, subjectPath, type Viewer } from './viewer.js';
 
 /**
  * The ranked papers of an element, topic or keyword (at most 100, rank 1 first), with every
@@ -102,7 +102,7 @@ export function elementPapers(
       ? `papers is empty: no paper of this corpus names ${canonical} in its title (a paper counts only for the elements its title names), so none is ranked.`
       : `papers is empty: no paper among the ${ranked.totalRanked} ranked papers of ${canonical} has the keyword '${keyword!.name}' ` +
         `(${keyword!.paperCount} papers of the corpus have it): the filter reads only the element's top ` +
-        `${ranked.totalRanked}. The keyword's own top papers: ${viewer.publicUrl}/v1/subjects/keyword/${keyword!.id}/papers.`;
+        `${ranked.totalRanked}. The keyword's own top papers: ${viewer.publicUrl}/v1${subjectPath('keyword', keyword!.id)}/papers.`;
   return {
     symbol: canonical,
     keyword: keyword?.id ?? null,
@@ -155,7 +155,7 @@ export function subjectPapers(
     total_ranked: ranked.totalRanked,
     ...(type === 'topic' ? { total_papers: ranked.totalPapers } : {}),
     papers,
-    ...envelope(snapshot, viewer, `/subjects/${type}/${subject.id}`, { papers: PAPER_NOTES }, [
+    ...envelope(snapshot, viewer, subjectPath(type, subject.id), { papers: PAPER_NOTES }, [
       [papers, whyEmpty],
     ]),
   };

@@ -10,7 +10,7 @@ import type { SnapshotView, SubjectHit, SubjectQueries, SubjectRow } from '../sn
 import { ServiceError } from './errors.js';
 import { STOP_WORDS, termGroups } from './research/question.js';
 import { questionTopicFits, type TopicModelQueries } from './research/topic-model.js';
-import { envelope, type Viewer } from './viewer.js';
+import { envelope, subjectPath, type Viewer } from './viewer.js';
 
 export type { SubjectType } from '../contracts/subjects.js';
 
@@ -69,7 +69,7 @@ export function getSubject(
     ...(type === 'topic'
       ? { field: extra.field ?? null, subfield: extra.subfield ?? null, domain: extra.domain ?? null }
       : {}),
-    ...envelope(snapshot, viewer, `/subjects/${type}/${row.id}`),
+    ...envelope(snapshot, viewer, subjectPath(type, row.id)),
   };
 }
 
@@ -103,7 +103,7 @@ export function subjectElements(
       share: r.share,
       canonical_url: `${viewer.publicUrl}/elements/${r.symbol}`,
     })),
-    ...envelope(snapshot, viewer, `/subjects/${type}/${row.id}`, { papers: SUBJECT_SHARE_NOTES }),
+    ...envelope(snapshot, viewer, subjectPath(type, row.id), { papers: SUBJECT_SHARE_NOTES }),
   };
 }
 
@@ -273,7 +273,7 @@ export function searchSubjects(
       name: r.name,
       paper_count: r.paper_count,
       match,
-      canonical_url: `${viewer.publicUrl}/subjects/${r.type}/${r.id}`,
+      canonical_url: `${viewer.publicUrl}${subjectPath(r.type, r.id)}`,
     };
   });
   const whyEmpty = () =>

@@ -18,6 +18,14 @@ export function viewerFor(plan: Plan | null, edition: Edition, publicUrl: string
   return { hriAvailable: plan !== null && planAllows(plan, HRI_ACCESS, edition), publicUrl, edition };
 }
 
+/**
+ * A subject's page path. Keyword slugs can hold '/' (homo/lumo) and letters beyond Latin-1
+ * (δ18o): escaped, the URL names the one page, and fits an HTTP header (a CSV's Link).
+ */
+export function subjectPath(type: string, id: string): string {
+  return `/subjects/${type}/${encodeURIComponent(id)}`;
+}
+
 /** Where a caller without the plan is sent. */
 const upgradeUrl = (viewer: Viewer) => `${viewer.publicUrl}/pricing`;
 

@@ -1,7 +1,7 @@
 import type { Community, ElementCommunity } from '../../contracts/research.js';
 import type { ResearchQueries } from '../../snapshot/reader.js';
 import { getOrCreate } from '../../util/maps.js';
-import type { Viewer } from '../viewer.js';
+import { subjectPath, type Viewer } from '../viewer.js';
 import type { CandidateRow } from './candidates.js';
 import { LOOSE_SCAN, type MatchedPaper, ordinalsOf } from './match.js';
 import { groupExpr, questionElements, type TermGroup } from './question.js';
@@ -225,7 +225,7 @@ export function matchCommunities(
       matching_papers: s.matched,
       rising: row.rising === 1,
       reason: reasons.join('; '),
-      canonical_url: `${viewer.publicUrl}/subjects/topic/${row.id}`,
+      canonical_url: `${viewer.publicUrl}${subjectPath('topic', row.id)}`,
     });
   }
   return out;

@@ -87,3 +87,36 @@ describe('CSV by URL alone (format=csv)', () => {
     expect(await bad.json()).toMatchObject({ code: 'invalid_parameter', parameter: 'format' });
   });
 });
+
+describe('subjects whose ids are not plain URL segments', () => {
+  it("a keyword with '/' or letters beyond Latin-1: its canonical_url is its page, its CSV names it in Link", async () => {
+    const snapshot = served.ctx.snapshots.acquire()!;
+    const ids = snapshot.db
+      .prepare("SELECT id FROM subjects WHERE type = 'keyword' ORDER BY id")
+      .pluck()
+      .all() as string[];
+    snapshot.release();
+    const odd = [
+      ids.find((id) => id.includes('/')),
+      ids.find((id) => [...id].some((ch) => ch.codePointAt(0)! > 0xff)),
+    ];
+    expect(odd.every(Boolean)).toBe(true);
+    const personal = { authorization: `Bearer ${served.ctx.keys.personal}` };
+    for (const id of odd as string[]) {
+      const api = `${served.server.base}/v1/subjects/keyword/${encodeURIComponent(id)}`;
+      const answer = (await (await fetch(api, { headers: personal })).json()) as { canonical_url: string };
+      const page = await fetch(answer.canonical_url.replace(/^https?:\/\/[^/]+/, served.server.base));
+      expect([id, page.status, page.headers.get('content-type')?.toLowerCase()]).toEqual([
+        id,
+        200,
+        'text/html; charset=utf-8',
+      ]);
+      const csv = await fetch(`${api}/papers?format=csv`, { headers: personal });
+      expect([id, csv.status]).toEqual([id, 200]);
+      const papers = (await (await fetch(`${api}/papers`, { headers: personal })).json()) as {
+        canonical_url: string;
+      };
+      expect(csv.headers.get('link')).toBe(`<${papers.canonical_url}>; rel="canonical"`);
+    }
+  });
+});

@@ -3,6 +3,7 @@ import type { ErrorHandler } from 'hono';
 import { callFault } from '../calls/operation-call.js';
 import { ServiceError } from '../core/errors.js';
 import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
+import { notFoundPage, wantsNotFoundPage } from '../web/not-found.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { methodNotAllowed, methodsByPath } from './method-not-allowed.js';
 import { handleError, problemResponse } from './problem.js';
@@ -43,6 +44,8 @@ export function answerUnknownPaths(app: OpenAPIHono<AppEnv>): void {
     const allowed = allowedAt(c.req.path);
     if (allowed.length > 0 && !allowed.includes(c.req.method))
       return problemResponse(c, methodNotAllowed(c.req.method, c.req.path, allowed));
+    // A browser asking a page path gets the site's not-found page; API clients the problem.
+    if (wantsNotFoundPage(c)) return notFoundPage(c);
     return problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`));
   });
 }

@@ -28,10 +28,7 @@ export async function withSnapshot(
   } catch (e) {
     if (e instanceof ServiceError && e.status < 500)
       return c.html(
-        page(
-          e.status === 404 ? 'Not found' : 'Cannot show this',
-          html`<h1>${e.status === 404 ? 'Not found' : 'Cannot show this'}</h1><p>${e.detail}</p><p><a href="/">The periodic table</a></p>`,
-        ),
+        errorPage(e.status === 404 ? 'Not found' : 'Cannot show this', e.detail),
         e.status as ContentfulStatusCode,
         errorHeaders,
       );
@@ -39,4 +36,9 @@ export async function withSnapshot(
   } finally {
     snapshot.release();
   }
+}
+
+/** A reader's mistake as a page: what went wrong, and the way home. */
+export function errorPage(title: string, detail: string): string {
+  return page(title, html`<h1>${title}</h1><p>${detail}</p><p><a href="/">The periodic table</a></p>`);
 }

@@ -116,6 +116,49 @@ describe('every URL the service prints answers', () => {
     expect(missing.headers.get('content-type')).toMatch(/text\/html/);
   });
 
+  it('an unknown page path is the not-found page for a browser, a problem for API clients', async () => {
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    const known = await (await fetch(`${server.base}/elements/Xx`, { headers: browser })).text();
+    for (const path of ['/elements/Fe/extra', '/nothing-here', '/subjects/topic/T10030/more/parts']) {
+      const page = await fetch(`${server.base}${path}`, { headers: browser });
+      expect([path, page.status, page.headers.get('content-type')]).toEqual([
+        path,
+        404,
+        'text/html; charset=UTF-8',
+      ]);
+      expect(page.headers.get('content-security-policy'), path).toMatch(/default-src 'self'/);
+      const text = await page.text();
+      // The same page as an unknown element's: its heading and the way home.
+      for (const part of ['<h1>Not found</h1>', '<p><a href="/">The periodic table</a></p>'])
+        expect([path, known.includes(part), text.includes(part)]).toEqual([path, true, true]);
+      for (const headers of [{ accept: 'application/json' }, {}] as Record<string, string>[]) {
+        const api = await fetch(`${server.base}${path}`, { headers });
+        await api.text();
+        expect([path, api.status, api.headers.get('content-type')]).toEqual([
+          path,
+          404,
+          'application/problem+json',
+        ]);
+      }
+    }
+    // The API and the service's own addresses answer a problem, whoever asks.
+    for (const path of [
+      '/v1/nothing-here',
+      '/v1/elements/Fe/extra',
+      '/mcp/x',
+      '/healthz/x',
+      '/.well-known/x',
+    ]) {
+      const r = await fetch(`${server.base}${path}`, { headers: browser });
+      await r.text();
+      expect([path, r.status, r.headers.get('content-type')]).toEqual([
+        path,
+        404,
+        'application/problem+json',
+      ]);
+    }
+  });
+
   it('the pricing page states every price from the price table, the batch history per symbol', async () => {
     const pricing = await (await fetch(`${server.base}/pricing`)).text();
     expect(pricing).toContain('/v1/elements/history');

@@ -219,7 +219,10 @@ function evaluate(snapshot: SnapshotView<LabQueries>, input: string): Evaluated 
  * since clients ask the same quote again (a quote expires; an agent retries) and the broader
  * queries alone can be a hundred matches of the postings.
  */
-type QuoteBasis = Omit<LabQuote, 'signature' | 'issued_at' | 'expires_at' | 'licence' | keyof Envelope> & {
+type QuoteBasis = Omit<
+  LabQuote,
+  'quote_id' | 'signature' | 'issued_at' | 'expires_at' | 'licence' | keyof Envelope
+> & {
   licensed: boolean;
   noBroader: string | undefined;
 };
@@ -303,7 +306,6 @@ function computeQuoteBasis(snapshot: SnapshotView<LabQueries>, input: string): Q
         `required term; the first ${MAX_BROADER_TRIED} such queries are tried) matches more papers. Try other terms, an OR group or a wider year range.`
       : undefined;
   return {
-    quote_id: quoteId(query, snapshot.version),
     query,
     terms: describeTerms(clauses),
     year: year?.kind === 'year' ? { from: year.from, to: year.to } : null,
@@ -330,7 +332,7 @@ export function labQuote(
   const { licensed, noBroader, ...basis } = quoteBasis(snapshot, input);
   const issued = settings.now();
   const unsigned: Omit<LabQuote, 'signature'> = {
-    quote_id: basis.quote_id,
+    quote_id: quoteId(basis.query, snapshot.version, settings.secret),
     query: basis.query,
     terms: basis.terms,
     year: basis.year,

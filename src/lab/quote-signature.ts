@@ -1,12 +1,16 @@
 /**
  * Quote identity and integrity. The quote_id is a function of the canonical query and the data
- * version alone (same query, same data: same id). The signature is an HMAC over the quote's
- * content, data version and expiry, so an edited quote is detected without keeping any state.
+ * version (same query, same data: same id), keyed with the service's secret so that only the
+ * service can name one: a stored quote is run by whoever bought it, not by anyone who can hash a
+ * query. The signature is an HMAC over the quote's content, data version and expiry, so an edited
+ * quote is detected without keeping any state.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export function quoteId(canonicalQuery: string, dataVersion: string): string {
-  const digest = createHash('sha256').update(`${canonicalQuery}\n${dataVersion}`).digest('base64url');
+export function quoteId(canonicalQuery: string, dataVersion: string, secret: string): string {
+  const digest = createHmac('sha256', secret)
+    .update(`quote_id\n${canonicalQuery}\n${dataVersion}`)
+    .digest('base64url');
   return `q_${digest.slice(0, 24)}`;
 }
 

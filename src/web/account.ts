@@ -53,7 +53,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
 
   app.get('/account', async (c) => {
     const session = await sessions.current(c);
-    if (!session) return c.html(signInPage(sessions.formToken(c, null)), 200, PRIVATE);
+    if (!session) return c.html(signInPage(deps.edition, sessions.formToken(c, null)), 200, PRIVATE);
     return c.html(await accountPage(deps, session), 200, PRIVATE);
   });
 
@@ -64,7 +64,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     const email = typeof form.email === 'string' ? normaliseEmail(form.email) : '';
     if (email.length > 254 || !EMAIL.test(email))
       return c.html(
-        signInPage(sessions.formToken(c, session), 'That does not look like an email address.'),
+        signInPage(deps.edition, sessions.formToken(c, session), 'That does not look like an email address.'),
         400,
         PRIVATE,
       );
@@ -134,6 +134,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     if (!email)
       return c.html(
         signInPage(
+          deps.edition,
           sessions.formToken(c, current),
           'That sign-in link has expired or was used already. Ask for a new one below.',
         ),
@@ -229,7 +230,7 @@ export function formExpired(c: Context<any, any, any>) {
   );
 }
 
-function signInPage(csrf: string, problem?: string) {
+function signInPage(edition: 'full' | 'enterprise', csrf: string, problem?: string) {
   return page(
     'Account',
     html`<h1>Account and API keys</h1>
@@ -241,7 +242,7 @@ ${problem ? html`<p class="problem" role="alert">${problem}</p>` : html``}
 <input type="hidden" name="csrf" value="${csrf}">
 <button type="submit">Email me a sign-in link</button>
 </form>
-<p>A free key opens element history and subject search; the Personal and Professional plans open the rest (<a href="/pricing">pricing</a>). Keys are sent as <code>Authorization: Bearer &lt;API_KEY&gt;</code>.</p>
+<p>A free key opens element history and subject search; ${edition === 'full' ? 'the Personal and Professional plans open' : 'the Enterprise plan opens'} the rest (<a href="/pricing">pricing</a>). Keys are sent as <code>Authorization: Bearer &lt;API_KEY&gt;</code>.</p>
 <p>The current element scores need no key: <a href="/">the periodic table</a>, <a href="/v1/elements">/v1/elements</a>.</p>`,
   );
 }

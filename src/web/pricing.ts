@@ -1,4 +1,5 @@
 import type { Context, Env, Hono } from 'hono';
+import { editionText } from '../access/edition-text.js';
 import type { Plan } from '../access/plans.js';
 import {
   type Edition,
@@ -221,7 +222,7 @@ function pricing(deps: PricingDeps, takesRequests: boolean): Html {
   )}</div>
 <h2 id="calls">Calls and per-call prices</h2>
 <table class="data cards"><thead><tr><th scope="col">Call</th><th scope="col">With a key</th><th scope="col">Per call without a key</th></tr></thead><tbody>
-${ops.map((o) => html`<tr><td data-label="Call"><code>${o.method} /v1${o.path}</code><br><span class="muted">${o.description}</span></td><td data-label="With a key">${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td data-label="Per call">${!isPriced(o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}
+${ops.map((o) => html`<tr><td data-label="Call"><code>${o.method} /v1${o.path}</code><br><span class="muted">${editionText(o.description, deps.edition)}</span></td><td data-label="With a key">${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td data-label="Per call">${!isPriced(o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}
 </tbody></table>
 ${
   deps.edition === 'full'

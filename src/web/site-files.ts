@@ -11,19 +11,20 @@ const SITEMAP_MAX = 50_000;
 
 /**
  * The files a browser or a crawler asks a site for: /favicon.svg (and /favicon.ico, the path
- * browsers ask without a link), /robots.txt (the pages crawlable, the API and the account not)
+ * browsers ask without a link), /robots.txt (the pages crawlable, the API and the account not;
+ * research and the lab, answers to any question, not either, where this edition has them)
  * and /sitemap.xml (the table, each element's page and each topic's page of the current data).
  */
 export function registerSiteFiles<E extends Env>(
   app: Hono<E>,
-  deps: { publicUrl: string; snapshots: SnapshotManager },
+  deps: { publicUrl: string; snapshots: SnapshotManager; edition: 'full' | 'enterprise' },
 ): void {
   const icon = { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' };
   app.get('/favicon.svg', (c) => c.body(FAVICON_SVG, 200, icon));
   app.get('/favicon.ico', (c) => c.body(FAVICON_SVG, 200, icon));
   app.get('/robots.txt', (c) =>
     c.body(
-      `User-agent: *\nAllow: /\nDisallow: /v1/\nDisallow: /mcp\nDisallow: /account\nDisallow: /pricing/request\nDisallow: /research\nDisallow: /lab\n\nSitemap: ${deps.publicUrl}/sitemap.xml\n`,
+      `User-agent: *\nAllow: /\nDisallow: /v1/\nDisallow: /mcp\nDisallow: /account\nDisallow: /pricing/request\n${deps.edition === 'full' ? 'Disallow: /research\nDisallow: /lab\n' : ''}\nSitemap: ${deps.publicUrl}/sitemap.xml\n`,
       200,
       { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=3600' },
     ),

@@ -147,7 +147,11 @@ describe('the older edition (EDITION=enterprise)', () => {
       expect(pricing).not.toContain('id="plan-personal"');
       const fe = await (await fetch(`${older.server.base}/elements/Fe`)).text();
       expect(fe).toContain('Shown with the Enterprise plan');
-      expect(fe).not.toContain('Personal plan');
+      // No page names a plan this edition does not have (the calls' descriptions included).
+      for (const path of ['/pricing', '/account', '/elements/Fe', '/', '/pricing/request']) {
+        const page = await (await fetch(`${older.server.base}${path}`)).text();
+        expect([path, page.match(/\b(?:Personal|Professional)\b[^<]*/g)]).toEqual([path, null]);
+      }
     } finally {
       await older.close();
     }

@@ -35,6 +35,29 @@ describe('the files a browser and a crawler ask for', () => {
     expect(sitemap).toBe(`${PUBLIC}/sitemap.xml`);
   });
 
+  it('robots.txt names only pages this edition has', async () => {
+    const older = await sampleApp({ EDITION: 'enterprise' });
+    try {
+      for (const [edition, app] of [
+        ['full', ctx.app],
+        ['enterprise', older.app],
+      ] as const) {
+        const robots = await (await app.request('/robots.txt')).text();
+        const paths = [...robots.matchAll(/^Disallow: (\S+)$/gm)].map((m) => m[1]!);
+        expect(paths, edition).toContain('/account');
+        // The API and MCP are disallowed as prefixes; every page disallowed is one that answers.
+        for (const path of paths.filter((p) => p !== '/v1/' && p !== '/mcp')) {
+          const res = await app.request(path);
+          await res.text();
+          expect([edition, path, res.status]).not.toEqual([edition, path, 404]);
+        }
+        if (edition === 'full') expect(paths).toEqual(expect.arrayContaining(['/research', '/lab']));
+      }
+    } finally {
+      await older.close();
+    }
+  });
+
   it('sitemap.xml lists the table, every element and every topic of the data, and each answers 200', async () => {
     const res = await get('/sitemap.xml');
     expect(res.headers.get('content-type')).toMatch(/^application\/xml/);

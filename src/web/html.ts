@@ -103,6 +103,7 @@ footer.site{border-top:1px solid var(--line);border-bottom:0;color:var(--muted);
 header.site nav{display:flex;gap:.25rem 1rem;flex-wrap:wrap}
 header.site nav a,footer.site a{display:inline-block;min-height:24px;min-width:24px;text-align:center}
 main li>a,main td>a,main dd>a,p.back>a{display:inline-block;min-height:24px}
+main li>a{vertical-align:top}/* a wrapping link keeps its list number by its first line, not its last (its baseline) */
 form.search{display:flex;gap:.4rem;align-items:center;flex-wrap:wrap}
 form.search input{width:12rem;max-width:100%}
 .brand{font-weight:700;text-decoration:none;color:var(--ink)}

@@ -221,6 +221,46 @@ describe.skipIf(!HAVE_BROWSER && process.env.REQUIRE_BROWSER !== '1')('the pages
     expect(failures).toEqual([]);
   }, 240_000);
 
+  it('a list link that wraps has its number by its first line, at 390 and 1366 px', async () => {
+    const reader = new HttpBrowser(base);
+    const email = 'browser.lists@example.org';
+    await signInByMail(reader, sink.mails, email);
+    await served.ctx.state.setPlan(email, 'personal');
+    const session = [{ name: 'ri_session', value: reader.cookies.get('ri_session')! }];
+    // The list marker sits on the li's first line box: a zero-width probe put before the link
+    // lands on that line, which must be the link's first (its top), not its last.
+    const markers = `[...document.querySelectorAll('main li')]
+      .filter((li) => li.firstChild && li.firstChild === li.firstElementChild && li.firstChild.tagName === 'A')
+      .map((li) => {
+        const a = li.firstElementChild;
+        const box = a.getBoundingClientRect();
+        const probe = document.createElement('span');
+        probe.textContent = '\\u200b';
+        li.insertBefore(probe, a);
+        const line = probe.getBoundingClientRect().top;
+        probe.remove();
+        const lineHeight = parseFloat(getComputedStyle(a).lineHeight);
+        return { link: a.textContent.slice(0, 40), wraps: box.height > 1.5 * lineHeight, below: Math.round(line - box.top) };
+      })
+      .filter((x) => x.wraps)`;
+    const failures: string[] = [];
+    let wrapped = 0;
+    for (const { width, height } of VIEWPORTS) {
+      const page = await newPage(width, height, session);
+      for (const path of ['/elements/Fe', '/research?q=oxygen%20evolution%20nickel']) {
+        await page.goto(`${base}${path}`);
+        const links = (await page.evaluate(markers)) as { link: string; below: number }[];
+        wrapped += links.length;
+        for (const l of links)
+          if (Math.abs(l.below) > 4)
+            failures.push(`${path} at ${width}px: "${l.link}" numbered ${l.below}px below its top`);
+      }
+      await page.context().close();
+    }
+    expect(wrapped).toBeGreaterThan(0);
+    expect(failures).toEqual([]);
+  });
+
   it('an account through the emailed link: create a key, call the API with it, revoke it, refused', async () => {
     const page = await newPage(1366);
     const email = 'browser.user@example.org';

@@ -355,12 +355,8 @@ export function labQuote(
     expires_at: new Date(issued.getTime() + settings.ttlSeconds * 1000).toISOString(),
     ...envelope(snapshot, viewer, `/lab?${new URLSearchParams({ q: basis.query })}`, { lab: LAB_NOTES }, [
       [basis.years, () => 'years and communities are empty: no paper matches this query (see broader).'],
-      [
-        basis.broader,
-        () =>
-          noBroader ??
-          `broader is empty: ${basis.matches} papers match; broader queries are offered when fewer than ${NARROW_BELOW} do.`,
-      ],
+      // broader is offered for a narrow query only (the spec): empty otherwise, as expected.
+      ...(noBroader ? [[basis.broader, () => noBroader] as const] : []),
     ]),
   };
   return {

@@ -32,7 +32,7 @@ const upgradeUrl = (viewer: Viewer) => `${viewer.publicUrl}/pricing`;
 /**
  * A list of an answer and why it would be empty, one sentence ("papers is empty: ..."), made only
  * when it is. Lists that report problems (ignored, unmatched_terms, not_offered) are not named:
- * they are empty when there is none.
+ * they are empty when there is none; nor is a lab quote's broader unless the quote is narrow.
  */
 export type ListWhyEmpty = readonly [list: readonly unknown[], why: () => string];
 

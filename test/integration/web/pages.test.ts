@@ -49,6 +49,26 @@ const text = async (reader: keyof typeof readers, path: string) => {
 /** No heading that ends in a colon with nothing after it ("Research:"). */
 const emptyHeadings = (page: string) =>
   [...page.matchAll(/<h[1-3][^>]*>[^<]*:\s*<\/h[1-3]>/g)].map((m) => m[0]);
+/** The pages whose links the link checks follow: one of each kind a reader lands on. */
+const linkedPages = () => [
+  '/',
+  '/elements/Fe',
+  `/subjects/topic/${topic}`,
+  '/subjects/search?q=oxygen',
+  '/pricing',
+];
+
+/** The links that do not answer 200 to this reader, as "status link". */
+async function brokenLinks(reader: Browser, links: Iterable<string>): Promise<string[]> {
+  const broken: string[] = [];
+  for (const link of links) {
+    const r = await reader.get(link);
+    await r.text();
+    if (r.status !== 200) broken.push(`${r.status} ${link}`);
+  }
+  return broken;
+}
+
 const SEARCH_BOX = /<form class="search" role="search" method="get" action="\/subjects\/search">/;
 
 describe('the element page for each reader', () => {
@@ -142,19 +162,10 @@ describe('every page', () => {
     const failures: string[] = [];
     for (const reader of ['visitor', 'personal'] as const) {
       const links = new Set<string>();
-      for (const path of [
-        '/',
-        '/elements/Fe',
-        `/subjects/topic/${topic}`,
-        '/subjects/search?q=oxygen',
-        '/pricing',
-      ])
+      for (const path of linkedPages())
         for (const m of (await text(reader, path)).matchAll(/href="(\/[^"]*)"/g))
           links.add(m[1]!.replaceAll('&amp;', '&'));
-      for (const link of links) {
-        const r = await readers[reader].get(link);
-        if (r.status !== 200) failures.push(`${reader} ${r.status} ${link}`);
-      }
+      for (const broken of await brokenLinks(readers[reader], links)) failures.push(`${reader} ${broken}`);
     }
     expect(failures).toEqual([]);
   });
@@ -354,13 +365,7 @@ describe('the older edition (EDITION=enterprise)', () => {
       const failures: string[] = [];
       for (const reader of [visitor, enterprise]) {
         const links = new Set<string>();
-        for (const path of [
-          '/',
-          '/elements/Fe',
-          `/subjects/topic/${topic}`,
-          '/subjects/search?q=oxygen',
-          '/pricing',
-        ]) {
+        for (const path of linkedPages()) {
           const r = await reader.get(path);
           const page = await r.text();
           expect([path, r.status]).toEqual([path, 200]);
@@ -369,11 +374,7 @@ describe('the older edition (EDITION=enterprise)', () => {
             links.add(m[1]!.replaceAll('&amp;', '&'));
         }
         expect([...links].filter((l) => /^\/(research|lab)\b/.test(l))).toEqual([]);
-        for (const link of links) {
-          const r = await reader.get(link);
-          await r.text();
-          if (r.status !== 200) failures.push(`${r.status} ${link}`);
-        }
+        failures.push(...(await brokenLinks(reader, links)));
       }
       expect(failures).toEqual([]);
     } finally {

@@ -321,39 +321,36 @@ describe('paid calls on the local chain', () => {
   });
 
   it('a POST buys its body: the same payment with another body is a replay, never a free answer', async () => {
-    const post = (path: string, body: unknown, payment?: string): RequestInit => ({
+    const post = (body: unknown, payment?: string): RequestInit => ({
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(payment ? { 'payment-signature': payment } : {}) },
       body: JSON.stringify(body),
     });
-    const quotePayment = await signedFor('/lab/quote', post('/lab/quote', { query: 'Ni Co' }));
+    const quotePayment = await signedFor('/lab/quote', post({ query: 'Ni Co' }));
     const before = await balances();
-    const first = await fetch(url('/lab/quote'), post('/lab/quote', { query: 'Ni Co' }, quotePayment));
+    const first = await fetch(url('/lab/quote'), post({ query: 'Ni Co' }, quotePayment));
     expect(first.status).toBe(200);
     const quote = (await first.json()) as { quote_id: string };
     // The same body again (a lost answer): answered, not charged again.
-    const retry = await fetch(url('/lab/quote'), post('/lab/quote', { query: 'Ni Co' }, quotePayment));
+    const retry = await fetch(url('/lab/quote'), post({ query: 'Ni Co' }, quotePayment));
     expect(retry.status).toBe(200);
     // Another body on the same URL is another request.
     for (const other of [{ query: 'Cu Zn' }, { markdown: '```query\nPd Au\n```' }]) {
-      const replay = await fetch(url('/lab/quote'), post('/lab/quote', other, quotePayment));
+      const replay = await fetch(url('/lab/quote'), post(other, quotePayment));
       expect(replay.status).toBe(402);
       expect(((await replay.json()) as { code: string }).code).toBe('payment_replayed');
     }
 
-    const runPayment = await signedFor(
-      '/lab/run',
-      post('/lab/run', { quote_id: quote.quote_id, depth: 'papers_20' }),
-    );
+    const runPayment = await signedFor('/lab/run', post({ quote_id: quote.quote_id, depth: 'papers_20' }));
     const run = await fetch(
       url('/lab/run'),
-      post('/lab/run', { quote_id: quote.quote_id, depth: 'papers_20' }, runPayment),
+      post({ quote_id: quote.quote_id, depth: 'papers_20' }, runPayment),
     );
     expect(run.status).toBe(200);
     const other = await aQuote('Cu');
     const replay = await fetch(
       url('/lab/run'),
-      post('/lab/run', { quote_id: other.quote_id, depth: 'papers_20' }, runPayment),
+      post({ quote_id: other.quote_id, depth: 'papers_20' }, runPayment),
     );
     expect(replay.status).toBe(402);
     expect(((await replay.json()) as { code: string }).code).toBe('payment_replayed');

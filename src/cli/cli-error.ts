@@ -24,6 +24,13 @@ export function parsedOrCliError<T>(parse: () => T, say: (message: string) => st
   }
 }
 
+/** A --port option's value, checked: decimal digits, 0-65535 (a usage error otherwise). */
+export function portOption(value: string): string {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
+    throw new CliError(`--port must be a port number (0-65535), not '${value}'`);
+  return value;
+}
+
 /** Prints a command's usage when --help (-h) was given; the command then exits 0. */
 export function printedHelp(values: { help?: unknown }, usage: string): boolean {
   if (values.help !== true) return false;

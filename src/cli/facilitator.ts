@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { loadConfig } from '../config/config.js';
 import { localFacilitator } from '../payments/local-facilitator.js';
-import { CliError, printedHelp } from './cli-error.js';
+import { CliError, portOption, printedHelp } from './cli-error.js';
 
 const USAGE = `usage: ri facilitator [--port N] [--host H]
 
@@ -23,8 +23,7 @@ export async function run(args: string[]): Promise<number> {
     },
   });
   if (printedHelp(values, USAGE)) return 0;
-  if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535)
-    throw new CliError(`--port must be a port number (0-65535), not '${values.port}'`);
+  portOption(values.port);
   const config = loadConfig();
   const key = config.X402_FACILITATOR_PRIVATE_KEY;
   if (!config.X402_EVM_RPC_URL) throw new CliError('X402_EVM_RPC_URL is not set (the chain to settle on)', 1);

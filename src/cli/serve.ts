@@ -8,7 +8,7 @@ import { startServer } from '../http/server.js';
 import { SERVER_LIMITS } from '../http/server-limits.js';
 import { paymentsFromConfig } from '../payments/from-config.js';
 import { SnapshotManager } from '../snapshot/snapshot.js';
-import { CliError, printedHelp } from './cli-error.js';
+import { CliError, portOption, printedHelp } from './cli-error.js';
 import { logDestination } from './log-destination.js';
 import { ensureDefaultSnapshot } from './pipeline.js';
 
@@ -33,8 +33,7 @@ export async function run(args: string[]): Promise<number> {
   // A bad option is a usage error (exit 2); a bad value in the environment is the configuration's
   // (ConfigError from loadConfig: one line, exit 1, main.ts).
   const { port, host } = values;
-  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) <= 65535))
-    throw new CliError(`--port must be a port number (0-65535), not '${port}'`);
+  if (port !== undefined) portOption(port);
   if (host?.trim() === '') throw new CliError('--host is empty');
   if (values['data-dir']?.trim() === '') throw new CliError('--data-dir is empty');
   const env = { ...process.env };

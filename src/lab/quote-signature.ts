@@ -6,6 +6,7 @@
  * quote is detected without keeping any state.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalJson } from '../util/canonical-json.js';
 
 export function quoteId(canonicalQuery: string, dataVersion: string, secret: string): string {
   const digest = createHmac('sha256', secret)
@@ -14,21 +15,11 @@ export function quoteId(canonicalQuery: string, dataVersion: string, secret: str
   return `q_${digest.slice(0, 24)}`;
 }
 
-/** JSON with object keys sorted at every level: the same value always gives the same text. */
-function stableStringify(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
-}
-
 /** Fields outside the signature: the signature itself and the envelope (attribution, notes). */
 const UNSIGNED = new Set(['signature', 'canonical_url', 'notes']);
 
 function signedContent(quote: Record<string, unknown>): string {
-  return stableStringify(Object.fromEntries(Object.entries(quote).filter(([k]) => !UNSIGNED.has(k))));
+  return canonicalJson(Object.fromEntries(Object.entries(quote).filter(([k]) => !UNSIGNED.has(k))));
 }
 
 export function signQuote(quote: Record<string, unknown>, secret: string): string {

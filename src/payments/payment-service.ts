@@ -20,6 +20,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/server';
 import type { PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
 import { usdText } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import { ResilientFacilitator, settleFailure } from './facilitator.js';
 import { NETWORKS, type NetworkName, USDC_DECIMALS, usdToAtomic } from './networks.js';
 import { MemoryNonceLock, type NonceLock } from './nonce-lock.js';
@@ -659,17 +660,7 @@ function pendingError(validUntil: string): PaymentError {
 
 /** sha256 of the signed payment in one canonical form (the same bytes whether sent as a header or an object). */
 function payloadHashOf(payload: PaymentPayload): string {
-  return createHash('sha256').update(canonical(payload)).digest('hex');
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
+  return createHash('sha256').update(canonicalJson(payload)).digest('hex');
 }
 
 /** What identifies a signed payment: the EIP-3009 authorization (payer and nonce), else a hash of the signed content. */

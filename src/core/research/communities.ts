@@ -231,7 +231,6 @@ export function matchCommunities(
   return out;
 }
 
-/** Element sub-communities: the question's elements inside the matched communities. */
 /** Why a question's element sub-communities came back empty (matchElementCommunities' cases). */
 export function whyNoElementCommunities(q: string, communities: readonly Community[]): string {
   const symbols = [...questionElements(q)];
@@ -244,6 +243,7 @@ export function whyNoElementCommunities(q: string, communities: readonly Communi
   return `element_communities is empty: ${why}.`;
 }
 
+/** Element sub-communities: the question's elements inside the matched communities. */
 export function matchElementCommunities(
   reader: ResearchQueries,
   q: string,

@@ -14,15 +14,15 @@ export interface LogDestination {
 export interface LogDestinationOptions {
   /** The file descriptor written to. Default 1 (stdout). */
   fd?: number;
-  /** Lines are held until they reach this many bytes... Default 4096. */
+  /** Lines are held until they reach this many bytes... Default 32 KiB. */
   minLength?: number;
   /** ...or for at most this long. Default 100 ms. */
   flushMs?: number;
 }
 
 /**
- * The service's log on stdout: lines held in memory and written together once they reach 4 KiB
- * (about 15 request lines) or every 100 ms, whichever comes first, each time in one synchronous
+ * The service's log on stdout: lines held in memory and written together once they reach 32 KiB
+ * (about 140 request lines) or every 100 ms, whichever comes first, each time in one synchronous
  * write(2) by pino's own destination (which also stops writing on a closed pipe). What is held
  * when the process exits (a signal, process.exit, an uncaught error) is written then; only a
  * SIGKILL loses it. Every line goes through here, pino's and the request log's, so their order
@@ -36,7 +36,7 @@ export interface LogDestinationOptions {
  * were measured on cached reads (CPU per request, docs/operations.md).
  */
 export function logDestination(options: LogDestinationOptions = {}): LogDestination {
-  const minLength = options.minLength ?? 4096;
+  const minLength = options.minLength ?? 32 * 1024;
   // Lines are encoded once, into one buffer, and pino's destination writes its bytes as they are
   // (a string would be joined, measured and encoded again, three passes over every byte).
   const out = pino.destination({ dest: options.fd ?? 1, sync: true, contentMode: 'buffer' });

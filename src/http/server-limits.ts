@@ -1,4 +1,10 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  ServerResponse,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import { ServiceError } from '../core/errors.js';
 import { problemBody } from './problem.js';
@@ -86,30 +92,37 @@ function rawProblem(e: ServiceError, publicUrl: string): string {
 }
 
 /**
- * Bounds a server: timeouts on headers, requests and idle keep-alive; at most `perClient` open
- * connections from one address and `total` in all (one client cannot starve the others); Node's
- * own refusals and CONNECT answered as problem+json. Returns the drain: stop accepting, let accepted requests
- * finish for up to SERVER_LIMITS.drainMs (each answer then says Connection: close and its socket
- * is closed after it), then close every connection.
+ * A server for `listener`, bounded: timeouts on headers, requests and idle keep-alive; at most
+ * `perClient` open connections from one address and `total` in all (one client cannot starve the
+ * others); Node's own refusals and CONNECT answered as problem+json. Returns it with its drain:
+ * stop accepting, let accepted requests finish for up to SERVER_LIMITS.drainMs (each answer then
+ * says Connection: close and its socket is closed after it), then close every connection.
  */
 export function boundServer(
-  server: Server,
+  listener: RequestListener,
   options: {
     perClient: number;
     total: number;
     publicUrl: string;
     /** Other figures than SERVER_LIMITS' (tests, with short timeouts). */
     limits?: Partial<ServerLimits>;
+    /** Node's own server options (header size, Host rule). */
+    serverOptions?: { maxHeaderSize?: number; requireHostHeader?: boolean };
   },
-): () => Promise<void> {
+): { server: Server; drain: () => Promise<void> } {
   const limits: ServerLimits = { ...SERVER_LIMITS, ...options.limits };
-  server.headersTimeout = limits.headersTimeoutMs;
-  server.requestTimeout = limits.requestTimeoutMs;
-  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  // Read by Node when the server starts listening, so boundServer is called before listen() (a
-  // property of Node's servers that @types/node has only as a createServer option).
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
-    limits.timeoutCheckMs;
+  let draining = false;
+  const server = createServer(
+    {
+      ...options.serverOptions,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: limits.timeoutCheckMs,
+      ServerResponse: guardedResponse(() => draining),
+    },
+    listener,
+  );
   server.maxConnections = options.total;
   const perAddress = new Map<string, number>();
   // Every socket, also those Node's HTTP layer no longer tracks (CONNECT, refused requests): the
@@ -131,21 +144,15 @@ export function boundServer(
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
     answerAndClose(socket, clientErrorResponse(error.code, options.publicUrl)),
   );
-  let draining = false;
-  // Before the app's listener, which may answer at once (the fast path's cached answers).
-  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) =>
-    guardAnswer(req, res, () => draining),
-  );
   // An Expect other than 100-continue: Node would answer 417 with an empty body.
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    guardAnswer(req, res, () => draining);
-    problemAnswer(res, EXPECTATION_FAILED, options.publicUrl);
-  });
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
+    problemAnswer(res, EXPECTATION_FAILED, options.publicUrl),
+  );
   // Node hands CONNECT to this event, never to the app, and closes the connection unanswered when no one listens.
   server.on('connect', (_req: unknown, socket: Socket) =>
     answerAndClose(socket, rawProblem(METHOD_NOT_ALLOWED, options.publicUrl)),
   );
-  return () =>
+  const drain = () =>
     new Promise<void>((done) => {
       draining = true;
       const force = setTimeout(() => {
@@ -156,7 +163,7 @@ export function boundServer(
       // http.Server.close() also destroys every idle keep-alive connection at once, and a
       // client's next request already on its way into one is then reset (40 of 40 keep-alive
       // clients sending one request after another). So none is closed for being idle here: a
-      // request that comes is answered with Connection: close (guardAnswer), and a connection that
+      // request that comes is answered with Connection: close (guardedResponse), and a connection that
       // stays idle is closed by its own keep-alive timeout, as at any other time. (Closing them all
       // after a second still reset a few whose request had arrived but was not yet read, on a
       // loaded machine.)
@@ -171,6 +178,7 @@ export function boundServer(
         server.closeIdleConnections = closeIdle;
       }
     });
+  return { server, drain };
 }
 
 /**
@@ -182,17 +190,22 @@ export function boundServer(
  * - any answer during the drain: Node then closes the socket once it is sent. Told keep-alive,
  *   clients sent their next requests on connections the drain's deadline then reset.
  */
-function guardAnswer(req: IncomingMessage, res: ServerResponse, draining: () => boolean): void {
-  const writeHead = res.writeHead;
-  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-    if (!res.headersSent) {
-      if (bodyPending(req)) {
-        res.setHeader('connection', 'close');
-        if (req.socket) closeAfterBody(req, req.socket);
-      } else if (draining()) res.setHeader('connection', 'close');
+function guardedResponse(draining: () => boolean): typeof ServerResponse {
+  // A class of the server's own rather than a wrapper set on each response: no closure per request,
+  // and every response keeps the shape Node's HTTP code expects.
+  class GuardedResponse extends ServerResponse {
+    override writeHead(...args: unknown[]): this {
+      if (!this.headersSent) {
+        const req = this.req;
+        if (bodyPending(req)) {
+          this.setHeader('connection', 'close');
+          if (req.socket) closeAfterBody(req, req.socket);
+        } else if (draining()) this.setHeader('connection', 'close');
+      }
+      return (ServerResponse.prototype.writeHead as (...a: unknown[]) => this).apply(this, args);
     }
-    return writeHead.apply(this, args);
-  } as typeof writeHead;
+  }
+  return GuardedResponse as unknown as typeof ServerResponse;
 }
 
 /**

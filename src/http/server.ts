@@ -1,4 +1,4 @@
-import { createServer, type RequestListener } from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { StateStore } from '../access/state-store.js';
@@ -65,16 +65,16 @@ export function startServer(
   if (served) void heavy.warm(served).finally(() => served.release());
   const app = createApp({ config, snapshots, state, log, usage, heavy, ...extra });
   return new Promise((resolve, reject) => {
-    const server = createServer(
-      // A request without a Host is refused by serviceListener, as problem+json.
-      { maxHeaderSize: 16 * 1024, requireHostHeader: false },
+    const { server, drain } = boundServer(
       serviceListener(app, { hostname: config.HOST, publicUrl: config.publicUrl }),
+      {
+        perClient: config.MAX_CONNECTIONS_PER_CLIENT,
+        total: config.MAX_CONNECTIONS,
+        publicUrl: config.publicUrl,
+        // A request without a Host is refused by serviceListener, as problem+json.
+        serverOptions: { maxHeaderSize: 16 * 1024, requireHostHeader: false },
+      },
     );
-    const drain = boundServer(server, {
-      perClient: config.MAX_CONNECTIONS_PER_CLIENT,
-      total: config.MAX_CONNECTIONS,
-      publicUrl: config.publicUrl,
-    });
     server.listen(config.PORT, config.HOST, () => {
       const info = server.address() as AddressInfo;
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;

@@ -1,4 +1,4 @@
-import { Agent, createServer, request } from 'node:http';
+import { Agent, request, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
@@ -309,16 +309,18 @@ describe("Node's other refusals are problem+json too", () => {
 // Issue 30 (10a): Node checks headersTimeout and requestTimeout only every
 // connectionsCheckingInterval (30 s by default), so the documented 10 s and 30 s fired at 23 s and 53 s.
 describe('the header and request timeouts fire when they say', () => {
-  let short: ReturnType<typeof createServer>;
+  let short: Server;
   let shortPort: number;
   const limits = { headersTimeoutMs: 2_000, requestTimeoutMs: 4_000 };
 
   beforeAll(async () => {
-    short = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => res.end('ok'));
-    });
-    boundServer(short, { perClient: 100, total: 100, publicUrl: '', limits });
+    short = boundServer(
+      (req, res) => {
+        req.resume();
+        req.on('end', () => res.end('ok'));
+      },
+      { perClient: 100, total: 100, publicUrl: '', limits },
+    ).server;
     await new Promise<void>((r) => short.listen(0, '127.0.0.1', () => r()));
     shortPort = (short.address() as AddressInfo).port;
   });

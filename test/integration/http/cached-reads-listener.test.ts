@@ -147,4 +147,26 @@ describe('cached reads: the real listener answers as app.request()', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
+
+  it('answers many cached reads at once, over many connections, each with its own answer', async () => {
+    // Hits made in one turn of the event loop are written together (fast-path.ts AnswerBatch).
+    const symbols = ['H', 'He', 'Li', 'Be', 'B', 'C', 'N', 'O', 'F', 'Ne', 'Na', 'Mg', 'Al', 'Si', 'P', 'S'];
+    const alone = new Map<string, Buffer>();
+    for (const symbol of symbols) {
+      const answer = await overHttp(server.base, `/v1/elements/${symbol}`, {});
+      expect(answer.status).toBe(200);
+      alone.set(symbol, answer.body);
+    }
+    const reads = symbols.flatMap((symbol) => [symbol, symbol, symbol]);
+    const answers = await Promise.all(
+      reads.map((symbol) =>
+        overHttp(server.base, `/v1/elements/${symbol}`, { 'x-request-id': `read-${symbol}` }),
+      ),
+    );
+    for (const [i, answer] of answers.entries()) {
+      expect(answer.headers['server-timing']).toMatch(/^cache;desc=hit/);
+      expect(answer.headers['x-request-id']).toBe(`read-${reads[i]}`);
+      expect(answer.body.equals(alone.get(reads[i]!)!)).toBe(true);
+    }
+  });
 });

@@ -5,7 +5,8 @@
 // MIXED_SECONDS (default 30) each. Per route: requests, p50 and p99; errors; the server's RSS
 // every second (flat after warm-up: no growth over the last 20 s) and its event-loop delay
 // (from /metrics). Budget (issue 11): cached element reads p99 <= 15 ms at 50 connections while
-// research and lab run; 0 errors; RSS flat. MIXED_CONNECTIONS=50,200 (default). The load generator is this process (keep-alive
+// research and lab run; 0 errors; RSS flat. MIXED_CONNECTIONS=50,200 (default); MIXED_DIST=dir serves
+// another build's dist/ (an A/B). The load generator is this process (keep-alive
 // sockets, no fetch overhead); the server is another.
 // Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
 import { readFileSync } from 'node:fs';
@@ -16,7 +17,11 @@ import { benchDataDir, startBenchServer } from './serve.mjs';
 const _root = resolve(import.meta.dirname, '..');
 const seconds = Number(process.env.MIXED_SECONDS ?? 30);
 const dataDir = benchDataDir('mixed');
-const server = await startBenchServer(dataDir, { plan: 'professional', portBase: 19900 });
+const server = await startBenchServer(dataDir, {
+  plan: 'professional',
+  portBase: 19900,
+  ...(process.env.MIXED_DIST ? { cliPath: resolve(process.env.MIXED_DIST, 'cli/main.js') } : {}),
+});
 const { port } = new URL(server.base);
 const headers = { authorization: `Bearer ${server.key}`, 'accept-encoding': 'gzip, deflate, br' };
 

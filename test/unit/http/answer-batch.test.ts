@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AnswerBatch, FastPathContext } from '../../../src/http/fast-path/fast-path.js';
+import { AnswerBatch, FastPathContext, fastPath } from '../../../src/http/fast-path/fast-path.js';
 import { FastPathResponse } from '../../../src/http/fast-path/middleware-chain.js';
 
 /** What a Node response was told, in order, across every response of a test. */
@@ -87,5 +87,31 @@ describe('AnswerBatch: the fast path writes a turn of the event loop’s answers
     expect(calls).toEqual([]);
     await new Promise((done) => setImmediate(done));
     expect(calls.map(([id, what]) => `${id} ${what}`)).toEqual(['a head', 'a end']);
+  });
+
+  it('writes the answers held before a request is handed on to Hono, and never twice', () => {
+    const turns: (() => void)[] = [];
+    const batch = new AnswerBatch((flush) => turns.push(flush));
+    const calls: Call[] = [];
+    const honoSaw: string[][] = [];
+    const listener = fastPath(
+      (c) => ((c as FastPathContext).req.path === '/v1/elements/Fe' ? answer('cached Fe') : null),
+      () => honoSaw.push(calls.map(([id, what]) => `${id} ${what}`)),
+      batch,
+    );
+    const incoming = (path: string) =>
+      ({
+        method: 'GET',
+        url: path,
+        headers: { host: 'localhost' },
+        rawHeaders: ['Host', 'localhost'],
+        socket: {},
+      }) as unknown as IncomingMessage;
+    listener(incoming('/v1/elements/Fe'), fakeResponse('hit', calls));
+    expect(calls).toEqual([]);
+    listener(incoming('/v1/elements/Xx'), fakeResponse('miss', calls));
+    expect(honoSaw).toEqual([['hit head', 'hit end']]);
+    turns[0]!();
+    expect(calls).toHaveLength(2);
   });
 });

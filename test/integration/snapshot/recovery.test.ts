@@ -2,7 +2,7 @@ import { closeSync, openSync, renameSync, rmSync, statSync, writeFileSync, write
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPointer, snapshotFile } from '../../../src/snapshot/folder.js';
-import { ri, riBackground, stop, until } from '../../helpers/cli.js';
+import { ri, riAsync, riBackground, stop, until } from '../../helpers/cli.js';
 import { TITLES, tempDir, work, writeWorks } from '../../helpers/works.js';
 
 /**
@@ -110,7 +110,10 @@ describe('research and lab in worker threads across a damaged snapshot and its r
         expect(r.body).toMatchObject({ code: expect.any(String) });
 
       // The documented repair: `ri build` rewrites the file under its name; the server takes it.
-      const build = ri(['build', '--data-dir', dataDir]);
+      // Run beside this process's event loop, not blocking it: blocked for longer than the server's
+      // keep-alive timeout, fetch's next request went out on a socket the server had just closed
+      // (a slow machine's `ri build` takes more than 5 s).
+      const build = await riAsync(['build', '--data-dir', dataDir]);
       expect(build.status, build.stderr).toBe(0);
       expect(build.stdout.trim()).toBe(newer);
       await until(async () => ((await readyz()).data_version === newer ? true : undefined), 20_000);

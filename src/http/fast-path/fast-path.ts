@@ -85,21 +85,13 @@ export function fastPath(
  */
 export class AnswerBatch {
   private queued: { c: FastPathContext; answer: FastPathResponse }[] = [];
-  private scheduled = false;
 
   constructor(private readonly schedule: (flush: () => void) => void = setImmediate) {}
 
+  /** Holds an answer; the first one held since the last flush asks for a flush at the end of the turn. */
   add(c: FastPathContext, answer: FastPathResponse): void {
-    this.queued.push({ c, answer });
-    if (this.scheduled) return;
-    this.scheduled = true;
-    this.schedule(this.endOfTurn);
+    if (this.queued.push({ c, answer }) === 1) this.schedule(this.flush);
   }
-
-  private readonly endOfTurn = (): void => {
-    this.scheduled = false;
-    this.flush();
-  };
 
   /** Writes the answers held (at the end of the turn, or before other work of the turn). */
   readonly flush = (): void => {

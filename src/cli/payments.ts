@@ -1,21 +1,27 @@
 import { parseArgs } from 'node:util';
 import type { PaymentStatus } from '../access/payment-ledger.js';
 import { loadConfig } from '../config/config.js';
-import { evmAuthorizationReader, reconcilePayments, SETTLE_GRACE_MS } from '../payments/reconcile.js';
+import { evmChainReader } from '../payments/evm-chain.js';
+import { evmAssets } from '../payments/from-config.js';
+import { RECONCILE_DAYS, reconcilePayments, SETTLE_GRACE_MS } from '../payments/reconcile.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 import { STATE_USAGE, withStore } from './keys.js';
 
 const USAGE = `usage: ri payments list [--since DATE] [--status pending|settled|failed]
-       ri payments reconcile
+       ri payments reconcile [--days N]
 
 list       the payments ledger, newest first: time, status, operation, amount (USDC), network,
            payer, transaction, resource. One tab-separated line each.
-reconcile  resolves rows left pending by a crash between settlement and the ledger write, and
-           failed rows whose error was a timeout or a lost connection: a payment whose
+reconcile  the ledger against the chain, which decides what was paid. Every pending row, and
+           every failed row of the last N days (default ${RECONCILE_DAYS}), is looked up: a payment whose
            authorization was used on chain becomes settled (with its transaction); a pending one
            not used once its validity and ${SETTLE_GRACE_MS / 1000} s more have passed becomes failed; one still
-           valid is left for a later run. EVM networks only, read over X402_EVM_RPC_URL; Solana
-           rows are listed for a check with the facilitator.
+           valid is left for a later run. Then the USDC transfers to X402_PAY_TO_EVM of those
+           days are compared with the settled rows, both ways: a transfer that carried out a
+           row's authorization settles that row; what still disagrees is printed (a transfer
+           with no settled row, a settled row with no transfer) and the exit status is 3.
+           EVM networks only, read over X402_EVM_RPC_URL; Solana rows are listed for a check
+           with the facilitator. \`ri serve\` runs the same at start and every 5 minutes.
 
 ${STATE_USAGE}`;
 
@@ -49,17 +55,39 @@ export async function run(args: string[]): Promise<number> {
     });
   }
   if (sub === 'reconcile') {
-    const rpc = loadConfig().X402_EVM_RPC_URL;
+    const config = loadConfig();
+    const days = values.days === undefined ? RECONCILE_DAYS : Number(values.days);
+    if (!Number.isInteger(days) || days < 1 || days > 365)
+      throw new CliError(`--days must be a whole number of days, 1-365, not '${values.days}'`);
+    const rpc = config.X402_EVM_RPC_URL;
+    const payTo = config.X402_PAY_TO_EVM;
     return withStore(values['data-dir'], async (store) => {
-      const report = await reconcilePayments(store, rpc ? evmAuthorizationReader(rpc) : null);
+      const report = await reconcilePayments(store, rpc ? evmChainReader(rpc) : null, {
+        days,
+        watch: payTo ? { payTo, assets: evmAssets(config) } : null,
+      });
       for (const r of report.settled)
         process.stdout.write(`settled\t${r.id}\t${r.operation}\t${r.resource}\n`);
       for (const r of report.failed) process.stdout.write(`failed\t${r.id}\t${r.operation}\t${r.resource}\n`);
       for (const { row, why } of report.left) process.stdout.write(`pending\t${row.id}\t${why}\n`);
+      const found = report.mismatches;
+      for (const t of found?.transfersWithoutRow ?? [])
+        process.stdout.write(
+          `transfer-without-settled-row\t${t.transaction}\t${t.from}\t${t.value}\t${t.authorization ?? '-'}\n`,
+        );
+      for (const r of found?.settledWithoutTransfer ?? [])
+        process.stdout.write(
+          `settled-row-without-transfer\t${r.id}\t${r.transaction ?? '-'}\t${r.resource}\n`,
+        );
+      const compared = found
+        ? `; compared with the chain over ${days} day(s): ${found.transfersWithoutRow.length} transfer(s) without a settled row, ${found.settledWithoutTransfer.length} settled row(s) without a transfer`
+        : !rpc
+          ? '; not compared with the chain (X402_EVM_RPC_URL is not set)'
+          : '; not compared with the chain (X402_PAY_TO_EVM is not set)';
       process.stderr.write(
-        `reconcile: ${report.settled.length} settled, ${report.failed.length} failed, ${report.left.length} left pending\n`,
+        `reconcile: ${report.settled.length} settled, ${report.failed.length} failed, ${report.left.length} left pending${compared}\n`,
       );
-      return 0;
+      return found && found.transfersWithoutRow.length + found.settledWithoutTransfer.length > 0 ? 3 : 0;
     });
   }
   throw new CliError(
@@ -74,6 +102,7 @@ function parse(args: string[]) {
     options: {
       since: { type: 'string' },
       status: { type: 'string' },
+      days: { type: 'string' },
       'data-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

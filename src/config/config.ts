@@ -94,9 +94,12 @@ const EnvSchema = z.object({
   /**
    * How long a payer waits for the facilitator to settle before being told the settlement is
    * pending (it goes on; the same request with the same payment then gets the answer, charged once).
-   * Covers a facilitator's own worst case: confirmation on Base takes seconds, under load a minute.
+   * Confirmation on Base takes seconds; the chain is read every second meanwhile, so a transfer
+   * is answered as soon as it is mined whatever the facilitator does. With the verify timeout and
+   * the work it must stay under a proxy's read timeout (deploy/nginx.conf: 60 s), or the payer gets
+   * the proxy's 504 instead of the retry instructions.
    */
-  X402_SETTLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(60),
+  X402_SETTLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(30),
   /**
    * An EVM JSON-RPC endpoint: where `ri serve` and `ri payments reconcile` look up settlements whose
    * outcome is unknown, and the chain `ri facilitator` settles on.

@@ -33,6 +33,8 @@ const ERRORS = {
   rate_limited: { status: 429, title: 'Too many requests' },
   payment_required: { status: 402, title: 'Payment required' },
   payment_invalid: { status: 402, title: 'Payment not accepted' },
+  // The payment was signed for other terms (amount, address, validity, resource): refused before settlement.
+  payment_terms_mismatch: { status: 402, title: 'Payment not for these terms' },
   payment_replayed: { status: 402, title: 'Payment already used' },
   settlement_failed: { status: 402, title: 'Payment could not be settled' },
   payment_id_conflict: { status: 409, title: 'Payment identifier already used' },

@@ -2,7 +2,7 @@ import { MemoryRateLimiter, type RateLimiter } from '../access/rate-limiter.js';
 import { UsageCounter } from '../access/usage-counter.js';
 import { createLabService, type LabService } from '../core/lab-service.js';
 import type { AppDeps } from './context.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics, type Metrics, watchLedger } from './metrics.js';
 
 /**
  * What the app's parts share, made once per app from its dependencies: the log, the metrics, the
@@ -20,9 +20,12 @@ export interface AppServices {
 }
 
 export function appServices(deps: AppDeps): AppServices {
+  const metrics = deps.metrics ?? createMetrics();
+  const payments = deps.payments;
+  if (payments?.enabled) watchLedger(metrics, () => payments.mismatches);
   return {
     log: deps.log ?? (() => {}),
-    metrics: deps.metrics ?? createMetrics(),
+    metrics,
     limiter: deps.rateLimiter ?? new MemoryRateLimiter(),
     usage: deps.usage ?? new UsageCounter(deps.state),
     lab:

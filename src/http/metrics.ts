@@ -81,6 +81,34 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   };
 }
 
+/** What the last comparison of the payments ledger with the chain found (payment-service.ts `reconcile`). */
+interface LedgerMismatches {
+  transfersWithoutRow: readonly unknown[];
+  settledWithoutTransfer: readonly unknown[];
+}
+
+/**
+ * x402_ledger_mismatches{kind}: transfers to the service with no settled row, and settled rows with
+ * no transfer, as the last comparison with the chain found them (absent until one has run).
+ */
+export function watchLedger(metrics: Metrics, found: () => LedgerMismatches | null): void {
+  const name = 'x402_ledger_mismatches';
+  if (metrics.registry.getSingleMetric(name)) return;
+  new Gauge({
+    name,
+    help: 'Payments ledger against the chain at the last comparison: transfers without a settled row, settled rows without a transfer.',
+    labelNames: ['kind'] as const,
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      const m = found();
+      if (!m) return;
+      this.set({ kind: 'transfer_without_settled_row' }, m.transfersWithoutRow.length);
+      this.set({ kind: 'settled_row_without_transfer' }, m.settledWithoutTransfer.length);
+    },
+  });
+}
+
 /**
  * The route pattern a request matched (`/v1/elements/:symbol`), never its raw path: the most
  * specific endpoint among the matched routes, or `unmatched` when only middleware matched.

@@ -143,7 +143,7 @@ function refusalProblem(call: OperationCall, e: unknown): unknown {
   const { terms, usd, error } = e;
   const networks = terms.accepts.map((a) => a.network);
   const detail = error
-    ? `The payment was not accepted: ${error.reason}. Nothing was charged.`
+    ? `The payment was not accepted: ${error.reason}.${error.nothingCharged ? ' Nothing was charged.' : ''}`
     : `${op.method} /v1${op.path} costs ${usdText(usd)} per call without a key.`;
   return new ServiceError(
     error?.code ?? 'payment_required',

@@ -4,7 +4,7 @@ import { SettleError, type SupportedResponse } from '@x402/core/types';
 import { NETWORKS, type NetworkName } from './networks.js';
 
 /** How long a verify (or the supported kinds) may take before the payment is answered 503 payment_unavailable. */
-const FACILITATOR_TIMEOUT_MS = 10_000;
+export const FACILITATOR_TIMEOUT_MS = 10_000;
 
 /**
  * How long a settle request to the facilitator stays open: the payment's whole validity (the

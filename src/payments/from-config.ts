@@ -1,11 +1,14 @@
 import type { FacilitatorClient } from '@x402/core/server';
+import type { Network } from '@x402/core/types';
+import { getDefaultAsset } from '@x402/evm';
 import { Redis } from 'ioredis';
 import type { PaymentLedger } from '../access/payment-ledger.js';
 import type { Config } from '../config/config.js';
+import { evmChainReader } from './evm-chain.js';
 import { httpFacilitator } from './facilitator.js';
+import { NETWORKS } from './networks.js';
 import { MemoryNonceLock, type NonceLock, RedisNonceLock } from './nonce-lock.js';
 import { PaymentService } from './payment-service.js';
-import { evmAuthorizationReader } from './reconcile.js';
 
 /**
  * The payment service the configuration asks for: the networks of X402_NETWORKS that have a payTo,
@@ -36,8 +39,16 @@ export function paymentsFromConfig(
     ledger,
     locks,
     settleDeadlineMs: config.X402_SETTLE_TIMEOUT_SECONDS * 1000,
-    chain: config.X402_EVM_RPC_URL ? evmAuthorizationReader(config.X402_EVM_RPC_URL) : null,
+    chain: config.X402_EVM_RPC_URL ? evmChainReader(config.X402_EVM_RPC_URL) : null,
+    evmAssets: evmAssets(config),
     ...(options.log ? { log: options.log } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
+}
+
+/** The USDC contracts of the configured EVM networks: what `reconcile` watches for transfers to the service. */
+export function evmAssets(config: Pick<Config, 'X402_NETWORKS'>): string[] {
+  return config.X402_NETWORKS.filter((n) => NETWORKS[n].family === 'evm').map(
+    (n) => getDefaultAsset(NETWORKS[n].caip2 as Network).asset,
+  );
 }

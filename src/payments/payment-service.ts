@@ -17,14 +17,22 @@ import {
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
-import type { PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
+import type { NewPayment, PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
 import { usdText } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { ResilientFacilitator, settleFailure } from './facilitator.js';
 import { NETWORKS, type NetworkName, USDC_DECIMALS, usdToAtomic } from './networks.js';
 import { MemoryNonceLock, type NonceLock } from './nonce-lock.js';
-import { type AuthorizationReader, reconcilePayments, SETTLE_GRACE_MS } from './reconcile.js';
+import {
+  type AuthorizationState,
+  type ChainReader,
+  expired,
+  type Mismatches,
+  readableOnEvm,
+  reconcilePayments,
+} from './reconcile.js';
+import { acceptedMismatch, authorizationMismatch, mismatchText, resourceMismatch } from './terms-check.js';
 
 /** What a payment is for: the operation of the price table and the URL being answered. */
 export interface PaidResource {
@@ -46,6 +54,7 @@ const answered = (r: PaidResource) => r.request ?? r.url;
 /** Why a payment was not taken; each front door turns it into its own answer (402, 503, tool result). */
 export type PaymentErrorCode =
   | 'payment_invalid'
+  | 'payment_terms_mismatch'
   | 'payment_replayed'
   | 'payment_id_conflict'
   | 'payment_unavailable'
@@ -58,6 +67,11 @@ export class PaymentError extends Error {
     readonly reason: string,
     /** settlement_pending: until when the same request with the same payment can fetch the answer. */
     readonly retryUntil?: string,
+    /**
+     * Whether the payer may be told that nothing was charged: true for a payment refused before
+     * settlement, or one the chain shows unused for good; false whenever money may have moved or did.
+     */
+    readonly nothingCharged = true,
   ) {
     super(reason);
     this.name = 'PaymentError';
@@ -87,11 +101,42 @@ export interface VerifiedPayment {
   repeat?: PaymentRow;
 }
 
-/** How a settlement ended, as far as this process knows. */
+/** What the facilitator answered to one settle request. */
+type Attempt =
+  | { status: 'settled'; receipt: SettleResponse }
+  /** It answered that it did not settle (a 4xx, `success: false`): its word only, the chain decides. */
+  | { status: 'refused'; reason: string }
+  /** No answer, a 5xx, a dropped connection, a transaction not yet confirmed. */
+  | { status: 'unknown'; reason: string };
+
+/** How a settlement ended, as the chain and the facilitator together tell it. */
 type Outcome =
   | { status: 'settled'; receipt: SettleResponse }
+  /** The chain shows the authorization unused and past its validity: nothing moved, and nothing can. */
   | { status: 'failed'; reason: string }
+  /** The facilitator refused and the chain shows no transfer (yet): the row stays pending until the payment expires. */
+  | { status: 'refused'; reason: string }
   | { status: 'unknown'; reason: string };
+
+/**
+ * A settled payment's answer may be asked for again with the same payment this long after its
+ * settlement (or after its validity, whichever is later): a payer whose answer never arrived
+ * (a dropped connection, a 503 settlement_pending) comes back within a day and still gets it.
+ */
+export const REDEEM_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * After a facilitator's refusal, the chain is watched this long before the payer is told that
+ * nothing moved: a facilitator that lost its RPC node's answer may have broadcast the transfer,
+ * which a live chain mines within a block or two.
+ */
+const REFUSAL_WATCH_MS = 3_000;
+
+/** While a settlement is open, the chain is read this often (at most; a quarter of the deadline when shorter). */
+const CHAIN_POLL_MS = 1_000;
+
+/** The whole ledger is compared with the chain at start and this often (`ri serve`). */
+const RECONCILE_EVERY_MS = 5 * 60 * 1000;
 
 export interface PaymentServiceOptions {
   networks: readonly NetworkName[];
@@ -103,13 +148,13 @@ export interface PaymentServiceOptions {
   maxTimeoutSeconds?: number;
   /** How long a payer waits for a settlement before the answer says it is pending (X402_SETTLE_TIMEOUT_SECONDS). */
   settleDeadlineMs?: number;
-  /** Reads EIP-3009 authorizations on chain (X402_EVM_RPC_URL): resolves settlements of unknown outcome. */
-  chain?: AuthorizationReader | null;
+  /** Reads EIP-3009 authorizations on chain (X402_EVM_RPC_URL): the record of what was paid. */
+  chain?: ChainReader | null;
+  /** The tokens EVM payments are made in (compared with the chain by `reconcile`). */
+  evmAssets?: readonly string[];
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   now?: () => number;
 }
-
-/** A payment is still retried or resolved this long after its validity ends (a settlement submitted just before it may land after). */
 
 /** How many URLs' unpaid terms are kept at most (all dropped when full: a bound, not an LRU). */
 const UNPAID_KEPT = 1_000;
@@ -136,7 +181,9 @@ export class PaymentService {
   /** The unpaid PaymentRequired of each URL asked for lately (paymentRequired). */
   private readonly unpaid = new Map<string, PaymentRequired>();
   /** Settlements this process has asked for and not yet heard back about, by ledger row id. */
-  private readonly inFlight = new Map<string, Promise<Outcome>>();
+  private readonly inFlight = new Map<string, Promise<Attempt>>();
+  /** What the last comparison of the ledger with the chain found (null: not compared yet). */
+  mismatches: Mismatches | null = null;
   private readonly settleDeadlineMs: number;
   private readonly now: () => number;
   private background: NodeJS.Timeout | null = null;
@@ -238,11 +285,18 @@ export class PaymentService {
    */
   async verify(sent: unknown, usd: number, resource: PaidResource): Promise<VerifiedPayment> {
     const payload = decodePayment(sent);
-    const requirements = this.server.findMatchingRequirements(await this.requirements(usd), payload);
-    if (!requirements) {
+    const offers = await this.requirements(usd);
+    const requirements = this.server.findMatchingRequirements(offers, payload);
+    const mismatches = requirements
+      ? [
+          ...authorizationMismatch(payload, requirements, Math.floor(this.now() / 1000)),
+          ...resourceMismatch(payload, resource.url),
+        ]
+      : acceptedMismatch(payload.accepted, offers);
+    if (!requirements || mismatches.length > 0) {
       throw new PaymentError(
-        'payment_invalid',
-        `the payment does not match these terms (${usdText(usd)} in USDC on ${this.offered.join(' or ')}, to this service's address)`,
+        'payment_terms_mismatch',
+        `${mismatchText(mismatches)} (${usdText(usd)} in USDC on ${this.offered.join(' or ')}, to this service's address, valid for at most ${this.maxTimeoutSeconds} s)`,
       );
     }
     const network = requirements.network;
@@ -266,12 +320,8 @@ export class PaymentService {
         repeat,
       };
     }
-    if (paymentId !== null && (await this.options.ledger.findPaymentById(paymentId))) {
-      throw new PaymentError(
-        'payment_id_conflict',
-        `the payment identifier ${paymentId} was already used with another payment: a retry must send the same payment, and a new payment needs a new identifier`,
-      );
-    }
+    if (paymentId !== null && (await this.options.ledger.findPaymentById(paymentId)))
+      throw paymentIdConflict(paymentId);
     if (!(await this.locks.acquire(`${network}:${nonce}`, this.maxTimeoutSeconds * 1000)))
       throw new PaymentError('payment_replayed', 'this payment is already being used by another request');
     try {
@@ -321,17 +371,17 @@ export class PaymentService {
 
   /**
    * Settles a verified payment once its answer succeeded: the ledger row first (pending), then the
-   * facilitator, then the outcome. Returns the receipt; throws PaymentError, and the answer must
-   * then not be sent: `settlement_failed` (the facilitator refused it: nothing moved, a new payment
-   * is needed), `settlement_pending` (no answer within the deadline, a 5xx or a dropped connection:
-   * the money may have moved; the row stays pending, the settlement goes on here and on chain, and
-   * the same request with the same payment gets the answer once it is known, charged once), or
-   * `payment_replayed`.
+   * facilitator, then the outcome, which the chain decides whenever the facilitator's answer is
+   * anything but a success. Returns the receipt; throws PaymentError, and the answer must then not
+   * be sent: `settlement_failed` (the chain shows no transfer: refused, or expired unused),
+   * `settlement_pending` (not known within the deadline: the row stays pending, the settlement goes
+   * on here and on chain, and the same request with the same payment gets the answer once it is
+   * known, charged once), `payment_replayed` or `payment_id_conflict` (another request holds it).
    */
   async settle(v: VerifiedPayment): Promise<SettleResponse> {
     if (v.repeat) return this.answerAgain(v, v.repeat);
     const id = randomUUID();
-    const row = {
+    const row: NewPayment = {
       id,
       operation: v.resource.operation,
       resource: answered(v.resource),
@@ -347,27 +397,49 @@ export class PaymentService {
     };
     // The state store failing here (state_unavailable) settles nothing: the payment may be sent again.
     const recorded = await this.options.ledger.recordPayment(row).catch(async (e: unknown) => {
-      await this.locks.release(`${v.network}:${v.nonce}`);
+      await this.unlock(v);
       throw e;
     });
-    if (!recorded) throw new PaymentError('payment_replayed', 'this payment has already bought an answer');
-    const outcome = await this.withinDeadline(this.submit(id, v, true));
+    if (!recorded) {
+      await this.unlock(v);
+      // Two new payments with one identifier at once: the other was recorded first.
+      const holder = v.paymentId ? await this.options.ledger.findPaymentById(v.paymentId) : null;
+      if (holder && holder.nonce !== v.nonce) throw paymentIdConflict(v.paymentId!);
+      throw new PaymentError('payment_replayed', 'this payment is already being used by another request');
+    }
+    return this.told(await this.decide(row, this.submit(id, v)), v, row);
+  }
+
+  /** An outcome as the payer is told it: the receipt, or the PaymentError that replaces the answer. */
+  private async told(outcome: Outcome, v: VerifiedPayment, row: NewPayment): Promise<SettleResponse> {
     if (outcome.status === 'settled') return outcome.receipt;
-    if (outcome.status === 'failed')
-      throw new PaymentError('settlement_failed', `the payment could not be settled: ${outcome.reason}`);
-    throw pendingError(v.validUntil);
+    if (outcome.status === 'failed') {
+      await this.unlock(v);
+      throw new PaymentError(
+        'settlement_failed',
+        `the payment was not settled before it expired (${outcome.reason}), and the chain shows it unused; sign a new payment`,
+      );
+    }
+    if (outcome.status === 'refused') {
+      await this.unlock(v);
+      throw new PaymentError(
+        'settlement_failed',
+        `the facilitator refused to settle it (${outcome.reason}) and the chain shows no transfer for it; sign a new payment for this answer. Should this payment still be used on chain before it expires (${row.validUntil}), the same request with it gets the answer until ${redeemUntil(row)}`,
+        undefined,
+        false,
+      );
+    }
+    throw pendingError(outcome.reason, row, this.options.chain ? null : 'this server cannot read the chain');
   }
 
   /**
-   * Asks the facilitator to settle and records what it answers, however late: the payer may have
-   * been told `pending` long before. Only the first submission's refusal marks the row failed; a
-   * refusal of a later one may only mean the first went through (the nonce is spent), so it leaves
-   * the row to the chain.
+   * Asks the facilitator to settle and records a success, however late: the payer may have been
+   * told `pending` long before. Any other answer is left to `decide`, which asks the chain.
    */
-  private submit(id: string, v: VerifiedPayment, first: boolean): Promise<Outcome> {
+  private submit(id: string, v: VerifiedPayment): Promise<Attempt> {
     const running = this.inFlight.get(id);
     if (running) return running;
-    const attempt = (async (): Promise<Outcome> => {
+    const attempt = (async (): Promise<Attempt> => {
       try {
         const receipt = await this.server.settlePayment(v.payload, v.requirements);
         // The facilitator answered that it did not settle (or not yet: settlement_pending).
@@ -385,100 +457,127 @@ export class PaymentService {
         return { status: 'settled', receipt };
       } catch (e) {
         const { outcome, reason } = settleFailure(e);
-        if (outcome === 'failed' && first) {
-          await this.options.ledger.finishPayment(id, { status: 'failed', error: reason });
-          await this.locks.release(`${v.network}:${v.nonce}`);
-          return { status: 'failed', reason };
-        }
-        this.options.log?.('x402 settlement outcome unknown; the payment stays pending', {
-          err: reason,
-          payment: id,
-        });
-        return { status: 'unknown', reason };
+        this.options.log?.(
+          outcome === 'failed'
+            ? 'x402 facilitator refused the settlement; the chain decides'
+            : 'x402 settlement outcome unknown; the payment stays pending',
+          { err: reason, payment: id },
+        );
+        return { status: outcome === 'failed' ? 'refused' : 'unknown', reason };
       }
     })().finally(() => this.inFlight.delete(id));
     this.inFlight.set(id, attempt);
     return attempt;
   }
 
-  /** The outcome, or `unknown` once the payer has waited the settle deadline (the attempt goes on). */
-  private withinDeadline(attempt: Promise<Outcome>): Promise<Outcome> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<Outcome>((resolve) => {
-      timer = setTimeout(
-        () =>
-          resolve({
-            status: 'unknown',
-            reason: `the facilitator has not answered within ${this.settleDeadlineMs / 1000} s`,
-          }),
-        this.settleDeadlineMs,
-      );
+  /**
+   * The outcome of a settlement, within the payer's deadline: the facilitator's success, or else
+   * the chain's word. While the facilitator has not answered, the chain is read every poll, so an
+   * answer is released as soon as its transfer is seen, whatever the facilitator does; after a
+   * refusal it is watched a little longer (REFUSAL_WATCH_MS), since the transfer may still land.
+   */
+  private async decide(row: PaymentRef, attempt: Promise<Attempt>): Promise<Outcome> {
+    const started = Date.now();
+    const endAt = started + this.settleDeadlineMs;
+    const poll = Math.min(CHAIN_POLL_MS, this.settleDeadlineMs / 4);
+    let heard: Attempt | null = null;
+    let heardAt = 0;
+    const answered = attempt.then((a) => {
+      heard = a;
+      heardAt = Date.now();
     });
-    return Promise.race([attempt, late]).finally(() => clearTimeout(timer));
+    for (;;) {
+      const wait = sleep(Math.max(0, Math.min(poll, endAt - Date.now())));
+      await (heard ? wait : Promise.race([answered, wait]));
+      const said = heard as Attempt | null;
+      if (said?.status === 'settled') return said;
+      const chain = await this.readChain(row);
+      if (chain?.used) return this.settledOnChain(row, chain.transaction);
+      if (chain && expired(row, this.now())) return this.failedOnChain(row);
+      const now = Date.now();
+      if (said?.status === 'refused' && chain && (now >= heardAt + REFUSAL_WATCH_MS || now >= endAt))
+        return { status: 'refused', reason: said.reason };
+      // Nothing more to learn here: the facilitator has answered and the chain cannot be read.
+      if ((said && !chain) || now >= endAt)
+        return {
+          status: 'unknown',
+          reason: said?.reason ?? `the facilitator has not answered within ${this.settleDeadlineMs / 1000} s`,
+        };
+    }
+  }
+
+  /** What the chain says of a row's authorization; null when it cannot be read (no reader, another network, an error). */
+  private async readChain(row: PaymentRef): Promise<AuthorizationState | null> {
+    const chain = this.options.chain;
+    if (!chain || !readableOnEvm(row as PaymentRow)) return null;
+    try {
+      return await chain.lookup(row as PaymentRow);
+    } catch (e) {
+      this.options.log?.('x402 chain lookup failed', { err: (e as Error).message, payment: row.id });
+      return null;
+    }
+  }
+
+  /** The chain shows the authorization used: the row is settled (if no one got there first) and its receipt given. */
+  private async settledOnChain(row: PaymentRef, transaction: string | null): Promise<Outcome> {
+    await this.options.ledger.finishPayment(row.id, {
+      status: 'settled',
+      transaction: transaction ?? 'unknown (used on chain)',
+    });
+    const now = await this.options.ledger.findPayment(row.network, row.nonce);
+    return {
+      status: 'settled',
+      receipt: {
+        success: true,
+        payer: row.payer,
+        transaction: now?.transaction ?? transaction ?? '',
+        network: row.network as Network,
+      },
+    };
+  }
+
+  /** The chain shows the authorization unused and its validity over: nothing moved, and nothing can. */
+  private async failedOnChain(row: PaymentRef): Promise<Outcome> {
+    const reason = 'not used on chain before the payment expired';
+    await this.options.ledger.finishPayment(row.id, { status: 'failed', error: reason });
+    return { status: 'failed', reason };
   }
 
   /**
    * A retry of a payment already in the ledger: its first receipt once settled. A pending one is
-   * resolved first: the attempt still running here, else the chain, else the same payment
-   * submitted again (its nonce allows one transfer at most).
+   * decided first: by the attempt still running here, else the chain, else the same payment
+   * submitted again while it is valid (its nonce allows one transfer at most).
    */
   private async answerAgain(v: VerifiedPayment, first: PaymentRow): Promise<SettleResponse> {
-    let row: PaymentRow | null = first;
-    if (row.status === 'pending') {
-      const running = this.inFlight.get(row.id);
-      if (running) await this.withinDeadline(running);
-      else if (!(await this.resolveFromChain(row))) await this.withinDeadline(this.submit(row.id, v, false));
-      row = await this.options.ledger.findPayment(first.network, first.nonce);
-    }
-    if (row?.status === 'settled') {
-      return {
-        success: true,
-        payer: row.payer,
-        transaction: row.transaction ?? '',
-        network: v.network as Network,
-      };
-    }
-    if (!row)
-      throw new PaymentError('settlement_failed', 'this payment could not be settled; nothing was charged');
-    throw pendingError(row.validUntil);
-  }
-
-  /** True when the chain told what became of a pending row (and the ledger now says it). */
-  private async resolveFromChain(row: PaymentRow): Promise<boolean> {
-    const chain = this.options.chain;
-    if (!chain || !row.nonce.includes(':')) return false;
-    try {
-      const { used, transaction } = await chain.lookup(row);
-      if (used)
-        await this.options.ledger.finishPayment(row.id, {
-          status: 'settled',
-          transaction: transaction ?? 'unknown (used on chain)',
-        });
-      else if (this.now() > Date.parse(row.validUntil) + SETTLE_GRACE_MS)
-        await this.options.ledger.finishPayment(row.id, {
-          status: 'failed',
-          error: 'not settled on chain before the payment expired',
-        });
-      else return false;
-      return true;
-    } catch (e) {
-      this.options.log?.('x402 chain lookup failed', { err: (e as Error).message, payment: row.id });
-      return false;
-    }
+    if (first.status === 'settled') return receiptOf(first, v.network);
+    const running = this.inFlight.get(first.id);
+    if (running) return this.told(await this.decide(first, running), v, first);
+    const chain = await this.readChain(first);
+    if (chain?.used) return this.told(await this.settledOnChain(first, chain.transaction), v, first);
+    if (expired(first, this.now()))
+      return this.told(
+        chain
+          ? await this.failedOnChain(first)
+          : { status: 'unknown', reason: 'it was not confirmed settled before it expired' },
+        v,
+        first,
+      );
+    return this.told(await this.decide(first, this.submit(first.id, v)), v, first);
   }
 
   /**
-   * Resolves, from the chain, the pending rows no attempt of this process is waiting for and
-   * older than the settle deadline (`ri serve` runs this in the background).
+   * Reads the chain for every pending row, those an attempt of this process still waits for
+   * included: used -> settled (the payer's retry then gets the answer); unused once the payment
+   * has expired -> failed (`ri serve` runs this every 30 s).
    */
   async resolvePending(): Promise<void> {
     if (!this.options.chain) return;
-    const cutoff = this.now() - this.settleDeadlineMs;
-    const rows = (await this.options.ledger.listPayments({ status: 'pending' })).filter(
-      (r) => !this.inFlight.has(r.id) && Date.parse(r.createdAt) < cutoff,
-    );
+    const rows = await this.options.ledger.listPayments({ status: 'pending' });
     if (rows.length === 0) return;
-    const report = await reconcilePayments(this.options.ledger, this.options.chain, this.now(), rows);
+    const report = await reconcilePayments(this.options.ledger, this.options.chain, {
+      now: this.now(),
+      rows,
+    });
     if (report.settled.length + report.failed.length > 0)
       this.options.log?.('x402 pending payments resolved from the chain', {
         settled: report.settled.length,
@@ -487,16 +586,50 @@ export class PaymentService {
   }
 
   /**
+   * Compares the ledger of the last days with the chain's transfers to the service, both ways,
+   * fixes what the chain proves, and keeps what still disagrees for /metrics (`mismatches`).
+   */
+  async reconcile(): Promise<Mismatches | null> {
+    const chain = this.options.chain;
+    const payTo = this.options.payTo.evm;
+    if (!chain || !payTo) return null;
+    const report = await reconcilePayments(this.options.ledger, chain, {
+      now: this.now(),
+      watch: { payTo, assets: this.options.evmAssets ?? [] },
+    });
+    this.mismatches = report.mismatches;
+    const found = report.mismatches;
+    if (report.settled.length + report.failed.length > 0 || (found && mismatchCount(found) > 0))
+      this.options.log?.('x402 ledger compared with the chain', {
+        settled: report.settled.length,
+        failed: report.failed.length,
+        transfers_without_row: found?.transfersWithoutRow.length ?? 0,
+        settled_without_transfer: found?.settledWithoutTransfer.length ?? 0,
+      });
+    return found;
+  }
+
+  /**
    * `ri serve`'s background work: while a network waits for the facilitator (Solana needs its fee
    * payer), ask it again; resolve pending settlements from the chain.
    */
   startBackground(intervalMs = RETRY_SUPPORTED_MS): void {
     if (this.background || !this.enabled) return;
+    const compare = () =>
+      void this.reconcile().catch((e) =>
+        this.options.log?.('x402 ledger not compared with the chain', { err: (e as Error).message }),
+      );
+    compare();
+    let lastCompared = Date.now();
     this.background = setInterval(() => {
       if (!this.facilitator.reachable) void this.requirements(0.01).catch(() => {});
       void this.resolvePending().catch((e) =>
         this.options.log?.('x402 pending payments not resolved', { err: (e as Error).message }),
       );
+      if (Date.now() - lastCompared >= RECONCILE_EVERY_MS) {
+        lastCompared = Date.now();
+        compare();
+      }
     }, intervalMs);
     this.background.unref();
   }
@@ -504,7 +637,11 @@ export class PaymentService {
   /** The answer failed: nothing is charged, and the same payment may be sent again. */
   async release(v: VerifiedPayment): Promise<void> {
     if (v.repeat) return;
-    await this.locks.release(`${v.network}:${v.nonce}`);
+    await this.unlock(v);
+  }
+
+  private unlock(v: VerifiedPayment): Promise<void> {
+    return this.locks.release(`${v.network}:${v.nonce}`);
   }
 
   async close(): Promise<void> {
@@ -618,20 +755,59 @@ function paymentIdOf(payload: PaymentPayload): string | null {
 /**
  * A payment already in the ledger may be answered again only as a retry of the same request: the
  * very same signed payment (byte for byte), the same method, path and query (MCP: tool and
- * arguments), within the payment's validity. Anything else is a replay, refused. A retry follows
+ * arguments). A settled one may, until REDEEM_MS after its settlement; a pending one always (the
+ * retry is how its payer learns the outcome). Anything else is a replay, refused. A retry follows
  * an answer that never arrived (a dropped connection, a replica killed after settling) or one that
  * said the settlement was pending.
  */
 function retryOf(used: PaymentRow, payloadHash: string, resource: PaidResource, now: number): PaymentRow {
+  const settledText =
+    used.status === 'settled'
+      ? `this payment was settled at ${used.updatedAt} (transaction ${used.transaction ?? 'unknown'})`
+      : 'this payment is being settled';
   if (used.payloadHash === '' || used.payloadHash !== payloadHash || used.resource !== answered(resource))
-    throw new PaymentError('payment_replayed', 'this payment has already bought an answer');
-  if (now > Date.parse(used.validUntil) + SETTLE_GRACE_MS)
     throw new PaymentError(
       'payment_replayed',
-      'this payment has already bought an answer and its validity has ended; sign a new one',
+      `${settledText} for another request, which it bought; it is not charged again, and buys nothing more`,
+      undefined,
+      false,
+    );
+  if (used.status === 'settled' && now > Date.parse(redeemUntil(used)))
+    throw new PaymentError(
+      'payment_replayed',
+      `${settledText}; its answer could be asked for again with it until ${redeemUntil(used)}, which has passed. Sign a new payment for a new answer`,
+      undefined,
+      false,
     );
   return used;
 }
+
+/** Until when a row's answer may be asked for again with the same payment. */
+export function redeemUntil(row: Pick<PaymentRow, 'validUntil'> & { updatedAt?: string }): string {
+  const from = Math.max(Date.parse(row.validUntil), row.updatedAt ? Date.parse(row.updatedAt) : 0);
+  return new Date(Math.min(from + REDEEM_MS, 8.64e15)).toISOString();
+}
+
+/** The first receipt of a settled row, given again to a retry. */
+function receiptOf(row: PaymentRow, network: string): SettleResponse {
+  return { success: true, payer: row.payer, transaction: row.transaction ?? '', network: network as Network };
+}
+
+function paymentIdConflict(paymentId: string): PaymentError {
+  return new PaymentError(
+    'payment_id_conflict',
+    `the payment identifier ${paymentId} was already used with another payment: a retry must send the same payment, and a new payment needs a new identifier`,
+  );
+}
+
+function mismatchCount(m: Mismatches): number {
+  return m.transfersWithoutRow.length + m.settledWithoutTransfer.length;
+}
+
+/** A ledger row as the settlement code needs it (a new row, or one read back). */
+type PaymentRef = NewPayment;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * The answer to a payment whose settlement is not known yet, the same at every front door: `retry`
@@ -650,11 +826,14 @@ export function settlementPendingProblem(
   );
 }
 
-function pendingError(validUntil: string): PaymentError {
+function pendingError(reason: string, row: PaymentRef, unreadable: string | null): PaymentError {
   return new PaymentError(
     'settlement_pending',
-    'the payment was sent for settlement and its outcome is not known yet; nothing is delivered until it is settled',
-    validUntil,
+    unreadable
+      ? `the outcome is not known (${reason}) and ${unreadable} to confirm it`
+      : `the outcome is not known yet (${reason})`,
+    redeemUntil(row),
+    false,
   );
 }
 

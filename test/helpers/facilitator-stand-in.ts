@@ -6,6 +6,14 @@ export type SettleMode =
   | { kind: 'ok' }
   /** Settles on chain at once, answers after `ms` (a facilitator slow to confirm). */
   | { kind: 'slow'; ms: number }
+  /** Waits `ms`, then settles and answers (the transfer itself lands late). */
+  | { kind: 'slow-before'; ms: number }
+  /** Settles on chain, then never answers (the connection stays open). */
+  | { kind: 'hang' }
+  /** Settles on chain, then answers 200 with success false (a facilitator that settles and then refuses). */
+  | { kind: 'fail-after' }
+  /** Settles through an RPC connection that loses the reply to eth_sendRawTransaction: the transaction is mined, the facilitator says it failed. */
+  | { kind: 'lost-rpc' }
   /** Settles on chain, then drops the connection without an answer. */
   | { kind: 'drop' }
   /** Settles on chain, then answers 502 (a proxy in front of it failing). */
@@ -20,7 +28,7 @@ export type SettleMode =
  * chain), misbehaving on /settle as `mode` says: the service meets it through the x402 reference
  * HTTP client, as it would a hosted facilitator.
  */
-export async function facilitatorStandIn(real: FacilitatorClient) {
+export async function facilitatorStandIn(real: FacilitatorClient, lossy?: FacilitatorClient) {
   const state: { mode: SettleMode; settles: number } = { mode: { kind: 'ok' }, settles: 0 };
   const body = async (req: IncomingMessage) => {
     const chunks: Buffer[] = [];
@@ -48,8 +56,21 @@ export async function facilitatorStandIn(real: FacilitatorClient) {
           transaction: '',
           network: paymentRequirements.network,
         });
+      if (mode.kind === 'lost-rpc') {
+        if (!lossy) throw new Error('lost-rpc needs a facilitator on a lossy RPC connection');
+        return json(res, 200, await lossy.settle(paymentPayload, paymentRequirements));
+      }
+      if (mode.kind === 'slow-before') await new Promise((r) => setTimeout(r, mode.ms));
       const result = await real.settle(paymentPayload, paymentRequirements);
       if (mode.kind === 'slow') await new Promise((r) => setTimeout(r, mode.ms));
+      if (mode.kind === 'hang') return; // settled; the answer never comes
+      if (mode.kind === 'fail-after')
+        return json(res, 200, {
+          success: false,
+          errorReason: 'invalid_exact_evm_transaction_failed',
+          transaction: '',
+          network: paymentRequirements.network,
+        });
       if (mode.kind === 'drop') return req.socket.destroy();
       if (mode.kind === 'error-after') {
         res.writeHead(502, { 'content-type': 'text/html' });
@@ -65,6 +86,43 @@ export async function facilitatorStandIn(real: FacilitatorClient) {
   return {
     url: `http://127.0.0.1:${port}`,
     state,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/**
+ * A JSON-RPC proxy in front of the chain that forwards every call but loses the reply to
+ * eth_sendRawTransaction (the connection is cut once the node has taken the transaction): the
+ * transaction is broadcast and mined, and its sender never hears so.
+ */
+export async function lossyRpc(target: string) {
+  let lost = 0;
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const upstream = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const text = await upstream.text();
+    if (body.includes('eth_sendRawTransaction')) {
+      lost++;
+      return req.socket.destroy();
+    }
+    res.writeHead(upstream.status, { 'content-type': 'application/json' });
+    res.end(text);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    lost: () => lost,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

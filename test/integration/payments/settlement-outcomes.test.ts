@@ -31,6 +31,7 @@ import { tempDir, work, writeWorks } from '../../helpers/works.js';
 import {
   expectLedgerMatchesChain,
   PAID_CONFIG,
+  PAY_TO,
   PAYER,
   paidSetup,
   payingFetch,
@@ -74,10 +75,16 @@ async function signFor(path: string): Promise<{ header: string; payload: Payment
 
 const pay = (path: string, header: string) => fetch(url(path), { headers: { 'payment-signature': header } });
 
-async function rowOf(payload: PaymentPayload) {
+function nonceOf(payload: PaymentPayload): string {
   const auth = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
-  const nonce = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
-  return (await service.ctx.state.listPayments()).find((r) => r.nonce === nonce);
+  return `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
+}
+
+/** The payment's row that is not failed (as the ledger finds a payment). */
+async function rowOf(payload: PaymentPayload) {
+  return (await service.ctx.state.listPayments()).find(
+    (r) => r.nonce === nonceOf(payload) && r.status !== 'failed',
+  );
 }
 
 async function until(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
@@ -116,52 +123,47 @@ function mode(m: SettleMode) {
 }
 
 describe('a settlement whose outcome is not known in time', () => {
-  it('slower than the deadline ("15 s"): pending, the late answer is recorded, the same request then gets the content, charged once', async () => {
+  it('settled at once but slow to answer ("15 s"): the chain shows the transfer, and the first request gets the content, charged once', async () => {
     mode({ kind: 'slow', ms: 2_500 });
     const path = '/elements/Fe/history';
     const { header, payload } = await signFor(path);
     const before = await balance();
-    await expectPending(await pay(path, header));
-    expect((await rowOf(payload))?.status).toBe('pending');
-    // The facilitator answers later: recorded as it lands, no retry needed for the ledger.
-    await until(async () => (await rowOf(payload))?.status === 'settled');
-    mode({ kind: 'ok' });
-    const settles = standIn.state.settles;
     await expectContent(await pay(path, header), payload);
-    expect(standIn.state.settles).toBe(settles);
     expect(before - (await balance())).toBe(50_000n);
+    mode({ kind: 'ok' });
   });
 
-  it('slower than the payer\'s retries ("60 s"): each retry before it lands is pending again, then the content', async () => {
-    mode({ kind: 'slow', ms: 5_000 });
+  it('a transfer that lands after the deadline ("60 s"): each retry before it lands is pending again, then the content', async () => {
+    mode({ kind: 'slow-before', ms: 2_500 });
     const path = '/elements/Ni/history';
     const { header, payload } = await signFor(path);
     const before = await balance();
     await expectPending(await pay(path, header));
     await expectPending(await pay(path, header));
+    // The facilitator answers later: recorded as it lands, no retry needed for the ledger.
     await until(async () => (await rowOf(payload))?.status === 'settled');
     mode({ kind: 'ok' });
+    const settles = standIn.state.settles;
     const first = await expectContent(await pay(path, header), payload);
-    // Asked again, the same bytes and no second charge.
+    // Asked again, the same bytes, no second charge and no second settlement.
     expect(await (await pay(path, header)).text()).toBe(first);
+    expect(standIn.state.settles).toBe(settles);
     expect(before - (await balance())).toBe(50_000n);
   });
 
   for (const kind of ['drop', 'error-after'] as const) {
-    it(`settled, then ${kind === 'drop' ? 'the connection dropped' : 'a 502'}: pending; the retry finds the transfer on chain and gets the content`, async () => {
+    it(`settled, then ${kind === 'drop' ? 'the connection dropped' : 'a 502'}: the chain shows the transfer, the content at once`, async () => {
       mode({ kind });
       const path = kind === 'drop' ? '/elements/Co/history' : '/elements/Cu/history';
       const { header, payload } = await signFor(path);
       const before = await balance();
-      await expectPending(await pay(path, header));
-      expect((await rowOf(payload))?.status).toBe('pending');
+      await expectContent(await pay(path, header), payload);
       expect(before - (await balance())).toBe(50_000n);
       mode({ kind: 'ok' });
+      // A retry is the same answer, not a second settlement.
       const settles = standIn.state.settles;
-      await expectContent(await pay(path, header), payload);
-      // Resolved from the chain, not by settling again.
+      expect((await pay(path, header)).status).toBe(200);
       expect(standIn.state.settles).toBe(settles);
-      expect(before - (await balance())).toBe(50_000n);
     });
   }
 
@@ -178,40 +180,49 @@ describe('a settlement whose outcome is not known in time', () => {
   });
 
   it('without a retry, the server resolves a pending row from the chain in the background', async () => {
-    mode({ kind: 'drop' });
+    mode({ kind: 'error-before' });
     const path = '/elements/Mn/history';
     const { header, payload } = await signFor(path);
     await expectPending(await pay(path, header));
+    expect((await rowOf(payload))?.status).toBe('pending');
+    // The payment is carried out on chain by someone else (another facilitator the payer used).
+    const row = await rowOf(payload);
+    await real.settle(payload, payload.accepted);
     mode({ kind: 'ok' });
-    // Rows are left to the attempt for the settle deadline (1 s here), then looked up on chain.
-    ahead = 1_001;
-    try {
-      await service.ctx.payments.resolvePending();
-    } finally {
-      ahead = 0;
-    }
-    expect((await rowOf(payload))?.status).toBe('settled');
+    await service.ctx.payments.resolvePending();
+    expect(await rowOf(payload)).toMatchObject({
+      id: row!.id,
+      status: 'settled',
+      transaction: expect.stringMatching(/^0x/),
+    });
+    await expectContent(await pay(path, header), payload);
   });
 
-  it('ri payments reconcile takes back a row an earlier release wrote failed on a timeout, when the chain shows it paid', async () => {
-    mode({ kind: 'drop' });
+  it('ri payments reconcile takes back a row written failed for a transfer that went through, whatever its error', async () => {
+    mode({ kind: 'error-before' });
     const path = '/elements/Sc/history';
     const { header, payload } = await signFor(path);
     await expectPending(await pay(path, header));
     const row = await rowOf(payload);
-    // As the release before this one left it: failed, "facilitator unreachable".
+    await real.settle(payload, payload.accepted);
+    // As a release before this one left it: failed, with the facilitator's own reason.
     const db = new Database(service.ctx.statePath);
-    db.prepare("UPDATE payments SET status = 'failed', error = 'facilitator unreachable' WHERE id = ?").run(
-      row!.id,
-    );
+    db.prepare(
+      "UPDATE payments SET status = 'failed', error = 'invalid_exact_evm_transaction_failed' WHERE id = ?",
+    ).run(row!.id);
     db.close();
     mode({ kind: 'ok' });
     const rec = ri(['payments', 'reconcile'], {
       STATE_URL: `sqlite:${service.ctx.statePath}`,
       X402_EVM_RPC_URL: chain.rpcUrl,
+      X402_PAY_TO_EVM: PAY_TO,
+      X402_NETWORKS: 'base-sepolia',
     });
-    expect(rec.status).toBe(0);
     expect(rec.stderr).toMatch(/1 settled, 0 failed/);
+    expect(rec.stderr).toMatch(
+      /0 transfer\(s\) without a settled row, 0 settled row\(s\) without a transfer/,
+    );
+    expect(rec.status).toBe(0);
     expect(await rowOf(payload)).toMatchObject({
       status: 'settled',
       transaction: expect.stringMatching(/^0x/),
@@ -220,25 +231,36 @@ describe('a settlement whose outcome is not known in time', () => {
     await expectContent(await pay(path, header), payload);
   });
 
-  it('a refusal (400) is settlement_failed: no content, nothing moved, the row failed', async () => {
+  it('a refusal (400) with nothing on chain is settlement_failed: no content, nothing moved; the row is failed once the payment has expired', async () => {
     mode({ kind: 'refuse' });
     const path = '/elements/Ti/history';
     const { header, payload } = await signFor(path);
     const before = await balance();
     const res = await pay(path, header);
     expect(res.status).toBe(402);
-    expect(((await res.json()) as { code: string }).code).toBe('settlement_failed');
-    expect((await service.ctx.state.listPayments({ status: 'failed' })).map((r) => r.nonce)).toContain(
-      (await service.ctx.state.listPayments()).find((r) => r.status === 'failed')?.nonce,
-    );
-    expect(await rowOf(payload)).toMatchObject({ status: 'failed' });
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(body.code).toBe('settlement_failed');
+    expect(body.detail).toMatch(/the chain shows no transfer for it/);
+    expect(body.detail).not.toMatch(/Nothing was charged/);
+    // The facilitator's word alone: the row waits for the chain until the payment has expired.
+    expect(await rowOf(payload)).toMatchObject({ status: 'pending' });
     expect(await balance()).toBe(before);
+    ahead = 24 * 60 * 60 * 1000;
+    try {
+      await service.ctx.payments.resolvePending();
+    } finally {
+      ahead = 0;
+    }
+    expect(await rowOf(payload)).toBeUndefined(); // findable only among failed rows now
+    expect(
+      (await service.ctx.state.listPayments({ status: 'failed' })).some((r) => r.nonce === nonceOf(payload)),
+    ).toBe(true);
     mode({ kind: 'ok' });
   });
 });
 
 describe('over MCP', () => {
-  it('a slow settlement is a settlement_pending tool error; the same call with the same payment then gets the answer, charged once', async () => {
+  it('a transfer that lands late is a settlement_pending tool error; the same call with the same payment then gets the answer, charged once', async () => {
     const mcp = new Client({ name: 'ri-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${service.server.base}/mcp`)));
     await mcp.listTools(); // as hosts do: results are then checked against the output schemas
@@ -251,7 +273,7 @@ describe('over MCP', () => {
     const unpaid = await call();
     expect(unpaid.isError).toBe(true);
     const payload = await payingFetch().client.createPaymentPayload(toolTerms(unpaid));
-    mode({ kind: 'slow', ms: 2_500 });
+    mode({ kind: 'slow-before', ms: 2_500 });
     const before = await balance();
     const pending = await call({ 'x402/payment': payload });
     expect(pending.isError).toBe(true);
@@ -320,19 +342,31 @@ describe('what a retry may get', () => {
     expect(await retry.text()).toBe(first);
   });
 
-  it("a retry once the payment's validity has ended is refused", async () => {
+  it("a retry a day after the payment's validity and settlement is refused, saying it was settled and when", async () => {
     mode({ kind: 'ok' });
     const path = '/elements/Cr/history';
     const { header, payload } = await signFor(path);
-    await expectContent(await pay(path, header), payload);
+    const paid = await expectContent(await pay(path, header), payload);
     const row = await rowOf(payload);
-    // As if the 300 s (and the minute of grace) had passed.
+    // Hours after the payment's validity: still its answer.
     const db = new Database(service.ctx.statePath);
-    db.prepare('UPDATE payments SET valid_until = ? WHERE id = ?').run('2020-01-01T00:00:00.000Z', row!.id);
+    const setTimes = (validUntil: string, updatedAt: string) =>
+      db
+        .prepare('UPDATE payments SET valid_until = ?, updated_at = ? WHERE id = ?')
+        .run(validUntil, updatedAt, row!.id);
+    const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
+    setTimes(hoursAgo(23), hoursAgo(23));
+    expect(await (await pay(path, header)).text()).toBe(paid);
+    // More than 24 hours after both: refused, and told that it was settled, not that nothing was charged.
+    setTimes(hoursAgo(25), hoursAgo(25));
     db.close();
     const res = await pay(path, header);
     expect(res.status).toBe(402);
-    expect(((await res.json()) as { code: string }).code).toBe('payment_replayed');
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(body.code).toBe('payment_replayed');
+    expect(body.detail).toContain(`was settled at ${hoursAgo(25).slice(0, 13)}`);
+    expect(body.detail).toContain(row!.transaction!);
+    expect(body.detail).not.toMatch(/[Nn]othing was charged/);
   });
 });
 

@@ -3,7 +3,12 @@ import type { PaymentStatus } from '../access/payment-ledger.js';
 import { loadConfig } from '../config/config.js';
 import { evmChainReader } from '../payments/evm-chain.js';
 import { evmAssets } from '../payments/from-config.js';
-import { RECONCILE_DAYS, reconcilePayments, SETTLE_GRACE_MS } from '../payments/reconcile.js';
+import {
+  RECONCILE_DAYS,
+  RECONCILE_EVERY_MS,
+  reconcilePayments,
+  SETTLE_GRACE_MS,
+} from '../payments/reconcile.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 import { STATE_USAGE, withStore } from './keys.js';
 
@@ -21,7 +26,7 @@ reconcile  the ledger against the chain, which decides what was paid. Every pend
            row's authorization settles that row; what still disagrees is printed (a transfer
            with no settled row, a settled row with no transfer) and the exit status is 3.
            EVM networks only, read over X402_EVM_RPC_URL; Solana rows are listed for a check
-           with the facilitator. \`ri serve\` runs the same at start and every 5 minutes.
+           with the facilitator. \`ri serve\` runs the same at start and every ${RECONCILE_EVERY_MS / 60_000} min.
 
 ${STATE_USAGE}`;
 

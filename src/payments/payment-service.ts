@@ -29,6 +29,7 @@ import {
   type ChainReader,
   expired,
   type Mismatches,
+  RECONCILE_EVERY_MS,
   readableOnEvm,
   reconcilePayments,
 } from './reconcile.js';
@@ -134,9 +135,6 @@ const REFUSAL_WATCH_MS = 3_000;
 
 /** While a settlement is open, the chain is read this often (at most; a quarter of the deadline when shorter). */
 const CHAIN_POLL_MS = 1_000;
-
-/** The whole ledger is compared with the chain at start and this often (`ri serve`). */
-const RECONCILE_EVERY_MS = 5 * 60 * 1000;
 
 export interface PaymentServiceOptions {
   networks: readonly NetworkName[];
@@ -293,6 +291,27 @@ export class PaymentService {
           ...resourceMismatch(payload, resource.url),
         ]
       : acceptedMismatch(payload.accepted, offers);
+    const nonce = nonceOf(payload);
+    const payloadHash = payloadHashOf(payload);
+    const network0 = payload.accepted.network;
+    const used = typeof network0 === 'string' ? await this.options.ledger.findPayment(network0, nonce) : null;
+    if (used) {
+      // A payment the ledger holds: the retry of its own request (answered from what it bought,
+      // even if the terms have changed since), or a replay, refused, whatever else differs.
+      const repeat = retryOf(used, payloadHash, resource, this.now());
+      return {
+        payload,
+        requirements: requirements ?? payload.accepted,
+        resource,
+        payer: used.payer,
+        network: used.network,
+        nonce,
+        paymentId: paymentIdOf(payload),
+        payloadHash,
+        validUntil: used.validUntil,
+        repeat,
+      };
+    }
     if (!requirements || mismatches.length > 0) {
       throw new PaymentError(
         'payment_terms_mismatch',
@@ -300,26 +319,8 @@ export class PaymentService {
       );
     }
     const network = requirements.network;
-    const nonce = nonceOf(payload);
     const paymentId = paymentIdOf(payload);
-    const payloadHash = payloadHashOf(payload);
     const validUntil = this.validUntilOf(payload);
-    const used = await this.options.ledger.findPayment(network, nonce);
-    if (used) {
-      const repeat = retryOf(used, payloadHash, resource, this.now());
-      return {
-        payload,
-        requirements,
-        resource,
-        payer: used.payer,
-        network,
-        nonce,
-        paymentId,
-        payloadHash,
-        validUntil: used.validUntil,
-        repeat,
-      };
-    }
     if (paymentId !== null && (await this.options.ledger.findPaymentById(paymentId)))
       throw paymentIdConflict(paymentId);
     if (!(await this.locks.acquire(`${network}:${nonce}`, this.maxTimeoutSeconds * 1000)))
@@ -768,7 +769,7 @@ function retryOf(used: PaymentRow, payloadHash: string, resource: PaidResource, 
   if (used.payloadHash === '' || used.payloadHash !== payloadHash || used.resource !== answered(resource))
     throw new PaymentError(
       'payment_replayed',
-      `${settledText} for another request, which it bought; it is not charged again, and buys nothing more`,
+      `this payment has already bought an answer to another request (${settledText.replace('this payment ', '')}); it is not charged again, and buys nothing more`,
       undefined,
       false,
     );

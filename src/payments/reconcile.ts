@@ -84,6 +84,9 @@ export interface ReconcileReport {
   mismatches: Mismatches | null;
 }
 
+/** `ri serve` compares the ledger with the chain at start and this often. */
+export const RECONCILE_EVERY_MS = 5 * 60 * 1000;
+
 /** How far back the ledger is compared with the chain by default. */
 export const RECONCILE_DAYS = 7;
 

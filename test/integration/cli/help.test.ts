@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SETTLE_GRACE_MS } from '../../../src/payments/reconcile.js';
+import { RECONCILE_EVERY_MS, SETTLE_GRACE_MS } from '../../../src/payments/reconcile.js';
 import { ri } from '../../helpers/cli.js';
 
 /** What the commands' --help says, where it repeats the code. */
@@ -20,6 +20,7 @@ describe('ri --help', () => {
     expect(text).toContain(
       `not used once its validity and ${SETTLE_GRACE_MS / 1000} s more have passed becomes failed`,
     );
-    expect(text).not.toMatch(/minutes/);
+    expect(text).toContain(`runs the same at start and every ${RECONCILE_EVERY_MS / 60_000} min`);
+    expect(text).not.toMatch(/ten minutes/);
   });
 });

@@ -415,11 +415,11 @@ describe('Solana payments verified by the reference facilitator (fake chain sign
     await service.release(v);
   });
 
-  it('a payment made for another price is refused before the facilitator (payment_invalid)', async () => {
+  it('a payment made for another price is refused before the facilitator (payment_terms_mismatch)', async () => {
     const payment = await pay(await service.paymentRequired(0.01, RESOURCE));
     const before = facilitator.calls.verify;
     const r = await refusal(service.verify(payment, 0.05, RESOURCE));
-    expect(r.code).toBe('payment_invalid');
+    expect(r.code).toBe('payment_terms_mismatch');
     expect(facilitator.calls.verify).toBe(before);
   });
 
@@ -571,7 +571,7 @@ describe('Solana while the facilitator cannot be reached', () => {
       expect(s.offeredNow).toEqual(['base-sepolia']);
       expect(s.waiting).toEqual([{ network: 'solana-devnet', why: expect.stringMatching(/fee payer/) }]);
       const payment = await pay(await service.paymentRequired(0.05, RESOURCE));
-      expect((await refusal(s.verify(payment, 0.05, RESOURCE))).code).toBe('payment_invalid');
+      expect((await refusal(s.verify(payment, 0.05, RESOURCE))).code).toBe('payment_terms_mismatch');
 
       flaky.state.up = true;
       const back = await afterRetryInterval(() => s.paymentRequired(0.05, RESOURCE));
@@ -654,7 +654,7 @@ describe('Solana while the facilitator cannot be reached', () => {
       expect(down.accepts).toEqual([]);
       // A payment made while it was up matches no terms now.
       const payment = await pay(await service.paymentRequired(0.05, RESOURCE));
-      expect((await refusal(s.verify(payment, 0.05, RESOURCE))).code).toBe('payment_invalid');
+      expect((await refusal(s.verify(payment, 0.05, RESOURCE))).code).toBe('payment_terms_mismatch');
 
       flaky.state.up = true;
       const back = await afterRetryInterval(() => s.paymentRequired(0.05, RESOURCE));

@@ -271,11 +271,12 @@ describe('paid calls on the local chain', () => {
   });
 
   it('never charges what it cannot answer, even with a valid signed payment', async () => {
-    const payment = await signedFor('/research?q=oxygen%20evolution');
+    const nothing = '/research?q=zzqxv%20wwkpj';
+    const payment = await signedFor(nothing);
     const before = await balances();
     const rowsBefore = (await ctx.state.listPayments()).length;
     // Nothing matches this question: verified, computed, 404, not settled.
-    const res = await fetch(url('/research?q=zzqxv%20wwkpj'), { headers: { 'payment-signature': payment } });
+    const res = await fetch(url(nothing), { headers: { 'payment-signature': payment } });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { code: string }).code).toBe('nothing_matched');
     expect(res.headers.get('payment-response')).toBeNull();
@@ -285,10 +286,8 @@ describe('paid calls on the local chain', () => {
     expect(unknown.status).toBe(404);
     expect(await balances()).toEqual(before);
     expect((await ctx.state.listPayments()).length).toBe(rowsBefore);
-    // The payment was not used up: it still buys an answer.
-    const ok = await fetch(url('/research?q=oxygen%20evolution'), {
-      headers: { 'payment-signature': payment },
-    });
+    // Neither payment was used up: the one for Fe still buys Fe's answer.
+    const ok = await fetch(url('/elements/Fe/history'), { headers: { 'payment-signature': history } });
     expect(ok.status).toBe(200);
     expect(before.payer - (await balances()).payer).toBe(50_000n);
   });
@@ -364,7 +363,9 @@ describe('paid calls on the local chain', () => {
     const before = await balances();
     const res = await fetch(url('/elements/Fe/history'), { headers: { 'payment-signature': cheap } }); // 0.05
     expect(res.status).toBe(402);
-    expect(((await res.json()) as { code: string }).code).toBe('payment_invalid');
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(body.code).toBe('payment_terms_mismatch');
+    expect(body.detail).toMatch(/amount is 10000, the terms say 50000/);
     const garbage = await fetch(url('/elements/Fe/history'), {
       headers: { 'payment-signature': 'bm90IGpzb24' },
     });
@@ -570,7 +571,7 @@ describe('keys and payments together', () => {
 });
 
 describe('when settlement or the facilitator fails', () => {
-  it('a failed settlement returns no content, and the ledger row says failed', async () => {
+  it("a facilitator's refusal with no chain to read: no content, the outcome unknown, the row pending (never failed)", async () => {
     const failing: FacilitatorClient = {
       verify: (p, r) => facilitator.verify(p, r),
       settle: async (_p, r) => ({
@@ -587,14 +588,15 @@ describe('when settlement or the facilitator fails', () => {
     const payment = encodePaymentSignatureHeader(await payingFetch().client.createPaymentPayload(required));
     const before = await balances();
     const res = await broken.app.request(`/v1${path}`, { headers: { 'payment-signature': payment } });
-    expect(res.status).toBe(402);
+    expect(res.status).toBe(503);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body.code).toBe('settlement_failed');
+    expect(body.code).toBe('settlement_pending');
+    expect(body.detail).toMatch(/insufficient_funds.*this server cannot read the chain to confirm it/);
+    expect(body.detail).not.toMatch(/[Nn]othing was charged/);
     expect(body).not.toHaveProperty('history');
-    expect(res.headers.get('payment-required')).toBeTruthy();
     expect(await balances()).toEqual(before);
     const rows = await broken.state.listPayments();
-    expect(rows.map((r) => r.status)).toEqual(['failed']);
+    expect(rows.map((r) => r.status)).toEqual(['pending']);
     await broken.close();
   });
 

@@ -61,7 +61,7 @@ export function registerOpenApi(
         (item as unknown as Record<string, unknown>)['x-payment-info'] = paymentInfo(op, payments.offeredNow);
         item.responses['402'] = {
           description:
-            'No key and no payment (payment_required), or a payment not accepted (payment_invalid, payment_replayed, settlement_failed): the x402 terms are in the PAYMENT-REQUIRED header',
+            'No key and no payment (payment_required), or a payment not accepted (payment_invalid, payment_terms_mismatch, payment_replayed, settlement_failed): the x402 terms are in the PAYMENT-REQUIRED header',
           headers: {
             'PAYMENT-REQUIRED': {
               description: 'base64 JSON of the x402 v2 PaymentRequired',

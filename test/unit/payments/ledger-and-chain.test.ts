@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { PaymentRow } from '../../../src/access/payment-ledger.js';
+import { REDEEM_MS, redeemUntil } from '../../../src/payments/payment-service.js';
+import { compareLedgerWithChain, expired, SETTLE_GRACE_MS } from '../../../src/payments/reconcile.js';
+
+const SINCE = Date.parse('2026-12-01T00:00:00Z');
+
+function row(over: Partial<PaymentRow>): PaymentRow {
+  return {
+    id: 'r',
+    operation: 'getElementHistory',
+    resource: 'https://ri.example.org/v1/elements/Fe/history',
+    amount: '50000',
+    network: 'eip155:84532',
+    asset: '0xusdc',
+    payer: '0xpayer',
+    nonce: '0xpayer:0x01',
+    paymentId: null,
+    payloadHash: 'f'.repeat(64),
+    validUntil: '2026-12-01T12:05:00.000Z',
+    dataVersion: null,
+    status: 'settled',
+    transaction: '0xt1',
+    error: null,
+    createdAt: '2026-12-01T12:00:00.000Z',
+    updatedAt: '2026-12-01T12:00:01.000Z',
+    ...over,
+  };
+}
+
+describe('compareLedgerWithChain', () => {
+  it('matches transfers to settled rows by transaction, or by the authorization when the row has no transaction', () => {
+    const rows = [
+      row({ id: 'a', transaction: '0xT1' }),
+      row({ id: 'b', nonce: '0xpayer:0x02', transaction: 'unknown (used on chain)' }),
+    ];
+    const transfers = [
+      { transaction: '0xt1', from: '0xpayer', value: '50000', authorization: '0xpayer:0x01' },
+      { transaction: '0xt2', from: '0xpayer', value: '50000', authorization: '0xpayer:0x02' },
+    ];
+    expect(compareLedgerWithChain(rows, transfers, SINCE)).toEqual({
+      transfersWithoutRow: [],
+      settledWithoutTransfer: [],
+    });
+  });
+
+  it('finds both kinds of mismatch; a pending row explains no transfer, and an old row is not judged', () => {
+    const rows = [
+      row({ id: 'ghost', transaction: '0xt9' }),
+      row({ id: 'old', transaction: '0xt8', createdAt: '2026-11-30T23:00:00.000Z' }),
+      row({ id: 'pending', nonce: '0xpayer:0x03', status: 'pending', transaction: null }),
+    ];
+    const stray = { transaction: '0xt3', from: '0xpayer', value: '50000', authorization: '0xpayer:0x03' };
+    const found = compareLedgerWithChain(rows, [stray], SINCE);
+    expect(found.transfersWithoutRow).toEqual([stray]);
+    expect(found.settledWithoutTransfer.map((r) => r.id)).toEqual(['ghost']);
+  });
+
+  it('leaves rows of networks it cannot read (Solana) out of the settled-without-transfer count', () => {
+    const solana = row({ network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', nonce: 'abc123' });
+    expect(compareLedgerWithChain([solana], [], SINCE).settledWithoutTransfer).toEqual([]);
+  });
+});
+
+describe('the times a payment is judged by', () => {
+  it('is expired only a grace after its validity', () => {
+    const r = row({});
+    expect(expired(r, Date.parse(r.validUntil) + SETTLE_GRACE_MS)).toBe(false);
+    expect(expired(r, Date.parse(r.validUntil) + SETTLE_GRACE_MS + 1)).toBe(true);
+  });
+
+  it('is redeemable a day after its settlement or its validity, whichever is later', () => {
+    expect(redeemUntil(row({}))).toBe('2026-12-02T12:05:00.000Z');
+    expect(redeemUntil(row({ updatedAt: '2026-12-01T13:00:00.000Z' }))).toBe('2026-12-02T13:00:00.000Z');
+    expect(Date.parse(redeemUntil(row({}))) - Date.parse(row({}).validUntil)).toBe(REDEEM_MS);
+  });
+});

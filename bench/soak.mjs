@@ -13,7 +13,9 @@
 //   3. Payments and a snapshot repair (issue 30): both replicas restarted taking x402 payments on
 //      a local chain (anvil, scripts/dev-chain.mjs) through a facilitator stand-in that, on
 //      the first settle of each payment in turn, answers late (past X402_SETTLE_TIMEOUT_SECONDS,
-//      2 s here), drops the connection after settling, answers 502 after settling or 500 before.
+//      2 s here), drops the connection after settling, answers 502 after settling or 500 before,
+//      answers "failed" after settling, loses its RPC node's reply after broadcasting, never
+//      answers, or refuses (the payer then signs a new payment; the refused one must move nothing).
 //      Under keyed load through nginx (research and lab included), SOAK_PAID (40) paid calls,
 //      SOAK_PAID_CONCURRENCY (4) at a time, half through nginx, half straight to a replica: each
 //      signed by the official x402 client from its 402's terms and sent again with the same
@@ -608,6 +610,7 @@ async function cleanup() {
   await nginx?.stop();
   if (publishing.child) await stopProcess(publishing.child);
   await paidInfra.standIn?.close();
+  await paidInfra.lossy?.close();
   await paidInfra.chain?.stop();
   const db = new pg.Client({ connectionString: PG_URL });
   await db
@@ -975,15 +978,22 @@ const SETTLE_MODES = [
   'ok',
   'slow',
   'drop',
-  'ok',
+  'fail-after',
   'error-after',
-  'slow',
+  'lost-rpc',
   'error-before',
-  'ok',
-  'drop',
+  'hang',
+  'refuse',
   'slow',
 ];
-async function facilitatorStandIn(real, slowMs) {
+/**
+ * SETTLE_MODES: ok; slow (settles, answers past the deadline); drop (settles, drops the
+ * connection); fail-after (settles, answers "failed"); error-after (settles, answers 502);
+ * lost-rpc (settles through an RPC connection that loses the reply to eth_sendRawTransaction: the
+ * transaction is mined, the facilitator reports a failure); error-before (500, nothing settled);
+ * hang (settles, never answers); refuse (400, nothing settled: the payer signs a new payment).
+ */
+async function facilitatorStandIn(real, slowMs, lossy) {
   const state = { settles: 0, byMode: new Map(), firstSeen: new Set() };
   let chain = Promise.resolve();
   const serially = (fn) => {
@@ -1015,7 +1025,24 @@ async function facilitatorStandIn(real, slowMs) {
       state.settles++;
       state.byMode.set(mode, (state.byMode.get(mode) ?? 0) + 1);
       if (mode === 'error-before') return json(res, 500, { error: 'internal error' });
+      if (mode === 'refuse')
+        return json(res, 400, {
+          success: false,
+          errorReason: 'invalid_exact_evm_payload_signature',
+          transaction: '',
+          network: paymentRequirements.network,
+        });
+      if (mode === 'lost-rpc')
+        return json(res, 200, await serially(() => lossy.settle(paymentPayload, paymentRequirements)));
       const result = await serially(() => real.settle(paymentPayload, paymentRequirements));
+      if (mode === 'hang') return; // settled; the answer never comes
+      if (mode === 'fail-after')
+        return json(res, 200, {
+          success: false,
+          errorReason: 'invalid_exact_evm_transaction_failed',
+          transaction: '',
+          network: paymentRequirements.network,
+        });
       if (mode === 'slow') await new Promise((r) => setTimeout(r, slowMs));
       if (mode === 'drop') return req.socket.destroy();
       if (mode === 'error-after') {
@@ -1031,6 +1058,37 @@ async function facilitatorStandIn(real, slowMs) {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     state,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/**
+ * A JSON-RPC proxy in front of the chain that forwards every call but loses the reply to
+ * eth_sendRawTransaction (as test/helpers/facilitator-stand-in.ts): the transaction is mined, its
+ * sender never hears so.
+ */
+async function lossyRpc(target) {
+  const server = createHttpServer(async (req, res) => {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const upstream = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const text = await upstream.text();
+    if (body.includes('eth_sendRawTransaction')) return req.socket.destroy();
+    res.writeHead(upstream.status, { 'content-type': 'application/json' });
+    res.end(text);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
@@ -1101,7 +1159,7 @@ const PAID_PATHS = [
 /** Temporary answers a keyed GET may get while the served snapshot is damaged (docs/operations.md). */
 const DAMAGE_CODES = new Set(['data_unavailable', 'worker_unavailable']);
 
-const paidInfra = { chain: null, standIn: null };
+const paidInfra = { chain: null, standIn: null, lossy: null };
 
 async function paidRepairPhase(portN, ports) {
   phase = 'paid';
@@ -1115,11 +1173,14 @@ async function paidRepairPhase(portN, ports) {
   paidInfra.chain = chain;
   await chain.fund(payer.address, 1_000_000_000n);
   const fromBlock = await chain.client.getBlockNumber();
+  const lossy = await lossyRpc(chain.rpcUrl);
   const standIn = await facilitatorStandIn(
     localFacilitator({ rpcUrl: chain.rpcUrl, privateKey: DEV_KEYS.facilitator, networks: ['base-sepolia'] }),
     (PAID_SETTLE_TIMEOUT_S + 1.5) * 1000,
+    localFacilitator({ rpcUrl: lossy.url, privateKey: DEV_KEYS.facilitator, networks: ['base-sepolia'] }),
   );
   paidInfra.standIn = standIn;
+  paidInfra.lossy = lossy;
 
   // Both replicas again, now taking payments (phases 1 and 2 ran with payments off).
   const events = [];
@@ -1212,6 +1273,8 @@ async function paidRepairPhase(portN, ports) {
         nonce: null,
         transaction: null,
         wrong: [],
+        /** Nonces of payments answered 402 settlement_failed (each replaced by a new one). */
+        refused: [],
       };
       calls.push(call);
       const url = `${bases[via]}${path}`;
@@ -1223,42 +1286,52 @@ async function paidRepairPhase(portN, ports) {
         continue;
       }
       const required = decodePaymentRequiredHeader(terms.headers['payment-required']);
-      const payload = await client.createPaymentPayload(required);
-      call.amount = BigInt(payload.accepted.amount);
-      call.nonce = payload.payload.authorization.nonce.toLowerCase();
-      const signature = encodePaymentSignatureHeader(payload);
       const deadline = Date.now() + 120_000;
-      for (let attempt = 0; Date.now() < deadline; attempt++) {
-        const begun = Date.now();
-        const a = await httpGet(
-          url,
-          { 'payment-signature': signature, 'x-request-id': `${id}-${attempt}` },
-          paidAgent,
-        );
-        const code = a.status === 200 ? '' : codeOf(a);
-        call.answers.push(`${a.status || `none (${a.error})`}${code ? ` ${code}` : ''}`);
-        if (a.status === 200) {
-          call.contents++;
-          const receipt = a.headers['payment-response']
-            ? decodePaymentResponseHeader(a.headers['payment-response'])
-            : null;
-          if (!receipt?.success) call.wrong.push({ status: 200, body: 'no PAYMENT-RESPONSE receipt' });
-          call.transaction = receipt?.transaction ?? null;
-          break;
+      // A payment refused (402 settlement_failed: the facilitator refused, the chain shows no
+      // transfer) is replaced by a new one, as a payer would; at most three.
+      for (let payment = 0; payment < 3 && call.contents === 0 && call.wrong.length === 0; payment++) {
+        const payload = await client.createPaymentPayload(required);
+        call.amount = BigInt(payload.accepted.amount);
+        call.nonce = payload.payload.authorization.nonce.toLowerCase();
+        const signature = encodePaymentSignatureHeader(payload);
+        for (let attempt = 0; Date.now() < deadline; attempt++) {
+          const begun = Date.now();
+          const a = await httpGet(
+            url,
+            { 'payment-signature': signature, 'x-request-id': `${id}-${payment}-${attempt}` },
+            paidAgent,
+          );
+          const code = a.status === 200 ? '' : codeOf(a);
+          call.answers.push(`${a.status || `none (${a.error})`}${code ? ` ${code}` : ''}`);
+          if (a.status === 200) {
+            call.contents++;
+            const receipt = a.headers['payment-response']
+              ? decodePaymentResponseHeader(a.headers['payment-response'])
+              : null;
+            if (!receipt?.success) call.wrong.push({ status: 200, body: 'no PAYMENT-RESPONSE receipt' });
+            call.transaction = receipt?.transaction ?? null;
+            break;
+          }
+          if (a.status === 402 && code === 'settlement_failed') {
+            call.refused.push(call.nonce);
+            break;
+          }
+          const pending = a.status === 503 && code === 'settlement_pending' && a.headers['retry-after'];
+          const damaged =
+            a.status === 503 && DAMAGE_CODES.has(code) && a.headers['retry-after'] && inDamage(begun);
+          if (a.status !== 0 && !pending && !damaged) {
+            call.wrong.push({
+              status: a.status,
+              id: `${id}-${payment}-${attempt}`,
+              body: a.body?.subarray(0, 400).toString('utf8'),
+            });
+            break;
+          }
+          // Retry-After says 10 s for a pending settlement; the soak asks sooner (allowed, and harder).
+          await new Promise((r) =>
+            setTimeout(r, Math.min(Number(a.headers?.['retry-after'] ?? 1), 2) * 1000),
+          );
         }
-        const pending = a.status === 503 && code === 'settlement_pending' && a.headers['retry-after'];
-        const damaged =
-          a.status === 503 && DAMAGE_CODES.has(code) && a.headers['retry-after'] && inDamage(begun);
-        if (a.status !== 0 && !pending && !damaged) {
-          call.wrong.push({
-            status: a.status,
-            id: `${id}-${attempt}`,
-            body: a.body?.subarray(0, 400).toString('utf8'),
-          });
-          break;
-        }
-        // Retry-After says 10 s for a pending settlement; the soak asks sooner (allowed, and harder).
-        await new Promise((r) => setTimeout(r, Math.min(Number(a.headers?.['retry-after'] ?? 1), 2) * 1000));
       }
       if (call.contents === 0 && call.wrong.length === 0)
         call.wrong.push({ status: 'no content within 120 s' });
@@ -1369,6 +1442,8 @@ async function paidRepairPhase(portN, ports) {
   paidAgent.destroy();
   await standIn.close();
   paidInfra.standIn = null;
+  await lossy.close();
+  paidInfra.lossy = null;
   return {
     seconds: (Date.now() - t0) / 1000,
     events,
@@ -1485,11 +1560,21 @@ function reportPaid(paid, print, verdict) {
   const wrongAnswers = wrongCalls.length;
   verdict(
     paid.calls.length === PAID && wrongAnswers === 0,
-    `paid calls through a facilitator that is slow, drops and answers 5xx on settle: ${answered.length} of ${PAID} answered 200 with a PAYMENT-RESPONSE (one content each); wrong statuses ${wrongAnswers} (budget 0)`,
+    `paid calls through a facilitator that is slow, drops, answers 5xx, answers "failed" after settling, loses its RPC reply, never answers or refuses on settle: ${answered.length} of ${PAID} answered 200 with a PAYMENT-RESPONSE (one content each); wrong statuses ${wrongAnswers} (budget 0)`,
+  );
+  // A refused payment must leave no transfer: its row is pending (until it expires), never settled.
+  const refused = paid.calls.flatMap((c) => c.refused);
+  const chargedRefused = refused.filter((n) => rowsBy.get(`${paid.payer}:${n}`)?.status === 'settled');
+  const otherRows = paid.rows.filter(
+    (r) => r.status !== 'settled' && !refused.some((n) => r.nonce === `${paid.payer}:${n}`),
   );
   verdict(
-    unbacked.length === 0 && settled.length === answered.length && settled.length === paid.rows.length,
-    `ledger: ${settled.length} settled of ${paid.rows.length} rows for ${answered.length} paid answers; a 200 without its settled row: ${unbacked.length} (budget 0)`,
+    unbacked.length === 0 && settled.length === answered.length && otherRows.length === 0,
+    `ledger: ${settled.length} settled of ${paid.rows.length} rows for ${answered.length} paid answers, the others ${refused.length} refused payments; a 200 without its settled row: ${unbacked.length} (budget 0); a row neither settled nor refused: ${otherRows.length} (budget 0)`,
+  );
+  verdict(
+    chargedRefused.length === 0,
+    `charges without an answer: ${refused.length} payments refused (402 settlement_failed), ${chargedRefused.length} of them charged (budget 0)`,
   );
   verdict(
     paid.moved === expected && ledgerSum === expected && chainSum === expected && sameTransfers,

@@ -49,6 +49,8 @@ const server = await startBenchServer(dataDir, {
     X402_NETWORKS: 'base-sepolia',
     X402_PAY_TO_EVM: privateKeyToAccount(DEV_KEYS.payTo).address,
     X402_FACILITATOR_URL: facilitatorUrl,
+    // As a deployment runs it: the chain read for every settlement not confirmed, and reconciled.
+    X402_EVM_RPC_URL: chain.rpcUrl,
   },
 });
 const stopAll = async () => {

@@ -9,7 +9,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 import { BASE_SEPOLIA_USDC, DEV_KEYS, type DevChain, startDevChain } from '../../scripts/dev-chain.mjs';
 import { serviceListener } from '../../src/http/server.js';
+import type { PaymentRow } from '../../src/access/payment-ledger.js';
+import { evmChainReader } from '../../src/payments/evm-chain.js';
 import { localFacilitator } from '../../src/payments/local-facilitator.js';
+import { compareLedgerWithChain } from '../../src/payments/reconcile.js';
 import { sampleApp } from './app.js';
 
 export const PAYER = privateKeyToAccount(DEV_KEYS.payer);
@@ -133,4 +136,13 @@ export async function expectLedgerMatchesChain(
         ]);
       }
   expect(settled.sort()).toEqual(onChain);
+  // And as the service's own reconcile sees it: the chain reader's transfers against every row.
+  const rows: PaymentRow[] = [];
+  for (const ledger of ledgers) rows.push(...((await ledger.listPayments()) as PaymentRow[]));
+  const transfers = await evmChainReader(chain.rpcUrl).transfersTo(BASE_SEPOLIA_USDC, PAY_TO, 0);
+  expect(transfers.map((t) => t.transaction.toLowerCase()).sort()).toEqual(onChain);
+  expect(compareLedgerWithChain(rows, transfers, 0)).toEqual({
+    transfersWithoutRow: [],
+    settledWithoutTransfer: [],
+  });
 }

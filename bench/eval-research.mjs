@@ -197,12 +197,14 @@ const started = performance.now();
 const rows = [];
 for (const q of questions) {
   let communities = [];
+  let empty = 0;
   let now = [];
   let newest = [];
   let status = 'ok';
   try {
     const a = research(snapshot, { q: q.q, pageSize: 10, lenses: [...LENSES], page: 1 }, viewer);
     communities = a.communities.map((c) => c.subject_id);
+    empty = a.communities.filter((c) => c.matching_papers === 0).length;
     now = (a.lists.now ?? []).map(paperTopics);
     newest = (a.lists.newest ?? []).map(paperTopics);
   } catch (e) {
@@ -227,6 +229,8 @@ for (const q of questions) {
       now: status === 'ok' ? shareOn(now, q.expected) : 0,
       newest: status === 'ok' ? shareOn(newest, q.expected) : 0,
       subjects_rank: rankOf(subjects, [q.expected]),
+      named: communities.length,
+      empty,
     },
     bm25: {
       top: bm25.slice(0, 3),
@@ -282,6 +286,14 @@ function figures(set) {
         1,
       ),
       subjects_mrr: mrr(s.map((x) => x.subjects_rank)),
+      // Communities named per answer, and the share of them with no matching paper (issue 36).
+      named: mean(s.map((x) => x.named)),
+      empty_share:
+        s.reduce((n, x) => n + x.empty, 0) /
+        Math.max(
+          1,
+          s.reduce((n, x) => n + x.named, 0),
+        ),
     },
     bm25: {
       hit1: hit(
@@ -322,7 +334,7 @@ console.log(
 for (const part of PARTS) {
   console.log(`\n== ${part} part ==  (service | bm25 top 10)`);
   console.log(
-    'kind     n    404  hit@1        hit@3        hit@5        MRR          soft hit@1   now    newest | top10  subj hit@1 subj MRR',
+    'kind     n    404  hit@1        hit@3        hit@5        MRR          soft hit@1   now    newest | top10  subj hit@1 subj MRR  named  empty',
   );
   for (const kind of KINDS) {
     const { questions: n, nothing_matched, service: s, bm25: b } = results[part][kind];
@@ -341,6 +353,8 @@ for (const part of PARTS) {
         f(b.top10_on_topic),
         `  ${f(s.subjects_hit1)}   `,
         f(s.subjects_mrr),
+        ` ${s.named.toFixed(1).padStart(4)}`,
+        f(s.empty_share),
       ].join(' '),
     );
   }

@@ -42,6 +42,18 @@ import { envelope, type Viewer } from './viewer.js';
 export { researchPage } from './research/pages.js';
 export { LENSES, type ResearchRequest, researchRequest } from './research/request.js';
 
+/**
+ * How many communities the answer names of those with evidence: a community is named only when
+ * papers matching the question belong to it or its own texts hold the whole question.
+ */
+export function communitiesNote(named: number, found: number): string {
+  const which =
+    'a community is named when papers matching the question belong to it, when its name, description or keywords hold the question as a whole, when its titles hold a fair share of the question, or when several of the closest papers have it as a further topic';
+  if (found === named)
+    return `${found} ${found === 1 ? 'community has' : 'communities have'} evidence for this question, all named (${which}).`;
+  return `${found} communities have evidence for this question; the ${named} with the most are named (${which}).`;
+}
+
 /** How a research answer's papers are read (the paper notes and what a page and matched_papers are). */
 export const RESEARCH_PAPER_NOTES =
   `${PAPER_NOTES} Each list holds page_size papers per page, up to ${MAX_PAGES} pages. matched_papers counts ` +
@@ -128,7 +140,7 @@ export function research(
   // A page past the last is refused, never sold with empty lists.
   if (request.page > pages) throw pastTheLastPage(request, pages);
 
-  const communities = matchCommunities(snapshot.reader, scored, total, viewer);
+  const { communities, found } = matchCommunities(snapshot.reader, scored, total, viewer);
   const elementCommunities = matchElementCommunities(snapshot.reader, q, communities);
   const nextPage = request.page + 1;
   // next names the snapshot this page came from, pinned or not: the following page is then sold
@@ -163,6 +175,7 @@ export function research(
       `/research?${new URLSearchParams(request.paper ? { paper: request.paper } : { q })}`,
       {
         papers: RESEARCH_PAPER_NOTES,
+        communities: communitiesNote(communities.length, found),
         // The reading lists say why they are empty themselves (readingLists).
         ...(empty.length > 0 ? { empty: empty.join(' ') } : {}),
       },
@@ -170,7 +183,7 @@ export function research(
         [
           communities,
           () =>
-            "communities is empty: no community's name, description or keywords match the question, and none of the matching papers belongs to one.",
+            "communities is empty: no community's name, description or keywords hold the whole question, and none of the matching papers belongs to one.",
         ],
         [elementCommunities, () => whyNoElementCommunities(q, communities)],
       ],

@@ -4,7 +4,7 @@ import { getOrCreate } from '../../util/maps.js';
 import { subjectPath, type Viewer } from '../viewer.js';
 import type { CandidateRow } from './candidates.js';
 import { LOOSE_SCAN, type MatchedPaper, ordinalsOf } from './match.js';
-import { groupExpr, questionElements, type TermGroup } from './question.js';
+import { ftsToken, groupExpr, questionElements, type TermGroup } from './question.js';
 import { countTitleMatches, type TitleQueries } from './title-ranking.js';
 import { questionTopics } from './topic-model.js';
 
@@ -83,6 +83,10 @@ export interface ScoredCommunity {
   papers: number;
   /** How well its own texts match, 0..1 of the best-matching topic's. */
   text: number;
+  /** The share of the question's words its own texts (name, description, keywords) hold, 0..1. */
+  covers: number;
+  /** Its own texts hold the question as a whole: every word, next to one another in one text. */
+  whole: boolean;
   /** Its matched papers' weight for its size, 0..1 of the best community's. */
   pool: number;
   /** Its share of the question by the topic model (what the titles teach of their communities), 0..1. */
@@ -109,6 +113,8 @@ export function scoreCommunities(
       score: 0,
       papers: 0,
       text: 0,
+      covers: 0,
+      whole: false,
       pool: 0,
       model: 0,
       closest: 0,
@@ -167,8 +173,16 @@ export function scoreCommunities(
       for (const g of groups)
         for (const row of reader.searchRowsMatching(groupExpr(g), searchRows))
           covered.set(row, (covered.get(row) ?? 0) + 1);
-    for (const d of described)
-      of(Number(d.id.slice(1))).text = ((covered.get(d.row) ?? 0) / groups.length) ** TEXT_POW;
+    const full: number[] = [];
+    for (const d of described) {
+      const t = of(Number(d.id.slice(1)));
+      t.covers = (covered.get(d.row) ?? 0) / groups.length;
+      t.text = t.covers ** TEXT_POW;
+      if (t.covers === 1) full.push(d.row);
+    }
+    // The whole question, not its words scattered over a long description.
+    const whole = new Set(full.length > 0 ? reader.searchRowsMatching(wholeQuestion(groups), full) : []);
+    for (const d of described) if (whole.has(d.row)) of(Number(d.id.slice(1))).whole = true;
   }
   if (MODEL_WEIGHT > 0)
     for (const [topic, share] of questionTopics(reader, groups))
@@ -180,19 +194,55 @@ export function scoreCommunities(
   return [...byTopic.values()].sort((a, b) => b.score - a.score || a.topic - b.topic);
 }
 
-/** The ten best communities, each with the reason it is there. */
+/** At most this many communities are named. */
+const NAMED_MOST = 10;
+/** Closest papers having a community as a further topic that make it named (FURTHER_RANK permitting). */
+const FURTHER_LEAST = 2;
+/** A community named by further topics alone only among the first of the ranking. */
+const FURTHER_RANK = 4;
+
+/**
+ * Whether a community has evidence enough to be named, at `rank` (0-based) of the ranking: papers
+ * matching the question belong to it; or its own texts hold the question as a whole (not one
+ * shared word: "evolution" does not make "Plant Diversity and Evolution" a community of "oxygen
+ * evolution nickel"); or the titles' topic model gives it a fair share of the question
+ * (MODEL_SAID); or, near the top, several of the closest papers have it as a further topic.
+ * Tuned with `npm run eval:research` (docs/research-relevance.md).
+ */
+export function hasEvidence(
+  s: Pick<ScoredCommunity, 'matched' | 'whole' | 'further' | 'model'>,
+  rank: number,
+): boolean {
+  return (
+    s.matched > 0 || s.whole || s.model >= MODEL_SAID || (s.further >= FURTHER_LEAST && rank < FURTHER_RANK)
+  );
+}
+
+/** The question's words as one FTS expression: all of them within a word or so of each other. */
+export function wholeQuestion(groups: readonly TermGroup[]): string {
+  const words = groups.map((g) => ftsToken(g.word.toLowerCase()));
+  return words.length === 1 ? words[0]! : `NEAR(${words.join(' ')}, ${words.length})`;
+}
+
+/**
+ * The communities with evidence (hasEvidence), best first, at most ten, each with the reason it is
+ * there; fewer when the evidence runs out. `found` counts every community with evidence, named or not.
+ */
 export function matchCommunities(
   reader: ResearchQueries,
   scored: readonly ScoredCommunity[],
   /** The matched papers in all. */
   matchedTotal: number,
   viewer: Viewer,
-): Community[] {
-  const out: Community[] = [];
-  for (const s of scored) {
-    if (out.length >= 10) break;
+): { communities: Community[]; found: number } {
+  const named: { s: ScoredCommunity; row: NonNullable<ReturnType<ResearchQueries['community']>> }[] = [];
+  for (const [rank, s] of scored.entries()) {
+    if (!hasEvidence(s, rank)) continue;
     const row = reader.community(`T${s.topic}`);
-    if (!row) continue;
+    if (row) named.push({ s, row });
+  }
+  const out: Community[] = [];
+  for (const { s, row } of named.slice(0, NAMED_MOST)) {
     const reasons = [
       ...(s.closest > 0
         ? [
@@ -202,19 +252,20 @@ export function matchCommunities(
       ...(s.further > 0
         ? [`${s.further} of the ${EVIDENCE_PAPERS} closest-matching papers have it as a further topic`]
         : []),
-      ...(s.closest === 0 && s.further === 0 && s.matched > 0
+      ...(s.closest === 0 && s.matched > 0
         ? [`${s.matched} of the ${matchedTotal} matching papers belong to it`]
         : []),
-      ...(s.text > 0
+      ...(s.whole
         ? [
-            s.closest > 0
-              ? 'its name, description or keywords match the question'
-              : 'found from its description: its name, description or keywords match the question, though none of the closest-matching titles is in it',
+            s.matched > 0
+              ? 'its name, description or keywords hold the question'
+              : 'found from its own texts: its name, description or keywords hold the question, though no matching paper belongs to it',
           ]
-        : []),
+        : s.covers > 0
+          ? [`its name, description or keywords hold ${Math.round(s.covers * 100)}% of the question's words`]
+          : []),
     ];
-    // The topic model's part; said whenever it is the community's only evidence.
-    if (s.model >= MODEL_SAID || (reasons.length === 0 && s.model > 0))
+    if (s.model >= MODEL_SAID)
       reasons.push(
         `its papers' titles use the question's words more than the corpus's titles do (${Math.round(s.model * 100)}% of the question by the titles' topic model)`,
       );
@@ -228,7 +279,7 @@ export function matchCommunities(
       canonical_url: `${viewer.publicUrl}${subjectPath('topic', row.id)}`,
     });
   }
-  return out;
+  return { communities: out, found: named.length };
 }
 
 /** Why a question's element sub-communities came back empty (matchElementCommunities' cases). */

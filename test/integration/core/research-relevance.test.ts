@@ -134,9 +134,27 @@ describe('research communities by the weight of evidence', () => {
     const a = ask('cryosphere');
     expect(a.matched_papers).toBe(0);
     expect(a.communities[0]!.subject_id).toBe(`T${GLACIER}`);
-    expect(a.communities[0]!.reason).toMatch(/^found from its description/);
+    expect(a.communities[0]!.reason).toMatch(
+      /^found from its own texts: its name, description or keywords hold the question/,
+    );
+    expect(a.notes.communities).toMatch(/^1 community has evidence for this question, all named/);
     expect(a.lists.now).toEqual([]);
     expect(a.notes.empty).toMatch(/no paper title matches the question/);
+  });
+
+  it('a community holding one word of the question in its texts is named for other evidence only, and says what matched', () => {
+    // 'sheets' is in the glacier community's description only; 'coatings' in the coatings papers' titles.
+    const a = ask('sheets coatings');
+    const glacier = a.communities.find((c) => c.subject_id === `T${GLACIER}`);
+    // Named here by the titles' topic model (in this tiny corpus its texts weigh as three titles).
+    expect(glacier?.reason).toMatch(/hold 50% of the question's words/);
+    expect(glacier?.reason).toMatch(/% of the question by the titles' topic model/);
+    expect(glacier?.reason).not.toMatch(/hold the question/);
+    expect(a.notes.communities).toMatch(new RegExp(`^${a.communities.length} communities have evidence`));
+    // Asked by words its texts hold together, it is named from them.
+    expect(ask('ice sheets').communities[0]?.reason).toMatch(
+      /its name, description or keywords hold the question/,
+    );
   });
 
   it('answers 404 nothing_matched only when neither titles nor community texts match', () => {

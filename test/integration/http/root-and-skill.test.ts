@@ -57,29 +57,42 @@ describe('parameters of the API root, the OpenAPI document and the skill', () =>
 });
 
 describe('the API root and the skill version carry what every answer carries', () => {
-  it.each(['/v1', '/v1/skill/version'])(
-    '%s: canonical_url (a page that answers), notes on each metric, data_version',
-    async (path) => {
-      // The version served, as an answer of the access table names it.
-      const version = ((await (await get('/v1/elements/Fe')).json()) as { data_version: string })
-        .data_version;
-      const keyed = { authorization: `Bearer ${served.ctx.keys.personal}` };
-      for (const headers of [{}, keyed]) {
-        const res = await get(path, headers);
-        expect(res.status).toBe(200);
-        const body = (await res.json()) as Record<string, unknown>;
-        expect(body.data_version).toBe(version);
-        const notes = body.notes as Record<string, unknown>;
-        for (const metric of ['ri', 'ris', 'hri', 'data', 'cite'])
-          expect(typeof notes[metric] === 'string' && (notes[metric] as string).length > 0, metric).toBe(
-            true,
-          );
-        const canonical = body.canonical_url as string;
-        expect(canonical.startsWith(`${served.server.base}/`)).toBe(true);
-        expect((await fetch(canonical)).status).toBe(200);
-      }
-    },
-  );
+  it('/v1: canonical_url (a page that answers), notes on each metric, data_version', async () => {
+    // The version served, as an answer of the access table names it.
+    const version = ((await (await get('/v1/elements/Fe')).json()) as { data_version: string }).data_version;
+    const keyed = { authorization: `Bearer ${served.ctx.keys.personal}` };
+    for (const headers of [{}, keyed]) {
+      const res = await get('/v1', headers);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body.data_version).toBe(version);
+      const notes = body.notes as Record<string, unknown>;
+      for (const metric of ['ri', 'ris', 'hri', 'data', 'cite'])
+        expect(typeof notes[metric] === 'string' && (notes[metric] as string).length > 0, metric).toBe(true);
+      const canonical = body.canonical_url as string;
+      expect(canonical.startsWith(`${served.server.base}/`)).toBe(true);
+      expect((await fetch(canonical)).status).toBe(200);
+    }
+  });
+
+  it('/v1/skill/version: the version and where to get it, a canonical_url and notes on the version alone', async () => {
+    const base = served.server.base;
+    const keyed = { authorization: `Bearer ${served.ctx.keys.personal}` };
+    for (const headers of [{}, keyed]) {
+      const res = await get('/v1/skill/version', headers);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Record<string, unknown>;
+      // Nothing about the data served: its notes and data_version belong to the data's answers.
+      expect(Object.keys(body).sort()).toEqual(
+        ['canonical_url', 'name', 'notes', 'skill_md_url', 'version', 'zip_url'].sort(),
+      );
+      expect(Object.keys(body.notes as object)).toEqual(['version']);
+      expect((body.notes as { version: string }).version).toMatch(/newer/);
+      expect(body.canonical_url).toBe(`${base}/skill.md`);
+      for (const url of [body.canonical_url, body.zip_url, body.skill_md_url] as string[])
+        expect([url, (await fetch(url)).status]).toEqual([url, 200]);
+    }
+  });
 
   it('keeps the fields each had', async () => {
     const root = (await (await get('/v1')).json()) as Record<string, string>;

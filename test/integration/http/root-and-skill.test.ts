@@ -3,7 +3,8 @@ import { servedSample } from '../../helpers/x402.js';
 
 /**
  * The /v1 addresses outside the access table (the API's root, the OpenAPI document, the skill and
- * its version), over real HTTP: their parameters are checked as every route's are.
+ * its version), over real HTTP: their parameters are checked as every route's are, and the
+ * OpenAPI document is cached as a read is.
  */
 let served: Awaited<ReturnType<typeof servedSample>>;
 beforeAll(async () => {
@@ -106,5 +107,50 @@ describe('the API root and the skill version carry what every answer carries', (
     const skill = (await (await get('/v1/skill/version')).json()) as Record<string, string>;
     expect(skill).toMatchObject({ name: 'research-intensity', zip_url: `${base}/v1/skill` });
     expect(skill.version).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
+
+describe('/v1/openapi.json is cached as any read', () => {
+  // As sent: fetch asks for gzip unless told otherwise.
+  const getDoc = (headers: Record<string, string> = {}) =>
+    get('/v1/openapi.json', { 'accept-encoding': 'identity', ...headers });
+
+  it('carries an ETag and Cache-Control, and answers 304 to an If-None-Match that names it', async () => {
+    const first = await getDoc();
+    const body = await first.text();
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"[\w-]+"$/);
+    expect(first.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    // The same document, the same validator.
+    const again = await getDoc();
+    expect([again.headers.get('etag'), await again.text()]).toEqual([etag, body]);
+
+    const fresh = await getDoc({ 'if-none-match': etag });
+    expect(fresh.status).toBe(304);
+    expect(await fresh.text()).toBe('');
+    expect(fresh.headers.get('etag')).toBe(etag);
+    expect(fresh.headers.get('cache-control')).toBe(first.headers.get('cache-control'));
+    // Among others, and by weak comparison.
+    expect((await getDoc({ 'if-none-match': `"other", ${etag.slice(2)}` })).status).toBe(304);
+    const stale = await getDoc({ 'if-none-match': 'W/"other"' });
+    expect(stale.status).toBe(200);
+    expect(await stale.text()).toBe(body);
+  });
+
+  it('gives each encoding its own ETag, and a 304 only for the representation asked for', async () => {
+    const identity = (await getDoc()).headers.get('etag')!;
+    for (const encoding of ['br', 'gzip']) {
+      const res = await getDoc({ 'accept-encoding': encoding });
+      await res.arrayBuffer();
+      expect(res.headers.get('content-encoding')).toBe(encoding);
+      const etag = res.headers.get('etag')!;
+      expect(etag).not.toBe(identity);
+      const fresh = await getDoc({ 'accept-encoding': encoding, 'if-none-match': etag });
+      expect([encoding, fresh.status, fresh.headers.get('etag')]).toEqual([encoding, 304, etag]);
+      // The identity form's validator does not stand for the encoded form.
+      const other = await getDoc({ 'accept-encoding': encoding, 'if-none-match': identity });
+      await other.arrayBuffer();
+      expect([encoding, other.status]).toEqual([encoding, 200]);
+    }
   });
 });

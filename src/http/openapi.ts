@@ -142,6 +142,7 @@ function openApiDocument(
     };
   }
   withoutBareNullable(doc);
+  jsonAnswers(doc);
   // The descriptions are written for the full edition: the older one names its plan, Enterprise.
   editionDescriptions(doc, deps.edition);
   // The free answers' examples, from the data served now (what "Try it out" then answers).
@@ -230,6 +231,25 @@ const servedIn = (op: Operation, edition: RouteDeps['edition']) => edition === '
 /** x-access as the edition names it: a plan tier is the plan that opens it (the older edition: enterprise). */
 function accessIn(level: AccessLevel, edition: RouteDeps['edition']): string {
   return level === 'public' || level === 'key' ? level : requiredPlan(level, edition);
+}
+
+/**
+ * The 200 of every operation is its JSON answer alone: a client generated from the document
+ * (openapi-typescript, openapi-fetch) types an answer as the union of the media types listed, so a
+ * CSV beside the JSON made every tabular read `T | string`. The CSV form (format=csv, or Accept:
+ * text/csv) is documented as its own alternative: the 200's x-alternative-content.
+ */
+function jsonAnswers(doc: { paths?: Record<string, object> }): void {
+  for (const item of Object.values(doc.paths ?? {}))
+    for (const op of Object.values(item) as { responses?: Record<string, Record<string, unknown>> }[]) {
+      const ok = op.responses?.['200'];
+      const content = ok?.content as Record<string, unknown> | undefined;
+      if (!ok || !content?.['application/json']) continue;
+      const { 'application/json': json, ...alternatives } = content;
+      if (Object.keys(alternatives).length === 0) continue;
+      ok.content = { 'application/json': json };
+      ok['x-alternative-content'] = alternatives;
+    }
 }
 
 /**

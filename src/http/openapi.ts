@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { editionDescriptions } from '../access/edition-text.js';
 import { type AccessLevel, OPERATIONS, type Operation, planLadder, requiredPlan } from '../access/policy.js';
 import { DATA_VERSION } from '../contracts/data-version.js';
@@ -12,8 +14,11 @@ import { viewerFor } from '../core/viewer.js';
 import { accessText, PRICED_OPERATIONS, paymentInfo } from '../payments/discovery.js';
 import type { PaymentService } from '../payments/payment-service.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+import { chooseEncoding, MIN_COMPRESS_BYTES } from '../util/compression.js';
 import type { AppEnv } from './context.js';
 import { DATA_VERSION_HEADER } from './data-version.js';
+import { encodedEtag } from './fast-path/compression.js';
+import { notModified } from './fast-path/response-cache.js';
 import type { RouteDeps } from './routes/shared.js';
 
 /**
@@ -33,97 +38,132 @@ export function registerOpenApi(
     scheme: 'bearer',
     description: 'An API key: Authorization: Bearer <API_KEY>',
   });
+  // The same document until the data served or the networks offered change: made once for each,
+  // its ETag from its bytes.
+  let kept: { key: string; body: string; etag: string } | null = null;
   app.get('/openapi.json', async (c) => {
     if (payments?.enabled) await payments.ready();
-    const doc = app.getOpenAPIDocument({
-      openapi: '3.0.3',
-      info: {
-        title: 'Research-Intensity Data Service',
-        version: '1.0.0',
-        description: `RI, RIS and HRI for the 118 elements and for research topics and keywords. Plans: ${planLadder(deps.edition).join(', ')}.`,
-        contact: { name: 'Plans and keys', url: `${deps.publicUrl}/pricing` },
-        license: { name: 'Plans and terms of use', url: `${deps.publicUrl}/pricing` },
-      },
-      // Only the tags of operations this edition serves (the older has no research and no lab).
-      tags: TAGS.filter((t) => OPERATIONS.some((op) => tagOf(op) === t.name && servedIn(op, deps.edition))),
-      servers: [{ url: `${deps.publicUrl}/v1` }],
-      security: [{ bearer: [] }],
-    });
-    // Access level per operation from the policy table (defineRoute set its security).
-    for (const op of OPERATIONS) {
-      const item = doc.paths?.[op.path]?.[op.method.toLowerCase() as 'get' | 'post'];
-      if (!item) continue;
-      (item as unknown as Record<string, unknown>)['x-access'] = accessIn(op.access, deps.edition);
-      item.tags = [tagOf(op)];
-      item.description = `${op.description}. ${accessText(op, deps.edition, Boolean(payments?.enabled))}`;
-      // Pay per call: the terms' shape (from the price table) and the 402 answer.
-      if (payments?.enabled && PRICED_OPERATIONS.includes(op)) {
-        (item as unknown as Record<string, unknown>)['x-payment-info'] = paymentInfo(op, payments.offeredNow);
-        item.responses['402'] = {
-          description:
-            'No key and no payment (payment_required), or a payment not accepted (payment_invalid, payment_terms_mismatch, payment_replayed, settlement_failed): the x402 terms are in the PAYMENT-REQUIRED header',
-          headers: {
-            'PAYMENT-REQUIRED': {
-              description: 'base64 JSON of the x402 v2 PaymentRequired',
-              schema: { type: 'string' },
-            },
-          },
-          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-        };
-        item.responses['409'] ??= {
-          description:
-            'The payment-identifier sent was already used with another payment (payment_id_conflict); nothing was charged',
-          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-        };
+    const snapshot = snapshots?.acquire();
+    let current: { key: string; body: string; etag: string };
+    try {
+      const key = `${snapshot?.version ?? ''}|${payments?.enabled ? payments.offeredNow.join(',') : ''}`;
+      if (kept?.key !== key) {
+        const body = JSON.stringify(openApiDocument(app, deps, payments, snapshot));
+        const hash = createHash('sha256').update(body).digest('base64url').slice(0, 22);
+        kept = { key, body, etag: `W/"${hash}"` };
       }
+      current = kept;
+    } finally {
+      snapshot?.release();
     }
-    // A read that takes data_version= takes it as a header too (read before the route: data-version.ts),
-    // and answers 410 for a version no longer kept.
-    for (const item of Object.values(doc.paths ?? {})) {
-      const get = item.get;
-      const params = get?.parameters as { name?: string; in?: string }[] | undefined;
-      if (!get || !params?.some((p) => p.in === 'query' && p.name === 'data_version')) continue;
-      params.push({
-        name: DATA_VERSION_HEADER,
-        in: 'header',
-        required: false,
-        schema: { type: 'string', pattern: DATA_VERSION.source },
-        description: 'The same as the data_version parameter (give one, or both equal)',
-      } as { name: string; in: string });
-      get.responses['410'] = {
+    return conditional(c, current.body, current.etag);
+  });
+}
+
+/**
+ * The document as served: with Cache-Control and its ETag, or 304 when If-None-Match names the
+ * representation this request would get (each encoding has its own ETag: compression.ts).
+ */
+function conditional(c: Context, body: string, etag: string): Response {
+  const encoding =
+    Buffer.byteLength(body) >= MIN_COMPRESS_BYTES ? chooseEncoding(c.req.header('accept-encoding')) : null;
+  const tag = encoding ? encodedEtag(etag, encoding) : etag;
+  const caching = { 'cache-control': 'public, max-age=300', vary: 'Accept-Encoding' };
+  if (notModified(c, tag)) return c.body(null, 304, { ...caching, etag: tag });
+  return c.body(body, 200, { ...caching, etag, 'content-type': 'application/json' });
+}
+
+/** The OpenAPI document, with the examples of the answers from `snapshot` when there is one. */
+function openApiDocument(
+  app: OpenAPIHono<AppEnv>,
+  deps: RouteDeps,
+  payments: PaymentService | undefined,
+  snapshot: Snapshot | null | undefined,
+) {
+  const doc = app.getOpenAPIDocument({
+    openapi: '3.0.3',
+    info: {
+      title: 'Research-Intensity Data Service',
+      version: '1.0.0',
+      description: `RI, RIS and HRI for the 118 elements and for research topics and keywords. Plans: ${planLadder(deps.edition).join(', ')}.`,
+      contact: { name: 'Plans and keys', url: `${deps.publicUrl}/pricing` },
+      license: { name: 'Plans and terms of use', url: `${deps.publicUrl}/pricing` },
+    },
+    // Only the tags of operations this edition serves (the older has no research and no lab).
+    tags: TAGS.filter((t) => OPERATIONS.some((op) => tagOf(op) === t.name && servedIn(op, deps.edition))),
+    servers: [{ url: `${deps.publicUrl}/v1` }],
+    security: [{ bearer: [] }],
+  });
+  // Access level per operation from the policy table (defineRoute set its security).
+  for (const op of OPERATIONS) {
+    const item = doc.paths?.[op.path]?.[op.method.toLowerCase() as 'get' | 'post'];
+    if (!item) continue;
+    (item as unknown as Record<string, unknown>)['x-access'] = accessIn(op.access, deps.edition);
+    item.tags = [tagOf(op)];
+    item.description = `${op.description}. ${accessText(op, deps.edition, Boolean(payments?.enabled))}`;
+    // Pay per call: the terms' shape (from the price table) and the 402 answer.
+    if (payments?.enabled && PRICED_OPERATIONS.includes(op)) {
+      (item as unknown as Record<string, unknown>)['x-payment-info'] = paymentInfo(op, payments.offeredNow);
+      item.responses['402'] = {
         description:
-          'That data version is no longer kept (data_version_gone; current_version names the current one)',
+          'No key and no payment (payment_required), or a payment not accepted (payment_invalid, payment_terms_mismatch, payment_replayed, settlement_failed): the x402 terms are in the PAYMENT-REQUIRED header',
+        headers: {
+          'PAYMENT-REQUIRED': {
+            description: 'base64 JSON of the x402 v2 PaymentRequired',
+            schema: { type: 'string' },
+          },
+        },
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+      item.responses['409'] ??= {
+        description:
+          'The payment-identifier sent was already used with another payment (payment_id_conflict); nothing was charged',
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
       };
     }
-    withoutBareNullable(doc);
-    // The descriptions are written for the full edition: the older one names its plan, Enterprise.
-    editionDescriptions(doc, deps.edition);
-    // The free answers' examples, from the data served now (what "Try it out" then answers).
-    const snapshot = snapshots?.acquire();
-    if (snapshot) {
-      try {
-        for (const [key, example] of Object.entries(answerExamples(snapshot, deps))) {
-          const [method, path] = key.split(' ') as ['get', string];
-          const json = doc.paths?.[path]?.[method]?.responses['200'] as
-            | { content?: Record<string, { example?: unknown }> }
-            | undefined;
-          const content = json?.content?.['application/json'];
-          if (content) content.example = example;
-        }
-      } finally {
-        snapshot.release();
-      }
+  }
+  // A read that takes data_version= takes it as a header too (read before the route: data-version.ts),
+  // and answers 410 for a version no longer kept.
+  for (const item of Object.values(doc.paths ?? {})) {
+    const get = item.get;
+    const params = get?.parameters as { name?: string; in?: string }[] | undefined;
+    if (!get || !params?.some((p) => p.in === 'query' && p.name === 'data_version')) continue;
+    params.push({
+      name: DATA_VERSION_HEADER,
+      in: 'header',
+      required: false,
+      schema: { type: 'string', pattern: DATA_VERSION.source },
+      description: 'The same as the data_version parameter (give one, or both equal)',
+    } as { name: string; in: string });
+    get.responses['410'] = {
+      description:
+        'That data version is no longer kept (data_version_gone; current_version names the current one)',
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+  }
+  withoutBareNullable(doc);
+  jsonAnswers(doc);
+  // The descriptions are written for the full edition: the older one names its plan, Enterprise.
+  editionDescriptions(doc, deps.edition);
+  // The free answers' examples, from the data served now (what "Try it out" then answers).
+  if (snapshot) {
+    for (const [key, example] of Object.entries(answerExamples(snapshot, deps))) {
+      const [method, path] = key.split(' ') as ['get', string];
+      const json = doc.paths?.[path]?.[method]?.responses['200'] as
+        | { content?: Record<string, { example?: unknown }> }
+        | undefined;
+      const content = json?.content?.['application/json'];
+      if (content) content.example = example;
     }
-    // The body a lab quote is tried with (a query the bundled sample matches); a run needs a real
-    // quote_id, which no example can give.
-    const quoteBody = doc.paths?.['/lab/quote']?.post?.requestBody as
-      | { content: Record<string, { example?: unknown }> }
-      | undefined;
-    const quoteJson = quoteBody?.content['application/json'];
-    if (quoteJson) quoteJson.example = { query: 'perovskite -Pb year:2020..' };
-    return c.json(doc);
-  });
+  }
+  // The body a lab quote is tried with (a query the bundled sample matches); a run needs a real
+  // quote_id, which no example can give.
+  const quoteBody = doc.paths?.['/lab/quote']?.post?.requestBody as
+    | { content: Record<string, { example?: unknown }> }
+    | undefined;
+  const quoteJson = quoteBody?.content['application/json'];
+  if (quoteJson) quoteJson.example = { query: 'perovskite -Pb year:2020..' };
+  return doc;
 }
 
 /**
@@ -191,6 +231,25 @@ const servedIn = (op: Operation, edition: RouteDeps['edition']) => edition === '
 /** x-access as the edition names it: a plan tier is the plan that opens it (the older edition: enterprise). */
 function accessIn(level: AccessLevel, edition: RouteDeps['edition']): string {
   return level === 'public' || level === 'key' ? level : requiredPlan(level, edition);
+}
+
+/**
+ * The 200 of every operation is its JSON answer alone: a client generated from the document
+ * (openapi-typescript, openapi-fetch) types an answer as the union of the media types listed, so a
+ * CSV beside the JSON made every tabular read `T | string`. The CSV form (format=csv, or Accept:
+ * text/csv) is documented as its own alternative: the 200's x-alternative-content.
+ */
+function jsonAnswers(doc: { paths?: Record<string, object> }): void {
+  for (const item of Object.values(doc.paths ?? {}))
+    for (const op of Object.values(item) as { responses?: Record<string, Record<string, unknown>> }[]) {
+      const ok = op.responses?.['200'];
+      const content = ok?.content as Record<string, unknown> | undefined;
+      if (!ok || !content?.['application/json']) continue;
+      const { 'application/json': json, ...alternatives } = content;
+      if (Object.keys(alternatives).length === 0) continue;
+      ok.content = { 'application/json': json };
+      ok['x-alternative-content'] = alternatives;
+    }
 }
 
 /**

@@ -7,7 +7,7 @@ type Schema = Record<string, unknown>;
  * structuredContent against and a model reads in tools/list; the whole answer schema (nested
  * records, descriptions) is in the OpenAPI document, /v1/openapi.json, where it costs no context.
  */
-export function outlineSchema(schema: object): Tool['outputSchema'] {
+export function outlineSchema(schema: object): NonNullable<Tool['outputSchema']> {
   const s = schema as Schema;
   const properties = Object.fromEntries(
     Object.entries((s.properties ?? {}) as Record<string, Schema>).map(([name, p]) => [name, outline(p)]),

@@ -37,6 +37,7 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { chooseEncoding } from '../util/compression.js';
 import { type CachedAnswer, type HeaderOf, McpAnswerCache } from './answer-cache.js';
 import { outlineSchema } from './outline-schema.js';
+import { portableSchema } from './portable-schema.js';
 import { ResultJson, toolDefinitions } from './tools.js';
 
 export interface McpDeps {
@@ -71,11 +72,16 @@ export function createMcp(deps: McpDeps) {
   const listing: Tool[] = tools.map((t) => ({
     name: t.name,
     description: `${editionText(t.description, deps.edition)} ${accessText(operation(t.op), deps.edition, Boolean(deps.payments?.enabled))}`,
-    inputSchema: editionDescriptions(
-      listedInput(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' })),
-      deps.edition,
+    // Both as every host reads them (portable-schema.ts): no type lists, no empty schemas.
+    inputSchema: portableSchema(
+      editionDescriptions(
+        listedInput(z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' })),
+        deps.edition,
+      ),
     ),
-    outputSchema: outlineSchema(z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' })),
+    outputSchema: portableSchema(
+      outlineSchema(z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' })),
+    ),
     // A lab quote is stored and a lab run delivers (and charges for) a deliverable: hosts that
     // approve read-only tools on their own must ask before those. (The hints a read-only tool
     // leaves out mean nothing for it.)

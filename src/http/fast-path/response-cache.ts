@@ -233,7 +233,7 @@ function cacheHeaders(contentType: string, keyed: boolean, route: Headers): Reco
 }
 
 /** If-None-Match by weak comparison (RFC 9110 13.1.2): `W/` does not matter, the opaque tag does. */
-function notModified(c: Context<AppEnv>, etag: string): boolean {
+export function notModified(c: Context, etag: string): boolean {
   const inm = c.req.header('if-none-match');
   if (inm === undefined) return false;
   const opaque = etag.slice(2);

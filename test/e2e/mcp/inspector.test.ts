@@ -20,7 +20,7 @@ interface ToolResult {
   isError?: boolean;
 }
 
-/** `mcp-inspector --cli <url> ...`: its exit status, the result it printed and its error envelope. */
+/** `mcp-inspector --cli <url> ...`: its exit status, the result it printed (and its schema findings, with --strict) and its stderr. */
 function inspect(url: string, args: string[], home: string) {
   const r = spawnSync(NODE, [INSPECTOR, '--cli', url, '--format', 'json', ...args], {
     encoding: 'utf8',
@@ -29,8 +29,10 @@ function inspect(url: string, args: string[], home: string) {
     timeout: 60_000,
   });
   if (r.error) throw r.error;
-  const printed = r.stdout.trim() ? (JSON.parse(r.stdout) as { result: unknown }).result : undefined;
-  return { status: r.status, result: printed, stderr: r.stderr };
+  const printed = r.stdout.trim()
+    ? (JSON.parse(r.stdout) as { result: unknown; schemaFindings?: unknown[] })
+    : undefined;
+  return { status: r.status, result: printed?.result, findings: printed?.schemaFindings, stderr: r.stderr };
 }
 
 describe('MCP Inspector 2.12 CLI against a real ri serve', () => {
@@ -44,8 +46,12 @@ describe('MCP Inspector 2.12 CLI against a real ri serve', () => {
       const version = spawnSync(NODE, [INSPECTOR, '--cli', '--version'], { encoding: 'utf8' });
       expect(version.stdout.trim()).toBe('2.12.0');
 
-      const listed = inspect(url, ['--method', 'tools/list'], home);
+      // --strict: the tool schemas' portability checked in full (type lists, schemas that
+      // constrain nothing...): no error and no warning, so nothing on stderr.
+      const listed = inspect(url, ['--method', 'tools/list', '--strict'], home);
       expect(listed.status, listed.stderr).toBe(0);
+      expect(listed.findings).toBeUndefined();
+      expect(listed.stderr).toBe('');
       const names = (listed.result as { tools: { name: string }[] }).tools.map((t) => t.name);
       expect(names).toHaveLength(14);
       expect(names).toEqual(expect.arrayContaining(['search_subjects', 'get_element_ri']));

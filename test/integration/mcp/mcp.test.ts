@@ -137,6 +137,15 @@ describe('the MCP tool server', () => {
       'subject_id',
       'subject_type',
     ]);
+    // Portable to every host (the Inspector's --strict, run in test/e2e/mcp): a nullable field is
+    // anyOf of single types, never a type list; lab_run's whole quote is a free-form object.
+    const listing = JSON.stringify(tools);
+    expect(listing).not.toMatch(/"type":\[/);
+    expect(listing).not.toMatch(/"additionalProperties":\{\}/);
+    const element = tools.find((t) => t.name === 'get_element_ri')!;
+    expect(element.outputSchema?.properties?.hri).toEqual({ anyOf: [{ type: 'number' }, { type: 'null' }] });
+    const run = tools.find((t) => t.name === 'lab_run')!;
+    expect(run.inputSchema.properties!.quote).toMatchObject({ type: 'object', additionalProperties: true });
     await client.close();
   });
 

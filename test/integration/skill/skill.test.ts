@@ -135,8 +135,12 @@ describe('the agent skill', () => {
 });
 
 /**
- * Every address in the skill's files answers 200 on the server at `base` with `key`, and every MCP
- * tool it lists is in SKILL.md's table of what to call. `lab`: quote once for the run's example.
+ * Every address in the skill's files answers 200 on the server at `base` with `key`, copied as
+ * written: each URL, and each template in backticks (`GET <url>`, a path), with its placeholders
+ * filled with real values (`{subject_id}` a topic found by the search, `{quote_id}` a quote's). A
+ * template that cannot be copied (`.../papers`, `quote_id=...`, an unknown placeholder) fails,
+ * and so does an empty parameter (`?sort=&limit=`, a 400). Every MCP tool the server lists is in
+ * SKILL.md's table of what to call. `lab`: quote once for the run's example.
  */
 async function everyLinkAnswers(files: Record<string, string>, base: string, key: string, lab: boolean) {
   const topic = (
@@ -148,19 +152,24 @@ async function everyLinkAnswers(files: Record<string, string>, base: string, key
     ? ((await (await fetch(`${base}/v1/lab/quote?q=Ni%20Fe`, bearer(key))).json()) as { quote_id: string })
         .quote_id
     : '';
-  const urls = new Set<string>();
-  for (const text of Object.values(files))
-    for (const m of text.matchAll(/https?:\/\/[^\s)`'"|<>]+/g)) urls.add(m[0].replace(/[.,:]+$/, ''));
-  expect(urls.size).toBeGreaterThan(lab ? 15 : 10);
+  const examples: Record<string, string> = { subject_id: topic, ...(lab ? { quote_id: quote } : {}) };
+  const templates = new Set<string>();
+  for (const text of Object.values(files)) {
+    for (const m of text.matchAll(/https?:\/\/[^\s)`'"|<>]+/g)) templates.add(m[0].replace(/[.,:]+$/, ''));
+    // In backticks: an address after GET, or a path (a query string is part of it).
+    for (const m of text.matchAll(/`(?:GET )?((?:https?:\/\/|\.\.\.|\/)[^`\s]*)`/g)) templates.add(m[1]!);
+  }
+  expect(templates.size).toBeGreaterThan(lab ? 15 : 10);
   const checked: string[] = [];
-  for (const raw of urls) {
-    expect(raw.startsWith(base)).toBe(true);
-    if (raw.endsWith('/.../history?resolution=yearly')) continue;
-    const url = raw
-      .replace('{subject_id}', topic)
-      .replace('{id}', topic)
-      .replace('quote_id=...', `quote_id=${quote}`);
-    if (url.includes('...')) continue; // a pattern (".../papers"), not an address
+  for (const template of templates) {
+    const url = new URL(
+      template.replace(/\{(\w+)\}/g, (all, name: string) => examples[name] ?? all),
+      base,
+    ).href;
+    // Copied as written, it must be a whole address of this server with nothing left to fill.
+    expect([template, url.startsWith(`${base}/`) || url === base]).toEqual([template, true]);
+    expect([template, /\.\.\.|\{|%7B/.test(url)]).toEqual([template, false]);
+    expect([template, /[?&][a-z_]+=(&|$)/.test(url)]).toEqual([template, false]);
     if (url.endsWith('/mcp')) {
       const client = new Client({ name: 'skill-test', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -173,7 +182,8 @@ async function everyLinkAnswers(files: Record<string, string>, base: string, key
       continue;
     }
     const res = await fetch(url, bearer(key));
-    expect([url, res.status]).toEqual([url, 200]);
+    await res.arrayBuffer();
+    expect([template, url, res.status]).toEqual([template, url, 200]);
     checked.push(url);
   }
   expect(checked.length).toBeGreaterThan(lab ? 15 : 10);

@@ -1,9 +1,7 @@
 import type { Hono } from 'hono';
 import { PinnedQuery } from '../../../contracts/params.js';
-import { envelope } from '../../../core/viewer.js';
 import { buildSkill, type Skill } from '../../../skill/skill.js';
 import type { AppEnv } from '../../context.js';
-import { viewerOf } from '../../guard.js';
 import { type RouteDeps, strictQuery } from '../shared.js';
 
 /**
@@ -27,6 +25,8 @@ export function registerSkill(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUr
       'cache-control': 'public, max-age=300',
     });
   });
+  // The version and where to get it, with what every answer carries (the interface spec): the
+  // page to cite and notes, here on reading the version (it does not depend on the data served).
   app.get('/v1/skill/version', strictQuery(PinnedQuery), (c) => {
     const s = get();
     return c.json(
@@ -35,8 +35,10 @@ export function registerSkill(app: Hono<AppEnv>, deps: Pick<RouteDeps, 'publicUr
         version: s.version,
         zip_url: `${deps.publicUrl}/v1/skill`,
         skill_md_url: `${deps.publicUrl}/skill.md`,
-        // As every answer: the page to cite (the skill's own file), notes and the data served.
-        ...envelope(c.get('snapshot'), viewerOf(c, deps.edition, deps.publicUrl), '/skill.md'),
+        canonical_url: `${deps.publicUrl}/skill.md`,
+        notes: {
+          version: `The skill's version served here (semver). If it is newer than the version in the front matter of your copy's SKILL.md, a newer skill is at zip_url (its main file at skill_md_url).`,
+        },
       },
       200,
       { 'cache-control': 'public, max-age=60' },

@@ -22,12 +22,9 @@ const NotesSchema = z
     /** History: what a period holds and why some are missing. */
     history: z.string().optional(),
     /** Research: how many communities have evidence, and what makes one named. */
-    communities: z
-      .string()
-      .optional()
-      .openapi({
-        description: 'Research: how many communities have evidence for the question, and which are named',
-      }),
+    communities: z.string().optional().openapi({
+      description: 'Research: how many communities have evidence for the question, and which are named',
+    }),
     /** The lab: what a match is, the sample, the licence threshold. */
     lab: z.string().optional(),
     /** Why a list in this answer is empty (a research lens, a filtered paper list, lab broader). */

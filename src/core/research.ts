@@ -46,7 +46,7 @@ export { LENSES, type ResearchRequest, researchRequest } from './research/reques
  * How many communities the answer names of those with evidence: a community is named only when
  * papers matching the question belong to it or its own texts hold the whole question.
  */
-export function communitiesNote(named: number, found: number): string {
+function communitiesNote(named: number, found: number): string {
   const which =
     'a community is named when papers matching the question belong to it, when its name, description or keywords hold the question as a whole, when its titles hold a fair share of the question, or when several of the closest papers have it as a further topic';
   if (found === named)

@@ -22,7 +22,7 @@ import { usdText } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { ResilientFacilitator, settleFailure } from './facilitator.js';
-import { NETWORKS, type NetworkName, USDC_DECIMALS, usdToAtomic } from './networks.js';
+import { NETWORKS, type NetworkName, networkByCaip2, USDC_DECIMALS, usdToAtomic } from './networks.js';
 import { MemoryNonceLock, type NonceLock } from './nonce-lock.js';
 import {
   type AuthorizationState,
@@ -33,6 +33,7 @@ import {
   readableOnEvm,
   reconcilePayments,
 } from './reconcile.js';
+import { svmNonce, svmPaymentOf } from './svm-nonce.js';
 import { acceptedMismatch, authorizationMismatch, mismatchText, resourceMismatch } from './terms-check.js';
 
 /** What a payment is for: the operation of the price table and the URL being answered. */
@@ -843,15 +844,31 @@ function payloadHashOf(payload: PaymentPayload): string {
   return createHash('sha256').update(canonicalJson(payload)).digest('hex');
 }
 
-/** What identifies a signed payment: the EIP-3009 authorization (payer and nonce), else a hash of the signed content. */
+/**
+ * What identifies a signed payment: the EIP-3009 authorization (payer and nonce); a Solana
+ * transaction's payer, their signature and its blockhash (`svm-nonce.ts`); else a hash of the
+ * signed content.
+ */
 function nonceOf(payload: PaymentPayload): string {
   const auth = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
   if (auth && typeof auth.from === 'string' && typeof auth.nonce === 'string')
     return `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
+  const svm = svmPaymentOfPayload(payload);
+  if (svm) return svmNonce(svm);
   return createHash('sha256').update(JSON.stringify(payload.payload)).digest('hex');
 }
 
 function payerOf(payload: PaymentPayload): string {
   const auth = (payload.payload as { authorization?: { from?: unknown } }).authorization;
-  return typeof auth?.from === 'string' ? auth.from : 'unknown';
+  if (typeof auth?.from === 'string') return auth.from;
+  return svmPaymentOfPayload(payload)?.signer ?? 'unknown';
+}
+
+/** The Solana payment of a payload on a Solana network; null for any other. */
+function svmPaymentOfPayload(payload: PaymentPayload) {
+  const transaction = (payload.payload as { transaction?: unknown }).transaction;
+  const name = networkByCaip2(String(payload.accepted.network));
+  return name && NETWORKS[name].family === 'svm' && typeof transaction === 'string'
+    ? svmPaymentOf(transaction)
+    : null;
 }

@@ -21,15 +21,17 @@ const USAGE = `usage: ri payments list [--since DATE] [--status pending|settled|
 list       the payments ledger, newest first: time, status, operation, amount (USDC), network,
            payer, transaction, resource. One tab-separated line each.
 reconcile  the ledger against the chain, which decides what was paid. Every pending row, and
-           every failed row of the last N days (default ${RECONCILE_DAYS}), is looked up: a payment whose
-           authorization was used on chain becomes settled (with its transaction); a pending one
-           not used once its validity and ${SETTLE_GRACE_MS / 1000} s more have passed becomes failed; one still
-           valid is left for a later run. Then the USDC transfers to X402_PAY_TO_EVM of those
-           days are compared with the settled rows, both ways: a transfer that carried out a
-           row's authorization settles that row; what still disagrees is printed (a transfer
-           with no settled row, a settled row with no transfer) and the exit status is 3.
-           EVM networks only, read over X402_EVM_RPC_URL; Solana rows are listed for a check
-           with the facilitator. \`ri serve\` runs the same at start and every ${RECONCILE_EVERY_MS / 60_000} min.
+           every failed row of the last N days (default ${RECONCILE_DAYS}), is looked up: a payment used
+           on chain (an EIP-3009 authorization; a Solana transaction, found by the payer's
+           signature) becomes settled (with its transaction); a pending one not used once its
+           validity and ${SETTLE_GRACE_MS / 1000} s more have passed (on Solana: its blockhash no longer
+           valid) becomes failed; one still valid is left for a later run. Then the USDC
+           transfers to X402_PAY_TO_EVM and X402_PAY_TO_SOLANA of those days are compared with
+           the settled rows, both ways: a transfer that carried out a row's payment settles that
+           row; what still disagrees is printed (a transfer with no settled row, a settled row
+           with no transfer) and the exit status is 3. Read over X402_EVM_RPC_URL and
+           X402_SOLANA_RPC_URL: a row whose chain has none is listed, left pending.
+           \`ri serve\` runs the same at start and every ${RECONCILE_EVERY_MS / 60_000} min.
 
 ${STATE_USAGE}`;
 

@@ -11,6 +11,7 @@ import { NETWORKS } from './networks.js';
 import { MemoryNonceLock, type NonceLock, RedisNonceLock } from './nonce-lock.js';
 import { PaymentService } from './payment-service.js';
 import type { ChainReaders, Watch } from './reconcile.js';
+import { svmChainReader } from './svm-chain.js';
 
 /**
  * The payment service the configuration asks for: the networks of X402_NETWORKS that have a payTo,
@@ -48,9 +49,12 @@ export function paymentsFromConfig(
   });
 }
 
-/** The chain readers of the RPC endpoints configured (X402_EVM_RPC_URL). */
-export function chainReaders(config: Pick<Config, 'X402_EVM_RPC_URL'>): ChainReaders {
-  return config.X402_EVM_RPC_URL ? { evm: evmChainReader(config.X402_EVM_RPC_URL) } : {};
+/** The chain readers of the RPC endpoints configured (X402_EVM_RPC_URL, X402_SOLANA_RPC_URL). */
+export function chainReaders(config: Pick<Config, 'X402_EVM_RPC_URL' | 'X402_SOLANA_RPC_URL'>): ChainReaders {
+  return {
+    ...(config.X402_EVM_RPC_URL ? { evm: evmChainReader(config.X402_EVM_RPC_URL) } : {}),
+    ...(config.X402_SOLANA_RPC_URL ? { svm: svmChainReader(config.X402_SOLANA_RPC_URL) } : {}),
+  };
 }
 
 /**

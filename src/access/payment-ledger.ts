@@ -22,7 +22,10 @@ export interface NewPayment {
   /** The token paid in (USDC's address or mint on that network). */
   asset: string;
   payer: string;
-  /** Identifies the signed authorization: `payer:nonce` on EVM, a hash of the transaction on Solana. */
+  /**
+   * Identifies the signed payment: `payer:nonce` on EVM; on Solana `svm:payer:signature:blockhash`
+   * (the payer's signature of the transaction; rows from before it hold a hash of the payload).
+   */
   nonce: string;
   /** The client's x402 payment-identifier, when it sent one (a new payment reusing it is refused). */
   paymentId?: string | null;

@@ -140,6 +140,10 @@ export async function run(args: string[]): Promise<number> {
         logger.warn(
           'X402_EVM_RPC_URL is not set: a settlement whose outcome is unknown (a facilitator timeout) is resolved only by its payer retrying or by `ri payments reconcile` with it set',
         );
+      if (!config.X402_SOLANA_RPC_URL && payments.offered.some((n) => n.startsWith('solana')))
+        logger.warn(
+          'X402_SOLANA_RPC_URL is not set: a Solana settlement the facilitator does not confirm stays pending, its payer told the outcome is unknown, until `ri payments reconcile` runs with it set',
+        );
     }
     process.stdout.write(
       `ri: serving ${snapshots.version ?? 'no snapshot'} at ${server.url}/v1 (try ${server.url}/v1/elements)\n`,

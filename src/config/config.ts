@@ -105,6 +105,11 @@ const EnvSchema = z.object({
    * outcome is unknown, and the chain `ri facilitator` settles on.
    */
   X402_EVM_RPC_URL: z.string().url().optional(),
+  /**
+   * A Solana JSON-RPC endpoint (of the cluster X402_NETWORKS names): where `ri serve` and `ri
+   * payments reconcile` look up Solana settlements whose outcome is unknown.
+   */
+  X402_SOLANA_RPC_URL: z.string().url().optional(),
   /** `ri facilitator` only: the key that submits settlements and pays their gas (development). */
   X402_FACILITATOR_PRIVATE_KEY: z
     .string()

@@ -1,6 +1,7 @@
 import type { FacilitatorClient } from '@x402/core/server';
 import type { Network } from '@x402/core/types';
-import { getDefaultAsset } from '@x402/evm';
+import { getDefaultAsset as evmDefaultAsset } from '@x402/evm';
+import { getDefaultAsset as svmDefaultAsset } from '@x402/svm';
 import { Redis } from 'ioredis';
 import type { PaymentLedger } from '../access/payment-ledger.js';
 import type { Config } from '../config/config.js';
@@ -9,6 +10,8 @@ import { httpFacilitator } from './facilitator.js';
 import { NETWORKS } from './networks.js';
 import { MemoryNonceLock, type NonceLock, RedisNonceLock } from './nonce-lock.js';
 import { PaymentService } from './payment-service.js';
+import type { ChainReaders, Watch } from './reconcile.js';
+import { svmChainReader } from './svm-chain.js';
 
 /**
  * The payment service the configuration asks for: the networks of X402_NETWORKS that have a payTo,
@@ -39,16 +42,38 @@ export function paymentsFromConfig(
     ledger,
     locks,
     settleDeadlineMs: config.X402_SETTLE_TIMEOUT_SECONDS * 1000,
-    chain: config.X402_EVM_RPC_URL ? evmChainReader(config.X402_EVM_RPC_URL) : null,
-    evmAssets: evmAssets(config),
+    chains: chainReaders(config),
+    watch: watchOf(config),
     ...(options.log ? { log: options.log } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
 }
 
-/** The USDC contracts of the configured EVM networks: what `reconcile` watches for transfers to the service. */
-export function evmAssets(config: Pick<Config, 'X402_NETWORKS'>): string[] {
-  return config.X402_NETWORKS.filter((n) => NETWORKS[n].family === 'evm').map(
-    (n) => getDefaultAsset(NETWORKS[n].caip2 as Network).asset,
-  );
+/** The chain readers of the RPC endpoints configured (X402_EVM_RPC_URL, X402_SOLANA_RPC_URL). */
+export function chainReaders(config: Pick<Config, 'X402_EVM_RPC_URL' | 'X402_SOLANA_RPC_URL'>): ChainReaders {
+  return {
+    ...(config.X402_EVM_RPC_URL ? { evm: evmChainReader(config.X402_EVM_RPC_URL) } : {}),
+    ...(config.X402_SOLANA_RPC_URL ? { svm: svmChainReader(config.X402_SOLANA_RPC_URL) } : {}),
+  };
+}
+
+/**
+ * What `reconcile` compares with the chain: each family's payTo and the USDC of its configured
+ * networks (contracts on EVM, mints on Solana).
+ */
+export function watchOf(
+  config: Pick<Config, 'X402_NETWORKS' | 'X402_PAY_TO_EVM' | 'X402_PAY_TO_SOLANA'>,
+): Watch {
+  const assets = (family: 'evm' | 'svm') =>
+    config.X402_NETWORKS.filter((n) => NETWORKS[n].family === family).map((n) =>
+      family === 'evm'
+        ? evmDefaultAsset(NETWORKS[n].caip2 as Network).asset
+        : svmDefaultAsset(NETWORKS[n].caip2 as Network).asset,
+    );
+  return {
+    ...(config.X402_PAY_TO_EVM ? { evm: { payTo: config.X402_PAY_TO_EVM, assets: assets('evm') } } : {}),
+    ...(config.X402_PAY_TO_SOLANA
+      ? { svm: { payTo: config.X402_PAY_TO_SOLANA, assets: assets('svm') } }
+      : {}),
+  };
 }

@@ -22,17 +22,21 @@ import { usdText } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { ResilientFacilitator, settleFailure } from './facilitator.js';
-import { NETWORKS, type NetworkName, USDC_DECIMALS, usdToAtomic } from './networks.js';
+import { NETWORKS, type NetworkName, networkByCaip2, USDC_DECIMALS, usdToAtomic } from './networks.js';
 import { MemoryNonceLock, type NonceLock } from './nonce-lock.js';
 import {
   type AuthorizationState,
   type ChainReader,
+  type ChainReaders,
   expired,
   type Mismatches,
   RECONCILE_EVERY_MS,
-  readableOnEvm,
+  readableBy,
   reconcilePayments,
+  unusedForGood,
+  type Watch,
 } from './reconcile.js';
+import { svmNonce, svmPaymentOf } from './svm-nonce.js';
 import { acceptedMismatch, authorizationMismatch, mismatchText, resourceMismatch } from './terms-check.js';
 
 /** What a payment is for: the operation of the price table and the URL being answered. */
@@ -146,10 +150,13 @@ export interface PaymentServiceOptions {
   maxTimeoutSeconds?: number;
   /** How long a payer waits for a settlement before the answer says it is pending (X402_SETTLE_TIMEOUT_SECONDS). */
   settleDeadlineMs?: number;
-  /** Reads EIP-3009 authorizations on chain (X402_EVM_RPC_URL): the record of what was paid. */
-  chain?: ChainReader | null;
-  /** The tokens EVM payments are made in (compared with the chain by `reconcile`). */
-  evmAssets?: readonly string[];
+  /**
+   * The chains' record of what was paid, by family: EIP-3009 authorizations (X402_EVM_RPC_URL),
+   * Solana transactions (X402_SOLANA_RPC_URL). A row no reader reads stays pending.
+   */
+  chains?: ChainReaders;
+  /** The service's addresses and the tokens it is paid in (compared with the chain by `reconcile`). */
+  watch?: Watch;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   now?: () => number;
 }
@@ -430,7 +437,7 @@ export class PaymentService {
         false,
       );
     }
-    throw pendingError(outcome.reason, row, this.options.chain ? null : 'this server cannot read the chain');
+    throw pendingError(outcome.reason, row, this.readerOf(row) ? null : 'this server cannot read the chain');
   }
 
   /**
@@ -494,7 +501,7 @@ export class PaymentService {
       if (said?.status === 'settled') return said;
       const chain = await this.readChain(row);
       if (chain?.used) return this.settledOnChain(row, chain.transaction);
-      if (chain && expired(row, this.now())) return this.failedOnChain(row);
+      if (chain && unusedForGood(chain, row, this.now())) return this.failedOnChain(row);
       const now = Date.now();
       if (said?.status === 'refused' && chain && (now >= heardAt + REFUSAL_WATCH_MS || now >= endAt))
         return { status: 'refused', reason: said.reason };
@@ -507,11 +514,18 @@ export class PaymentService {
     }
   }
 
-  /** What the chain says of a row's authorization; null when it cannot be read (no reader, another network, an error). */
+  /** The reader of a row's network family, if this server has one and the row names what it asks by. */
+  private readerOf(row: PaymentRef): ChainReader | null {
+    const family = readableBy(row);
+    return (family && this.options.chains?.[family]) ?? null;
+  }
+
+  /** What the chain says of a row's payment; null when it cannot be read (no reader, another network, an error). */
   private async readChain(row: PaymentRef): Promise<AuthorizationState | null> {
-    const chain = this.options.chain;
-    if (!chain || !readableOnEvm(row as PaymentRow)) return null;
+    const chain = this.readerOf(row);
+    if (!chain) return null;
     try {
+      if (chain.serves && !(await chain.serves(row.network))) return null;
       return await chain.lookup(row as PaymentRow);
     } catch (e) {
       this.options.log?.('x402 chain lookup failed', { err: (e as Error).message, payment: row.id });
@@ -557,7 +571,7 @@ export class PaymentService {
     if (chain?.used) return this.told(await this.settledOnChain(first, chain.transaction), v, first);
     if (expired(first, this.now()))
       return this.told(
-        chain
+        chain && unusedForGood(chain, first, this.now())
           ? await this.failedOnChain(first)
           : { status: 'unknown', reason: 'it was not confirmed settled before it expired' },
         v,
@@ -572,10 +586,11 @@ export class PaymentService {
    * has expired -> failed (`ri serve` runs this every 30 s).
    */
   async resolvePending(): Promise<void> {
-    if (!this.options.chain) return;
+    const chains = this.options.chains ?? {};
+    if (Object.keys(chains).length === 0) return;
     const rows = await this.options.ledger.listPayments({ status: 'pending' });
     if (rows.length === 0) return;
-    const report = await reconcilePayments(this.options.ledger, this.options.chain, {
+    const report = await reconcilePayments(this.options.ledger, chains, {
       now: this.now(),
       rows,
     });
@@ -591,13 +606,10 @@ export class PaymentService {
    * fixes what the chain proves, and keeps what still disagrees for /metrics (`mismatches`).
    */
   async reconcile(): Promise<Mismatches | null> {
-    const chain = this.options.chain;
-    const payTo = this.options.payTo.evm;
-    if (!chain || !payTo) return null;
-    const report = await reconcilePayments(this.options.ledger, chain, {
-      now: this.now(),
-      watch: { payTo, assets: this.options.evmAssets ?? [] },
-    });
+    const chains = this.options.chains ?? {};
+    const watch = this.options.watch ?? {};
+    if (!(Object.keys(watch) as (keyof Watch)[]).some((family) => chains[family])) return null;
+    const report = await reconcilePayments(this.options.ledger, chains, { now: this.now(), watch });
     this.mismatches = report.mismatches;
     const found = report.mismatches;
     if (report.settled.length + report.failed.length > 0 || (found && mismatchCount(found) > 0))
@@ -843,15 +855,31 @@ function payloadHashOf(payload: PaymentPayload): string {
   return createHash('sha256').update(canonicalJson(payload)).digest('hex');
 }
 
-/** What identifies a signed payment: the EIP-3009 authorization (payer and nonce), else a hash of the signed content. */
+/**
+ * What identifies a signed payment: the EIP-3009 authorization (payer and nonce); a Solana
+ * transaction's payer, their signature and its blockhash (`svm-nonce.ts`); else a hash of the
+ * signed content.
+ */
 function nonceOf(payload: PaymentPayload): string {
   const auth = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
   if (auth && typeof auth.from === 'string' && typeof auth.nonce === 'string')
     return `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`;
+  const svm = svmPaymentOfPayload(payload);
+  if (svm) return svmNonce(svm);
   return createHash('sha256').update(JSON.stringify(payload.payload)).digest('hex');
 }
 
 function payerOf(payload: PaymentPayload): string {
   const auth = (payload.payload as { authorization?: { from?: unknown } }).authorization;
-  return typeof auth?.from === 'string' ? auth.from : 'unknown';
+  if (typeof auth?.from === 'string') return auth.from;
+  return svmPaymentOfPayload(payload)?.signer ?? 'unknown';
+}
+
+/** The Solana payment of a payload on a Solana network; null for any other. */
+function svmPaymentOfPayload(payload: PaymentPayload) {
+  const transaction = (payload.payload as { transaction?: unknown }).transaction;
+  const name = networkByCaip2(String(payload.accepted.network));
+  return name && NETWORKS[name].family === 'svm' && typeof transaction === 'string'
+    ? svmPaymentOf(transaction)
+    : null;
 }

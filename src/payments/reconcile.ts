@@ -1,14 +1,20 @@
 import type { PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
 import { NETWORKS, networkByCaip2 } from './networks.js';
+import { parseSvmNonce } from './svm-nonce.js';
 
 /** A row is judged unsettled only this long after its payment's validity ended (a settlement sent just before may land after). */
 export const SETTLE_GRACE_MS = 60 * 1000;
 
-/** What the chain says of one EIP-3009 authorization. */
+/** What the chain says of one payment: an EIP-3009 authorization, or a Solana transaction. */
 export interface AuthorizationState {
   used: boolean;
   /** The transaction that used it, when it can be found. */
   transaction: string | null;
+  /**
+   * Unused: whether the chain says it could still be used (Solana: its blockhash is still valid).
+   * Absent where the clock alone says it (EVM: the authorization's validBefore).
+   */
+  stillUsable?: boolean;
 }
 
 /** A token transfer to the service's address, as the chain records it. */
@@ -17,27 +23,61 @@ export interface ChainTransfer {
   from: string;
   /** Atomic units. */
   value: string;
-  /** The EIP-3009 authorization it carried out (`payer:nonce`, lower case), when it was one. */
+  /** The payment it carried out, as the ledger's nonce names it (EVM: `payer:nonce`, lower case), when it was one. */
   authorization: string | null;
 }
 
-/** Where payments are looked up: the token's own record of used authorizations and its transfers. */
+/** Where payments are looked up: the chain's own record of what was used, and its transfers. */
 export interface ChainReader {
-  /** Whether the authorization of a ledger row was used on chain, read fresh. */
+  /** Whether the payment of a ledger row was used on chain, read fresh. */
   lookup(row: PaymentRow): Promise<AuthorizationState>;
   /** The transfers of `asset` to `payTo` since a time (ms), oldest first. */
   transfersTo(asset: string, payTo: string, sinceMs: number): Promise<ChainTransfer[]>;
+  /** Whether it reads this network (CAIP-2); absent: every network of its family. */
+  serves?(network: string): Promise<boolean>;
 }
 
-/** Whether a row's authorization is one the EVM chain reader can look up (payer:nonce). */
-export function readableOnEvm(row: PaymentRow): boolean {
+export type ChainFamily = 'evm' | 'svm';
+
+/** The chain readers configured, by family: a row is read by its network's. */
+export type ChainReaders = Partial<Record<ChainFamily, ChainReader>>;
+
+/** The service's address and the tokens it is paid in, by family: compared with the chain's transfers to it. */
+export type Watch = Partial<Record<ChainFamily, { payTo: string; assets: readonly string[] }>>;
+
+/** The variable that gives each family's chain reader. */
+export const RPC_VARIABLE: Record<ChainFamily, string> = {
+  evm: 'X402_EVM_RPC_URL',
+  svm: 'X402_SOLANA_RPC_URL',
+};
+
+/**
+ * The family whose chain reader can look a row up: its network's, when its nonce names what that
+ * reader asks by (EVM `payer:nonce`; Solana `svm:...`, which rows from before it was did not).
+ */
+export function readableBy(row: Pick<PaymentRow, 'network' | 'nonce'>): ChainFamily | null {
   const name = networkByCaip2(row.network);
-  return Boolean(name && NETWORKS[name].family === 'evm' && row.nonce.includes(':'));
+  if (!name) return null;
+  const family = NETWORKS[name].family;
+  if (family === 'evm') return row.nonce.includes(':') ? 'evm' : null;
+  return parseSvmNonce(row.nonce) ? 'svm' : null;
 }
 
 /** Whether a payment can no longer be used on chain: its validity (and the grace) has passed. */
 export function expired(row: Pick<PaymentRow, 'validUntil'>, now: number): boolean {
   return now > Date.parse(row.validUntil) + SETTLE_GRACE_MS;
+}
+
+/**
+ * Whether the chain shows a payment unused for good: unused, its validity (and the grace) passed,
+ * and the chain not saying it could still land. Only then may a row be `failed`.
+ */
+export function unusedForGood(
+  state: AuthorizationState,
+  row: Pick<PaymentRow, 'validUntil'>,
+  now: number,
+): boolean {
+  return !state.used && state.stillUsable !== true && expired(row, now);
 }
 
 export interface Mismatches {
@@ -51,6 +91,8 @@ export interface Mismatches {
  * The ledger against the chain, both ways. A transfer matches a settled row by its transaction, or
  * by the authorization it carried out (a row settled from the chain without its transaction).
  * `rows` may reach further back than the transfers: only rows created since `sinceMs` are judged.
+ * Keys are compared in lower case: EVM's hex is caseless; two base58 ids that differ only in case
+ * do not occur.
  */
 export function compareLedgerWithChain(
   rows: readonly PaymentRow[],
@@ -65,12 +107,12 @@ export function compareLedgerWithChain(
   for (const t of transfers) {
     const row =
       byTransaction.get(t.transaction.toLowerCase()) ??
-      (t.authorization ? byAuthorization.get(t.authorization) : undefined);
+      (t.authorization ? byAuthorization.get(t.authorization.toLowerCase()) : undefined);
     if (row) matched.add(row);
     else transfersWithoutRow.push(t);
   }
   const settledWithoutTransfer = settled.filter(
-    (r) => !matched.has(r) && Date.parse(r.createdAt) >= sinceMs && readableOnEvm(r),
+    (r) => !matched.has(r) && Date.parse(r.createdAt) >= sinceMs && readableBy(r) !== null,
   );
   return { transfersWithoutRow, settledWithoutTransfer };
 }
@@ -93,22 +135,22 @@ export const RECONCILE_DAYS = 7;
 /**
  * Brings the ledger in line with the chain, the record of what was paid:
  *   - every row not settled (pending, and failed: a facilitator may answer "failed" for a transfer
- *     that went through) is looked up: an authorization used on chain makes it `settled` (with its
- *     transaction when found); a pending one unused once its validity has ended can no longer be
- *     settled and is `failed`; one still valid is left for a later run;
- *   - with `payTo`, the transfers to it over the last `days` are compared with the settled rows,
- *     both ways (`mismatches`); a transfer that carried out the authorization of a row not settled
- *     proves that row paid.
+ *     that went through) is looked up by its network's reader: a payment used on chain makes it
+ *     `settled` (with its transaction when found); a pending one the chain shows unused for good
+ *     can no longer be settled and is `failed`; one still valid is left for a later run;
+ *   - with `watch`, the transfers to each family's payTo over the last `days` are compared with the
+ *     settled rows, both ways (`mismatches`); a transfer that carried out the payment of a row not
+ *     settled proves that row paid.
  * `rows` limits the first part to those rows (the background resolver's pending ones).
  */
 export async function reconcilePayments(
   ledger: PaymentLedger,
-  chain: ChainReader | null,
+  chains: ChainReaders,
   options: {
     now?: number;
     rows?: readonly PaymentRow[];
-    /** The service's address and the tokens it is paid in: compare the transfers to it too. */
-    watch?: { payTo: string; assets: readonly string[] } | null;
+    /** The service's addresses and the tokens it is paid in: compare the transfers to them too. */
+    watch?: Watch | null;
     days?: number;
   } = {},
 ): Promise<ReconcileReport> {
@@ -120,28 +162,34 @@ export async function reconcilePayments(
     ...(await ledger.listPayments({ status: 'failed', since: new Date(sinceMs).toISOString() })),
   ];
   for (const row of candidates) {
-    if (!readableOnEvm(row)) {
+    const family = readableBy(row);
+    if (!family) {
       report.left.push({
         row,
         why: `cannot read ${row.network} from here; check the transaction with your facilitator`,
       });
       continue;
     }
+    const chain = chains[family];
     if (!chain) {
-      report.left.push({ row, why: 'X402_EVM_RPC_URL is not set' });
+      report.left.push({ row, why: `${RPC_VARIABLE[family]} is not set` });
       continue;
     }
-    const { used, transaction } = await chain.lookup(row);
-    if (used) {
+    if (chain.serves && !(await chain.serves(row.network))) {
+      report.left.push({ row, why: `${RPC_VARIABLE[family]} serves another network than ${row.network}` });
+      continue;
+    }
+    const state = await chain.lookup(row);
+    if (state.used) {
       const moved = await ledger.finishPayment(
         row.id,
-        { status: 'settled', transaction: transaction ?? 'unknown (used on chain)' },
+        { status: 'settled', transaction: state.transaction ?? 'unknown (used on chain)' },
         row.status,
       );
       if (moved) report.settled.push(row);
     } else if (row.status === 'failed') {
       // Not used on chain: the failure stands.
-    } else if (expired(row, now)) {
+    } else if (unusedForGood(state, row, now)) {
       const moved = await ledger.finishPayment(row.id, {
         status: 'failed',
         error: 'not used on chain before the payment expired (reconciled)',
@@ -151,8 +199,24 @@ export async function reconcilePayments(
       report.left.push({ row, why: 'still valid: it may still be settling; run again in a few minutes' });
     }
   }
-  if (chain && options.watch && !options.rows)
-    report.mismatches = await compareBothWays(ledger, chain, options.watch, sinceMs, report);
+  if (options.watch && !options.rows) {
+    for (const family of Object.keys(options.watch) as ChainFamily[]) {
+      const chain = chains[family];
+      const watch = options.watch[family];
+      if (!chain || !watch) continue;
+      const found = await compareBothWays(ledger, chain, family, watch, sinceMs, report);
+      report.mismatches = {
+        transfersWithoutRow: [
+          ...(report.mismatches?.transfersWithoutRow ?? []),
+          ...found.transfersWithoutRow,
+        ],
+        settledWithoutTransfer: [
+          ...(report.mismatches?.settledWithoutTransfer ?? []),
+          ...found.settledWithoutTransfer,
+        ],
+      };
+    }
+  }
   return report;
 }
 
@@ -162,35 +226,41 @@ const ROW_BEFORE_TRANSFER_MS = 60 * 60 * 1000;
 async function compareBothWays(
   ledger: PaymentLedger,
   chain: ChainReader,
+  family: ChainFamily,
   watch: { payTo: string; assets: readonly string[] },
   sinceMs: number,
   report: ReconcileReport,
 ): Promise<Mismatches> {
-  const rows = (
-    await ledger.listPayments({ since: new Date(sinceMs - ROW_BEFORE_TRANSFER_MS).toISOString() })
-  ).filter(readableOnEvm);
-  const assets = [...new Set([...watch.assets, ...rows.map((r) => r.asset)].map((a) => a.toLowerCase()))];
+  // The rows this reader reads: its family's, on its network.
+  const readRows = async () => {
+    const all = await ledger.listPayments({
+      since: new Date(sinceMs - ROW_BEFORE_TRANSFER_MS).toISOString(),
+    });
+    const out: PaymentRow[] = [];
+    for (const r of all)
+      if (readableBy(r) === family && (!chain.serves || (await chain.serves(r.network)))) out.push(r);
+    return out;
+  };
+  const rows = await readRows();
+  // EVM addresses are hex (one token, however cased); Solana's are base58, where case matters.
+  const same = family === 'evm' ? (a: string) => a.toLowerCase() : (a: string) => a;
+  const assets = [...new Set([...watch.assets, ...rows.map((r) => r.asset)].map(same))];
   const transfers: ChainTransfer[] = [];
   for (const asset of assets) transfers.push(...(await chain.transfersTo(asset, watch.payTo, sinceMs)));
   let found = compareLedgerWithChain(rows, transfers, sinceMs);
-  // A transfer that carried out a row's authorization proves the row paid, whatever it says.
+  // A transfer that carried out a row's payment proves the row paid, whatever it says.
   const unsettled = new Map(
     rows.filter((r) => r.status !== 'settled').map((r) => [r.nonce.toLowerCase(), r]),
   );
   let fixed = false;
   for (const t of found.transfersWithoutRow) {
-    const row = t.authorization ? unsettled.get(t.authorization) : undefined;
+    const row = t.authorization ? unsettled.get(t.authorization.toLowerCase()) : undefined;
     if (!row) continue;
     if (await ledger.finishPayment(row.id, { status: 'settled', transaction: t.transaction }, row.status)) {
       if (!report.settled.includes(row)) report.settled.push(row);
       fixed = true;
     }
   }
-  if (fixed) {
-    const fresh = (
-      await ledger.listPayments({ since: new Date(sinceMs - ROW_BEFORE_TRANSFER_MS).toISOString() })
-    ).filter(readableOnEvm);
-    found = compareLedgerWithChain(fresh, transfers, sinceMs);
-  }
+  if (fixed) found = compareLedgerWithChain(await readRows(), transfers, sinceMs);
   return found;
 }

@@ -1,5 +1,6 @@
 /**
- * The Solana (SVM) payment path, checked at the verification level without a Solana network:
+ * The Solana (SVM) payment path without a Solana network: verification, settlement, and the
+ * chain deciding settlements the facilitator does not confirm.
  *
  * - real: the x402 client (x402Client + the official ExactSvmScheme client) signing with a generated
  *   ed25519 key; the reference x402Facilitator with the official ExactSvmScheme facilitator, running
@@ -9,8 +10,10 @@
  * - faked: the chain. The facilitator's signer answers its RPC parts (simulate, send, confirm,
  *   blockhash, account info) from `FakeSolana`, a few token accounts of devnet USDC in memory that
  *   executes the TransferChecked of a transaction (balance, owner, mint, decimals, blockhash; every
- *   signature on send). The client's two RPC reads (the mint's account for its decimals and token
- *   program, the latest blockhash) are answered by a JSON-RPC stub on 127.0.0.1 from the same state.
+ *   signature on send), keeping each landed transaction in its block. The client's two RPC reads
+ *   (the mint's account for its decimals and token program, the latest blockhash) and the service's
+ *   chain reader's (genesis hash, blockhash validity, an address's signatures, a transaction) are
+ *   answered by a JSON-RPC stub on 127.0.0.1 from the same state.
  */
 import { createServer, type Server } from 'node:http';
 import {
@@ -34,7 +37,11 @@ import {
 } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { x402Facilitator } from '@x402/core/facilitator';
-import { encodePaymentSignatureHeader } from '@x402/core/http';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
 import type { FacilitatorClient } from '@x402/core/server';
 import type { Network, PaymentPayload, PaymentRequired, SupportedResponse } from '@x402/core/types';
 import type { FacilitatorAccountInfo, FacilitatorSvmSigner } from '@x402/svm';
@@ -42,7 +49,9 @@ import { ExactSvmScheme as ExactSvmClientScheme } from '@x402/svm/exact/client';
 import { registerExactSvmScheme } from '@x402/svm/exact/facilitator';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStateStore } from '../../../src/access/open-state-store.js';
+import type { PaymentRow } from '../../../src/access/payment-ledger.js';
 import type { StateStore } from '../../../src/access/state-store.js';
+import { httpFacilitator } from '../../../src/payments/facilitator.js';
 import { NETWORKS } from '../../../src/payments/networks.js';
 import {
   type PaidResource,
@@ -50,8 +59,12 @@ import {
   type PaymentErrorCode,
   PaymentService,
 } from '../../../src/payments/payment-service.js';
+import { svmChainReader } from '../../../src/payments/svm-chain.js';
 import { sampleApp } from '../../helpers/app.js';
+import { riAsync } from '../../helpers/cli.js';
+import { facilitatorStandIn } from '../../helpers/facilitator-stand-in.js';
 import { tempDir } from '../../helpers/works.js';
+import { servedSample } from '../../helpers/x402.js';
 
 const DEVNET = NETWORKS['solana-devnet'].caip2 as Network;
 const USDC_DEVNET = address('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU');
@@ -81,6 +94,33 @@ interface TokenAccount {
   amount: bigint;
 }
 
+/** A token balance as a node reports it in a transaction's meta (pre/postTokenBalances). */
+interface TokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  uiTokenAmount: { amount: string; decimals: number; uiAmount: number; uiAmountString: string };
+}
+
+/** A transaction that landed, as a node keeps it: its block, its accounts, its token balances. */
+interface Landing {
+  signature: string;
+  wire: string;
+  slot: number;
+  blockTime: number;
+  /** The message's static account keys (the addresses getSignaturesForAddress indexes it under). */
+  accounts: string[];
+  memo: string | null;
+  /** Why it failed (a TransactionError), null when it succeeded. */
+  err: unknown;
+  preTokenBalances: TokenBalance[];
+  postTokenBalances: TokenBalance[];
+}
+
+/** Devnet's genesis hash: its CAIP-2 id is `solana:` and the first 32 characters. */
+const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
+
 /**
  * The chain, in memory: devnet USDC (6 decimals, SPL Token program) and its token accounts at
  * their associated addresses. Executes a transaction the way the runtime would for the programs an
@@ -90,7 +130,8 @@ class FakeSolana {
   readonly accounts = new Map<string, TokenAccount>();
   /** Issued blockhashes and their last valid block height. */
   private readonly blockhashes = new Map<string, bigint>();
-  private readonly landed = new Map<string, string>();
+  /** Landed transactions by id, oldest first. */
+  private readonly landed = new Map<string, Landing>();
   private blockHeight = 1_000n;
   readonly simulated: string[] = [];
 
@@ -147,7 +188,8 @@ class FakeSolana {
    */
   async execute(wire: string, opts: { sigVerify: boolean; commit: boolean }): Promise<string> {
     const tx = txDecoder.decode(base64.encode(wire));
-    const message = decompileTransactionMessage(messageDecoder.decode(tx.messageBytes));
+    const compiled = messageDecoder.decode(tx.messageBytes);
+    const message = decompileTransactionMessage(compiled);
     if (opts.sigVerify) {
       for (const [signer, signature] of Object.entries(tx.signatures)) {
         const key = await getPublicKeyFromAddress(address(signer));
@@ -187,17 +229,104 @@ class FakeSolana {
       this.simulated.push(wire);
       return '';
     }
+    return this.land(wire, null, after);
+  }
+
+  /**
+   * Lands a signed transaction that fails when it runs, as a node does with one sent past its
+   * preflight: it is in a block with its error (its fee paid), and nothing else of it happens.
+   */
+  landFailing(wire: string, err: unknown): string {
+    const lifetime = decompileTransactionMessage(
+      messageDecoder.decode(txDecoder.decode(base64.encode(wire)).messageBytes),
+    ).lifetimeConstraint;
+    if (!('blockhash' in lifetime) || !this.blockhashValid(lifetime.blockhash))
+      throw new Error('BlockhashNotFound');
+    return this.land(wire, err, this.accounts);
+  }
+
+  /** Puts a transaction in a block of its own; `after`: the token accounts once it has run. */
+  private land(wire: string, err: unknown, after: Map<string, TokenAccount>): string {
+    const tx = txDecoder.decode(base64.encode(wire));
+    const compiled = messageDecoder.decode(tx.messageBytes);
     // Its id is the fee payer's signature, present once the facilitator co-signed.
     const signature = getSignatureFromTransaction(tx);
     if (this.landed.has(signature)) throw new Error('AlreadyProcessed');
+    const accounts = [...compiled.staticAccounts];
+    const preTokenBalances = this.tokenBalances(accounts);
     for (const [k, v] of after) this.accounts.set(k, v);
-    this.landed.set(signature, wire);
+    // The block that holds it.
+    this.blockHeight += 1n;
+    const memos = decompileTransactionMessage(compiled)
+      .instructions.filter((ix) => ix.programAddress === MEMO_PROGRAM && ix.data)
+      .map((ix) => `[${ix.data!.length}] ${new TextDecoder().decode(ix.data as Uint8Array)}`);
+    this.landed.set(signature, {
+      signature,
+      wire,
+      slot: Number(this.blockHeight),
+      blockTime: Math.floor(Date.now() / 1000),
+      accounts,
+      memo: memos.length > 0 ? memos.join('; ') : null,
+      err,
+      preTokenBalances,
+      postTokenBalances: this.tokenBalances(accounts),
+    });
     return signature;
+  }
+
+  /** The token balances of a transaction's accounts, as its meta reports them. */
+  private tokenBalances(accounts: string[]): TokenBalance[] {
+    return accounts.flatMap((a, accountIndex) => {
+      const t = this.accounts.get(a);
+      if (!t) return [];
+      const ui = Number(t.amount) / 10 ** USDC_DECIMALS;
+      return [
+        {
+          accountIndex,
+          mint: t.mint,
+          owner: t.owner,
+          programId: TOKEN_PROGRAM,
+          uiTokenAmount: {
+            amount: String(t.amount),
+            decimals: USDC_DECIMALS,
+            uiAmount: ui,
+            uiAmountString: String(ui),
+          },
+        },
+      ];
+    });
   }
 
   /** The wire transaction that landed with this signature. */
   landedTransaction(signature: string): string | undefined {
+    return this.landed.get(signature)?.wire;
+  }
+
+  /** The landed transaction with this id, as getTransaction reads it. */
+  landing(signature: string): Landing | undefined {
     return this.landed.get(signature);
+  }
+
+  /** The transactions that load an address, newest first, as getSignaturesForAddress pages them. */
+  signaturesFor(addr: string, page: { before?: string; until?: string; limit?: number }): Landing[] {
+    const all = [...this.landed.values()].filter((l) => l.accounts.includes(addr)).reverse();
+    const from = page.before ? all.findIndex((l) => l.signature === page.before) + 1 : 0;
+    const to = page.until ? all.findIndex((l) => l.signature === page.until) : -1;
+    return all.slice(from, to === -1 ? undefined : to).slice(0, page.limit ?? 1_000);
+  }
+
+  /** Whether a blockhash may still be used (isBlockhashValid): issued, and its last valid block not passed. */
+  blockhashValid(blockhash: string): boolean {
+    return (this.blockhashes.get(blockhash) ?? 0n) >= this.blockHeight;
+  }
+
+  /** Blocks go by (every blockhash issued so far ages by as many). */
+  advance(blocks: bigint): void {
+    this.blockHeight += blocks;
+  }
+
+  get height(): bigint {
+    return this.blockHeight;
   }
 }
 
@@ -240,7 +369,10 @@ function fakeFacilitatorSigner(feePayer: KeyPairSigner, chain: FakeSolana): Faci
   };
 }
 
-/** The JSON-RPC methods the x402 SVM client reads, answered from the fake chain on 127.0.0.1. */
+/**
+ * The JSON-RPC methods the x402 SVM client and the service's chain reader (svm-chain.ts) read,
+ * answered from the fake chain on 127.0.0.1 in a node's shapes (@solana/rpc-api's types).
+ */
 async function startRpcStub(
   chain: FakeSolana,
 ): Promise<{ url: string; calls: string[]; close(): Promise<void> }> {
@@ -253,9 +385,68 @@ async function startRpcStub(
     req.on('end', () => {
       const { id, method, params } = JSON.parse(body) as { id: unknown; method: string; params: unknown[] };
       calls.push(method);
-      const context = { slot: 1 };
+      const context = { slot: Number(chain.height) };
+      const config = (params?.[1] ?? {}) as Record<string, unknown>;
       let answer: Record<string, unknown>;
-      if (method === 'getLatestBlockhash') {
+      if (method === 'getGenesisHash') {
+        answer = { result: DEVNET_GENESIS_HASH };
+      } else if (method === 'isBlockhashValid') {
+        answer = { result: { context, value: chain.blockhashValid(String(params[0])) } };
+      } else if (method === 'getSignaturesForAddress') {
+        const page = chain.signaturesFor(String(params[0]), config as { before?: string; limit?: number });
+        answer = {
+          result: page.map((l) => ({
+            signature: l.signature,
+            slot: l.slot,
+            err: l.err,
+            memo: l.memo,
+            blockTime: l.blockTime,
+            confirmationStatus: 'finalized',
+          })),
+        };
+      } else if (method === 'getTransaction') {
+        const l = chain.landing(String(params[0]));
+        if (config.encoding !== 'base64') {
+          answer = {
+            error: {
+              code: -32602,
+              message: `this fake answers encoding base64 only, not ${config.encoding}`,
+            },
+          };
+        } else if (l && config.maxSupportedTransactionVersion === undefined) {
+          // A node refuses a version 0 transaction to a client that did not say it reads them.
+          answer = {
+            error: {
+              code: -32015,
+              message:
+                'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+            },
+          };
+        } else {
+          answer = {
+            result: l && {
+              slot: l.slot,
+              blockTime: l.blockTime,
+              version: 0,
+              meta: {
+                err: l.err,
+                status: l.err ? { Err: l.err } : { Ok: null },
+                fee: 5_000,
+                preBalances: l.accounts.map(() => 1_000_000_000),
+                postBalances: l.accounts.map((_, i) => (i === 0 ? 999_995_000 : 1_000_000_000)),
+                innerInstructions: [],
+                logMessages: [],
+                preTokenBalances: l.preTokenBalances,
+                postTokenBalances: l.postTokenBalances,
+                rewards: [],
+                loadedAddresses: { writable: [], readonly: [] },
+                computeUnitsConsumed: 6_200,
+              },
+              transaction: [l.wire, 'base64'],
+            },
+          };
+        }
+      } else if (method === 'getLatestBlockhash') {
         const { blockhash, lastValidBlockHeight } = chain.latestBlockhash();
         answer = {
           result: { context, value: { blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) } },
@@ -350,6 +541,15 @@ async function pay(terms: PaymentRequired, signer: KeyPairSigner = payer): Promi
   // public RPC); the scheme itself takes one, here the loopback stub.
   client.register(DEVNET, new ExactSvmClientScheme(signer, { rpcUrl: rpc.url }));
   return client.createPaymentPayload(terms);
+}
+
+/** The ledger nonce of a payment, read from its transaction here: `svm:` payer, their signature, the blockhash. */
+function nonceOf(payment: PaymentPayload, signer: KeyPairSigner = payer): string {
+  const tx = txDecoder.decode(base64.encode((payment.payload as { transaction: string }).transaction));
+  const lifetime = decompileTransactionMessage(messageDecoder.decode(tx.messageBytes)).lifetimeConstraint;
+  const signature = tx.signatures[signer.address];
+  if (!signature || !('blockhash' in lifetime)) throw new Error('not a payment signed by this signer');
+  return `svm:${signer.address}:${base58.decode(signature)}:${lifetime.blockhash}`;
 }
 
 async function refusal(p: Promise<unknown>): Promise<{ code: PaymentErrorCode; reason: string }> {
@@ -498,6 +698,8 @@ describe('Solana payments verified by the reference facilitator (fake chain sign
       payTo: await chain.balanceOf(payTo.address),
     };
     const v = await service.verify(payment, 0.05, RESOURCE);
+    // The ledger knows the payment by its payer's signature and blockhash, before it lands.
+    expect(v.nonce).toBe(nonceOf(payment));
     const receipt = await service.settle(v);
     expect(receipt).toMatchObject({ success: true, network: DEVNET, payer: payer.address });
     expect(await chain.balanceOf(payer.address)).toBe(before.payer - 50_000n);
@@ -666,5 +868,294 @@ describe('Solana while the facilitator cannot be reached', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+/**
+ * The chain decides what was paid on Solana too, over real HTTP: the service in front of a
+ * facilitator stand-in (the reference SVM facilitator settling on the fake chain) that misbehaves,
+ * the chain read over X402_SOLANA_RPC_URL (the fake's JSON-RPC). A payment is found by its payer's
+ * signature among the payer's transactions; it can no longer land once its blockhash has expired.
+ */
+describe('the chain decides Solana settlements (over HTTP)', () => {
+  let standIn: Awaited<ReturnType<typeof facilitatorStandIn>>;
+  let reference: FacilitatorClient;
+  /** Reads the chain; its clock runs `ahead` (past a payment's validity, without waiting). */
+  let reading: Awaited<ReturnType<typeof servedSample>>;
+  /** Has no X402_SOLANA_RPC_URL. */
+  let blind: Awaited<ReturnType<typeof servedSample>>;
+  let shop: KeyPairSigner;
+  let blindShop: KeyPairSigner;
+  let ahead = 0;
+
+  beforeAll(async () => {
+    // A payTo each, so each ledger is compared with transfers to its own address only.
+    [shop, blindShop] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+    await chain.fund(shop.address, 0n);
+    await chain.fund(blindShop.address, 0n);
+    const facilitator = new x402Facilitator();
+    registerExactSvmScheme(facilitator, { signer: fakeFacilitatorSigner(feePayer, chain), networks: DEVNET });
+    reference = asFacilitatorClient(facilitator).client;
+    standIn = await facilitatorStandIn(reference);
+    reading = await servedSample(
+      { X402_NETWORKS: ['solana-devnet'], X402_PAY_TO_SOLANA: shop.address, X402_SOLANA_RPC_URL: rpc.url },
+      { facilitator: httpFacilitator(standIn.url), paymentsNow: () => Date.now() + ahead },
+    );
+    blind = await servedSample(
+      { X402_NETWORKS: ['solana-devnet'], X402_PAY_TO_SOLANA: blindShop.address },
+      { facilitator: httpFacilitator(standIn.url) },
+    );
+  });
+
+  afterAll(async () => {
+    await reading?.close();
+    await blind?.close();
+    await standIn?.close();
+  });
+
+  type App = typeof reading;
+  const path = (symbol: string) => `/v1/elements/${symbol}/history`;
+
+  async function termsOf(app: App, symbol: string): Promise<PaymentRequired> {
+    const unpaid = await fetch(`${app.server.base}${path(symbol)}`);
+    expect(unpaid.status).toBe(402);
+    return decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!);
+  }
+
+  const send = (app: App, symbol: string, payment: PaymentPayload) =>
+    fetch(`${app.server.base}${path(symbol)}`, {
+      headers: { 'payment-signature': encodePaymentSignatureHeader(payment) },
+    });
+
+  const rowsOf = async (app: App, payment: PaymentPayload) =>
+    (await app.ctx.state.listPayments()).filter((r) => r.nonce === nonceOf(payment));
+
+  /** Pays `symbol`'s history with the facilitator stand-in in `mode`; the answer's status, body and receipt. */
+  async function paid(app: App, symbol: string, mode: Parameters<typeof setMode>[0]) {
+    const payment = await pay(await termsOf(app, symbol));
+    setMode(mode);
+    try {
+      const res = await send(app, symbol, payment);
+      const body = (await res.json()) as Record<string, unknown>;
+      const header = res.headers.get('payment-response');
+      return {
+        payment,
+        status: res.status,
+        body,
+        receipt: header ? decodePaymentResponseHeader(header) : null,
+      };
+    } finally {
+      setMode({ kind: 'ok' });
+    }
+  }
+
+  function setMode(mode: typeof standIn.state.mode) {
+    standIn.state.mode = mode;
+  }
+
+  it('(a) settles, then answers "failed": the answer, the row settled with the transaction the chain shows', async () => {
+    const before = await chain.balanceOf(payer.address);
+    const settles = standIn.state.settles;
+    const { payment, status, body, receipt } = await paid(reading, 'Fe', { kind: 'fail-after' });
+    expect(status).toBe(200);
+    expect(body).toHaveProperty('series');
+    expect(standIn.state.settles).toBe(settles + 1);
+    // The transaction's id is the fee payer's signature: the service learnt it from the chain.
+    const landed = txDecoder.decode(base64.encode(chain.landedTransaction(receipt!.transaction)!));
+    expect(base58.decode(landed.signatures[feePayer.address]!)).toBe(receipt!.transaction);
+    expect(before - (await chain.balanceOf(payer.address))).toBe(50_000n);
+    expect(await rowsOf(reading, payment)).toMatchObject([
+      { status: 'settled', transaction: receipt!.transaction, payer: payer.address },
+    ]);
+    // The same payment again: the same receipt, nothing moves, no second settlement.
+    const again = await send(reading, 'Fe', payment);
+    expect(again.status).toBe(200);
+    expect(decodePaymentResponseHeader(again.headers.get('payment-response')!).transaction).toBe(
+      receipt!.transaction,
+    );
+    expect(standIn.state.settles).toBe(settles + 1);
+    expect(before - (await chain.balanceOf(payer.address))).toBe(50_000n);
+  });
+
+  it('(c) settles and never answers: the answer as soon as the chain shows it, long before the deadline', async () => {
+    const started = Date.now();
+    const { payment, status, receipt } = await paid(reading, 'Ti', { kind: 'hang' });
+    expect(status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(await rowsOf(reading, payment)).toMatchObject([
+      { status: 'settled', transaction: receipt!.transaction },
+    ]);
+  });
+
+  it('(d) refuses without sending: 402 while the blockhash is valid, the row pending; failed once it has expired', async () => {
+    const before = await chain.balanceOf(payer.address);
+    const { payment, status, body } = await paid(reading, 'Ni', { kind: 'refuse' });
+    expect(status).toBe(402);
+    expect(body).toMatchObject({ code: 'settlement_failed' });
+    expect(body).not.toHaveProperty('series');
+    expect(String(body.detail)).toMatch(/the chain shows no transfer/);
+    expect(await chain.balanceOf(payer.address)).toBe(before);
+    expect(await rowsOf(reading, payment)).toMatchObject([{ status: 'pending', transaction: null }]);
+
+    // The payment's validity (300 s and the minute's grace) is over, but its blockhash is still
+    // valid (a cluster that has stalled): it could still land, so the row stays pending.
+    ahead = 400_000;
+    try {
+      await reading.ctx.payments.resolvePending();
+      expect(await rowsOf(reading, payment)).toMatchObject([{ status: 'pending' }]);
+      // 150 blocks and more go by: the blockhash has expired, the transaction can never land.
+      chain.advance(200n);
+      await reading.ctx.payments.resolvePending();
+      expect(await rowsOf(reading, payment)).toMatchObject([
+        { status: 'failed', error: expect.stringMatching(/not used on chain/) },
+      ]);
+    } finally {
+      ahead = 0;
+    }
+    expect(await chain.balanceOf(payer.address)).toBe(before);
+  });
+
+  it('with no Solana RPC: a refusal is 503 settlement_pending, the row pending, never failed', async () => {
+    const before = await chain.balanceOf(payer.address);
+    const { payment, status, body } = await paid(blind, 'Co', { kind: 'refuse' });
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ code: 'settlement_pending' });
+    expect(String(body.detail)).toMatch(/this server cannot read the chain/);
+    expect(body).not.toHaveProperty('series');
+    expect(await chain.balanceOf(payer.address)).toBe(before);
+    await blind.ctx.payments.resolvePending();
+    expect(await rowsOf(blind, payment)).toMatchObject([{ status: 'pending', transaction: null }]);
+  });
+
+  it('ri payments reconcile settles from the chain a Solana row the server could not read', async () => {
+    // Settled, then "failed": the server without a reader cannot tell, and holds the answer.
+    const { payment, status } = await paid(blind, 'Cu', { kind: 'fail-after' });
+    expect(status).toBe(503);
+    const rows = await rowsOf(blind, payment);
+    expect(rows).toMatchObject([{ status: 'pending' }]);
+    const env = {
+      STATE_URL: `sqlite:${blind.ctx.statePath}`,
+      X402_NETWORKS: 'solana-devnet',
+      X402_PAY_TO_SOLANA: blindShop.address,
+    };
+    // riAsync: the fake chain answers from this process, whose event loop must keep running.
+    const without = await riAsync(['payments', 'reconcile'], env);
+    expect(without.status).toBe(0);
+    expect(without.stdout).toContain(`pending\t${rows[0]!.id}\tX402_SOLANA_RPC_URL is not set`);
+    const rec = await riAsync(['payments', 'reconcile'], { ...env, X402_SOLANA_RPC_URL: rpc.url });
+    expect(rec.stderr).toMatch(/1 settled, 0 failed, 1 left pending/); // the refused one of the test before is still valid
+    expect(rec.stderr).toMatch(
+      /0 transfer\(s\) without a settled row, 0 settled row\(s\) without a transfer/,
+    );
+    expect(rec.status).toBe(0);
+    const [row] = await rowsOf(blind, payment);
+    expect(chain.landedTransaction(row!.transaction!)).toBeDefined();
+    // The payer's retry now gets the answer, with the transaction found on chain.
+    const again = await send(blind, 'Cu', payment);
+    expect(again.status).toBe(200);
+    expect(decodePaymentResponseHeader(again.headers.get('payment-response')!).transaction).toBe(
+      row!.transaction,
+    );
+  });
+
+  it('reconcile compares the transfers to the Solana payTo with the ledger, both ways', async () => {
+    expect(await reading.ctx.payments.reconcile()).toEqual({
+      transfersWithoutRow: [],
+      settledWithoutTransfer: [],
+    });
+    // A payment carried out on chain that never reached the service's ledger.
+    const terms = await termsOf(reading, 'Mo');
+    const stray = await pay(terms);
+    const settled = await reference.settle(stray, terms.accepts[0]!);
+    expect(settled.success).toBe(true);
+    // A row that says settled for money that never moved.
+    const ghost = {
+      id: 'ghost-row',
+      operation: 'getElementHistory',
+      resource: `${reading.server.base}${path('W')}`,
+      amount: '50000',
+      network: DEVNET,
+      asset: USDC_DEVNET,
+      payer: payer.address,
+      nonce: `svm:${payer.address}:${'2'.repeat(88)}:${'3'.repeat(44)}`,
+      payloadHash: 'f'.repeat(64),
+      validUntil: new Date(Date.now() + 60_000).toISOString(),
+      dataVersion: null,
+    };
+    expect(await reading.ctx.state.recordPayment(ghost)).toBe(true);
+    await reading.ctx.state.finishPayment(ghost.id, { status: 'settled', transaction: '4'.repeat(88) });
+
+    const rec = await riAsync(['payments', 'reconcile', '--days', '1'], {
+      STATE_URL: `sqlite:${reading.ctx.statePath}`,
+      X402_NETWORKS: 'solana-devnet',
+      X402_PAY_TO_SOLANA: shop.address,
+      X402_SOLANA_RPC_URL: rpc.url,
+    });
+    expect(rec.stderr).toMatch(
+      /1 transfer\(s\) without a settled row, 1 settled row\(s\) without a transfer/,
+    );
+    expect(rec.stdout).toContain(
+      `transfer-without-settled-row\t${settled.transaction}\t${payer.address}\t50000\t${nonceOf(stray)}`,
+    );
+    expect(rec.stdout).toContain('settled-row-without-transfer\tghost-row');
+    expect(rec.status).toBe(3);
+  });
+});
+
+describe('the Solana chain reader (X402_SOLANA_RPC_URL)', () => {
+  /** The ledger row the service writes for a payment, pending. */
+  function rowFor(payment: PaymentPayload): PaymentRow {
+    const now = new Date().toISOString();
+    return {
+      id: 'row',
+      operation: RESOURCE.operation,
+      resource: RESOURCE.url,
+      amount: '50000',
+      network: DEVNET,
+      asset: USDC_DEVNET,
+      payer: payer.address,
+      nonce: nonceOf(payment),
+      paymentId: null,
+      payloadHash: 'f'.repeat(64),
+      validUntil: new Date(Date.now() + 300_000).toISOString(),
+      dataVersion: null,
+      status: 'pending',
+      transaction: null,
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  it('reads the cluster its genesis hash names, and no other', async () => {
+    const reader = svmChainReader(rpc.url);
+    expect(await reader.serves!(DEVNET)).toBe(true);
+    expect(await reader.serves!(NETWORKS.solana.caip2)).toBe(false);
+  });
+
+  it('a payment not landed is unused, and may still land while its blockhash is valid', async () => {
+    const payment = await pay(await service.paymentRequired(0.05, RESOURCE));
+    expect(await svmChainReader(rpc.url).lookup(rowFor(payment))).toEqual({
+      used: false,
+      transaction: null,
+      stillUsable: true,
+    });
+  });
+
+  it('a transaction that landed with an error is unused, and can never land again', async () => {
+    const payment = await pay(await service.paymentRequired(0.05, RESOURCE));
+    const signed = await fakeFacilitatorSigner(feePayer, chain).signTransaction(
+      (payment.payload as { transaction: string }).transaction,
+      feePayer.address,
+      DEVNET,
+    );
+    const before = await chain.balanceOf(payer.address);
+    chain.landFailing(signed, { InstructionError: [2, { Custom: 1 }] });
+    expect(await svmChainReader(rpc.url).lookup(rowFor(payment))).toEqual({
+      used: false,
+      transaction: null,
+      stillUsable: false,
+    });
+    expect(await chain.balanceOf(payer.address)).toBe(before);
   });
 });

@@ -1,9 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import type { PaymentRow } from '../../../src/access/payment-ledger.js';
 import { REDEEM_MS, redeemUntil } from '../../../src/payments/payment-service.js';
-import { compareLedgerWithChain, expired, SETTLE_GRACE_MS } from '../../../src/payments/reconcile.js';
+import {
+  compareLedgerWithChain,
+  expired,
+  readableBy,
+  SETTLE_GRACE_MS,
+  unusedForGood,
+} from '../../../src/payments/reconcile.js';
+import { parseSvmNonce, svmNonce } from '../../../src/payments/svm-nonce.js';
 
 const SINCE = Date.parse('2026-12-01T00:00:00Z');
+const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+const SVM = {
+  signer: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM',
+  signature: '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW',
+  blockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N',
+};
 
 function row(over: Partial<PaymentRow>): PaymentRow {
   return {
@@ -62,11 +75,52 @@ describe('compareLedgerWithChain', () => {
   });
 });
 
+describe('which chain reader reads a row', () => {
+  it('EVM rows by their payer:nonce; Solana rows by the transaction their nonce names, not by a legacy hash', () => {
+    expect(readableBy(row({}))).toBe('evm');
+    expect(readableBy(row({ nonce: 'f'.repeat(64) }))).toBeNull();
+    expect(readableBy(row({ network: DEVNET, nonce: svmNonce(SVM) }))).toBe('svm');
+    expect(readableBy(row({ network: DEVNET, nonce: 'a'.repeat(64) }))).toBeNull();
+    expect(readableBy(row({ network: 'eip155:1', nonce: '0xpayer:0x01' }))).toBeNull();
+  });
+
+  it("a Solana nonce carries the payer, the payer's signature and the blockhash, and gives them back", () => {
+    expect(svmNonce(SVM)).toBe(`svm:${SVM.signer}:${SVM.signature}:${SVM.blockhash}`);
+    expect(parseSvmNonce(svmNonce(SVM))).toEqual(SVM);
+    expect(parseSvmNonce(`svm:${SVM.signer}:${SVM.signature}`)).toBeNull();
+    expect(parseSvmNonce(`svm:${SVM.signer}::${SVM.blockhash}`)).toBeNull();
+  });
+
+  it('matches a Solana transfer to its settled row by the payment it carried out, case and all', () => {
+    const solana = row({ network: DEVNET, nonce: svmNonce(SVM), transaction: 'unknown (used on chain)' });
+    const transfer = { transaction: 'txid', from: SVM.signer, value: '50000', authorization: svmNonce(SVM) };
+    expect(compareLedgerWithChain([solana], [transfer], SINCE)).toEqual({
+      transfersWithoutRow: [],
+      settledWithoutTransfer: [],
+    });
+    expect(compareLedgerWithChain([solana], [], SINCE).settledWithoutTransfer).toEqual([solana]);
+  });
+});
+
 describe('the times a payment is judged by', () => {
   it('is expired only a grace after its validity', () => {
     const r = row({});
     expect(expired(r, Date.parse(r.validUntil) + SETTLE_GRACE_MS)).toBe(false);
     expect(expired(r, Date.parse(r.validUntil) + SETTLE_GRACE_MS + 1)).toBe(true);
+  });
+
+  it('is unused for good only once expired, and only if the chain does not say it could still land', () => {
+    const r = row({});
+    const after = Date.parse(r.validUntil) + SETTLE_GRACE_MS + 1;
+    const unused = { used: false, transaction: null };
+    // EVM: the clock alone.
+    expect(unusedForGood(unused, r, after - 1)).toBe(false);
+    expect(unusedForGood(unused, r, after)).toBe(true);
+    // Solana: its blockhash too (a stalled cluster keeps it valid past any clock).
+    expect(unusedForGood({ ...unused, stillUsable: true }, r, after)).toBe(false);
+    expect(unusedForGood({ ...unused, stillUsable: false }, r, after)).toBe(true);
+    expect(unusedForGood({ ...unused, stillUsable: false }, r, after - 1)).toBe(false);
+    expect(unusedForGood({ used: true, transaction: 'tx' }, r, after)).toBe(false);
   });
 
   it('is redeemable a day after its settlement or its validity, whichever is later', () => {

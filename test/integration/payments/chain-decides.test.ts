@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_KEYS, type DevChain } from '../../../scripts/dev-chain.mjs';
 import { httpFacilitator } from '../../../src/payments/facilitator.js';
 import { localFacilitator } from '../../../src/payments/local-facilitator.js';
-import { ri } from '../../helpers/cli.js';
+import { riAsync } from '../../helpers/cli.js';
 import { facilitatorStandIn, lossyRpc, type SettleMode } from '../../helpers/facilitator-stand-in.js';
 import { toolError, toolTerms } from '../../helpers/mcp.js';
 import {
@@ -302,7 +302,7 @@ describe('one payment identifier, two payments at once', () => {
 describe('after every payment of this file', () => {
   it('the chain and the ledger agree, and reconcile finds nothing to mend', async () => {
     await expectLedgerMatchesChain(chain, [service.ctx.state]);
-    const rec = ri(['payments', 'reconcile'], {
+    const rec = await riAsync(['payments', 'reconcile'], {
       STATE_URL: `sqlite:${service.ctx.statePath}`,
       X402_EVM_RPC_URL: chain.rpcUrl,
       X402_PAY_TO_EVM: PAY_TO,
@@ -343,7 +343,7 @@ describe('reconcile, both ways', () => {
       transaction: `0x${'cd'.repeat(32)}`,
     });
 
-    const rec = ri(['payments', 'reconcile', '--days', '1'], {
+    const rec = await riAsync(['payments', 'reconcile', '--days', '1'], {
       STATE_URL: `sqlite:${service.ctx.statePath}`,
       X402_EVM_RPC_URL: chain.rpcUrl,
       X402_PAY_TO_EVM: PAY_TO,

@@ -24,7 +24,7 @@ import { ingest } from '../../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../../src/ingest/sources.js';
 import { httpFacilitator } from '../../../src/payments/facilitator.js';
 import { buildSnapshot } from '../../../src/snapshot-build/build-snapshot.js';
-import { ri } from '../../helpers/cli.js';
+import { riAsync } from '../../helpers/cli.js';
 import { facilitatorStandIn, type SettleMode } from '../../helpers/facilitator-stand-in.js';
 import { toolError, toolTerms } from '../../helpers/mcp.js';
 import { tempDir, work, writeWorks } from '../../helpers/works.js';
@@ -212,7 +212,7 @@ describe('a settlement whose outcome is not known in time', () => {
     ).run(row!.id);
     db.close();
     mode({ kind: 'ok' });
-    const rec = ri(['payments', 'reconcile'], {
+    const rec = await riAsync(['payments', 'reconcile'], {
       STATE_URL: `sqlite:${service.ctx.statePath}`,
       X402_EVM_RPC_URL: chain.rpcUrl,
       X402_PAY_TO_EVM: PAY_TO,

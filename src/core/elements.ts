@@ -81,6 +81,35 @@ export function batchSymbols(list: string, max = ELEMENTS.length): string[] {
   return symbols;
 }
 
+const BY_SYMBOL = new Map(ELEMENTS.map((e) => [e.symbol, e]));
+const BY_NAME = new Map(
+  ELEMENTS.flatMap((e) => [e.name.toLowerCase(), ...e.variants].map((n) => [n, e] as const)),
+);
+/** Symbols that are everyday words too ("In situ", "As grown"): an element only as the whole query. */
+const WORD_SYMBOLS = new Set(['In', 'As', 'Be', 'He', 'I', 'No', 'At', 'Am', 'Pa', 'Ho', 'Re']);
+
+/**
+ * The symbols of the elements a free-text query names, in the order named: a word that is an
+ * element's name or spelling variant (iron, Aluminum, sulphur), or its symbol as written (Fe, Co:
+ * "co" is a word, as in the lab's terms). A query of one word may give the symbol in any case
+ * (fe); a symbol that is also a word (In, As, He) names its element only as the whole query.
+ * Their scores: listElements with these symbols.
+ */
+export function symbolsNamedIn(q: string): string[] {
+  const words = q.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+  const alone = words.length === 1;
+  const symbols: string[] = [];
+  for (const w of words) {
+    const bySymbol = BY_SYMBOL.get(w) ?? (alone ? findElement(w) : undefined);
+    const symbolOk =
+      bySymbol !== undefined &&
+      (alone ? w === bySymbol.symbol || !WORD_SYMBOLS.has(bySymbol.symbol) : !WORD_SYMBOLS.has(w));
+    const e = BY_NAME.get(w.toLowerCase()) ?? (symbolOk ? bySymbol : undefined);
+    if (e && !symbols.includes(e.symbol)) symbols.push(e.symbol);
+  }
+  return symbols;
+}
+
 /** One element by symbol, matched case-insensitively and answered in its canonical form. */
 export function getElement(snapshot: ElementsView, symbol: string, viewer: Viewer): ElementAnswer {
   const row = elementRow(snapshot, symbol);

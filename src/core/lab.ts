@@ -16,7 +16,7 @@ import type { LabQuote, LabRunAnswer } from '../contracts/lab.js';
 import { type LabIndex, labIndex } from '../lab/lab-index.js';
 import { isPositive, matchClauses } from '../lab/match.js';
 import type { LabQuery } from '../lab/query-ast.js';
-import { LabQueryError, parseLabQuery, printLabQuery } from '../lab/query-parser.js';
+import { applyFix, LabQueryError, parseLabQuery, printLabQuery } from '../lab/query-parser.js';
 import { quoteId, signQuote, verifyQuote } from '../lab/quote-signature.js';
 import { explainUnknown, type ResolvedClause, resolvedTerms, resolveQuery } from '../lab/resolve.js';
 import { countBy, evenSample, lowestK, type Postings } from '../lab/sets.js';
@@ -95,6 +95,8 @@ function parse(input: string): LabQuery {
         position: e.position,
         ...(e.token !== undefined ? { token: e.token } : {}),
         suggestion: e.suggestion,
+        // The query with the suggestion applied, where it is one definite edit: one click away.
+        ...(e.fix ? { suggested_query: applyFix(input, e.fix) } : {}),
         query: input,
       });
     }

@@ -136,8 +136,10 @@ const MODEL_SAID = 0.05;
 interface RankedHit extends SubjectHit {
   /** The share of the question (rarer words weigh more) its name or description holds, 0..1. */
   covered: number;
-  /** The question's words its name holds. */
+  /** The question's words its name holds (as the text index reads them: whole words, stemmed). */
   inName: number;
+  /** Which of them: the question's words its name holds. */
+  nameWords: string[];
   /** Its name is the question: it holds every word of it and no other. */
   named: boolean;
   /** A topic's share of the question by the titles' topic model, 0..1 (a keyword: 0). */
@@ -192,24 +194,27 @@ function searchRows(
   }
   const ids = [...found.keys()];
   const coverage = new Map<string, number>();
-  const inName = new Map<string, number>();
+  const inName = new Map<string, string[]>();
   let whole = 0;
-  for (const t of quoted) {
+  quoted.forEach((t, i) => {
     // A word's weight: rarer among the subjects' texts, more telling.
     const weight = 1 / Math.log(2 + reader.countSubjectMatches(t, 100_000));
     whole += weight;
     for (const id of reader.subjectsMatching(t, ids)) coverage.set(id, (coverage.get(id) ?? 0) + weight);
-    for (const id of reader.subjectsMatching(`{name} : ${t}`, ids)) inName.set(id, (inName.get(id) ?? 0) + 1);
-  }
+    for (const id of reader.subjectsMatching(`{name} : ${t}`, ids))
+      inName.set(id, [...(inName.get(id) ?? []), terms[i]!]);
+  });
   return [...found.values()]
     .map((hit) => {
       const covered = (coverage.get(hit.id) ?? 0) / whole;
-      const held = inName.get(hit.id) ?? 0;
+      const nameWords = inName.get(hit.id) ?? [];
+      const held = nameWords.length;
       const share = hit.type === 'topic' ? (shares.get(hit.id) ?? 0) : 0;
       return {
         ...hit,
         covered,
         inName: held,
+        nameWords,
         named: held === terms.length && words(hit.name).length === terms.length,
         model: share,
         fit: covered ** TEXT_POW + MODEL_WEIGHT * share,
@@ -227,29 +232,55 @@ function searchRows(
     .slice(0, limit);
 }
 
-/** Why a subject matched: its name or texts, and for a topic its titles by the topic model. */
+/**
+ * Why a subject matched: its name or texts, and for a topic its titles by the topic model. The
+ * words said to be in its name are the ones the text index found there as words (not inside
+ * another word: 'iron' is not in 'Environmental'); one found by its stem is named with the word
+ * that holds it ('oxide' as 'oxidation'), so the reason never claims more than matched.
+ */
 function matchOf(r: RankedHit, terms: string[]): string {
   const name = r.name.toLowerCase();
-  const inName = terms.filter((t) => name.includes(t.replace(/s$/, '')));
+  const nameWords = name.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+  const asWritten = (t: string) =>
+    nameWords.some((w) => w === t || w === `${t}s` || `${w}s` === t || w === `${t}es` || `${w}es` === t);
+  const said = (t: string) => {
+    if (asWritten(t)) return `'${t}'`;
+    const near = nameWords
+      .map((w) => ({ w, shared: commonPrefix(w, t) }))
+      .filter((x) => x.shared >= 3)
+      .sort((a, b) => b.shared - a.shared)[0];
+    return near ? `'${t}' (as '${near.w}')` : `'${t}'`;
+  };
+  const inName = r.nameWords;
+  const written = inName.every(asWritten);
   const text =
     r.covered <= 0
       ? null
-      : r.named
+      : r.named && written
         ? name === terms.join(' ')
           ? 'exact name'
           : 'name is the question (its words, no other)'
         : r.covered < 0.999
           ? `name or description holds ${Math.round(r.covered * 100)}% of the question (rarer words weigh more)`
           : inName.length === terms.length
-            ? 'name contains every word'
+            ? written
+              ? 'name contains every word'
+              : `name contains ${inName.map(said).join(', ')}`
             : inName.length > 0
-              ? `name contains ${inName.map((t) => `'${t}'`).join(', ')}; description matches the rest`
+              ? `name contains ${inName.map(said).join(', ')}; description matches the rest`
               : 'description matches every word';
   const model =
     r.model >= MODEL_SAID || (text === null && r.model > 0)
       ? `titles on this topic use the question's words more than the corpus's titles do (${Math.round(r.model * 100)}% of the question by the titles' topic model)`
       : null;
   return [text, model].filter((m) => m !== null).join('; ');
+}
+
+/** How many leading characters two words share. */
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
 }
 
 /** Resolves free text to ranked topic and keyword candidates, each with why it matched. */

@@ -25,7 +25,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { fastPath: Fast
   const onError = errorHandler(deps, services.log);
   const middleware = requestMiddleware(deps, services, onError);
   app.use('*', middleware.chain);
-  mountPages(app, deps, services);
+  const site = mountPages(app, deps, services);
   registerServiceRoutes(app, deps, services);
   mountApi(app, deps, services);
   // The MCP tool server: the same core, access table and payments; the key is the connection's.
@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { fastPath: Fast
       readyResponse: (c, answer) => readyResponse(c, answer.headers, answer.body),
     },
   );
-  answerUnknownPaths(app);
+  answerUnknownPaths(app, site);
   app.onError(onError);
   // The same middleware, for the node listener's fast path: cached answers without Hono's objects.
   return Object.assign(app, { fastPath: middleware.chain.fastPath });

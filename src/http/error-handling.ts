@@ -3,6 +3,7 @@ import type { ErrorHandler } from 'hono';
 import { callFault } from '../calls/operation-call.js';
 import { ServiceError } from '../core/errors.js';
 import { isCorruption, type Snapshot } from '../snapshot/snapshot.js';
+import type { Site } from '../web/html.js';
 import { notFoundPage, wantsNotFoundPage } from '../web/not-found.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { methodNotAllowed, methodsByPath } from './method-not-allowed.js';
@@ -38,14 +39,14 @@ export function errorHandler(
  * A path no route answers: 404; a known path asked with another method: 405 with Allow (as /mcp
  * answers GET and DELETE). Registered last, once every route is.
  */
-export function answerUnknownPaths(app: OpenAPIHono<AppEnv>): void {
+export function answerUnknownPaths(app: OpenAPIHono<AppEnv>, site: Site): void {
   const allowedAt = methodsByPath(app.routes);
   app.notFound((c) => {
     const allowed = allowedAt(c.req.path);
     if (allowed.length > 0 && !allowed.includes(c.req.method))
       return problemResponse(c, methodNotAllowed(c.req.method, c.req.path, allowed));
     // A browser asking a page path gets the site's not-found page; API clients the problem.
-    if (wantsNotFoundPage(c)) return notFoundPage(c);
+    if (wantsNotFoundPage(c)) return notFoundPage(c, site);
     return problemResponse(c, new ServiceError('not_found', `No resource at ${c.req.path}.`));
   });
 }

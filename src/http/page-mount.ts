@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { NETWORKS } from '../payments/networks.js';
 import { registerAccount } from '../web/account.js';
 import { registerDocs } from '../web/docs.js';
+import { Site } from '../web/html.js';
 import { createMailer } from '../web/mailer.js';
 import { registerPages } from '../web/pages.js';
 import { registerPricing } from '../web/pricing.js';
@@ -12,13 +13,16 @@ import { clientIp } from './rate-limit.js';
 
 /**
  * The web pages (src/web) on the app: the error docs, the periodic table and the answer pages,
- * /pricing and /account, with their sessions and the sign-in mailer.
+ * /pricing and /account, with their sessions and the sign-in mailer. Returns the site's layout,
+ * for the not-found page.
  */
-export function mountPages(app: OpenAPIHono<AppEnv>, deps: AppDeps, services: AppServices): void {
+export function mountPages(app: OpenAPIHono<AppEnv>, deps: AppDeps, services: AppServices): Site {
   const { lab, limiter, log, paymentsOn, usage } = services;
   const sessions = new WebSessions(deps.state, deps.config.publicUrl);
-  registerDocs(app);
+  const site = new Site({ edition: deps.config.EDITION, payments: paymentsOn });
+  registerDocs(app, site);
   registerPages(app, {
+    site,
     snapshots: deps.snapshots,
     publicUrl: deps.config.publicUrl,
     edition: deps.config.EDITION,
@@ -34,6 +38,7 @@ export function mountPages(app: OpenAPIHono<AppEnv>, deps: AppDeps, services: Ap
       from: deps.config.MAIL_FROM,
     });
   registerPricing(app, {
+    site,
     sessions,
     mailer,
     limiter,
@@ -58,6 +63,7 @@ export function mountPages(app: OpenAPIHono<AppEnv>, deps: AppDeps, services: Ap
     log,
   });
   registerAccount(app, {
+    site,
     state: deps.state,
     sessions,
     mailer,
@@ -68,4 +74,5 @@ export function mountPages(app: OpenAPIHono<AppEnv>, deps: AppDeps, services: Ap
     clientIp: (c) => clientIp(c, deps.config.TRUST_PROXY),
     log,
   });
+  return site;
 }

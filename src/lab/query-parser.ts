@@ -47,7 +47,17 @@ export type LabQueryErrorCode =
   | 'conflicting_term'
   | 'internal_error';
 
-/** An unusable lab query: what is wrong, where (0-based UTF-16 offset), and how to fix it. */
+/** One edit of the query's text: the UTF-16 range [from, to) replaced by `text`. */
+export interface QueryEdit {
+  from: number;
+  to: number;
+  text: string;
+}
+
+/**
+ * An unusable lab query: what is wrong, where (0-based UTF-16 offset), how to fix it, and, where
+ * the suggestion is one definite edit, that edit (`fix`: applyFix gives the corrected query).
+ */
 export class LabQueryError extends Error {
   override readonly name = 'LabQueryError';
 
@@ -57,9 +67,19 @@ export class LabQueryError extends Error {
     readonly position: number,
     readonly suggestion: string,
     readonly token?: string,
+    readonly fix?: QueryEdit,
   ) {
     super(message);
   }
+}
+
+/** The query with an error's fix applied, its spaces tidied (one between words, none at the ends or inside a group's parentheses). */
+export function applyFix(input: string, fix: QueryEdit): string {
+  return `${input.slice(0, fix.from)}${fix.text}${input.slice(fix.to)}`
+    .replace(/\s+/g, ' ')
+    .replace(/\( /g, '(')
+    .replace(/ \)/g, ')')
+    .trim();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -108,6 +128,7 @@ function tokenize(input: string): Token[] {
           i + 1,
           `put a space after the closing parenthesis: ${input.slice(0, i + 1)} ${input.slice(i + 1)}`.trim(),
           ')',
+          { from: i + 1, to: i + 1, text: ' ' },
         );
       }
       tokens.push({ t: 'rparen', pos: i, end: i + 1 });
@@ -123,6 +144,7 @@ function tokenize(input: string): Token[] {
           i,
           `write the term right after the sign, with no space (e.g. ${c}oxide), or remove the "${c}"`,
           c,
+          { from: i, to: i + 1, text: '' },
         );
       }
       if (next === '+' || next === '-') {
@@ -132,6 +154,7 @@ function tokenize(input: string): Token[] {
           i,
           `keep one sign: ${next === '-' || c === '-' ? '-' : '+'}${spanAround(input, i + 2)}`,
           `${c}${next}`,
+          { from: i, to: i + 2, text: next === '-' || c === '-' ? '-' : '+' },
         );
       }
       tokens.push({ t: 'sign', sign: c, pos: i, end: i + 1 });
@@ -148,6 +171,9 @@ function tokenize(input: string): Token[] {
           i,
           rest === '' ? 'remove the stray quote' : `close the quote: "${rest}"`,
           input.slice(i),
+          rest === ''
+            ? { from: i, to: i + 1, text: '' }
+            : { from: input.trimEnd().length, to: input.length, text: '"' },
         );
       }
       const text = input.slice(i + 1, close);
@@ -158,6 +184,7 @@ function tokenize(input: string): Token[] {
           i,
           'put a topic name between the quotes, e.g. "perovskite stability", or remove them',
           input.slice(i, close + 1),
+          { from: i, to: close + 1, text: '' },
         );
       }
       const star = text.indexOf('*');
@@ -168,6 +195,7 @@ function tokenize(input: string): Token[] {
           i + 1 + star,
           'use * only on a single unquoted word, e.g. perovskit*',
           input.slice(i, close + 1),
+          { from: i, to: close + 1, text: input.slice(i, close + 1).replaceAll('*', '') },
         );
       }
       const after = input[close + 1];
@@ -178,6 +206,7 @@ function tokenize(input: string): Token[] {
           close + 1,
           'put a space after the closing quote, or quote the whole name',
           input.slice(i, close + 2),
+          { from: close + 1, to: close + 1, text: ' ' },
         );
       }
       tokens.push({ t: 'phrase', text, pos: i, end: close + 1 });
@@ -190,6 +219,8 @@ function tokenize(input: string): Token[] {
     const after = input[end];
     if (after === '(' || after === '"') {
       const name = spanAround(input, i);
+      let spanEnd = i;
+      while (spanEnd < input.length && !isSpace(input[spanEnd])) spanEnd++;
       throw new LabQueryError(
         'missing_space',
         `missing space before "${after}" at position ${end}`,
@@ -198,6 +229,7 @@ function tokenize(input: string): Token[] {
           ? `to search for the name, quote it: "${name}"; to start a group, put a space before the "("`
           : `to search for the name, quote all of it: "${name}"; otherwise put a space before the quote`,
         input.slice(i, end + 1),
+        { from: i, to: spanEnd, text: `"${name}"` },
       );
     }
     tokens.push({ t: 'word', text, pos: i, end });
@@ -242,6 +274,9 @@ function classify(text: string, pos: number): WordClass {
         ? `use * only at the end of a word: ${prefix}*`
         : 'use * only at the end of a word, after at least 3 characters (e.g. perovskit*)',
       text,
+      codePoints(prefix) >= MIN_WILDCARD_PREFIX
+        ? { from: pos, to: pos + text.length, text: `${prefix}*` }
+        : undefined,
     );
   }
   const prefix = text.slice(0, -1);
@@ -254,6 +289,7 @@ function classify(text: string, pos: number): WordClass {
         ? 'write at least 3 characters before the *, e.g. perovskit*'
         : `write at least 3 characters before the *, or drop the * to search for "${prefix}" itself`,
       text,
+      prefix === '' ? undefined : { from: pos, to: pos + text.length, text: prefix },
     );
   }
   return { c: 'term', term: { kind: 'wildcard', prefix, pos } };
@@ -284,6 +320,7 @@ function parseYear(
         pos,
         `put the earlier year first: year:${range[2]}..${range[1]}`,
         source,
+        { from: pos, to: pos + source.length, text: `${name}:${range[2]}..${range[1]}` },
       );
     }
     return { from, to };
@@ -307,6 +344,7 @@ function unknownField(name: string, pos: number, source: string): LabQueryError 
     pos,
     `to filter by year, ${YEAR_HELP}; to search for the text itself, quote it: "${source}"`,
     source,
+    { from: pos, to: pos + source.length, text: `"${source}"` },
   );
 }
 
@@ -455,6 +493,7 @@ class Parser {
             tok.pos,
             'remove it, or open the group with "(" before its alternatives, e.g. (iron OR cobalt)',
             ')',
+            { from: tok.pos, to: tok.end, text: '' },
           );
         case 'lparen':
           this.group(tok.pos);
@@ -519,6 +558,7 @@ class Parser {
             ? `drop the "+": ${tok.text}`
             : 'give the years you want instead, e.g. year:2020..2024, year:2020.. or year:..2019',
           written,
+          sign.sign === '+' ? { from: sign.pos, to: sign.end, text: '' } : undefined,
         );
       case 'term':
         this.add(sign.sign === '+' ? 'require' : 'exclude', cls.term, sign.pos);
@@ -530,8 +570,10 @@ class Parser {
     switch (cls.c) {
       case 'or':
       case 'reserved': {
-        const prev = this.termSource(this.tokens[this.i - 2]);
-        const next = this.termSource(this.tokens[this.i]);
+        const prevTok = this.tokens[this.i - 2];
+        const nextTok = this.tokens[this.i];
+        const prev = this.termSource(prevTok);
+        const next = this.termSource(nextTok);
         const lower = cls.c === 'or' ? 'or' : cls.lower;
         if (lower === 'or') {
           throw new LabQueryError(
@@ -542,6 +584,9 @@ class Parser {
               ? `put the alternatives in a group: (${prev} OR ${next})`
               : 'put the alternatives in a group, e.g. (iron OR cobalt)',
             tok.text,
+            prev !== null && next !== null && this.tokens[this.i - 3]?.t !== 'sign'
+              ? { from: prevTok!.pos, to: nextTok!.end, text: `(${prev} OR ${next})` }
+              : undefined,
           );
         }
         if (lower === 'and') {
@@ -553,6 +598,7 @@ class Parser {
               ? `drop it: ${prev} ${next}`
               : 'drop it: bare terms are all required',
             tok.text,
+            { from: tok.pos, to: tok.end, text: '' },
           );
         }
         throw new LabQueryError(
@@ -561,6 +607,7 @@ class Parser {
           tok.pos,
           next !== null ? `write -${next}` : 'write -term to exclude a term, e.g. -oxide',
           tok.text,
+          next !== null ? { from: tok.pos, to: nextTok!.pos, text: '-' } : undefined,
         );
       }
       case 'field': {
@@ -603,6 +650,7 @@ class Parser {
             open.pos,
             `close the group: ${body})`,
             '(',
+            { from: this.input.trimEnd().length, to: this.input.length, text: ')' },
           );
         }
         case 'rparen':
@@ -613,6 +661,7 @@ class Parser {
               open.pos,
               'put alternatives in the group, e.g. (iron OR cobalt), or remove it',
               this.input.slice(open.pos, tok.end),
+              { from: open.pos, to: tok.end, text: '' },
             );
           }
           if (expectAlt && lastOr !== null) {
@@ -624,6 +673,7 @@ class Parser {
                 ? `add an alternative or drop the OR: (${sources.join(' OR ')})`
                 : 'e.g. (iron OR cobalt)',
               'OR',
+              { from: lastOr.pos, to: lastOr.end, text: '' },
             );
           }
           this.i++;
@@ -646,6 +696,7 @@ class Parser {
               ? 'exclude the term outside the group, e.g. (iron OR cobalt) -oxide'
               : `drop the "+": alternatives are written bare, e.g. (iron OR cobalt)`,
             tok.sign,
+            tok.sign === '+' ? { from: tok.pos, to: tok.end, text: '' } : undefined,
           );
         case 'phrase':
         case 'word': {
@@ -665,6 +716,7 @@ class Parser {
                   tok.pos,
                   'write one alternative on each side of OR, e.g. (iron OR cobalt)',
                   'OR',
+                  { from: tok.pos, to: tok.end, text: '' },
                 );
               }
               lastOr = tok;
@@ -684,6 +736,7 @@ class Parser {
                   ? `write (${prev} OR ${next})`
                   : 'write OR in capitals between alternatives, e.g. (iron OR cobalt)',
                 tok.text,
+                prev !== undefined && next !== null ? { from: tok.pos, to: tok.end, text: 'OR' } : undefined,
               );
             }
             if (cls.c === 'field') {
@@ -707,6 +760,7 @@ class Parser {
               tok.pos,
               `write OR between the alternatives: (${prev} OR ${src}); to search for both words as one name, quote them: "${prev.replaceAll('"', '')} ${src.replaceAll('"', '')}"`,
               src,
+              { from: tok.pos, to: tok.pos, text: 'OR ' },
             );
           }
           terms.push(term);

@@ -8,11 +8,13 @@ import {
   type WebSession,
 } from '../access/state-store.js';
 import { monthOf, type UsageCounter } from '../access/usage-counter.js';
-import { html, page } from './html.js';
+import { html, type Site } from './html.js';
 import type { Mailer } from './mailer.js';
+import { countText } from './numbers.js';
 import { newToken, sha256, type WebSessions } from './session.js';
 
 export interface AccountDeps {
+  site: Site;
   state: StateStore;
   sessions: WebSessions;
   mailer: Mailer;
@@ -36,8 +38,8 @@ export const EMAIL = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;]+\.[^\s@<>()",;]+$/;
 export const PRIVATE = { 'cache-control': 'no-store' };
 
 /** A form whose mail could not be sent (the cause is logged by the caller): 503, try again later. */
-export function mailNotSent(c: Context, title: string, heading: string): Response {
-  return c.html(page(title, html`<h1>${heading}</h1><p>Please try again in a few minutes.</p>`), 503, {
+export function mailNotSent(c: Context, site: Site, title: string, heading: string): Response {
+  return c.html(site.page(title, html`<h1>${heading}</h1><p>Please try again in a few minutes.</p>`), 503, {
     ...PRIVATE,
     'retry-after': '60',
   });
@@ -53,18 +55,18 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
 
   app.get('/account', async (c) => {
     const session = await sessions.current(c);
-    if (!session) return c.html(signInPage(deps.edition, sessions.formToken(c, null)), 200, PRIVATE);
+    if (!session) return c.html(signInPage(deps, sessions.formToken(c, null)), 200, PRIVATE);
     return c.html(await accountPage(deps, session), 200, PRIVATE);
   });
 
   app.post('/account/sign-in', async (c) => {
     const form = await readForm(c);
     const session = await sessions.current(c);
-    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
+    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
     const email = typeof form.email === 'string' ? normaliseEmail(form.email) : '';
     if (email.length > 254 || !EMAIL.test(email))
       return c.html(
-        signInPage(deps.edition, sessions.formToken(c, session), 'That does not look like an email address.'),
+        signInPage(deps, sessions.formToken(c, session), 'That does not look like an email address.'),
         400,
         PRIVATE,
       );
@@ -77,7 +79,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     if (refused) deps.log('sign-in mail refused: hourly limit', { by: !byEmail.allowed ? 'email' : 'ip' });
     if (refused)
       return c.html(
-        page(
+        deps.site.page(
           'Too many sign-in requests',
           html`<h1>Too many sign-in requests</h1><p>Try again in ${Math.ceil(refused.resetSeconds / 60)} minutes.</p>`,
         ),
@@ -96,11 +98,11 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     } catch (error) {
       // The cause for the operator; never the address or the link.
       deps.log('sign-in mail failed', { err: (error as Error).message });
-      return mailNotSent(c, 'Mail not sent', 'The mail could not be sent');
+      return mailNotSent(c, deps.site, 'Mail not sent', 'The mail could not be sent');
     }
     // The same answer whether or not an account exists: the page tells no one who has one.
     return c.html(
-      page(
+      deps.site.page(
         'Check your mail',
         html`<h1>Check your mail</h1><p>A sign-in link is on its way to <strong>${email}</strong>. It works once, within ${SIGN_IN_TTL_MS / 60_000} minutes. No account yet? The link makes a free one.</p>`,
       ),
@@ -114,7 +116,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     const token = c.req.query('token') ?? '';
     const session = await sessions.current(c);
     return c.html(
-      page(
+      deps.site.page(
         'Sign in',
         html`<h1>Sign in</h1>
 <form method="post" action="/account/verify"><input type="hidden" name="token" value="${token}"><input type="hidden" name="csrf" value="${sessions.formToken(c, session)}">
@@ -128,13 +130,13 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
   app.post('/account/verify', async (c) => {
     const form = await readForm(c);
     const current = await sessions.current(c);
-    if (!sessions.formAllowed(c, current, form.csrf)) return formExpired(c);
+    if (!sessions.formAllowed(c, current, form.csrf)) return formExpired(c, deps.site);
     const token = typeof form.token === 'string' && form.token.length <= 100 ? form.token : '';
     const email = token ? await state.takeSignInToken(sha256(token)) : null;
     if (!email)
       return c.html(
         signInPage(
-          deps.edition,
+          deps,
           sessions.formToken(c, current),
           'That sign-in link has expired or was used already. Ask for a new one below.',
         ),
@@ -151,7 +153,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     const form = await readForm(c);
     const session = await sessions.current(c);
     if (!session) return c.redirect('/account', 303);
-    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
+    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
     const name = typeof form.name === 'string' ? form.name.trim().slice(0, KEY_NAME_MAX) : '';
     const created = await state.createKey(session.accountId, name || null);
     return c.html(await accountPage(deps, session, created), 201, PRIVATE);
@@ -161,7 +163,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     const form = await readForm(c);
     const session = await sessions.current(c);
     if (!session) return c.redirect('/account', 303);
-    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
+    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
     const prefix = c.req.param('prefix');
     // Revoking cannot be undone: the first press asks, the confirming form revokes.
     if (form.confirm !== 'yes') {
@@ -170,7 +172,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
       );
       if (!key) return c.redirect('/account', 303);
       return c.html(
-        page(
+        deps.site.page(
           'Revoke a key',
           html`<h1>Revoke key ${key.name ?? prefix}?</h1>
 <p>Calls with <code>ri_${prefix}_…</code> are refused from the moment it is revoked, by every replica. This cannot be undone; a new key can be made at any time.</p>
@@ -188,7 +190,7 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
   app.post('/account/sign-out', async (c) => {
     const form = await readForm(c);
     const session = await sessions.current(c);
-    if (session && !sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
+    if (session && !sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
     await sessions.end(c);
     return c.redirect('/account', 303);
   });
@@ -219,9 +221,9 @@ export async function readForm(c: Context<any, any, any>): Promise<Record<string
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any route's context
-export function formExpired(c: Context<any, any, any>) {
+export function formExpired(c: Context<any, any, any>, site: Site) {
   return c.html(
-    page(
+    site.page(
       'Form expired',
       html`<h1>This form has expired</h1><p>For your safety the form was not accepted (it was old, or sent from another site). <a href="/account">Open the account page</a> and try again.</p>`,
     ),
@@ -230,8 +232,9 @@ export function formExpired(c: Context<any, any, any>) {
   );
 }
 
-function signInPage(edition: 'full' | 'enterprise', csrf: string, problem?: string) {
-  return page(
+function signInPage(deps: AccountDeps, csrf: string, problem?: string) {
+  const { edition } = deps;
+  return deps.site.page(
     'Account',
     html`<h1>Account and API keys</h1>
 ${problem ? html`<p class="problem" role="alert">${problem}</p>` : html``}
@@ -261,7 +264,7 @@ async function accountPage(
   ]);
   const csrf = session.csrf;
   const ladder = planLadder(deps.edition);
-  return page(
+  return deps.site.page(
     'Account',
     html`<h1>Your account</h1>
 <p>Signed in as <strong>${session.email}</strong>. Plan: <strong>${session.plan}</strong>${session.plan === ladder[ladder.length - 1] ? '' : html` (<a href="/pricing">plans</a>)`}.</p>
@@ -279,7 +282,7 @@ ${
     : html`<table class="data cards"><caption>Keys and calls in ${month}</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Calls this month</th><th scope="col">Status</th></tr></thead><tbody>
 ${keys.map(
   (k) =>
-    html`<tr><td data-label="Name">${k.name ?? '—'}</td><td data-label="Key"><code>ri_${k.prefix}_…</code></td><td data-label="Created">${k.createdAt.slice(0, 10)}</td><td data-label="Last used">${k.lastUsedAt ? k.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'}</td><td data-label="Calls this month">${usage.get(k.prefix) ?? 0}</td><td data-label="Status">${
+    html`<tr><td data-label="Name">${k.name ?? '—'}</td><td data-label="Key"><code>ri_${k.prefix}_…</code></td><td data-label="Created">${k.createdAt.slice(0, 10)}</td><td data-label="Last used">${k.lastUsedAt ? k.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'}</td><td data-label="Calls this month">${countText(usage.get(k.prefix) ?? 0)}</td><td data-label="Status">${
       k.revokedAt
         ? `revoked ${k.revokedAt.slice(0, 10)}`
         : html`<form method="post" action="/account/keys/${k.prefix}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke key ${k.name ?? k.prefix}">Revoke</button></form>`

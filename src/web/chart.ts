@@ -70,9 +70,12 @@ function niceMax(v: number): number {
   return 10 * p;
 }
 
-/** An axis tick as short as it can be (0, 25, 2.5, 0.25): ticks are round numbers. */
+/**
+ * An axis tick as short as it can be (0, 25, 2.5, 0.625, 1,875): ticks are quarters of a round
+ * number, exact in four significant digits.
+ */
 function tick(v: number): string {
-  return Number(v.toPrecision(3)).toString();
+  return Number(v.toPrecision(4)).toLocaleString('en', { maximumFractionDigits: 20 });
 }
 
 function escText(s: string): string {

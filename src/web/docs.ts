@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Env, Hono } from 'hono';
-import { SITE_HEADER } from './html.js';
+import type { Site } from './html.js';
 
 // Swagger UI's files come from the npm package: the service never loads anything from a CDN.
 // The package folder, found without loading the package (its index loads the whole bundle).
@@ -15,7 +15,7 @@ const ASSETS: Record<string, string> = {
 };
 const cache = new Map<string, Buffer>();
 
-const PAGE = `<!doctype html>
+const page = (site: Site) => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -26,7 +26,7 @@ const PAGE = `<!doctype html>
   <link rel="icon" href="/docs/assets/favicon-32x32.png">
 </head>
 <body>
-${SITE_HEADER}
+${site.header}
   <div id="reference">
     <h1>Research-Intensity API reference</h1>
     <p>The reference is drawn from <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.0.3) once its script has loaded.</p>
@@ -41,8 +41,9 @@ const INIT =
   "window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#reference', deepLinking: true });\n";
 
 /** The API reference page at /docs, rendered by Swagger UI from /v1/openapi.json. */
-export function registerDocs<E extends Env>(app: Hono<E>): void {
-  app.get('/docs', (c) => c.html(PAGE));
+export function registerDocs<E extends Env>(app: Hono<E>, site: Site): void {
+  const text = page(site);
+  app.get('/docs', (c) => c.html(text));
   app.get('/docs/assets/:file', (c) => {
     const file = c.req.param('file');
     if (file === 'init.js')

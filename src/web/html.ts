@@ -1,5 +1,7 @@
 /** Small helpers for the server-rendered pages: escaping, the shared layout and stylesheet. */
 
+import { type Edition, isPriced, operation, requiredPlan } from '../access/policy.js';
+
 const ENTITIES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -40,27 +42,47 @@ export const raw = (text: string) => new Html(text);
 const DEFAULT_DESCRIPTION =
   'Research-intensity scores (RI, RIS, HRI) for the 118 chemical elements and for research topics and keywords, from a corpus of scientific papers (OpenAlex).';
 
-/**
- * Every page: one stylesheet from this server, no script, a nav to the places a visitor needs and
- * a search box (topic names for everyone, topics and keywords for a signed-in account); a
- * description and OpenGraph tags for search results and link previews (`url`: the page's own
- * address, its canonical link).
- */
-/** The site's header on every page (/docs too): the brand, the navigation and the search box. */
-export const SITE_HEADER = `<header class="site"><a class="brand" href="/">Research Intensity</a>
-<nav aria-label="Site"><a href="/">Periodic table</a><a href="/pricing">Pricing</a><a href="/docs">API</a><a href="/account">Account</a></nav>
-<form class="search" role="search" method="get" action="/subjects/search"><label for="site-q">Search topics</label><input id="site-q" name="q" type="search" required maxlength="200"><button type="submit">Search</button></form></header>`;
+/** Site-wide pages that answer questions, each with the operation whose access it follows. */
+const ASKING_PAGES = [
+  { href: '/research', label: 'Research', op: 'research' },
+  { href: '/lab', label: 'Lab', op: 'labQuote' },
+] as const;
 
-export function page(
-  title: string,
-  body: Html,
-  options: { description?: string; url?: string } = {},
-): string {
-  const description = options.description ?? DEFAULT_DESCRIPTION;
-  const url = options.url
-    ? `<link rel="canonical" href="${esc(options.url)}">\n<meta property="og:url" content="${esc(options.url)}">\n`
-    : '';
-  return `<!doctype html>
+/**
+ * What one server's pages share: the header (the brand, the navigation, the search box) and the
+ * layout. The navigation names every page this edition serves, research and the lab with what
+ * each needs (the plan from the access table, and pay-per-call where this server takes it); the
+ * older edition serves neither, so names neither.
+ */
+export class Site {
+  readonly header: string;
+
+  constructor(readonly options: { edition: Edition; payments: boolean }) {
+    const asking =
+      options.edition === 'full'
+        ? ASKING_PAGES.map(({ href, label, op }) => {
+            const o = operation(op);
+            const level = o.access === 'professional' ? 'professional' : 'personal';
+            const plan = requiredPlan(level, options.edition);
+            const needs = `${plan[0]!.toUpperCase()}${plan.slice(1)} plan${options.payments && isPriced(o) ? ' or per call' : ''}`;
+            return `<a href="${href}">${label}<span class="needs"> (${needs})</span></a>`;
+          }).join('')
+        : '';
+    this.header = `<header class="site"><a class="brand" href="/">Research Intensity</a>
+<nav aria-label="Site"><a href="/">Periodic table</a>${asking}<a href="/pricing">Pricing</a><a href="/docs">API</a><a href="/account">Account</a></nav>
+<form class="search" role="search" method="get" action="/subjects/search"><label for="site-q">Search elements and topics</label><input id="site-q" name="q" type="search" required maxlength="200"><button type="submit">Search</button></form></header>`;
+  }
+
+  /**
+   * A page: one stylesheet from this server, no script, the header; a description and OpenGraph
+   * tags for search results and link previews (`url`: the page's own address, its canonical link).
+   */
+  page(title: string, body: Html, options: { description?: string; url?: string } = {}): string {
+    const description = options.description ?? DEFAULT_DESCRIPTION;
+    const url = options.url
+      ? `<link rel="canonical" href="${esc(options.url)}">\n<meta property="og:url" content="${esc(options.url)}">\n`
+      : '';
+    return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -75,13 +97,19 @@ ${url}<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/site.css">
 </head>
 <body>
-${SITE_HEADER}
+${this.header}
 <main>
 ${body.text}
 </main>
 <footer class="site"><p>Scores computed from OpenAlex works (CC0). API at <a href="/v1/openapi.json">/v1</a>, MCP at <code>/mcp</code>, agent skill at <a href="/v1/skill">/v1/skill</a>.</p></footer>
 </body>
 </html>`;
+  }
+
+  /** A reader's mistake as a page: what went wrong, and the way home. */
+  errorPage(title: string, detail: string): string {
+    return this.page(title, html`<h1>${title}</h1><p>${detail}</p><p><a href="/">The periodic table</a></p>`);
+  }
 }
 
 // Grid places for the periodic table: classes, not style attributes (the CSP allows no inline style).
@@ -102,6 +130,8 @@ header.site,footer.site{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;
 footer.site{border-top:1px solid var(--line);border-bottom:0;color:var(--muted);font-size:.9rem}
 header.site nav{display:flex;gap:.25rem 1rem;flex-wrap:wrap}
 header.site nav a,footer.site a{display:inline-block;min-height:24px;min-width:24px;text-align:center}
+header.site nav a{overflow-wrap:normal;text-align:left}
+header.site nav .needs{display:block;font-size:.75rem;line-height:1.2;color:var(--muted)}
 main li>a,main td>a,main dd>a,p.back>a{display:inline-block;min-height:24px}
 main li>a{vertical-align:top}/* a wrapping link keeps its list number by its first line, not its last (its baseline) */
 form.search{display:flex;gap:.4rem;align-items:center;flex-wrap:wrap}
@@ -145,9 +175,16 @@ main li{margin:.4rem 0}
 a.ask{display:inline-block;padding:.35rem .7rem;border:1px solid var(--accent);border-radius:4px;font-weight:600;text-decoration:none;min-height:24px}
 textarea,select{font:inherit;padding:.4rem .6rem;border:1px solid #8c959f;border-radius:4px;max-width:100%}
 .gate{border-left:4px solid var(--accent);padding:.4rem .8rem;background:#f3f8fd}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}
 dl.facts dd{margin:0}
-main a{overflow-wrap:anywhere}
+main a{overflow-wrap:break-word}
+a.url{overflow-wrap:anywhere}
+code.query{white-space:pre-wrap;overflow-wrap:anywhere;font-size:1rem}
+code.query mark{background:#ffd33d;color:#1b1f24;outline:2px solid #b42318;border-radius:2px}
+.scroll-cue{display:none}
+ul.found li{margin:.3rem 0}
 select,button,input{min-height:32px}
-@media (max-width:700px){svg.chart text{font-size:26px}svg.chart text.minor{display:none}svg.chart circle{r:6px}.ptable-wrap{overflow-x:auto}.ptable{grid-template-columns:repeat(18,2.4rem);width:max-content}.ptable a{padding:1px 2px}.ptable a b{font-size:.95rem}.ptable a span{font-size:.75rem}main{padding:.75rem}header.site{padding:.6rem .75rem}form.search input{flex:1 1 8rem}table.data th,table.data td{padding:.3rem .4rem}table.cards,table.cards tbody,table.cards tr,table.cards td,table.cards caption{display:block}table.cards caption{text-align:left;font-weight:600}table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.cards tr{border:1px solid var(--line);margin:.5rem 0}table.cards td{border:0}table.cards td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}}
+@media (max-width:700px){svg.chart text{font-size:26px}svg.chart text.minor{display:none}svg.chart circle{r:6px}.ptable-wrap{overflow-x:auto;mask-image:linear-gradient(to right,#000 calc(100% - var(--fade)),transparent);animation:scrolled linear both;animation-timeline:scroll(self inline)}.scroll-cue{display:block;font-size:.9rem;margin:.5rem 0 0}.ptable{grid-template-columns:repeat(18,2.4rem);width:max-content}.ptable a{padding:1px 2px}.ptable a b{font-size:.95rem}.ptable a span{font-size:.75rem}main{padding:.75rem}header.site{padding:.6rem .75rem}form.search input{flex:1 1 8rem}table.data,table.data tbody,table.data tr,table.data td,table.data th[scope=row],table.data caption{display:block}table.data caption{text-align:left;font-weight:600}table.data thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.data tr{border:1px solid var(--line);border-radius:4px;margin:.5rem 0;padding:.3rem .6rem}table.data th,table.data td{border:0;padding:.1rem 0}table.data td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}table.data tbody th[scope=row]{font-weight:600}}
+@property --fade{syntax:'<length>';inherits:false;initial-value:40px}
+@keyframes scrolled{to{--fade:0px}}
 `;

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { errorPage } from './with-snapshot.js';
+import type { Site } from './html.js';
 
 /** The API's and the service's own addresses: a path under them is never a page, whoever asks. */
 const NOT_PAGES = /^\/(?:v1|mcp|metrics|healthz|readyz|\.well-known)(?:\/|$)/;
@@ -14,8 +14,8 @@ export function wantsNotFoundPage(c: Context): boolean {
 }
 
 /** The not-found page, as an unknown element's: 404, a link home. Not cached: the answer varies by Accept. */
-export function notFoundPage(c: Context): Response {
-  return c.html(errorPage('Not found', `There is no page at ${c.req.path}.`), 404, {
+export function notFoundPage(c: Context, site: Site): Response {
+  return c.html(site.errorPage('Not found', `There is no page at ${c.req.path}.`), 404, {
     'cache-control': 'no-store',
     vary: 'Accept',
   });

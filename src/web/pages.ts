@@ -17,16 +17,13 @@ import {
   sessionViewer,
 } from './answer-pages.js';
 import { historyChart, openYearTo, risByYear } from './chart.js';
-import { type Html, html, page, SITE_CSS } from './html.js';
-import { countText, risText, riText } from './numbers.js';
-import { PAPERS_SHOWN, type PaperEntry, paperList, planNote } from './parts.js';
+import { type Html, html, SITE_CSS } from './html.js';
+import { countOf, countText, risText, riText } from './numbers.js';
+import { hriText, PAPERS_SHOWN, type PaperEntry, paperList, planNote } from './parts.js';
 import { registerSiteFiles } from './site-files.js';
 import { withSnapshot as servePage } from './with-snapshot.js';
 
-export interface WebDeps extends AnswerPageDeps {
-  /** Whether this server takes per-call payments. */
-  payments: boolean;
-}
+export type WebDeps = AnswerPageDeps;
 
 /** RIS bins for the table's colours: 0-100 in six steps. */
 const BINS = [0, 1, 10, 25, 50, 75];
@@ -41,7 +38,7 @@ export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void 
   const viewer: Viewer = { hriAvailable: false, publicUrl: deps.publicUrl, edition: deps.edition };
   // biome-ignore lint/suspicious/noExplicitAny: every route's context, whatever its path parameters
   const withSnapshot = (c: Context<any, any, any>, render: (s: Snapshot) => Response | Promise<Response>) =>
-    servePage(c, deps.snapshots, render);
+    servePage(c, deps.site, deps.snapshots, render);
   const cacheable = { 'cache-control': 'public, max-age=300' };
 
   registerSiteFiles(app, deps);
@@ -79,9 +76,10 @@ export function registerPages<E extends Env>(app: Hono<E>, deps: WebDeps): void 
 <select id="year" name="year"><option value="">Last 12 months</option>${years.map((y) => html`<option value="${y}"${y === year ? html` selected` : html``}>${y}${y === open ? ` (to ${openTo})` : ''}</option>`)}</select>
 <button type="submit">Show</button>${navYears(years, year)}</form>
 <div class="legend" aria-label="Legend: RIS">RIS: ${BINS.map((lower, i) => html`<span><i class="b${i}"></i> ${i === BINS.length - 1 ? `${lower}+` : `${lower}-${BINS[i + 1]}`}</span>`)}</div>
+<p class="scroll-cue">The table is wider than this screen: scroll it sideways for all 18 groups →</p>
 <div class="ptable-wrap" tabindex="0" role="region" aria-label="Periodic table (scrolls sideways on a narrow screen)"><div class="ptable">${cells.map(
           (x) => {
-            const tip = `${x.e.name}: RIS ${risText(x.ris)}, RI ${riText(x.ri)}, ${countText(x.papers)} papers`;
+            const tip = `${x.e.name}: RIS ${risText(x.ris)}, RI ${riText(x.ri)}, ${countOf(x.papers, 'paper')}`;
             return html`<a class="b${bin(x.ris)} c${x.col} r${x.row}" href="/elements/${x.e.symbol}" data-tip="${tip}"><b>${x.e.symbol}</b><span>${x.ris.toFixed(0)}</span><i class="sr"> ${tip}</i></a>`;
           },
         )}</div></div>
@@ -90,7 +88,7 @@ ${howToRead(deps.edition)}
 <ul><li>REST API: <a href="/docs">reference</a>, <a href="/v1/elements">/v1/elements</a> (free, no key; as a spreadsheet: <a href="/v1/elements?format=csv">CSV</a>).</li>
 <li>MCP tool server for AI agents: <code>${deps.publicUrl}/mcp</code>; agent skill: <a href="/skill.md">skill.md</a>, <a href="/v1/skill">download</a>.</li>
 <li>Plans and per-call prices: <a href="/pricing">pricing</a>.</li></ul>`;
-        return page('Periodic table', body, {
+        return deps.site.page('Periodic table', body, {
           description: `The 118 chemical elements coloured by research intensity (RIS), ${year ? `for papers published in ${year}` : `for the 12 months to ${snapshot.meta.window_end}`}, from a corpus of scientific papers (OpenAlex).`,
           url: `${deps.publicUrl}/${year ? `?year=${year}` : ''}`,
         });
@@ -120,7 +118,7 @@ ${howToRead(deps.edition)}
 <table class="data"><tbody>
 <tr><th scope="row">RI (research intensity)</th><td>${riText(e.ri)}</td></tr>
 <tr><th scope="row">RIS (research intensity score)</th><td>${risText(e.ris)}</td></tr>
-<tr><th scope="row">HRI (high-impact research intensity)</th><td>${e.hri === null ? html`Shown with ${personal} (<a href="/pricing#plans">plans</a>)` : riText(e.hri)}</td></tr>
+<tr><th scope="row">HRI (high-impact research intensity)</th><td>${e.hri === null && !viewer.hriAvailable ? html`Shown with ${personal} (<a href="/pricing#plans">plans</a>)` : hriText(e.hri, snapshot.meta, `names ${e.name}`)}</td></tr>
 <tr><th scope="row">Papers naming it (all years)</th><td>${countText(e.paper_count)}</td></tr>
 </tbody></table>
 ${risByYear(e.name, series, cutoff)}
@@ -141,8 +139,8 @@ ${
 ${howToRead(deps.edition)}
 <h2>More on ${e.name}</h2>
 ${elementApi(e.symbol, session, deps)}`;
-        return page(`${e.name} (${e.symbol})`, body, {
-          description: `Research intensity of ${e.name} (${e.symbol}): RI ${riText(e.ri)} papers per 10,000, RIS ${risText(e.ris)} of 100, ${countText(e.paper_count)} papers naming it; its history by year.`,
+        return deps.site.page(`${e.name} (${e.symbol})`, body, {
+          description: `Research intensity of ${e.name} (${e.symbol}): RI ${riText(e.ri)} papers per 10,000, RIS ${risText(e.ris)} of 100, ${countOf(e.paper_count, 'paper')} naming it; its history by year.`,
           url: `${deps.publicUrl}/elements/${e.symbol}`,
         });
       });
@@ -164,7 +162,7 @@ ${elementApi(e.symbol, session, deps)}`;
     const session = await deps.sessions.current(c);
     if (!sessionAllows(session, id, deps.edition))
       return c.html(
-        page(
+        deps.site.page(
           'Plan needed',
           html`<h1>This download needs a plan</h1>${planNote('paper lists', requiredName('personal', deps.edition), session)}`,
         ),
@@ -209,12 +207,12 @@ ${elementApi(e.symbol, session, deps)}`;
 
   app.get('/docs/errors', (c) =>
     c.html(
-      page(
+      deps.site.page(
         'Errors',
         html`<h1>Errors</h1>
 <p>Every error is an RFC 9457 <code>application/problem+json</code> body with <code>type</code> (a link to this page), <code>title</code>, <code>status</code>, <code>detail</code>, a stable <code>code</code> and the <code>request_id</code>. Errors are never charged.</p>
 <table class="data"><thead><tr><th scope="col">code</th><th scope="col">status</th><th scope="col">meaning</th></tr></thead><tbody>
-${ERROR_CODES.map((e) => html`<tr id="${e.code}"><td><code>${e.code}</code></td><td>${e.status}</td><td>${e.title}</td></tr>`)}
+${ERROR_CODES.map((e) => html`<tr id="${e.code}"><td data-label="code"><code>${e.code}</code></td><td data-label="status">${e.status}</td><td data-label="meaning">${e.title}</td></tr>`)}
 </tbody></table>`,
       ),
       200,

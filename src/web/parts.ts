@@ -1,7 +1,7 @@
 import type { WebSession } from '../access/state-store.js';
 import type { elementPapers } from '../core/papers.js';
 import { type Html, html } from './html.js';
-import { countText } from './numbers.js';
+import { countOf, riText } from './numbers.js';
 
 /** A paper of a ranked list, as the core answers it. */
 export type PaperEntry = ReturnType<typeof elementPapers>['papers'][number];
@@ -29,10 +29,30 @@ export function paperList(
   links: { csvHref: string; apiPath: string },
 ): Html {
   if (papers.length === 0) return html`<h2 id="papers">Top papers</h2><p>No ranked papers.</p>`;
+  const unknown = papers.some((p) => p.citations === null);
   return html`<h2 id="papers">Top papers</h2>
-<p class="muted">The ${papers.length < totalRanked ? `first ${papers.length} of ` : ''}${countText(totalRanked)} ranked papers, by impact. All of them: <a href="${links.csvHref}" download>CSV download</a>, or <code>${links.apiPath}</code> with your key (add <code>format=csv</code> for CSV).</p>
+<p class="muted">The ${papers.length < totalRanked ? `first ${papers.length} of ` : ''}${countOf(totalRanked, 'ranked paper')}, by impact. All of them: <a href="${links.csvHref}" download>CSV download</a>, or <code>${links.apiPath}</code> with your key (add <code>format=csv</code> for CSV).</p>
+${unknown ? html`<p class="muted">${UNKNOWN_CITATIONS}</p>` : html``}
 <ol class="papers">${papers.map(
     (p) =>
-      html`<li><a href="${p.link}">${p.title ?? p.doi ?? 'untitled'}</a>${p.year ? ` (${p.year})` : ''}${p.venue ? html` <span class="muted">${p.venue}</span>` : html``}${p.citations === null ? '' : html` <span class="muted">· ${countText(p.citations)} citations</span>`}</li>`,
+      html`<li><a href="${p.link}">${p.title ?? p.doi ?? 'untitled'}</a>${p.year ? ` (${p.year})` : ''}${p.venue ? html` <span class="muted">${p.venue}</span>` : html``} <span class="muted">· ${p.citations === null ? 'citations unknown' : countOf(p.citations, 'citation')}</span></li>`,
   )}</ol>`;
+}
+
+/** What "citations unknown" means, said once above a list that shows it. */
+const UNKNOWN_CITATIONS =
+  'Citations unknown: the source record (OpenAlex) has no citation count for the paper, which is not the same as none; such papers rank after every paper with known citations.';
+
+/**
+ * HRI as the pages show it to a reader whose plan has it: the value, and where it reads 0 or has
+ * none, why, from the window's count of high-impact papers (`names`: what a paper does to count
+ * for the subject, "names Iron", "is on this topic").
+ */
+export function hriText(hri: number | null, meta: Readonly<Record<string, string>>, names: string): Html {
+  const window = `the 12 months to ${meta.window_end}`;
+  if (hri === null)
+    return html`none <span class="muted">(no paper of ${window} has citation data, so none can be high-impact)</span>`;
+  if (hri !== 0) return html`${riText(hri)}`;
+  const n = Number(meta.window_high_impact_papers ?? 0);
+  return html`0 <span class="muted">(${n === 0 ? `no paper of ${window} is high-impact` : `none of the ${countOf(n, 'high-impact paper')} of ${window} ${names}`})</span>`;
 }

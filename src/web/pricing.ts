@@ -15,11 +15,12 @@ import {
 import type { RateLimiter } from '../access/rate-limiter.js';
 import { priceInfo } from '../payments/discovery.js';
 import { EMAIL, formExpired, mailNotSent, PRIVATE, readForm } from './account.js';
-import { type Html, html, page } from './html.js';
+import { type Html, html, type Site } from './html.js';
 import type { Mailer } from './mailer.js';
 import { sha256, type WebSessions } from './session.js';
 
 export interface PricingDeps {
+  site: Site;
   sessions: WebSessions;
   mailer: Mailer;
   limiter: RateLimiter;
@@ -62,7 +63,7 @@ export function registerPricing<E extends Env>(app: Hono<E>, deps: PricingDeps):
   const gatedPlans = planLadder(deps.edition).filter((p) => p !== 'free');
 
   app.get('/pricing', (c) =>
-    c.html(page('Pricing', pricing(deps, takesRequests), { description: DESCRIPTION }), 200, {
+    c.html(deps.site.page('Pricing', pricing(deps, takesRequests), { description: DESCRIPTION }), 200, {
       'cache-control': 'public, max-age=300',
     }),
   );
@@ -71,9 +72,9 @@ export function registerPricing<E extends Env>(app: Hono<E>, deps: PricingDeps):
     const session = await deps.sessions.current(c);
     const asked = c.req.query('plan');
     const plan = gatedPlans.find((p) => p === asked) ?? gatedPlans[0]!;
-    if (!takesRequests) return c.html(page('Ask for a plan', noRequests(deps)), 200, PRIVATE);
+    if (!takesRequests) return c.html(deps.site.page('Ask for a plan', noRequests(deps)), 200, PRIVATE);
     return c.html(
-      page(
+      deps.site.page(
         'Ask for a plan',
         requestForm(deps, gatedPlans, plan, deps.sessions.formToken(c, session), session?.email),
       ),
@@ -85,14 +86,14 @@ export function registerPricing<E extends Env>(app: Hono<E>, deps: PricingDeps):
   app.post('/pricing/request', async (c) => {
     const form = await readForm(c);
     const session = await deps.sessions.current(c);
-    if (!deps.sessions.formAllowed(c, session, form.csrf)) return formExpired(c);
-    if (!takesRequests) return c.html(page('Ask for a plan', noRequests(deps)), 404, PRIVATE);
+    if (!deps.sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
+    if (!takesRequests) return c.html(deps.site.page('Ask for a plan', noRequests(deps)), 404, PRIVATE);
     const email = typeof form.email === 'string' ? form.email.trim().toLowerCase() : '';
     const plan = gatedPlans.find((p) => p === form.plan);
     const message = typeof form.message === 'string' ? form.message.trim().slice(0, MESSAGE_MAX) : '';
     if (email.length > 254 || !EMAIL.test(email) || !plan)
       return c.html(
-        page(
+        deps.site.page(
           'Ask for a plan',
           requestForm(
             deps,
@@ -115,7 +116,7 @@ export function registerPricing<E extends Env>(app: Hono<E>, deps: PricingDeps):
     if (refused) {
       deps.log('plan request refused: hourly limit', { by: !byEmail.allowed ? 'email' : 'ip' });
       return c.html(
-        page(
+        deps.site.page(
           'Too many requests',
           html`<h1>Too many plan requests</h1><p>Your request was not sent. Try again in ${Math.ceil(refused.resetSeconds / 60)} minutes.</p>`,
         ),
@@ -134,10 +135,10 @@ export function registerPricing<E extends Env>(app: Hono<E>, deps: PricingDeps):
       });
     } catch (error) {
       deps.log('plan request mail failed', { err: (error as Error).message });
-      return mailNotSent(c, 'Request not sent', 'The request could not be sent');
+      return mailNotSent(c, deps.site, 'Request not sent', 'The request could not be sent');
     }
     return c.html(
-      page(
+      deps.site.page(
         'Request sent',
         html`<h1>Request sent</h1><p>The operator of this server has your request for the ${title(plan)} plan and will answer at <strong>${email}</strong>. Once the plan is given, keys of the account with that address open it (<a href="/account">account</a>).</p>`,
       ),
@@ -152,10 +153,11 @@ const title = (plan: string) => `${plan[0]!.toUpperCase()}${plan.slice(1)}`;
 const DESCRIPTION =
   'Plans and prices of the Research Intensity API and pages: what each plan opens, how to ask for one, and every call with its per-call price.';
 
-function planPrice(deps: PricingDeps, plan: Plan): string {
+/** A plan's configured monthly price ("19.00 USD a month", "free"), or null when none is configured. */
+function planPrice(deps: PricingDeps, plan: Plan): string | null {
   if (plan === 'free') return 'free';
   const usd = deps.planPrices[plan];
-  return usd === undefined ? 'on request' : `${usdText(usd)} a month`;
+  return usd === undefined ? null : `${usdText(usd)} a month`;
 }
 
 function noRequests(deps: PricingDeps): Html {
@@ -175,7 +177,7 @@ ${problem ? html`<p class="problem" role="alert">${problem}</p>` : html``}
 <p>Your request goes to the operator of this server${deps.operatorEmail ? html` (<a href="mailto:${deps.operatorEmail}">${deps.operatorEmail}</a>)` : ''}, who answers by mail. The plan is given to the account with your address: <a href="/account">sign in</a> with it to make keys.</p>
 <form class="stack" method="post" action="/pricing/request">
 <label for="plan">Plan</label>
-<select id="plan" name="plan">${plans.map((p) => html`<option value="${p}"${p === plan ? html` selected` : html``}>${title(p)} (${planPrice(deps, p)})</option>`)}</select>
+<select id="plan" name="plan">${plans.map((p) => html`<option value="${p}"${p === plan ? html` selected` : html``}>${title(p)}${planPrice(deps, p) === null ? '' : ` (${planPrice(deps, p)})`}</option>`)}</select>
 <label for="email">Your email address</label>
 <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${email ?? ''}">
 <label for="message">Anything the operator should know (optional)</label>
@@ -207,19 +209,28 @@ function pricing(deps: PricingDeps, takesRequests: boolean): Html {
         .join('; ');
     return 'free';
   };
-  const how = (plan: Plan) =>
-    plan === 'free'
-      ? html`<a href="/account">Sign in</a> with your email address: the first sign-in makes a free account, where you create keys.`
-      : takesRequests
-        ? html`<a class="ask" href="/pricing/request?plan=${plan}">Ask for the ${title(plan)} plan</a>${deps.operatorEmail ? html`, or write to <a href="mailto:${deps.operatorEmail}">${deps.operatorEmail}</a>` : ''}.`
-        : html`Given by the operator of this server.`;
+  const mail = deps.operatorEmail
+    ? html`<a href="mailto:${deps.operatorEmail}">${deps.operatorEmail}</a>`
+    : null;
+  // Each plan: its price, or, with none configured, one sentence on how to ask for it; what it
+  // opens; then the way to get it (a button, which takes no punctuation after it).
+  const section = (plan: Plan) => {
+    const price = planPrice(deps, plan);
+    const opens = html`<p>${OPENS[plan]}</p>`;
+    const head = html`<section class="plan" id="plan-${plan}"><h3>${title(plan)}</h3>`;
+    if (plan === 'free')
+      return html`${head}<p class="price">free</p>${opens}<p><a href="/account">Sign in</a> with your email address: the first sign-in makes a free account, where you create keys.</p></section>`;
+    if (!takesRequests)
+      return html`${head}${price === null ? html`` : html`<p class="price">${price}</p>`}${opens}<p>${price === null ? 'Priced and given by the operator of this server, who takes no requests on this site.' : 'Given by the operator of this server, who takes no requests on this site.'}</p></section>`;
+    const ask = html`<p><a class="ask" href="/pricing/request?plan=${plan}">Ask for the ${title(plan)} plan</a></p>`;
+    if (price === null)
+      return html`${head}<p class="price-ask">Priced on request: ask the operator of this server with the button below${mail ? html`, or write to ${mail}` : ''}.</p>${opens}${ask}</section>`;
+    return html`${head}<p class="price">${price}</p>${opens}${ask}${mail ? html`<p>Or write to ${mail}.</p>` : html``}</section>`;
+  };
   return html`<h1>Plans and prices</h1>
 <p>Every page and the current element scores are free. A key goes in <code>Authorization: Bearer &lt;API_KEY&gt;</code> (<a href="/account">account</a>); a signed-in account sees on the pages what its plan opens.</p>
 <h2 id="plans">Plans</h2>
-<div class="plans">${planLadder(deps.edition).map(
-    (plan) =>
-      html`<section class="plan" id="plan-${plan}"><h3>${title(plan)}</h3><p class="price">${planPrice(deps, plan)}</p><p>${OPENS[plan]}</p><p>${how(plan)}</p></section>`,
-  )}</div>
+<div class="plans">${planLadder(deps.edition).map(section)}</div>
 <h2 id="calls">Calls and per-call prices</h2>
 <table class="data cards"><thead><tr><th scope="col">Call</th><th scope="col">With a key</th><th scope="col">Per call without a key</th></tr></thead><tbody>
 ${ops.map((o) => html`<tr><td data-label="Call"><code>${o.method} /v1${o.path}</code><br><span class="muted">${editionText(o.description, deps.edition)}</span></td><td data-label="With a key">${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td data-label="Per call">${!isPriced(o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}

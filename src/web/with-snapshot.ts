@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ServiceError } from '../core/errors.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
-import { html, page } from './html.js';
+import { html, type Site } from './html.js';
 
 /**
  * Renders a page over the snapshot current when the request began (released when the page is
@@ -12,6 +12,7 @@ import { html, page } from './html.js';
 export async function withSnapshot(
   // biome-ignore lint/suspicious/noExplicitAny: any route's context, whatever its path parameters
   c: Context<any, any, any>,
+  site: Site,
   snapshots: SnapshotManager,
   render: (snapshot: Snapshot) => Response | Promise<Response>,
   errorHeaders: Record<string, string> = {},
@@ -19,7 +20,7 @@ export async function withSnapshot(
   const snapshot = snapshots.acquire();
   if (!snapshot)
     return c.html(
-      page('Data unavailable', html`<h1>Data unavailable</h1><p>${snapshots.unavailable()}</p>`),
+      site.page('Data unavailable', html`<h1>Data unavailable</h1><p>${snapshots.unavailable()}</p>`),
       503,
       { 'retry-after': '5' },
     );
@@ -28,7 +29,7 @@ export async function withSnapshot(
   } catch (e) {
     if (e instanceof ServiceError && e.status < 500)
       return c.html(
-        errorPage(e.status === 404 ? 'Not found' : 'Cannot show this', e.detail),
+        site.errorPage(e.status === 404 ? 'Not found' : 'Cannot show this', e.detail),
         e.status as ContentfulStatusCode,
         errorHeaders,
       );
@@ -36,9 +37,4 @@ export async function withSnapshot(
   } finally {
     snapshot.release();
   }
-}
-
-/** A reader's mistake as a page: what went wrong, and the way home. */
-export function errorPage(title: string, detail: string): string {
-  return page(title, html`<h1>${title}</h1><p>${detail}</p><p><a href="/">The periodic table</a></p>`);
 }

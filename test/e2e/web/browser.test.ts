@@ -87,6 +87,29 @@ async function smallTargets(page: Page): Promise<string[]> {
   })()`)) as string[];
 }
 
+/**
+ * Words broken inside (one word over two lines) in the elements `selector` finds: each word of
+ * their text (split at spaces, hyphens and slashes, where a line may break) must sit on one line.
+ */
+async function brokenWords(page: Page, selector: string): Promise<string[]> {
+  return (await page.evaluate(`((sel) => {
+    const out = [];
+    for (const el of document.querySelectorAll(sel)) {
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        for (const m of n.textContent.matchAll(/[^\\s\\-\\u2010-\\u2015/]+/g)) {
+          const r = document.createRange();
+          r.setStart(n, m.index);
+          r.setEnd(n, m.index + m[0].length);
+          const lines = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+          if (lines.size > 1) out.push(m[0]);
+        }
+      }
+    }
+    return out;
+  })(${JSON.stringify(selector)})`)) as string[];
+}
+
 async function newPage(
   width: number,
   height = 900,
@@ -144,7 +167,7 @@ describe.skipIf(!HAVE_BROWSER && process.env.REQUIRE_BROWSER !== '1')('the pages
     const tip = (await page.evaluate(
       "getComputedStyle(document.activeElement, '::after').content",
     )) as string;
-    expect(tip).toMatch(/RIS \d+\.\d, RI \d+(\.\d+)?, [\d,]+ papers/);
+    expect(tip).toMatch(/RIS \d+\.\d, RI [\d,]+(\.\d+)?, [\d,]+ papers?/);
 
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'home-1366');
@@ -191,8 +214,11 @@ describe.skipIf(!HAVE_BROWSER && process.env.REQUIRE_BROWSER !== '1')('the pages
       ['/elements/Fe', 'element-Fe'],
       [`/subjects/topic/${topic}`, 'topic'],
       ['/subjects/search?q=oxygen%20evolution', 'search'],
+      ['/subjects/search?q=iron', 'search-iron'],
+      ['/subjects/search?q=steelmaking%20processes', 'search-steelmaking'],
       ['/research?q=oxygen%20evolution%20nickel', 'research'],
       ['/lab?q=Ni%20Fe', 'lab'],
+      ['/lab?q=iron%20AND%20cobalt', 'lab-error'],
       ['/pricing', 'pricing'],
       ['/pricing/request?plan=personal', 'plan-request'],
       ['/account', 'account'],
@@ -213,13 +239,69 @@ describe.skipIf(!HAVE_BROWSER && process.env.REQUIRE_BROWSER !== '1')('the pages
           )) as number;
           if (overflow > 0) failures.push(`${where}: ${overflow}px sideways scroll`);
           for (const small of await smallTargets(page)) failures.push(`${where}: ${small}`);
+          // The header's links and search results: no word broken inside, on a phone too.
+          for (const word of await brokenWords(page, 'header.site nav a, table.results td, ul.found li'))
+            failures.push(`${where}: "${word}" broken over two lines`);
+          // Research and the lab are in every header, for every reader.
+          expect(await page.locator('header.site nav a[href="/research"]').count(), where).toBe(1);
+          expect(await page.locator('header.site nav a[href="/lab"]').count(), where).toBe(1);
           for (const v of await axeViolations(page)) failures.push(`${where}: ${v}`);
           if (width === 390 || path === '/pricing') await shot(page, `${name}-${who}-${width}`);
         }
         await page.context().close();
       }
     expect(failures).toEqual([]);
-  }, 240_000);
+  }, 360_000);
+
+  it('the periodic table on a phone says that it scrolls, and scrolls; on a laptop it fits', async () => {
+    const phone = await newPage(390, 844);
+    await phone.goto(`${base}/`);
+    const wrap = phone.locator('.ptable-wrap');
+    const [scrollWidth, clientWidth] = (await wrap.evaluate((w) => [w.scrollWidth, w.clientWidth])) as [
+      number,
+      number,
+    ];
+    expect(scrollWidth).toBeGreaterThan(clientWidth);
+    expect(await phone.locator('.scroll-cue').isVisible()).toBe(true);
+    expect(await phone.locator('.scroll-cue').textContent()).toMatch(/scroll it sideways/);
+    // The right edge fades while there is more to the right, and not once scrolled to the end.
+    const fade = () =>
+      phone.evaluate(
+        "getComputedStyle(document.querySelector('.ptable-wrap')).getPropertyValue('--fade')",
+      ) as Promise<string>;
+    expect(await fade()).toBe('40px');
+    await wrap.evaluate((w) => {
+      w.scrollLeft = w.scrollWidth;
+    });
+    await expect.poll(fade).toBe('0px');
+    await shot(phone, 'home-scrolled-390');
+    await phone.context().close();
+    const laptop = await newPage(1366);
+    await laptop.goto(`${base}/`);
+    expect(await laptop.locator('.scroll-cue').isVisible()).toBe(false);
+    expect(
+      await laptop.locator('.ptable-wrap').evaluate((w) => w.scrollWidth - w.clientWidth),
+    ).toBeLessThanOrEqual(0);
+    await laptop.context().close();
+  });
+
+  it('an unusable lab query: its fix is one click from the marked error', async () => {
+    const reader = new HttpBrowser(base);
+    const email = 'browser.lab@example.org';
+    await signInByMail(reader, sink.mails, email);
+    await served.ctx.state.setPlan(email, 'professional');
+    const page = await newPage(390, 844, [{ name: 'ri_session', value: reader.cookies.get('ri_session')! }]);
+    await page.goto(`${base}/lab`);
+    await page.fill('#q', 'iron AND cobalt');
+    await page.click('main button[type=submit]');
+    await expect.poll(() => page.textContent('mark')).toBe('AND');
+    expect(await page.inputValue('#q')).toBe('iron AND cobalt');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.click('a.fix');
+    await expect.poll(() => page.inputValue('#q')).toBe('iron cobalt');
+    expect(await page.textContent('main')).toMatch(/[\d,]+ matching papers?\./);
+    await page.context().close();
+  });
 
   it('a list link that wraps has its number by its first line, at 390 and 1366 px', async () => {
     const reader = new HttpBrowser(base);

@@ -151,8 +151,9 @@ describe('every page', () => {
     const page = await text('personal', '/elements/Fe');
     expect(page).toContain(`<th scope="row">RI (research intensity)</th><td>${riText(fe.ri)}</td>`);
     expect(page).toContain(`<th scope="row">RIS (research intensity score)</th><td>${risText(fe.ris)}</td>`);
+    // An HRI of 0 is said with why (the window's high-impact papers); any other in the one format.
     expect(page).toContain(
-      `<th scope="row">HRI (high-impact research intensity)</th><td>${riText(fe.hri)}</td>`,
+      `<th scope="row">HRI (high-impact research intensity)</th><td>${fe.hri === 0 ? '0 <span class="muted">(none of the' : `${riText(fe.hri)}</td>`}`,
     );
     const home = await text('visitor', '/');
     expect(home).toContain(`Iron: RIS ${risText(fe.ris)}, RI ${riText(fe.ri)},`);
@@ -198,7 +199,7 @@ describe('the subject page for each reader', () => {
       expect(page).toContain(`<h1>Topic: ${api.name}</h1>`);
       if (api.description) expect(page).toContain(api.description);
       if (api.field) expect(page).toContain(`<dt>Field</dt><dd>${api.field}</dd>`);
-      expect(page).toContain(`<a href="https://openalex.org/${topic}">`);
+      expect(page).toContain(`<a class="url" href="https://openalex.org/${topic}">`);
       expect(page).not.toMatch(/<th scope="row">RI<\/th>/);
       expect(page).not.toMatch(/<ol class="papers">/);
       expect(page).toMatch(reader === 'visitor' ? /<a href="\/account">sign in<\/a>/ : /Your plan is free/);
@@ -338,6 +339,197 @@ describe('what the research and lab answers say of the question, on their pages'
       expect(why, list).not.toBeNull();
       expect(page).toContain(`None: ${esc(why![1]!)}`);
     }
+  });
+});
+
+/** The page's main text with tags, API addresses and the data version taken out, entities read. */
+const words = (page: string) =>
+  page
+    .split('<main>')[1]!
+    .split('</main>')[0]!
+    .replace(/<code>[^<]*<\/code>/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
+
+describe('a site to move around in', () => {
+  /** Every page kind a reader lands on, the header's links on each. */
+  const kinds = () => [
+    '/',
+    '/elements/Fe',
+    `/subjects/topic/${topic}`,
+    '/subjects/search?q=iron',
+    '/research?q=oxygen%20evolution%20nickel',
+    '/lab?q=Ni%20Fe',
+    '/pricing',
+    '/account',
+    '/docs/errors',
+    '/docs',
+  ];
+
+  it('names Research and Lab in every page header, with the plan each needs, for every reader', async () => {
+    for (const reader of ['visitor', 'free', 'professional'] as const)
+      for (const path of kinds()) {
+        const page = await text(reader, path);
+        const nav = /<nav aria-label="Site">([\s\S]*?)<\/nav>/.exec(page)?.[1] ?? '';
+        expect(nav, `${reader} ${path}`).toContain(
+          '<a href="/research">Research<span class="needs"> (Personal plan)</span></a>',
+        );
+        expect(nav, `${reader} ${path}`).toContain(
+          '<a href="/lab">Lab<span class="needs"> (Professional plan)</span></a>',
+        );
+      }
+    for (const reader of ['visitor', 'professional'] as const)
+      expect(await brokenLinks(readers[reader], ['/research', '/lab'])).toEqual([]);
+  });
+
+  it('shows the question asked in its box on the research and lab pages, for every reader', async () => {
+    for (const reader of ['visitor', 'free', 'personal', 'professional'] as const) {
+      const research = await text(reader, '/research?q=oxygen%20evolution%20nickel');
+      expect(research, reader).toMatch(
+        /<form class="stack" method="get" action="\/research">.*<input id="q" name="q"[^>]* value="oxygen evolution nickel">/,
+      );
+      const lab = await text(reader, '/lab?q=%28Ni%20OR%20Co%29%20Fe');
+      expect(lab, reader).toMatch(
+        /<form class="stack" method="get" action="\/lab">.*<input id="q" name="q"[^>]* value="\(Ni OR Co\) Fe"/,
+      );
+      // Asked from a paper, the box holds the paper.
+      expect(await text(reader, '/research?paper=oxygen%20evolution')).toMatch(
+        /<input id="q" name="paper"[^>]* value="oxygen evolution">/,
+      );
+    }
+  });
+
+  it('an unusable lab query: the query in its box, the error marked where it is, its fix one click away', async () => {
+    const q = 'iron AND cobalt';
+    const api = await fetch(
+      `${base}/v1/lab/quote?${new URLSearchParams({ q })}`,
+      bearer(served.ctx.keys.professional),
+    );
+    const problem = (await api.json()) as { code: string; position: number; suggested_query: string };
+    expect([api.status, problem.code, problem.position, problem.suggested_query]).toEqual([
+      400,
+      'unusable_query',
+      5,
+      'iron cobalt',
+    ]);
+    const r = await readers.professional.get(`/lab?${new URLSearchParams({ q })}`);
+    expect(r.status).toBe(400);
+    expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await r.text();
+    expect(page).toContain('<code class="query">iron <mark>AND</mark> cobalt</code>');
+    expect(page).toContain('At position 5 (marked)');
+    expect(page).toContain('<a class="fix" href="/lab?q=iron+cobalt">iron cobalt</a>');
+    expect(page).toMatch(/<input id="q" name="q"[^>]* value="iron AND cobalt"/);
+    expect(page).toMatch(SEARCH_BOX);
+    // The click: the corrected query is quoted.
+    const fixed = await text('professional', '/lab?q=iron+cobalt');
+    expect(fixed).toMatch(/<input id="q" name="q"[^>]* value="iron cobalt"/);
+    expect(fixed).toMatch(/[\d,]+ matching papers?\./);
+    // A refusal with no single fix (a choice) still marks the place and keeps the box.
+    const year = await readers.professional.get('/lab?q=iron%20year%3A20');
+    const yearPage = await year.text();
+    expect(year.status).toBe(400);
+    expect(yearPage).toContain('<mark>year:20</mark>');
+    expect(yearPage).not.toContain('class="fix"');
+  });
+
+  it('search offers the elements the words name, beside topics and keywords, to every reader', async () => {
+    for (const reader of ['visitor', 'free'] as const) {
+      for (const q of ['iron', 'Fe', 'iron oxide']) {
+        const page = await text(reader, `/subjects/search?${new URLSearchParams({ q })}`);
+        expect(page, `${reader} ${q}`).toMatch(
+          /<h2>Elements<\/h2><ul class="found"><li><a href="\/elements\/Fe">Iron \(Fe\)<\/a>/,
+        );
+      }
+      const none = await text(reader, '/subjects/search?q=steelmaking');
+      expect(none).not.toContain('<h2>Elements</h2>');
+    }
+  });
+
+  it("a search's reason names a word in the subject's name only when the name holds that word", async () => {
+    // REST and the page say the same reason; 'iron' is inside 'Environmental', not a word of it.
+    for (const q of ['iron', 'oxide', 'oxygen evolution', 'cobalt catalysts']) {
+      const r = await fetch(
+        `${base}/v1/subjects/search?${new URLSearchParams({ q })}`,
+        bearer(served.ctx.keys.free),
+      );
+      const answer = (await r.json()) as { results: { name: string; match: string }[] };
+      expect(answer.results.length, q).toBeGreaterThan(0);
+      for (const hit of answer.results) {
+        const nameWords = hit.name.toLowerCase().split(/[^a-z0-9]+/);
+        const has = (w: string) => nameWords.some((n) => n === w || n === `${w}s` || `${n}s` === w);
+        const claim = /^name contains ([^;]*)/.exec(hit.match)?.[1];
+        if (claim === 'every word')
+          expect([q, hit.name, q.split(' ').every(has)]).toEqual([q, hit.name, true]);
+        else if (claim)
+          // Each word named is in the name as written, or the name's word that holds it is named too.
+          for (const m of claim.matchAll(/'([^']+)'(?: \(as '([^']+)'\))?/g))
+            expect([q, hit.name, m[0], m[2] ? nameWords.includes(m[2]) : has(m[1]!)]).toEqual([
+              q,
+              hit.name,
+              m[0],
+              true,
+            ]);
+      }
+      const page = await text('free', `/subjects/search?${new URLSearchParams({ q })}`);
+      for (const hit of answer.results) expect(page).toContain(esc(hit.match));
+    }
+  });
+});
+
+describe('numbers and words, one way on every page', () => {
+  it('thousands separated, one counted thing in the singular, on every page kind', async () => {
+    const paths = [
+      '/',
+      '/elements/Fe',
+      '/elements/Li',
+      `/subjects/topic/${topic}`,
+      '/subjects/topic/T10030',
+      '/subjects/search?q=oxygen%20evolution',
+      '/research?q=oxygen%20evolution%20nickel',
+      '/lab?q=Ni%20Fe',
+      '/pricing',
+    ];
+    for (const path of paths)
+      for (const reader of ['visitor', 'professional'] as const) {
+        const shown = words(await text(reader, path));
+        // A number of four digits or more is written with separators (years stand alone, no decimals).
+        expect([reader, path, shown.match(/\b\d{4,}\.\d+/g)]).toEqual([reader, path, null]);
+        expect([reader, path, shown.match(/\b\d{5,}\b/g)]).toEqual([reader, path, null]);
+        expect([
+          reader,
+          path,
+          shown.match(/(?<![\d,.])1 (citations|papers|matching papers|ranked papers)\b/g),
+        ]).toEqual([reader, path, null]);
+      }
+    // Fe's list has papers cited once: said in the singular.
+    expect(await text('personal', '/elements/Fe')).toMatch(/· 1 citation<\/span>/);
+  });
+
+  it('explains an HRI of 0 and unknown citations where it shows them', async () => {
+    const li = (await (await fetch(`${base}/v1/elements/Li`, bearer(served.ctx.keys.personal))).json()) as {
+      hri: number;
+    };
+    expect(li.hri).toBe(0);
+    const versions = (await (await fetch(`${base}/v1/versions`)).json()) as {
+      versions: { cutoff_date: string }[];
+    };
+    expect(versions.versions.length).toBeGreaterThan(0);
+    const page = await text('personal', '/elements/Li');
+    expect(page).toMatch(
+      /<th scope="row">HRI \(high-impact research intensity\)<\/th><td>0 <span class="muted">\(none of the [\d,]+ high-impact papers? of the 12 months to \d{4}-\d{2}-\d{2} names Lithium\)<\/span><\/td>/,
+    );
+    const papers = (await (
+      await fetch(`${base}/v1/elements/Li/papers?limit=20`, bearer(served.ctx.keys.personal))
+    ).json()) as { papers: { citations: number | null }[] };
+    const unknown = papers.papers.filter((p) => p.citations === null).length;
+    expect(unknown).toBeGreaterThan(0);
+    expect(page.match(/· citations unknown<\/span>/g)?.length).toBe(unknown);
+    expect(page).toContain(
+      'Citations unknown: the source record (OpenAlex) has no citation count for the paper',
+    );
   });
 });
 

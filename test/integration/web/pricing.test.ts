@@ -49,13 +49,38 @@ describe('/pricing', () => {
       expect(section(page, plan)).toContain(`<a class="ask" href="/pricing/request?plan=${plan}">`);
     expect(page).toContain(`<a href="mailto:${OPERATOR}">`);
     expect(page).not.toContain('on request');
+    // A button is not a word of a sentence: nothing stray after it.
+    expect(page).not.toMatch(/class="ask"[^>]*>[^<]*<\/a>\s*[.,;]/);
   });
 
-  it('without prices or an operator address: prices on request, no request form', async () => {
+  it('by default (no prices, no mail server): how to ask, in one sentence, beside the button', async () => {
+    const bare = await servedSample();
+    try {
+      const page = await (await fetch(`${bare.server.base}/pricing`)).text();
+      for (const plan of ['personal', 'professional']) {
+        const part = section(page, plan);
+        expect(part).not.toContain('class="price"');
+        expect(part).toContain(
+          '<p class="price-ask">Priced on request: ask the operator of this server with the button below.</p>',
+        );
+        expect(part).toContain(`<a class="ask" href="/pricing/request?plan=${plan}">`);
+      }
+      expect(page).not.toMatch(/class="ask"[^>]*>[^<]*<\/a>\s*[.,;]/);
+      expect(page).not.toMatch(/<p class="price">on request<\/p>/);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('without prices or an operator address: one sentence on how a plan is had, no request form', async () => {
     const page = await (await fetch(`${plain.server.base}/pricing`)).text();
-    expect(section(page, 'personal')).toContain('<p class="price">on request</p>');
+    for (const plan of ['personal', 'professional']) {
+      expect(section(page, plan)).not.toContain('class="price"');
+      expect(section(page, plan)).toContain(
+        '<p>Priced and given by the operator of this server, who takes no requests on this site.</p>',
+      );
+    }
     expect(page).not.toContain('/pricing/request?plan=');
-    expect(page).toContain('Given by the operator of this server.');
     const form = await (await fetch(`${plain.server.base}/pricing/request`)).text();
     expect(form).not.toContain('<form class="stack"');
   });

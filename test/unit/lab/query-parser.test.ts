@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Clause, LabQuery, Term } from '../../../src/lab/query-ast.js';
 import {
+  applyFix,
   canonicalTermText,
   LabQueryError,
   parseLabQuery,
@@ -274,6 +275,47 @@ describe('unusable queries', () => {
     expect(parseError('iron author:smith').token).toBe('author:smith');
     expect(parseError('(iron or cobalt)').token).toBe('or');
     expect(parseError('x year:2024..2020').token).toBe('year:2024..2020');
+  });
+
+  it('gives the corrected query where the suggestion is one definite edit, and it parses', () => {
+    const fixes: [string, string][] = [
+      ['iron "perovskite stability', 'iron "perovskite stability"'],
+      ['iron "', 'iron'],
+      ['iron ""', 'iron'],
+      ['"perov*"', '"perov"'],
+      ['(iron OR cobalt', '(iron OR cobalt)'],
+      ['iron or cobalt', '(iron OR cobalt)'],
+      ['iron cobalt)', 'iron cobalt'],
+      ['iron ()', 'iron'],
+      ['(iron OR)', '(iron)'],
+      ['(OR iron)', '(iron)'],
+      ['(iron OR OR cobalt)', '(iron OR cobalt)'],
+      ['(iron or cobalt)', '(iron OR cobalt)'],
+      ['(iron cobalt)', '(iron OR cobalt)'],
+      ['(iron AND cobalt)', '(iron OR cobalt)'],
+      ['iron AND cobalt', 'iron cobalt'],
+      ['iron NOT cobalt', 'iron -cobalt'],
+      ['(+iron OR cobalt)', '(iron OR cobalt)'],
+      ['iron -', 'iron'],
+      ['iron + oxide', 'iron oxide'],
+      ['iron +-oxide', 'iron -oxide'],
+      ['ir*', 'ir'],
+      ['perov*skite', 'perov*'],
+      ['Fe(III)', '"Fe(III)"'],
+      ['"iron"oxide', '"iron" oxide'],
+      ['(a OR b)c', '(a OR b) c'],
+      ['iron author:smith', 'iron "author:smith"'],
+      ['iron year:2024..2020', 'iron year:2020..2024'],
+      ['iron +year:2020', 'iron year:2020'],
+    ];
+    for (const [input, fixed] of fixes) {
+      const err = parseError(input);
+      expect([input, err.fix && applyFix(input, err.fix)]).toEqual([input, fixed]);
+      expect(() => parseLabQuery(fixed), fixed).not.toThrow();
+    }
+    // Where the suggestion is a choice or an example, no edit is offered.
+    for (const input of ['x -(iron OR cobalt)', 'iron year:20', '(iron OR year:2020)', 'iron -iron', '-iron'])
+      expect([input, parseError(input).fix]).toEqual([input, undefined]);
   });
 
   it('refuses a non-string with LabQueryError too (a front door may pass undefined)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { historyChart, lineChart, openYearTo } from '../../../src/web/chart.js';
-import { countText, risText, riText } from '../../../src/web/numbers.js';
+import { countOf, countText, risText, riText } from '../../../src/web/numbers.js';
 
 describe('numbers on the pages', () => {
   it('writes RI and HRI with two decimals, small ones with two significant digits, RIS with one', () => {
@@ -15,6 +15,29 @@ describe('numbers on the pages', () => {
     expect(riText(0)).toBe('0');
     expect([risText(74), risText(8.2249), risText(100)]).toEqual(['74.0', '8.2', '100.0']);
     expect(countText(1483)).toBe('1,483');
+  });
+
+  it('writes every number one way: thousands separated, one counted thing in the singular', () => {
+    // An RI of a thousand or more beside a count of a thousand or more: both separated.
+    expect([riText(2392.649), riText(-1234.5), countText(1330)]).toEqual(['2,392.65', '-1,234.50', '1,330']);
+    expect([countOf(1, 'citation'), countOf(0, 'citation'), countOf(1330, 'paper')]).toEqual([
+      '1 citation',
+      '0 citations',
+      '1,330 papers',
+    ]);
+  });
+
+  it('labels a chart axis with thousands separators', () => {
+    const svg = lineChart(
+      [
+        { label: '2024', value: 1200 },
+        { label: '2025', value: 2400 },
+      ],
+      { title: 'X', unit: 'RI', format: riText },
+    ).text;
+    // Quarters of the top tick, exact (1,875, not 1,880).
+    for (const t of ['625', '1,250', '1,875', '2,500']) expect(svg).toContain(`>${t}</text>`);
+    expect(svg).toContain('<title>2025: 2,400.00 RI</title>');
   });
 });
 

@@ -33,6 +33,14 @@ const ProblemSchema = z
     required_plan: z.string().optional(),
     upgrade_url: z.string().optional(),
     suggestions: z.array(z.unknown()).optional(),
+    suggested_query: z
+      .string()
+      .optional()
+      .openapi({ description: 'unusable_query: the query with its one definite fix applied' }),
+    reason: z
+      .string()
+      .optional()
+      .openapi({ description: 'A refused payment: why (payment_terms_mismatch names each field)' }),
   })
   .passthrough()
   .openapi('Problem', { description: 'RFC 9457 problem details' });

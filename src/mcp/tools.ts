@@ -23,6 +23,7 @@ import {
 } from '../contracts/lab.js';
 import {
   DataVersionQuery,
+  HistoryRangeQuery,
   KeywordQuery,
   LimitQuery,
   ResolutionQuery,
@@ -46,6 +47,7 @@ import { batchSymbols, canonicalSymbol, getElement, listElements } from '../core
 import { ServiceError } from '../core/errors.js';
 import { requireExactlyOne } from '../core/exactly-one.js';
 import { elementHistories, elementHistory, MAX_HISTORY_BATCH, subjectHistory } from '../core/history.js';
+import { type HistoryRange, historyRange } from '../core/history-range.js';
 import { labQuoteInput } from '../core/lab.js';
 import { type LabService, labRunRequest } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
@@ -99,6 +101,13 @@ export interface ToolDef {
 
 /** What the paper tools must not be misread as (the rest of the reading is in the server's instructions). */
 const NOT_RIS = ' Never rank papers by ris_contribution (a weight toward RIS, not importance).';
+
+/** A history tool's range, as the history routes take it (the same names and checks). */
+const rangeOf = (a: Record<string, unknown>): HistoryRange => ({
+  from: a.from as string | undefined,
+  to: a.to as string | undefined,
+  last: a.last as number | undefined,
+});
 
 /** In a read tool's input, as on the REST reads: the server answers the call from that data version. */
 const PINNED = {
@@ -185,7 +194,11 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_subject_history',
       op: 'getSubjectHistory',
       description: `${d('getSubjectHistory')}.`,
-      input: SubjectParams.extend({ resolution: SubjectResolutionArg, ...PINNED }).strict(),
+      input: SubjectParams.extend({
+        resolution: SubjectResolutionArg,
+        ...HistoryRangeQuery,
+        ...PINNED,
+      }).strict(),
       output: SubjectHistorySchema,
       async run(ctx, a) {
         // Daily is refused by the core (elements only), with the same problem as REST's.
@@ -195,6 +208,7 @@ export function toolDefinitions(): ToolDef[] {
           a.subject_id as string,
           a.resolution as 'yearly',
           ctx.viewer,
+          rangeOf(a),
         );
         return paid(ctx, answer);
       },
@@ -305,24 +319,29 @@ export function toolDefinitions(): ToolDef[] {
       name: 'get_element_history',
       op: 'getElementHistory',
       description: `${d('getElementHistory')}, one value per period to the corpus cut-off (the last is incomplete).`,
-      input: SymbolParam.extend({ resolution: ResolutionQuery, ...PINNED }).strict(),
+      input: SymbolParam.extend({ resolution: ResolutionQuery, ...HistoryRangeQuery, ...PINNED }).strict(),
       output: ElementHistorySchema,
       async run(ctx, a) {
+        // Refused before the payment, as on REST.
+        const range = historyRange(a.resolution as 'yearly', rangeOf(a));
         canonicalSymbol(a.symbol as string);
         await ctx.charge();
-        return elementHistory(ctx.snapshot, a.symbol as string, a.resolution as 'yearly', ctx.viewer);
+        return elementHistory(ctx.snapshot, a.symbol as string, a.resolution as 'yearly', ctx.viewer, range);
       },
     },
     {
       name: 'get_element_histories',
       op: 'getElementHistories',
       description: `${d('getElementHistories')}, at most ${MAX_HISTORY_BATCH}.`,
-      input: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PINNED }).strict(),
+      input: z
+        .object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...HistoryRangeQuery, ...PINNED })
+        .strict(),
       output: ElementHistoriesSchema,
       async run(ctx, a) {
         const list = batchSymbols(a.symbols as string, MAX_HISTORY_BATCH);
+        const range = historyRange(a.resolution as 'yearly', rangeOf(a));
         await ctx.charge(batchPrice(operation('getElementHistories'), list.length) ?? undefined);
-        return elementHistories(ctx.snapshot, list, a.resolution as 'yearly', ctx.viewer);
+        return elementHistories(ctx.snapshot, list, a.resolution as 'yearly', ctx.viewer, range);
       },
     },
     {

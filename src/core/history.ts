@@ -3,6 +3,8 @@ import type { ElementHistoriesAnswer, ElementHistoryAnswer } from '../contracts/
 import type { SubjectHistoryAnswer } from '../contracts/subjects.js';
 import type { Resolution } from '../scoring/resolutions.js';
 import type { HistoryQueries, SnapshotView, SubjectQueries } from '../snapshot/reader.js';
+import { estimateTokens, RESULT_TOKENS } from './answer-size.js';
+import { answerText } from './answer-text.js';
 import { canonicalSymbol } from './elements.js';
 import { ServiceError } from './errors.js';
 import { type HistoryRange, historyRange, periodIndex, rangeText, selectPeriods } from './history-range.js';
@@ -214,4 +216,82 @@ export function subjectHistory(
       ],
     ]),
   };
+}
+
+type HistoryAnswer = ElementHistoryAnswer | ElementHistoriesAnswer | SubjectHistoryAnswer;
+
+/** Each series of a history answer (one, or one per element of a batch). */
+function seriesOf(answer: HistoryAnswer): HistoryPoint[][] {
+  return 'histories' in answer ? answer.histories.map((h) => h.series) : [answer.series];
+}
+
+/**
+ * The fewest estimated tokens a period of a history costs in a result's text: its label and the
+ * four cells after it are at least one piece each (answer-size.ts).
+ */
+const MIN_PERIOD_TOKENS = 5;
+
+/** How to ask for what a result leaves out: the call's arguments, and the REST URL of the whole answer. */
+export interface AskAgain {
+  /** The call's arguments as parsed (symbol or symbols or subject, resolution, range, data_version). */
+  args: Record<string, unknown>;
+  /** The whole answer: the REST URL of the same call, at the answer's data version. */
+  url: string;
+}
+
+/**
+ * A history answer held to what a model's context can take (`budget` estimated tokens of its text,
+ * answer-size.ts): unchanged when it fits; else each series keeps its most recent periods, as many
+ * as fit (the same number for every series of a batch, which all end at the same period), and
+ * notes.left_out says how many older periods are left out, the arguments that get them (the same
+ * call with `to`, pinned to the answer's data version) and the URL of the whole answer.
+ */
+export function fitHistory<T extends HistoryAnswer>(answer: T, again: AskAgain, budget = RESULT_TOKENS): T {
+  const longest = Math.max(0, ...seriesOf(answer).map((s) => s.length));
+  const most = Math.floor(budget / MIN_PERIOD_TOKENS);
+  const fits = (a: T) => estimateTokens(answerText(a)) <= budget;
+  // Past `most` periods an answer cannot fit, and is not written out whole to find that out.
+  if (longest <= 1 || (longest <= most && fits(answer))) return answer;
+  // The most periods per series that fit, at least one (a batch's heads alone never pass the budget).
+  let lo = 1;
+  let hi = Math.min(longest - 1, most);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mostRecent(answer, mid, again, budget))) lo = mid;
+    else hi = mid - 1;
+  }
+  return mostRecent(answer, lo, again, budget);
+}
+
+/** The answer with each series cut to its `kept` most recent periods, and the note that says so. */
+function mostRecent<T extends HistoryAnswer>(answer: T, kept: number, again: AskAgain, budget: number): T {
+  const cut = (series: HistoryPoint[]) => series.slice(Math.max(0, series.length - kept));
+  const all = seriesOf(answer);
+  // The last period left out: the same in every series cut (they end at the same period).
+  const longest = all.reduce((a, b) => (b.length > a.length ? b : a));
+  const to = longest[longest.length - kept - 1]!.period;
+  const last = again.args.last;
+  const rest = {
+    ...again.args,
+    to,
+    ...(typeof last === 'number' ? { last: last - kept } : {}),
+    data_version: answer.data_version,
+  };
+  const count = (n: number) => n.toLocaleString('en-US');
+  const what =
+    'histories' in answer
+      ? `The periods up to ${to} are left out (${answer.histories
+          .filter((h) => h.series.length > kept)
+          .map((h) => `${h.symbol} ${count(h.series.length - kept)}`)
+          .join(', ')})`
+      : `The ${count(longest.length - kept)} oldest periods (${longest[0]!.period} to ${to}) are left out`;
+  const left_out =
+    `${what}: a result holds about ${count(budget)} tokens and keeps the most recent periods that fit. ` +
+    `For them, call again with ${JSON.stringify(rest)}. The whole answer: ${again.url} (add &format=csv for CSV).`;
+  const notes = { ...answer.notes, left_out };
+  return (
+    'histories' in answer
+      ? { ...answer, histories: answer.histories.map((h) => ({ ...h, series: cut(h.series) })), notes }
+      : { ...answer, series: cut(answer.series), notes }
+  ) as T;
 }

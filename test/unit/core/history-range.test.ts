@@ -1,7 +1,11 @@
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import type { HistoryPoint } from '../../../src/contracts/common.js';
+import type { ElementHistoriesAnswer, ElementHistoryAnswer } from '../../../src/contracts/elements.js';
+import { estimateTokens } from '../../../src/core/answer-size.js';
+import { answerText } from '../../../src/core/answer-text.js';
 import { ServiceError } from '../../../src/core/errors.js';
-import { periodsBetween } from '../../../src/core/history.js';
+import { fitHistory, periodsBetween } from '../../../src/core/history.js';
 import { historyRange, rangeText, selectPeriods } from '../../../src/core/history-range.js';
 
 /** The problem a call throws (code, detail, extra), or null when it does not. */
@@ -106,5 +110,118 @@ describe('a history range: from, to, last', () => {
     expect(rangeText({ last: 1 })).toBe('the last 1 period');
     expect(rangeText({ to: '2020-03', last: 12 })).toBe('the last 12 periods to 2020-03');
     expect(rangeText({})).toBe('');
+  });
+});
+
+describe('the size of an answer in tokens', () => {
+  it('is estimated from the pieces a tokenizer cuts text into', () => {
+    expect(estimateTokens('')).toBe(0);
+    // A history row: a space and a space, 202 4 - 03 - 15, | 0, | 12 . 5, |null (a word: 2), | 3.
+    expect(estimateTokens('  2024-03-15|0|12.5|null|3')).toBe(18);
+    expect(estimateTokens('1234567')).toBe(3);
+    expect(estimateTokens('intensity')).toBe(3);
+    // Never more than the text's length.
+    for (const text of ['a', '||', '  ', 'x-y', '2024'])
+      expect(estimateTokens(text)).toBeLessThanOrEqual(text.length);
+  });
+
+  it('is at least what o200k counts for a history, and near it', () => {
+    // A history with the values the snapshots hold: RI and HRI to 4 decimals, RIS to 4, a count.
+    const answer = historyAnswer(points(periodsBetween('2020-01-01', '2021-12-31', 'daily')));
+    for (const [i, p] of answer.series.entries()) {
+      p.ri = i % 7 === 0 ? 0 : Math.round(((i * 7919) % 100_000) / 7) / 10_000;
+      p.ris = Math.round(((i * 104_729) % 1_000_000) / 10) / 10_000;
+      p.hri = i % 3 === 0 ? null : Math.round(((i * 31) % 50_000) / 3) / 10_000;
+    }
+    const text = answerText(answer);
+    const real = countTokens(text);
+    expect(estimateTokens(text)).toBeGreaterThanOrEqual(real);
+    expect(estimateTokens(text)).toBeLessThan(real * 1.1);
+  });
+});
+
+function historyAnswer(series: HistoryPoint[]): ElementHistoryAnswer {
+  return {
+    symbol: 'Fe',
+    resolution: 'daily',
+    series,
+    canonical_url: 'https://ri.example/elements/Fe',
+    notes: {
+      read: 'research-intensity://notes/0123456789abcdef',
+    } as unknown as ElementHistoryAnswer['notes'],
+    data_version: '0123456789abcdef',
+  };
+}
+
+describe('a history result held to its size', () => {
+  const again = (args: Record<string, unknown>) => ({ args, url: 'https://ri.example/v1/whole' });
+  const tokens = (a: object) => estimateTokens(answerText(a));
+
+  it('is unchanged when it fits', () => {
+    const answer = historyAnswer(points(periodsBetween('2024-01-01', '2024-03-01', 'daily')));
+    expect(fitHistory(answer, again({ symbol: 'Fe', resolution: 'daily' }), 9_000)).toBe(answer);
+  });
+
+  it('keeps the most recent periods that fit, as many as fit, and says what it left out and how to get it', () => {
+    const series = points(periodsBetween('2020-01-01', '2024-12-31', 'daily'));
+    const answer = historyAnswer(series);
+    const budget = 3_000;
+    const fitted = fitHistory(
+      answer,
+      again({ symbol: 'Fe', resolution: 'daily', from: '2020-01-01' }),
+      budget,
+    );
+    const kept = fitted.series.length;
+    expect(kept).toBeGreaterThan(50);
+    expect(tokens(fitted)).toBeLessThanOrEqual(budget);
+    // The most recent ones, unchanged; one more would not fit.
+    expect(fitted.series).toEqual(series.slice(-kept));
+    // One period more (with the same note) would not fit.
+    expect(tokens({ ...fitted, series: series.slice(-(kept + 1)) })).toBeGreaterThan(budget);
+    const leftOut = series.length - kept;
+    const to = series[leftOut - 1]!.period;
+    const note = (fitted.notes as { left_out: string }).left_out;
+    expect(note).toContain(
+      `The ${leftOut.toLocaleString('en-US')} oldest periods (2020-01-01 to ${to}) are left out`,
+    );
+    expect(note).toContain(
+      `call again with {"symbol":"Fe","resolution":"daily","from":"2020-01-01","to":"${to}","data_version":"0123456789abcdef"}`,
+    );
+    expect(note).toContain('The whole answer: https://ri.example/v1/whole');
+    // The rest asked with last: what remains of the N.
+    const lastN = fitHistory(historyAnswer(series.slice(-1000)), again({ symbol: 'Fe', last: 1000 }), budget);
+    const rest = JSON.parse(
+      /call again with (\{.*?\})\./.exec((lastN.notes as { left_out: string }).left_out)![1]!,
+    );
+    expect(rest.last).toBe(1000 - lastN.series.length);
+    expect(rest.to).toBe(series.at(-lastN.series.length - 1)!.period);
+  });
+
+  it('cuts every history of a batch to the same most recent periods', () => {
+    const long = points(periodsBetween('2019-01-01', '2024-12-31', 'daily'));
+    const short = long.slice(-40);
+    const batch: ElementHistoriesAnswer = {
+      resolution: 'daily',
+      count: 3,
+      histories: [
+        { symbol: 'Fe', series: long },
+        { symbol: 'Tc', series: short },
+        { symbol: 'Og', series: [] },
+      ],
+      canonical_url: 'https://ri.example/elements',
+      notes: { read: 'x' } as unknown as ElementHistoriesAnswer['notes'],
+      data_version: '0123456789abcdef',
+    };
+    const fitted = fitHistory(batch, again({ symbols: 'Fe,Tc,Og', resolution: 'daily' }), 2_500);
+    const [fe, tc, og] = fitted.histories;
+    expect(fe!.series).toEqual(long.slice(-fe!.series.length));
+    expect(fe!.series.length).toBeGreaterThan(40);
+    expect(tc!.series).toEqual(short);
+    expect(og!.series).toEqual([]);
+    expect(tokens(fitted)).toBeLessThanOrEqual(2_500);
+    const to = long.at(-fe!.series.length - 1)!.period;
+    expect((fitted.notes as { left_out: string }).left_out).toContain(
+      `The periods up to ${to} are left out (Fe ${(long.length - fe!.series.length).toLocaleString('en-US')})`,
+    );
   });
 });

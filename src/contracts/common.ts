@@ -29,6 +29,11 @@ const NotesSchema = z
     lab: z.string().optional(),
     /** Why a list in this answer is empty (a research lens, a filtered paper list, lab broader). */
     empty: z.string().optional().openapi({ description: 'Why a list in this answer is empty' }),
+    /** An MCP history result held to its size: what it leaves out and how to get it. */
+    left_out: z.string().optional().openapi({
+      description:
+        'MCP history results only: the older periods left out to hold the result to its size, the arguments that get them and the URL of the whole answer',
+    }),
   })
   .openapi('Notes', { description: 'How each metric should and should not be read, for this data.' });
 export type Notes = z.infer<typeof NotesSchema>;

@@ -93,6 +93,40 @@ export const ResolutionQuery = ResolutionSchema.default('yearly').openapi({
   description: 'yearly (any key), monthly (Personal+), daily (Professional+, elements only)',
 });
 
+/** The most periods `last` may ask for (a daily history has a period a day since its first paper). */
+const MAX_HISTORY_LAST = 100_000;
+
+/**
+ * A history period in any resolution's form; that it is the form of the resolution asked for
+ * (a year for yearly, a month for monthly, a day for daily) is checked with the resolution, by
+ * the core (core/history-range.ts), which names the form expected.
+ */
+const HistoryPeriod = (description: string, example: string) =>
+  z
+    .string()
+    .regex(
+      /^\d{4}(?:-\d{2}(?:-\d{2})?)?$/,
+      'expected a period: 2024 (yearly), 2024-03 (monthly) or 2024-03-15 (daily)',
+    )
+    .optional()
+    .openapi({ description, example });
+
+/**
+ * A history's range, as REST's query and MCP's arguments take it: from and to bound the periods
+ * (both included), last keeps the N most recent of those. A range does not change the price.
+ */
+export const HistoryRangeQuery = {
+  from: HistoryPeriod(
+    "The first period, in the resolution's form: 2024 (yearly), 2024-03 (monthly), 2024-03-15 (daily)",
+    '2020',
+  ),
+  to: HistoryPeriod('The last period (included), in the same form', '2024'),
+  last: optionalIntegerParam(1, MAX_HISTORY_LAST).openapi({
+    description: `Only the N most recent periods (of from..to when given), 1-${MAX_HISTORY_LAST}`,
+    example: 12,
+  }),
+};
+
 /** A paper list's sort, as REST's query and MCP's paper tools take it (described for both). */
 export const SortQuery = z
   .enum(['impact', 'newest', 'foundational', 'ris'])
@@ -113,11 +147,21 @@ export const SubjectResolutionArg = z
  * value out of range, is refused naming the real bounds (not JavaScript's largest safe integer).
  */
 export function integerParam(min: number, max: number, fallback: number) {
+  return z.preprocess(fromDigits, integerIn(min, max).default(fallback));
+}
+
+/** The same, optional: absent when not given. */
+function optionalIntegerParam(min: number, max: number) {
+  return z.preprocess(fromDigits, integerIn(min, max).optional());
+}
+
+function fromDigits(v: unknown): unknown {
+  return typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+}
+
+function integerIn(min: number, max: number) {
   const expected = { error: `expected an integer from ${min} to ${max}, in decimal digits` };
-  return z.preprocess(
-    (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-    z.number(expected).int(expected).min(min, expected).max(max, expected).default(fallback),
-  );
+  return z.number(expected).int(expected).min(min, expected).max(max, expected);
 }
 
 export const LimitQuery = integerParam(1, MAX_PAPER_LIMIT, DEFAULT_PAPER_LIMIT).openapi({

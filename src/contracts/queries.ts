@@ -8,6 +8,7 @@ import type { OperationId, RequestTerms } from '../access/policy.js';
 import { LabQuoteText, LabRunFields, QuoteId } from './lab.js';
 import {
   FormatQuery,
+  HistoryRangeQuery,
   KeywordQuery,
   LimitQuery,
   PinnedQuery,
@@ -21,16 +22,26 @@ import { researchFields } from './research.js';
 export const QUERIES = {
   listElements: z.object({ symbols: SymbolsQuery.optional(), ...PinnedQuery, ...FormatQuery }).strict(),
   getElement: z.object(PinnedQuery).strict(),
-  getElementHistory: z.object({ resolution: ResolutionQuery, ...PinnedQuery, ...FormatQuery }).strict(),
+  getElementHistory: z
+    .object({ resolution: ResolutionQuery, ...HistoryRangeQuery, ...PinnedQuery, ...FormatQuery })
+    .strict(),
   getElementHistories: z
-    .object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PinnedQuery, ...FormatQuery })
+    .object({
+      symbols: SymbolsQuery,
+      resolution: ResolutionQuery,
+      ...HistoryRangeQuery,
+      ...PinnedQuery,
+      ...FormatQuery,
+    })
     .strict(),
   getElementPapers: z
     .object({ keyword: KeywordQuery, sort: SortQuery, limit: LimitQuery, ...PinnedQuery, ...FormatQuery })
     .strict(),
   searchSubjects: z.object({ q: SubjectSearchText, ...PinnedQuery }).strict(),
   getSubject: z.object(PinnedQuery).strict(),
-  getSubjectHistory: z.object({ resolution: ResolutionQuery, ...PinnedQuery, ...FormatQuery }).strict(),
+  getSubjectHistory: z
+    .object({ resolution: ResolutionQuery, ...HistoryRangeQuery, ...PinnedQuery, ...FormatQuery })
+    .strict(),
   getSubjectElements: z.object(PinnedQuery).strict(),
   getSubjectPapers: z.object({ sort: SortQuery, limit: LimitQuery, ...PinnedQuery, ...FormatQuery }).strict(),
   listVersions: z.object({}).strict(),

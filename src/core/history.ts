@@ -3,8 +3,11 @@ import type { ElementHistoriesAnswer, ElementHistoryAnswer } from '../contracts/
 import type { SubjectHistoryAnswer } from '../contracts/subjects.js';
 import type { Resolution } from '../scoring/resolutions.js';
 import type { HistoryQueries, SnapshotView, SubjectQueries } from '../snapshot/reader.js';
+import { estimateTokens, RESULT_TOKENS } from './answer-size.js';
+import { answerText } from './answer-text.js';
 import { canonicalSymbol } from './elements.js';
 import { ServiceError } from './errors.js';
+import { type HistoryRange, historyRange, periodIndex, rangeText, selectPeriods } from './history-range.js';
 import { HISTORY_NOTES } from './notes.js';
 import { findSubject, type SubjectType } from './subjects.js';
 import { envelope, subjectPath, type Viewer } from './viewer.js';
@@ -61,13 +64,6 @@ export function periodOfDay(day: string, resolution: Resolution): string {
   return resolution === 'yearly' ? day.slice(0, 4) : resolution === 'monthly' ? day.slice(0, 7) : day;
 }
 
-/** A period label as a number that orders periods (years are not zero-padded, so not their text). */
-function periodIndex(label: string, resolution: Resolution): number {
-  if (resolution === 'yearly') return Number(label);
-  if (resolution === 'monthly') return Number(label.slice(0, -3)) * 12 + Number(label.slice(-2));
-  return Date.parse(`${label}T00:00:00Z`);
-}
-
 /** Every period label from `first` to `last`, both included, oldest first. */
 export function periodsBetween(first: string, last: string, resolution: Resolution): string[] {
   const out: string[] = [];
@@ -90,21 +86,31 @@ export function periodsBetween(first: string, last: string, resolution: Resoluti
   return out;
 }
 
-/** An element's full history at a resolution (yearly, monthly or daily). */
+/**
+ * An element's history at a resolution (yearly, monthly or daily): all of it, or the periods a
+ * range selects (from, to, last: history-range.ts).
+ */
 export function elementHistory(
   snapshot: HistoryView,
   symbol: string,
   resolution: Resolution,
   viewer: Viewer,
+  range: HistoryRange = {},
 ): ElementHistoryAnswer {
+  historyRange(resolution, range);
   const canonical = canonicalSymbol(symbol);
-  const series = readSeries(snapshot, 'element', canonical, resolution, viewer);
+  const whole = readSeries(snapshot, 'element', canonical, resolution, viewer);
+  const series = selectPeriods(whole, range, resolution);
   return {
     symbol: canonical,
     resolution,
     series,
     ...envelope(snapshot, viewer, `/elements/${canonical}`, { history: HISTORY_NOTES }, [
-      [series, () => `series is empty: ${noElementPaper([canonical])}`],
+      [
+        series,
+        () =>
+          `series is empty: ${whole.length === 0 ? noElementPaper([canonical]) : outsideRange(whole, range)}`,
+      ],
     ]),
   };
 }
@@ -117,27 +123,52 @@ function noElementPaper(symbols: readonly string[]): string {
   );
 }
 
+/** Why a history that has periods answers none: the range asked holds none of them. */
+function outsideRange(whole: readonly HistoryPoint[], range: HistoryRange): string {
+  return `the range asked (${rangeText(range)}) holds none of its periods, which run from ${whole[0]!.period} to ${whole[whole.length - 1]!.period}.`;
+}
+
 /**
  * Elements one batch of histories may name: a daily history from an early paper runs to over
  * 20,000 periods (1.4 MB of JSON), so a batch is held to what one answer can carry.
  */
 export const MAX_HISTORY_BATCH = 20;
 
-/** Several elements' full histories at one resolution, in the order of the symbols (see batchSymbols). */
+/**
+ * Several elements' histories at one resolution, in the order of the symbols (see batchSymbols),
+ * each narrowed by the same range.
+ */
 export function elementHistories(
   snapshot: HistoryView,
   symbols: readonly string[],
   resolution: Resolution,
   viewer: Viewer,
+  range: HistoryRange = {},
 ): ElementHistoriesAnswer {
-  const histories = symbols.map((s) => {
+  historyRange(resolution, range);
+  const wholes = symbols.map((s) => {
     const symbol = canonicalSymbol(s);
-    return { symbol, series: readSeries(snapshot, 'element', symbol, resolution, viewer) };
+    return { symbol, whole: readSeries(snapshot, 'element', symbol, resolution, viewer) };
   });
-  // One reason for all the elements whose series is empty (the batch itself never is).
-  const none = histories.filter((h) => h.series.length === 0).map((h) => h.symbol);
-  const empty =
-    none.length > 0 ? `series is empty for ${none.join(', ')}: ${noElementPaper(none)}` : undefined;
+  const histories = wholes.map(({ symbol, whole }) => ({
+    symbol,
+    series: selectPeriods(whole, range, resolution),
+  }));
+  // One reason for all the elements whose series is empty (the batch itself never is): no paper,
+  // or none of their periods in the range asked.
+  const none = wholes.filter((h) => h.whole.length === 0).map((h) => h.symbol);
+  const outside = histories
+    .filter((h, i) => h.series.length === 0 && wholes[i]!.whole.length > 0)
+    .map((h) => h.symbol);
+  const reasons = [
+    ...(none.length > 0 ? [`series is empty for ${none.join(', ')}: ${noElementPaper(none)}`] : []),
+    ...(outside.length > 0
+      ? [
+          `series is empty for ${outside.join(', ')}: the range asked (${rangeText(range)}) holds none of their periods.`,
+        ]
+      : []),
+  ];
+  const empty = reasons.length > 0 ? reasons.join(' ') : undefined;
   return {
     resolution,
     count: histories.length,
@@ -146,13 +177,14 @@ export function elementHistories(
   };
 }
 
-/** A topic's or keyword's full history (yearly or monthly; daily is for elements only). */
+/** A topic's or keyword's history (yearly or monthly; daily is for elements only), all or a range of it. */
 export function subjectHistory(
   snapshot: HistoryView,
   type: SubjectType,
   id: string,
   resolution: Resolution,
   viewer: Viewer,
+  range: HistoryRange = {},
 ): SubjectHistoryAnswer {
   if (resolution === 'daily') {
     throw new ServiceError(
@@ -164,8 +196,10 @@ export function subjectHistory(
       },
     );
   }
+  historyRange(resolution, range);
   const subject = findSubject(snapshot, type, id);
-  const series = readSeries(snapshot, type, subject.id, resolution, viewer);
+  const whole = readSeries(snapshot, type, subject.id, resolution, viewer);
+  const series = selectPeriods(whole, range, resolution);
   return {
     subject_type: type,
     subject_id: subject.id,
@@ -176,8 +210,88 @@ export function subjectHistory(
       [
         series,
         () =>
-          `series is empty: no paper of this corpus with a publication year has '${subject.name}' as a headline ${type}, so there is no period to show.`,
+          whole.length === 0
+            ? `series is empty: no paper of this corpus with a publication year has '${subject.name}' as a headline ${type}, so there is no period to show.`
+            : `series is empty: ${outsideRange(whole, range)}`,
       ],
     ]),
   };
+}
+
+type HistoryAnswer = ElementHistoryAnswer | ElementHistoriesAnswer | SubjectHistoryAnswer;
+
+/** Each series of a history answer (one, or one per element of a batch). */
+function seriesOf(answer: HistoryAnswer): HistoryPoint[][] {
+  return 'histories' in answer ? answer.histories.map((h) => h.series) : [answer.series];
+}
+
+/**
+ * The fewest estimated tokens a period of a history costs in a result's text: its label and the
+ * four cells after it are at least one piece each (answer-size.ts).
+ */
+const MIN_PERIOD_TOKENS = 5;
+
+/** How to ask for what a result leaves out: the call's arguments, and the REST URL of the whole answer. */
+export interface AskAgain {
+  /** The call's arguments as parsed (symbol or symbols or subject, resolution, range, data_version). */
+  args: Record<string, unknown>;
+  /** The whole answer: the REST URL of the same call, at the answer's data version. */
+  url: string;
+}
+
+/**
+ * A history answer held to what a model's context can take (`budget` estimated tokens of its text,
+ * answer-size.ts): unchanged when it fits; else each series keeps its most recent periods, as many
+ * as fit (the same number for every series of a batch, which all end at the same period), and
+ * notes.left_out says how many older periods are left out, the arguments that get them (the same
+ * call with `to`, pinned to the answer's data version) and the URL of the whole answer.
+ */
+export function fitHistory<T extends HistoryAnswer>(answer: T, again: AskAgain, budget = RESULT_TOKENS): T {
+  const longest = Math.max(0, ...seriesOf(answer).map((s) => s.length));
+  const most = Math.floor(budget / MIN_PERIOD_TOKENS);
+  const fits = (a: T) => estimateTokens(answerText(a)) <= budget;
+  // Past `most` periods an answer cannot fit, and is not written out whole to find that out.
+  if (longest <= 1 || (longest <= most && fits(answer))) return answer;
+  // The most periods per series that fit, at least one (a batch's heads alone never pass the budget).
+  let lo = 1;
+  let hi = Math.min(longest - 1, most);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mostRecent(answer, mid, again, budget))) lo = mid;
+    else hi = mid - 1;
+  }
+  return mostRecent(answer, lo, again, budget);
+}
+
+/** The answer with each series cut to its `kept` most recent periods, and the note that says so. */
+function mostRecent<T extends HistoryAnswer>(answer: T, kept: number, again: AskAgain, budget: number): T {
+  const cut = (series: HistoryPoint[]) => series.slice(Math.max(0, series.length - kept));
+  const all = seriesOf(answer);
+  // The last period left out: the same in every series cut (they end at the same period).
+  const longest = all.reduce((a, b) => (b.length > a.length ? b : a));
+  const to = longest[longest.length - kept - 1]!.period;
+  const last = again.args.last;
+  const rest = {
+    ...again.args,
+    to,
+    ...(typeof last === 'number' ? { last: last - kept } : {}),
+    data_version: answer.data_version,
+  };
+  const count = (n: number) => n.toLocaleString('en-US');
+  const what =
+    'histories' in answer
+      ? `The periods up to ${to} are left out (${answer.histories
+          .filter((h) => h.series.length > kept)
+          .map((h) => `${h.symbol} ${count(h.series.length - kept)}`)
+          .join(', ')})`
+      : `The ${count(longest.length - kept)} oldest periods (${longest[0]!.period} to ${to}) are left out`;
+  const left_out =
+    `${what}: a result holds about ${count(budget)} tokens and keeps the most recent periods that fit. ` +
+    `For them, call again with ${JSON.stringify(rest)}. The whole answer: ${again.url} (add &format=csv for CSV).`;
+  const notes = { ...answer.notes, left_out };
+  return (
+    'histories' in answer
+      ? { ...answer, histories: answer.histories.map((h) => ({ ...h, series: cut(h.series) })), notes }
+      : { ...answer, series: cut(answer.series), notes }
+  ) as T;
 }

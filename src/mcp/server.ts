@@ -22,6 +22,7 @@ import { pinnedSnapshot } from '../calls/pinned-snapshot.js';
 import type { Notes } from '../contracts/common.js';
 import { DATA_VERSION_DIGITS } from '../contracts/data-version.js';
 import { termsOf } from '../contracts/queries.js';
+import { RESULT_TOKENS } from '../core/answer-size.js';
 import { answerText, jsonRpcResponse } from '../core/answer-text.js';
 import { ServiceError } from '../core/errors.js';
 import type { LabService } from '../core/lab-service.js';
@@ -178,9 +179,10 @@ export function createMcp(deps: McpDeps) {
           },
           input,
         );
-        return answer instanceof ResultJson
-          ? answer
-          : withOwnNotes(answer as { notes?: Notes }, snapshot, viewer);
+        if (answer instanceof ResultJson) return answer;
+        // Held to its size as the model reads it: with only its own notes.
+        const own = withOwnNotes(answer as { notes?: Notes }, snapshot, viewer);
+        return tool.fit ? (tool.fit(own, input, viewer) as typeof own) : own;
       },
     );
     if (outcome.error instanceof PaymentDemand) return paymentResult(outcome.error.terms);
@@ -329,16 +331,33 @@ const notesResourceOf = (edition: Edition) => ({
 });
 
 /**
- * A tool's input schema as listed: without its dialect line (the MCP default is the same) and with
- * data_version as a plain string, its use and form said once in the instructions instead of in
- * thirteen tools (the tool still refuses a malformed one with invalid_parameter).
+ * A tool's input schema as listed: without its dialect line (the MCP default is the same), with
+ * data_version and a history's range (from, to, last) as plain types, their use and form said once
+ * in the instructions instead of in every tool that takes them, and without the length bounds of
+ * text parameters, which a model needs no help to keep (the tool still refuses a malformed or
+ * overlong one with invalid_parameter, naming the form or the bound).
  */
 function listedInput(schema: object): Tool['inputSchema'] {
   const { $schema: _, ...rest } = schema as Record<string, unknown>;
-  const properties = rest.properties as Record<string, object> | undefined;
-  if (properties?.data_version) properties.data_version = { type: 'string' };
+  const properties = (rest.properties ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [name, property] of Object.entries(properties)) {
+    const type = PLAINLY_LISTED[name];
+    if (type) properties[name] = { type };
+    else if (property.type === 'string') {
+      delete property.minLength;
+      delete property.maxLength;
+    }
+  }
   return rest as Tool['inputSchema'];
 }
+
+/** The parameters listed by their type alone (listedInput). */
+const PLAINLY_LISTED: Record<string, string> = {
+  data_version: 'string',
+  from: 'string',
+  to: 'string',
+  last: 'integer',
+};
 
 /**
  * A ServiceError as a tool result: isError, and the same body as the REST problem as JSON text.
@@ -393,6 +412,7 @@ function instructions(publicUrl: string, payments: boolean, edition: Edition): s
       edition,
     ),
     'Subjects: subject_type topic (subject_id like T10030) or keyword (its slug); find them with search_subjects. Papers are ranked by impact_score (a citation percentile within field and year, young papers projected); only the top 100 of a subject are ranked; never rank them by ris_contribution. Abstracts are never returned: the DOI points to the source.',
+    `Histories: from and to (periods in the resolution's form: 2024, 2024-03 or 2024-03-15; both included) and last (the N most recent) narrow one. A period costs about 16 tokens and a result holds about ${RESULT_TOKENS.toLocaleString('en-US')} (a year of daily periods): a longer one keeps its most recent periods, and notes.left_out gives the arguments that get the older ones and the URL of the whole answer.`,
     `Results: structuredContent holds the answer as JSON; the text block holds the same answer in TOON (a list of records is a table: its columns named once in the header, cells separated by |). Every answer has canonical_url (the page to cite) and data_version (${DATA_VERSION_DIGITS} hex digits: give it back as data_version to any read tool to get the same data again, while list_versions lists it). notes keeps only what that answer alone says; notes.read names the resource (resources/read) with the notes every answer of that data version shares: how to read each metric, the corpus, how to cite.`,
     ...(edition === 'full'
       ? [

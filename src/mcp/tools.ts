@@ -23,6 +23,7 @@ import {
 } from '../contracts/lab.js';
 import {
   DataVersionQuery,
+  HistoryRangeQuery,
   KeywordQuery,
   LimitQuery,
   ResolutionQuery,
@@ -42,10 +43,18 @@ import {
   SubjectSearchSchema,
 } from '../contracts/subjects.js';
 import { VersionsSchema } from '../contracts/versions.js';
+import { RESULT_TOKENS } from '../core/answer-size.js';
 import { batchSymbols, canonicalSymbol, getElement, listElements } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
 import { requireExactlyOne } from '../core/exactly-one.js';
-import { elementHistories, elementHistory, MAX_HISTORY_BATCH, subjectHistory } from '../core/history.js';
+import {
+  elementHistories,
+  elementHistory,
+  fitHistory,
+  MAX_HISTORY_BATCH,
+  subjectHistory,
+} from '../core/history.js';
+import { type HistoryRange, historyRange } from '../core/history-range.js';
 import { labQuoteInput } from '../core/lab.js';
 import { type LabService, labRunRequest } from '../core/lab-service.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
@@ -95,10 +104,52 @@ export interface ToolDef {
   input: z.ZodObject;
   output: z.ZodType;
   run(ctx: ToolContext, args: Record<string, unknown>): Promise<unknown>;
+  /**
+   * The result held to its size (the answer with only its own notes, as the model reads it): a
+   * history keeps its most recent periods that fit and says how to get the rest.
+   */
+  fit?(answer: object, args: Record<string, unknown>, viewer: Viewer): object;
 }
 
 /** What the paper tools must not be misread as (the rest of the reading is in the server's instructions). */
 const NOT_RIS = ' Never rank papers by ris_contribution (a weight toward RIS, not importance).';
+
+/** What the history tools say of their size (the instructions say how; bench/mcp-tokens.mjs measures it). */
+const HISTORY_SIZE = ` About 16 tokens a period; a result holds about ${RESULT_TOKENS.toLocaleString('en-US')} (its latest periods; notes.left_out says how to get the rest).`;
+
+/** A history tool's range, as the history routes take it (the same names and checks). */
+const rangeOf = (a: Record<string, unknown>): HistoryRange => ({
+  from: a.from as string | undefined,
+  to: a.to as string | undefined,
+  last: a.last as number | undefined,
+});
+
+/**
+ * A history result held to its size (fitHistory), naming the REST URL of the whole answer: the
+ * same operation with the same arguments, at the data version answered.
+ */
+function fitted(op: OperationId) {
+  return (answer: object, args: Record<string, unknown>, viewer: Viewer) => {
+    const history = answer as Parameters<typeof fitHistory>[0];
+    const pinned = { ...args, data_version: history.data_version };
+    return fitHistory(history, { args, url: restUrl(op, pinned, viewer.publicUrl) });
+  };
+}
+
+/** The REST URL of an operation called with these arguments: path parameters in the path, the others in the query. */
+function restUrl(op: OperationId, args: Record<string, unknown>, publicUrl: string): string {
+  const inPath = new Set<string>();
+  const path = operation(op).path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    inPath.add(name);
+    return encodeURIComponent(String(args[name]));
+  });
+  const query = Object.entries(args)
+    .filter(([name, value]) => !inPath.has(name) && value !== undefined)
+    // A list of symbols stays readable (Fe,Ni,Co): a comma needs no escape in a query.
+    .map(([name, value]) => `${name}=${encodeURIComponent(String(value)).replace(/%2C/g, ',')}`)
+    .join('&');
+  return `${publicUrl}/v1${path}${query ? `?${query}` : ''}`;
+}
 
 /** In a read tool's input, as on the REST reads: the server answers the call from that data version. */
 const PINNED = {
@@ -184,8 +235,12 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_subject_history',
       op: 'getSubjectHistory',
-      description: `${d('getSubjectHistory')}.`,
-      input: SubjectParams.extend({ resolution: SubjectResolutionArg, ...PINNED }).strict(),
+      description: `${d('getSubjectHistory')}.${HISTORY_SIZE}`,
+      input: SubjectParams.extend({
+        resolution: SubjectResolutionArg,
+        ...HistoryRangeQuery,
+        ...PINNED,
+      }).strict(),
       output: SubjectHistorySchema,
       async run(ctx, a) {
         // Daily is refused by the core (elements only), with the same problem as REST's.
@@ -195,9 +250,11 @@ export function toolDefinitions(): ToolDef[] {
           a.subject_id as string,
           a.resolution as 'yearly',
           ctx.viewer,
+          rangeOf(a),
         );
         return paid(ctx, answer);
       },
+      fit: fitted('getSubjectHistory'),
     },
     {
       name: 'get_subject_papers',
@@ -304,26 +361,33 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_element_history',
       op: 'getElementHistory',
-      description: `${d('getElementHistory')}, one value per period to the corpus cut-off (the last is incomplete).`,
-      input: SymbolParam.extend({ resolution: ResolutionQuery, ...PINNED }).strict(),
+      description: `${d('getElementHistory')}, one value per period to the corpus cut-off (the last is incomplete).${HISTORY_SIZE}`,
+      input: SymbolParam.extend({ resolution: ResolutionQuery, ...HistoryRangeQuery, ...PINNED }).strict(),
       output: ElementHistorySchema,
       async run(ctx, a) {
+        // Refused before the payment, as on REST.
+        const range = historyRange(a.resolution as 'yearly', rangeOf(a));
         canonicalSymbol(a.symbol as string);
         await ctx.charge();
-        return elementHistory(ctx.snapshot, a.symbol as string, a.resolution as 'yearly', ctx.viewer);
+        return elementHistory(ctx.snapshot, a.symbol as string, a.resolution as 'yearly', ctx.viewer, range);
       },
+      fit: fitted('getElementHistory'),
     },
     {
       name: 'get_element_histories',
       op: 'getElementHistories',
-      description: `${d('getElementHistories')}, at most ${MAX_HISTORY_BATCH}.`,
-      input: z.object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...PINNED }).strict(),
+      description: `${d('getElementHistories')}, at most ${MAX_HISTORY_BATCH}.${HISTORY_SIZE}`,
+      input: z
+        .object({ symbols: SymbolsQuery, resolution: ResolutionQuery, ...HistoryRangeQuery, ...PINNED })
+        .strict(),
       output: ElementHistoriesSchema,
       async run(ctx, a) {
         const list = batchSymbols(a.symbols as string, MAX_HISTORY_BATCH);
+        const range = historyRange(a.resolution as 'yearly', rangeOf(a));
         await ctx.charge(batchPrice(operation('getElementHistories'), list.length) ?? undefined);
-        return elementHistories(ctx.snapshot, list, a.resolution as 'yearly', ctx.viewer);
+        return elementHistories(ctx.snapshot, list, a.resolution as 'yearly', ctx.viewer, range);
       },
+      fit: fitted('getElementHistories'),
     },
     {
       name: 'list_versions',

@@ -257,6 +257,10 @@ function validValue(p: Parameter): fc.Arbitrary<string> {
       return fc.subarray(['foundational', 'now', 'newest'], { minLength: 1 }).map((l) => l.join(','));
     case 'paper':
       return fc.constantFrom('10.1038/nature12373', 'Oxygen evolution on nickel iron oxides', 'constructor');
+    case 'from':
+    case 'to':
+      // A history's period, in each resolution's form (one that is not the resolution's is a 400).
+      return fc.constantFrom('2015', '2024', '2020-03', '2025-12', '2025-06-30', '2026-01-01');
     default:
       if (p.name === 'q' && p.schema.maxLength === 2000) return fc.constantFrom(...pools.lab);
       return fc.constantFrom(...pools.q);

@@ -206,15 +206,21 @@ describe('the MCP tool server', () => {
       ['list_elements', {}, '/v1/elements'],
       ['list_versions', {}, '/v1/versions'],
       ['list_elements', { symbols: 'Fe,ni' }, '/v1/elements?symbols=Fe,ni'],
+      // A range (the whole daily history is held to a result's size: history-budget.test.ts).
       [
         'get_element_history',
-        { symbol: 'Fe', resolution: 'daily' },
-        '/v1/elements/Fe/history?resolution=daily',
+        { symbol: 'Fe', resolution: 'daily', last: 300 },
+        '/v1/elements/Fe/history?resolution=daily&last=300',
+      ],
+      [
+        'get_element_history',
+        { symbol: 'Fe', resolution: 'monthly', from: '2015-01', to: '2020-06' },
+        '/v1/elements/Fe/history?resolution=monthly&from=2015-01&to=2020-06',
       ],
       [
         'get_element_histories',
-        { symbols: 'Fe,Ni', resolution: 'monthly' },
-        '/v1/elements/history?symbols=Fe,Ni&resolution=monthly',
+        { symbols: 'Fe,Ni', resolution: 'monthly', from: '2018-01' },
+        '/v1/elements/history?symbols=Fe,Ni&resolution=monthly&from=2018-01',
       ],
       [
         'get_subject_elements',
@@ -303,6 +309,8 @@ describe('the MCP tool server', () => {
       ['no_such_tool', {}, 'not_found'],
       ['list_elements', { symbols: 'Fe,Xx' }, 'unknown_symbol'],
       ['get_element_history', { symbol: 'Xx' }, 'unknown_symbol'],
+      ['get_element_history', { symbol: 'Fe', resolution: 'daily', from: '2024' }, 'invalid_parameter'],
+      ['get_element_history', { symbol: 'Fe', last: 0 }, 'invalid_parameter'],
       ['get_element_histories', { symbols: 'Fe,Xx' }, 'unknown_symbol'],
       [
         'get_element_histories',

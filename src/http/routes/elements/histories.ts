@@ -24,7 +24,7 @@ export function registerElementHistories(app: OpenAPIHono<AppEnv>, deps: RouteDe
     deps,
     'getElementHistories',
     {
-      summary: `Full histories of up to ${MAX_HISTORY_BATCH} elements in one call (symbols=Fe,Ni,Co), priced per symbol`,
+      summary: `Histories of up to ${MAX_HISTORY_BATCH} elements in one call (symbols=Fe,Ni,Co), priced per symbol`,
       request: { query: QUERIES.getElementHistories },
       ok: {
         description: 'One history per symbol, in the order given (JSON, or CSV with Accept: text/csv)',
@@ -38,10 +38,11 @@ export function registerElementHistories(app: OpenAPIHono<AppEnv>, deps: RouteDe
       },
     },
     async (c) => {
-      const { symbols, resolution } = c.req.valid('query');
+      const { symbols, resolution, from, to, last } = c.req.valid('query');
       checkResolution(c, resolution);
       const list = batchSymbols(symbols, MAX_HISTORY_BATCH);
-      const answer = elementHistories(c.get('snapshot'), list, resolution, c.get('viewer'));
+      const range = { from, to, last };
+      const answer = elementHistories(c.get('snapshot'), list, resolution, c.get('viewer'), range);
       return jsonOrCsv(c, await paid(c, answer, batchPrice(op, list.length) ?? undefined), historiesTable);
     },
   );

@@ -17,7 +17,8 @@ export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
     deps,
     'getSubjectHistory',
     {
-      summary: 'Full history of a topic or keyword (yearly or monthly)',
+      summary:
+        'History of a topic or keyword (yearly or monthly): all of it, or from..to, or the last N periods',
       request: { params: SubjectParams, query: QUERIES.getSubjectHistory },
       ok: {
         description: 'The history (JSON, or CSV with Accept: text/csv)',
@@ -26,10 +27,21 @@ export function registerSubjectHistory(app: OpenAPIHono<AppEnv>, deps: RouteDeps
       errors: { 404: 'Unknown subject (unknown_subject)' },
     },
     async (c) => {
-      const { resolution } = c.req.valid('query');
+      const { resolution, from, to, last } = c.req.valid('query');
       const { subject_type, subject_id } = c.req.valid('param');
       if (resolution !== 'daily') checkResolution(c, resolution);
-      const answer = subjectHistory(c.get('snapshot'), subject_type, subject_id, resolution, c.get('viewer'));
+      const answer = subjectHistory(
+        c.get('snapshot'),
+        subject_type,
+        subject_id,
+        resolution,
+        c.get('viewer'),
+        {
+          from,
+          to,
+          last,
+        },
+      );
       return jsonOrCsv(c, await paid(c, answer), historyTable);
     },
   );

@@ -17,9 +17,7 @@ describe('ri --help', () => {
     const r = ri(['payments', '--help']);
     expect(r.status).toBe(0);
     const text = r.stdout.replace(/\s+/g, ' ');
-    expect(text).toContain(
-      `not used once its validity and ${SETTLE_GRACE_MS / 1000} s more have passed`,
-    );
+    expect(text).toContain(`not used once its validity and ${SETTLE_GRACE_MS / 1000} s more have passed`);
     expect(text).toContain(`runs the same at start and every ${RECONCILE_EVERY_MS / 60_000} min`);
     expect(text).not.toMatch(/ten minutes/);
   });

@@ -186,7 +186,7 @@ describe('a HEAD never pays', () => {
           to: accepted.payTo,
           value: accepted.amount,
           validAfter: '0',
-          validBefore: String(Math.floor(Date.now() / 1000) + 600),
+          validBefore: String(Math.floor(Date.now() / 1000) + accepted.maxTimeoutSeconds),
           nonce: `0x${'3'.repeat(64)}`,
         },
       },

@@ -2,6 +2,7 @@ import type { SettleResponse } from '@x402/core/types';
 import type { Plan } from '../access/plans.js';
 import { type Edition, type Operation, priceOf, type RequestTerms, requestLevel } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
+import { StateUnavailableError } from '../access/state-deadline.js';
 import { ServiceError } from '../core/errors.js';
 import { PaidCall, PaymentDemand, payerOf } from '../payments/paid-call.js';
 import type { PaidResource, PaymentService } from '../payments/payment-service.js';
@@ -159,7 +160,13 @@ export class OperationCall {
       await this.paid.release();
       return null;
     }
-    return this.paid.settle();
+    try {
+      return await this.paid.settle();
+    } catch (e) {
+      // The ledger failing while a payment is settled (a retry's settlement read back, a row
+      // written late) may come after its money moved: the answer says how to get what was paid for.
+      throw e instanceof StateUnavailableError ? e.whileSettling(this.request.retry) : e;
+    }
   }
 
   /** What a fault becomes for the caller: see `callFault`. */

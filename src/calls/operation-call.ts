@@ -8,6 +8,7 @@ import { PaidCall, PaymentDemand, payerOf } from '../payments/paid-call.js';
 import type { PaidResource, PaymentService } from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
 import { pinnedSnapshot } from './pinned-snapshot.js';
+import { setAsideRefusal } from './set-aside.js';
 
 /** What a call runs with: the snapshots, the edition, the payments this server takes. */
 export interface CallDeps {
@@ -177,7 +178,8 @@ export class OperationCall {
   /**
    * The whole call, in order: `prepare` parses the arguments once the caller may go on (and names
    * the data version they pin, if any); `work` computes the answer on the pinned snapshot and
-   * calls `charge`. The snapshot is released when `work`'s answer is made.
+   * calls `charge`. An answer whose snapshot was set aside meanwhile is not given (set-aside.ts).
+   * The snapshot is released when `work`'s answer is made.
    */
   async run<I, T>(
     prepare: () => { input: I; version: string | null },
@@ -189,6 +191,8 @@ export class OperationCall {
       const { input, version } = prepare();
       const snapshot = await this.pin(version);
       const answer = await work(input, snapshot);
+      const setAside = setAsideRefusal(snapshot);
+      if (setAside) throw setAside;
       const receipt = await this.finish(true);
       return { answer, receipt };
     } catch (e) {

@@ -124,6 +124,22 @@ async function get(s: Served, path: string, headers: Record<string, string> = {}
   };
 }
 
+/** A tools/call over HTTP: its result (structuredContent) or its error's problem. */
+async function tool(s: Served, name: string, args: Record<string, unknown>) {
+  const res = await fetch(`${s.server.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const message = (await res.json()) as {
+    result: { isError?: boolean; structuredContent?: { data_version?: string }; content: { text: string }[] };
+  };
+  const result = message.result;
+  return result.isError
+    ? { error: (JSON.parse(result.content[0]!.text) as { code: string }).code }
+    : { dataVersion: result.structuredContent?.data_version };
+}
+
 const quarantined = (dir: string) => {
   try {
     return readdirSync(join(dir, 'quarantine'));
@@ -228,5 +244,28 @@ describe('a snapshot damaged while served', () => {
       status: 200,
       dataVersion: s.older,
     });
+  });
+});
+
+describe('a pinned snapshot damaged while open', () => {
+  it('its answers kept by the MCP cache are never given again: the pinned read is refused', async () => {
+    const s = await serveTwoVersions();
+    const pinned = { symbol: 'Fe', data_version: s.older };
+    expect(await tool(s, 'get_element_ri', pinned)).toEqual({ dataVersion: s.older });
+    expect(await tool(s, 'get_element_ri', pinned)).toEqual({ dataVersion: s.older });
+    expect(await get(s, `/v1/elements/Fe?data_version=${s.older}`)).toMatchObject({ status: 200 });
+
+    damage(snapshotFile(s.dir, s.older));
+    await until(() => s.forgotten.get(s.older));
+    await until(() => (quarantined(s.dir).length === 1 ? true : undefined));
+    // No longer kept (quarantined, and not the current version): 410, from REST and MCP alike.
+    expect(await tool(s, 'get_element_ri', pinned)).toEqual({ error: 'data_version_gone' });
+    expect(await get(s, `/v1/elements/Fe?data_version=${s.older}`)).toMatchObject({
+      status: 410,
+      code: 'data_version_gone',
+    });
+    // The current version is untouched.
+    expect(s.snapshots.version).toBe(s.newer);
+    expect(await tool(s, 'get_element_ri', { symbol: 'Fe' })).toEqual({ dataVersion: s.newer });
   });
 });

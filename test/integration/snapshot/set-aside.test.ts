@@ -247,6 +247,24 @@ describe('a snapshot damaged while served', () => {
   });
 });
 
+describe('a web page that meets a damaged page of the served snapshot', () => {
+  it('is a 503 page, never a 500, and the file is set aside and checked', async () => {
+    const s = await serveTwoVersions();
+    const page = (path: string) => fetch(`${s.server.url}${path}`, { headers: { accept: 'text/html' } });
+    expect((await page('/elements/Fe')).status).toBe(200);
+    damage(snapshotFile(s.dir, s.newer), { firstPage: true, keepStamp: true });
+    // An element page not rendered yet reads the file.
+    const met = await page('/elements/Ni');
+    expect([met.status, met.headers.get('retry-after')]).toEqual([503, '5']);
+    expect(await met.text()).toContain('being checked or replaced');
+    expect(s.forgotten.has(s.newer)).toBe(true);
+    await until(() => (s.snapshots.version === s.older ? true : undefined));
+    const again = await page('/elements/Ni');
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain(`Data version ${s.older}`);
+  });
+});
+
 describe('a pinned snapshot damaged while open', () => {
   it('its answers kept by the MCP cache are never given again: the pinned read is refused', async () => {
     const s = await serveTwoVersions();

@@ -21,20 +21,48 @@ const STATE_RETRY_AFTER_SECONDS = 2;
 /** Repeated failures are logged at most this often (the first one and the recovery always). */
 const LOG_EVERY_MS = 10_000;
 
+/**
+ * What a failing store call met, as the 503 tells the client: the disk under the store full, the
+ * store out of reach (refused, reset, shutting down, not found), no answer within the deadline
+ * (or a lock held past it), or another failure of its own (a disk error, out of memory).
+ */
+export type StateFault = 'disk_full' | 'unreachable' | 'no_answer' | 'failed';
+
+const FAULT_TEXT: Record<StateFault, string> = {
+  disk_full: "The accounts and keys store's disk is full, so it cannot record this request",
+  unreachable: 'The accounts and keys store cannot be reached',
+  no_answer: 'The accounts and keys store did not answer in time',
+  failed: 'The accounts and keys store failed with an error of its own',
+};
+
 export class StateUnavailableError extends ServiceError {
   constructor(
     /** The store method that failed (authenticate, saveQuote, ...). */
     readonly operation: string,
     /** Why, for the log: "no answer within 2000 ms" or the driver's message (password redacted). */
     readonly reason: string,
+    readonly fault: StateFault = 'no_answer',
+    /**
+     * How to get the answer when the failure came while a payment was being settled (its money may
+     * have moved: a retry's settlement read back). Absent, nothing was charged: a request's other
+     * store calls all come before its settlement, and a failure stops the call.
+     */
+    retryPaid?: string,
   ) {
     super(
       'state_unavailable',
-      'The accounts and keys store did not answer in time; nothing was charged. Try again shortly.',
+      retryPaid === undefined
+        ? `${FAULT_TEXT[fault]}; nothing was charged. Try again ${fault === 'disk_full' ? 'later' : 'shortly'}.`
+        : `${FAULT_TEXT[fault]} while the payment was being settled; it may have been taken. ${retryPaid} to get the answer: you are charged at most once.`,
       { retry_after: STATE_RETRY_AFTER_SECONDS },
       { 'retry-after': String(STATE_RETRY_AFTER_SECONDS) },
     );
     this.name = 'StateUnavailableError';
+  }
+
+  /** The same failure met while settling a payment: says how to get the answer rather than that nothing was charged. */
+  whileSettling(retry: string): StateUnavailableError {
+    return new StateUnavailableError(this.operation, this.reason, this.fault, retry);
   }
 }
 
@@ -48,30 +76,42 @@ export interface DeadlineOptions {
 
 /**
  * True for failures of the store itself rather than of the request: the network, the server
- * going away or refusing connections, a timeout, a busy or unreadable SQLite file.
+ * going away or refusing connections, a timeout, a busy, full or unreadable SQLite file.
  */
 export function isStateUnavailable(error: unknown): boolean {
-  if (error instanceof StateUnavailableError) return true;
-  if (!(error instanceof Error)) return false;
+  return error instanceof StateUnavailableError || stateFault(error) !== null;
+}
+
+/** Which failure of the store itself an error is (see StateFault), or null for an error of the request. */
+export function stateFault(error: unknown): StateFault | null {
+  if (error instanceof StateUnavailableError) return error.fault;
+  if (!(error instanceof Error)) return null;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
-    // Node's socket errors.
+    // The disk: Node's, PostgreSQL's disk_full, SQLite's.
+    if (/^(ENOSPC|EDQUOT|53100|SQLITE_FULL)$/.test(code)) return 'disk_full';
+    // Node's socket errors; PostgreSQL SQLSTATE 08 connection exception, 57P01-57P05 shutdown and
+    // cannot-connect-now; an SQLite file that cannot be opened.
     if (
-      /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/.test(
+      /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|08...|57P0[1-5]|SQLITE_CANTOPEN\w*)$/.test(
         code,
       )
     )
-      return true;
-    // PostgreSQL SQLSTATE: 08 connection exception, 53 insufficient resources, 57014 query
-    // canceled (statement_timeout), 57P01-57P05 shutdown and cannot-connect-now, 58 system error.
-    if (/^(08...|53...|57014|57P0[1-5]|58...)$/.test(code)) return true;
-    // SQLite: another process holds the lock, the disk failed, the file cannot be opened or written.
-    if (/^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL)/.test(code)) return true;
+      return 'unreachable';
+    // PostgreSQL 57014 query canceled (statement_timeout); SQLite: another process holds the lock.
+    if (/^(57014|SQLITE_(BUSY|LOCKED|PROTOCOL)\w*)$/.test(code)) return 'no_answer';
+    // PostgreSQL 53 insufficient resources, 58 system error; SQLite's disk failing or read-only.
+    if (/^(53...|58...|SQLITE_(IOERR|READONLY)\w*)$/.test(code)) return 'failed';
   }
   // pg and pg-pool's own messages, which carry no code.
-  return /Connection terminated|Connection ended|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Cannot use a pool after calling end|connection timeout/i.test(
-    error.message,
-  );
+  if (/Query read timeout/i.test(error.message)) return 'no_answer';
+  if (
+    /Connection terminated|Connection ended|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|connection timeout/i.test(
+      error.message,
+    )
+  )
+    return 'unreachable';
+  return /no space left on device/i.test(error.message) ? 'disk_full' : null;
 }
 
 /**
@@ -139,7 +179,8 @@ function deadline(
         if (done) return; // already answered 503; a late failure is the same outage
         done = true;
         clearTimeout(timer);
-        if (!isStateUnavailable(error)) {
+        const fault = stateFault(error);
+        if (fault === null) {
           // The store answered (an application error such as an email already taken).
           health.succeeded();
           return reject(error);
@@ -147,7 +188,11 @@ function deadline(
         const unavailable =
           error instanceof StateUnavailableError
             ? error
-            : new StateUnavailableError(operation, redactPasswords((error as Error).message.split('\n')[0]!));
+            : new StateUnavailableError(
+                operation,
+                redactPasswords((error as Error).message.split('\n')[0]!),
+                fault,
+              );
         health.failed(unavailable);
         reject(unavailable);
       },

@@ -2,11 +2,13 @@ import type { SettleResponse } from '@x402/core/types';
 import type { Plan } from '../access/plans.js';
 import { type Edition, type Operation, priceOf, type RequestTerms, requestLevel } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
+import { StateUnavailableError } from '../access/state-deadline.js';
 import { ServiceError } from '../core/errors.js';
 import { PaidCall, PaymentDemand, payerOf } from '../payments/paid-call.js';
 import type { PaidResource, PaymentService } from '../payments/payment-service.js';
 import { isCorruption, type Snapshot, type SnapshotManager } from '../snapshot/snapshot.js';
 import { pinnedSnapshot } from './pinned-snapshot.js';
+import { setAsideRefusal } from './set-aside.js';
 
 /** What a call runs with: the snapshots, the edition, the payments this server takes. */
 export interface CallDeps {
@@ -159,7 +161,13 @@ export class OperationCall {
       await this.paid.release();
       return null;
     }
-    return this.paid.settle();
+    try {
+      return await this.paid.settle();
+    } catch (e) {
+      // The ledger failing while a payment is settled (a retry's settlement read back, a row
+      // written late) may come after its money moved: the answer says how to get what was paid for.
+      throw e instanceof StateUnavailableError ? e.whileSettling(this.request.retry) : e;
+    }
   }
 
   /** What a fault becomes for the caller: see `callFault`. */
@@ -170,7 +178,8 @@ export class OperationCall {
   /**
    * The whole call, in order: `prepare` parses the arguments once the caller may go on (and names
    * the data version they pin, if any); `work` computes the answer on the pinned snapshot and
-   * calls `charge`. The snapshot is released when `work`'s answer is made.
+   * calls `charge`. An answer whose snapshot was set aside meanwhile is not given (set-aside.ts).
+   * The snapshot is released when `work`'s answer is made.
    */
   async run<I, T>(
     prepare: () => { input: I; version: string | null },
@@ -182,6 +191,8 @@ export class OperationCall {
       const { input, version } = prepare();
       const snapshot = await this.pin(version);
       const answer = await work(input, snapshot);
+      const setAside = setAsideRefusal(snapshot);
+      if (setAside) throw setAside;
       const receipt = await this.finish(true);
       return { answer, receipt };
     } catch (e) {

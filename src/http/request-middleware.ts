@@ -2,7 +2,9 @@ import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 import type { Plan } from '../access/plans.js';
 import { PLAN_RATE_LIMITS } from '../access/policy.js';
 import { pinnedSnapshot } from '../calls/pinned-snapshot.js';
+import { setAsideRefusal } from '../calls/set-aside.js';
 import { ServiceError } from '../core/errors.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { securityHeaders } from '../web/security-headers.js';
 import type { AppServices } from './app-services.js';
 import { authenticate } from './auth.js';
@@ -98,10 +100,12 @@ export function requestMiddleware(
                 deps.config.publicUrl,
                 deps.snapshots,
               ) as Middleware,
-              // The unpaid 402 of a URL, kept ready (its terms are the same for every caller).
-              unpaidCache(() => deps.payments!.termsGeneration) as Middleware,
             ]
           : []),
+        // Inside the payment gate (a refused answer is released, not settled), before the caches.
+        notSetAside as Middleware,
+        // The unpaid 402 of a URL, kept ready (its terms are the same for every caller).
+        ...(paymentsOn ? [unpaidCache(() => deps.payments!.termsGeneration) as Middleware] : []),
         responseCache() as Middleware,
       ]),
     ],
@@ -145,6 +149,23 @@ function snapshotOf(deps: AppDeps): Middleware<Context<AppEnv>> {
     },
   };
 }
+
+/**
+ * A request whose snapshot was set aside since it began (its file found damaged or changed) is
+ * answered 503, from no cache and with no answer computed from it (calls/set-aside.ts). Checked
+ * before the caches and once the answer is made; on the fast path nothing runs between the two.
+ */
+const notSetAside: Middleware<Context<AppEnv>> = {
+  enter(c) {
+    const refused = setAsideRefusal(c.get('snapshot') as Snapshot | undefined);
+    if (refused) throw refused;
+    return undefined;
+  },
+  exit(c) {
+    const refused = setAsideRefusal(c.get('snapshot') as Snapshot | undefined);
+    if (refused) throw refused;
+  },
+};
 
 /**
  * The requests the /v1 middleware is for: /v1 and every path under it (what `v1.use('*')`

@@ -8,6 +8,7 @@ import {
 import type { Socket } from 'node:net';
 import { ServiceError } from '../core/errors.js';
 import { problemBody } from './problem.js';
+import { refusedMethod } from './refused-method.js';
 
 /** How long each part of a request may take, and how many connections are held. */
 export const SERVER_LIMITS = {
@@ -28,7 +29,10 @@ export const SERVER_LIMITS = {
 
 export type ServerLimits = { [K in keyof typeof SERVER_LIMITS]: number };
 
-/** Node's own refusals (bad request line, headers too large, timeouts) as problem+json, not empty bodies. */
+/**
+ * Node's own refusals (bad request line, headers too large, timeouts) as problem+json, not empty
+ * bodies; to a HEAD, or a request whose method cannot be told, without the body.
+ */
 const CLIENT_ERRORS: Record<string, ServiceError> = {
   HPE_HEADER_OVERFLOW: new ServiceError(
     'headers_too_large',
@@ -78,17 +82,25 @@ export function unreadableRequest(publicUrl: string): Response {
   });
 }
 
-function clientErrorResponse(code: string | undefined, publicUrl: string): string {
-  return rawProblem((code && CLIENT_ERRORS[code]) || BAD_REQUEST, publicUrl);
+function clientErrorResponse(error: NodeJS.ErrnoException, socket: Socket, publicUrl: string): string {
+  const e = (error.code && CLIENT_ERRORS[error.code]) || BAD_REQUEST;
+  return rawProblem(e, publicUrl, refusedMethod(error, socket));
 }
 
-/** A whole HTTP answer written straight to the socket (for requests that never reach the app). */
-function rawProblem(e: ServiceError, publicUrl: string): string {
+/**
+ * A whole HTTP answer written straight to the socket (for requests that never reach the app). A
+ * HEAD gets what a GET would but the body (its length included); a request whose method cannot
+ * be told (refused-method.ts) gets neither body nor length, the connection's close ending the
+ * answer: right for a GET and a HEAD alike.
+ */
+function rawProblem(e: ServiceError, publicUrl: string, method: string | null): string {
+  const status = `HTTP/1.1 ${e.status} ${e.title}\r\n`;
+  if (method === null) return `${status}cache-control: no-store\r\nconnection: close\r\n\r\n`;
   const body = JSON.stringify(problemBody(publicUrl, e));
-  return (
-    `HTTP/1.1 ${e.status} ${e.title}\r\ncontent-type: application/problem+json\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
-  );
+  const head =
+    `${status}content-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+    'connection: close\r\n\r\n';
+  return method === 'HEAD' ? head : head + body;
 }
 
 /**
@@ -142,7 +154,7 @@ export function boundServer(
     if (open > options.perClient) socket.destroy();
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
-    answerAndClose(socket, clientErrorResponse(error.code, options.publicUrl)),
+    answerAndClose(socket, clientErrorResponse(error, socket, options.publicUrl)),
   );
   // An Expect other than 100-continue: Node would answer 417 with an empty body.
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
@@ -150,7 +162,7 @@ export function boundServer(
   );
   // Node hands CONNECT to this event, never to the app, and closes the connection unanswered when no one listens.
   server.on('connect', (_req: unknown, socket: Socket) =>
-    answerAndClose(socket, rawProblem(METHOD_NOT_ALLOWED, options.publicUrl)),
+    answerAndClose(socket, rawProblem(METHOD_NOT_ALLOWED, options.publicUrl, 'CONNECT')),
   );
   const drain = () =>
     new Promise<void>((done) => {

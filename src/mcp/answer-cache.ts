@@ -23,6 +23,14 @@ interface Entry {
   gzip: { deflated: Buffer; crc: number } | null | undefined;
   /** The SDK's own answer headers (content type), lower-case. */
   headers: Record<string, string>;
+  /** The data version it was answered from (a pinned read's, else the current one's). */
+  version: string;
+}
+
+/** The snapshot an answer came from: its version, and whether it has been set aside since. */
+interface AnsweredFrom {
+  readonly version: string;
+  readonly isSetAside: boolean;
 }
 
 /** A cached answer ready to send. */
@@ -99,13 +107,13 @@ export class McpAnswerCache {
     };
   }
 
-  /** Keeps a tool's result (not an error, no receipt), given as its JSON text. */
-  keepResult(key: string, json: string): void {
-    this.store(key, entryOfJson(json, { 'content-type': 'application/json' }));
+  /** Keeps a tool's result (not an error, no receipt) answered `from` a snapshot, given as its JSON text. */
+  keepResult(key: string, json: string, from: AnsweredFrom): void {
+    this.store(key, entryOfJson(json, { 'content-type': 'application/json' }, from.version), from);
   }
 
-  /** Keeps the SDK's answer when it is a result (not an error); returns an answer to send. */
-  async keep(key: string, response: Response): Promise<Response> {
+  /** Keeps the SDK's answer `from` a snapshot when it is a result (not an error); returns an answer to send. */
+  async keep(key: string, response: Response, from: AnsweredFrom): Promise<Response> {
     if (
       response.status !== 200 ||
       !(response.headers.get('content-type') ?? '').startsWith('application/json')
@@ -115,11 +123,21 @@ export class McpAnswerCache {
     const headers = Object.fromEntries(response.headers);
     try {
       const message = JSON.parse(text) as { result?: { isError?: boolean } };
-      if (message.result && !message.result.isError) this.store(key, entry(message.result, headers));
+      if (message.result && !message.result.isError)
+        this.store(key, entry(message.result, headers, from.version), from);
     } catch {
       // not JSON after all: answered as it is, not kept
     }
     return new Response(text, { status: 200, headers });
+  }
+
+  /** Drops every answer from `version` (its snapshot set aside, or no longer kept). */
+  forget(version: string): void {
+    for (const [key, e] of this.entries)
+      if (e.version === version) {
+        this.entries.delete(key);
+        this.bytes -= key.length + sizeOf(e);
+      }
   }
 
   private deflate(e: Entry): void {
@@ -134,7 +152,9 @@ export class McpAnswerCache {
     this.bytes += sizeOf(e) - before;
   }
 
-  private store(key: string, e: Entry): void {
+  private store(key: string, e: Entry, from: AnsweredFrom): void {
+    // Set aside since it answered (forget() has run for its version): not kept.
+    if (from.isSetAside) return;
     const size = key.length + sizeOf(e);
     if (size > MAX_BYTES / 16) return;
     const old = this.entries.get(key);
@@ -152,14 +172,14 @@ export class McpAnswerCache {
   }
 }
 
-function entry(result: unknown, headers: Record<string, string>): Entry {
-  return entryOfJson(JSON.stringify(result), headers);
+function entry(result: unknown, headers: Record<string, string>, version: string): Entry {
+  return entryOfJson(JSON.stringify(result), headers, version);
 }
 
-function entryOfJson(result: string, headers: Record<string, string>): Entry {
+function entryOfJson(result: string, headers: Record<string, string>, version: string): Entry {
   const head = Buffer.from(jsonRpcHead(result));
   const { 'content-length': _length, 'content-encoding': _encoding, ...own } = headers;
-  return { head, gzip: undefined, headers: { ...own, vary: 'Accept-Encoding' } };
+  return { head, gzip: undefined, headers: { ...own, vary: 'Accept-Encoding' }, version };
 }
 
 const sizeOf = (e: Entry) => e.head.length + (e.gzip?.deflated.length ?? 0);

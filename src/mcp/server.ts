@@ -126,12 +126,14 @@ export function createMcp(deps: McpDeps) {
     }
   }
 
+  /** `answered.from` is set to the snapshot the call answered from (the answer cache keeps its version). */
   async function callTool(
     name: string,
     args: unknown,
     meta: Record<string, unknown> | undefined,
     caller: McpCaller,
     envelope?: ResponseEnvelope,
+    answered: { from?: Snapshot } = {},
   ): Promise<CallToolResult | ResultJson> {
     const tool = byName.get(name);
     if (!tool) return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
@@ -185,6 +187,7 @@ export function createMcp(deps: McpDeps) {
         return tool.fit ? (tool.fit(own, input, viewer) as typeof own) : own;
       },
     );
+    if (call.snapshot) answered.from = call.snapshot;
     if (outcome.error instanceof PaymentDemand) return paymentResult(outcome.error.terms);
     if (outcome.error) return errorResult(outcome.error);
     if (outcome.answer instanceof ResultJson) {
@@ -205,6 +208,8 @@ export function createMcp(deps: McpDeps) {
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   const answers = new McpAnswerCache(byName, deps.edition);
+  // A version set aside (a damaged file) or no longer kept: none of its answers is given again.
+  deps.snapshots.onForget((version) => answers.forget(version));
 
   return {
     /**
@@ -241,20 +246,26 @@ export function createMcp(deps: McpDeps) {
       const { name, arguments: args, _meta } = call.data.params;
       const encoding = chooseEncoding(header('accept-encoding'));
       const envelope = encoding ? { id: m.id, encoding } : undefined;
+      // Keyed by the version current when the call began, as a cached answer is looked up.
+      const current = deps.snapshots.version;
+      const key = answers.keyOf(header, parsedBody, caller.plan, current);
+      const answered: { from?: Snapshot } = {};
       const result = await callTool(
         name,
         args,
         _meta as Record<string, unknown> | undefined,
         caller,
         envelope,
+        answered,
       );
       // The result serialised once, for the answer and for the cache (the SDK's key order).
       const json = result instanceof ResultJson ? result.json : JSON.stringify(result);
-      const key = answers.keyOf(header, parsedBody, caller.plan, deps.snapshots.version);
-      // Kept unless an error or a paid call (its receipt is its own).
+      // Kept unless an error or a paid call (its receipt is its own), or another version became
+      // current meanwhile (its key would name the wrong one).
       const kept =
-        result instanceof ResultJson ? !result.paid : !result.isError && result._meta === undefined;
-      if (key && kept) answers.keepResult(key, json);
+        (result instanceof ResultJson ? !result.paid : !result.isError && result._meta === undefined) &&
+        deps.snapshots.version === current;
+      if (key && kept && answered.from) answers.keepResult(key, json, answered.from);
       // Research's response comes written and compressed from the worker that computed it.
       if (result instanceof ResultJson && result.response)
         return {
@@ -274,12 +285,14 @@ export function createMcp(deps: McpDeps) {
 
     /** Answers one HTTP request at /mcp (a POST's JSON body already read and parsed). */
     async handle(request: Request, caller: McpCaller, parsedBody?: unknown): Promise<Response> {
+      const current = deps.snapshots.version;
       const key = answers.keyOf(
         (name) => request.headers.get(name) ?? undefined,
         parsedBody,
         caller.plan,
-        deps.snapshots.version,
+        current,
       );
+      const answered: { from?: Snapshot } = {};
       const server = new Server(
         { name: 'research-intensity', version: deps.version },
         {
@@ -305,6 +318,8 @@ export function createMcp(deps: McpDeps) {
           req.params.arguments,
           req.params._meta as Record<string, unknown> | undefined,
           caller,
+          undefined,
+          answered,
         );
         return result instanceof ResultJson ? (JSON.parse(result.json) as CallToolResult) : result;
       });
@@ -316,7 +331,9 @@ export function createMcp(deps: McpDeps) {
       // Not closed afterwards: in stateless JSON mode nothing outlives the answer, and close()
       // would abort every handler's signal with an error object (a tenth of a small call's cost).
       const response = await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
-      return key ? answers.keep(key, response) : response;
+      return key && answered.from && deps.snapshots.version === current
+        ? answers.keep(key, response, answered.from)
+        : response;
     },
   };
 }

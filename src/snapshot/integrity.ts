@@ -18,12 +18,15 @@ const hashed = new Map<string, Promise<string>>();
 /**
  * True when the snapshot file of `version` is there and its bytes still hash to its name. Flipped
  * bytes or zeroed pages change the hash, so a damaged file is never opened or kept as published.
+ * `again`: hashed anew even if its stamp is unchanged (SQLite found it damaged: bytes can change
+ * under the same size, mtime and inode).
  */
-export async function verifySnapshot(dir: string, version: string): Promise<boolean> {
+export async function verifySnapshot(dir: string, version: string, again = false): Promise<boolean> {
   const path = snapshotFile(dir, version);
   const stamp = fileStamp(path);
   if (!stamp) return false;
   const key = `${path}:${stamp.key}`;
+  if (again) hashed.delete(key);
   let hash = hashed.get(key);
   if (hash === undefined) {
     if (hashed.size > 256) hashed.clear();

@@ -22,6 +22,7 @@ export class Snapshot implements SnapshotView {
   readonly file: string;
   private holders = 0;
   private retired = false;
+  private aside = false;
   /** Per-snapshot memo for derived answers (e.g. the element list), dropped with the snapshot. */
   readonly memo = new Map<string, unknown>();
 
@@ -51,6 +52,20 @@ export class Snapshot implements SnapshotView {
   release(): void {
     this.holders--;
     if (this.retired && this.holders === 0) this.close();
+  }
+
+  /**
+   * Whether its file was found damaged or changed in place: no answer from it may be sent any
+   * more, though requests that began on it still hold it (they answer 503 data_unavailable).
+   */
+  get isSetAside(): boolean {
+    return this.aside;
+  }
+
+  /** Its file was found damaged or changed: every answer derived and kept from it is dropped at once. */
+  setAside(): void {
+    this.aside = true;
+    this.memo.clear();
   }
 
   /** Called when a newer snapshot replaces this one: closes once the last request lets go. */
@@ -106,10 +121,13 @@ export interface SnapshotHealth {
  * A request acquires the snapshot that is current when it starts and keeps it to the end, so no
  * request mixes two data versions; the old file is closed when its last request finishes.
  *
- * Snapshots defend themselves: a file is opened only when its bytes still hash to its version,
- * and the served file is checked again whenever its size or mtime changes (or SQLite reports it
- * corrupt). A damaged file is quarantined and the newest good one served (PREVIOUS, then any
- * other published file), with `health()` saying so, until `ri build` rewrites the damaged one.
+ * Snapshots defend themselves: a file is opened only when its bytes still hash to its version.
+ * An open one whose file changes (its size, mtime or inode: seen at the folder's change event or
+ * the next poll) or that SQLite reports corrupt is set aside at once, before its bytes are checked:
+ * no answer from it is sent any more and every answer kept from it is dropped (`Snapshot.setAside`,
+ * `onForget`). Its file is then hashed: a damaged one is quarantined and the newest good one
+ * served (PREVIOUS, then any other published file), with `health()` saying so, until `ri build`
+ * rewrites it; one whose bytes are unchanged is opened again.
  *
  * Older kept snapshots answer reads pinned with data_version (acquireVersion): each is opened on
  * first use, verified like the current one, kept open in a small LRU, and closed when it is
@@ -127,6 +145,9 @@ export class SnapshotManager {
   private again = false;
   private stopped = false;
   private readonly listeners: ((s: Snapshot) => void)[] = [];
+  private readonly forgetting: ((version: string) => void)[] = [];
+  /** Versions set aside because their file changed or was suspected, to be hashed by the next step. */
+  private readonly unchecked: { version: string; why: string; served: boolean }[] = [];
   private readonly pinned = new PinnedSnapshots<Snapshot>();
   /** Pinned versions being opened (and verified), so concurrent first reads share one open. */
   private readonly opening = new Map<string, Promise<Snapshot | null>>();
@@ -140,13 +161,18 @@ export class SnapshotManager {
   /** Opens the current snapshot (if any, or the newest good one) and starts following the pointer. */
   async start(pollMs = 1000): Promise<void> {
     await this.refresh();
+    // A change seen sets aside the snapshots it touches in the same turn; the check comes after.
+    const changed = () => {
+      this.noticeChanges();
+      void this.refresh();
+    };
     try {
-      this.watcher = watch(this.dir, () => void this.refresh());
+      this.watcher = watch(this.dir, changed);
       this.watcher.on('error', () => {});
     } catch {
       // The folder may not exist yet; polling picks the first snapshot up.
     }
-    this.timer = setInterval(() => void this.refresh(), pollMs);
+    this.timer = setInterval(changed, pollMs);
     this.timer.unref();
   }
 
@@ -173,34 +199,63 @@ export class SnapshotManager {
   }
 
   /**
-   * A request met SQLite corruption in `snapshot`: check its bytes now rather than at the next
-   * poll. Resolves once the check (and any fallback) is done.
+   * A request met SQLite corruption in `snapshot`: it is set aside now and its bytes checked,
+   * rather than at the next poll. Resolves once the check (and any fallback) is done.
    */
   suspect(snapshot: Snapshot): Promise<boolean> {
     if (snapshot === this.current) this.currentStamp = null;
+    else if (this.pinned.versions().includes(snapshot.version)) this.pinned.restamp(snapshot.version, '');
+    else if (!snapshot.isSetAside) {
+      // Open for requests that began on it only (replaced since): its file is checked all the same.
+      this.setAside(snapshot);
+      this.unchecked.push({ version: snapshot.version, why: 'SQLite found it damaged', served: false });
+    }
+    this.noticeChanges(snapshot);
     return this.refresh();
   }
 
-  private async step(): Promise<boolean> {
-    await this.checkPinned();
-    let dropped = false;
-    // The served file changed in place (it never should): verify it again. Held in a local: the
-    // manager may be stopped while the file is hashed.
+  /**
+   * Sets aside at once, before any check, each open snapshot whose file changed since it was
+   * opened or checked, or that was `suspected`: the served one and the pinned ones. Their versions
+   * are hashed by the next step; a pinned one whose file is gone (pruned) is closed.
+   */
+  private noticeChanges(suspected?: Snapshot): void {
+    const why = (s: Snapshot, open: string) =>
+      s === suspected
+        ? `SQLite found it damaged while it was ${open}`
+        : `its bytes changed while it was ${open}`;
     const served = this.current;
-    if (served) {
-      const stamp = fileStamp(snapshotFile(this.dir, served.version))?.key ?? null;
-      if (stamp !== this.currentStamp) {
-        const sound = await verifySnapshot(this.dir, served.version);
-        if (this.current !== served) return false;
-        if (sound) this.currentStamp = stamp;
-        else {
-          this.condemn(served.version, 'its bytes changed while it was served');
-          this.current = null;
-          this.currentStamp = null;
-          served.retire();
-          dropped = true;
-        }
+    if (served && (fileStamp(snapshotFile(this.dir, served.version))?.key ?? null) !== this.currentStamp) {
+      this.current = null;
+      this.currentStamp = null;
+      this.setAside(served);
+      served.retire();
+      this.unchecked.push({ version: served.version, why: why(served, 'served'), served: true });
+      this.warn(`snapshot ${served.version} set aside (${why(served, 'served')}); checking its bytes`);
+    }
+    for (const [version, stamp] of this.pinned.stamps()) {
+      const now = fileStamp(snapshotFile(this.dir, version))?.key ?? null;
+      if (now === stamp) continue;
+      const pinned = this.pinned.get(version)!;
+      if (now === null) this.log(`closed snapshot ${version}: no longer kept`);
+      else {
+        this.setAside(pinned);
+        this.unchecked.push({ version, why: why(pinned, 'open'), served: false });
       }
+      this.pinned.drop(version);
+      this.forget(version);
+    }
+  }
+
+  private async step(): Promise<boolean> {
+    this.noticeChanges();
+    // Set aside already, and hashed anew (its stamp may not have changed): a damaged file is
+    // quarantined; one whose bytes are unchanged is opened again below (served) or at its next
+    // pinned read.
+    let dropped = false;
+    for (let next = this.unchecked.shift(); next; next = this.unchecked.shift()) {
+      dropped ||= next.served;
+      if (!(await verifySnapshot(this.dir, next.version, true))) this.condemn(next.version, next.why);
     }
     const pointed = readPointerName(this.dir, 'CURRENT');
     const wanted = readPointer(this.dir, 'CURRENT');
@@ -277,29 +332,25 @@ export class SnapshotManager {
     }
   }
 
+  /** Sets aside an open snapshot: no answer from it is sent any more, and none kept from it anywhere. */
+  private setAside(snapshot: Snapshot): void {
+    snapshot.setAside();
+    this.forget(snapshot.version);
+  }
+
+  /** Tells every cache of answers kept outside the snapshots (onForget) to drop those of `version`. */
+  private forget(version: string): void {
+    for (const l of this.forgetting) l(version);
+  }
+
   private condemn(version: string, why: string): void {
+    this.forget(version);
     const to = quarantineSnapshot(this.dir, version);
     if (to) this.warn(`snapshot ${version} is damaged (${why}): moved to ${to}`);
     else {
       const stamp = fileStamp(snapshotFile(this.dir, version))?.key;
       if (stamp) this.rejected.set(version, stamp);
       this.warn(`snapshot ${version} is damaged (${why}) and could not be moved aside; it is not served`);
-    }
-  }
-
-  /** Closes pinned snapshots whose file was pruned; verifies again those whose file changed. */
-  private async checkPinned(): Promise<void> {
-    for (const [version, stamp] of this.pinned.stamps()) {
-      const now = fileStamp(snapshotFile(this.dir, version))?.key ?? null;
-      if (now === stamp) continue;
-      if (now === null) {
-        this.pinned.drop(version);
-        this.log(`closed snapshot ${version}: no longer kept`);
-      } else if (await verifySnapshot(this.dir, version)) this.pinned.restamp(version, now);
-      else {
-        this.pinned.drop(version);
-        this.condemn(version, 'its bytes changed while it was open');
-      }
     }
   }
 
@@ -343,6 +394,15 @@ export class SnapshotManager {
 
   onSwitch(listener: (s: Snapshot) => void): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * Called with a version whose answers must not be served again from any cache kept outside its
+   * snapshot (the MCP answer cache): its file was set aside (damaged, changed in place, suspected)
+   * or is no longer kept. Called at once, before the file is checked.
+   */
+  onForget(listener: (version: string) => void): void {
+    this.forgetting.push(listener);
   }
 
   /** The snapshot a new request should use, already acquired; null when none can be read. */

@@ -52,6 +52,9 @@ const workerUnavailable = () =>
     { 'retry-after': '2' },
   );
 
+/** Which file of a snapshot (its path and the identity the main thread opened), as the workers key theirs. */
+const fileOf = (snapshot: Snapshot) => `${snapshot.path}\0${snapshot.file}`;
+
 /**
  * Research and lab answers in worker threads, so a slow question never holds up the cached reads
  * on the event loop. Bounded: a full queue or a task past its deadline is a 503 `overloaded` with
@@ -79,16 +82,18 @@ export function workerPool(options: PoolOptions = {}): WorkerPool {
   });
   // Research's columns of the snapshot warmed last, in shared memory: every task for it carries
   // them, so the workers hold one copy between them (a task for another version reads its own).
-  let shared: { version: string; columns: SharedColumns } | null = null;
+  // Known by the file they were read from: a file rewritten under the same version (after damage)
+  // never gets columns read from the old one.
+  let shared: { file: string; columns: SharedColumns } | null = null;
   // While one worker reads them, tasks for that snapshot wait (at most about a second at 1M
   // works, within their deadline) rather than each worker reading a copy of its own meanwhile.
-  let sharing: { version: string; done: Promise<void> } | null = null;
+  let sharing: { file: string; done: Promise<void> } | null = null;
   const input = (snapshot: Snapshot, task: WorkerTask) => ({
     path: snapshot.path,
     version: snapshot.version,
     file: snapshot.file,
     task,
-    ...(shared?.version === snapshot.version ? { columns: shared.columns } : {}),
+    ...(shared?.file === fileOf(snapshot) ? { columns: shared.columns } : {}),
   });
   const failed = (task: WorkerTask, cause: WorkerFailureData['workerFailure']) => {
     log('research or lab worker failed', { task: task.kind, err: cause.message, stack: cause.stack });
@@ -99,7 +104,7 @@ export function workerPool(options: PoolOptions = {}): WorkerPool {
     let out: WorkerAnswer | ServiceErrorData | WorkerFailureData;
     const signal = AbortSignal.timeout(ms);
     try {
-      if (sharing?.version === snapshot.version) await sharing.done;
+      if (sharing?.file === fileOf(snapshot)) await sharing.done;
       out = await pool.run(input(snapshot, task), { name: 'task', signal });
     } catch (e) {
       const err = e as { name?: unknown; message?: unknown } | null;
@@ -171,11 +176,11 @@ export function workerPool(options: PoolOptions = {}): WorkerPool {
       const done = warmTask(threads > 1).then(
         (out) => {
           if (out && typeof out === 'object' && 'columns' in out)
-            shared = { version: snapshot.version, columns: out.columns };
+            shared = { file: fileOf(snapshot), columns: out.columns };
         },
         () => {},
       );
-      sharing = { version: snapshot.version, done };
+      sharing = { file: fileOf(snapshot), done };
       rehearsing = Number(snapshot.meta.corpus_papers ?? 0) >= rehearseFrom ? snapshot.version : null;
       rehearsed = 0;
       return done

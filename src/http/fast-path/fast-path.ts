@@ -11,7 +11,8 @@
  * - It answers only a GET under /v1 with a plain URL that ends in a response made for it (a
  *   response-cache hit, a kept unpaid 402). At the first miss, error or any other response it
  *   hands the request to Hono, whose middleware chain resumes after the last middleware run here.
- * - Its answers are written at the end of the event loop's turn, all together (AnswerBatch).
+ * - Its answers are written at the end of the event loop's turn, all together (AnswerBatch); one
+ *   whose snapshot was set aside meanwhile is the 503 any other request holding it gets.
  *
  * What is here: `fast-path.ts` (this listener and its small request context),
  * `middleware-chain.ts` (the app's middleware as one Hono middleware, split before and after the
@@ -22,7 +23,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getPath, getQueryParam } from 'hono/utils/url';
+import { setAsideRefusal } from '../../calls/set-aside.js';
 import { ServiceError } from '../../core/errors.js';
+import type { Snapshot } from '../../snapshot/snapshot.js';
 import { problemBody } from '../problem.js';
 import type { FastPathResponse, FastPathRun } from './middleware-chain.js';
 
@@ -101,7 +104,10 @@ export class AnswerBatch {
     // One answer that cannot be written (its client gone mid-write) fails alone.
     for (const { c, answer } of queued)
       try {
-        write(c.env.outgoing, answer);
+        // Its snapshot set aside since the answer was made, earlier in this turn: not sent.
+        const setAside = setAsideRefusal(c.get('snapshot') as Snapshot | undefined);
+        if (setAside) problem(c, setAside);
+        else write(c.env.outgoing, answer);
       } catch (error) {
         failed(c, error);
       }
@@ -276,22 +282,27 @@ function setContentLength(outgoing: ServerResponse, status: number, length: numb
  */
 function failed(c: FastPathContext, error: unknown): void {
   console.error(error);
+  problem(c, new ServiceError('internal_error', 'The service failed to answer; the error was logged.'));
+}
+
+/** A problem written in place of the answer the fast path had made. */
+function problem(c: FastPathContext, e: ServiceError): void {
   const outgoing = c.env.outgoing;
   if (outgoing.headersSent) {
     outgoing.end();
     return;
   }
-  const problem = new ServiceError('internal_error', 'The service failed to answer; the error was logged.');
   const requestId = c.get('requestId') as string | undefined;
   const body = JSON.stringify(
-    problemBody((c.get('publicUrl') as string | undefined) ?? '', problem, {
+    problemBody((c.get('publicUrl') as string | undefined) ?? '', e, {
       instance: c.req.path,
       request_id: requestId,
     }),
   );
-  outgoing.writeHead(500, {
+  outgoing.writeHead(e.status, {
     'content-type': 'application/problem+json',
     'cache-control': 'no-store',
+    ...e.headers,
     ...(requestId ? { 'x-request-id': requestId } : {}),
   });
   outgoing.end(body);

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { operation } from '../../../src/access/policy.js';
+import { StateUnavailableError } from '../../../src/access/state-deadline.js';
 import { type CallRequest, OperationCall } from '../../../src/calls/operation-call.js';
 import { ServiceError } from '../../../src/core/errors.js';
+import type { PaymentService } from '../../../src/payments/payment-service.js';
 import { SnapshotManager } from '../../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../../helpers/sample.js';
 
@@ -95,6 +97,45 @@ describe('OperationCall: access, pin, work, finish, in that order', () => {
     expect((outcome.error as ServiceError).code).toBe('data_unavailable');
     expect(suspect).toHaveBeenCalledTimes(1);
     suspect.mockRestore();
+  });
+
+  // The ledger failing while a payment is settled may come after its money moved (a retry's
+  // settlement read back): that answer must not say that nothing was charged.
+  it('a state failure while settling says how to get the answer, not that nothing was charged', async () => {
+    const payments = {
+      priorPayment: async () => null,
+      verify: async () => ({ requirements: { amount: '10000' } }),
+      settle: async () => {
+        throw new StateUnavailableError('findPayment', 'Connection terminated', 'unreachable');
+      },
+      release: async () => {},
+    } as unknown as PaymentService;
+    const paid = new OperationCall(
+      { ...deps(), payments },
+      operation('getElementHistory'),
+      null,
+      request({
+        payment: 'signed',
+        retry: 'Repeat this same request with the same PAYMENT-SIGNATURE header',
+      }),
+    );
+    expect(paid.payer).toBe(true);
+    const outcome = await paid.run(
+      () => ({ input: null, version: null }),
+      async () => {
+        await paid.charge();
+        return { ok: true };
+      },
+    );
+    const error = outcome.error as ServiceError;
+    expect([error.code, error.status, error.headers['retry-after']]).toEqual(['state_unavailable', 503, '2']);
+    expect(error.detail).toMatch(
+      /cannot be reached while the payment was being settled; it may have been taken/,
+    );
+    expect(error.detail).toMatch(
+      /Repeat this same request with the same PAYMENT-SIGNATURE header to get the answer/,
+    );
+    expect(error.detail).not.toMatch(/nothing was charged/i);
   });
 
   it('any other fault is logged and is internal_error, with no detail of it', async () => {

@@ -45,6 +45,11 @@ async function keyedReads(state: StateStore, logs: Logged[], code: string) {
     plan: 'personal',
   });
   const { key } = await state.createKey(account.id);
+  const professional = await state.createAccount({
+    email: `full-pro-${randomBytes(3).toString('hex')}@example.org`,
+    plan: 'professional',
+  });
+  const { key: proKey } = await state.createKey(professional.id);
   return {
     key,
     async check() {
@@ -63,6 +68,15 @@ async function keyedReads(state: StateStore, logs: Logged[], code: string) {
           expect.objectContaining({ operation: 'last_used_at', code }),
         ]),
       );
+      // A call that must write (a lab quote is stored) answers 503 state_unavailable, saying the
+      // store's disk is full rather than that it did not answer in time.
+      const quote = await app.request('/v1/lab/quote?q=Fe', bearer(proKey));
+      const problem = (await quote.json()) as { code: string; detail: string };
+      expect([quote.status, problem.code]).toEqual([503, 'state_unavailable']);
+      expect(quote.headers.get('retry-after')).toBe('2');
+      expect(problem.detail).toMatch(/store's disk is full/);
+      expect(problem.detail).toMatch(/nothing was charged/);
+      expect(problem.detail).not.toMatch(/in time/);
     },
   };
 }
@@ -104,9 +118,10 @@ describe('a state store that cannot write', () => {
       // What PostgreSQL answers a write when its disk is full.
       await admin.query(`CREATE FUNCTION refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$`);
-      await admin.query(
-        'CREATE TRIGGER full_disk BEFORE UPDATE ON api_keys FOR EACH ROW EXECUTE FUNCTION refuse_write()',
-      );
+      for (const table of ['api_keys', 'quotes'])
+        await admin.query(
+          `CREATE TRIGGER full_disk BEFORE INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION refuse_write()`,
+        );
       await reads.check();
     } finally {
       await state.close();

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload } from '@x402/core/types';
@@ -224,5 +225,60 @@ describe('a HEAD never pays', () => {
     expect(saved).toBe(0);
     expect((await inProcess('GET', q, pro)).status).toBe(200);
     expect(saved).toBe(1);
+  });
+});
+
+/**
+ * Node's client never reads a body after a HEAD's answer, so the checks above could not see one:
+ * here the answer's bytes are read off the socket to its close.
+ */
+function onTheWire(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; head: string; rest: Buffer }> {
+  const url = new URL(served.server.base);
+  const lines = Object.entries({ host: url.host, ...headers, connection: 'close' }).map(
+    ([n, v]) => `${n}: ${v}`,
+  );
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () =>
+      socket.write(`${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`),
+    );
+    const chunks: Buffer[] = [];
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const all = Buffer.concat(chunks);
+      const end = all.indexOf('\r\n\r\n');
+      const head = all.subarray(0, end).toString('latin1').toLowerCase();
+      resolve({ status: Number(head.split(' ')[1]), head, rest: all.subarray(end + 4) });
+    });
+  });
+}
+
+const lengthOf = (head: string) => /\r\ncontent-length: *(\d+)/.exec(head)?.[1];
+
+describe('HEAD over the real listener: no byte after the head, whatever the answer', () => {
+  it.each([
+    ['a cached read (a miss, then a hit)', '/v1/elements/Fe', br, 200],
+    ['a 304', '/v1/elements/Co', { ...br, 'if-none-match': '*' }, 304],
+    ['a 404', '/v1/elements/Xx', br, 404],
+    ['a 400', '/v1/elements/Fe?x=1', br, 400],
+    ['a 402 with its terms', '/v1/subjects/search?q=Co', br, 402],
+    ['a path no route answers', '/v1/nowhere', {}, 404],
+    ['the MCP endpoint (405)', '/mcp', {}, 405],
+    ['a page', '/elements/Fe', { accept: 'text/html' }, 200],
+    ['the health check', '/healthz', {}, 200],
+    ['the OpenAPI document', '/v1/openapi.json', br, 200],
+  ] as const)('%s', async (_name, path, headers, status) => {
+    for (let i = 0; i < 2; i++) {
+      const get = await onTheWire('GET', path, headers);
+      const head = await onTheWire('HEAD', path, headers);
+      expect([path, i, get.status, head.status, head.rest.length]).toEqual([path, i, status, status, 0]);
+      // The length the GET's body has, where the GET states one.
+      if (lengthOf(get.head) !== undefined && lengthOf(head.head) !== undefined)
+        expect(lengthOf(head.head)).toBe(lengthOf(get.head));
+    }
   });
 });

@@ -36,9 +36,9 @@ afterAll(async () => {
 });
 
 /** Writes raw bytes on a new connection and resolves with everything the server sent before closing. */
-function raw(bytes: string): Promise<string> {
+function raw(bytes: string, on = port): Promise<string> {
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    const socket = connect(on, '127.0.0.1', () => socket.write(bytes));
     let got = '';
     socket.on('data', (d) => {
       got += d;
@@ -47,6 +47,22 @@ function raw(bytes: string): Promise<string> {
     socket.on('error', () => resolve(got));
   });
 }
+
+/** An answer read to the connection's close: its status, its head (lower case) and every byte after the head. */
+function parted(answer: string): { status: number; head: string; rest: string } {
+  const end = answer.indexOf('\r\n\r\n');
+  return {
+    status: Number(answer.split(' ')[1]),
+    head: answer.slice(0, end).toLowerCase(),
+    rest: answer.slice(end + 4),
+  };
+}
+
+/** The Content-Length an answer's head states, or null. */
+const lengthIn = (head: string) => {
+  const m = /\r\ncontent-length: *(\d+)/.exec(head);
+  return m ? Number(m[1]) : null;
+};
 
 interface Answer {
   status: number;
@@ -290,6 +306,111 @@ describe('request bodies are bounded before they are read, on every route', () =
   });
 });
 
+// A HEAD with oversized headers got its 431 with a body (Node's refusal, answered here before the
+// app): a client reading a HEAD's answer takes those bytes for the start of the next one.
+describe('an answer to HEAD never carries a body, whatever refused the request', () => {
+  const big = `X-Big: ${'a'.repeat(40_000)}\r\n`;
+
+  it("headers too large: 431 with the problem's type and the length a GET gets, and no body", async () => {
+    const get = parted(await raw(`GET /v1/elements HTTP/1.1\r\nHost: x\r\n${big}\r\n`));
+    const head = parted(await raw(`HEAD /v1/elements HTTP/1.1\r\nHost: x\r\n${big}\r\n`));
+    expect(get.status).toBe(431);
+    expect(JSON.parse(get.rest)).toMatchObject({ code: 'headers_too_large' });
+    expect(head).toEqual({ status: 431, head: get.head, rest: '' });
+    expect(lengthIn(head.head)).toBe(Buffer.byteLength(get.rest));
+    expect(head.head).toContain('content-type: application/problem+json');
+  });
+
+  it("Node's 400s (a bad Content-Length), host_required 400 and expectation_failed 417: no body", async () => {
+    const cases = [
+      ['HEAD /v1/elements HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400, 'bad_request'],
+      ['HEAD /v1/elements HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'host_required'],
+      [
+        'HEAD /mcp HTTP/1.1\r\nHost: x\r\nExpect: weird\r\nConnection: close\r\n\r\n',
+        417,
+        'expectation_failed',
+      ],
+    ] as const;
+    for (const [bytes, status, code] of cases) {
+      const head = parted(await raw(bytes));
+      const get = parted(await raw(bytes.replace('HEAD', 'GET')));
+      expect([code, get.status, JSON.parse(get.rest).code]).toEqual([code, status, code]);
+      expect([code, head.status, head.rest]).toEqual([code, status, '']);
+      expect([code, lengthIn(head.head)]).toEqual([code, Buffer.byteLength(get.rest)]);
+    }
+  });
+
+  it("the app's own refusals (a target it cannot read 400, a URI too long 414): no body", async () => {
+    for (const [target, status] of [
+      ['/v1\\elements', 400],
+      [`/v1/elements?q=${'a'.repeat(9_000)}`, 414],
+    ] as const) {
+      const bytes = `HEAD ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+      const head = parted(await raw(bytes));
+      const get = parted(await raw(bytes.replace('HEAD', 'GET')));
+      expect([target.length, get.status, head.status, head.rest]).toEqual([
+        target.length,
+        status,
+        status,
+        '',
+      ]);
+      expect(get.rest.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('a HEAD refused after a request on the same connection, or sent in pieces: no body either', async () => {
+    // Writes each piece once the previous one's answer (if it asks for one) is in; resolves with every byte got.
+    const converse = (pieces: { bytes: string; answered?: boolean }[]) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        let got = '';
+        let next = 0;
+        // A moment between pieces, so Node mostly reads them apart (read together, the answer must be the same).
+        const send = async () => {
+          while (next < pieces.length && !socket.destroyed) {
+            const piece = pieces[next++]!;
+            socket.write(piece.bytes);
+            if (piece.answered) return;
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        };
+        socket.on('connect', () => void send());
+        socket.on('data', (d) => {
+          got += d;
+          // The first answer (GET /healthz, with its length) is whole: send the rest.
+          const end = got.indexOf('\r\n\r\n');
+          if (
+            next === 1 &&
+            end >= 0 &&
+            got.length >= end + 4 + (lengthIn(got.slice(0, end).toLowerCase()) ?? 0)
+          )
+            void send();
+        });
+        socket.on('close', () => resolve(got));
+        socket.on('error', () => resolve(got));
+      });
+    // Kept alive after a GET's answer: the HEAD's bytes begin with its request line.
+    const after = parted(
+      await converse([
+        { bytes: 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', answered: true },
+        { bytes: `HEAD /v1/elements HTTP/1.1\r\nHost: x\r\n${big}\r\n` },
+      ]),
+    );
+    expect(after.status).toBe(200);
+    const refused = parted(after.rest.slice(lengthIn(after.head)!));
+    expect([refused.status, refused.rest]).toEqual([431, '']);
+    expect(lengthIn(refused.head)).toBeGreaterThan(0);
+    // Its request line in one write, its headers in others: read together or not, no body.
+    const pieces = parted(
+      await converse([
+        { bytes: 'HEAD /v1/elements HTTP/1.1\r\nHost: x\r\n' },
+        ...Array.from({ length: 4 }, (_, i) => ({ bytes: `X-Big-${i}: ${'a'.repeat(8_000)}\r\n` })),
+      ]),
+    );
+    expect([pieces.status, pieces.rest]).toEqual([431, '']);
+  });
+});
+
 // Issue 30 (10c): Node answered these itself with empty bodies.
 describe("Node's other refusals are problem+json too", () => {
   it('HTTP/1.1 without a Host header: 400 host_required', async () => {
@@ -330,11 +451,15 @@ describe('the header and request timeouts fire when they say', () => {
     short?.close();
   });
 
-  it('headers that never finish: 408 within about a second of headersTimeout', async () => {
+  // Node keeps no bytes of a head that never finished: its method is not known (it may be a HEAD),
+  // so the 408 has neither body nor length, the connection's close ending it.
+  it('headers that never finish: 408 within about a second of headersTimeout, without a body', async () => {
     const answer = await answerTo('GET / HTTP/1.1\r\nHost: x\r\n', { port: shortPort, waitMs: 15_000 });
-    expectProblem(answer, 408, 'request_timeout');
+    expect(answer.status).toBe(408);
     expect(answer.ms).toBeGreaterThanOrEqual(limits.headersTimeoutMs - 100);
     expect(answer.ms).toBeLessThan(limits.headersTimeoutMs + 1_500);
+    const whole = parted(await raw('HEAD / HTTP/1.1\r\nHost: x\r\n', shortPort));
+    expect([whole.status, lengthIn(whole.head), whole.rest]).toEqual([408, null, '']);
   }, 20_000);
 
   it('a body that never finishes: 408 within about a second of requestTimeout', async () => {
@@ -345,6 +470,25 @@ describe('the header and request timeouts fire when they say', () => {
     expectProblem(answer, 408, 'request_timeout');
     expect(answer.ms).toBeGreaterThanOrEqual(limits.requestTimeoutMs - 100);
     expect(answer.ms).toBeLessThan(limits.requestTimeoutMs + 1_500);
+  }, 20_000);
+
+  // The head was read: the method is known, and a HEAD's refusal has the length a GET's body has.
+  it('a HEAD whose body never finishes, or is not valid chunks: its 408 or 400 without the body', async () => {
+    const [get, late] = (
+      await Promise.all(
+        ['GET', 'HEAD'].map((m) =>
+          raw(`${m} / HTTP/1.1\r\nHost: x\r\ncontent-length: 10\r\n\r\n12345`, shortPort),
+        ),
+      )
+    ).map(parted) as [ReturnType<typeof parted>, ReturnType<typeof parted>];
+    expect(JSON.parse(get.rest)).toMatchObject({ status: 408, code: 'request_timeout' });
+    expect([late.status, late.rest, lengthIn(late.head)]).toEqual([408, '', Buffer.byteLength(get.rest)]);
+    const chunked = 'HEAD / HTTP/1.1\r\nHost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n';
+    const bad = parted(await raw(chunked, shortPort));
+    expect([bad.status, bad.rest]).toEqual([400, '']);
+    expect(JSON.parse(parted(await raw(chunked.replace('HEAD', 'GET'), shortPort)).rest)).toMatchObject({
+      code: 'bad_request',
+    });
   }, 20_000);
 });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../../src/snapshot/file-hash.js';
 import { readPointer, snapshotFile } from '../../../src/snapshot/folder.js';
-import { ri, riBackground, stop, until } from '../../helpers/cli.js';
+import { ri, riAsync, riBackground, stop, until } from '../../helpers/cli.js';
 import { TITLES, tempDir, work, writeWorks } from '../../helpers/works.js';
 
 /** Overwrites `length` bytes in the middle of a file: flipped bytes, or zeroed pages. */
@@ -108,7 +108,9 @@ describe('a damaged current snapshot', () => {
     expect(readdirSync(join(dir, 'quarantine'))).toHaveLength(1);
 
     // The operator's fix: ri build writes a good copy under the same name; the server takes it.
-    const build = ri(['build', '--data-dir', dataDir]);
+    // Beside the event loop: blocked for longer than the server's keep-alive timeout, fetch's next
+    // request went out on a connection the server had just closed.
+    const build = await riAsync(['build', '--data-dir', dataDir]);
     expect(build.status).toBe(0);
     expect(build.stdout.trim()).toBe(newer);
     expect(build.stderr).toMatch(/rewrote a missing or damaged file/);

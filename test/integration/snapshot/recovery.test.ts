@@ -203,8 +203,8 @@ describe('the only snapshot damaged while served', () => {
       expect(body.detail).toMatch(/being checked or replaced/);
       expect(body.detail).not.toMatch(/published yet/);
       expect(res.headers.get('retry-after')).toBe('1');
-      // The repair brings it back.
-      expect(ri(['build', '--data-dir', dataDir]).status).toBe(0);
+      // The repair brings it back (beside the event loop: see the first test).
+      expect((await riAsync(['build', '--data-dir', dataDir])).status).toBe(0);
       await until(async () => ((await readyzOf(base)).data_version === version ? true : undefined));
       expect((await fetch(`${base}/v1/elements/Fe`)).status).toBe(200);
     } finally {
@@ -235,7 +235,7 @@ describe('a read pinned to the current version while its file is damaged', () =>
       const gone = await fetch(`${base}/v1/elements/Fe?data_version=0123456789abcdef`, auth);
       expect(gone.status).toBe(410);
 
-      expect(ri(['build', '--data-dir', dataDir]).status).toBe(0);
+      expect((await riAsync(['build', '--data-dir', dataDir])).status).toBe(0);
       await until(async () => ((await readyzOf(base)).data_version === newer ? true : undefined), 20_000);
       const after = await pinned();
       expect(after.status).toBe(200);

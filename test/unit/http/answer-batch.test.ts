@@ -79,6 +79,35 @@ describe('AnswerBatch: the fast path writes a turn of the event loop’s answers
     expect(console.error).toHaveBeenCalledWith(expect.objectContaining({ message: 'the socket went away' }));
   });
 
+  // The manager sets a damaged snapshot aside in its own callback, which may come between the
+  // reading of a request and the end of its turn: the answer made from that snapshot is not sent.
+  it('writes a 503 data_unavailable for an answer whose snapshot was set aside before the turn ended', () => {
+    let flush = () => {};
+    const batch = new AnswerBatch((f) => {
+      flush = f;
+    });
+    const calls: Call[] = [];
+    const snapshot = { version: '0123456789abcdef', isSetAside: false };
+    const damaged = context(fakeResponse('a', calls));
+    damaged.set('snapshot', snapshot);
+    batch.add(damaged, answer('body a'));
+    const sound = context(fakeResponse('b', calls));
+    sound.set('snapshot', { version: 'fedcba9876543210', isSetAside: false });
+    batch.add(sound, answer('body b'));
+    snapshot.isSetAside = true;
+    flush();
+    expect(calls[0]).toEqual(['a', 'head', { status: 503, length: undefined }]);
+    expect(JSON.parse(String(calls[1]![2]))).toMatchObject({
+      code: 'data_unavailable',
+      status: 503,
+      data_version: '0123456789abcdef',
+    });
+    expect(calls.slice(2)).toEqual([
+      ['b', 'head', { status: 200, length: '6' }],
+      ['b', 'end', 'body b'],
+    ]);
+  });
+
   it('by default writes at the end of the turn (setImmediate), not at once', async () => {
     const batch = new AnswerBatch();
     const calls: Call[] = [];

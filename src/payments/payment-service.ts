@@ -17,7 +17,7 @@ import {
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
-import type { NewPayment, PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
+import type { PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
 import { usdText } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import { canonicalJson } from '../util/canonical-json.js';
@@ -29,6 +29,7 @@ import {
   type ChainReader,
   type ChainReaders,
   expired,
+  type LedgerRef,
   type Mismatches,
   RECONCILE_EVERY_MS,
   readableBy,
@@ -389,7 +390,7 @@ export class PaymentService {
   async settle(v: VerifiedPayment): Promise<SettleResponse> {
     if (v.repeat) return this.answerAgain(v, v.repeat);
     const id = randomUUID();
-    const row: NewPayment = {
+    const row: PaymentRef = {
       id,
       operation: v.resource.operation,
       resource: answered(v.resource),
@@ -402,6 +403,8 @@ export class PaymentService {
       payloadHash: v.payloadHash,
       validUntil: v.validUntil,
       dataVersion: v.resource.dataVersion ?? null,
+      // As the store will write it, near enough: the chain is searched from about then.
+      createdAt: new Date(this.now()).toISOString(),
     };
     // The state store failing here (state_unavailable) settles nothing: the payment may be sent again.
     const recorded = await this.options.ledger.recordPayment(row).catch(async (e: unknown) => {
@@ -419,7 +422,7 @@ export class PaymentService {
   }
 
   /** An outcome as the payer is told it: the receipt, or the PaymentError that replaces the answer. */
-  private async told(outcome: Outcome, v: VerifiedPayment, row: NewPayment): Promise<SettleResponse> {
+  private async told(outcome: Outcome, v: VerifiedPayment, row: PaymentRef): Promise<SettleResponse> {
     if (outcome.status === 'settled') return outcome.receipt;
     if (outcome.status === 'failed') {
       await this.unlock(v);
@@ -526,7 +529,7 @@ export class PaymentService {
     if (!chain) return null;
     try {
       if (chain.serves && !(await chain.serves(row.network))) return null;
-      return await chain.lookup(row as PaymentRow);
+      return await chain.lookup(row);
     } catch (e) {
       this.options.log?.('x402 chain lookup failed', { err: (e as Error).message, payment: row.id });
       return null;
@@ -539,13 +542,13 @@ export class PaymentService {
       status: 'settled',
       transaction: transaction ?? 'unknown (used on chain)',
     });
-    const now = await this.options.ledger.findPayment(row.network, row.nonce);
+    const recorded = await this.options.ledger.findPayment(row.network, row.nonce);
     return {
       status: 'settled',
       receipt: {
         success: true,
         payer: row.payer,
-        transaction: now?.transaction ?? transaction ?? '',
+        transaction: recorded?.transaction ?? transaction ?? '',
         network: row.network as Network,
       },
     };
@@ -774,21 +777,21 @@ function paymentIdOf(payload: PaymentPayload): string | null {
  * said the settlement was pending.
  */
 function retryOf(used: PaymentRow, payloadHash: string, resource: PaidResource, now: number): PaymentRow {
-  const settledText =
+  const state =
     used.status === 'settled'
-      ? `this payment was settled at ${used.updatedAt} (transaction ${used.transaction ?? 'unknown'})`
-      : 'this payment is being settled';
+      ? `was settled at ${used.updatedAt} (transaction ${used.transaction ?? 'unknown'})`
+      : 'is being settled';
   if (used.payloadHash === '' || used.payloadHash !== payloadHash || used.resource !== answered(resource))
     throw new PaymentError(
       'payment_replayed',
-      `this payment has already bought an answer to another request (${settledText.replace('this payment ', '')}); it is not charged again, and buys nothing more`,
+      `this payment has already bought an answer to another request (it ${state}); it is not charged again, and buys nothing more`,
       undefined,
       false,
     );
   if (used.status === 'settled' && now > Date.parse(redeemUntil(used)))
     throw new PaymentError(
       'payment_replayed',
-      `${settledText}; its answer could be asked for again with it until ${redeemUntil(used)}, which has passed. Sign a new payment for a new answer`,
+      `this payment ${state}; its answer could be asked for again with it until ${redeemUntil(used)}, which has passed. Sign a new payment for a new answer`,
       undefined,
       false,
     );
@@ -818,7 +821,7 @@ function mismatchCount(m: Mismatches): number {
 }
 
 /** A ledger row as the settlement code needs it (a new row, or one read back). */
-type PaymentRef = NewPayment;
+type PaymentRef = LedgerRef;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

@@ -1,6 +1,9 @@
-import type { PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
+import type { NewPayment, PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
 import { NETWORKS, networkByCaip2 } from './networks.js';
 import { parseSvmNonce } from './svm-nonce.js';
+
+/** A ledger row as a chain lookup needs it: what was recorded and when (a row just written, or read back). */
+export type LedgerRef = NewPayment & Pick<PaymentRow, 'createdAt'>;
 
 /** A row is judged unsettled only this long after its payment's validity ended (a settlement sent just before may land after). */
 export const SETTLE_GRACE_MS = 60 * 1000;
@@ -30,7 +33,7 @@ export interface ChainTransfer {
 /** Where payments are looked up: the chain's own record of what was used, and its transfers. */
 export interface ChainReader {
   /** Whether the payment of a ledger row was used on chain, read fresh. */
-  lookup(row: PaymentRow): Promise<AuthorizationState>;
+  lookup(row: LedgerRef): Promise<AuthorizationState>;
   /** The transfers of `asset` to `payTo` since a time (ms), oldest first. */
   transfersTo(asset: string, payTo: string, sinceMs: number): Promise<ChainTransfer[]>;
   /** Whether it reads this network (CAIP-2); absent: every network of its family. */

@@ -9,8 +9,7 @@ import {
   getTransactionDecoder,
   type Signature,
 } from '@solana/kit';
-import type { PaymentRow } from '../access/payment-ledger.js';
-import type { AuthorizationState, ChainReader, ChainTransfer } from './reconcile.js';
+import type { AuthorizationState, ChainReader, ChainTransfer, LedgerRef } from './reconcile.js';
 import { parseSvmNonce, type SvmPayment, svmNonce, svmPaymentOf } from './svm-nonce.js';
 
 const ASSOCIATED_TOKEN_PROGRAM = address('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL');
@@ -147,7 +146,7 @@ export function svmChainReader(rpcUrl: string): ChainReader {
       }
     },
 
-    async lookup(row: PaymentRow): Promise<AuthorizationState> {
+    async lookup(row: LedgerRef): Promise<AuthorizationState> {
       const p = parseSvmNonce(row.nonce);
       if (!p) throw new Error(`payment ${row.id} does not name its Solana transaction`);
       // The blockhash first: if it is no longer valid, nothing lands after this read, and the

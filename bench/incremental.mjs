@@ -9,6 +9,11 @@
 //   corpus of BENCH_WORKS works (e.g. .bench/data-1000000) instead of ingesting it again.
 // The partition of each day: 0.25% of the corpus new works (a tenth of them works the corpus
 // already cites), 0.05% newer versions of stored works (more citations), 0.01% retracted.
+//   BENCH_DAY=NEW,CHANGED: a day of NEW new works and CHANGED newer versions (issue 48's day at
+//   10M: 10000,50000), and a fiftieth of CHANGED retracted.
+//   BENCH_ONE_COPY=1: for corpora too large to copy three times a day: the day is published by
+//   `ri update` on one copy, then `ri build --full` of the same folder must publish the same
+//   data_version (it finds it current); the full build's time is its own, on the same corpus.
 import { spawnSync } from 'node:child_process';
 import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -89,9 +94,11 @@ const corpus = syntheticCorpus(benchDir, works, cli);
 
 const home = join(benchDir, `incremental-${works}`);
 const base = join(home, 'base');
+const oneCopy = process.env.BENCH_ONE_COPY === '1';
 if (process.env.BENCH_BASE) {
   rmSync(base, { recursive: true, force: true });
-  cpSync(resolve(process.env.BENCH_BASE), base, { recursive: true });
+  // One copy: the days run on a copy of BENCH_BASE made below.
+  if (!oneCopy) cpSync(resolve(process.env.BENCH_BASE), base, { recursive: true });
 } else if (!existsSync(join(base, 'snapshots/CURRENT')) || process.env.BENCH_REBUILD) {
   rmSync(base, { recursive: true, force: true });
   console.error(`ingest and first build of ${works} works (not timed)...`);
@@ -99,18 +106,21 @@ if (process.env.BENCH_BASE) {
   ri(['build', '--data-dir', base]);
 }
 
+// Where the days start from: BENCH_BASE itself when it is copied once, below.
+const source = oneCopy && process.env.BENCH_BASE ? resolve(process.env.BENCH_BASE) : base;
 // A base built by an older release has no record of the snapshot its build cache was made with:
 // one build with nothing changed records it (not timed), as any build since does.
-if (!existsSync(join(base, 'build-cache/corpus.bin.snapshot'))) ri(['build', '--data-dir', base]);
+if (!existsSync(join(source, 'build-cache/corpus.bin.snapshot'))) ri(['build', '--data-dir', source]);
 
 // The days' partitions, made once from records of the corpus. BENCH_PARTITION=n: n records a day
 // (issue 11's budget names a 10,000-work partition), in the same shares as the default 0.31%.
 const perDay = Number(process.env.BENCH_PARTITION ?? works * 0.0031);
-const added = Math.round(perDay * (25 / 31));
-const replaced = Math.round(perDay * (5 / 31));
-const removed = Math.max(1, Math.round(perDay * (1 / 31)));
+const day = process.env.BENCH_DAY?.split(',').map(Number);
+const added = day ? day[0] : Math.round(perDay * (25 / 31));
+const replaced = day ? day[1] : Math.round(perDay * (5 / 31));
+const removed = day ? Math.max(1, Math.round(day[1] / 50)) : Math.max(1, Math.round(perDay * (1 / 31)));
 const sample = await sampleRecords(corpus, rounds * (added + replaced + removed));
-const cited = await citedNotHeld(join(base, 'corpus.duckdb'), rounds * Math.ceil(added / 10));
+const cited = await citedNotHeld(join(source, 'corpus.duckdb'), rounds * Math.ceil(added / 10));
 const partitions = [];
 for (let r = 0; r < rounds; r++) {
   const day = `2027-01-${String(r + 1).padStart(2, '0')}`;
@@ -147,17 +157,22 @@ for (let r = 0; r < rounds; r++) {
 // Each round: two copies of the state before the day; one full, one incremental; alternating.
 let state = join(home, 'state');
 rmSync(state, { recursive: true, force: true });
-cpSync(base, state, { recursive: true });
+cpSync(source, state, { recursive: true });
 const rows = [];
 for (let r = 0; r < rounds; r++) {
   const { day, file, records } = partitions[r];
-  const inc = join(home, 'inc');
-  const full = join(home, 'full');
-  for (const d of [inc, full]) {
+  const inc = oneCopy ? state : join(home, 'inc');
+  const full = oneCopy ? state : join(home, 'full');
+  for (const d of oneCopy ? [] : [inc, full]) {
     rmSync(d, { recursive: true, force: true });
     cpSync(state, d, { recursive: true });
   }
-  const order = r % 2 === 0 ? ['incremental', 'full'] : ['full', 'incremental'];
+  // One copy: the update first, then the full build of what it ingested (no second ingest).
+  const order = oneCopy
+    ? ['incremental', 'full']
+    : r % 2 === 0
+      ? ['incremental', 'full']
+      : ['full', 'incremental'];
   const result = {};
   for (const kind of order) {
     const data = kind === 'full' ? full : inc;
@@ -167,7 +182,7 @@ for (let r = 0; r < rounds; r++) {
     let build;
     let update;
     if (kind === 'full') {
-      ingest = ri(['ingest', file, '--data-dir', data]);
+      ingest = oneCopy ? { wall: 0, cpu: 0 } : ri(['ingest', file, '--data-dir', data]);
       build = ri(['build', '--full', '--data-dir', data]);
       update = ingest.wall + build.wall;
     } else {
@@ -177,7 +192,9 @@ for (let r = 0; r < rounds; r++) {
       ingest = { wall: run.wall - seconds };
       update = run.wall;
     }
-    result[kind] = { ingest, build, update, version: build.stdout.split('\n').at(-1) };
+    // A build that finds its version current prints it too (`unchanged: V is already current`).
+    const version = build.stdout.split('\n').at(-1) || /unchanged: (\w+)/.exec(build.log.join('\n'))?.[1];
+    result[kind] = { ingest, build, update, version };
     console.error(
       `${day} ${kind}: update ${update.toFixed(1)} s, of which build ${build.wall.toFixed(1)} s (process cpu ${build.cpu.toFixed(1)} s)`,
     );
@@ -207,12 +224,15 @@ for (let r = 0; r < rounds; r++) {
     ),
   });
   console.log(JSON.stringify(rows.at(-1)));
-  rmSync(state, { recursive: true, force: true });
-  rmSync(full, { recursive: true, force: true });
-  state = join(home, `state`);
-  cpSync(inc, state, { recursive: true });
-  rmSync(inc, { recursive: true, force: true });
+  if (!oneCopy) {
+    rmSync(state, { recursive: true, force: true });
+    rmSync(full, { recursive: true, force: true });
+    state = join(home, `state`);
+    cpSync(inc, state, { recursive: true });
+    rmSync(inc, { recursive: true, force: true });
+  }
 }
+if (oneCopy) rmSync(state, { recursive: true, force: true });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(
   JSON.stringify({

@@ -8,7 +8,9 @@
 // research and lab run; 0 errors; RSS flat. MIXED_CONNECTIONS=50,200 (default); MIXED_DIST=dir serves
 // another build's dist/ (an A/B). The load generator is this process (keep-alive
 // sockets, no fetch overhead); the server is another.
-// Uses the 1M-works bench data when present (npm run bench:build), else the bundled sample.
+// Serves `node bench/mixed.mjs DATA_DIR` (or BENCH_DATA) when given, else the 1M-works bench data
+// when present (npm run bench:build), else the bundled sample. The last line printed is a JSON
+// summary per connection count (npm run bench:scale reads it).
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { resolve } from 'node:path';
@@ -16,7 +18,7 @@ import { benchDataDir, startBenchServer } from './serve.mjs';
 
 const _root = resolve(import.meta.dirname, '..');
 const seconds = Number(process.env.MIXED_SECONDS ?? 30);
-const dataDir = benchDataDir('mixed');
+const dataDir = process.argv[2] ?? process.env.BENCH_DATA ?? benchDataDir('mixed');
 const server = await startBenchServer(dataDir, {
   plan: 'professional',
   portBase: 19900,
@@ -170,8 +172,20 @@ async function run(connections) {
 
 // Warm up: every route once, and a few seconds of the mix.
 for (let i = 0; i < 40; i++) await get(pick(i)[1]);
+const summary = [];
 for (const c of (process.env.MIXED_CONNECTIONS ?? '50,200').split(',').map(Number)) {
   const r = await run(c);
+  const element = r.rows.find((x) => x.route === 'element');
+  summary.push({
+    connections: c,
+    rps: r.rps,
+    errors: r.errors,
+    element_p99_ms: element?.p99_ms ?? null,
+    rss_mb_start: r.rss_mb.start,
+    rss_mb_end: r.rss_mb.end,
+    rss_mb_max: Math.max(...r.rss_mb.every10s, r.rss_mb.end ?? 0),
+    rss_mb_last20_growth: r.rss_mb.last20_growth,
+  });
   console.log(
     `\n${c} connections, ${seconds} s: ${r.rps} requests/s, ${r.errors} errors ${JSON.stringify(r.byStatus)}, RSS ${JSON.stringify(r.rss_mb)} MB`,
   );
@@ -182,3 +196,4 @@ console.log(
   `event-loop delay (from /metrics, since the last scrape): p99 ${p99 === null ? '?' : (p99 * 1000).toFixed(1)} ms, max ${max === null ? '?' : (max * 1000).toFixed(1)} ms`,
 );
 await server.stop();
+console.log(JSON.stringify({ mixed: summary }));

@@ -5,16 +5,23 @@
 //     already built in BENCH_DIR is reused with its recorded figures unless BENCH_REBUILD=1);
 //   - first request: `ri serve` started to the first 200 of /v1/elements (bench/first-request.mjs);
 //   - research: cold questions over HTTP, p50/p99 (bench/research.mjs);
-//   - lab: quotes in the core, first calls, p50/p99 (bench/lab.mjs).
+//   - lab: quotes in the core, first calls, p50/p99 (bench/lab.mjs);
+//   - mixed load: 50 connections for 30 s, errors, element p99, the replica's RSS (bench/mixed.mjs);
+//   - a day's update: `ri update` of 10,000 new and 50,000 changed works on a copy of the data
+//     (1M and up; a fiftieth of the corpus below), then `ri build --full` of the same folder, which
+//     must publish the same data_version (bench/incremental.mjs, BENCH_ONE_COPY=1).
+// BENCH_SKIP=mixed,update leaves those out. The table also goes to bench/results/scale-<date>.md.
 // Then one table, and the growth per 10x between consecutive sizes: (b/a)^(1/log10(nb/na)).
 // 3M works take about 25 minutes on 2 cores and 6 GB of disk; not part of `npm run bench`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const benchDir = resolve(process.env.BENCH_DIR ?? join(root, '.bench'));
 const sizes = (process.env.BENCH_SIZES ?? '100000,1000000,3000000').split(',').map(Number);
+const skip = new Set((process.env.BENCH_SKIP ?? '').split(','));
+const resultsFile = join(root, 'bench/results', `scale-${new Date().toISOString().slice(0, 10)}.md`);
 
 /** Runs a bench script and returns its last JSON document on stdout. */
 function runJson(script, args = [], env = {}) {
@@ -57,6 +64,23 @@ for (const n of sizes) {
   const research = runJson('research.mjs', [data]);
   console.error(`scale: lab on ${n}...`);
   const lab = runJson('lab.mjs', [data]);
+  let mixed = null;
+  if (!skip.has('mixed')) {
+    console.error(`scale: mixed load on ${n}...`);
+    mixed = runJson('mixed.mjs', [data], { MIXED_CONNECTIONS: '50', MIXED_SECONDS: '30' }).mixed[0];
+  }
+  let update = null;
+  if (!skip.has('update')) {
+    console.error(`scale: a day's update on ${n}...`);
+    const day = n >= 1_000_000 ? '10000,50000' : `${Math.round(n / 1000)},${Math.round(n / 200)}`;
+    update = runJson('incremental.mjs', [], {
+      BENCH_WORKS: String(n),
+      BENCH_BASE: data,
+      BENCH_ONE_COPY: '1',
+      BENCH_ROUNDS: '1',
+      BENCH_DAY: day,
+    });
+  }
   const firstCalls = Object.entries(lab.rows)
     .filter(([k]) => k.endsWith('(first call)'))
     .flatMap(([, v]) => [v]);
@@ -75,19 +99,40 @@ for (const n of sizes) {
     lab_quote_first_p50_ms: Math.max(...firstCalls.map((v) => v.p50_ms)),
     lab_quote_first_p99_ms: Math.max(...firstCalls.map((v) => v.p99_ms)),
     lab_index_load_ms: lab.lab_index_load_ms,
+    mixed50_rps: mixed?.rps,
+    mixed50_errors: mixed?.errors,
+    mixed50_element_p99_ms: mixed?.element_p99_ms,
+    mixed50_replica_rss_max_mb: mixed?.rss_mb_max,
+    mixed50_replica_rss_last20_growth_mb: mixed?.rss_mb_last20_growth,
+    update_s: update?.median_incremental_update_s,
+    update_peak_rss_mb: update?.max_incremental_build_peak_rss_mb,
+    update_full_build_s: update?.median_full_build_s,
+    update_share_of_full_build: update
+      ? +(update.median_incremental_update_s / update.median_full_build_s).toFixed(2)
+      : undefined,
   });
   console.log(JSON.stringify(rows.at(-1)));
 }
 
 const keys = Object.keys(rows[0]).filter((k) => k !== 'works');
-console.log(`\n| measure | ${rows.map((r) => `${r.works.toLocaleString('en')} works`).join(' | ')} |`);
-console.log(`|---|${rows.map(() => '---|').join('')}`);
-for (const k of keys) console.log(`| ${k} | ${rows.map((r) => r[k] ?? '-').join(' | ')} |`);
+const out = [];
+const print = (line) => {
+  console.log(line);
+  out.push(line);
+};
+print(`\n| measure | ${rows.map((r) => `${r.works.toLocaleString('en')} works`).join(' | ')} |`);
+print(`|---|${rows.map(() => '---|').join('')}`);
+for (const k of keys) print(`| ${k} | ${rows.map((r) => r[k] ?? '-').join(' | ')} |`);
 for (let i = 1; i < rows.length; i++) {
   const [a, b] = [rows[i - 1], rows[i]];
   const decades = Math.log10(b.works / a.works);
   const growth = keys
     .filter((k) => typeof a[k] === 'number' && typeof b[k] === 'number' && a[k] > 0)
     .map((k) => `${k} ${((b[k] / a[k]) ** (1 / decades)).toFixed(2)}x`);
-  console.log(`\ngrowth per 10x works, ${a.works} -> ${b.works}: ${growth.join(', ')}`);
+  print(`\ngrowth per 10x works, ${a.works} -> ${b.works}: ${growth.join(', ')}`);
 }
+appendFileSync(
+  resultsFile,
+  `\n## npm run bench:scale, ${new Date().toISOString()}, sizes ${sizes.join(', ')}\n${out.join('\n')}\n\n${rows.map((r) => JSON.stringify(r)).join('\n')}\n`,
+);
+console.error(`scale: results appended to ${resultsFile}`);

@@ -120,9 +120,10 @@ const HISTORY_SIZE = ` About 16 tokens a period; a result holds about ${RESULT_T
 
 /**
  * What the paper tools say of their size (bench/mcp-tokens.mjs: about 130 o200k tokens a paper of
- * the sample; the size's estimate counts their titles high, so some 60 fit).
+ * the sample, whose titles the size's estimate counts high: some 60 fit). Short: the tool list has
+ * a budget too, and the instructions say the rest.
  */
-const PAPERS_SIZE = ` About 130 tokens a paper; a result holds about ${RESULT_TOKENS.toLocaleString('en-US')}, some 60 papers (its first; notes.left_out says how to get the rest).`;
+const PAPERS_SIZE = ' A result holds about 60 papers (its first; notes.left_out says how to get the rest).';
 
 /** A history tool's range, as the history routes take it (the same names and checks). */
 const rangeOf = (a: Record<string, unknown>): HistoryRange => ({

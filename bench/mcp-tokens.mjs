@@ -94,7 +94,9 @@ function keptText(answer) {
   if (!answer?.notes?.left_out) return '';
   if (answer.papers) return ` (held to its size: the first ${answer.papers.length} papers kept)`;
   const series = answer.series ? [answer.series] : answer.histories.map((h) => h.series);
-  return ` (held to its size: the latest ${series[0].length} periods of each series kept)`;
+  // The longest series kept: a batch's first element may have no period at all.
+  const kept = Math.max(...series.map((s) => s.length));
+  return ` (held to its size: the latest ${kept} periods of each series kept)`;
 }
 
 /**

@@ -29,10 +29,10 @@ const NotesSchema = z
     lab: z.string().optional(),
     /** Why a list in this answer is empty (a research lens, a filtered paper list, lab broader). */
     empty: z.string().optional().openapi({ description: 'Why a list in this answer is empty' }),
-    /** An MCP history result held to its size: what it leaves out and how to get it. */
+    /** An MCP result held to its size (a history, a paper list, a lab run): what it leaves out and how to get it. */
     left_out: z.string().optional().openapi({
       description:
-        'MCP history results only: the older periods left out to hold the result to its size, the arguments that get them and the URL of the whole answer',
+        "MCP results only: what is left out to hold the result to its size (a history's older periods, the last papers of a paper list or a lab run), the arguments that get them where there are some, and the URL of the whole answer",
     }),
   })
   .openapi('Notes', { description: 'How each metric should and should not be read, for this data.' });

@@ -34,3 +34,22 @@ export function estimateTokens(text: string): number {
   }
   return tokens;
 }
+
+/** Whether a result's text is within `budget` estimated tokens (a text no longer than it is, uncounted). */
+export function withinBudget(text: string, budget = RESULT_TOKENS): boolean {
+  return text.length <= budget || estimateTokens(text) <= budget;
+}
+
+/**
+ * The most parts (from `lo` to `hi`) an answer can keep within its size, `fits(n)` telling whether
+ * n parts fit (fewer always fit when more do): `lo` when none of the others fits. A binary search,
+ * so that a long answer is written out a few times, not once per part.
+ */
+export function mostThatFit(lo: number, hi: number, fits: (kept: number) => boolean): number {
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}

@@ -3,7 +3,7 @@ import type { ElementHistoriesAnswer, ElementHistoryAnswer } from '../contracts/
 import type { SubjectHistoryAnswer } from '../contracts/subjects.js';
 import type { Resolution } from '../scoring/resolutions.js';
 import type { HistoryQueries, SnapshotView, SubjectQueries } from '../snapshot/reader.js';
-import { estimateTokens, RESULT_TOKENS } from './answer-size.js';
+import { mostThatFit, RESULT_TOKENS, withinBudget } from './answer-size.js';
 import { answerText } from './answer-text.js';
 import { canonicalSymbol } from './elements.js';
 import { ServiceError } from './errors.js';
@@ -249,18 +249,12 @@ export interface AskAgain {
 export function fitHistory<T extends HistoryAnswer>(answer: T, again: AskAgain, budget = RESULT_TOKENS): T {
   const longest = Math.max(0, ...seriesOf(answer).map((s) => s.length));
   const most = Math.floor(budget / MIN_PERIOD_TOKENS);
-  const fits = (a: T) => estimateTokens(answerText(a)) <= budget;
+  const fits = (a: T) => withinBudget(answerText(a), budget);
   // Past `most` periods an answer cannot fit, and is not written out whole to find that out.
   if (longest <= 1 || (longest <= most && fits(answer))) return answer;
   // The most periods per series that fit, at least one (a batch's heads alone never pass the budget).
-  let lo = 1;
-  let hi = Math.min(longest - 1, most);
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (fits(mostRecent(answer, mid, again, budget))) lo = mid;
-    else hi = mid - 1;
-  }
-  return mostRecent(answer, lo, again, budget);
+  const kept = mostThatFit(1, Math.min(longest - 1, most), (n) => fits(mostRecent(answer, n, again, budget)));
+  return mostRecent(answer, kept, again, budget);
 }
 
 /** The answer with each series cut to its `kept` most recent periods, and the note that says so. */

@@ -1,8 +1,10 @@
-import type { PaperEntry, PaperSort } from '../contracts/common.js';
+import type { Notes, PaperEntry, PaperSort } from '../contracts/common.js';
 import type { ElementPapersAnswer } from '../contracts/elements.js';
 import type { SubjectPapersAnswer } from '../contracts/subjects.js';
 import { decodeRanked } from '../snapshot/ranked.js';
 import type { PaperQueries, SnapshotView } from '../snapshot/reader.js';
+import { mostThatFit, RESULT_TOKENS, withinBudget } from './answer-size.js';
+import { answerText } from './answer-text.js';
 import { canonicalSymbol } from './elements.js';
 import { ServiceError } from './errors.js';
 import { PAPER_NOTES } from './notes.js';
@@ -159,4 +161,36 @@ export function subjectPapers(
       [papers, whyEmpty],
     ]),
   };
+}
+
+/** A paper list or a lab run: what fitPapers cuts and notes. */
+interface PaperAnswer {
+  papers: PaperEntry[];
+  notes: Notes;
+}
+
+/**
+ * A paper answer (a paper list, a lab run) held to what a model's context can take (`budget`
+ * estimated tokens of its text, answer-size.ts), as fitHistory holds a history: unchanged when it
+ * fits; else its first papers in the list's own order, as many as fit, and notes.left_out says
+ * which are left out and where the whole answer is (`whole`: its URL and how to read it). A paper
+ * list has no pages, so no arguments get only the rest.
+ */
+export function fitPapers<T extends PaperAnswer>(answer: T, whole: string, budget = RESULT_TOKENS): T {
+  const listed = answer.papers.length;
+  const fits = (a: T) => withinBudget(answerText(a), budget);
+  if (listed <= 1 || fits(answer)) return answer;
+  const kept = mostThatFit(1, listed - 1, (n) => fits(firstPapers(answer, n, whole, budget)));
+  return firstPapers(answer, kept, whole, budget);
+}
+
+/** The answer with its `kept` first papers, and the note that says what is left out. */
+function firstPapers<T extends PaperAnswer>(answer: T, kept: number, whole: string, budget: number): T {
+  const listed = answer.papers.length;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const left_out =
+    `Papers ${kept + 1} to ${listed} of the list (${listed - kept} of ${listed}) are left out: a result holds ` +
+    `about ${count(budget)} tokens and keeps the first papers that fit. A paper list has no pages: no call of ` +
+    `this tool gets only those. The whole answer: ${whole}.`;
+  return { ...answer, papers: answer.papers.slice(0, kept), notes: { ...answer.notes, left_out } };
 }

@@ -57,7 +57,7 @@ import {
 import { type HistoryRange, historyRange } from '../core/history-range.js';
 import { labQuoteInput } from '../core/lab.js';
 import { type LabService, labRunRequest } from '../core/lab-service.js';
-import { elementPapers, subjectPapers } from '../core/papers.js';
+import { elementPapers, fitPapers, subjectPapers } from '../core/papers.js';
 import { researchPage, researchRequest } from '../core/research.js';
 import { getSubject, searchSubjects, subjectElements } from '../core/subjects.js';
 import { listVersions } from '../core/versions.js';
@@ -106,7 +106,8 @@ export interface ToolDef {
   run(ctx: ToolContext, args: Record<string, unknown>): Promise<unknown>;
   /**
    * The result held to its size (the answer with only its own notes, as the model reads it): a
-   * history keeps its most recent periods that fit and says how to get the rest.
+   * history keeps its most recent periods that fit, a paper list or a lab run its first papers,
+   * and says how to get the rest.
    */
   fit?(answer: object, args: Record<string, unknown>, viewer: Viewer): object;
 }
@@ -116,6 +117,13 @@ const NOT_RIS = ' Never rank papers by ris_contribution (a weight toward RIS, no
 
 /** What the history tools say of their size (the instructions say how; bench/mcp-tokens.mjs measures it). */
 const HISTORY_SIZE = ` About 16 tokens a period; a result holds about ${RESULT_TOKENS.toLocaleString('en-US')} (its latest periods; notes.left_out says how to get the rest).`;
+
+/**
+ * What the paper tools say of their size (bench/mcp-tokens.mjs: about 130 o200k tokens a paper of
+ * the sample, whose titles the size's estimate counts high: some 60 fit). Short: the tool list has
+ * a budget too, and the instructions say the rest.
+ */
+const PAPERS_SIZE = ' A result holds about 60 papers (its first; notes.left_out says how to get the rest).';
 
 /** A history tool's range, as the history routes take it (the same names and checks). */
 const rangeOf = (a: Record<string, unknown>): HistoryRange => ({
@@ -133,6 +141,18 @@ function fitted(op: OperationId) {
     const history = answer as Parameters<typeof fitHistory>[0];
     const pinned = { ...args, data_version: history.data_version };
     return fitHistory(history, { args, url: restUrl(op, pinned, viewer.publicUrl) });
+  };
+}
+
+/**
+ * A paper list held to its size (fitPapers), naming the REST URL of the whole list (JSON or CSV):
+ * the same operation with the same arguments, at the data version answered.
+ */
+function fittedPapers(op: OperationId) {
+  return (answer: object, args: Record<string, unknown>, viewer: Viewer) => {
+    const list = answer as Parameters<typeof fitPapers>[0] & { data_version: string };
+    const url = restUrl(op, { ...args, data_version: list.data_version }, viewer.publicUrl);
+    return fitPapers(list, `${url} (add &format=csv for CSV)`);
   };
 }
 
@@ -259,7 +279,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_subject_papers',
       op: 'getSubjectPapers',
-      description: `${d('getSubjectPapers')}.${NOT_RIS}`,
+      description: `${d('getSubjectPapers')}.${NOT_RIS}${PAPERS_SIZE}`,
       input: SubjectParams.extend({ sort: SortQuery, limit: LimitQuery, ...PINNED }).strict(),
       output: SubjectPapersSchema,
       run: async (ctx, a) =>
@@ -273,11 +293,12 @@ export function toolDefinitions(): ToolDef[] {
             ctx.viewer,
           ),
         ),
+      fit: fittedPapers('getSubjectPapers'),
     },
     {
       name: 'get_element_papers',
       op: 'getElementPapers',
-      description: `${d('getElementPapers')}; keyword narrows them (total_ranked then counts those).${NOT_RIS}`,
+      description: `${d('getElementPapers')}; keyword narrows them (total_ranked then counts those).${NOT_RIS}${PAPERS_SIZE}`,
       input: SymbolParam.extend({
         keyword: KeywordQuery,
         sort: SortQuery,
@@ -299,6 +320,7 @@ export function toolDefinitions(): ToolDef[] {
             ctx.viewer,
           ),
         ),
+      fit: fittedPapers('getElementPapers'),
     },
     {
       name: 'lab_quote',
@@ -330,7 +352,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'lab_run',
       op: 'labRun',
       writes: true,
-      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${usdText(LAB_QUOTE_USD)} the quote cost. An expired, edited or stale quote is refused before any payment (ask lab_quote again).${NOT_RIS}`,
+      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${usdText(LAB_QUOTE_USD)} the quote cost. An expired, edited or stale quote is refused before any payment (ask lab_quote again).${NOT_RIS}${PAPERS_SIZE}`,
       input: z
         .object({
           ...LabRunFields,
@@ -347,6 +369,15 @@ export function toolDefinitions(): ToolDef[] {
           .catch((e: unknown) => {
             throw quoteFromTool(e);
           });
+      },
+      // The whole run is REST's run of the same quote (a quote is kept by its quote_id once issued).
+      fit(answer, args, viewer) {
+        const run = answer as Parameters<typeof fitPapers>[0] & { quote_id: string };
+        const url = restUrl('labRun', { quote_id: run.quote_id, depth: args.depth }, viewer.publicUrl);
+        return fitPapers(
+          run,
+          `${url} (the same run by REST while the quote is valid; without a key it is paid again)`,
+        );
       },
     },
     {

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { doiOrder } from '../scoring/doi-order.js';
+import { paperColumnRows } from '../snapshot/column-parts.js';
 import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from '../snapshot/schema.js';
 import { batchedInsert } from './batched-insert.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
@@ -130,9 +131,9 @@ async function writeAll(
 
     const periods = db.prepare('INSERT INTO periods VALUES (?, ?, ?, ?)');
     for (const p of content.periods) periods.run(p.resolution, p.period, p.papers, p.highImpactPapers);
-    const column = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
-    column.run('rank_position', bytesOf(content.rankPosition));
-    column.run('recency', bytesOf(content.recencyNow));
+    const column = columnWriter(db);
+    column('rank_position', bytesOf(content.rankPosition));
+    column('recency', bytesOf(content.recencyNow));
   })();
   db.exec(SUBJECT_INDEXES);
   db.pragma('journal_mode = DELETE');
@@ -254,6 +255,14 @@ function writeCommunities(db: Database.Database, table: string, rows: CommunityR
   insert.flush();
 }
 
+/** Writes one whole-corpus column into paper_columns (in parts when it is large). */
+function columnWriter(db: Database.Database): (name: string, bytes: Buffer) => void {
+  const insert = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
+  return (name, bytes) => {
+    for (const [row, part] of paperColumnRows(name, bytes)) insert.run(row, part);
+  };
+}
+
 /** A typed array's bytes as a Buffer (no copy). */
 const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
@@ -264,18 +273,18 @@ const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.by
  */
 function writePaperColumns(db: Database.Database, content: PaperContent, pubDates: Int32Array): void {
   const { corpus, clusters, impact } = content;
-  const column = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
-  column.run('year', bytesOf(corpus.year));
-  column.run('cluster', bytesOf(clusters.topic));
-  column.run('impact_score', bytesOf(impact.impactScore));
-  column.run('citation_percentile', bytesOf(impact.citationPercentile));
-  column.run('high_impact', bytesOf(impact.highImpact));
-  column.run('cluster_from_citations', bytesOf(clusters.fromCitations));
-  column.run('work_id', bytesOf(corpus.workId));
-  column.run('doi_order', bytesOf(doiOrder(corpus)));
-  column.run('pub_date', bytesOf(pubDates));
-  column.run('refs_start', bytesOf(corpus.refs.start));
-  column.run('refs', bytesOf(corpus.refs.values.subarray(0, corpus.refs.start[corpus.n])));
+  const column = columnWriter(db);
+  column('year', bytesOf(corpus.year));
+  column('cluster', bytesOf(clusters.topic));
+  column('impact_score', bytesOf(impact.impactScore));
+  column('citation_percentile', bytesOf(impact.citationPercentile));
+  column('high_impact', bytesOf(impact.highImpact));
+  column('cluster_from_citations', bytesOf(clusters.fromCitations));
+  column('work_id', bytesOf(corpus.workId));
+  column('doi_order', bytesOf(doiOrder(corpus)));
+  column('pub_date', bytesOf(pubDates));
+  column('refs_start', bytesOf(corpus.refs.start));
+  column('refs', bytesOf(corpus.refs.values.subarray(0, corpus.refs.start[corpus.n])));
 }
 
 /** Each subject's papers (ordinals ascending), for the lab's set algebra, in the order of the rows. */

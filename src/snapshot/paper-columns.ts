@@ -6,8 +6,10 @@ import type { ColumnQueries, SnapshotView } from './reader.js';
  * The snapshot's whole-corpus columns (table paper_columns): one little-endian typed array per
  * name, indexed by paper ordinal, read in one blob each and kept with the open snapshot
  * (paperColumn). The lab's set algebra and research's candidates read them in memory instead
- * of random paper rows (1,000 random rows took 6-8 ms at 1M works). Each blob must stay under
- * SQLite's 1 GB limit: the references are the largest (about 90 MB at 1M works).
+ * of random paper rows (1,000 random rows took 6-8 ms at 1M works). A blob must stay under
+ * SQLite's limit (SQLITE_MAX_LENGTH, 1e9 bytes): a column larger than COLUMN_PART_BYTES is stored
+ * in parts (column-parts.ts). The references are the largest:
+ * about 90 MB at 1M works, so about 1 GB at 10M.
  */
 export const PAPER_COLUMN_TYPES = {
   /** Publication year, 0 when unknown. */
@@ -38,6 +40,7 @@ export const PAPER_COLUMN_TYPES = {
 } as const;
 
 export type PaperColumnName = keyof typeof PAPER_COLUMN_TYPES;
+
 export type PaperColumn<N extends PaperColumnName> = InstanceType<(typeof PAPER_COLUMN_TYPES)[N]>;
 
 /** A column's blob as its typed array (typedArrayOf), undefined when absent. */

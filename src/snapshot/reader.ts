@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { decodeSeries, type StoredSeries } from '../scoring/history-codec.js';
 import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
+import { joinedColumn, PAPER_COLUMN_SQL } from './column-parts.js';
 import { type PendingTitleStats, startTitleStats, type TitleStats } from './title-stats.js';
 import { titleTerm } from './title-terms.js';
 import { type TopicMatch, TopicSearch } from './topic-search.js';
@@ -689,9 +690,7 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   paperColumn(name: string): Buffer | undefined {
-    return this.statement('SELECT data FROM paper_columns WHERE name = ?', 'pluck').get(name) as
-      | Buffer
-      | undefined;
+    return joinedColumn(this.statement(PAPER_COLUMN_SQL(), 'pluck').all({ name }) as Buffer[]);
   }
 
   labSubjects(): LabSubjectRow[] {

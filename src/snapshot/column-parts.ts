@@ -1,0 +1,35 @@
+/**
+ * A whole-corpus column (paper-columns.ts) in table paper_columns: one row, or parts when it is
+ * larger than one SQLite blob may be (SQLITE_MAX_LENGTH, 1e9 bytes; the references reach it at
+ * about 10M works).
+ */
+
+/** The largest blob of one column's row: a column above it is stored in parts. A multiple of 8. */
+export const COLUMN_PART_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The rows of table paper_columns that store one column: one row under its name, or, above
+ * COLUMN_PART_BYTES, parts `NAME#0`, `NAME#1`... in order, none under the plain name (so a reader
+ * that knows no parts finds the column missing, never a part of it).
+ */
+export function paperColumnRows(
+  name: string,
+  bytes: Buffer,
+  partBytes = COLUMN_PART_BYTES,
+): [string, Buffer][] {
+  if (bytes.length <= partBytes) return [[name, bytes]];
+  const rows: [string, Buffer][] = [];
+  for (let at = 0, k = 0; at < bytes.length; at += partBytes, k++)
+    rows.push([`${name}#${k}`, bytes.subarray(at, Math.min(bytes.length, at + partBytes))]);
+  return rows;
+}
+
+/** One column's rows (whole, or its parts in order) from table paper_columns; its parameter: { name }. */
+export const PAPER_COLUMN_SQL = (table = 'paper_columns') =>
+  `SELECT data FROM ${table} WHERE name = @name OR name GLOB @name || '#[0-9]*' ORDER BY length(name), name`;
+
+/** A column's bytes from its rows (PAPER_COLUMN_SQL): undefined when it has none. */
+export function joinedColumn(parts: readonly Buffer[]): Buffer | undefined {
+  if (parts.length <= 1) return parts[0];
+  return Buffer.concat(parts as Buffer[]);
+}

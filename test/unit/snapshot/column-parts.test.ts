@@ -1,0 +1,54 @@
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { joinedColumn, PAPER_COLUMN_SQL, paperColumnRows } from '../../../src/snapshot/column-parts.js';
+import { SNAPSHOT_SCHEMA } from '../../../src/snapshot/schema.js';
+
+describe('whole-corpus columns larger than one SQLite blob', () => {
+  let db: Database.Database | undefined;
+  afterEach(() => db?.close());
+
+  /** A snapshot's tables in memory, with the given columns written as the build writes them. */
+  function snapshotWith(columns: [string, Buffer][], partBytes: number): Database.Database {
+    db = new Database(':memory:');
+    db.exec(SNAPSHOT_SCHEMA);
+    const insert = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
+    for (const [name, bytes] of columns)
+      for (const [row, part] of paperColumnRows(name, bytes, partBytes)) insert.run(row, part);
+    return db;
+  }
+  const read = (d: Database.Database, name: string) =>
+    joinedColumn(d.prepare(PAPER_COLUMN_SQL()).pluck().all({ name }) as Buffer[]);
+  const int32Bytes = (n: number, from: number) =>
+    Buffer.from(Int32Array.from({ length: n }, (_, i) => from + i).buffer);
+
+  it('a column at or under the part size is one row under its own name', () => {
+    expect(paperColumnRows('year', Buffer.alloc(16), 16).map(([name]) => name)).toEqual(['year']);
+  });
+
+  it('a larger one is parts NAME#0.. in order, and none under the plain name', () => {
+    const rows = paperColumnRows('refs', int32Bytes(10, 0), 16);
+    expect(rows.map(([name]) => name)).toEqual(['refs#0', 'refs#1', 'refs#2']);
+    expect(rows.map(([, part]) => part.length)).toEqual([16, 16, 8]);
+  });
+
+  it('reads back the same bytes, parts in numeric order (#10 after #9), beside a column of a longer name', () => {
+    const refs = int32Bytes(50, 1000); // 200 bytes in 13 parts of 16
+    const refsStart = int32Bytes(7, 0);
+    const d = snapshotWith(
+      [
+        ['refs', refs],
+        ['refs_start', refsStart],
+      ],
+      16,
+    );
+    expect(d.prepare("SELECT count(*) FROM paper_columns WHERE name GLOB 'refs#*'").pluck().get()).toBe(13);
+    expect(read(d, 'refs')?.equals(refs)).toBe(true);
+    expect(read(d, 'refs_start')?.equals(refsStart)).toBe(true);
+    expect(new Int32Array(new Uint8Array(read(d, 'refs')!).buffer)[49]).toBe(1049);
+  });
+
+  it('a column the snapshot does not hold reads as undefined', () => {
+    const d = snapshotWith([['year', Buffer.alloc(4)]], 16);
+    expect(read(d, 'refs')).toBeUndefined();
+  });
+});

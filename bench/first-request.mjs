@@ -50,14 +50,18 @@ const child = spawn(
   ],
   { env: { ...process.env, DATA_DIR: dataDir }, stdio: 'ignore' },
 );
+// Asked every 10 ms for up to two minutes (a large snapshot on a busy machine takes seconds).
 let processMs = null;
-for (let i = 0; i < 500 && processMs === null; i++) {
+const deadline = t + 120_000;
+while (processMs === null && performance.now() < deadline) {
   try {
     const r = await fetch(`http://127.0.0.1:${port}/v1/elements`);
     if (r.status === 200) processMs = performance.now() - t;
+    else await r.arrayBuffer();
   } catch {
-    await new Promise((r) => setTimeout(r, 10));
+    // not listening yet
   }
+  if (processMs === null) await new Promise((r) => setTimeout(r, 10));
 }
 child.kill('SIGTERM');
 console.log(

@@ -361,20 +361,29 @@ static sqlite3_vfs pc_vfs = {
 /*
  * enable_page_checksums(SCHEMA): asks SQLite to reserve 8 bytes a page in that database. It takes
  * only before the first page is written (a new, empty file); PRAGMA page_checksums then says '1'
- * once the first table is written. Returns the reserve SQLite now asks for.
+ * once the first table is written. Returns the reserve the file will have: the header's, when the
+ * file has one already (SQLite only remembers what was asked for then).
  */
 static void enablePageChecksums(sqlite3_context *context, int argc, sqlite3_value **argv) {
   (void)argc;
   const char *schema = (const char *)sqlite3_value_text(argv[0]);
+  if (schema == 0) schema = "main";
   sqlite3 *db = sqlite3_context_db_handle(context);
   int reserve = PC_RESERVE;
-  int rc = sqlite3_file_control(db, schema ? schema : "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve);
+  int rc = sqlite3_file_control(db, schema, SQLITE_FCNTL_RESERVE_BYTES, &reserve);
   if (rc != SQLITE_OK) {
     sqlite3_result_error_code(context, rc);
     return;
   }
   reserve = -1; /* asks without changing */
-  sqlite3_file_control(db, schema ? schema : "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve);
+  sqlite3_file_control(db, schema, SQLITE_FCNTL_RESERVE_BYTES, &reserve);
+  sqlite3_file *file = 0;
+  sqlite3_int64 size = 0;
+  unsigned char header[100];
+  if (sqlite3_file_control(db, schema, SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK && file != 0 &&
+      file->pMethods != 0 && file->pMethods->xFileSize(file, &size) == SQLITE_OK && size >= 100 &&
+      file->pMethods->xRead(file, header, sizeof(header), 0) == SQLITE_OK)
+    reserve = header[20];
   sqlite3_result_int(context, reserve);
 }
 

@@ -1,7 +1,6 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { PACKAGE_ROOT } from '../config/paths.js';
 
 /**
  * Page checksums (native/page-checksums.c, a SQLite extension built with the project): once loaded,
@@ -13,8 +12,10 @@ import { PACKAGE_ROOT } from '../config/paths.js';
  */
 
 const SUFFIX: string = { darwin: 'dylib', win32: 'dll' }[process.platform as string] ?? 'so';
-/** The extension, built by scripts/build-native.mjs (`npm run build`). */
-export const PAGE_CHECKSUMS_LIBRARY = join(PACKAGE_ROOT, 'dist', 'native', `page-checksums.${SUFFIX}`);
+/** The extension, built by scripts/build-native.mjs (`npm run build`): dist/native/, from src/ or dist/ alike. */
+export const PAGE_CHECKSUMS_LIBRARY = fileURLToPath(
+  new URL(`../../dist/native/page-checksums.${SUFFIX}`, import.meta.url),
+);
 
 /** The bytes at the end of each page that hold its checksum. */
 const RESERVE = 8;

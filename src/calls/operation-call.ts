@@ -224,7 +224,7 @@ export function callFault(
   const error = e instanceof Error ? e : new Error(String(e));
   if (snapshot && isCorruption(error)) {
     deps.log?.('snapshot read failed', { err: error.message, data_version: snapshot.version, ...context });
-    void deps.snapshots.suspect(snapshot);
+    void deps.snapshots.suspect(snapshot, error);
     return new ServiceError(
       'data_unavailable',
       'The data snapshot could not be read; try again shortly.',

@@ -6,9 +6,9 @@ import type { IngestCounts, IngestSummary } from '../ingest/ingest.js';
 import { expandWorksPaths } from '../ingest/sources.js';
 import { readTaxonomy } from '../ingest/taxonomy.js';
 import { listSnapshotVersions, readPointerName, snapshotFile } from '../snapshot/folder.js';
-import { verifySnapshot } from '../snapshot/integrity.js';
+import { startsSound } from '../snapshot/integrity.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
-import { snapshotSchemaVersion } from '../snapshot/snapshot.js';
+import { type SnapshotManager, snapshotSchemaVersion } from '../snapshot/snapshot.js';
 import { CliError } from './cli-error.js';
 import { ingestProgressReporter } from './progress.js';
 
@@ -125,22 +125,28 @@ export async function runBuild(dataDir: string, options: { full?: boolean } = {}
  * The embedded default: the bundled real sample, ingested and built on first start. A snapshot
  * written by an older version of the service (an older schema) is rebuilt from the corpus store,
  * and so is a damaged current one when no other good snapshot can be served meanwhile (with one,
- * the server starts at once on it and says the current one needs `ri build`).
+ * the server starts at once on it and says the current one needs `ri build`). What it checks is
+ * cheap at any size: a file with page checksums is checked by its header (its pages are checked
+ * as they are read, and its hash runs behind once serving: see `rebuildWhenUnservable`); one
+ * without is hashed.
  */
 export async function ensureDefaultSnapshot(dataDir: string): Promise<void> {
   const { snapshots, corpus } = dataPaths(dataDir);
   const current = readPointerName(snapshots, 'CURRENT');
   if (current) {
-    const sound = await verifySnapshot(snapshots, current);
+    // Without a corpus store there is nothing to rebuild from: the server serves what is sound.
+    if (!existsSync(corpus)) return;
+    const sound = await startsSound(snapshots, current);
+    // 0: its meta table cannot be read (a damaged page).
     const schema = sound ? snapshotSchemaVersion(snapshotFile(snapshots, current)) : 0;
-    if ((sound && schema >= SNAPSHOT_SCHEMA_VERSION) || !existsSync(corpus)) return;
-    if (sound) {
+    if (schema >= SNAPSHOT_SCHEMA_VERSION) return;
+    if (schema > 0) {
       process.stderr.write(
         `serve: snapshot ${current} has schema ${schema}; rebuilding it with schema ${SNAPSHOT_SCHEMA_VERSION}\n`,
       );
     } else {
       const others = listSnapshotVersions(snapshots).filter((v) => v !== current);
-      for (const v of others) if (await verifySnapshot(snapshots, v)) return;
+      for (const v of others) if (await startsSound(snapshots, v)) return;
       process.stderr.write(
         `serve: snapshot ${current} is missing or damaged; rebuilding it from the corpus store\n`,
       );
@@ -153,7 +159,7 @@ export async function ensureDefaultSnapshot(dataDir: string): Promise<void> {
   // here, it would be ingested into this corpus store.
   const published = listSnapshotVersions(snapshots);
   if (published.length > 0) {
-    for (const v of published) if (await verifySnapshot(snapshots, v)) return;
+    for (const v of published) if (await startsSound(snapshots, v)) return;
     if (existsSync(corpus)) {
       process.stderr.write(
         'serve: the CURRENT pointer names no snapshot and none published verifies; rebuilding from the corpus store\n',
@@ -167,4 +173,37 @@ export async function ensureDefaultSnapshot(dataDir: string): Promise<void> {
   );
   await runIngest(dataDir, BUNDLED_SAMPLE.works, BUNDLED_SAMPLE.topics);
   await runBuild(dataDir);
+}
+
+/**
+ * The second half of `ensureDefaultSnapshot`, for what it leaves to the server: a snapshot with
+ * page checksums is served without being hashed first, so when its hash behind (or a page read
+ * meanwhile) finds the current one damaged and no other good snapshot can be served, it is rebuilt
+ * from the corpus store here, as it would have been before the start. Returns what ends this once
+ * the start's checks are done: damage found later waits for `ri build`, as it always has (a
+ * rebuild of its own would race the operator's). A server without a corpus store (a replica)
+ * never rebuilds.
+ */
+export function rebuildWhenUnservable(
+  dataDir: string,
+  snapshots: SnapshotManager,
+  warn: (msg: string) => void,
+): () => void {
+  const { corpus } = dataPaths(dataDir);
+  let armed = true;
+  let building = false;
+  snapshots.onUnservable(() => {
+    if (!armed || building || !existsSync(corpus)) return;
+    building = true;
+    warn('no published snapshot can be served; rebuilding the current one from the corpus store');
+    runBuild(dataDir)
+      .then(() => snapshots.refresh())
+      .catch((e: Error) => warn(`the rebuild failed: ${e.message}`))
+      .finally(() => {
+        building = false;
+      });
+  });
+  return () => {
+    armed = false;
+  };
 }

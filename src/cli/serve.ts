@@ -10,7 +10,7 @@ import { paymentsFromConfig } from '../payments/from-config.js';
 import { SnapshotManager } from '../snapshot/snapshot.js';
 import { CliError, portOption, printedHelp } from './cli-error.js';
 import { logDestination } from './log-destination.js';
-import { ensureDefaultSnapshot } from './pipeline.js';
+import { ensureDefaultSnapshot, rebuildWhenUnservable } from './pipeline.js';
 
 const USAGE = `usage: ri serve [--port N] [--host H] [--data-dir DIR]
 
@@ -58,7 +58,9 @@ export async function run(args: string[]): Promise<number> {
     (m) => logger.info(m),
     (m) => logger.warn(m),
   );
+  const startChecked = rebuildWhenUnservable(config.DATA_DIR, snapshots, (m) => logger.warn(m));
   await snapshots.start();
+  void snapshots.hashedBehind().then(startChecked);
   opened.push({ close: () => snapshots.stop() });
   const state = await openStateStore(config.STATE_URL, config.DATA_DIR, {
     timeoutMs: config.STATE_TIMEOUT_MS,

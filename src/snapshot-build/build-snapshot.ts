@@ -48,6 +48,8 @@ export async function buildSnapshot(
     cacheFile?: string;
     /** Load in full even when the cache could be used (the cache is still written). */
     full?: boolean;
+    /** False: the file without page checksums, as builds before them wrote it (write-snapshot.ts). */
+    pageChecksums?: boolean;
   } = {},
 ): Promise<BuildResult> {
   const started = performance.now();
@@ -67,7 +69,7 @@ async function buildFromStore(
   params: ScoringParameters,
   log: (msg: string) => void,
   started: number,
-  options: { keep?: number; cacheFile?: string; full?: boolean },
+  options: { keep?: number; cacheFile?: string; full?: boolean; pageChecksums?: boolean },
 ): Promise<BuildResult> {
   const lap = (what: string) => log(`${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   const keep = options.keep;
@@ -178,6 +180,7 @@ async function buildFromStore(
       { communities, rows: scoring.rows, scores: subjects },
       store,
       lap,
+      { pageChecksums: options.pageChecksums },
     );
     lap('snapshot written');
     // Published as soon as the file is written (servers switch to it then); the build cache, still

@@ -4,6 +4,7 @@ import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { doiOrder } from '../scoring/doi-order.js';
 import { paperColumnRows } from '../snapshot/column-parts.js';
+import { enablePageChecksums, pageChecksums, pagesChecked } from '../snapshot/page-checksums.js';
 import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from '../snapshot/schema.js';
 import { batchedInsert } from './batched-insert.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
@@ -53,6 +54,9 @@ export interface ScoredContent {
  * communities, scored here by `communities`; the titles' full-text index is built meanwhile in a
  * thread of its own); the scores are awaited only after it (the build scores in a worker thread
  * meanwhile).
+ *
+ * Every page carries a checksum (page-checksums.ts), so that a server can serve the file before it
+ * has hashed it; `pageChecksums: false` writes the file without them, as builds before them did.
  */
 export async function writeSnapshot(
   path: string,
@@ -60,11 +64,23 @@ export async function writeSnapshot(
   scored: ScoredContent,
   store: CorpusStore,
   log: (msg: string) => void,
+  options: { pageChecksums?: boolean } = {},
 ): Promise<void> {
+  let checksums = options.pageChecksums ?? true;
+  if (checksums) {
+    // Loaded before the file is opened: its pages are written through the extension's VFS.
+    const loaded = pageChecksums();
+    if (!loaded.loaded) {
+      log(
+        `WARNING: writing the snapshot without page checksums (${loaded.problem}); a server hashes it whole before it serves it`,
+      );
+      checksums = false;
+    }
+  }
   const db = new Database(path);
   const titles: TitleIndex = { path, sidePath: titleIndexFile(path), pending: null };
   try {
-    await writeAll(db, papers, scored, store, log, titles);
+    await writeAll(db, papers, scored, store, log, titles, checksums);
   } finally {
     titles.pending?.stop();
     db.close();
@@ -87,14 +103,18 @@ async function writeAll(
   store: CorpusStore,
   log: (msg: string) => void,
   titles: TitleIndex,
+  checksums: boolean,
 ): Promise<void> {
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
   db.pragma('page_size = 8192');
+  // Before the first table: the 8 bytes at the end of each page are reserved for its checksum.
+  if (checksums) enablePageChecksums(db);
   db.pragma('cache_size = -131072'); // 128 MB: the build's peak memory budget is shared with the corpus
   // CREATE INDEX may sort on a second thread (the same index, byte for byte), once the scoring is done.
   db.pragma('threads = 2');
   db.exec(SNAPSHOT_SCHEMA);
+  if (checksums && !pagesChecked(db)) throw new Error('the snapshot was written without its page checksums');
 
   const pubDates = await writePaperRows(db, papers, store, log);
   // The titles' index is built in a thread of its own from here (title-index.ts); the file is

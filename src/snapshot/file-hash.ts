@@ -10,7 +10,7 @@ import { workerFile } from '../util/worker-file.js';
  * turn (the next piece is read while this one is hashed): a fresh buffer per piece was the file's
  * size in new memory to fault in and collect, 800 MB at 1M works.
  */
-export async function contentHash(path: string): Promise<string> {
+export async function contentHash(path: string, signal?: AbortSignal): Promise<string> {
   const hash = createHash('sha256');
   const size = 1 << 22;
   const buffers: [Buffer, Buffer] = [Buffer.allocUnsafeSlow(size), Buffer.allocUnsafeSlow(size)];
@@ -20,6 +20,7 @@ export async function contentHash(path: string): Promise<string> {
     let next = fh.read(buffers[0], 0, size, position);
     for (let i: 0 | 1 = 0; ; i = i === 0 ? 1 : 0) {
       const { bytesRead } = await next;
+      signal?.throwIfAborted();
       if (bytesRead === 0) break;
       position += bytesRead;
       next = fh.read(buffers[i === 0 ? 1 : 0], 0, size, position);
@@ -38,8 +39,11 @@ export async function contentHash(path: string): Promise<string> {
  */
 export const HASH_IN_THREAD_FROM = 64 * 1024 * 1024;
 
-/** contentHash, in a worker thread for a large file when the compiled worker is there. */
-export function fileHash(path: string): Promise<string> {
+/**
+ * contentHash, in a worker thread for a large file when the compiled worker is there. `signal`
+ * stops it (the thread is ended), rejecting with the signal's reason.
+ */
+export function fileHash(path: string, signal?: AbortSignal): Promise<string> {
   const file = workerFile(import.meta.url, './file-hash-worker.js');
   let size = 0;
   try {
@@ -47,11 +51,11 @@ export function fileHash(path: string): Promise<string> {
   } catch {
     // contentHash reports it.
   }
-  if (size < HASH_IN_THREAD_FROM || !existsSync(file)) return contentHash(path);
-  return hashInWorker(file, path);
+  if (size < HASH_IN_THREAD_FROM || !existsSync(file)) return contentHash(path, signal);
+  return hashInWorker(file, path, signal);
 }
 
 /** contentHash of `path` in the worker thread `file` (file-hash-worker.js). */
-export function hashInWorker(file: string, path: string): Promise<string> {
-  return runInWorker<string>(file, { path }, 'hashing');
+export function hashInWorker(file: string, path: string, signal?: AbortSignal): Promise<string> {
+  return runInWorker<string>(file, { path }, 'hashing', signal);
 }

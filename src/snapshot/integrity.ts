@@ -2,12 +2,32 @@ import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileHash } from './file-hash.js';
 import { fileStamp, snapshotFile } from './folder.js';
+import { checksummedFile, pageChecksums } from './page-checksums.js';
 
 /**
- * A snapshot is served only while its bytes hash to its name (its data_version); one that does
- * not is moved out of the published set into `quarantine/`. The server checks (SnapshotManager),
- * and so does the build before it keeps a file already published under the same version.
+ * A snapshot is served only while its bytes are the ones published under its name (its
+ * data_version, their hash); one found otherwise is moved out of the published set into
+ * `quarantine/`. A file with page checksums is served before its hash is known, every page
+ * checked as it is read (page-checksums.ts), and hashed behind; one without is hashed first. The
+ * server checks (SnapshotManager), and so does the build before it keeps a file already published
+ * under the same version, or copies rows from the previous one.
  */
+
+/**
+ * True when the snapshot of `version` can be served before it is hashed: the page checksum
+ * extension is loaded and the file's header says it has them and is whole (its size).
+ */
+export function servableAtOnce(dir: string, version: string): boolean {
+  return pageChecksums().loaded && checksummedFile(snapshotFile(dir, version));
+}
+
+/**
+ * What a server may start on: a snapshot servable at once, or one whose bytes hash to its name.
+ * (Damage within the pages of the first is found as they are read, or by the hash behind.)
+ */
+export async function startsSound(dir: string, version: string): Promise<boolean> {
+  return servableAtOnce(dir, version) || verifySnapshot(dir, version);
+}
 
 /**
  * Content hashes computed or being computed, by path and stamp: a file is hashed again only when

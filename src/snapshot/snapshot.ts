@@ -1,8 +1,10 @@
 import type { FSWatcher } from 'node:fs';
 import { watch } from 'node:fs';
 import Database from 'better-sqlite3';
+import { fileHash } from './file-hash.js';
 import { fileStamp, listSnapshotVersions, readPointer, readPointerName, snapshotFile } from './folder.js';
-import { quarantineSnapshot, verifySnapshot } from './integrity.js';
+import { quarantineSnapshot, servableAtOnce, verifySnapshot } from './integrity.js';
+import { pageChecksums, pagesChecked } from './page-checksums.js';
 import { paperColumn } from './paper-columns.js';
 import { PinnedSnapshots } from './pinned.js';
 import { readPublications } from './publication-log.js';
@@ -20,6 +22,11 @@ export class Snapshot implements SnapshotView {
    * connection, which still reads the damaged bytes.
    */
   readonly file: string;
+  /**
+   * Whether its pages are checked as SQLite reads them (page-checksums.ts): a damaged page then
+   * fails its query with SQLITE_IOERR_DATA rather than answer with wrong bytes.
+   */
+  readonly pagesChecked: boolean;
   private holders = 0;
   private retired = false;
   private aside = false;
@@ -33,14 +40,32 @@ export class Snapshot implements SnapshotView {
     /**
      * SQLite's page cache in KiB, and whether to map the file (256 MiB): the served snapshot's
      * connection has both; a worker thread's has a small cache and no map, since every mapping
-     * of the same pages counts again in the process's RSS.
+     * of the same pages counts again in the process's RSS. A file with page checksums is never
+     * mapped: a mapped page is read without its checksum being checked.
+     * `checkedPages`: the file was opened with its pages checked elsewhere (a worker thread opens
+     * what the main thread did), so it must be here too: when its header no longer says so (it
+     * changed since), opening it fails as SQLite corruption does.
      */
-    options: { cacheKib?: number; mmap?: boolean; titleRanking?: TitleRankingOptions } = {},
+    options: {
+      cacheKib?: number;
+      mmap?: boolean;
+      titleRanking?: TitleRankingOptions;
+      checkedPages?: boolean;
+    } = {},
   ) {
     this.file = fileStamp(path)?.key ?? '';
+    // Before the file is opened: a connection keeps the VFS it was opened with.
+    pageChecksums();
     this.db = new Database(path, { readonly: true, fileMustExist: true });
+    this.pagesChecked = pagesChecked(this.db);
+    if (options.checkedPages && !this.pagesChecked) {
+      this.db.close();
+      throw Object.assign(new Error(`snapshot ${version} no longer has page checksums`), {
+        code: 'SQLITE_CORRUPT',
+      });
+    }
     this.db.pragma(`cache_size = -${Math.floor(options.cacheKib ?? 65_536)}`);
-    this.db.pragma(`mmap_size = ${options.mmap === false ? 0 : 268_435_456}`);
+    this.db.pragma(`mmap_size = ${options.mmap === false || this.pagesChecked ? 0 : 268_435_456}`);
     this.reader = new SqliteSnapshotReader(this.db, (name) => paperColumn(this, name), options.titleRanking);
     this.meta = this.reader.meta();
   }
@@ -121,13 +146,17 @@ export interface SnapshotHealth {
  * A request acquires the snapshot that is current when it starts and keeps it to the end, so no
  * request mixes two data versions; the old file is closed when its last request finishes.
  *
- * Snapshots defend themselves: a file is opened only when its bytes still hash to its version.
- * An open one whose file changes (its size, mtime or inode: seen at the folder's change event or
- * the next poll) or that SQLite reports corrupt is set aside at once, before its bytes are checked:
- * no answer from it is sent any more and every answer kept from it is dropped (`Snapshot.setAside`,
- * `onForget`). Its file is then hashed: a damaged one is quarantined and the newest good one
- * served (PREVIOUS, then any other published file), with `health()` saying so, until `ri build`
- * rewrites it; one whose bytes are unchanged is opened again.
+ * Snapshots defend themselves. A file written with page checksums (page-checksums.ts) is served
+ * as soon as its header says it is whole, since every page a query reads is checked against its
+ * checksum; its whole-file hash runs behind, one file at a time. A file without them (written
+ * before them, or where the extension cannot be loaded) is opened only once its bytes hash to its
+ * version. An open one whose file changes (its size, mtime or inode: seen at the folder's change
+ * event or the next poll), that SQLite reports corrupt, that has a page not matching its checksum,
+ * or whose hash behind does not match, is set aside at once: no answer from it is sent any more
+ * and every answer kept from it is dropped (`Snapshot.setAside`, `onForget`). Then a damaged one
+ * is quarantined (a checksum or hash that does not match proves it; anything else is hashed
+ * first) and the newest good one served (PREVIOUS, then any other published file), with
+ * `health()` saying so, until `ri build` rewrites it; one whose bytes are unchanged is opened again.
  *
  * Older kept snapshots answer reads pinned with data_version (acquireVersion): each is opened on
  * first use, verified like the current one, kept open in a small LRU, and closed when it is
@@ -146,8 +175,18 @@ export class SnapshotManager {
   private stopped = false;
   private readonly listeners: ((s: Snapshot) => void)[] = [];
   private readonly forgetting: ((version: string) => void)[] = [];
-  /** Versions set aside because their file changed or was suspected, to be hashed by the next step. */
-  private readonly unchecked: { version: string; why: string; served: boolean }[] = [];
+  private readonly unservable: (() => void)[] = [];
+  /**
+   * Versions set aside because their file changed or was suspected, to be hashed by the next step;
+   * `proven`: the file it opened (its stamp) was found damaged already, and is condemned unhashed
+   * if it is still there.
+   */
+  private readonly unchecked: { version: string; why: string; served: boolean; proven?: string }[] = [];
+  /** Why an open snapshot is known damaged (a page or its hash did not match), once it is. */
+  private readonly proven = new WeakMap<Snapshot, string>();
+  /** The whole-file hashes of snapshots served at once, one after the other; stopped with the manager. */
+  private behind: Promise<void> = Promise.resolve();
+  private readonly stopping = new AbortController();
   private readonly pinned = new PinnedSnapshots<Snapshot>();
   /** Pinned versions being opened (and verified), so concurrent first reads share one open. */
   private readonly opening = new Map<string, Promise<Snapshot | null>>();
@@ -160,6 +199,11 @@ export class SnapshotManager {
 
   /** Opens the current snapshot (if any, or the newest good one) and starts following the pointer. */
   async start(pollMs = 1000): Promise<void> {
+    const checksums = pageChecksums();
+    if (!checksums.loaded)
+      this.warn(
+        `page checksums unavailable (${checksums.problem}): each snapshot is hashed whole before it is served`,
+      );
     await this.refresh();
     // A change seen sets aside the snapshots it touches in the same turn; the check comes after.
     const changed = () => {
@@ -199,16 +243,24 @@ export class SnapshotManager {
   }
 
   /**
-   * A request met SQLite corruption in `snapshot`: it is set aside now and its bytes checked,
-   * rather than at the next poll. Resolves once the check (and any fallback) is done.
+   * A request met SQLite corruption in `snapshot` (`cause`, SQLite's error): it is set aside now
+   * and its bytes checked, rather than at the next poll. A page that did not match its checksum
+   * needs no hash: the file is condemned at once. Resolves once the check (and any fallback) is done.
    */
-  suspect(snapshot: Snapshot): Promise<boolean> {
+  suspect(snapshot: Snapshot, cause?: unknown): Promise<boolean> {
+    if (provesDamage(cause) && !this.proven.has(snapshot))
+      this.proven.set(snapshot, 'a page does not match its checksum');
     if (snapshot === this.current) this.currentStamp = null;
     else if (this.pinned.versions().includes(snapshot.version)) this.pinned.restamp(snapshot.version, '');
     else if (!snapshot.isSetAside) {
       // Open for requests that began on it only (replaced since): its file is checked all the same.
       this.setAside(snapshot);
-      this.unchecked.push({ version: snapshot.version, why: 'SQLite found it damaged', served: false });
+      this.unchecked.push({
+        version: snapshot.version,
+        why: this.proven.get(snapshot) ?? 'SQLite found it damaged',
+        served: false,
+        proven: this.provenFile(snapshot),
+      });
     }
     this.noticeChanges(snapshot);
     return this.refresh();
@@ -222,15 +274,21 @@ export class SnapshotManager {
   private noticeChanges(suspected?: Snapshot): void {
     const why = (s: Snapshot, open: string) =>
       s === suspected
-        ? `SQLite found it damaged while it was ${open}`
+        ? `${this.proven.get(s) ?? 'SQLite found it damaged'} while it was ${open}`
         : `its bytes changed while it was ${open}`;
+    const proven = (s: Snapshot) => (s === suspected ? this.provenFile(s) : undefined);
     const served = this.current;
     if (served && (fileStamp(snapshotFile(this.dir, served.version))?.key ?? null) !== this.currentStamp) {
       this.current = null;
       this.currentStamp = null;
       this.setAside(served);
       served.retire();
-      this.unchecked.push({ version: served.version, why: why(served, 'served'), served: true });
+      this.unchecked.push({
+        version: served.version,
+        why: why(served, 'served'),
+        served: true,
+        proven: proven(served),
+      });
       this.warn(`snapshot ${served.version} set aside (${why(served, 'served')}); checking its bytes`);
     }
     for (const [version, stamp] of this.pinned.stamps()) {
@@ -240,7 +298,7 @@ export class SnapshotManager {
       if (now === null) this.log(`closed snapshot ${version}: no longer kept`);
       else {
         this.setAside(pinned);
-        this.unchecked.push({ version, why: why(pinned, 'open'), served: false });
+        this.unchecked.push({ version, why: why(pinned, 'open'), served: false, proven: proven(pinned) });
       }
       this.pinned.drop(version);
       this.forget(version);
@@ -249,13 +307,16 @@ export class SnapshotManager {
 
   private async step(): Promise<boolean> {
     this.noticeChanges();
-    // Set aside already, and hashed anew (its stamp may not have changed): a damaged file is
-    // quarantined; one whose bytes are unchanged is opened again below (served) or at its next
-    // pinned read.
+    // Set aside already, and hashed anew (its stamp may not have changed) unless it was proven
+    // damaged: a damaged file is quarantined; one whose bytes are unchanged is opened again below
+    // (served) or at its next pinned read.
     let dropped = false;
     for (let next = this.unchecked.shift(); next; next = this.unchecked.shift()) {
       dropped ||= next.served;
-      if (!(await verifySnapshot(this.dir, next.version, true))) this.condemn(next.version, next.why);
+      const stillThere =
+        next.proven !== undefined && fileStamp(snapshotFile(this.dir, next.version))?.key === next.proven;
+      if (stillThere || !(await verifySnapshot(this.dir, next.version, true)))
+        this.condemn(next.version, next.why);
     }
     const pointed = readPointerName(this.dir, 'CURRENT');
     const wanted = readPointer(this.dir, 'CURRENT');
@@ -310,26 +371,97 @@ export class SnapshotManager {
     else if (!serving && published)
       problem =
         'no readable snapshot: the CURRENT pointer names none and no published snapshot verifies; run `ri build`';
-    if (problem && problem !== this.problem) this.warn(problem);
+    const before = this.problem;
     this.problem = problem;
+    if (problem !== null && problem !== before) {
+      this.warn(problem);
+      if (!serving) for (const l of this.unservable) l();
+    }
   }
 
-  /** Opens a snapshot whose bytes verify; a damaged one is quarantined (or, if it cannot be moved, skipped quietly). */
+  /**
+   * Opens a snapshot: at once when its pages are checked as they are read (its hash then runs
+   * behind), else once its bytes verify. A damaged one is quarantined (or, if it cannot be moved,
+   * skipped quietly).
+   */
   private async open(version: string): Promise<Snapshot | null> {
     const path = snapshotFile(this.dir, version);
     const stamp = fileStamp(path)?.key;
     if (!stamp || this.rejected.get(version) === stamp) return null;
-    if (!(await verifySnapshot(this.dir, version))) {
+    const atOnce = servableAtOnce(this.dir, version);
+    if (!atOnce && pageChecksums().loaded)
+      this.log(`snapshot ${version} has no page checksums: hashing it whole before it is served`);
+    if (!atOnce && !(await verifySnapshot(this.dir, version))) {
       this.condemn(version, 'its bytes do not hash to its data_version');
       return null;
     }
+    let opened: Snapshot;
     try {
-      return new Snapshot(version, path);
+      opened = new Snapshot(version, path, { checkedPages: atOnce });
     } catch (e) {
+      // Served at once, so not hashed yet: a page that does not match proves it damaged, and
+      // other corruption is confirmed by the hash.
+      if (atOnce && (provesDamage(e) || (isCorruption(e) && !(await verifySnapshot(this.dir, version))))) {
+        this.condemn(
+          version,
+          provesDamage(e)
+            ? 'a page does not match its checksum'
+            : 'its bytes do not hash to its data_version',
+        );
+        return null;
+      }
       this.rejected.set(version, stamp);
       this.warn(`cannot open snapshot ${version}: ${(e as Error).message}`);
       return null;
     }
+    if (atOnce) this.hashBehind(opened);
+    return opened;
+  }
+
+  /**
+   * The whole-file hash of a snapshot served at once, after those asked before it: a mismatch
+   * sets the snapshot aside and condemns its file, as a page that does not match would.
+   */
+  private hashBehind(snapshot: Snapshot): void {
+    const { version } = snapshot;
+    const path = snapshotFile(this.dir, version);
+    const signal = this.stopping.signal;
+    const job = async () => {
+      // Only the file it opened: one changed or rewritten since is the watcher's to check.
+      const same = () => !this.stopped && fileStamp(path)?.key === snapshot.file;
+      if (!same()) return;
+      const started = performance.now();
+      let hash: string | null;
+      try {
+        hash = await fileHash(path, signal);
+      } catch (e) {
+        if (signal.aborted) return;
+        hash = null;
+        this.warn(`snapshot ${version} cannot be hashed: ${(e as Error).message}`);
+      }
+      if (!same()) return;
+      if (hash === version) {
+        this.log(
+          `snapshot ${version}: its whole-file hash matches (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+        );
+        return;
+      }
+      if (!this.proven.has(snapshot)) this.proven.set(snapshot, 'its bytes do not hash to its data_version');
+      await this.suspect(snapshot);
+    };
+    this.behind = this.behind
+      .then(job)
+      .catch((e: Error) => this.warn(`snapshot ${version}: its hash could not be acted on: ${e.message}`));
+  }
+
+  /** Resolves once the whole-file hashes asked so far are done, and acted on. */
+  hashedBehind(): Promise<void> {
+    return this.behind;
+  }
+
+  /** The stamp of the file `snapshot` opened, when it was proven damaged. */
+  private provenFile(snapshot: Snapshot): string | undefined {
+    return this.proven.has(snapshot) ? snapshot.file : undefined;
   }
 
   /** Sets aside an open snapshot: no answer from it is sent any more, and none kept from it anywhere. */
@@ -405,6 +537,14 @@ export class SnapshotManager {
     this.forgetting.push(listener);
   }
 
+  /**
+   * Called when snapshots are published but none can be served (the current one is missing or
+   * damaged, and no other is good), once each time it comes to that.
+   */
+  onUnservable(listener: () => void): void {
+    this.unservable.push(listener);
+  }
+
   /** The snapshot a new request should use, already acquired; null when none can be read. */
   acquire(): Snapshot | null {
     const s = this.current;
@@ -438,6 +578,7 @@ export class SnapshotManager {
 
   stop(): void {
     this.stopped = true;
+    this.stopping.abort();
     this.watcher?.close();
     if (this.timer) clearInterval(this.timer);
     this.current?.retire();
@@ -449,5 +590,21 @@ export class SnapshotManager {
 /** True for the errors SQLite raises when a database file's pages are damaged. */
 export function isCorruption(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT_INDEX';
+  return (
+    code === 'SQLITE_CORRUPT' ||
+    code === 'SQLITE_NOTADB' ||
+    code === 'SQLITE_CORRUPT_INDEX' ||
+    code === PAGE_CHECKSUM_MISMATCH
+  );
+}
+
+/** What a read of a page that does not match its checksum fails with (page-checksums.ts). */
+const PAGE_CHECKSUM_MISMATCH = 'SQLITE_IOERR_DATA';
+
+/**
+ * True for a fault that proves the file damaged, without hashing it: a page that does not match
+ * the checksum written with it. (Other corruption SQLite reports is confirmed by the hash first.)
+ */
+function provesDamage(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === PAGE_CHECKSUM_MISMATCH;
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { workerFile } from '../util/worker-file.js';
+import { pageChecksums } from './page-checksums.js';
 
 /**
  * What FTS5's bm25 reads of the titles, read once per snapshot into memory: each title's token
@@ -159,6 +160,8 @@ export type TitleStatsReply = { ok: true; stats: TitleStats } | { ok: false; err
 
 /** The worker's body (title-stats-worker.ts). */
 export function titleStatsOfFile(path: string): TitleStats {
+  // Its pages checked as they are read, as the served connection's are.
+  pageChecksums();
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     // Scans in index order: a small cache (a page read once is not read again).

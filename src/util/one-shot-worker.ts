@@ -6,10 +6,22 @@ import { parentPort, Worker, workerData } from 'node:worker_threads';
  */
 type Reply<T> = { ok: true; value: T } | { ok: false; error: string };
 
-/** Starts the worker `file` on `data`; its answer, or its failure as an Error naming `what`. */
-export function runInWorker<T>(file: string, data: unknown, what: string): Promise<T> {
+/**
+ * Starts the worker `file` on `data`; its answer, or its failure as an Error naming `what`.
+ * `signal` ends the worker, rejecting with the signal's reason.
+ */
+export function runInWorker<T>(file: string, data: unknown, what: string, signal?: AbortSignal): Promise<T> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
   const worker = new Worker(file, { workerData: data });
   return new Promise<T>((resolve, reject) => {
+    if (signal) {
+      const stop = () => {
+        reject(signal.reason);
+        void worker.terminate();
+      };
+      signal.addEventListener('abort', stop, { once: true });
+      worker.once('exit', () => signal.removeEventListener('abort', stop));
+    }
     worker.once('message', (reply: Reply<T>) => {
       if (reply.ok) resolve(reply.value);
       else reject(new Error(`${what} failed: ${reply.error}`));

@@ -30,7 +30,7 @@ export async function withSnapshot(
     return snapshot.isSetAside ? unavailable(SET_ASIDE) : rendered;
   } catch (e) {
     if (isCorruption(e)) {
-      void snapshots.suspect(snapshot);
+      void snapshots.suspect(snapshot, e);
       return unavailable(SET_ASIDE);
     }
     if (e instanceof ServiceError && e.status < 500)

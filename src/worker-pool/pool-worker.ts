@@ -35,13 +35,14 @@ function closeIdle(except: string, now: number): void {
   }
 }
 
-function snapshotAt(key: string, path: string, version: string): Snapshot {
+function snapshotAt(key: string, path: string, version: string, checkedPages: boolean): Snapshot {
   const now = Date.now();
   closeIdle(key, now);
   const kept = open.get(key);
   // Deleted and set again: most recently used last.
   open.delete(key);
-  const snapshot = kept?.snapshot ?? new Snapshot(version, path, { cacheKib: WORKER_CACHE_KIB, mmap: false });
+  const snapshot =
+    kept?.snapshot ?? new Snapshot(version, path, { cacheKib: WORKER_CACHE_KIB, mmap: false, checkedPages });
   open.set(key, { snapshot, lastUsed: now });
   while (open.size > KEEP_OPEN) {
     const [oldest, entry] = open.entries().next().value as [string, { snapshot: Snapshot }];
@@ -57,13 +58,15 @@ export function task(input: {
   version: string;
   /** The main thread's Snapshot.file: which file at `path` it opened and verified. */
   file?: string;
+  /** Whether the main thread's connection checks its pages (the worker's must then too). */
+  checkedPages?: boolean;
   task: WorkerTask;
   /** The snapshot's columns another worker read into shared memory, when there are. */
   columns?: SharedColumns;
 }): WorkerAnswer | ServiceErrorData | WorkerFailureData {
   const key = `${input.path}\0${input.file ?? ''}`;
   try {
-    const snapshot = snapshotAt(key, input.path, input.version);
+    const snapshot = snapshotAt(key, input.path, input.version, input.checkedPages ?? false);
     if (input.columns) adoptPaperColumns(snapshot, input.columns);
     return runWorkerTask(snapshot, input.task);
   } catch (e) {

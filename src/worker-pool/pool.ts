@@ -92,6 +92,7 @@ export function workerPool(options: PoolOptions = {}): WorkerPool {
     path: snapshot.path,
     version: snapshot.version,
     file: snapshot.file,
+    checkedPages: snapshot.pagesChecked,
     task,
     ...(shared?.file === fileOf(snapshot) ? { columns: shared.columns } : {}),
   });

@@ -16,6 +16,7 @@ import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
 import { readTaxonomy } from '../../src/ingest/taxonomy.js';
+import { pageChecksums } from '../../src/snapshot/page-checksums.js';
 import { buildSnapshot } from '../../src/snapshot-build/build-snapshot.js';
 import { tempDir } from './works.js';
 
@@ -34,6 +35,9 @@ interface Sample {
  * in a full run.
  */
 export async function sampleDataDir(): Promise<Sample> {
+  // A test that changes its copy's snapshot then writes it through the page checksum VFS (loaded
+  // for the whole process): its pages keep checksums that match, as the build's do.
+  pageChecksums();
   const built = await builtSample();
   const dataDir = tempDir('ri-sample-');
   cpSync(built.dataDir, dataDir, { recursive: true, filter: (src) => !src.endsWith('sample.json') });
@@ -85,7 +89,7 @@ function pruneOldBuilds(): void {
 }
 
 let hash: string | undefined;
-/** What the sample's build depends on: every source file and the fixtures, by content. */
+/** What the sample's build depends on: every source file (TypeScript and C) and the fixtures, by content. */
 function codeHash(): string {
   if (hash) return hash;
   const h = createHash('sha256');
@@ -98,6 +102,8 @@ function codeHash(): string {
   };
   const root = join(import.meta.dirname, '..', '..');
   walk(join(root, 'src'));
+  // The page checksum extension writes bytes of every page.
+  walk(join(root, 'native'));
   for (const f of [...BUNDLED_SAMPLE.works, BUNDLED_SAMPLE.topics]) h.update(readFileSync(f));
   hash = h.digest('hex').slice(0, 16);
   return hash;

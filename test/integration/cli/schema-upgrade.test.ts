@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { readPointer, snapshotFile } from '../../../src/snapshot/folder.js';
+import { pageChecksums } from '../../../src/snapshot/page-checksums.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../../src/snapshot/schema.js';
 import { snapshotSchemaVersion } from '../../../src/snapshot/snapshot.js';
 import { publishSnapshot } from '../../../src/snapshot-build/publish.js';
@@ -35,6 +36,8 @@ describe('ri serve on a snapshot of an older schema', () => {
     const dir = join(dataDir, 'snapshots');
     const old = join(dir, '.old.sqlite');
     copyFileSync(snapshotFile(dir, readPointer(dir, 'CURRENT')!), old);
+    // Written through the page checksum VFS, so its changed pages keep checksums that match.
+    pageChecksums();
     const db = new Database(old);
     db.exec(older);
     db.close();

@@ -5,6 +5,7 @@ import { ingest } from '../../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../../src/ingest/sources.js';
 import { decodeSeries } from '../../../src/scoring/history-codec.js';
 import type { Resolution } from '../../../src/scoring/resolutions.js';
+import { checksummedFile } from '../../../src/snapshot/page-checksums.js';
 import {
   PAPER_COLUMN_TYPES,
   type PaperColumnName,
@@ -215,10 +216,12 @@ describe('build on a hand-scored corpus', () => {
     expect(topics).toEqual(['T101']);
   });
 
-  it('gives the same data_version for the same corpus (content hash)', async () => {
+  it('gives the same data_version for the same corpus (content hash), its pages checksummed', async () => {
     const again = await buildSnapshot(corpusPath, snapshotDir);
     expect(again.version).toBe(version);
     expect(again.changed).toBe(false);
+    // The checksums are bytes of the file, and the same ones each time.
+    expect(checksummedFile(again.file)).toBe(true);
   });
 });
 

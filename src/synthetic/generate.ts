@@ -14,7 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createGzip, constants as zlibConstants } from 'node:zlib';
 import { mix, Rng } from './random.js';
-import { buildWork, type Corpus, createCorpus, type TopicInput } from './records.js';
+import {
+  buildWork,
+  type Corpus,
+  createCorpus,
+  type SharedCorpus,
+  shareCorpus,
+  type TopicInput,
+} from './records.js';
 
 /** At most this many works per part file. */
 const MAX_WORKS_PER_PART = 50_000;
@@ -277,20 +284,27 @@ export async function generateCorpus(opts: GenerateOptions): Promise<GenerateSum
   };
   const url = workerUrl();
   const nWorkers = url ? Math.min(opts.workers ?? 2, queue.length) : 0;
+  // Workers start (load their modules) while this thread builds the corpus tables they then share.
+  const workers = Array.from(
+    { length: nWorkers },
+    () =>
+      new Worker(url!, {
+        workerData: { outDir: opts.outDir } satisfies WorkerInit,
+        resourceLimits: { maxYoungGenerationSizeMb: 64 },
+      }),
+  );
+  let corpus: Corpus;
+  try {
+    corpus = createCorpus(opts.seed, opts.works, topics);
+  } catch (error) {
+    await Promise.all(workers.map((w) => w.terminate()));
+    throw error;
+  }
   if (nWorkers <= 0) {
-    const corpus = createCorpus(opts.seed, opts.works, topics);
     for (const spec of queue) report(await writePart(corpus, opts.outDir, spec));
   } else {
-    await Promise.all(
-      Array.from({ length: nWorkers }, () =>
-        runWorker(
-          url!,
-          { seed: opts.seed, works: opts.works, topicsPath: opts.topicsPath, outDir: opts.outDir },
-          queue,
-          report,
-        ),
-      ),
-    );
+    const shared = shareCorpus(corpus);
+    await Promise.all(workers.map((worker) => runWorker(worker, shared, queue, report)));
   }
   results.sort((a, b) => a.index - b.index);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -307,23 +321,21 @@ export async function generateCorpus(opts: GenerateOptions): Promise<GenerateSum
 }
 
 export interface WorkerInit {
-  seed: number;
-  works: number;
-  topicsPath: string;
   outDir: string;
 }
 
+/** To a worker: the corpus first, then one part to write at a time. */
+export type WorkerRequest = { corpus: SharedCorpus } | { spec: PartSpec };
 export type WorkerReply = { ok: true; result: PartResult } | { ok: false; error: string };
 
 /** One worker pulls part specs from the shared queue until it is empty. */
 function runWorker(
-  url: URL,
-  init: WorkerInit,
+  worker: Worker,
+  corpus: SharedCorpus,
   queue: PartSpec[],
   report: (r: PartResult) => void,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(url, { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 64 } });
     let failed = false;
     const next = (): void => {
       const spec = queue.shift();
@@ -331,7 +343,7 @@ function runWorker(
         void worker.terminate().then(() => resolve());
         return;
       }
-      worker.postMessage(spec);
+      worker.postMessage({ spec } satisfies WorkerRequest);
     };
     worker.on('message', (reply: WorkerReply) => {
       if (!reply.ok) {
@@ -352,6 +364,7 @@ function runWorker(
     worker.on('exit', (code) => {
       if (!failed && code !== 0 && code !== 1) reject(new Error(`generate worker exited with code ${code}`));
     });
+    worker.postMessage({ corpus } satisfies WorkerRequest);
     next();
   });
 }

@@ -205,7 +205,9 @@ interface Topic {
   phrases: string[];
   /** Keyword/concept JSON prefixes (index-aligned), built lazily. */
   vocab?: { kw: string[]; concept: string[] };
-  raw: TopicInput;
+  /** The topic's OpenAlex keywords (may be empty) and subfield name: the source of its vocabulary. */
+  keywords: readonly string[];
+  subfieldName: string;
 }
 
 function slug(s: string): string {
@@ -218,7 +220,7 @@ function slug(s: string): string {
 
 function topicVocab(t: Topic): { kw: string[]; concept: string[] } {
   if (t.vocab) return t.vocab;
-  const names = [...(t.raw.keywords ?? []), t.raw.subfield.display_name, t.raw.field.display_name];
+  const names = [...t.keywords, t.subfieldName, t.fieldName];
   const seen = new Set<string>();
   const kw: string[] = [];
   const concept: string[] = [];
@@ -248,6 +250,8 @@ export interface Corpus {
   /** Works sorted by (topic, year); `keyStart[topic*32+year]` is where that bucket starts. */
   byTopicYear: Int32Array;
   keyStart: Int32Array;
+  /** Popularity of each topic (unnormalised), and the sampler drawing from it. */
+  topicWeights: Float64Array;
   topicSampler: WeightedSampler;
   /** Topic indices per subfield / field, for secondary topics. */
   subfieldTopics: number[][];
@@ -289,7 +293,8 @@ export function createCorpus(seed: number, works: number, topicInputs: readonly 
       subfieldIndex: subfieldIds.get(t.subfield.id)!,
       fieldIndex: fieldIds.get(t.field.id)!,
       phrases,
-      raw: t,
+      keywords: t.keywords ?? [],
+      subfieldName: t.subfield.display_name,
     };
   });
   const subfieldTopics: number[][] = Array.from({ length: subfieldIds.size }, () => []);
@@ -310,8 +315,8 @@ export function createCorpus(seed: number, works: number, topicInputs: readonly 
   const topicSampler = new WeightedSampler(weights);
   const yearSampler = new WeightedSampler(yearWeights());
 
-  const topicOf = new Uint16Array(works);
-  const yearOf = new Uint8Array(works);
+  const topicOf = new Uint16Array(shareable(works * 2));
+  const yearOf = new Uint8Array(shareable(works));
   const keys = topics.length * YEAR_STRIDE;
   const counts = new Int32Array(keys + 1);
   for (let i = 0; i < works; i++) {
@@ -321,10 +326,10 @@ export function createCorpus(seed: number, works: number, topicInputs: readonly 
     yearOf[i] = y;
     counts[t * YEAR_STRIDE + y + 1]!++;
   }
-  const keyStart = new Int32Array(keys + 1);
+  const keyStart = new Int32Array(shareable((keys + 1) * 4));
   for (let k = 1; k <= keys; k++) keyStart[k] = keyStart[k - 1]! + counts[k]!;
   const fill = keyStart.slice(0, keys);
-  const byTopicYear = new Int32Array(works);
+  const byTopicYear = new Int32Array(shareable(works * 4));
   for (let i = 0; i < works; i++) byTopicYear[fill[topicOf[i]! * YEAR_STRIDE + yearOf[i]!]!++] = i;
 
   return {
@@ -335,11 +340,34 @@ export function createCorpus(seed: number, works: number, topicInputs: readonly 
     yearOf,
     byTopicYear,
     keyStart,
+    topicWeights: weights,
     topicSampler,
     subfieldTopics,
     fieldTopics,
     idOffset: mix(seed, 0x1d) % ID_SPACE,
   };
+}
+
+/**
+ * Memory for the per-work tables: shared, so worker threads read the main thread's tables instead of each
+ * building its own copy.
+ */
+function shareable(bytes: number): SharedArrayBuffer {
+  return new SharedArrayBuffer(bytes);
+}
+
+/** A corpus as plain data that `postMessage` can carry to a worker thread (the big tables are shared, not copied). */
+export type SharedCorpus = Omit<Corpus, 'topicSampler'>;
+
+export function shareCorpus(corpus: Corpus): SharedCorpus {
+  const { topicSampler: _sampler, topics, ...rest } = corpus;
+  // vocabularies are built lazily where they are used
+  return { ...rest, topics: topics.map(({ vocab: _vocab, ...t }) => t) };
+}
+
+/** The corpus a worker thread received from `shareCorpus`. */
+export function corpusFromShared(shared: SharedCorpus): Corpus {
+  return { ...shared, topicSampler: new WeightedSampler(shared.topicWeights) };
 }
 
 const ID_SPACE = 900_000_000;
@@ -590,7 +618,7 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     e2: '',
     k: k1,
     k2: k2 === k1 ? r.pick(topic.phrases) : k2,
-    f: topic.raw.subfield.display_name,
+    f: topic.subfieldName,
     r,
   };
   let title: string;

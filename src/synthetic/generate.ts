@@ -153,26 +153,52 @@ export interface PartResult {
 const GZIP_OPTIONS = { level: 1, memLevel: 8, windowBits: 15, strategy: zlibConstants.Z_DEFAULT_STRATEGY };
 const FLUSH_BYTES = 512 << 10;
 const MAX_RECORD_BYTES = 256 << 10;
+const BUFFER_BYTES = FLUSH_BYTES + MAX_RECORD_BYTES;
+/**
+ * Chunks handed to gzip and not yet compressed: with two, the records of the next chunk are built while
+ * gzip (on libuv's pool) compresses the last one. How the input and output are cut does not change the
+ * bytes (nothing is flushed before the end), so neither this nor gzip's chunkSize does.
+ */
+const CHUNKS_IN_FLIGHT = 2;
+const GZIP_CHUNK_BYTES = 256 << 10;
 
 /** Write one part file (atomically: a hidden temp file renamed into place). */
 export async function writePart(corpus: Corpus, outDir: string, spec: PartSpec): Promise<PartResult> {
   const target = join(outDir, spec.path);
   await mkdir(dirname(target), { recursive: true });
   const temp = join(dirname(target), `.${spec.path.split('/').pop()}.tmp`);
-  const gzip = createGzip(GZIP_OPTIONS);
+  // gzip.write's answer is not waited for: the flow control is the count of chunks in flight
+  const gzip = createGzip({ ...GZIP_OPTIONS, chunkSize: GZIP_CHUNK_BYTES });
   const file = createWriteStream(temp);
   gzip.pipe(file);
   const closed = once(file, 'close');
   let rawBytes = 0;
-  // Records are encoded straight into a buffer (no joined string), handed to gzip when full.
-  let buffer = Buffer.allocUnsafe(FLUSH_BYTES + MAX_RECORD_BYTES);
+  // Records are encoded straight into a buffer (no joined string), handed to gzip when full; a buffer
+  // gzip has consumed is used again.
+  const spare: Buffer[] = [];
+  let buffer: Buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   let used = 0;
+  let inFlight = 0;
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
   const flush = async (): Promise<void> => {
     rawBytes += used;
-    const ok = gzip.write(buffer.subarray(0, used));
-    buffer = Buffer.allocUnsafe(FLUSH_BYTES + MAX_RECORD_BYTES);
+    const full = buffer;
+    inFlight++;
+    gzip.write(full.subarray(0, used), (error) => {
+      inFlight--;
+      if (error) failure = error;
+      else if (full.length === BUFFER_BYTES) spare.push(full);
+      wake?.();
+    });
+    buffer = spare.pop() ?? Buffer.allocUnsafe(BUFFER_BYTES);
     used = 0;
-    if (!ok) await once(gzip, 'drain');
+    while (inFlight >= CHUNKS_IN_FLIGHT && !failure)
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    wake = null;
+    if (failure) throw failure;
   };
   const append = async (line: string): Promise<void> => {
     // a UTF-16 code unit is at most 3 UTF-8 bytes

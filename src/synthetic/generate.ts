@@ -13,14 +13,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createGzip, constants as zlibConstants } from 'node:zlib';
+import { ByteWriter } from './byte-writer.js';
 import { mix, Rng } from './random.js';
 import {
-  buildWork,
+  type BuildOptions,
   type Corpus,
   createCorpus,
   type SharedCorpus,
   shareCorpus,
   type TopicInput,
+  writeWork,
 } from './records.js';
 
 /** At most this many works per part file. */
@@ -173,26 +175,25 @@ export async function writePart(corpus: Corpus, outDir: string, spec: PartSpec):
   gzip.pipe(file);
   const closed = once(file, 'close');
   let rawBytes = 0;
-  // Records are encoded straight into a buffer (no joined string), handed to gzip when full; a buffer
-  // gzip has consumed is used again.
-  const spare: Buffer[] = [];
-  let buffer: Buffer = Buffer.allocUnsafe(BUFFER_BYTES);
-  let used = 0;
+  // Records are written straight into a buffer as UTF-8, handed to gzip when full; a buffer gzip has
+  // consumed is used again.
+  const spare: Uint8Array[] = [];
+  const out = new ByteWriter(BUFFER_BYTES);
   let inFlight = 0;
   let failure: Error | null = null;
   let wake: (() => void) | null = null;
   const flush = async (): Promise<void> => {
-    rawBytes += used;
-    const full = buffer;
+    rawBytes += out.length;
+    const full = out.bytes;
     inFlight++;
-    gzip.write(full.subarray(0, used), (error) => {
+    gzip.write(full.subarray(0, out.length), (error) => {
       inFlight--;
       if (error) failure = error;
       else if (full.length === BUFFER_BYTES) spare.push(full);
       wake?.();
     });
-    buffer = spare.pop() ?? Buffer.allocUnsafe(BUFFER_BYTES);
-    used = 0;
+    out.bytes = spare.pop() ?? new Uint8Array(BUFFER_BYTES);
+    out.length = 0;
     while (inFlight >= CHUNKS_IN_FLIGHT && !failure)
       await new Promise<void>((resolve) => {
         wake = resolve;
@@ -200,27 +201,19 @@ export async function writePart(corpus: Corpus, outDir: string, spec: PartSpec):
     wake = null;
     if (failure) throw failure;
   };
-  const append = async (line: string): Promise<void> => {
-    // a UTF-16 code unit is at most 3 UTF-8 bytes
-    if (line.length * 3 + 1 > buffer.length - used) {
-      if (used > 0) await flush();
-      if (line.length * 3 + 1 > buffer.length) buffer = Buffer.allocUnsafe(line.length * 3 + 1);
-    }
-    used += buffer.write(line, used, 'utf8');
-    buffer[used++] = 0x0a;
-    if (used >= FLUSH_BYTES) await flush();
-  };
-  const firstDay = spec.day;
+  const firstAppearance: BuildOptions = { version: 0, updatedDay: spec.day, firstDay: spec.day };
   for (let i = spec.start; i < spec.end; i++) {
-    await append(buildWork(corpus, i, { version: 0, updatedDay: spec.day, firstDay }));
+    writeWork(corpus, i, firstAppearance, out);
+    out.text('\n');
+    if (out.length >= FLUSH_BYTES) await flush();
   }
   for (let u = 0; u < spec.updates.length; u++) {
-    const i = spec.updates[u]!;
-    await append(
-      buildWork(corpus, i, { version: 1, updatedDay: spec.day, firstDay: spec.updateFirstDays[u]! }),
-    );
+    const update = { version: 1, updatedDay: spec.day, firstDay: spec.updateFirstDays[u]! };
+    writeWork(corpus, spec.updates[u]!, update, out);
+    out.text('\n');
+    if (out.length >= FLUSH_BYTES) await flush();
   }
-  if (used > 0) await flush();
+  if (out.length > 0) await flush();
   gzip.end();
   await closed;
   await rename(temp, target);

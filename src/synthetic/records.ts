@@ -2,11 +2,15 @@
  * Synthetic OpenAlex work records. Pure: everything is derived from (seed, work index, version), so a
  * record's bytes do not depend on which part file or worker produces it.
  *
- * Records are built as JSON text directly (template strings over pre-serialised fragments: topics,
- * keywords, concepts, sources, institutions), which is what makes ~10k records/s per core possible.
- * The top-level key order is the one of real OpenAlex works (2025 snapshot).
+ * Records are written as UTF-8 JSON straight into bytes (ByteWriter): pre-encoded fragments (topics,
+ * keywords, concepts, sources, institutions) are copied and numbers printed digit by digit, with no
+ * intermediate strings to build, join and collect. Parts drawn before their place in the key order
+ * comes are written to a scratch writer and pasted in. The top-level key order is the one of real
+ * OpenAlex works (2025 snapshot).
  */
 import { ELEMENTS } from '../elements/elements.js';
+import { ByteWriter, utf8 } from './byte-writer.js';
+import type { Institution } from './pools.js';
 import * as pools from './pools.js';
 import { hashString, mix, Rng, WeightedSampler, zipfSampler } from './random.js';
 
@@ -72,10 +76,38 @@ const J = JSON.stringify;
 /** Float32-rounded score printed the way OpenAlex prints it (0.9491999745368958). */
 const f32 = (x: number): number => Math.fround(x);
 const SCORE_STEPS = 100_000;
-/** Pre-printed float32 scores on a 1e-5 grid: printing doubles is slow, looking them up is not. */
-const SCORE_TEXT: string[] = Array.from({ length: SCORE_STEPS + 1 }, (_v, k) => String(f32(k / SCORE_STEPS)));
+/**
+ * Float32 scores on a 1e-5 grid, each printed once (on first use) and then looked up: printing doubles is
+ * slow. As text for the few scores still built into strings, as bytes (a fixed slot per grid point) for
+ * the writer.
+ */
+const SCORE_TEXT: string[] = new Array<string>(SCORE_STEPS + 1);
+const SCORE_SLOT = 32;
+const SCORE_BYTES = new Uint8Array((SCORE_STEPS + 1) * SCORE_SLOT);
+const SCORE_LENGTH = new Uint8Array(SCORE_STEPS + 1);
+function scoreStep(x: number): number {
+  return Math.round(Math.min(1, Math.max(0, x)) * SCORE_STEPS);
+}
 function scoreText(x: number): string {
-  return SCORE_TEXT[Math.round(Math.min(1, Math.max(0, x)) * SCORE_STEPS)]!;
+  const k = scoreStep(x);
+  // biome-ignore lint/suspicious/noAssignInExpressions: fill on first use
+  return (SCORE_TEXT[k] ??= String(f32(k / SCORE_STEPS)));
+}
+function writeScore(w: ByteWriter, x: number): void {
+  const k = scoreStep(x);
+  let n = SCORE_LENGTH[k]!;
+  const at = k * SCORE_SLOT;
+  if (n === 0) {
+    const text = scoreText(x);
+    n = text.length;
+    for (let i = 0; i < n; i++) SCORE_BYTES[at + i] = text.charCodeAt(i);
+    SCORE_LENGTH[k] = n;
+  }
+  w.reserve(n);
+  const b = w.bytes;
+  let p = w.length;
+  for (let i = 0; i < n; i++) b[p++] = SCORE_BYTES[at + i]!;
+  w.length = p;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -194,20 +226,27 @@ function toTitleCase(s: string): string {
 // ---------------------------------------------------------------------------------------------
 
 interface Topic {
-  /** `{"id":...,"display_name":...,"score":` */
-  prefix: string;
-  /** `,"subfield":...,"field":...,"domain":...}` */
-  suffix: string;
+  /** `{"id":...,"display_name":...,"score":`, UTF-8 */
+  prefix: Uint8Array;
+  /** `,"subfield":...,"field":...,"domain":...}`, UTF-8 */
+  suffix: Uint8Array;
   fieldName: string;
   subfieldIndex: number;
   fieldIndex: number;
   /** Title-ready keyword phrases. */
   phrases: string[];
-  /** Keyword/concept JSON prefixes (index-aligned), built lazily. */
-  vocab?: { kw: string[]; concept: string[] };
+  /** Keyword/concept entries, built lazily. */
+  vocab?: VocabularyEntry[];
   /** The topic's OpenAlex keywords (may be empty) and subfield name: the source of its vocabulary. */
   keywords: readonly string[];
   subfieldName: string;
+}
+
+/** One name of a topic's vocabulary, as a keyword and as a concept (JSON up to the score, UTF-8). */
+interface VocabularyEntry {
+  slug: string;
+  keyword: Uint8Array;
+  concept: Uint8Array;
 }
 
 function slug(s: string): string {
@@ -218,21 +257,38 @@ function slug(s: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
-function topicVocab(t: Topic): { kw: string[]; concept: string[] } {
-  if (t.vocab) return t.vocab;
-  const names = [...t.keywords, t.subfieldName, t.fieldName];
-  const seen = new Set<string>();
-  const kw: string[] = [];
-  const concept: string[] = [];
-  for (const n of names) {
-    const s = slug(n);
-    if (!s || seen.has(s)) continue;
-    seen.add(s);
-    kw.push(`{"id":"${OA}keywords/${s}","display_name":${J(n)},"score":`);
-    concept.push(conceptPrefix(n, 1 + (hashString(s) % 4)));
+/**
+ * Entries by name: many topics share a keyword, and every topic of a subfield its subfield and field
+ * names. One object per name also lets a record tell repeated keywords apart by identity.
+ */
+const VOCABULARY = new Map<string, VocabularyEntry>();
+
+function vocabularyEntry(name: string): VocabularyEntry {
+  let entry = VOCABULARY.get(name);
+  if (!entry) {
+    const s = slug(name);
+    entry = {
+      slug: s,
+      keyword: utf8(`{"id":"${OA}keywords/${s}","display_name":${J(name)},"score":`),
+      concept: utf8(conceptPrefix(name, 1 + (hashString(s) % 4))),
+    };
+    VOCABULARY.set(name, entry);
   }
-  t.vocab = { kw, concept };
-  return t.vocab;
+  return entry;
+}
+
+function topicVocab(t: Topic): VocabularyEntry[] {
+  if (t.vocab) return t.vocab;
+  const seen = new Set<string>();
+  const vocab: VocabularyEntry[] = [];
+  for (const name of [...t.keywords, t.subfieldName, t.fieldName]) {
+    const entry = vocabularyEntry(name);
+    if (!entry.slug || seen.has(entry.slug)) continue;
+    seen.add(entry.slug);
+    vocab.push(entry);
+  }
+  t.vocab = vocab;
+  return vocab;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -284,11 +340,13 @@ export function createCorpus(seed: number, works: number, topicInputs: readonly 
     if (!fieldIds.has(t.field.id)) fieldIds.set(t.field.id, fieldIds.size);
     const phrases = (t.keywords?.length ? t.keywords : [t.display_name]).map(inTitle);
     return {
-      prefix: `{"id":${J(t.id)},"display_name":${J(t.display_name)},"score":`,
-      suffix: `,"subfield":${J({ id: t.subfield.id, display_name: t.subfield.display_name })},"field":${J({
-        id: t.field.id,
-        display_name: t.field.display_name,
-      })},"domain":${J({ id: t.domain.id, display_name: t.domain.display_name })}}`,
+      prefix: utf8(`{"id":${J(t.id)},"display_name":${J(t.display_name)},"score":`),
+      suffix: utf8(
+        `,"subfield":${J({ id: t.subfield.id, display_name: t.subfield.display_name })},"field":${J({
+          id: t.field.id,
+          display_name: t.field.display_name,
+        })},"domain":${J({ id: t.domain.id, display_name: t.domain.display_name })}}`,
+      ),
       fieldName: t.field.display_name,
       subfieldIndex: subfieldIds.get(t.subfield.id)!,
       fieldIndex: fieldIds.get(t.field.id)!,
@@ -382,14 +440,31 @@ function workIdTail(corpus: Corpus, index: number): number {
   return 100_000_000 + ((index * 1_000_003 + corpus.idOffset) % ID_SPACE);
 }
 
+const WORK_URL_BYTES = utf8(`"${WORK_URL}`);
+const EXTERNAL_URL_BYTES = utf8(`"${OA}W`);
+
 /** `"https://openalex.org/W4…"` (with the quotes) of work `index`. */
-function workIdText(corpus: Corpus, index: number): string {
-  return `"${WORK_URL}${workIdTail(corpus, index)}"`;
+function writeWorkId(w: ByteWriter, corpus: Corpus, index: number): void {
+  w.raw(WORK_URL_BYTES);
+  w.int(workIdTail(corpus, index));
+  w.text('"');
 }
 
-/** Quoted id of a work outside the corpus (W1…/W2…/W3…, never W4…, so no collision). */
-function externalIdText(r: Rng): string {
-  return `"${OA}W${1 + (r.nextU32() % 3)}${100_000_000 + (r.nextU32() % ID_SPACE)}"`;
+/** Quoted id of a work outside the corpus: W1…/W2…/W3… (`digit`), never W4…, so no collision. */
+function writeExternalId(w: ByteWriter, digit: number, tail: number): void {
+  w.raw(EXTERNAL_URL_BYTES);
+  w.int(digit);
+  w.int(tail);
+  w.text('"');
+}
+
+const AUTHOR_URL_BYTES = utf8(`${OA}A5`);
+
+/** The OpenAlex id of author `key` (no quotes). */
+function writeAuthorId(w: ByteWriter, key: number): void {
+  w.raw(AUTHOR_URL_BYTES);
+  w.padded(key % 1000000, 6);
+  w.padded((mix(key, 7) % 1000000) % 1000, 3);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -402,6 +477,17 @@ const pad6 = (n: number): string => `${n}`.padStart(6, '0');
 /** A reusable generator: avoids allocating one per record. */
 const rng = new Rng(1);
 const rng2 = new Rng(1);
+
+/** Where a record's parts are written before they are pasted into it in key order (one record at a time). */
+const scratch = new ByteWriter(1 << 16);
+const conceptScratch = new ByteWriter(1 << 14);
+const textScratch = new ByteWriter(1 << 16);
+const decoder = new TextDecoder();
+
+/** Author names as they read inside a JSON string (`"First Last"`, `"Last, F."`), UTF-8. */
+const FIRST_NAME_JSON = FIRST_NAMES.map((n) => utf8(J(n).slice(1, -1)));
+const LAST_NAME_JSON = LAST_NAMES.map((n) => utf8(J(n).slice(1, -1)));
+const FIRST_INITIAL_JSON = FIRST_NAMES.map((n) => utf8(J(n[0]!).slice(1, -1)));
 
 function score(r: Rng, lo: number, hi: number): number {
   return f32(lo + r.next() * (hi - lo));
@@ -444,8 +530,8 @@ export interface BuildOptions {
   firstDay: string;
 }
 
-/** The JSON text (no newline) of work `index`. */
-export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): string {
+/** Writes the JSON text (no newline) of work `index` to `out`. */
+export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out: ByteWriter): void {
   const r = rng.reseed(mix(corpus.seed, index, SALT_RECORD));
   const idTail = workIdTail(corpus, index);
   const idNum = 4_000_000_000 + idTail;
@@ -498,60 +584,136 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     : 'null';
   const version = isPreprint ? 'submittedVersion' : r.chance(0.9) ? 'publishedVersion' : r.pick(VERSIONS);
   const locId = hasDoi ? `doi:10.${source.doiPrefix}/${doiSuffix}` : `pmh:${wid.toLowerCase()}`;
-  const primaryLocation = `{"id":"${locId}","is_oa":${oaStatus !== 'closed' && oaStatus !== 'green'},"landing_page_url":"${landing}","pdf_url":${oaStatus === 'green' ? 'null' : pdfUrl},"source":${source.json},"license":${license},"license_id":${licenseId},"version":"${version}","is_accepted":${version !== 'submittedVersion'},"is_published":${version === 'publishedVersion'},"raw_source_name":${J(source.name)},"raw_type":"${rawType}"}`;
-  const locations = [primaryLocation];
-  let bestOa = isOa && oaStatus !== 'green' ? primaryLocation : 'null';
+  // locations: written to the scratch writer now, pasted into the record at the end
+  const w = scratch;
+  w.length = 0;
+  const primaryStart = w.length;
+  w.text('{"id":"');
+  w.text(locId);
+  w.text('","is_oa":');
+  w.bool(oaStatus !== 'closed' && oaStatus !== 'green');
+  w.text(',"landing_page_url":"');
+  w.text(landing);
+  w.text('","pdf_url":');
+  w.text(oaStatus === 'green' ? 'null' : pdfUrl);
+  w.text(',"source":');
+  w.raw(source.json);
+  w.text(',"license":');
+  w.text(license);
+  w.text(',"license_id":');
+  w.text(licenseId);
+  w.text(',"version":"');
+  w.text(version);
+  w.text('","is_accepted":');
+  w.bool(version !== 'submittedVersion');
+  w.text(',"is_published":');
+  w.bool(version === 'publishedVersion');
+  w.text(',"raw_source_name":');
+  w.raw(source.nameJson);
+  w.text(',"raw_type":"');
+  w.text(rawType);
+  w.text('"}');
+  const primaryEnd = w.length;
+  let bestOaStart = isOa && oaStatus !== 'green' ? primaryStart : -1;
+  let bestOaEnd = primaryEnd;
   const repoCopies = oaStatus === 'green' ? 1 + (r.nextU32() % 2) : r.chance(0.25) ? 1 : 0;
   for (let k = 0; k < repoCopies; k++) {
     const repo = r.pick(REPOSITORIES);
-    const rid = `${r.int(1000000, 9999999)}`;
-    const loc = `{"id":"${repo.oai}${rid}","is_oa":true,"landing_page_url":"${repo.url}${rid}","pdf_url":"${repo.url}${rid}/pdf","source":${repo.sourceJson},"license":null,"license_id":null,"version":"${k === 0 ? 'acceptedVersion' : 'submittedVersion'}","is_accepted":${k === 0},"is_published":false,"raw_source_name":null,"raw_type":"${k === 0 ? 'info:eu-repo/semantics/article' : 'text'}"}`;
-    locations.push(loc);
-    if (bestOa === 'null') bestOa = loc;
+    const rid = r.int(1000000, 9999999);
+    w.text(',');
+    const start = w.length;
+    w.text('{"id":"');
+    w.text(repo.oai);
+    w.int(rid);
+    w.text('","is_oa":true,"landing_page_url":"');
+    w.text(repo.url);
+    w.int(rid);
+    w.text('","pdf_url":"');
+    w.text(repo.url);
+    w.int(rid);
+    w.text('/pdf","source":');
+    w.raw(repo.sourceJson);
+    w.text(',"license":null,"license_id":null,"version":"');
+    w.text(k === 0 ? 'acceptedVersion' : 'submittedVersion');
+    w.text('","is_accepted":');
+    w.bool(k === 0);
+    w.text(',"is_published":false,"raw_source_name":null,"raw_type":"');
+    w.text(k === 0 ? 'info:eu-repo/semantics/article' : 'text');
+    w.text('"}');
+    if (bestOaStart < 0) {
+      bestOaStart = start;
+      bestOaEnd = w.length;
+    }
   }
-  const oaUrl = bestOa === 'null' ? 'null' : pdfUrl === 'null' ? `"${landing}"` : pdfUrl;
+  const locationsEnd = w.length;
+  const oaUrl = bestOaStart < 0 ? 'null' : pdfUrl === 'null' ? `"${landing}"` : pdfUrl;
 
   // authors: a topic has its own pool of recurring authors (communities)
   const nAuthors = isParatext ? 0 : Math.min(40, 1 + r.powerLaw(4, 2.6) + (r.nextU32() % 3));
-  const authorships: string[] = [];
   const countries = new Set<string>();
   const institutions = new Set<string>();
-  const correspondingAuthors: string[] = [];
-  const correspondingInstitutions: string[] = [];
+  const correspondingAuthors: number[] = [];
+  const correspondingInstitutions: Institution[] = [];
   const mainInstitution = INSTITUTION_POOL[INSTITUTION_SAMPLER.sample(r)]!;
+  const authorsStart = w.length;
   for (let a = 0; a < nAuthors; a++) {
     const authorKey = mix(topicIndex, r.chance(0.6) ? r.nextU32() % 40 : r.nextU32());
-    const aid = `${OA}A5${pad6(authorKey % 1000000)}${pad6(mix(authorKey, 7) % 1000000).slice(3)}`;
-    const first = FIRST_NAMES[authorKey % FIRST_NAMES.length]!;
-    const last = LAST_NAMES[(authorKey >>> 8) % LAST_NAMES.length]!;
-    const name = J(`${first} ${last}`);
-    const orcid =
-      authorKey % 3 === 0
-        ? 'null'
-        : `"https://orcid.org/0000-000${authorKey % 3}-${pad6(authorKey % 9999).slice(2)}-${pad6(mix(authorKey, 3) % 9999).slice(2)}"`;
+    const firstName = authorKey % FIRST_NAMES.length;
+    const lastName = (authorKey >>> 8) % LAST_NAMES.length;
     const inst = r.chance(0.55) ? mainInstitution : INSTITUTION_POOL[INSTITUTION_SAMPLER.sample(r)]!;
     const hasInst = !r.chance(0.06);
-    const position = a === 0 ? 'first' : a === nAuthors - 1 ? 'last' : 'middle';
     const corresponding = a === nAuthors - 1 || (a === 0 && r.chance(0.3));
     if (corresponding) {
-      correspondingAuthors.push(`"${aid}"`);
-      const instText = `"${inst.id}"`;
-      if (hasInst && !correspondingInstitutions.includes(instText)) correspondingInstitutions.push(instText);
+      correspondingAuthors.push(authorKey);
+      if (hasInst && !correspondingInstitutions.some((c) => c.id === inst.id))
+        correspondingInstitutions.push(inst);
     }
-    const rawName = J(`${last}, ${first[0]}.`);
+    if (a > 0) w.text(',');
+    w.text('{"author_position":"');
+    w.text(a === 0 ? 'first' : a === nAuthors - 1 ? 'last' : 'middle');
+    w.text('","author":{"id":"');
+    writeAuthorId(w, authorKey);
+    w.text('","display_name":"');
+    w.raw(FIRST_NAME_JSON[firstName]!);
+    w.text(' ');
+    w.raw(LAST_NAME_JSON[lastName]!);
+    w.text('","orcid":');
+    if (authorKey % 3 === 0) w.text('null');
+    else {
+      w.text('"https://orcid.org/0000-000');
+      w.int(authorKey % 3);
+      w.text('-');
+      w.padded(authorKey % 9999, 4);
+      w.text('-');
+      w.padded(mix(authorKey, 3) % 9999, 4);
+      w.text('"');
+    }
+    w.text(hasInst ? '},"institutions":[' : '},"institutions":[],"countries":[],"is_corresponding":');
     if (hasInst) {
       countries.add(inst.country);
       institutions.add(inst.id);
-      const raw = inst.raw[authorKey % inst.raw.length]!;
-      authorships.push(
-        `{"author_position":"${position}","author":{"id":"${aid}","display_name":${name},"orcid":${orcid}},"institutions":[${inst.json}],"countries":["${inst.country}"],"is_corresponding":${corresponding},"raw_author_name":${rawName},"raw_affiliation_strings":[${raw}],"affiliations":[{"raw_affiliation_string":${raw},"institution_ids":["${inst.id}"]}]}`,
-      );
-    } else {
-      authorships.push(
-        `{"author_position":"${position}","author":{"id":"${aid}","display_name":${name},"orcid":${orcid}},"institutions":[],"countries":[],"is_corresponding":${corresponding},"raw_author_name":${rawName},"raw_affiliation_strings":[],"affiliations":[]}`,
-      );
+      w.raw(inst.json);
+      w.text('],"countries":["');
+      w.text(inst.country);
+      w.text('"],"is_corresponding":');
     }
+    w.bool(corresponding);
+    w.text(',"raw_author_name":"');
+    w.raw(LAST_NAME_JSON[lastName]!);
+    w.text(', ');
+    w.raw(FIRST_INITIAL_JSON[firstName]!);
+    if (hasInst) {
+      const raw = inst.raw[authorKey % inst.raw.length]!;
+      w.text('.","raw_affiliation_strings":[');
+      w.raw(raw);
+      w.text('],"affiliations":[{"raw_affiliation_string":');
+      w.raw(raw);
+      w.text(',"institution_ids":["');
+      w.text(inst.id);
+      w.text('"]}]}');
+    } else w.text('.","raw_affiliation_strings":[],"affiliations":[]}');
   }
+  const authorsEnd = w.length;
 
   // topics
   const topicIdx: number[] = [];
@@ -575,40 +737,61 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
       topicScores.push(r.chance(0.3) ? score(r, 0.9, prev) : score(r, 0.4, Math.min(prev, 0.9)));
     }
   }
-  const topicJson = topicIdx.map(
-    (t, k) => `${corpus.topics[t]!.prefix}${scoreText(topicScores[k]!)}${corpus.topics[t]!.suffix}`,
-  );
+  const topicsStart = w.length;
+  let primaryTopicEnd = w.length;
+  for (let k = 0; k < topicIdx.length; k++) {
+    const t = corpus.topics[topicIdx[k]!]!;
+    if (k > 0) w.text(',');
+    w.raw(t.prefix);
+    writeScore(w, topicScores[k]!);
+    w.raw(t.suffix);
+    if (k === 0) primaryTopicEnd = w.length;
+  }
+  const topicsEnd = w.length;
 
-  // keywords and concepts from the topics' vocabularies
-  const keywordJson: string[] = [];
-  const conceptJson: string[] = [];
+  // keywords and concepts from the topics' vocabularies (concepts go to their own writer: they are
+  // drawn along with the keywords and printed after them)
+  const c = conceptScratch;
+  c.length = 0;
   const keywordNames: string[] = [];
+  const keywordsStart = w.length;
   if (!isParatext) {
     const nKeywords = 3 + (r.nextU32() % 13);
     let s = 0.9 - r.next() * 0.05;
     const step = (s - 0.2) / nKeywords;
-    const used = new Set<string>();
+    const used = new Set<VocabularyEntry>();
     for (let k = 0, attempt = 0; k < nKeywords && attempt < nKeywords * 3; attempt++) {
       const t = corpus.topics[topicIdx[k < 5 ? 0 : r.nextU32() % topicIdx.length]!]!;
       const vocab = topicVocab(t);
-      const j = r.nextU32() % vocab.kw.length;
-      const kw = vocab.kw[j]!;
-      if (used.has(kw)) continue;
-      used.add(kw);
-      const sc = scoreText(Math.max(0.2, s));
-      keywordJson.push(`${kw}${sc}}`);
-      conceptJson.push(`${vocab.concept[j]}${sc}}`);
+      const j = r.nextU32() % vocab.length;
+      const entry = vocab[j]!;
+      if (used.has(entry)) continue;
+      used.add(entry);
+      if (k > 0) {
+        w.text(',');
+        c.text(',');
+      }
+      const sc = Math.max(0.2, s);
+      w.raw(entry.keyword);
+      writeScore(w, sc);
+      w.text('}');
+      c.raw(entry.concept);
+      writeScore(c, sc);
+      c.text('}');
       keywordNames.push(t.phrases[j] ?? t.phrases[0]!);
       s -= step * (0.5 + r.next());
       k++;
     }
     const generic = 1 + (r.nextU32() % 4);
     for (let k = 0; k < generic; k++) {
-      conceptJson.push(
-        `${GENERIC_CONCEPTS[r.nextU32() % GENERIC_CONCEPTS.length]}${k === 0 ? scoreText(r.next() * 0.4) : 0}}`,
-      );
+      if (c.length > 0) c.text(',');
+      c.raw(GENERIC_CONCEPTS[r.nextU32() % GENERIC_CONCEPTS.length]!);
+      if (k === 0) writeScore(c, r.next() * 0.4);
+      else c.text('0');
+      c.text('}');
     }
   }
+  const keywordsEnd = w.length;
 
   // title
   const k1 = keywordNames[0] ?? r.pick(topic.phrases);
@@ -660,12 +843,6 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     if (extraYear > citeLast) perYear.push(extra);
     else perYear[perYear.length - 1]! += extra;
   }
-  const countsByYear: string[] = [];
-  for (let k = perYear.length - 1; k >= 0; k--) {
-    const y = year + k;
-    const c = perYear[k]!;
-    if (c > 0 && y >= COUNTS_WINDOW_START) countsByYear.push(`{"year":${y},"cited_by_count":${c}}`);
-  }
   const expected = 1 + Math.max(0, age) * 2.2;
   const fwci =
     year === LAST_YEAR || age < 1
@@ -677,13 +854,12 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
       ? 'null'
       : `{"value":${Math.round(pct * 1e8) / 1e8},"is_in_top_1_percent":${pct >= 0.99},"is_in_top_10_percent":${pct >= 0.9}}`;
   const pMin = Math.min(99, Math.floor(pct * 100));
-  const percentileYear = `{"min":${pMin},"max":${Math.min(100, pMin + 1 + (r.nextU32() % 6))}}`;
+  const pMax = Math.min(100, pMin + 1 + (r.nextU32() % 6));
 
   // references: earlier works of the same topic (community), some of co-topics, some external
   const nRefs =
     isParatext || type === 'erratum' || type === 'dataset' ? 0 : 10 + Math.floor(refDraw ** 1.6 * 51);
   const refs = new Set<number>();
-  const related: string[] = [];
   const yearSlot = corpus.yearOf[index]!;
   for (let k = 0, attempt = 0; k < nRefs && attempt < nRefs * 3; attempt++) {
     const u = r.next();
@@ -701,29 +877,27 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     refs.add(ref);
     k++;
   }
-  const referenced: string[] = [];
-  for (const ref of refs)
-    referenced.push(
-      ref >= 0 ? workIdText(corpus, ref) : `"${OA}W${1 + (-ref % 3)}${100_000_000 + (-ref % ID_SPACE)}"`,
-    );
   const nRelated = isParatext ? 0 : r.chance(0.9) ? 10 : 20;
+  const relatedStart = w.length;
   {
     const lo = corpus.keyStart[topicIndex * YEAR_STRIDE]!;
     const hi = corpus.keyStart[(topicIndex + 1) * YEAR_STRIDE]!;
     for (let k = 0; k < nRelated; k++) {
-      related.push(
-        hi - lo > 1 && r.chance(0.7)
-          ? workIdText(corpus, corpus.byTopicYear[lo + (r.nextU32() % (hi - lo))]!)
-          : externalIdText(r),
-      );
+      if (k > 0) w.text(',');
+      if (hi - lo > 1 && r.chance(0.7))
+        writeWorkId(w, corpus, corpus.byTopicYear[lo + (r.nextU32() % (hi - lo))]!);
+      else {
+        const digit = 1 + (r.nextU32() % 3);
+        writeExternalId(w, digit, 100_000_000 + (r.nextU32() % ID_SPACE));
+      }
     }
   }
+  const relatedEnd = w.length;
 
   // identifiers, misc
   const hasMag = year < 2022 && r.chance(0.6);
   const hasPmid = r.chance(0.07);
   const pmid = 10000000 + (mix(idNum, 5) % 30000000);
-  const ids = `{"openalex":"${OA}${wid}"${hasDoi ? `,"doi":"${doiUrl}"` : ''}${hasMag ? `,"mag":"${idNum - 2_000_000_000}"` : ''}${hasPmid ? `,"pmid":"https://pubmed.ncbi.nlm.nih.gov/${pmid}"` : ''}}`;
   const indexedIn =
     isPreprint && source.doiPrefix === '48550'
       ? '["arxiv"]'
@@ -754,157 +928,222 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     }
     mesh = `[${m.join(',')}]`;
   }
-  const sdgs: string[] = [];
+  let sdgs = '';
   if (!isParatext && r.chance(0.45)) {
     const a = SDG_SAMPLER.sample(r);
-    sdgs.push(
-      `{"score":${scoreText(0.4 + r.next() * 0.55)},"display_name":${SDGS[a]!.name},"id":${SDGS[a]!.id}}`,
-    );
+    sdgs = `{"score":${scoreText(0.4 + r.next() * 0.55)},"display_name":${SDGS[a]!.name},"id":${SDGS[a]!.id}}`;
     if (r.chance(0.2)) {
       const b = SDG_SAMPLER.sample(r);
       if (b !== a)
-        sdgs.push(
-          `{"score":${scoreText(0.1 + r.next() * 0.3)},"display_name":${SDGS[b]!.name},"id":${SDGS[b]!.id}}`,
-        );
+        sdgs += `,{"score":${scoreText(0.1 + r.next() * 0.3)},"display_name":${SDGS[b]!.name},"id":${SDGS[b]!.id}}`;
     }
   }
-  const awards: string[] = [];
-  const funders: string[] = [];
+  let awards = '';
+  let funders = '';
   if (!isParatext && year >= 2008 && r.chance(0.45)) {
     const n = 1 + (r.nextU32() % 3);
     const seen = new Set<number>();
     for (let k = 0; k < n; k++) {
       const f = r.nextU32() % FUNDERS.length;
       const funder = FUNDERS[f]!;
-      awards.push(
-        `{"id":"${OA}G${1000000000 + r.nextU32()}","display_name":null,"funder_award_id":"${pad6(r.nextU32() % 999999)}${r.int(10, 99)}","funder_id":"${funder.id}","funder_display_name":${funder.nameJson}}`,
-      );
+      awards += `${k > 0 ? ',' : ''}{"id":"${OA}G${1000000000 + r.nextU32()}","display_name":null,"funder_award_id":"${pad6(r.nextU32() % 999999)}${r.int(10, 99)}","funder_id":"${funder.id}","funder_display_name":${funder.nameJson}}`;
       if (!seen.has(f)) {
+        funders += `${seen.size > 0 ? ',' : ''}${funder.json}`;
         seen.add(f);
-        funders.push(funder.json);
       }
     }
   }
   const hasPdf = isOa && r.chance(0.55);
   const hasGrobid = hasPdf && r.chance(0.6);
-  const contentUrls = hasPdf
-    ? `"content_urls":{"pdf":"https://content.openalex.org/works/${wid}.pdf"${hasGrobid ? `,"grobid_xml":"https://content.openalex.org/works/${wid}.grobid-xml"` : ''}},`
-    : '';
 
   // dates of the record
   const t2 = rng2.reseed(mix(corpus.seed, index, SALT_VERSION + 100, opts.version));
-  const updated = `${opts.updatedDay}T${pad2(t2.nextU32() % 24)}:${pad2(t2.nextU32() % 60)}:${pad2(t2.nextU32() % 60)}.${pad6(t2.nextU32() % 1000000)}`;
+  const hour = t2.nextU32() % 24;
+  const minute = t2.nextU32() % 60;
+  const second = t2.nextU32() % 60;
+  const micro = t2.nextU32() % 1000000;
   const created =
     pubDate < opts.firstDay && year < 2025 && r.chance(0.85)
       ? '2025-10-10'
       : pubDate < opts.firstDay
         ? pubDate
         : opts.firstDay;
+  const language = LANGS[LANG_SAMPLER.sample(r)]!;
 
-  const primaryTopic = topicJson.length > 0 ? topicJson[0] : 'null';
-  // one join over flat pieces: far cheaper than a long template (no deep rope to flatten later)
-  return [
-    '{"id":"',
-    OA,
-    wid,
-    '","doi":',
-    doi,
-    ',"title":',
-    titleJson,
-    ',"display_name":',
-    titleJson,
-    ',"publication_year":',
-    year,
-    ',"publication_date":"',
-    pubDate,
-    '","ids":',
-    ids,
-    ',"language":',
-    LANGS[LANG_SAMPLER.sample(r)],
-    ',"primary_location":',
-    primaryLocation,
-    ',"type":"',
-    type,
-    '","indexed_in":',
-    indexedIn,
-    ',"open_access":{"is_oa":',
-    isOa,
-    ',"oa_status":"',
-    oaStatus,
-    '","oa_url":',
-    oaUrl,
-    ',"any_repository_has_fulltext":',
-    repoCopies > 0,
-    '},"authorships":[',
-    authorships.join(','),
-    '],"institutions":[],"countries_distinct_count":',
-    countries.size,
-    ',"institutions_distinct_count":',
-    institutions.size,
-    ',"corresponding_author_ids":[',
-    correspondingAuthors.join(','),
-    '],"corresponding_institution_ids":[',
-    correspondingInstitutions.join(','),
-    '],"apc_list":',
-    apcList,
-    ',"apc_paid":',
-    apcPaid,
-    ',"fwci":',
-    fwci,
-    ',"has_fulltext":',
-    hasPdf,
-    ',"cited_by_count":',
-    cited,
-    ',"citation_normalized_percentile":',
-    percentile,
-    ',"cited_by_percentile_year":',
-    percentileYear,
-    ',"biblio":',
-    biblio,
-    ',"is_retracted":',
-    isRetracted,
-    ',"is_paratext":',
-    isParatext,
-    ',"is_xpac":false,"primary_topic":',
-    primaryTopic,
-    ',"topics":[',
-    topicJson.join(','),
-    '],"keywords":[',
-    keywordJson.join(','),
-    '],"concepts":[',
-    conceptJson.join(','),
-    '],"mesh":',
-    mesh,
-    ',"locations_count":',
-    locations.length,
-    ',"locations":[',
-    locations.join(','),
-    '],"best_oa_location":',
-    bestOa,
-    ',"sustainable_development_goals":[',
-    sdgs.join(','),
-    '],"awards":[',
-    awards.join(','),
-    '],"funders":[',
-    funders.join(','),
-    '],"has_content":{"grobid_xml":',
-    hasGrobid,
-    ',"pdf":',
-    hasPdf,
-    '},',
-    contentUrls,
-    '"referenced_works_count":',
-    referenced.length,
-    ',"referenced_works":[',
-    referenced.join(','),
-    '],"related_works":[',
-    related.join(','),
-    '],"counts_by_year":[',
-    countsByYear.join(','),
-    '],"updated_date":"',
-    updated,
-    '","created_date":"',
-    created,
-    'T00:00:00"}',
-  ].join('');
+  // the record, in the key order of OpenAlex
+  out.text('{"id":"');
+  out.text(OA);
+  out.text(wid);
+  out.text('","doi":');
+  out.text(doi);
+  out.text(',"title":');
+  out.text(titleJson);
+  out.text(',"display_name":');
+  out.text(titleJson);
+  out.text(',"publication_year":');
+  out.int(year);
+  out.text(',"publication_date":"');
+  out.text(pubDate);
+  out.text('","ids":{"openalex":"');
+  out.text(OA);
+  out.text(wid);
+  out.text('"');
+  if (hasDoi) {
+    out.text(',"doi":"');
+    out.text(doiUrl);
+    out.text('"');
+  }
+  if (hasMag) {
+    out.text(',"mag":"');
+    out.int(idNum - 2_000_000_000);
+    out.text('"');
+  }
+  if (hasPmid) {
+    out.text(',"pmid":"https://pubmed.ncbi.nlm.nih.gov/');
+    out.int(pmid);
+    out.text('"');
+  }
+  out.text('},"language":');
+  out.text(language);
+  out.text(',"primary_location":');
+  out.range(w, primaryStart, primaryEnd);
+  out.text(',"type":"');
+  out.text(type);
+  out.text('","indexed_in":');
+  out.text(indexedIn);
+  out.text(',"open_access":{"is_oa":');
+  out.bool(isOa);
+  out.text(',"oa_status":"');
+  out.text(oaStatus);
+  out.text('","oa_url":');
+  out.text(oaUrl);
+  out.text(',"any_repository_has_fulltext":');
+  out.bool(repoCopies > 0);
+  out.text('},"authorships":[');
+  out.range(w, authorsStart, authorsEnd);
+  out.text('],"institutions":[],"countries_distinct_count":');
+  out.int(countries.size);
+  out.text(',"institutions_distinct_count":');
+  out.int(institutions.size);
+  out.text(',"corresponding_author_ids":[');
+  for (let k = 0; k < correspondingAuthors.length; k++) {
+    out.text(k > 0 ? ',"' : '"');
+    writeAuthorId(out, correspondingAuthors[k]!);
+    out.text('"');
+  }
+  out.text('],"corresponding_institution_ids":[');
+  for (let k = 0; k < correspondingInstitutions.length; k++) {
+    out.text(k > 0 ? ',"' : '"');
+    out.text(correspondingInstitutions[k]!.id);
+    out.text('"');
+  }
+  out.text('],"apc_list":');
+  out.text(apcList);
+  out.text(',"apc_paid":');
+  out.text(apcPaid);
+  out.text(',"fwci":');
+  out.text(fwci);
+  out.text(',"has_fulltext":');
+  out.bool(hasPdf);
+  out.text(',"cited_by_count":');
+  out.int(cited);
+  out.text(',"citation_normalized_percentile":');
+  out.text(percentile);
+  out.text(',"cited_by_percentile_year":{"min":');
+  out.int(pMin);
+  out.text(',"max":');
+  out.int(pMax);
+  out.text('},"biblio":');
+  out.text(biblio);
+  out.text(',"is_retracted":');
+  out.bool(isRetracted);
+  out.text(',"is_paratext":');
+  out.bool(isParatext);
+  out.text(',"is_xpac":false,"primary_topic":');
+  if (topicIdx.length > 0) out.range(w, topicsStart, primaryTopicEnd);
+  else out.text('null');
+  out.text(',"topics":[');
+  out.range(w, topicsStart, topicsEnd);
+  out.text('],"keywords":[');
+  out.range(w, keywordsStart, keywordsEnd);
+  out.text('],"concepts":[');
+  out.range(c, 0, c.length);
+  out.text('],"mesh":');
+  out.text(mesh);
+  out.text(',"locations_count":');
+  out.int(1 + repoCopies);
+  out.text(',"locations":[');
+  out.range(w, primaryStart, locationsEnd);
+  out.text('],"best_oa_location":');
+  if (bestOaStart < 0) out.text('null');
+  else out.range(w, bestOaStart, bestOaEnd);
+  out.text(',"sustainable_development_goals":[');
+  out.text(sdgs);
+  out.text('],"awards":[');
+  out.text(awards);
+  out.text('],"funders":[');
+  out.text(funders);
+  out.text('],"has_content":{"grobid_xml":');
+  out.bool(hasGrobid);
+  out.text(',"pdf":');
+  out.bool(hasPdf);
+  out.text('},');
+  if (hasPdf) {
+    out.text('"content_urls":{"pdf":"https://content.openalex.org/works/');
+    out.text(wid);
+    out.text('.pdf"');
+    if (hasGrobid) {
+      out.text(',"grobid_xml":"https://content.openalex.org/works/');
+      out.text(wid);
+      out.text('.grobid-xml"');
+    }
+    out.text('},');
+  }
+  out.text('"referenced_works_count":');
+  out.int(refs.size);
+  out.text(',"referenced_works":[');
+  let first = true;
+  for (const ref of refs) {
+    if (!first) out.text(',');
+    first = false;
+    if (ref >= 0) writeWorkId(out, corpus, ref);
+    else writeExternalId(out, 1 + (-ref % 3), 100_000_000 + (-ref % ID_SPACE));
+  }
+  out.text('],"related_works":[');
+  out.range(w, relatedStart, relatedEnd);
+  out.text('],"counts_by_year":[');
+  first = true;
+  for (let k = perYear.length - 1; k >= 0; k--) {
+    const y = year + k;
+    const n = perYear[k]!;
+    if (n > 0 && y >= COUNTS_WINDOW_START) {
+      out.text(first ? '{"year":' : ',{"year":');
+      first = false;
+      out.int(y);
+      out.text(',"cited_by_count":');
+      out.int(n);
+      out.text('}');
+    }
+  }
+  out.text('],"updated_date":"');
+  out.text(opts.updatedDay);
+  out.text('T');
+  out.padded(hour, 2);
+  out.text(':');
+  out.padded(minute, 2);
+  out.text(':');
+  out.padded(second, 2);
+  out.text('.');
+  out.padded(micro, 6);
+  out.text('","created_date":"');
+  out.text(created);
+  out.text('T00:00:00"}');
+}
+
+/** The JSON text (no newline) of work `index`. */
+export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): string {
+  const out = textScratch;
+  out.length = 0;
+  writeWork(corpus, index, opts, out);
+  return decoder.decode(out.bytes.subarray(0, out.length));
 }

@@ -530,25 +530,152 @@ export interface BuildOptions {
   firstDay: string;
 }
 
+type Source = (typeof JOURNALS)[number];
+
+/**
+ * One record while it is drawn: each step below draws its part (in the order the draws have always
+ * been made, which the bytes depend on) and leaves it here, as values or as a range of the scratch
+ * writers; `writeRecord` then writes it all in key order. Small steps rather than one long function:
+ * V8 compiles a function again whenever a rarely taken branch first runs, and compiling the one long
+ * builder took longer than building tens of thousands of records. One draft per thread, reused.
+ */
+class Draft {
+  corpus!: Corpus;
+  index = 0;
+  opts!: BuildOptions;
+  wid = '';
+  idNum = 0;
+  topicIndex = 0;
+  year = 0;
+  type = '';
+  rawType = '';
+  isParatext = false;
+  isPreprint = false;
+  isChapter = false;
+  isRetracted = false;
+  pubDate = '';
+  source!: Source;
+  hasDoi = false;
+  doiUrl = '';
+  doiSuffix = '';
+  doi = '';
+  oaStatus = '';
+  isOa = false;
+  license = '';
+  licenseId = '';
+  landing = '';
+  pdfUrl = '';
+  version = '';
+  locId = '';
+  // locations (scratch)
+  primaryStart = 0;
+  primaryEnd = 0;
+  bestOaStart = -1;
+  bestOaEnd = 0;
+  locationsEnd = 0;
+  repoCopies = 0;
+  oaUrl = '';
+  // authors (scratch)
+  authorsStart = 0;
+  authorsEnd = 0;
+  readonly countries = new Set<string>();
+  readonly institutions = new Set<string>();
+  readonly correspondingAuthors: number[] = [];
+  readonly correspondingInstitutions: Institution[] = [];
+  // topics, keywords (scratch), concepts (concept writer)
+  readonly topicIdx: number[] = [];
+  readonly topicScores: number[] = [];
+  topicsStart = 0;
+  primaryTopicEnd = 0;
+  topicsEnd = 0;
+  readonly keywordNames: string[] = [];
+  readonly usedKeywords = new Set<VocabularyEntry>();
+  keywordsStart = 0;
+  keywordsEnd = 0;
+  titleJson = '';
+  // citations
+  cited = 0;
+  perYear: number[] = [];
+  refDraw = 0;
+  fwci = '';
+  percentile = '';
+  pMin = 0;
+  pMax = 0;
+  // references, related works (scratch)
+  readonly refs = new Set<number>();
+  relatedStart = 0;
+  relatedEnd = 0;
+  // the rest
+  hasMag = false;
+  hasPmid = false;
+  pmid = 0;
+  indexedIn = '';
+  apcList = '';
+  apcPaid = '';
+  biblio = '';
+  mesh = '';
+  sdgs = '';
+  awards = '';
+  funders = '';
+  hasPdf = false;
+  hasGrobid = false;
+  hour = 0;
+  minute = 0;
+  second = 0;
+  micro = 0;
+  created = '';
+  language = '';
+}
+
+const draft = new Draft();
+
 /** Writes the JSON text (no newline) of work `index` to `out`. */
 export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out: ByteWriter): void {
+  const d = draft;
   const r = rng.reseed(mix(corpus.seed, index, SALT_RECORD));
+  d.corpus = corpus;
+  d.index = index;
+  d.opts = opts;
+  scratch.length = 0;
+  conceptScratch.length = 0;
+  drawVenue(d, r);
+  writeLocations(d, r, scratch);
+  writeAuthorships(d, r, scratch);
+  writeTopics(d, r, scratch);
+  writeKeywords(d, r, scratch, conceptScratch);
+  drawTitle(d, r);
+  drawCitations(d, r);
+  drawReferences(d, r);
+  writeRelated(d, r, scratch);
+  drawDetails(d, r);
+  writeRecord(d, out, scratch, conceptScratch);
+}
+
+/** The work's type, dates, venue, DOI and open-access status. */
+function drawVenue(d: Draft, r: Rng): void {
+  const { corpus, index } = d;
   const idTail = workIdTail(corpus, index);
-  const idNum = 4_000_000_000 + idTail;
+  d.idNum = 4_000_000_000 + idTail;
   const wid = `W4${idTail}`;
-  const topicIndex = corpus.topicOf[index]!;
-  const topic = corpus.topics[topicIndex]!;
+  d.wid = wid;
+  d.topicIndex = corpus.topicOf[index]!;
   const year = FIRST_YEAR + corpus.yearOf[index]!;
+  d.year = year;
   const [type, , rawType] = TYPES[TYPE_SAMPLER.sample(r)]!;
+  d.type = type;
+  d.rawType = rawType;
   const isParatext = type === 'paratext';
   const isPreprint = type === 'preprint';
   const isChapter = type === 'book-chapter';
-  const isRetracted = !isParatext && r.chance(0.003);
+  d.isParatext = isParatext;
+  d.isPreprint = isPreprint;
+  d.isChapter = isChapter;
+  d.isRetracted = !isParatext && r.chance(0.003);
 
   // dates
   const month = year === LAST_YEAR ? 1 + (r.nextU32() % 9) : 1 + (r.nextU32() % 12);
   const day = r.chance(0.12) ? 1 : 1 + (r.nextU32() % 28);
-  const pubDate = `${year}-${pad2(month)}-${pad2(day)}`;
+  d.pubDate = `${year}-${pad2(month)}-${pad2(day)}`;
 
   // venue
   const source = isPreprint
@@ -556,7 +683,9 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
     : isChapter
       ? r.pick(BOOKS)
       : JOURNALS[JOURNAL_SAMPLER.sample(r)]!;
+  d.source = source;
   const hasDoi = !r.chance(isChapter ? 0.2 : 0.07);
+  d.hasDoi = hasDoi;
   let doiSuffix: string;
   if (source.doiPrefix === '48550')
     doiSuffix = `arxiv.${pad2(year % 100)}${pad2(month)}.${pad6(r.nextU32() % 99999).slice(1)}`;
@@ -570,38 +699,45 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
     doiSuffix = `${source.abbrev}${r.int(10, 30)}${pad6(r.int(0, 99999)).slice(1)}`;
   else doiSuffix = `s${r.int(10000, 99999)}-0${pad2(year % 100)}-${r.int(10000, 99999)}-${r.int(0, 9)}`;
   const doiUrl = `https://doi.org/10.${source.doiPrefix}/${doiSuffix}`;
-  const doi = hasDoi ? `"${doiUrl}"` : 'null';
+  d.doiUrl = doiUrl;
+  d.doi = hasDoi ? `"${doiUrl}"` : 'null';
 
   // open access
   let oaStatus = source.isOa ? (r.chance(0.8) ? 'gold' : 'diamond') : OA_STATUS[OA_SAMPLER.sample(r)]!;
   if (isPreprint) oaStatus = 'green';
+  d.oaStatus = oaStatus;
   const isOa = oaStatus !== 'closed';
+  d.isOa = isOa;
   const license = isOa && oaStatus !== 'bronze' && oaStatus !== 'green' ? `"${r.pick(LICENSES)}"` : 'null';
-  const licenseId = license === 'null' ? 'null' : `"${OA}licenses/${license.slice(1, -1)}"`;
+  d.license = license;
+  d.licenseId = license === 'null' ? 'null' : `"${OA}licenses/${license.slice(1, -1)}"`;
   const landing = hasDoi ? doiUrl : `https://www.example-publisher.org/article/${wid.toLowerCase()}`;
-  const pdfUrl = isOa
+  d.landing = landing;
+  d.pdfUrl = isOa
     ? `"${landing.replace('https://doi.org/', 'https://www.pubs.example.org/doi/pdf/')}"`
     : 'null';
-  const version = isPreprint ? 'submittedVersion' : r.chance(0.9) ? 'publishedVersion' : r.pick(VERSIONS);
-  const locId = hasDoi ? `doi:10.${source.doiPrefix}/${doiSuffix}` : `pmh:${wid.toLowerCase()}`;
-  // locations: written to the scratch writer now, pasted into the record at the end
-  const w = scratch;
-  w.length = 0;
-  const primaryStart = w.length;
+  d.version = isPreprint ? 'submittedVersion' : r.chance(0.9) ? 'publishedVersion' : r.pick(VERSIONS);
+  d.locId = hasDoi ? `doi:10.${source.doiPrefix}/${doiSuffix}` : `pmh:${wid.toLowerCase()}`;
+}
+
+/** The primary location and the repository copies; the best open-access one among them. */
+function writeLocations(d: Draft, r: Rng, w: ByteWriter): void {
+  const { oaStatus, pdfUrl, version } = d;
+  d.primaryStart = w.length;
   w.text('{"id":"');
-  w.text(locId);
+  w.text(d.locId);
   w.text('","is_oa":');
   w.bool(oaStatus !== 'closed' && oaStatus !== 'green');
   w.text(',"landing_page_url":"');
-  w.text(landing);
+  w.text(d.landing);
   w.text('","pdf_url":');
   w.text(oaStatus === 'green' ? 'null' : pdfUrl);
   w.text(',"source":');
-  w.raw(source.json);
+  w.raw(d.source.json);
   w.text(',"license":');
-  w.text(license);
+  w.text(d.license);
   w.text(',"license_id":');
-  w.text(licenseId);
+  w.text(d.licenseId);
   w.text(',"version":"');
   w.text(version);
   w.text('","is_accepted":');
@@ -609,14 +745,15 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
   w.text(',"is_published":');
   w.bool(version === 'publishedVersion');
   w.text(',"raw_source_name":');
-  w.raw(source.nameJson);
+  w.raw(d.source.nameJson);
   w.text(',"raw_type":"');
-  w.text(rawType);
+  w.text(d.rawType);
   w.text('"}');
-  const primaryEnd = w.length;
-  let bestOaStart = isOa && oaStatus !== 'green' ? primaryStart : -1;
-  let bestOaEnd = primaryEnd;
+  d.primaryEnd = w.length;
+  d.bestOaStart = d.isOa && oaStatus !== 'green' ? d.primaryStart : -1;
+  d.bestOaEnd = d.primaryEnd;
   const repoCopies = oaStatus === 'green' ? 1 + (r.nextU32() % 2) : r.chance(0.25) ? 1 : 0;
+  d.repoCopies = repoCopies;
   for (let k = 0; k < repoCopies; k++) {
     const repo = r.pick(REPOSITORIES);
     const rid = r.int(1000000, 9999999);
@@ -640,24 +777,27 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
     w.text(',"is_published":false,"raw_source_name":null,"raw_type":"');
     w.text(k === 0 ? 'info:eu-repo/semantics/article' : 'text');
     w.text('"}');
-    if (bestOaStart < 0) {
-      bestOaStart = start;
-      bestOaEnd = w.length;
+    if (d.bestOaStart < 0) {
+      d.bestOaStart = start;
+      d.bestOaEnd = w.length;
     }
   }
-  const locationsEnd = w.length;
-  const oaUrl = bestOaStart < 0 ? 'null' : pdfUrl === 'null' ? `"${landing}"` : pdfUrl;
+  d.locationsEnd = w.length;
+  d.oaUrl = d.bestOaStart < 0 ? 'null' : pdfUrl === 'null' ? `"${d.landing}"` : pdfUrl;
+}
 
-  // authors: a topic has its own pool of recurring authors (communities)
-  const nAuthors = isParatext ? 0 : Math.min(40, 1 + r.powerLaw(4, 2.6) + (r.nextU32() % 3));
-  const countries = new Set<string>();
-  const institutions = new Set<string>();
-  const correspondingAuthors: number[] = [];
-  const correspondingInstitutions: Institution[] = [];
+/** Authors: a topic has its own pool of recurring authors (communities). */
+function writeAuthorships(d: Draft, r: Rng, w: ByteWriter): void {
+  const nAuthors = d.isParatext ? 0 : Math.min(40, 1 + r.powerLaw(4, 2.6) + (r.nextU32() % 3));
+  const { countries, institutions, correspondingAuthors, correspondingInstitutions } = d;
+  countries.clear();
+  institutions.clear();
+  correspondingAuthors.length = 0;
+  correspondingInstitutions.length = 0;
   const mainInstitution = INSTITUTION_POOL[INSTITUTION_SAMPLER.sample(r)]!;
-  const authorsStart = w.length;
+  d.authorsStart = w.length;
   for (let a = 0; a < nAuthors; a++) {
-    const authorKey = mix(topicIndex, r.chance(0.6) ? r.nextU32() % 40 : r.nextU32());
+    const authorKey = mix(d.topicIndex, r.chance(0.6) ? r.nextU32() % 40 : r.nextU32());
     const firstName = authorKey % FIRST_NAMES.length;
     const lastName = (authorKey >>> 8) % LAST_NAMES.length;
     const inst = r.chance(0.55) ? mainInstitution : INSTITUTION_POOL[INSTITUTION_SAMPLER.sample(r)]!;
@@ -713,13 +853,17 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
       w.text('"]}]}');
     } else w.text('.","raw_affiliation_strings":[],"affiliations":[]}');
   }
-  const authorsEnd = w.length;
+  d.authorsEnd = w.length;
+}
 
-  // topics
-  const topicIdx: number[] = [];
-  const topicScores: number[] = [];
-  if (!isParatext) {
-    topicIdx.push(topicIndex);
+/** The primary topic and up to two more, mostly of the same subfield or field. */
+function writeTopics(d: Draft, r: Rng, w: ByteWriter): void {
+  const { corpus, topicIdx, topicScores } = d;
+  const topic = corpus.topics[d.topicIndex]!;
+  topicIdx.length = 0;
+  topicScores.length = 0;
+  if (!d.isParatext) {
+    topicIdx.push(d.topicIndex);
     topicScores.push(score(r, 0.9, 1.0));
     const nTopics = r.chance(0.85) ? 3 : r.chance(0.5) ? 2 : 1;
     for (let attempt = 0; topicIdx.length < nTopics && attempt < 8; attempt++) {
@@ -737,36 +881,39 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
       topicScores.push(r.chance(0.3) ? score(r, 0.9, prev) : score(r, 0.4, Math.min(prev, 0.9)));
     }
   }
-  const topicsStart = w.length;
-  let primaryTopicEnd = w.length;
+  d.topicsStart = w.length;
+  d.primaryTopicEnd = w.length;
   for (let k = 0; k < topicIdx.length; k++) {
     const t = corpus.topics[topicIdx[k]!]!;
     if (k > 0) w.text(',');
     w.raw(t.prefix);
     writeScore(w, topicScores[k]!);
     w.raw(t.suffix);
-    if (k === 0) primaryTopicEnd = w.length;
+    if (k === 0) d.primaryTopicEnd = w.length;
   }
-  const topicsEnd = w.length;
+  d.topicsEnd = w.length;
+}
 
-  // keywords and concepts from the topics' vocabularies (concepts go to their own writer: they are
-  // drawn along with the keywords and printed after them)
-  const c = conceptScratch;
-  c.length = 0;
-  const keywordNames: string[] = [];
-  const keywordsStart = w.length;
-  if (!isParatext) {
+/**
+ * Keywords and concepts from the topics' vocabularies. Concepts go to their own writer: they are drawn
+ * along with the keywords and printed after them.
+ */
+function writeKeywords(d: Draft, r: Rng, w: ByteWriter, c: ByteWriter): void {
+  const { corpus, topicIdx, keywordNames, usedKeywords } = d;
+  keywordNames.length = 0;
+  d.keywordsStart = w.length;
+  if (!d.isParatext) {
     const nKeywords = 3 + (r.nextU32() % 13);
     let s = 0.9 - r.next() * 0.05;
     const step = (s - 0.2) / nKeywords;
-    const used = new Set<VocabularyEntry>();
+    usedKeywords.clear();
     for (let k = 0, attempt = 0; k < nKeywords && attempt < nKeywords * 3; attempt++) {
       const t = corpus.topics[topicIdx[k < 5 ? 0 : r.nextU32() % topicIdx.length]!]!;
       const vocab = topicVocab(t);
       const j = r.nextU32() % vocab.length;
       const entry = vocab[j]!;
-      if (used.has(entry)) continue;
-      used.add(entry);
+      if (usedKeywords.has(entry)) continue;
+      usedKeywords.add(entry);
       if (k > 0) {
         w.text(',');
         c.text(',');
@@ -791,11 +938,14 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
       c.text('}');
     }
   }
-  const keywordsEnd = w.length;
+  d.keywordsEnd = w.length;
+}
 
-  // title
-  const k1 = keywordNames[0] ?? r.pick(topic.phrases);
-  const k2 = keywordNames[1] ?? r.pick(topic.phrases);
+/** The title, from the first keywords and (mostly) element phrases. */
+function drawTitle(d: Draft, r: Rng): void {
+  const topic = d.corpus.topics[d.topicIndex]!;
+  const k1 = d.keywordNames[0] ?? r.pick(topic.phrases);
+  const k2 = d.keywordNames[1] ?? r.pick(topic.phrases);
   const parts: TitleParts = {
     e: '',
     e2: '',
@@ -805,68 +955,69 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
     r,
   };
   let title: string;
-  if (isParatext)
-    title = r.pick([
-      'Editorial Board',
-      'Front Matter',
-      'Table of Contents',
-      'Cover Image',
-      'Issue Information',
-    ]);
+  if (d.isParatext) title = r.pick(PARATEXT_TITLES);
   else if (r.chance(0.65)) {
     parts.e = elementPhrase(r);
     parts.e2 = elementPhrase(r);
     title = r.pick(ELEMENT_TEMPLATES)(parts);
   } else title = r.pick(PLAIN_TEMPLATES)(parts);
-  if (type === 'erratum') title = `Correction to: ${title}`;
-  if (isRetracted && r.chance(0.5)) title = `RETRACTED: ${title}`;
+  if (d.type === 'erratum') title = `Correction to: ${title}`;
+  if (d.isRetracted && r.chance(0.5)) title = `RETRACTED: ${title}`;
   const styleDraw = r.next();
   if (styleDraw < 0.02) title = title.toUpperCase();
   else if (styleDraw < 0.2) title = toTitleCase(title);
-  const titleJson = J(title);
+  d.titleJson = J(title);
+}
 
-  // citations: power law, older works more; a re-appearance adds some
+/** Citations: power law, older works more; a re-appearance adds some. */
+function drawCitations(d: Draft, r: Rng): void {
+  const { year, opts } = d;
   const age = CITATION_YEAR - year;
   let cited = year === LAST_YEAR ? r.powerLaw(0.3, 2.5, 20) : r.powerLaw(0.6 + age * 1.1, 1.35, 60000);
-  if (isParatext) cited = 0;
+  if (d.isParatext) cited = 0;
   const citeLast = year === LAST_YEAR ? LAST_YEAR : CITATION_YEAR;
   const perYear = citationYears(cited, year, citeLast, r);
   const fwciDraw = r.next();
   const pctDraw = r.next();
-  const refDraw = r.next();
+  d.refDraw = r.next();
   if (opts.version > 0) {
     // the re-appearance: new citations counted in the year of the update
-    const r2 = rng2.reseed(mix(corpus.seed, index, SALT_VERSION, opts.version));
+    const r2 = rng2.reseed(mix(d.corpus.seed, d.index, SALT_VERSION, opts.version));
     const extra = 1 + r2.powerLaw(1 + cited * 0.05, 1.5, 5000);
     cited += extra;
     const extraYear = Math.max(citeLast, Number(opts.updatedDay.slice(0, 4)));
     if (extraYear > citeLast) perYear.push(extra);
     else perYear[perYear.length - 1]! += extra;
   }
+  d.cited = cited;
+  d.perYear = perYear;
   const expected = 1 + Math.max(0, age) * 2.2;
-  const fwci =
+  d.fwci =
     year === LAST_YEAR || age < 1
       ? 'null'
       : `${Math.round((cited / expected) * (0.6 + fwciDraw * 0.8) * 1e8) / 1e8}`;
   const pct = Math.min(0.99999, 1 - 1 / (1 + cited / (expected * 0.9)) ** 1.3 + pctDraw * 0.01);
-  const percentile =
+  d.percentile =
     year === LAST_YEAR
       ? 'null'
       : `{"value":${Math.round(pct * 1e8) / 1e8},"is_in_top_1_percent":${pct >= 0.99},"is_in_top_10_percent":${pct >= 0.9}}`;
-  const pMin = Math.min(99, Math.floor(pct * 100));
-  const pMax = Math.min(100, pMin + 1 + (r.nextU32() % 6));
+  d.pMin = Math.min(99, Math.floor(pct * 100));
+  d.pMax = Math.min(100, d.pMin + 1 + (r.nextU32() % 6));
+}
 
-  // references: earlier works of the same topic (community), some of co-topics, some external
+/** References: earlier works of the same topic (community), some of co-topics, some external. */
+function drawReferences(d: Draft, r: Rng): void {
+  const { corpus, topicIdx, refs, type } = d;
   const nRefs =
-    isParatext || type === 'erratum' || type === 'dataset' ? 0 : 10 + Math.floor(refDraw ** 1.6 * 51);
-  const refs = new Set<number>();
-  const yearSlot = corpus.yearOf[index]!;
+    d.isParatext || type === 'erratum' || type === 'dataset' ? 0 : 10 + Math.floor(d.refDraw ** 1.6 * 51);
+  refs.clear();
+  const yearSlot = corpus.yearOf[d.index]!;
   for (let k = 0, attempt = 0; k < nRefs && attempt < nRefs * 3; attempt++) {
     const u = r.next();
     let ref = -1;
     if (u < 0.85) {
       const t =
-        u < 0.7 || topicIdx.length < 2 ? topicIndex : topicIdx[1 + (r.nextU32() % (topicIdx.length - 1))]!;
+        u < 0.7 || topicIdx.length < 2 ? d.topicIndex : topicIdx[1 + (r.nextU32() % (topicIdx.length - 1))]!;
       const base = t * YEAR_STRIDE;
       const lo = corpus.keyStart[base]!;
       const hi = corpus.keyStart[base + yearSlot]!; // works of strictly earlier years
@@ -877,44 +1028,53 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
     refs.add(ref);
     k++;
   }
-  const nRelated = isParatext ? 0 : r.chance(0.9) ? 10 : 20;
-  const relatedStart = w.length;
-  {
-    const lo = corpus.keyStart[topicIndex * YEAR_STRIDE]!;
-    const hi = corpus.keyStart[(topicIndex + 1) * YEAR_STRIDE]!;
-    for (let k = 0; k < nRelated; k++) {
-      if (k > 0) w.text(',');
-      if (hi - lo > 1 && r.chance(0.7))
-        writeWorkId(w, corpus, corpus.byTopicYear[lo + (r.nextU32() % (hi - lo))]!);
-      else {
-        const digit = 1 + (r.nextU32() % 3);
-        writeExternalId(w, digit, 100_000_000 + (r.nextU32() % ID_SPACE));
-      }
+}
+
+/** Related works: mostly works of the same topic. */
+function writeRelated(d: Draft, r: Rng, w: ByteWriter): void {
+  const { corpus, topicIndex } = d;
+  const nRelated = d.isParatext ? 0 : r.chance(0.9) ? 10 : 20;
+  d.relatedStart = w.length;
+  const lo = corpus.keyStart[topicIndex * YEAR_STRIDE]!;
+  const hi = corpus.keyStart[(topicIndex + 1) * YEAR_STRIDE]!;
+  for (let k = 0; k < nRelated; k++) {
+    if (k > 0) w.text(',');
+    if (hi - lo > 1 && r.chance(0.7))
+      writeWorkId(w, corpus, corpus.byTopicYear[lo + (r.nextU32() % (hi - lo))]!);
+    else {
+      const digit = 1 + (r.nextU32() % 3);
+      writeExternalId(w, digit, 100_000_000 + (r.nextU32() % ID_SPACE));
     }
   }
-  const relatedEnd = w.length;
+  d.relatedEnd = w.length;
+}
 
-  // identifiers, misc
+/** Identifiers, APC, bibliographic details, MeSH, SDGs, funding, full text, the record's dates. */
+function drawDetails(d: Draft, r: Rng): void {
+  const { year, source, isParatext, isPreprint, isChapter, opts } = d;
   const hasMag = year < 2022 && r.chance(0.6);
   const hasPmid = r.chance(0.07);
-  const pmid = 10000000 + (mix(idNum, 5) % 30000000);
-  const indexedIn =
+  d.hasMag = hasMag;
+  d.hasPmid = hasPmid;
+  d.pmid = 10000000 + (mix(d.idNum, 5) % 30000000);
+  d.indexedIn =
     isPreprint && source.doiPrefix === '48550'
       ? '["arxiv"]'
       : hasPmid
         ? '["crossref","pubmed"]'
-        : hasDoi
+        : d.hasDoi
           ? source.isOa
             ? '["crossref","doaj"]'
             : '["crossref"]'
           : '[]';
-  const apc = source.isOa || oaStatus === 'hybrid' ? r.int(15, 55) * 100 : 0;
+  const apc = source.isOa || d.oaStatus === 'hybrid' ? r.int(15, 55) * 100 : 0;
   const apcList = apc ? `{"value":${apc},"currency":"USD","value_usd":${apc}}` : 'null';
-  const apcPaid = apc && r.chance(0.5) ? apcList : 'null';
+  d.apcList = apcList;
+  d.apcPaid = apc && r.chance(0.5) ? apcList : 'null';
   const volume = isPreprint || isChapter ? 'null' : `"${Math.max(1, year - 1960 + (r.nextU32() % 80))}"`;
   const issue = volume === 'null' || r.chance(0.3) ? 'null' : `"${1 + (r.nextU32() % 24)}"`;
   const firstPage = isPreprint ? 0 : 1 + (r.nextU32() % 12000);
-  const biblio = `{"volume":${volume},"issue":${issue},"first_page":${firstPage ? `"${firstPage}"` : 'null'},"last_page":${firstPage ? `"${firstPage + 3 + (r.nextU32() % 20)}"` : 'null'}}`;
+  d.biblio = `{"volume":${volume},"issue":${issue},"first_page":${firstPage ? `"${firstPage}"` : 'null'},"last_page":${firstPage ? `"${firstPage + 3 + (r.nextU32() % 20)}"` : 'null'}}`;
   let mesh = '[]';
   if (hasPmid) {
     const m: string[] = [];
@@ -928,6 +1088,7 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
     }
     mesh = `[${m.join(',')}]`;
   }
+  d.mesh = mesh;
   let sdgs = '';
   if (!isParatext && r.chance(0.45)) {
     const a = SDG_SAMPLER.sample(r);
@@ -938,6 +1099,7 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
         sdgs += `,{"score":${scoreText(0.1 + r.next() * 0.3)},"display_name":${SDGS[b]!.name},"id":${SDGS[b]!.id}}`;
     }
   }
+  d.sdgs = sdgs;
   let awards = '';
   let funders = '';
   if (!isParatext && year >= 2008 && r.chance(0.45)) {
@@ -953,78 +1115,81 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
       }
     }
   }
-  const hasPdf = isOa && r.chance(0.55);
-  const hasGrobid = hasPdf && r.chance(0.6);
+  d.awards = awards;
+  d.funders = funders;
+  d.hasPdf = d.isOa && r.chance(0.55);
+  d.hasGrobid = d.hasPdf && r.chance(0.6);
 
   // dates of the record
-  const t2 = rng2.reseed(mix(corpus.seed, index, SALT_VERSION + 100, opts.version));
-  const hour = t2.nextU32() % 24;
-  const minute = t2.nextU32() % 60;
-  const second = t2.nextU32() % 60;
-  const micro = t2.nextU32() % 1000000;
-  const created =
-    pubDate < opts.firstDay && year < 2025 && r.chance(0.85)
-      ? '2025-10-10'
-      : pubDate < opts.firstDay
-        ? pubDate
-        : opts.firstDay;
-  const language = LANGS[LANG_SAMPLER.sample(r)]!;
+  const t2 = rng2.reseed(mix(d.corpus.seed, d.index, SALT_VERSION + 100, opts.version));
+  d.hour = t2.nextU32() % 24;
+  d.minute = t2.nextU32() % 60;
+  d.second = t2.nextU32() % 60;
+  d.micro = t2.nextU32() % 1000000;
+  // created no later than the first appearance
+  const published = d.pubDate < opts.firstDay;
+  d.created =
+    published && year < 2025 && r.chance(0.85) ? '2025-10-10' : published ? d.pubDate : opts.firstDay;
+  d.language = LANGS[LANG_SAMPLER.sample(r)]!;
+}
 
-  // the record, in the key order of OpenAlex
+/** The record, in the key order of OpenAlex: values from the draft, parts from the scratch writers. */
+function writeRecord(d: Draft, out: ByteWriter, w: ByteWriter, c: ByteWriter): void {
+  const { wid, titleJson, correspondingAuthors, correspondingInstitutions } = d;
   out.text('{"id":"');
   out.text(OA);
   out.text(wid);
   out.text('","doi":');
-  out.text(doi);
+  out.text(d.doi);
   out.text(',"title":');
   out.text(titleJson);
   out.text(',"display_name":');
   out.text(titleJson);
   out.text(',"publication_year":');
-  out.int(year);
+  out.int(d.year);
   out.text(',"publication_date":"');
-  out.text(pubDate);
+  out.text(d.pubDate);
   out.text('","ids":{"openalex":"');
   out.text(OA);
   out.text(wid);
   out.text('"');
-  if (hasDoi) {
+  if (d.hasDoi) {
     out.text(',"doi":"');
-    out.text(doiUrl);
+    out.text(d.doiUrl);
     out.text('"');
   }
-  if (hasMag) {
+  if (d.hasMag) {
     out.text(',"mag":"');
-    out.int(idNum - 2_000_000_000);
+    out.int(d.idNum - 2_000_000_000);
     out.text('"');
   }
-  if (hasPmid) {
+  if (d.hasPmid) {
     out.text(',"pmid":"https://pubmed.ncbi.nlm.nih.gov/');
-    out.int(pmid);
+    out.int(d.pmid);
     out.text('"');
   }
   out.text('},"language":');
-  out.text(language);
+  out.text(d.language);
   out.text(',"primary_location":');
-  out.range(w, primaryStart, primaryEnd);
+  out.range(w, d.primaryStart, d.primaryEnd);
   out.text(',"type":"');
-  out.text(type);
+  out.text(d.type);
   out.text('","indexed_in":');
-  out.text(indexedIn);
+  out.text(d.indexedIn);
   out.text(',"open_access":{"is_oa":');
-  out.bool(isOa);
+  out.bool(d.isOa);
   out.text(',"oa_status":"');
-  out.text(oaStatus);
+  out.text(d.oaStatus);
   out.text('","oa_url":');
-  out.text(oaUrl);
+  out.text(d.oaUrl);
   out.text(',"any_repository_has_fulltext":');
-  out.bool(repoCopies > 0);
+  out.bool(d.repoCopies > 0);
   out.text('},"authorships":[');
-  out.range(w, authorsStart, authorsEnd);
+  out.range(w, d.authorsStart, d.authorsEnd);
   out.text('],"institutions":[],"countries_distinct_count":');
-  out.int(countries.size);
+  out.int(d.countries.size);
   out.text(',"institutions_distinct_count":');
-  out.int(institutions.size);
+  out.int(d.institutions.size);
   out.text(',"corresponding_author_ids":[');
   for (let k = 0; k < correspondingAuthors.length; k++) {
     out.text(k > 0 ? ',"' : '"');
@@ -1038,61 +1203,61 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
     out.text('"');
   }
   out.text('],"apc_list":');
-  out.text(apcList);
+  out.text(d.apcList);
   out.text(',"apc_paid":');
-  out.text(apcPaid);
+  out.text(d.apcPaid);
   out.text(',"fwci":');
-  out.text(fwci);
+  out.text(d.fwci);
   out.text(',"has_fulltext":');
-  out.bool(hasPdf);
+  out.bool(d.hasPdf);
   out.text(',"cited_by_count":');
-  out.int(cited);
+  out.int(d.cited);
   out.text(',"citation_normalized_percentile":');
-  out.text(percentile);
+  out.text(d.percentile);
   out.text(',"cited_by_percentile_year":{"min":');
-  out.int(pMin);
+  out.int(d.pMin);
   out.text(',"max":');
-  out.int(pMax);
+  out.int(d.pMax);
   out.text('},"biblio":');
-  out.text(biblio);
+  out.text(d.biblio);
   out.text(',"is_retracted":');
-  out.bool(isRetracted);
+  out.bool(d.isRetracted);
   out.text(',"is_paratext":');
-  out.bool(isParatext);
+  out.bool(d.isParatext);
   out.text(',"is_xpac":false,"primary_topic":');
-  if (topicIdx.length > 0) out.range(w, topicsStart, primaryTopicEnd);
+  if (d.topicIdx.length > 0) out.range(w, d.topicsStart, d.primaryTopicEnd);
   else out.text('null');
   out.text(',"topics":[');
-  out.range(w, topicsStart, topicsEnd);
+  out.range(w, d.topicsStart, d.topicsEnd);
   out.text('],"keywords":[');
-  out.range(w, keywordsStart, keywordsEnd);
+  out.range(w, d.keywordsStart, d.keywordsEnd);
   out.text('],"concepts":[');
   out.range(c, 0, c.length);
   out.text('],"mesh":');
-  out.text(mesh);
+  out.text(d.mesh);
   out.text(',"locations_count":');
-  out.int(1 + repoCopies);
+  out.int(1 + d.repoCopies);
   out.text(',"locations":[');
-  out.range(w, primaryStart, locationsEnd);
+  out.range(w, d.primaryStart, d.locationsEnd);
   out.text('],"best_oa_location":');
-  if (bestOaStart < 0) out.text('null');
-  else out.range(w, bestOaStart, bestOaEnd);
+  if (d.bestOaStart < 0) out.text('null');
+  else out.range(w, d.bestOaStart, d.bestOaEnd);
   out.text(',"sustainable_development_goals":[');
-  out.text(sdgs);
+  out.text(d.sdgs);
   out.text('],"awards":[');
-  out.text(awards);
+  out.text(d.awards);
   out.text('],"funders":[');
-  out.text(funders);
+  out.text(d.funders);
   out.text('],"has_content":{"grobid_xml":');
-  out.bool(hasGrobid);
+  out.bool(d.hasGrobid);
   out.text(',"pdf":');
-  out.bool(hasPdf);
+  out.bool(d.hasPdf);
   out.text('},');
-  if (hasPdf) {
+  if (d.hasPdf) {
     out.text('"content_urls":{"pdf":"https://content.openalex.org/works/');
     out.text(wid);
     out.text('.pdf"');
-    if (hasGrobid) {
+    if (d.hasGrobid) {
       out.text(',"grobid_xml":"https://content.openalex.org/works/');
       out.text(wid);
       out.text('.grobid-xml"');
@@ -1100,19 +1265,20 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
     out.text('},');
   }
   out.text('"referenced_works_count":');
-  out.int(refs.size);
+  out.int(d.refs.size);
   out.text(',"referenced_works":[');
   let first = true;
-  for (const ref of refs) {
+  for (const ref of d.refs) {
     if (!first) out.text(',');
     first = false;
-    if (ref >= 0) writeWorkId(out, corpus, ref);
+    if (ref >= 0) writeWorkId(out, d.corpus, ref);
     else writeExternalId(out, 1 + (-ref % 3), 100_000_000 + (-ref % ID_SPACE));
   }
   out.text('],"related_works":[');
-  out.range(w, relatedStart, relatedEnd);
+  out.range(w, d.relatedStart, d.relatedEnd);
   out.text('],"counts_by_year":[');
   first = true;
+  const { perYear, year } = d;
   for (let k = perYear.length - 1; k >= 0; k--) {
     const y = year + k;
     const n = perYear[k]!;
@@ -1126,19 +1292,27 @@ export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out
     }
   }
   out.text('],"updated_date":"');
-  out.text(opts.updatedDay);
+  out.text(d.opts.updatedDay);
   out.text('T');
-  out.padded(hour, 2);
+  out.padded(d.hour, 2);
   out.text(':');
-  out.padded(minute, 2);
+  out.padded(d.minute, 2);
   out.text(':');
-  out.padded(second, 2);
+  out.padded(d.second, 2);
   out.text('.');
-  out.padded(micro, 6);
+  out.padded(d.micro, 6);
   out.text('","created_date":"');
-  out.text(created);
+  out.text(d.created);
   out.text('T00:00:00"}');
 }
+
+const PARATEXT_TITLES = [
+  'Editorial Board',
+  'Front Matter',
+  'Table of Contents',
+  'Cover Image',
+  'Issue Information',
+];
 
 /** The JSON text (no newline) of work `index`. */
 export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): string {

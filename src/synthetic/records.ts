@@ -578,8 +578,10 @@ class Draft {
   // authors (scratch)
   authorsStart = 0;
   authorsEnd = 0;
-  readonly countries = new Set<string>();
-  readonly institutions = new Set<string>();
+  // distinct countries and institutions, references, keywords: arrays, not Sets (a few dozen items;
+  // a cleared Set gets a new table and grows it again for every record)
+  readonly countries: string[] = [];
+  readonly institutions: string[] = [];
   readonly correspondingAuthors: number[] = [];
   readonly correspondingInstitutions: Institution[] = [];
   // topics, keywords (scratch), concepts (concept writer)
@@ -589,7 +591,7 @@ class Draft {
   primaryTopicEnd = 0;
   topicsEnd = 0;
   readonly keywordNames: string[] = [];
-  readonly usedKeywords = new Set<VocabularyEntry>();
+  readonly usedKeywords: VocabularyEntry[] = [];
   keywordsStart = 0;
   keywordsEnd = 0;
   titleJson = '';
@@ -602,7 +604,8 @@ class Draft {
   pMin = 0;
   pMax = 0;
   // references, related works (scratch)
-  readonly refs = new Set<number>();
+  /** Work indices; negative: an id outside the corpus. */
+  readonly refs: number[] = [];
   relatedStart = 0;
   relatedEnd = 0;
   // the rest
@@ -790,8 +793,8 @@ function writeLocations(d: Draft, r: Rng, w: ByteWriter): void {
 function writeAuthorships(d: Draft, r: Rng, w: ByteWriter): void {
   const nAuthors = d.isParatext ? 0 : Math.min(40, 1 + r.powerLaw(4, 2.6) + (r.nextU32() % 3));
   const { countries, institutions, correspondingAuthors, correspondingInstitutions } = d;
-  countries.clear();
-  institutions.clear();
+  countries.length = 0;
+  institutions.length = 0;
   correspondingAuthors.length = 0;
   correspondingInstitutions.length = 0;
   const mainInstitution = INSTITUTION_POOL[INSTITUTION_SAMPLER.sample(r)]!;
@@ -830,8 +833,8 @@ function writeAuthorships(d: Draft, r: Rng, w: ByteWriter): void {
     }
     w.text(hasInst ? '},"institutions":[' : '},"institutions":[],"countries":[],"is_corresponding":');
     if (hasInst) {
-      countries.add(inst.country);
-      institutions.add(inst.id);
+      if (!countries.includes(inst.country)) countries.push(inst.country);
+      if (!institutions.includes(inst.id)) institutions.push(inst.id);
       w.raw(inst.json);
       w.text('],"countries":["');
       w.text(inst.country);
@@ -906,14 +909,14 @@ function writeKeywords(d: Draft, r: Rng, w: ByteWriter, c: ByteWriter): void {
     const nKeywords = 3 + (r.nextU32() % 13);
     let s = 0.9 - r.next() * 0.05;
     const step = (s - 0.2) / nKeywords;
-    usedKeywords.clear();
+    usedKeywords.length = 0;
     for (let k = 0, attempt = 0; k < nKeywords && attempt < nKeywords * 3; attempt++) {
       const t = corpus.topics[topicIdx[k < 5 ? 0 : r.nextU32() % topicIdx.length]!]!;
       const vocab = topicVocab(t);
       const j = r.nextU32() % vocab.length;
       const entry = vocab[j]!;
-      if (usedKeywords.has(entry)) continue;
-      usedKeywords.add(entry);
+      if (usedKeywords.includes(entry)) continue;
+      usedKeywords.push(entry);
       if (k > 0) {
         w.text(',');
         c.text(',');
@@ -1010,7 +1013,7 @@ function drawReferences(d: Draft, r: Rng): void {
   const { corpus, topicIdx, refs, type } = d;
   const nRefs =
     d.isParatext || type === 'erratum' || type === 'dataset' ? 0 : 10 + Math.floor(d.refDraw ** 1.6 * 51);
-  refs.clear();
+  refs.length = 0;
   const yearSlot = corpus.yearOf[d.index]!;
   for (let k = 0, attempt = 0; k < nRefs && attempt < nRefs * 3; attempt++) {
     const u = r.next();
@@ -1024,8 +1027,8 @@ function drawReferences(d: Draft, r: Rng): void {
       if (hi > lo) ref = corpus.byTopicYear[lo + Math.floor((hi - lo) * r.next() ** 0.7)]!;
     }
     if (ref < 0) ref = -1 - (r.nextU32() % 0x3fffffff); // negative: an id outside the corpus
-    if (refs.has(ref)) continue;
-    refs.add(ref);
+    if (refs.includes(ref)) continue;
+    refs.push(ref);
     k++;
   }
 }
@@ -1187,9 +1190,9 @@ function writeRecord(d: Draft, out: ByteWriter, w: ByteWriter, c: ByteWriter): v
   out.text('},"authorships":[');
   out.range(w, d.authorsStart, d.authorsEnd);
   out.text('],"institutions":[],"countries_distinct_count":');
-  out.int(d.countries.size);
+  out.int(d.countries.length);
   out.text(',"institutions_distinct_count":');
-  out.int(d.institutions.size);
+  out.int(d.institutions.length);
   out.text(',"corresponding_author_ids":[');
   for (let k = 0; k < correspondingAuthors.length; k++) {
     out.text(k > 0 ? ',"' : '"');
@@ -1265,7 +1268,7 @@ function writeRecord(d: Draft, out: ByteWriter, w: ByteWriter, c: ByteWriter): v
     out.text('},');
   }
   out.text('"referenced_works_count":');
-  out.int(d.refs.size);
+  out.int(d.refs.length);
   out.text(',"referenced_works":[');
   let first = true;
   for (const ref of d.refs) {

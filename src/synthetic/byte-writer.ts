@@ -4,13 +4,6 @@
  * a record is built without the intermediate strings (and their garbage) a string builder makes.
  */
 
-const encoder = new TextEncoder();
-
-/** The UTF-8 bytes of `s`, for a fragment written many times. */
-export function utf8(s: string): Uint8Array {
-  return encoder.encode(s);
-}
-
 export class ByteWriter {
   bytes: Uint8Array;
   length = 0;
@@ -127,6 +120,24 @@ export class ByteWriter {
   bool(v: boolean): void {
     this.raw(v ? TRUE : FALSE);
   }
+}
+
+/**
+ * Fragments are views into a few 64 KB buffers: one ArrayBuffer per fragment (TextEncoder.encode) cost
+ * more to make than the fragment's bytes, for the tens of thousands a corpus has.
+ */
+const FRAGMENT_CHUNK = 1 << 16;
+const fragments = new ByteWriter(FRAGMENT_CHUNK);
+
+/** The UTF-8 bytes of `s`, for a fragment written many times. */
+export function utf8(s: string): Uint8Array {
+  if (fragments.length + s.length * 3 > fragments.bytes.length) {
+    fragments.bytes = new Uint8Array(Math.max(FRAGMENT_CHUNK, s.length * 3));
+    fragments.length = 0;
+  }
+  const start = fragments.length;
+  fragments.text(s);
+  return fragments.bytes.subarray(start, fragments.length);
 }
 
 const TRUE = utf8('true');

@@ -1,20 +1,27 @@
 /**
- * Worker thread for `ri generate`: builds the corpus tables once, then writes each part file it is sent
- * (a PartSpec) and answers with its PartResult.
+ * Worker thread for `ri generate`: receives the corpus tables the main thread built (shared memory, not
+ * rebuilt here), then writes each part file it is sent (a PartSpec) and answers with its PartResult.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadTopics, type PartSpec, type WorkerInit, type WorkerReply, writePart } from './generate.js';
-import { createCorpus } from './records.js';
+import { type WorkerInit, type WorkerReply, type WorkerRequest, writePart } from './generate.js';
+import { type Corpus, corpusFromShared } from './records.js';
 
 const init = workerData as WorkerInit;
 const port = parentPort;
 if (!port) throw new Error('generate-worker must run as a worker thread');
 
-const corpusReady = loadTopics(init.topicsPath).then((topics) => createCorpus(init.seed, init.works, topics));
+let corpus: Corpus | null = null;
 
-port.on('message', (spec: PartSpec) => {
-  corpusReady
-    .then((corpus) => writePart(corpus, init.outDir, spec))
+port.on('message', (request: WorkerRequest) => {
+  if ('corpus' in request) {
+    corpus = corpusFromShared(request.corpus);
+    return;
+  }
+  Promise.resolve()
+    .then(() => {
+      if (!corpus) throw new Error('generate worker: a part before the corpus');
+      return writePart(corpus, init.outDir, request.spec);
+    })
     .then(
       (result) => port.postMessage({ ok: true, result } satisfies WorkerReply),
       (error: unknown) =>

@@ -13,8 +13,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createGzip, constants as zlibConstants } from 'node:zlib';
+import { ByteWriter } from './byte-writer.js';
 import { mix, Rng } from './random.js';
-import { buildWork, type Corpus, createCorpus, type TopicInput } from './records.js';
+import {
+  type BuildOptions,
+  type Corpus,
+  createCorpus,
+  type SharedCorpus,
+  shareCorpus,
+  type TopicInput,
+  writeWork,
+} from './records.js';
 
 /** At most this many works per part file. */
 const MAX_WORKS_PER_PART = 50_000;
@@ -146,48 +155,65 @@ export interface PartResult {
 const GZIP_OPTIONS = { level: 1, memLevel: 8, windowBits: 15, strategy: zlibConstants.Z_DEFAULT_STRATEGY };
 const FLUSH_BYTES = 512 << 10;
 const MAX_RECORD_BYTES = 256 << 10;
+const BUFFER_BYTES = FLUSH_BYTES + MAX_RECORD_BYTES;
+/**
+ * Chunks handed to gzip and not yet compressed: with two, the records of the next chunk are built while
+ * gzip (on libuv's pool) compresses the last one. How the input and output are cut does not change the
+ * bytes (nothing is flushed before the end), so neither this nor gzip's chunkSize does.
+ */
+const CHUNKS_IN_FLIGHT = 2;
+const GZIP_CHUNK_BYTES = 256 << 10;
 
 /** Write one part file (atomically: a hidden temp file renamed into place). */
 export async function writePart(corpus: Corpus, outDir: string, spec: PartSpec): Promise<PartResult> {
   const target = join(outDir, spec.path);
   await mkdir(dirname(target), { recursive: true });
   const temp = join(dirname(target), `.${spec.path.split('/').pop()}.tmp`);
-  const gzip = createGzip(GZIP_OPTIONS);
+  // gzip.write's answer is not waited for: the flow control is the count of chunks in flight
+  const gzip = createGzip({ ...GZIP_OPTIONS, chunkSize: GZIP_CHUNK_BYTES });
   const file = createWriteStream(temp);
   gzip.pipe(file);
   const closed = once(file, 'close');
   let rawBytes = 0;
-  // Records are encoded straight into a buffer (no joined string), handed to gzip when full.
-  let buffer = Buffer.allocUnsafe(FLUSH_BYTES + MAX_RECORD_BYTES);
-  let used = 0;
+  // Records are written straight into a buffer as UTF-8, handed to gzip when full; a buffer gzip has
+  // consumed is used again.
+  const spare: Uint8Array[] = [];
+  const out = new ByteWriter(BUFFER_BYTES);
+  let inFlight = 0;
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
   const flush = async (): Promise<void> => {
-    rawBytes += used;
-    const ok = gzip.write(buffer.subarray(0, used));
-    buffer = Buffer.allocUnsafe(FLUSH_BYTES + MAX_RECORD_BYTES);
-    used = 0;
-    if (!ok) await once(gzip, 'drain');
+    rawBytes += out.length;
+    const full = out.bytes;
+    inFlight++;
+    gzip.write(full.subarray(0, out.length), (error) => {
+      inFlight--;
+      if (error) failure = error;
+      else if (full.length === BUFFER_BYTES) spare.push(full);
+      wake?.();
+    });
+    out.bytes = spare.pop() ?? new Uint8Array(BUFFER_BYTES);
+    out.length = 0;
+    while (inFlight >= CHUNKS_IN_FLIGHT && !failure)
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    wake = null;
+    if (failure) throw failure;
   };
-  const append = async (line: string): Promise<void> => {
-    // a UTF-16 code unit is at most 3 UTF-8 bytes
-    if (line.length * 3 + 1 > buffer.length - used) {
-      if (used > 0) await flush();
-      if (line.length * 3 + 1 > buffer.length) buffer = Buffer.allocUnsafe(line.length * 3 + 1);
-    }
-    used += buffer.write(line, used, 'utf8');
-    buffer[used++] = 0x0a;
-    if (used >= FLUSH_BYTES) await flush();
-  };
-  const firstDay = spec.day;
+  const firstAppearance: BuildOptions = { version: 0, updatedDay: spec.day, firstDay: spec.day };
   for (let i = spec.start; i < spec.end; i++) {
-    await append(buildWork(corpus, i, { version: 0, updatedDay: spec.day, firstDay }));
+    writeWork(corpus, i, firstAppearance, out);
+    out.text('\n');
+    if (out.length >= FLUSH_BYTES) await flush();
   }
   for (let u = 0; u < spec.updates.length; u++) {
-    const i = spec.updates[u]!;
-    await append(
-      buildWork(corpus, i, { version: 1, updatedDay: spec.day, firstDay: spec.updateFirstDays[u]! }),
-    );
+    const update = { version: 1, updatedDay: spec.day, firstDay: spec.updateFirstDays[u]! };
+    writeWork(corpus, spec.updates[u]!, update, out);
+    out.text('\n');
+    if (out.length >= FLUSH_BYTES) await flush();
   }
-  if (used > 0) await flush();
+  if (out.length > 0) await flush();
   gzip.end();
   await closed;
   await rename(temp, target);
@@ -277,20 +303,27 @@ export async function generateCorpus(opts: GenerateOptions): Promise<GenerateSum
   };
   const url = workerUrl();
   const nWorkers = url ? Math.min(opts.workers ?? 2, queue.length) : 0;
+  // Workers start (load their modules) while this thread builds the corpus tables they then share.
+  const workers = Array.from(
+    { length: nWorkers },
+    () =>
+      new Worker(url!, {
+        workerData: { outDir: opts.outDir } satisfies WorkerInit,
+        resourceLimits: { maxYoungGenerationSizeMb: 64 },
+      }),
+  );
+  let corpus: Corpus;
+  try {
+    corpus = createCorpus(opts.seed, opts.works, topics);
+  } catch (error) {
+    await Promise.all(workers.map((w) => w.terminate()));
+    throw error;
+  }
   if (nWorkers <= 0) {
-    const corpus = createCorpus(opts.seed, opts.works, topics);
     for (const spec of queue) report(await writePart(corpus, opts.outDir, spec));
   } else {
-    await Promise.all(
-      Array.from({ length: nWorkers }, () =>
-        runWorker(
-          url!,
-          { seed: opts.seed, works: opts.works, topicsPath: opts.topicsPath, outDir: opts.outDir },
-          queue,
-          report,
-        ),
-      ),
-    );
+    const shared = shareCorpus(corpus);
+    await Promise.all(workers.map((worker) => runWorker(worker, shared, queue, report)));
   }
   results.sort((a, b) => a.index - b.index);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -307,23 +340,21 @@ export async function generateCorpus(opts: GenerateOptions): Promise<GenerateSum
 }
 
 export interface WorkerInit {
-  seed: number;
-  works: number;
-  topicsPath: string;
   outDir: string;
 }
 
+/** To a worker: the corpus first, then one part to write at a time. */
+export type WorkerRequest = { corpus: SharedCorpus } | { spec: PartSpec };
 export type WorkerReply = { ok: true; result: PartResult } | { ok: false; error: string };
 
 /** One worker pulls part specs from the shared queue until it is empty. */
 function runWorker(
-  url: URL,
-  init: WorkerInit,
+  worker: Worker,
+  corpus: SharedCorpus,
   queue: PartSpec[],
   report: (r: PartResult) => void,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(url, { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 64 } });
     let failed = false;
     const next = (): void => {
       const spec = queue.shift();
@@ -331,7 +362,7 @@ function runWorker(
         void worker.terminate().then(() => resolve());
         return;
       }
-      worker.postMessage(spec);
+      worker.postMessage({ spec } satisfies WorkerRequest);
     };
     worker.on('message', (reply: WorkerReply) => {
       if (!reply.ok) {
@@ -352,6 +383,7 @@ function runWorker(
     worker.on('exit', (code) => {
       if (!failed && code !== 0 && code !== 1) reject(new Error(`generate worker exited with code ${code}`));
     });
+    worker.postMessage({ corpus } satisfies WorkerRequest);
     next();
   });
 }

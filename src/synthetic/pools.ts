@@ -9,6 +9,7 @@
  * output of `ri generate` is pinned by test/integration/synthetic/generate.test.ts.
  */
 
+import { utf8 } from './byte-writer.js';
 import { hashString, WeightedSampler, zipfSampler } from './random.js';
 import authorNames from './tables/author-names.json' with { type: 'json' };
 import funders from './tables/funders.json' with { type: 'json' };
@@ -32,8 +33,11 @@ interface SourceRow {
 }
 
 interface Source {
-  json: string;
+  /** The source object's JSON, UTF-8. */
+  json: Uint8Array;
   name: string;
+  /** JSON string of the name, UTF-8. */
+  nameJson: Uint8Array;
   publisher: string;
   doiPrefix: string;
   isOa: boolean;
@@ -69,8 +73,9 @@ const SOURCE_POOL: Source[] = sources.sources.map((row) => {
     .map((w) => w[0]!.toLowerCase())
     .join('');
   return {
-    json: sourceJson(id, row, row.is_oa && row.type === 'journal'),
+    json: utf8(sourceJson(id, row, row.is_oa && row.type === 'journal')),
     name: row.name,
+    nameJson: utf8(J(row.name)),
     publisher: row.publisher,
     doiPrefix: row.doi_prefix,
     isOa: row.is_oa,
@@ -87,28 +92,30 @@ export const JOURNAL_SAMPLER = zipfSampler(JOURNALS.length, 0.7);
 export const REPOSITORIES = sources.repositories.map(({ name, url, oai }) => ({
   url,
   oai,
-  sourceJson: sourceJson(
-    `${OA}S${4306400000 + (hashString(name) % 99999)}`,
-    {
-      name,
-      issn_l: null,
-      second_issn: null,
-      publisher: name,
-      doi_prefix: '',
-      is_oa: true,
-      type: 'repository',
-    },
-    false,
+  sourceJson: utf8(
+    sourceJson(
+      `${OA}S${4306400000 + (hashString(name) % 99999)}`,
+      {
+        name,
+        issn_l: null,
+        second_issn: null,
+        publisher: name,
+        doi_prefix: '',
+        is_oa: true,
+        type: 'repository',
+      },
+      false,
+    ),
   ),
 }));
 
 export interface Institution {
   id: string;
   country: string;
-  /** JSON of the institution object. */
-  json: string;
-  /** Per department: JSON string of the raw affiliation string. */
-  raw: string[];
+  /** JSON of the institution object, UTF-8. */
+  json: Uint8Array;
+  /** Per department: JSON string of the raw affiliation string, UTF-8. */
+  raw: Uint8Array[];
 }
 
 export const INSTITUTION_POOL: Institution[] = institutions.institutions.map(
@@ -119,8 +126,8 @@ export const INSTITUTION_POOL: Institution[] = institutions.institutions.map(
     return {
       id,
       country,
-      json: J({ id, display_name: name, ror, country_code: country, type, lineage: [id] }),
-      raw: institutions.departments.map((d) => J(`${d}, ${name}, ${city}, ${country}`)),
+      json: utf8(J({ id, display_name: name, ror, country_code: country, type, lineage: [id] })),
+      raw: institutions.departments.map((d) => utf8(J(`${d}, ${name}, ${city}, ${country}`))),
     };
   },
 );
@@ -156,7 +163,7 @@ export function conceptPrefix(name: string, level: number): string {
 }
 
 export const GENERIC_CONCEPTS = subjects.generic_concepts.map(({ name, level }) =>
-  conceptPrefix(name, level),
+  utf8(conceptPrefix(name, level)),
 );
 
 /** Element symbols from most to least written about (rough order of the chemistry literature). */

@@ -2,11 +2,15 @@
  * Synthetic OpenAlex work records. Pure: everything is derived from (seed, work index, version), so a
  * record's bytes do not depend on which part file or worker produces it.
  *
- * Records are built as JSON text directly (template strings over pre-serialised fragments: topics,
- * keywords, concepts, sources, institutions), which is what makes ~10k records/s per core possible.
- * The top-level key order is the one of real OpenAlex works (2025 snapshot).
+ * Records are written as UTF-8 JSON straight into bytes (ByteWriter): pre-encoded fragments (topics,
+ * keywords, concepts, sources, institutions) are copied and numbers printed digit by digit, with no
+ * intermediate strings to build, join and collect. Parts drawn before their place in the key order
+ * comes are written to a scratch writer and pasted in. The top-level key order is the one of real
+ * OpenAlex works (2025 snapshot).
  */
 import { ELEMENTS } from '../elements/elements.js';
+import { ByteWriter, utf8 } from './byte-writer.js';
+import type { Institution } from './pools.js';
 import * as pools from './pools.js';
 import { hashString, mix, Rng, WeightedSampler, zipfSampler } from './random.js';
 
@@ -72,10 +76,38 @@ const J = JSON.stringify;
 /** Float32-rounded score printed the way OpenAlex prints it (0.9491999745368958). */
 const f32 = (x: number): number => Math.fround(x);
 const SCORE_STEPS = 100_000;
-/** Pre-printed float32 scores on a 1e-5 grid: printing doubles is slow, looking them up is not. */
-const SCORE_TEXT: string[] = Array.from({ length: SCORE_STEPS + 1 }, (_v, k) => String(f32(k / SCORE_STEPS)));
+/**
+ * Float32 scores on a 1e-5 grid, each printed once (on first use) and then looked up: printing doubles is
+ * slow. As text for the few scores still built into strings, as bytes (a fixed slot per grid point) for
+ * the writer.
+ */
+const SCORE_TEXT: string[] = new Array<string>(SCORE_STEPS + 1);
+const SCORE_SLOT = 32;
+const SCORE_BYTES = new Uint8Array((SCORE_STEPS + 1) * SCORE_SLOT);
+const SCORE_LENGTH = new Uint8Array(SCORE_STEPS + 1);
+function scoreStep(x: number): number {
+  return Math.round(Math.min(1, Math.max(0, x)) * SCORE_STEPS);
+}
 function scoreText(x: number): string {
-  return SCORE_TEXT[Math.round(Math.min(1, Math.max(0, x)) * SCORE_STEPS)]!;
+  const k = scoreStep(x);
+  // biome-ignore lint/suspicious/noAssignInExpressions: fill on first use
+  return (SCORE_TEXT[k] ??= String(f32(k / SCORE_STEPS)));
+}
+function writeScore(w: ByteWriter, x: number): void {
+  const k = scoreStep(x);
+  let n = SCORE_LENGTH[k]!;
+  const at = k * SCORE_SLOT;
+  if (n === 0) {
+    const text = scoreText(x);
+    n = text.length;
+    for (let i = 0; i < n; i++) SCORE_BYTES[at + i] = text.charCodeAt(i);
+    SCORE_LENGTH[k] = n;
+  }
+  w.reserve(n);
+  const b = w.bytes;
+  let p = w.length;
+  for (let i = 0; i < n; i++) b[p++] = SCORE_BYTES[at + i]!;
+  w.length = p;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -194,18 +226,27 @@ function toTitleCase(s: string): string {
 // ---------------------------------------------------------------------------------------------
 
 interface Topic {
-  /** `{"id":...,"display_name":...,"score":` */
-  prefix: string;
-  /** `,"subfield":...,"field":...,"domain":...}` */
-  suffix: string;
+  /** `{"id":...,"display_name":...,"score":`, UTF-8 */
+  prefix: Uint8Array;
+  /** `,"subfield":...,"field":...,"domain":...}`, UTF-8 */
+  suffix: Uint8Array;
   fieldName: string;
   subfieldIndex: number;
   fieldIndex: number;
   /** Title-ready keyword phrases. */
   phrases: string[];
-  /** Keyword/concept JSON prefixes (index-aligned), built lazily. */
-  vocab?: { kw: string[]; concept: string[] };
-  raw: TopicInput;
+  /** Keyword/concept entries, built lazily. */
+  vocab?: VocabularyEntry[];
+  /** The topic's OpenAlex keywords (may be empty) and subfield name: the source of its vocabulary. */
+  keywords: readonly string[];
+  subfieldName: string;
+}
+
+/** One name of a topic's vocabulary, as a keyword and as a concept (JSON up to the score, UTF-8). */
+interface VocabularyEntry {
+  slug: string;
+  keyword: Uint8Array;
+  concept: Uint8Array;
 }
 
 function slug(s: string): string {
@@ -216,21 +257,38 @@ function slug(s: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
-function topicVocab(t: Topic): { kw: string[]; concept: string[] } {
-  if (t.vocab) return t.vocab;
-  const names = [...(t.raw.keywords ?? []), t.raw.subfield.display_name, t.raw.field.display_name];
-  const seen = new Set<string>();
-  const kw: string[] = [];
-  const concept: string[] = [];
-  for (const n of names) {
-    const s = slug(n);
-    if (!s || seen.has(s)) continue;
-    seen.add(s);
-    kw.push(`{"id":"${OA}keywords/${s}","display_name":${J(n)},"score":`);
-    concept.push(conceptPrefix(n, 1 + (hashString(s) % 4)));
+/**
+ * Entries by name: many topics share a keyword, and every topic of a subfield its subfield and field
+ * names. One object per name also lets a record tell repeated keywords apart by identity.
+ */
+const VOCABULARY = new Map<string, VocabularyEntry>();
+
+function vocabularyEntry(name: string): VocabularyEntry {
+  let entry = VOCABULARY.get(name);
+  if (!entry) {
+    const s = slug(name);
+    entry = {
+      slug: s,
+      keyword: utf8(`{"id":"${OA}keywords/${s}","display_name":${J(name)},"score":`),
+      concept: utf8(conceptPrefix(name, 1 + (hashString(s) % 4))),
+    };
+    VOCABULARY.set(name, entry);
   }
-  t.vocab = { kw, concept };
-  return t.vocab;
+  return entry;
+}
+
+function topicVocab(t: Topic): VocabularyEntry[] {
+  if (t.vocab) return t.vocab;
+  const seen = new Set<string>();
+  const vocab: VocabularyEntry[] = [];
+  for (const name of [...t.keywords, t.subfieldName, t.fieldName]) {
+    const entry = vocabularyEntry(name);
+    if (!entry.slug || seen.has(entry.slug)) continue;
+    seen.add(entry.slug);
+    vocab.push(entry);
+  }
+  t.vocab = vocab;
+  return vocab;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,6 +306,8 @@ export interface Corpus {
   /** Works sorted by (topic, year); `keyStart[topic*32+year]` is where that bucket starts. */
   byTopicYear: Int32Array;
   keyStart: Int32Array;
+  /** Popularity of each topic (unnormalised), and the sampler drawing from it. */
+  topicWeights: Float64Array;
   topicSampler: WeightedSampler;
   /** Topic indices per subfield / field, for secondary topics. */
   subfieldTopics: number[][];
@@ -280,16 +340,19 @@ export function createCorpus(seed: number, works: number, topicInputs: readonly 
     if (!fieldIds.has(t.field.id)) fieldIds.set(t.field.id, fieldIds.size);
     const phrases = (t.keywords?.length ? t.keywords : [t.display_name]).map(inTitle);
     return {
-      prefix: `{"id":${J(t.id)},"display_name":${J(t.display_name)},"score":`,
-      suffix: `,"subfield":${J({ id: t.subfield.id, display_name: t.subfield.display_name })},"field":${J({
-        id: t.field.id,
-        display_name: t.field.display_name,
-      })},"domain":${J({ id: t.domain.id, display_name: t.domain.display_name })}}`,
+      prefix: utf8(`{"id":${J(t.id)},"display_name":${J(t.display_name)},"score":`),
+      suffix: utf8(
+        `,"subfield":${J({ id: t.subfield.id, display_name: t.subfield.display_name })},"field":${J({
+          id: t.field.id,
+          display_name: t.field.display_name,
+        })},"domain":${J({ id: t.domain.id, display_name: t.domain.display_name })}}`,
+      ),
       fieldName: t.field.display_name,
       subfieldIndex: subfieldIds.get(t.subfield.id)!,
       fieldIndex: fieldIds.get(t.field.id)!,
       phrases,
-      raw: t,
+      keywords: t.keywords ?? [],
+      subfieldName: t.subfield.display_name,
     };
   });
   const subfieldTopics: number[][] = Array.from({ length: subfieldIds.size }, () => []);
@@ -310,8 +373,8 @@ export function createCorpus(seed: number, works: number, topicInputs: readonly 
   const topicSampler = new WeightedSampler(weights);
   const yearSampler = new WeightedSampler(yearWeights());
 
-  const topicOf = new Uint16Array(works);
-  const yearOf = new Uint8Array(works);
+  const topicOf = new Uint16Array(shareable(works * 2));
+  const yearOf = new Uint8Array(shareable(works));
   const keys = topics.length * YEAR_STRIDE;
   const counts = new Int32Array(keys + 1);
   for (let i = 0; i < works; i++) {
@@ -321,10 +384,10 @@ export function createCorpus(seed: number, works: number, topicInputs: readonly 
     yearOf[i] = y;
     counts[t * YEAR_STRIDE + y + 1]!++;
   }
-  const keyStart = new Int32Array(keys + 1);
+  const keyStart = new Int32Array(shareable((keys + 1) * 4));
   for (let k = 1; k <= keys; k++) keyStart[k] = keyStart[k - 1]! + counts[k]!;
   const fill = keyStart.slice(0, keys);
-  const byTopicYear = new Int32Array(works);
+  const byTopicYear = new Int32Array(shareable(works * 4));
   for (let i = 0; i < works; i++) byTopicYear[fill[topicOf[i]! * YEAR_STRIDE + yearOf[i]!]!++] = i;
 
   return {
@@ -335,11 +398,34 @@ export function createCorpus(seed: number, works: number, topicInputs: readonly 
     yearOf,
     byTopicYear,
     keyStart,
+    topicWeights: weights,
     topicSampler,
     subfieldTopics,
     fieldTopics,
     idOffset: mix(seed, 0x1d) % ID_SPACE,
   };
+}
+
+/**
+ * Memory for the per-work tables: shared, so worker threads read the main thread's tables instead of each
+ * building its own copy.
+ */
+function shareable(bytes: number): SharedArrayBuffer {
+  return new SharedArrayBuffer(bytes);
+}
+
+/** A corpus as plain data that `postMessage` can carry to a worker thread (the big tables are shared, not copied). */
+export type SharedCorpus = Omit<Corpus, 'topicSampler'>;
+
+export function shareCorpus(corpus: Corpus): SharedCorpus {
+  const { topicSampler: _sampler, topics, ...rest } = corpus;
+  // vocabularies are built lazily where they are used
+  return { ...rest, topics: topics.map(({ vocab: _vocab, ...t }) => t) };
+}
+
+/** The corpus a worker thread received from `shareCorpus`. */
+export function corpusFromShared(shared: SharedCorpus): Corpus {
+  return { ...shared, topicSampler: new WeightedSampler(shared.topicWeights) };
 }
 
 const ID_SPACE = 900_000_000;
@@ -354,14 +440,31 @@ function workIdTail(corpus: Corpus, index: number): number {
   return 100_000_000 + ((index * 1_000_003 + corpus.idOffset) % ID_SPACE);
 }
 
+const WORK_URL_BYTES = utf8(`"${WORK_URL}`);
+const EXTERNAL_URL_BYTES = utf8(`"${OA}W`);
+
 /** `"https://openalex.org/W4…"` (with the quotes) of work `index`. */
-function workIdText(corpus: Corpus, index: number): string {
-  return `"${WORK_URL}${workIdTail(corpus, index)}"`;
+function writeWorkId(w: ByteWriter, corpus: Corpus, index: number): void {
+  w.raw(WORK_URL_BYTES);
+  w.int(workIdTail(corpus, index));
+  w.text('"');
 }
 
-/** Quoted id of a work outside the corpus (W1…/W2…/W3…, never W4…, so no collision). */
-function externalIdText(r: Rng): string {
-  return `"${OA}W${1 + (r.nextU32() % 3)}${100_000_000 + (r.nextU32() % ID_SPACE)}"`;
+/** Quoted id of a work outside the corpus: W1…/W2…/W3… (`digit`), never W4…, so no collision. */
+function writeExternalId(w: ByteWriter, digit: number, tail: number): void {
+  w.raw(EXTERNAL_URL_BYTES);
+  w.int(digit);
+  w.int(tail);
+  w.text('"');
+}
+
+const AUTHOR_URL_BYTES = utf8(`${OA}A5`);
+
+/** The OpenAlex id of author `key` (no quotes). */
+function writeAuthorId(w: ByteWriter, key: number): void {
+  w.raw(AUTHOR_URL_BYTES);
+  w.padded(key % 1000000, 6);
+  w.padded((mix(key, 7) % 1000000) % 1000, 3);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -374,6 +477,17 @@ const pad6 = (n: number): string => `${n}`.padStart(6, '0');
 /** A reusable generator: avoids allocating one per record. */
 const rng = new Rng(1);
 const rng2 = new Rng(1);
+
+/** Where a record's parts are written before they are pasted into it in key order (one record at a time). */
+const scratch = new ByteWriter(1 << 16);
+const conceptScratch = new ByteWriter(1 << 14);
+const textScratch = new ByteWriter(1 << 16);
+const decoder = new TextDecoder();
+
+/** Author names as they read inside a JSON string (`"First Last"`, `"Last, F."`), UTF-8. */
+const FIRST_NAME_JSON = FIRST_NAMES.map((n) => utf8(J(n).slice(1, -1)));
+const LAST_NAME_JSON = LAST_NAMES.map((n) => utf8(J(n).slice(1, -1)));
+const FIRST_INITIAL_JSON = FIRST_NAMES.map((n) => utf8(J(n[0]!).slice(1, -1)));
 
 function score(r: Rng, lo: number, hi: number): number {
   return f32(lo + r.next() * (hi - lo));
@@ -416,25 +530,155 @@ export interface BuildOptions {
   firstDay: string;
 }
 
-/** The JSON text (no newline) of work `index`. */
-export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): string {
+type Source = (typeof JOURNALS)[number];
+
+/**
+ * One record while it is drawn: each step below draws its part (in the order the draws have always
+ * been made, which the bytes depend on) and leaves it here, as values or as a range of the scratch
+ * writers; `writeRecord` then writes it all in key order. Small steps rather than one long function:
+ * V8 compiles a function again whenever a rarely taken branch first runs, and compiling the one long
+ * builder took longer than building tens of thousands of records. One draft per thread, reused.
+ */
+class Draft {
+  corpus!: Corpus;
+  index = 0;
+  opts!: BuildOptions;
+  wid = '';
+  idNum = 0;
+  topicIndex = 0;
+  year = 0;
+  type = '';
+  rawType = '';
+  isParatext = false;
+  isPreprint = false;
+  isChapter = false;
+  isRetracted = false;
+  pubDate = '';
+  source!: Source;
+  hasDoi = false;
+  doiUrl = '';
+  doiSuffix = '';
+  doi = '';
+  oaStatus = '';
+  isOa = false;
+  license = '';
+  licenseId = '';
+  landing = '';
+  pdfUrl = '';
+  version = '';
+  locId = '';
+  // locations (scratch)
+  primaryStart = 0;
+  primaryEnd = 0;
+  bestOaStart = -1;
+  bestOaEnd = 0;
+  locationsEnd = 0;
+  repoCopies = 0;
+  oaUrl = '';
+  // authors (scratch)
+  authorsStart = 0;
+  authorsEnd = 0;
+  // distinct countries and institutions, references, keywords: arrays, not Sets (a few dozen items;
+  // a cleared Set gets a new table and grows it again for every record)
+  readonly countries: string[] = [];
+  readonly institutions: string[] = [];
+  readonly correspondingAuthors: number[] = [];
+  readonly correspondingInstitutions: Institution[] = [];
+  // topics, keywords (scratch), concepts (concept writer)
+  readonly topicIdx: number[] = [];
+  readonly topicScores: number[] = [];
+  topicsStart = 0;
+  primaryTopicEnd = 0;
+  topicsEnd = 0;
+  readonly keywordNames: string[] = [];
+  readonly usedKeywords: VocabularyEntry[] = [];
+  keywordsStart = 0;
+  keywordsEnd = 0;
+  titleJson = '';
+  // citations
+  cited = 0;
+  perYear: number[] = [];
+  refDraw = 0;
+  fwci = '';
+  percentile = '';
+  pMin = 0;
+  pMax = 0;
+  // references, related works (scratch)
+  /** Work indices; negative: an id outside the corpus. */
+  readonly refs: number[] = [];
+  relatedStart = 0;
+  relatedEnd = 0;
+  // the rest
+  hasMag = false;
+  hasPmid = false;
+  pmid = 0;
+  indexedIn = '';
+  apcList = '';
+  apcPaid = '';
+  biblio = '';
+  mesh = '';
+  sdgs = '';
+  awards = '';
+  funders = '';
+  hasPdf = false;
+  hasGrobid = false;
+  hour = 0;
+  minute = 0;
+  second = 0;
+  micro = 0;
+  created = '';
+  language = '';
+}
+
+const draft = new Draft();
+
+/** Writes the JSON text (no newline) of work `index` to `out`. */
+export function writeWork(corpus: Corpus, index: number, opts: BuildOptions, out: ByteWriter): void {
+  const d = draft;
   const r = rng.reseed(mix(corpus.seed, index, SALT_RECORD));
+  d.corpus = corpus;
+  d.index = index;
+  d.opts = opts;
+  scratch.length = 0;
+  conceptScratch.length = 0;
+  drawVenue(d, r);
+  writeLocations(d, r, scratch);
+  writeAuthorships(d, r, scratch);
+  writeTopics(d, r, scratch);
+  writeKeywords(d, r, scratch, conceptScratch);
+  drawTitle(d, r);
+  drawCitations(d, r);
+  drawReferences(d, r);
+  writeRelated(d, r, scratch);
+  drawDetails(d, r);
+  writeRecord(d, out, scratch, conceptScratch);
+}
+
+/** The work's type, dates, venue, DOI and open-access status. */
+function drawVenue(d: Draft, r: Rng): void {
+  const { corpus, index } = d;
   const idTail = workIdTail(corpus, index);
-  const idNum = 4_000_000_000 + idTail;
+  d.idNum = 4_000_000_000 + idTail;
   const wid = `W4${idTail}`;
-  const topicIndex = corpus.topicOf[index]!;
-  const topic = corpus.topics[topicIndex]!;
+  d.wid = wid;
+  d.topicIndex = corpus.topicOf[index]!;
   const year = FIRST_YEAR + corpus.yearOf[index]!;
+  d.year = year;
   const [type, , rawType] = TYPES[TYPE_SAMPLER.sample(r)]!;
+  d.type = type;
+  d.rawType = rawType;
   const isParatext = type === 'paratext';
   const isPreprint = type === 'preprint';
   const isChapter = type === 'book-chapter';
-  const isRetracted = !isParatext && r.chance(0.003);
+  d.isParatext = isParatext;
+  d.isPreprint = isPreprint;
+  d.isChapter = isChapter;
+  d.isRetracted = !isParatext && r.chance(0.003);
 
   // dates
   const month = year === LAST_YEAR ? 1 + (r.nextU32() % 9) : 1 + (r.nextU32() % 12);
   const day = r.chance(0.12) ? 1 : 1 + (r.nextU32() % 28);
-  const pubDate = `${year}-${pad2(month)}-${pad2(day)}`;
+  d.pubDate = `${year}-${pad2(month)}-${pad2(day)}`;
 
   // venue
   const source = isPreprint
@@ -442,7 +686,9 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     : isChapter
       ? r.pick(BOOKS)
       : JOURNALS[JOURNAL_SAMPLER.sample(r)]!;
+  d.source = source;
   const hasDoi = !r.chance(isChapter ? 0.2 : 0.07);
+  d.hasDoi = hasDoi;
   let doiSuffix: string;
   if (source.doiPrefix === '48550')
     doiSuffix = `arxiv.${pad2(year % 100)}${pad2(month)}.${pad6(r.nextU32() % 99999).slice(1)}`;
@@ -456,80 +702,171 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     doiSuffix = `${source.abbrev}${r.int(10, 30)}${pad6(r.int(0, 99999)).slice(1)}`;
   else doiSuffix = `s${r.int(10000, 99999)}-0${pad2(year % 100)}-${r.int(10000, 99999)}-${r.int(0, 9)}`;
   const doiUrl = `https://doi.org/10.${source.doiPrefix}/${doiSuffix}`;
-  const doi = hasDoi ? `"${doiUrl}"` : 'null';
+  d.doiUrl = doiUrl;
+  d.doi = hasDoi ? `"${doiUrl}"` : 'null';
 
   // open access
   let oaStatus = source.isOa ? (r.chance(0.8) ? 'gold' : 'diamond') : OA_STATUS[OA_SAMPLER.sample(r)]!;
   if (isPreprint) oaStatus = 'green';
+  d.oaStatus = oaStatus;
   const isOa = oaStatus !== 'closed';
+  d.isOa = isOa;
   const license = isOa && oaStatus !== 'bronze' && oaStatus !== 'green' ? `"${r.pick(LICENSES)}"` : 'null';
-  const licenseId = license === 'null' ? 'null' : `"${OA}licenses/${license.slice(1, -1)}"`;
+  d.license = license;
+  d.licenseId = license === 'null' ? 'null' : `"${OA}licenses/${license.slice(1, -1)}"`;
   const landing = hasDoi ? doiUrl : `https://www.example-publisher.org/article/${wid.toLowerCase()}`;
-  const pdfUrl = isOa
+  d.landing = landing;
+  d.pdfUrl = isOa
     ? `"${landing.replace('https://doi.org/', 'https://www.pubs.example.org/doi/pdf/')}"`
     : 'null';
-  const version = isPreprint ? 'submittedVersion' : r.chance(0.9) ? 'publishedVersion' : r.pick(VERSIONS);
-  const locId = hasDoi ? `doi:10.${source.doiPrefix}/${doiSuffix}` : `pmh:${wid.toLowerCase()}`;
-  const primaryLocation = `{"id":"${locId}","is_oa":${oaStatus !== 'closed' && oaStatus !== 'green'},"landing_page_url":"${landing}","pdf_url":${oaStatus === 'green' ? 'null' : pdfUrl},"source":${source.json},"license":${license},"license_id":${licenseId},"version":"${version}","is_accepted":${version !== 'submittedVersion'},"is_published":${version === 'publishedVersion'},"raw_source_name":${J(source.name)},"raw_type":"${rawType}"}`;
-  const locations = [primaryLocation];
-  let bestOa = isOa && oaStatus !== 'green' ? primaryLocation : 'null';
+  d.version = isPreprint ? 'submittedVersion' : r.chance(0.9) ? 'publishedVersion' : r.pick(VERSIONS);
+  d.locId = hasDoi ? `doi:10.${source.doiPrefix}/${doiSuffix}` : `pmh:${wid.toLowerCase()}`;
+}
+
+/** The primary location and the repository copies; the best open-access one among them. */
+function writeLocations(d: Draft, r: Rng, w: ByteWriter): void {
+  const { oaStatus, pdfUrl, version } = d;
+  d.primaryStart = w.length;
+  w.text('{"id":"');
+  w.text(d.locId);
+  w.text('","is_oa":');
+  w.bool(oaStatus !== 'closed' && oaStatus !== 'green');
+  w.text(',"landing_page_url":"');
+  w.text(d.landing);
+  w.text('","pdf_url":');
+  w.text(oaStatus === 'green' ? 'null' : pdfUrl);
+  w.text(',"source":');
+  w.raw(d.source.json);
+  w.text(',"license":');
+  w.text(d.license);
+  w.text(',"license_id":');
+  w.text(d.licenseId);
+  w.text(',"version":"');
+  w.text(version);
+  w.text('","is_accepted":');
+  w.bool(version !== 'submittedVersion');
+  w.text(',"is_published":');
+  w.bool(version === 'publishedVersion');
+  w.text(',"raw_source_name":');
+  w.raw(d.source.nameJson);
+  w.text(',"raw_type":"');
+  w.text(d.rawType);
+  w.text('"}');
+  d.primaryEnd = w.length;
+  d.bestOaStart = d.isOa && oaStatus !== 'green' ? d.primaryStart : -1;
+  d.bestOaEnd = d.primaryEnd;
   const repoCopies = oaStatus === 'green' ? 1 + (r.nextU32() % 2) : r.chance(0.25) ? 1 : 0;
+  d.repoCopies = repoCopies;
   for (let k = 0; k < repoCopies; k++) {
     const repo = r.pick(REPOSITORIES);
-    const rid = `${r.int(1000000, 9999999)}`;
-    const loc = `{"id":"${repo.oai}${rid}","is_oa":true,"landing_page_url":"${repo.url}${rid}","pdf_url":"${repo.url}${rid}/pdf","source":${repo.sourceJson},"license":null,"license_id":null,"version":"${k === 0 ? 'acceptedVersion' : 'submittedVersion'}","is_accepted":${k === 0},"is_published":false,"raw_source_name":null,"raw_type":"${k === 0 ? 'info:eu-repo/semantics/article' : 'text'}"}`;
-    locations.push(loc);
-    if (bestOa === 'null') bestOa = loc;
+    const rid = r.int(1000000, 9999999);
+    w.text(',');
+    const start = w.length;
+    w.text('{"id":"');
+    w.text(repo.oai);
+    w.int(rid);
+    w.text('","is_oa":true,"landing_page_url":"');
+    w.text(repo.url);
+    w.int(rid);
+    w.text('","pdf_url":"');
+    w.text(repo.url);
+    w.int(rid);
+    w.text('/pdf","source":');
+    w.raw(repo.sourceJson);
+    w.text(',"license":null,"license_id":null,"version":"');
+    w.text(k === 0 ? 'acceptedVersion' : 'submittedVersion');
+    w.text('","is_accepted":');
+    w.bool(k === 0);
+    w.text(',"is_published":false,"raw_source_name":null,"raw_type":"');
+    w.text(k === 0 ? 'info:eu-repo/semantics/article' : 'text');
+    w.text('"}');
+    if (d.bestOaStart < 0) {
+      d.bestOaStart = start;
+      d.bestOaEnd = w.length;
+    }
   }
-  const oaUrl = bestOa === 'null' ? 'null' : pdfUrl === 'null' ? `"${landing}"` : pdfUrl;
+  d.locationsEnd = w.length;
+  d.oaUrl = d.bestOaStart < 0 ? 'null' : pdfUrl === 'null' ? `"${d.landing}"` : pdfUrl;
+}
 
-  // authors: a topic has its own pool of recurring authors (communities)
-  const nAuthors = isParatext ? 0 : Math.min(40, 1 + r.powerLaw(4, 2.6) + (r.nextU32() % 3));
-  const authorships: string[] = [];
-  const countries = new Set<string>();
-  const institutions = new Set<string>();
-  const correspondingAuthors: string[] = [];
-  const correspondingInstitutions: string[] = [];
+/** Authors: a topic has its own pool of recurring authors (communities). */
+function writeAuthorships(d: Draft, r: Rng, w: ByteWriter): void {
+  const nAuthors = d.isParatext ? 0 : Math.min(40, 1 + r.powerLaw(4, 2.6) + (r.nextU32() % 3));
+  const { countries, institutions, correspondingAuthors, correspondingInstitutions } = d;
+  countries.length = 0;
+  institutions.length = 0;
+  correspondingAuthors.length = 0;
+  correspondingInstitutions.length = 0;
   const mainInstitution = INSTITUTION_POOL[INSTITUTION_SAMPLER.sample(r)]!;
+  d.authorsStart = w.length;
   for (let a = 0; a < nAuthors; a++) {
-    const authorKey = mix(topicIndex, r.chance(0.6) ? r.nextU32() % 40 : r.nextU32());
-    const aid = `${OA}A5${pad6(authorKey % 1000000)}${pad6(mix(authorKey, 7) % 1000000).slice(3)}`;
-    const first = FIRST_NAMES[authorKey % FIRST_NAMES.length]!;
-    const last = LAST_NAMES[(authorKey >>> 8) % LAST_NAMES.length]!;
-    const name = J(`${first} ${last}`);
-    const orcid =
-      authorKey % 3 === 0
-        ? 'null'
-        : `"https://orcid.org/0000-000${authorKey % 3}-${pad6(authorKey % 9999).slice(2)}-${pad6(mix(authorKey, 3) % 9999).slice(2)}"`;
+    const authorKey = mix(d.topicIndex, r.chance(0.6) ? r.nextU32() % 40 : r.nextU32());
+    const firstName = authorKey % FIRST_NAMES.length;
+    const lastName = (authorKey >>> 8) % LAST_NAMES.length;
     const inst = r.chance(0.55) ? mainInstitution : INSTITUTION_POOL[INSTITUTION_SAMPLER.sample(r)]!;
     const hasInst = !r.chance(0.06);
-    const position = a === 0 ? 'first' : a === nAuthors - 1 ? 'last' : 'middle';
     const corresponding = a === nAuthors - 1 || (a === 0 && r.chance(0.3));
     if (corresponding) {
-      correspondingAuthors.push(`"${aid}"`);
-      const instText = `"${inst.id}"`;
-      if (hasInst && !correspondingInstitutions.includes(instText)) correspondingInstitutions.push(instText);
+      correspondingAuthors.push(authorKey);
+      if (hasInst && !correspondingInstitutions.some((c) => c.id === inst.id))
+        correspondingInstitutions.push(inst);
     }
-    const rawName = J(`${last}, ${first[0]}.`);
+    if (a > 0) w.text(',');
+    w.text('{"author_position":"');
+    w.text(a === 0 ? 'first' : a === nAuthors - 1 ? 'last' : 'middle');
+    w.text('","author":{"id":"');
+    writeAuthorId(w, authorKey);
+    w.text('","display_name":"');
+    w.raw(FIRST_NAME_JSON[firstName]!);
+    w.text(' ');
+    w.raw(LAST_NAME_JSON[lastName]!);
+    w.text('","orcid":');
+    if (authorKey % 3 === 0) w.text('null');
+    else {
+      w.text('"https://orcid.org/0000-000');
+      w.int(authorKey % 3);
+      w.text('-');
+      w.padded(authorKey % 9999, 4);
+      w.text('-');
+      w.padded(mix(authorKey, 3) % 9999, 4);
+      w.text('"');
+    }
+    w.text(hasInst ? '},"institutions":[' : '},"institutions":[],"countries":[],"is_corresponding":');
     if (hasInst) {
-      countries.add(inst.country);
-      institutions.add(inst.id);
-      const raw = inst.raw[authorKey % inst.raw.length]!;
-      authorships.push(
-        `{"author_position":"${position}","author":{"id":"${aid}","display_name":${name},"orcid":${orcid}},"institutions":[${inst.json}],"countries":["${inst.country}"],"is_corresponding":${corresponding},"raw_author_name":${rawName},"raw_affiliation_strings":[${raw}],"affiliations":[{"raw_affiliation_string":${raw},"institution_ids":["${inst.id}"]}]}`,
-      );
-    } else {
-      authorships.push(
-        `{"author_position":"${position}","author":{"id":"${aid}","display_name":${name},"orcid":${orcid}},"institutions":[],"countries":[],"is_corresponding":${corresponding},"raw_author_name":${rawName},"raw_affiliation_strings":[],"affiliations":[]}`,
-      );
+      if (!countries.includes(inst.country)) countries.push(inst.country);
+      if (!institutions.includes(inst.id)) institutions.push(inst.id);
+      w.raw(inst.json);
+      w.text('],"countries":["');
+      w.text(inst.country);
+      w.text('"],"is_corresponding":');
     }
+    w.bool(corresponding);
+    w.text(',"raw_author_name":"');
+    w.raw(LAST_NAME_JSON[lastName]!);
+    w.text(', ');
+    w.raw(FIRST_INITIAL_JSON[firstName]!);
+    if (hasInst) {
+      const raw = inst.raw[authorKey % inst.raw.length]!;
+      w.text('.","raw_affiliation_strings":[');
+      w.raw(raw);
+      w.text('],"affiliations":[{"raw_affiliation_string":');
+      w.raw(raw);
+      w.text(',"institution_ids":["');
+      w.text(inst.id);
+      w.text('"]}]}');
+    } else w.text('.","raw_affiliation_strings":[],"affiliations":[]}');
   }
+  d.authorsEnd = w.length;
+}
 
-  // topics
-  const topicIdx: number[] = [];
-  const topicScores: number[] = [];
-  if (!isParatext) {
-    topicIdx.push(topicIndex);
+/** The primary topic and up to two more, mostly of the same subfield or field. */
+function writeTopics(d: Draft, r: Rng, w: ByteWriter): void {
+  const { corpus, topicIdx, topicScores } = d;
+  const topic = corpus.topics[d.topicIndex]!;
+  topicIdx.length = 0;
+  topicScores.length = 0;
+  if (!d.isParatext) {
+    topicIdx.push(d.topicIndex);
     topicScores.push(score(r, 0.9, 1.0));
     const nTopics = r.chance(0.85) ? 3 : r.chance(0.5) ? 2 : 1;
     for (let attempt = 0; topicIdx.length < nTopics && attempt < 8; attempt++) {
@@ -547,172 +884,200 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
       topicScores.push(r.chance(0.3) ? score(r, 0.9, prev) : score(r, 0.4, Math.min(prev, 0.9)));
     }
   }
-  const topicJson = topicIdx.map(
-    (t, k) => `${corpus.topics[t]!.prefix}${scoreText(topicScores[k]!)}${corpus.topics[t]!.suffix}`,
-  );
+  d.topicsStart = w.length;
+  d.primaryTopicEnd = w.length;
+  for (let k = 0; k < topicIdx.length; k++) {
+    const t = corpus.topics[topicIdx[k]!]!;
+    if (k > 0) w.text(',');
+    w.raw(t.prefix);
+    writeScore(w, topicScores[k]!);
+    w.raw(t.suffix);
+    if (k === 0) d.primaryTopicEnd = w.length;
+  }
+  d.topicsEnd = w.length;
+}
 
-  // keywords and concepts from the topics' vocabularies
-  const keywordJson: string[] = [];
-  const conceptJson: string[] = [];
-  const keywordNames: string[] = [];
-  if (!isParatext) {
+/**
+ * Keywords and concepts from the topics' vocabularies. Concepts go to their own writer: they are drawn
+ * along with the keywords and printed after them.
+ */
+function writeKeywords(d: Draft, r: Rng, w: ByteWriter, c: ByteWriter): void {
+  const { corpus, topicIdx, keywordNames, usedKeywords } = d;
+  keywordNames.length = 0;
+  d.keywordsStart = w.length;
+  if (!d.isParatext) {
     const nKeywords = 3 + (r.nextU32() % 13);
     let s = 0.9 - r.next() * 0.05;
     const step = (s - 0.2) / nKeywords;
-    const used = new Set<string>();
+    usedKeywords.length = 0;
     for (let k = 0, attempt = 0; k < nKeywords && attempt < nKeywords * 3; attempt++) {
       const t = corpus.topics[topicIdx[k < 5 ? 0 : r.nextU32() % topicIdx.length]!]!;
       const vocab = topicVocab(t);
-      const j = r.nextU32() % vocab.kw.length;
-      const kw = vocab.kw[j]!;
-      if (used.has(kw)) continue;
-      used.add(kw);
-      const sc = scoreText(Math.max(0.2, s));
-      keywordJson.push(`${kw}${sc}}`);
-      conceptJson.push(`${vocab.concept[j]}${sc}}`);
+      const j = r.nextU32() % vocab.length;
+      const entry = vocab[j]!;
+      if (usedKeywords.includes(entry)) continue;
+      usedKeywords.push(entry);
+      if (k > 0) {
+        w.text(',');
+        c.text(',');
+      }
+      const sc = Math.max(0.2, s);
+      w.raw(entry.keyword);
+      writeScore(w, sc);
+      w.text('}');
+      c.raw(entry.concept);
+      writeScore(c, sc);
+      c.text('}');
       keywordNames.push(t.phrases[j] ?? t.phrases[0]!);
       s -= step * (0.5 + r.next());
       k++;
     }
     const generic = 1 + (r.nextU32() % 4);
     for (let k = 0; k < generic; k++) {
-      conceptJson.push(
-        `${GENERIC_CONCEPTS[r.nextU32() % GENERIC_CONCEPTS.length]}${k === 0 ? scoreText(r.next() * 0.4) : 0}}`,
-      );
+      if (c.length > 0) c.text(',');
+      c.raw(GENERIC_CONCEPTS[r.nextU32() % GENERIC_CONCEPTS.length]!);
+      if (k === 0) writeScore(c, r.next() * 0.4);
+      else c.text('0');
+      c.text('}');
     }
   }
+  d.keywordsEnd = w.length;
+}
 
-  // title
-  const k1 = keywordNames[0] ?? r.pick(topic.phrases);
-  const k2 = keywordNames[1] ?? r.pick(topic.phrases);
+/** The title, from the first keywords and (mostly) element phrases. */
+function drawTitle(d: Draft, r: Rng): void {
+  const topic = d.corpus.topics[d.topicIndex]!;
+  const k1 = d.keywordNames[0] ?? r.pick(topic.phrases);
+  const k2 = d.keywordNames[1] ?? r.pick(topic.phrases);
   const parts: TitleParts = {
     e: '',
     e2: '',
     k: k1,
     k2: k2 === k1 ? r.pick(topic.phrases) : k2,
-    f: topic.raw.subfield.display_name,
+    f: topic.subfieldName,
     r,
   };
   let title: string;
-  if (isParatext)
-    title = r.pick([
-      'Editorial Board',
-      'Front Matter',
-      'Table of Contents',
-      'Cover Image',
-      'Issue Information',
-    ]);
+  if (d.isParatext) title = r.pick(PARATEXT_TITLES);
   else if (r.chance(0.65)) {
     parts.e = elementPhrase(r);
     parts.e2 = elementPhrase(r);
     title = r.pick(ELEMENT_TEMPLATES)(parts);
   } else title = r.pick(PLAIN_TEMPLATES)(parts);
-  if (type === 'erratum') title = `Correction to: ${title}`;
-  if (isRetracted && r.chance(0.5)) title = `RETRACTED: ${title}`;
+  if (d.type === 'erratum') title = `Correction to: ${title}`;
+  if (d.isRetracted && r.chance(0.5)) title = `RETRACTED: ${title}`;
   const styleDraw = r.next();
   if (styleDraw < 0.02) title = title.toUpperCase();
   else if (styleDraw < 0.2) title = toTitleCase(title);
-  const titleJson = J(title);
+  d.titleJson = J(title);
+}
 
-  // citations: power law, older works more; a re-appearance adds some
+/** Citations: power law, older works more; a re-appearance adds some. */
+function drawCitations(d: Draft, r: Rng): void {
+  const { year, opts } = d;
   const age = CITATION_YEAR - year;
   let cited = year === LAST_YEAR ? r.powerLaw(0.3, 2.5, 20) : r.powerLaw(0.6 + age * 1.1, 1.35, 60000);
-  if (isParatext) cited = 0;
+  if (d.isParatext) cited = 0;
   const citeLast = year === LAST_YEAR ? LAST_YEAR : CITATION_YEAR;
   const perYear = citationYears(cited, year, citeLast, r);
   const fwciDraw = r.next();
   const pctDraw = r.next();
-  const refDraw = r.next();
+  d.refDraw = r.next();
   if (opts.version > 0) {
     // the re-appearance: new citations counted in the year of the update
-    const r2 = rng2.reseed(mix(corpus.seed, index, SALT_VERSION, opts.version));
+    const r2 = rng2.reseed(mix(d.corpus.seed, d.index, SALT_VERSION, opts.version));
     const extra = 1 + r2.powerLaw(1 + cited * 0.05, 1.5, 5000);
     cited += extra;
     const extraYear = Math.max(citeLast, Number(opts.updatedDay.slice(0, 4)));
     if (extraYear > citeLast) perYear.push(extra);
     else perYear[perYear.length - 1]! += extra;
   }
-  const countsByYear: string[] = [];
-  for (let k = perYear.length - 1; k >= 0; k--) {
-    const y = year + k;
-    const c = perYear[k]!;
-    if (c > 0 && y >= COUNTS_WINDOW_START) countsByYear.push(`{"year":${y},"cited_by_count":${c}}`);
-  }
+  d.cited = cited;
+  d.perYear = perYear;
   const expected = 1 + Math.max(0, age) * 2.2;
-  const fwci =
+  d.fwci =
     year === LAST_YEAR || age < 1
       ? 'null'
       : `${Math.round((cited / expected) * (0.6 + fwciDraw * 0.8) * 1e8) / 1e8}`;
   const pct = Math.min(0.99999, 1 - 1 / (1 + cited / (expected * 0.9)) ** 1.3 + pctDraw * 0.01);
-  const percentile =
+  d.percentile =
     year === LAST_YEAR
       ? 'null'
       : `{"value":${Math.round(pct * 1e8) / 1e8},"is_in_top_1_percent":${pct >= 0.99},"is_in_top_10_percent":${pct >= 0.9}}`;
-  const pMin = Math.min(99, Math.floor(pct * 100));
-  const percentileYear = `{"min":${pMin},"max":${Math.min(100, pMin + 1 + (r.nextU32() % 6))}}`;
+  d.pMin = Math.min(99, Math.floor(pct * 100));
+  d.pMax = Math.min(100, d.pMin + 1 + (r.nextU32() % 6));
+}
 
-  // references: earlier works of the same topic (community), some of co-topics, some external
+/** References: earlier works of the same topic (community), some of co-topics, some external. */
+function drawReferences(d: Draft, r: Rng): void {
+  const { corpus, topicIdx, refs, type } = d;
   const nRefs =
-    isParatext || type === 'erratum' || type === 'dataset' ? 0 : 10 + Math.floor(refDraw ** 1.6 * 51);
-  const refs = new Set<number>();
-  const related: string[] = [];
-  const yearSlot = corpus.yearOf[index]!;
+    d.isParatext || type === 'erratum' || type === 'dataset' ? 0 : 10 + Math.floor(d.refDraw ** 1.6 * 51);
+  refs.length = 0;
+  const yearSlot = corpus.yearOf[d.index]!;
   for (let k = 0, attempt = 0; k < nRefs && attempt < nRefs * 3; attempt++) {
     const u = r.next();
     let ref = -1;
     if (u < 0.85) {
       const t =
-        u < 0.7 || topicIdx.length < 2 ? topicIndex : topicIdx[1 + (r.nextU32() % (topicIdx.length - 1))]!;
+        u < 0.7 || topicIdx.length < 2 ? d.topicIndex : topicIdx[1 + (r.nextU32() % (topicIdx.length - 1))]!;
       const base = t * YEAR_STRIDE;
       const lo = corpus.keyStart[base]!;
       const hi = corpus.keyStart[base + yearSlot]!; // works of strictly earlier years
       if (hi > lo) ref = corpus.byTopicYear[lo + Math.floor((hi - lo) * r.next() ** 0.7)]!;
     }
     if (ref < 0) ref = -1 - (r.nextU32() % 0x3fffffff); // negative: an id outside the corpus
-    if (refs.has(ref)) continue;
-    refs.add(ref);
+    if (refs.includes(ref)) continue;
+    refs.push(ref);
     k++;
   }
-  const referenced: string[] = [];
-  for (const ref of refs)
-    referenced.push(
-      ref >= 0 ? workIdText(corpus, ref) : `"${OA}W${1 + (-ref % 3)}${100_000_000 + (-ref % ID_SPACE)}"`,
-    );
-  const nRelated = isParatext ? 0 : r.chance(0.9) ? 10 : 20;
-  {
-    const lo = corpus.keyStart[topicIndex * YEAR_STRIDE]!;
-    const hi = corpus.keyStart[(topicIndex + 1) * YEAR_STRIDE]!;
-    for (let k = 0; k < nRelated; k++) {
-      related.push(
-        hi - lo > 1 && r.chance(0.7)
-          ? workIdText(corpus, corpus.byTopicYear[lo + (r.nextU32() % (hi - lo))]!)
-          : externalIdText(r),
-      );
+}
+
+/** Related works: mostly works of the same topic. */
+function writeRelated(d: Draft, r: Rng, w: ByteWriter): void {
+  const { corpus, topicIndex } = d;
+  const nRelated = d.isParatext ? 0 : r.chance(0.9) ? 10 : 20;
+  d.relatedStart = w.length;
+  const lo = corpus.keyStart[topicIndex * YEAR_STRIDE]!;
+  const hi = corpus.keyStart[(topicIndex + 1) * YEAR_STRIDE]!;
+  for (let k = 0; k < nRelated; k++) {
+    if (k > 0) w.text(',');
+    if (hi - lo > 1 && r.chance(0.7))
+      writeWorkId(w, corpus, corpus.byTopicYear[lo + (r.nextU32() % (hi - lo))]!);
+    else {
+      const digit = 1 + (r.nextU32() % 3);
+      writeExternalId(w, digit, 100_000_000 + (r.nextU32() % ID_SPACE));
     }
   }
+  d.relatedEnd = w.length;
+}
 
-  // identifiers, misc
+/** Identifiers, APC, bibliographic details, MeSH, SDGs, funding, full text, the record's dates. */
+function drawDetails(d: Draft, r: Rng): void {
+  const { year, source, isParatext, isPreprint, isChapter, opts } = d;
   const hasMag = year < 2022 && r.chance(0.6);
   const hasPmid = r.chance(0.07);
-  const pmid = 10000000 + (mix(idNum, 5) % 30000000);
-  const ids = `{"openalex":"${OA}${wid}"${hasDoi ? `,"doi":"${doiUrl}"` : ''}${hasMag ? `,"mag":"${idNum - 2_000_000_000}"` : ''}${hasPmid ? `,"pmid":"https://pubmed.ncbi.nlm.nih.gov/${pmid}"` : ''}}`;
-  const indexedIn =
+  d.hasMag = hasMag;
+  d.hasPmid = hasPmid;
+  d.pmid = 10000000 + (mix(d.idNum, 5) % 30000000);
+  d.indexedIn =
     isPreprint && source.doiPrefix === '48550'
       ? '["arxiv"]'
       : hasPmid
         ? '["crossref","pubmed"]'
-        : hasDoi
+        : d.hasDoi
           ? source.isOa
             ? '["crossref","doaj"]'
             : '["crossref"]'
           : '[]';
-  const apc = source.isOa || oaStatus === 'hybrid' ? r.int(15, 55) * 100 : 0;
+  const apc = source.isOa || d.oaStatus === 'hybrid' ? r.int(15, 55) * 100 : 0;
   const apcList = apc ? `{"value":${apc},"currency":"USD","value_usd":${apc}}` : 'null';
-  const apcPaid = apc && r.chance(0.5) ? apcList : 'null';
+  d.apcList = apcList;
+  d.apcPaid = apc && r.chance(0.5) ? apcList : 'null';
   const volume = isPreprint || isChapter ? 'null' : `"${Math.max(1, year - 1960 + (r.nextU32() % 80))}"`;
   const issue = volume === 'null' || r.chance(0.3) ? 'null' : `"${1 + (r.nextU32() % 24)}"`;
   const firstPage = isPreprint ? 0 : 1 + (r.nextU32() % 12000);
-  const biblio = `{"volume":${volume},"issue":${issue},"first_page":${firstPage ? `"${firstPage}"` : 'null'},"last_page":${firstPage ? `"${firstPage + 3 + (r.nextU32() % 20)}"` : 'null'}}`;
+  d.biblio = `{"volume":${volume},"issue":${issue},"first_page":${firstPage ? `"${firstPage}"` : 'null'},"last_page":${firstPage ? `"${firstPage + 3 + (r.nextU32() % 20)}"` : 'null'}}`;
   let mesh = '[]';
   if (hasPmid) {
     const m: string[] = [];
@@ -726,157 +1091,236 @@ export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): st
     }
     mesh = `[${m.join(',')}]`;
   }
-  const sdgs: string[] = [];
+  d.mesh = mesh;
+  let sdgs = '';
   if (!isParatext && r.chance(0.45)) {
     const a = SDG_SAMPLER.sample(r);
-    sdgs.push(
-      `{"score":${scoreText(0.4 + r.next() * 0.55)},"display_name":${SDGS[a]!.name},"id":${SDGS[a]!.id}}`,
-    );
+    sdgs = `{"score":${scoreText(0.4 + r.next() * 0.55)},"display_name":${SDGS[a]!.name},"id":${SDGS[a]!.id}}`;
     if (r.chance(0.2)) {
       const b = SDG_SAMPLER.sample(r);
       if (b !== a)
-        sdgs.push(
-          `{"score":${scoreText(0.1 + r.next() * 0.3)},"display_name":${SDGS[b]!.name},"id":${SDGS[b]!.id}}`,
-        );
+        sdgs += `,{"score":${scoreText(0.1 + r.next() * 0.3)},"display_name":${SDGS[b]!.name},"id":${SDGS[b]!.id}}`;
     }
   }
-  const awards: string[] = [];
-  const funders: string[] = [];
+  d.sdgs = sdgs;
+  let awards = '';
+  let funders = '';
   if (!isParatext && year >= 2008 && r.chance(0.45)) {
     const n = 1 + (r.nextU32() % 3);
     const seen = new Set<number>();
     for (let k = 0; k < n; k++) {
       const f = r.nextU32() % FUNDERS.length;
       const funder = FUNDERS[f]!;
-      awards.push(
-        `{"id":"${OA}G${1000000000 + r.nextU32()}","display_name":null,"funder_award_id":"${pad6(r.nextU32() % 999999)}${r.int(10, 99)}","funder_id":"${funder.id}","funder_display_name":${funder.nameJson}}`,
-      );
+      awards += `${k > 0 ? ',' : ''}{"id":"${OA}G${1000000000 + r.nextU32()}","display_name":null,"funder_award_id":"${pad6(r.nextU32() % 999999)}${r.int(10, 99)}","funder_id":"${funder.id}","funder_display_name":${funder.nameJson}}`;
       if (!seen.has(f)) {
+        funders += `${seen.size > 0 ? ',' : ''}${funder.json}`;
         seen.add(f);
-        funders.push(funder.json);
       }
     }
   }
-  const hasPdf = isOa && r.chance(0.55);
-  const hasGrobid = hasPdf && r.chance(0.6);
-  const contentUrls = hasPdf
-    ? `"content_urls":{"pdf":"https://content.openalex.org/works/${wid}.pdf"${hasGrobid ? `,"grobid_xml":"https://content.openalex.org/works/${wid}.grobid-xml"` : ''}},`
-    : '';
+  d.awards = awards;
+  d.funders = funders;
+  d.hasPdf = d.isOa && r.chance(0.55);
+  d.hasGrobid = d.hasPdf && r.chance(0.6);
 
   // dates of the record
-  const t2 = rng2.reseed(mix(corpus.seed, index, SALT_VERSION + 100, opts.version));
-  const updated = `${opts.updatedDay}T${pad2(t2.nextU32() % 24)}:${pad2(t2.nextU32() % 60)}:${pad2(t2.nextU32() % 60)}.${pad6(t2.nextU32() % 1000000)}`;
-  const created =
-    pubDate < opts.firstDay && year < 2025 && r.chance(0.85)
-      ? '2025-10-10'
-      : pubDate < opts.firstDay
-        ? pubDate
-        : opts.firstDay;
+  const t2 = rng2.reseed(mix(d.corpus.seed, d.index, SALT_VERSION + 100, opts.version));
+  d.hour = t2.nextU32() % 24;
+  d.minute = t2.nextU32() % 60;
+  d.second = t2.nextU32() % 60;
+  d.micro = t2.nextU32() % 1000000;
+  // created no later than the first appearance
+  const published = d.pubDate < opts.firstDay;
+  d.created =
+    published && year < 2025 && r.chance(0.85) ? '2025-10-10' : published ? d.pubDate : opts.firstDay;
+  d.language = LANGS[LANG_SAMPLER.sample(r)]!;
+}
 
-  const primaryTopic = topicJson.length > 0 ? topicJson[0] : 'null';
-  // one join over flat pieces: far cheaper than a long template (no deep rope to flatten later)
-  return [
-    '{"id":"',
-    OA,
-    wid,
-    '","doi":',
-    doi,
-    ',"title":',
-    titleJson,
-    ',"display_name":',
-    titleJson,
-    ',"publication_year":',
-    year,
-    ',"publication_date":"',
-    pubDate,
-    '","ids":',
-    ids,
-    ',"language":',
-    LANGS[LANG_SAMPLER.sample(r)],
-    ',"primary_location":',
-    primaryLocation,
-    ',"type":"',
-    type,
-    '","indexed_in":',
-    indexedIn,
-    ',"open_access":{"is_oa":',
-    isOa,
-    ',"oa_status":"',
-    oaStatus,
-    '","oa_url":',
-    oaUrl,
-    ',"any_repository_has_fulltext":',
-    repoCopies > 0,
-    '},"authorships":[',
-    authorships.join(','),
-    '],"institutions":[],"countries_distinct_count":',
-    countries.size,
-    ',"institutions_distinct_count":',
-    institutions.size,
-    ',"corresponding_author_ids":[',
-    correspondingAuthors.join(','),
-    '],"corresponding_institution_ids":[',
-    correspondingInstitutions.join(','),
-    '],"apc_list":',
-    apcList,
-    ',"apc_paid":',
-    apcPaid,
-    ',"fwci":',
-    fwci,
-    ',"has_fulltext":',
-    hasPdf,
-    ',"cited_by_count":',
-    cited,
-    ',"citation_normalized_percentile":',
-    percentile,
-    ',"cited_by_percentile_year":',
-    percentileYear,
-    ',"biblio":',
-    biblio,
-    ',"is_retracted":',
-    isRetracted,
-    ',"is_paratext":',
-    isParatext,
-    ',"is_xpac":false,"primary_topic":',
-    primaryTopic,
-    ',"topics":[',
-    topicJson.join(','),
-    '],"keywords":[',
-    keywordJson.join(','),
-    '],"concepts":[',
-    conceptJson.join(','),
-    '],"mesh":',
-    mesh,
-    ',"locations_count":',
-    locations.length,
-    ',"locations":[',
-    locations.join(','),
-    '],"best_oa_location":',
-    bestOa,
-    ',"sustainable_development_goals":[',
-    sdgs.join(','),
-    '],"awards":[',
-    awards.join(','),
-    '],"funders":[',
-    funders.join(','),
-    '],"has_content":{"grobid_xml":',
-    hasGrobid,
-    ',"pdf":',
-    hasPdf,
-    '},',
-    contentUrls,
-    '"referenced_works_count":',
-    referenced.length,
-    ',"referenced_works":[',
-    referenced.join(','),
-    '],"related_works":[',
-    related.join(','),
-    '],"counts_by_year":[',
-    countsByYear.join(','),
-    '],"updated_date":"',
-    updated,
-    '","created_date":"',
-    created,
-    'T00:00:00"}',
-  ].join('');
+/** The record, in the key order of OpenAlex: values from the draft, parts from the scratch writers. */
+function writeRecord(d: Draft, out: ByteWriter, w: ByteWriter, c: ByteWriter): void {
+  const { wid, titleJson, correspondingAuthors, correspondingInstitutions } = d;
+  out.text('{"id":"');
+  out.text(OA);
+  out.text(wid);
+  out.text('","doi":');
+  out.text(d.doi);
+  out.text(',"title":');
+  out.text(titleJson);
+  out.text(',"display_name":');
+  out.text(titleJson);
+  out.text(',"publication_year":');
+  out.int(d.year);
+  out.text(',"publication_date":"');
+  out.text(d.pubDate);
+  out.text('","ids":{"openalex":"');
+  out.text(OA);
+  out.text(wid);
+  out.text('"');
+  if (d.hasDoi) {
+    out.text(',"doi":"');
+    out.text(d.doiUrl);
+    out.text('"');
+  }
+  if (d.hasMag) {
+    out.text(',"mag":"');
+    out.int(d.idNum - 2_000_000_000);
+    out.text('"');
+  }
+  if (d.hasPmid) {
+    out.text(',"pmid":"https://pubmed.ncbi.nlm.nih.gov/');
+    out.int(d.pmid);
+    out.text('"');
+  }
+  out.text('},"language":');
+  out.text(d.language);
+  out.text(',"primary_location":');
+  out.range(w, d.primaryStart, d.primaryEnd);
+  out.text(',"type":"');
+  out.text(d.type);
+  out.text('","indexed_in":');
+  out.text(d.indexedIn);
+  out.text(',"open_access":{"is_oa":');
+  out.bool(d.isOa);
+  out.text(',"oa_status":"');
+  out.text(d.oaStatus);
+  out.text('","oa_url":');
+  out.text(d.oaUrl);
+  out.text(',"any_repository_has_fulltext":');
+  out.bool(d.repoCopies > 0);
+  out.text('},"authorships":[');
+  out.range(w, d.authorsStart, d.authorsEnd);
+  out.text('],"institutions":[],"countries_distinct_count":');
+  out.int(d.countries.length);
+  out.text(',"institutions_distinct_count":');
+  out.int(d.institutions.length);
+  out.text(',"corresponding_author_ids":[');
+  for (let k = 0; k < correspondingAuthors.length; k++) {
+    out.text(k > 0 ? ',"' : '"');
+    writeAuthorId(out, correspondingAuthors[k]!);
+    out.text('"');
+  }
+  out.text('],"corresponding_institution_ids":[');
+  for (let k = 0; k < correspondingInstitutions.length; k++) {
+    out.text(k > 0 ? ',"' : '"');
+    out.text(correspondingInstitutions[k]!.id);
+    out.text('"');
+  }
+  out.text('],"apc_list":');
+  out.text(d.apcList);
+  out.text(',"apc_paid":');
+  out.text(d.apcPaid);
+  out.text(',"fwci":');
+  out.text(d.fwci);
+  out.text(',"has_fulltext":');
+  out.bool(d.hasPdf);
+  out.text(',"cited_by_count":');
+  out.int(d.cited);
+  out.text(',"citation_normalized_percentile":');
+  out.text(d.percentile);
+  out.text(',"cited_by_percentile_year":{"min":');
+  out.int(d.pMin);
+  out.text(',"max":');
+  out.int(d.pMax);
+  out.text('},"biblio":');
+  out.text(d.biblio);
+  out.text(',"is_retracted":');
+  out.bool(d.isRetracted);
+  out.text(',"is_paratext":');
+  out.bool(d.isParatext);
+  out.text(',"is_xpac":false,"primary_topic":');
+  if (d.topicIdx.length > 0) out.range(w, d.topicsStart, d.primaryTopicEnd);
+  else out.text('null');
+  out.text(',"topics":[');
+  out.range(w, d.topicsStart, d.topicsEnd);
+  out.text('],"keywords":[');
+  out.range(w, d.keywordsStart, d.keywordsEnd);
+  out.text('],"concepts":[');
+  out.range(c, 0, c.length);
+  out.text('],"mesh":');
+  out.text(d.mesh);
+  out.text(',"locations_count":');
+  out.int(1 + d.repoCopies);
+  out.text(',"locations":[');
+  out.range(w, d.primaryStart, d.locationsEnd);
+  out.text('],"best_oa_location":');
+  if (d.bestOaStart < 0) out.text('null');
+  else out.range(w, d.bestOaStart, d.bestOaEnd);
+  out.text(',"sustainable_development_goals":[');
+  out.text(d.sdgs);
+  out.text('],"awards":[');
+  out.text(d.awards);
+  out.text('],"funders":[');
+  out.text(d.funders);
+  out.text('],"has_content":{"grobid_xml":');
+  out.bool(d.hasGrobid);
+  out.text(',"pdf":');
+  out.bool(d.hasPdf);
+  out.text('},');
+  if (d.hasPdf) {
+    out.text('"content_urls":{"pdf":"https://content.openalex.org/works/');
+    out.text(wid);
+    out.text('.pdf"');
+    if (d.hasGrobid) {
+      out.text(',"grobid_xml":"https://content.openalex.org/works/');
+      out.text(wid);
+      out.text('.grobid-xml"');
+    }
+    out.text('},');
+  }
+  out.text('"referenced_works_count":');
+  out.int(d.refs.length);
+  out.text(',"referenced_works":[');
+  let first = true;
+  for (const ref of d.refs) {
+    if (!first) out.text(',');
+    first = false;
+    if (ref >= 0) writeWorkId(out, d.corpus, ref);
+    else writeExternalId(out, 1 + (-ref % 3), 100_000_000 + (-ref % ID_SPACE));
+  }
+  out.text('],"related_works":[');
+  out.range(w, d.relatedStart, d.relatedEnd);
+  out.text('],"counts_by_year":[');
+  first = true;
+  const { perYear, year } = d;
+  for (let k = perYear.length - 1; k >= 0; k--) {
+    const y = year + k;
+    const n = perYear[k]!;
+    if (n > 0 && y >= COUNTS_WINDOW_START) {
+      out.text(first ? '{"year":' : ',{"year":');
+      first = false;
+      out.int(y);
+      out.text(',"cited_by_count":');
+      out.int(n);
+      out.text('}');
+    }
+  }
+  out.text('],"updated_date":"');
+  out.text(d.opts.updatedDay);
+  out.text('T');
+  out.padded(d.hour, 2);
+  out.text(':');
+  out.padded(d.minute, 2);
+  out.text(':');
+  out.padded(d.second, 2);
+  out.text('.');
+  out.padded(d.micro, 6);
+  out.text('","created_date":"');
+  out.text(d.created);
+  out.text('T00:00:00"}');
+}
+
+const PARATEXT_TITLES = [
+  'Editorial Board',
+  'Front Matter',
+  'Table of Contents',
+  'Cover Image',
+  'Issue Information',
+];
+
+/** The JSON text (no newline) of work `index`. */
+export function buildWork(corpus: Corpus, index: number, opts: BuildOptions): string {
+  const out = textScratch;
+  out.length = 0;
+  writeWork(corpus, index, opts, out);
+  return decoder.decode(out.bytes.subarray(0, out.length));
 }

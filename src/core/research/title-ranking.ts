@@ -146,11 +146,16 @@ export class TitleRanker {
   rank(expr: string, limit: number): RankedTitle[] | undefined {
     const parsed = this.parse(expr);
     if (!parsed) return undefined;
-    // Few matches: every one is ranked (FTS5's bm25 would pass over every title of each word for
-    // its idf, whatever the matches).
     const most = Math.min(...parsed.groups.map((g) => g.reduce((sum, alt) => sum + this.bound(alt), 0)));
-    if (most < this.fewMatches)
-      return this.byLength ? this.rankRows(parsed, this.matches(expr), limit) : undefined;
+    if (!this.byLength)
+      return most < this.fewMatches ? undefined : this.rankRows(parsed, this.matches(expr), limit);
+    // Few matches: every one is ranked (FTS5's bm25 would pass over every title of each word for
+    // its idf, whatever the matches); so are a few more when the titles by length would be
+    // searched once a pattern (each costs about as much as ranking fewMatches / 2 matches: the
+    // looser search's OR of four words has fifteen).
+    const patterns = parsed.groups.reduce((n, g) => n * (2 ** g.length - 1), 1);
+    if (most < this.fewMatches * Math.max(1, patterns / 2))
+      return this.rankRows(parsed, this.matches(expr), limit);
     return (
       (this.byLength && this.rankByLength(parsed, this.byLength, limit)) ??
       this.rankRows(parsed, this.matches(expr), limit)
@@ -218,13 +223,22 @@ export class TitleRanker {
       const titles = this.stats.repeats.get(t);
       if (!titles) return undefined;
       const byRow = new Map<number, number>();
-      titles.ordinals.forEach((ordinal, j) => {
-        const r = indexOf(rows, ordinal);
-        if (r >= 0) {
-          byRow.set(r, titles.counts[j]!);
-          repeated[r] = 1;
+      const hold = (r: number, times: number) => {
+        byRow.set(r, times);
+        repeated[r] = 1;
+      };
+      // The shorter list is walked, the other searched by halves: a common word's repeats are
+      // many more than a few rows.
+      if (titles.ordinals.length <= n)
+        titles.ordinals.forEach((ordinal, j) => {
+          const r = indexOf(rows, ordinal);
+          if (r >= 0) hold(r, titles.counts[j]!);
+        });
+      else
+        for (let r = 0; r < n; r++) {
+          const times = timesIn(titles, rows[r]!);
+          if (times > 1) hold(r, times);
         }
-      });
       return byRow;
     });
     const scores = new Float64Array(n);

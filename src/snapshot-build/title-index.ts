@@ -98,23 +98,28 @@ function buildByLength(db: Database.Database): void {
     db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('hashsize', ${64 << 20})`);
     db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('pgsz', 8000)`);
   }
+  // A token count is one varint: one byte below 128 (read as the character it is), else decoded here.
   db.function('title_tokens', { deterministic: true }, (sz: unknown) => varint(sz as Buffer));
-  const rowid = `CAST(title_tokens(d.sz) AS INTEGER) * ${BY_LENGTH_SHIFT} + p.ordinal`;
-  db.exec(
-    `INSERT INTO papers_by_length (rowid, title) SELECT ${rowid}, p.title
-     FROM papers p JOIN papers_fts_docsize d ON d.id = p.ordinal WHERE p.title IS NOT NULL ORDER BY 1`,
-  );
+  const tokens =
+    'CASE WHEN length(sz) = 1 THEN coalesce(unicode(CAST(sz AS TEXT)), 0) ELSE title_tokens(sz) END';
+  // Each title's row id, ordered as a table's key, then the titles joined to it in that order
+  // (sorting the titles themselves spilled to disk).
+  db.exec(`CREATE TEMP TABLE by_length (id INTEGER PRIMARY KEY, ordinal INTEGER NOT NULL);
+    INSERT INTO temp.by_length SELECT (${tokens}) * ${BY_LENGTH_SHIFT} + id, id FROM papers_fts_docsize;
+    INSERT INTO papers_by_length (rowid, title)
+      SELECT l.id, p.title FROM temp.by_length l JOIN papers p ON p.ordinal = l.ordinal WHERE p.title IS NOT NULL
+      ORDER BY l.id`);
   db.exec('CREATE TEMP TABLE title_repeats (ordinal INTEGER PRIMARY KEY, markers TEXT NOT NULL)');
   const insert = db.prepare('INSERT INTO temp.title_repeats VALUES (?, ?)');
   db.transaction(() => {
     for (const [ordinal, markers] of repeatMarkers(db)) insert.run(ordinal, markers.join(' '));
   })();
   db.exec(
-    `INSERT INTO papers_repeats (rowid, title, repeated) SELECT ${rowid}, p.title, r.markers
-     FROM temp.title_repeats r JOIN papers p ON p.ordinal = r.ordinal JOIN papers_fts_docsize d ON d.id = p.ordinal
-     ORDER BY 1`,
+    `INSERT INTO papers_repeats (rowid, title, repeated)
+     SELECT l.id, p.title, r.markers FROM temp.by_length l JOIN temp.title_repeats r ON r.ordinal = l.ordinal
+     JOIN papers p ON p.ordinal = l.ordinal ORDER BY l.id`,
   );
-  db.exec('DROP TABLE temp.title_repeats');
+  db.exec('DROP TABLE temp.title_repeats; DROP TABLE temp.by_length');
 }
 
 /**

@@ -1,7 +1,16 @@
 import { existsSync, rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { PAPERS_FTS } from '../snapshot/schema.js';
+import {
+  BY_LENGTH_SHIFT,
+  PAPERS_BY_LENGTH,
+  PAPERS_FTS,
+  PAPERS_REPEATS,
+  REPEATS_LEFT_OUT,
+  repeatMarker,
+} from '../snapshot/schema.js';
+import { varint } from '../snapshot/title-stats.js';
+import { getOrCreate } from '../util/maps.js';
 import { workerFile } from '../util/worker-file.js';
 import { buildTopicTerms, type TopicTermsInput } from './topic-terms.js';
 
@@ -12,13 +21,21 @@ import { buildTopicTerms, type TopicTermsInput } from './topic-terms.js';
  * tables are then copied into the snapshot at a fixed point of the write, so the file has the same
  * bytes whichever thread is first. At 1M works the index took 2.1-2.2 s of the writer's thread;
  * the copy takes about 0.2 s of it, and the index of the narrow side table is built faster.
+ * The titles by length (schema.ts's PAPERS_BY_LENGTH, PAPERS_REPEATS), from which research ranks
+ * a common question's best titles, are built after it in the same thread, from its token counts.
  * What the titles teach of their communities (topic-terms.ts) is counted meanwhile in a thread of
  * its own, from the snapshot's titles into a second side file, copied in with the index: in the
  * index's thread it held the writer up to 2 s at 1M works, a core idle meanwhile.
  */
 
-/** FTS5's own tables behind papers_fts (external content: the titles stay in the paper rows). */
-const INDEX_TABLES = ['data', 'idx', 'docsize', 'config'].map((t) => `papers_fts_${t}`);
+/**
+ * FTS5's own tables behind papers_fts (external content: the titles stay in the paper rows) and
+ * behind the titles by length (contentless: terms alone).
+ */
+const INDEX_TABLES = [
+  ...['data', 'idx', 'docsize', 'config'].map((t) => `papers_fts_${t}`),
+  ...['papers_by_length', 'papers_repeats'].flatMap((f) => ['data', 'idx', 'config'].map((t) => `${f}_${t}`)),
+];
 /** The topic model's tables (topic-terms.ts), copied with the index. */
 const TOPIC_TABLES = ['topic_terms', 'topic_lengths'];
 
@@ -64,8 +81,70 @@ export function buildIndex(snapshotPath: string, sidePath: string, onTitlesRead:
     db.exec(`INSERT INTO papers_fts (papers_fts, rank) VALUES ('hashsize', ${64 << 20})`);
     db.exec("INSERT INTO papers_fts (papers_fts, rank) VALUES ('pgsz', 8000)");
     db.exec("INSERT INTO papers_fts (papers_fts) VALUES ('rebuild')");
+    buildByLength(db);
   } finally {
     db.close();
+  }
+}
+
+/**
+ * The titles again, by length (schema.ts's PAPERS_BY_LENGTH and PAPERS_REPEATS), from the paper
+ * rows and the token counts papers_fts holds (the ones its bm25 reads), each inserted in row id
+ * order (FTS5 writes a segment whenever a row id is not above the last one).
+ */
+function buildByLength(db: Database.Database): void {
+  db.exec(`${PAPERS_BY_LENGTH}; ${PAPERS_REPEATS}`);
+  for (const table of ['papers_by_length', 'papers_repeats']) {
+    db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('hashsize', ${64 << 20})`);
+    db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('pgsz', 8000)`);
+  }
+  // A token count is one varint: one byte below 128 (read as the character it is), else decoded here.
+  db.function('title_tokens', { deterministic: true }, (sz: unknown) => varint(sz as Buffer));
+  const tokens =
+    'CASE WHEN length(sz) = 1 THEN coalesce(unicode(CAST(sz AS TEXT)), 0) ELSE title_tokens(sz) END';
+  // Each title's row id, ordered as a table's key, then the titles joined to it in that order
+  // (sorting the titles themselves spilled to disk).
+  db.exec(`CREATE TEMP TABLE by_length (id INTEGER PRIMARY KEY, ordinal INTEGER NOT NULL);
+    INSERT INTO temp.by_length SELECT (${tokens}) * ${BY_LENGTH_SHIFT} + id, id FROM papers_fts_docsize;
+    INSERT INTO papers_by_length (rowid, title)
+      SELECT l.id, p.title FROM temp.by_length l JOIN papers p ON p.ordinal = l.ordinal WHERE p.title IS NOT NULL
+      ORDER BY l.id`);
+  db.exec('CREATE TEMP TABLE title_repeats (ordinal INTEGER PRIMARY KEY, markers TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO temp.title_repeats VALUES (?, ?)');
+  db.transaction(() => {
+    for (const [ordinal, markers] of repeatMarkers(db)) insert.run(ordinal, markers.join(' '));
+  })();
+  db.exec(
+    `INSERT INTO papers_repeats (rowid, title, repeated)
+     SELECT l.id, p.title, r.markers FROM temp.by_length l JOIN temp.title_repeats r ON r.ordinal = l.ordinal
+     JOIN papers p ON p.ordinal = l.ordinal ORDER BY l.id`,
+  );
+  db.exec('DROP TABLE temp.title_repeats; DROP TABLE temp.by_length');
+}
+
+/**
+ * The markers of the titles holding a term more than once (other than REPEATS_LEFT_OUT), by
+ * ordinal: each such term's, and its with how often the title holds it.
+ */
+function repeatMarkers(db: Database.Database): Map<number, string[]> {
+  db.exec(`CREATE VIRTUAL TABLE temp.title_terms USING fts5vocab(main, papers_fts, row);
+    CREATE VIRTUAL TABLE temp.title_instances USING fts5vocab(main, papers_fts, instance)`);
+  try {
+    const leftOut = new Set(REPEATS_LEFT_OUT);
+    // Only the terms some title holds twice (instances > titles) are read instance by instance.
+    const terms = (
+      db.prepare('SELECT term FROM temp.title_terms WHERE cnt > doc ORDER BY term').pluck().all() as string[]
+    ).filter((t) => !leftOut.has(t));
+    const twice = db
+      .prepare('SELECT doc, count(*) AS n FROM temp.title_instances WHERE term = ? GROUP BY doc HAVING n > 1')
+      .raw();
+    const markers = new Map<number, string[]>();
+    for (const term of terms)
+      for (const [doc, n] of twice.all(term) as [number, number][])
+        getOrCreate(markers, doc, () => []).push(repeatMarker(term), repeatMarker(term, n));
+    return markers;
+  } finally {
+    db.exec('DROP TABLE temp.title_terms; DROP TABLE temp.title_instances');
   }
 }
 

@@ -5,7 +5,7 @@
  */
 
 /** The largest blob of one column's row: a column above it is stored in parts. A multiple of 8. */
-export const COLUMN_PART_BYTES = 256 * 1024 * 1024;
+const COLUMN_PART_BYTES = 256 * 1024 * 1024;
 
 /**
  * The rows of table paper_columns that store one column: one row under its name, or, above

@@ -3,6 +3,7 @@ import { decodeSeries, type StoredSeries } from '../scoring/history-codec.js';
 import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
 import { joinedColumn, PAPER_COLUMN_SQL } from './column-parts.js';
+import { BY_LENGTH_SHIFT } from './schema.js';
 import { type PendingTitleStats, startTitleStats, type TitleStats } from './title-stats.js';
 import { titleTerm } from './title-terms.js';
 import { type TopicMatch, TopicSearch } from './topic-search.js';
@@ -171,10 +172,26 @@ export interface ResearchQueries extends ColumnQueries {
   newestTitleMatches(match: string, scan: number, limit: number): ScoredPaper[];
   /** Title matches, counted up to `upTo`. */
   countTitleMatches(match: string, upTo: number): number;
-  /** Every title matching an FTS expression, ordinals ascending (what research's ranker ranks). */
-  allTitleMatches(match: string): number[];
+  /** Every title matching an FTS expression (from ordinal `from` on), ordinals ascending (what research's ranker ranks). */
+  allTitleMatches(match: string, from?: number): number[];
+  /** The newest `scan` titles matching an FTS expression, ordinals descending. */
+  newestTitleOrdinals(match: string, scan: number): number[];
   /** The first `limit` title matches by ordinal, unranked (no bm25: no pass over each word's papers). */
   titleMatchOrdinals(match: string, limit: number): number[];
+  /** Whether the snapshot has the titles by length (schema 9: papers_by_length). */
+  hasTitlesByLength(): boolean;
+  /**
+   * The first `limit` (-1: every) titles of `fromTokens` to `throughTokens` tokens matching an FTS
+   * expression, shortest first, then by ordinal (papers_by_length's order): their ordinals. With
+   * `repeated`, in papers_repeats (the titles holding a term more than once). Schema 9 on.
+   */
+  titlesByLength(
+    match: string,
+    fromTokens: number,
+    throughTokens: number,
+    limit: number,
+    repeated?: boolean,
+  ): number[];
   /** Starts reading the titles' statistics (on a thread of their own) if not yet started. */
   startTitleRanking(): void;
   /** Whether the titles' statistics are being read now (starts reading them if not yet started). */
@@ -188,8 +205,6 @@ export interface ResearchQueries extends ColumnQueries {
   /** Whether a topic's name or description matches. */
   hasTopicMatch(match: string): boolean;
   paperByDoi(doi: string): PaperRow | undefined;
-  /** The paper whose title matches best. */
-  paperByTitle(match: string): PaperRow | undefined;
   /** Up to 10 topics whose name or description match, best first. */
   describedTopics(match: string): string[];
   /** Every community's papers (its topic's primary papers), by topic number; read once. */
@@ -346,11 +361,21 @@ export class SqliteSnapshotReader implements SnapshotReader {
     return typeof this.ranking === 'object';
   }
 
-  allTitleMatches(match: string): number[] {
+  allTitleMatches(match: string, from = 0): number[] {
+    // The bound as an integer (a JavaScript number binds as a real, which FTS5 does not take as a
+    // row id bound).
     const json = this.statement(
-      'SELECT json_group_array(rowid) FROM papers_fts WHERE papers_fts MATCH ?',
+      'SELECT json_group_array(rowid) FROM papers_fts WHERE papers_fts MATCH ? AND rowid >= ?',
       'pluck',
-    ).get(match) as string;
+    ).get(match, BigInt(from)) as string;
+    return JSON.parse(json) as number[];
+  }
+
+  newestTitleOrdinals(match: string, scan: number): number[] {
+    const json = this.statement(
+      'SELECT json_group_array(rowid) FROM (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY rowid DESC LIMIT ?)',
+      'pluck',
+    ).get(match, scan) as string;
     return JSON.parse(json) as number[];
   }
 
@@ -487,6 +512,29 @@ export class SqliteSnapshotReader implements SnapshotReader {
     ).all(match, scan, limit) as ScoredPaper[];
   }
 
+  hasTitlesByLength(): boolean {
+    return this.schema >= 9;
+  }
+
+  titlesByLength(
+    match: string,
+    fromTokens: number,
+    throughTokens: number,
+    limit: number,
+    repeated = false,
+  ): number[] {
+    // The bounds as integers (a JavaScript number binds as a real, which FTS5 does not take as a
+    // row id bound: it would read every match).
+    const table = repeated ? 'papers_repeats' : 'papers_by_length';
+    const shift = BigInt(BY_LENGTH_SHIFT);
+    const rowids = this.statement(
+      `SELECT rowid FROM ${table} WHERE ${table} MATCH ? AND rowid >= ? AND rowid < ? LIMIT ?`,
+      'pluck',
+    ).all(match, BigInt(fromTokens) * shift, BigInt(throughTokens + 1) * shift, limit) as number[];
+    for (let i = 0; i < rowids.length; i++) rowids[i] = rowids[i]! % BY_LENGTH_SHIFT;
+    return rowids;
+  }
+
   titleMatchOrdinals(match: string, limit: number): number[] {
     return this.statement('SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? LIMIT ?', 'pluck').all(
       match,
@@ -544,14 +592,6 @@ export class SqliteSnapshotReader implements SnapshotReader {
     }
     if (lo === order.length || doiAt.get(order[lo]) !== doi) return undefined;
     return this.paperRows([order[lo]!])[0];
-  }
-
-  paperByTitle(match: string): PaperRow | undefined {
-    return this.addMovingNumbers(
-      this.statement(
-        `SELECT ${this.paperColumns} FROM papers WHERE ordinal = (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ? ORDER BY bm25(papers_fts) LIMIT 1)`,
-      ).get(match) as PaperRow | undefined,
-    );
   }
 
   describedTopics(match: string): string[] {

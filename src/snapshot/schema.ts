@@ -19,8 +19,11 @@
  * 8: topics_fts, the topics' texts alone, which research's topic queries read instead of
  * subjects_fts (whose posting lists hold about seven keywords' rows a topic's), and subject_terms,
  * each term's rows in subjects_fts, so that they rank the topics as subjects_fts did.
+ * 9: papers_by_length and papers_repeats, the titles' index again with the titles in order of
+ * length (see PAPERS_BY_LENGTH), from which research ranks a common question's best title matches
+ * without reading every one (core/research/title-ranking.ts).
  */
-export const SNAPSHOT_SCHEMA_VERSION = 8;
+export const SNAPSHOT_SCHEMA_VERSION = 9;
 
 /**
  * The titles' full-text index over the paper rows (external content: the titles are the rows'
@@ -30,6 +33,52 @@ export const SNAPSHOT_SCHEMA_VERSION = 8;
 export const TITLE_TOKENIZER = 'porter unicode61 remove_diacritics 2';
 export const PAPERS_FTS = `CREATE VIRTUAL TABLE papers_fts USING fts5(title, content = 'papers', content_rowid = 'ordinal',
   tokenize = '${TITLE_TOKENIZER}')`;
+
+/**
+ * The titles by length: the same terms as papers_fts (the same tokenizer), each title's row id its
+ * token count (as papers_fts_docsize holds it) times 2^32 plus its ordinal, so a term's titles
+ * come shortest first, then by ordinal: the order in which bm25 ranks titles holding each word of
+ * a question once. Terms only (detail=none: no positions, no counts), no text, no token counts.
+ */
+export const PAPERS_BY_LENGTH = `CREATE VIRTUAL TABLE papers_by_length USING fts5(title, content = '', columnsize = 0,
+  detail = none, tokenize = '${TITLE_TOKENIZER}')`;
+/**
+ * The titles holding a term more than once (other than REPEATS_LEFT_OUT), which score more than
+ * their length says, by length as in papers_by_length (the same row ids), each with a marker of
+ * every such term in `repeated`: the term and 'q' (repeatMarker(term)), and the term, 'q' and how
+ * often the title holds it (repeatMarker(term, 2)). A marker ends in 'q' or a digit, which no
+ * step of the porter stemmer strips, so it is one term of the index as it is written.
+ */
+export const PAPERS_REPEATS = `CREATE VIRTUAL TABLE papers_repeats USING fts5(title, repeated, content = '',
+  columnsize = 0, detail = column, tokenize = '${TITLE_TOKENIZER}')`;
+/** A title's row id in papers_by_length and papers_repeats: its token count in the high bits, its ordinal in the low 32. */
+export const BY_LENGTH_SHIFT = 2 ** 32;
+/** papers_repeats' marker of a term a title holds more than once (`times`: so many times). */
+export const repeatMarker = (term: string, times?: number) => `${term}q${times ?? ''}`;
+/**
+ * Terms whose repeats do not put a title in papers_repeats: the glue words research leaves out of
+ * questions (as the index stems them), which a third of real titles hold twice ("... of ... of
+ * ..."). A search naming one of them is not ranked from the titles by length.
+ */
+export const REPEATS_LEFT_OUT: readonly string[] = [
+  'a',
+  'an',
+  'and',
+  'the',
+  'of',
+  'for',
+  'in',
+  'on',
+  'to',
+  'with',
+  'by',
+  'from',
+  'at',
+  'is',
+  'ar',
+  'vs',
+  'via',
+];
 
 /**
  * Each title term's communities (topic, weight pairs as little-endian int32, heaviest first) and
@@ -128,6 +177,8 @@ CREATE VIRTUAL TABLE topics_fts USING fts5(id UNINDEXED, name, description,
   tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE subject_terms (term TEXT PRIMARY KEY, rows INTEGER NOT NULL) WITHOUT ROWID;
 ${PAPERS_FTS};
+${PAPERS_BY_LENGTH};
+${PAPERS_REPEATS};
 ${TOPIC_TERMS};
 `;
 

@@ -35,7 +35,7 @@ interface RepeatedIn {
 }
 
 /** A SQLite varint (big-endian groups of 7 bits), as FTS5 stores a title's token count. */
-function varint(b: Uint8Array): number {
+export function varint(b: Uint8Array): number {
   let v = 0;
   for (const byte of b) {
     v = v * 128 + (byte & 0x7f);

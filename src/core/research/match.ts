@@ -3,7 +3,7 @@ import { doiOf } from '../doi.js';
 import { ServiceError } from '../errors.js';
 import type { CandidateRow } from './candidates.js';
 import { ftsToken, groupExpr, type TermGroup, termGroups } from './question.js';
-import { countTitleMatches, hasTitleMatch, titleMatches } from './title-ranking.js';
+import { countTitleMatches, hasTitleMatch, newestTitleMatches, titleMatches } from './title-ranking.js';
 
 /**
  * Matching: the papers whose titles carry the question's words (every word first, then the
@@ -57,7 +57,7 @@ function looseMatches(reader: ResearchQueries, groups: TermGroup[], strict: Matc
       .map((c) => groupExpr(c.g))
       .join(` ${op} `);
     const found: ScoredPaper[] = scanNewest
-      ? reader.newestTitleMatches(expr, LOOSE_SCAN, MATCH_CAP)
+      ? newestTitleMatches(reader, expr, LOOSE_SCAN, MATCH_CAP)
       : titleMatches(reader, expr, MATCH_CAP);
     for (const r of found) {
       if (out.length >= room) break;
@@ -169,11 +169,11 @@ export function findPaper(
   if (doi === null) {
     const words = termGroups(paper).map((g) => ftsToken(g.word.toLowerCase()));
     if (words.length > 0) {
-      // The best bm25 match; a lone match needs no ranking (see rankedTitleMatches).
+      // The best bm25 match; a lone match needs no ranking.
       const expr = words.join(' AND ');
       const few = reader.titleMatchOrdinals(expr, 2);
-      row =
-        few.length === 1 ? reader.paperRows(few)[0] : few.length > 1 ? reader.paperByTitle(expr) : undefined;
+      const ordinal = few.length > 1 ? titleMatches(reader, expr, 1)[0]?.ordinal : few[0];
+      row = ordinal === undefined ? undefined : reader.paperRows([ordinal])[0];
     }
   }
   if (!row) {

@@ -1,9 +1,13 @@
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LENSES, type ResearchRequest, research } from '../../../src/core/research.js';
 import { snapshotFile } from '../../../src/snapshot/folder.js';
 import type { SnapshotReader, SnapshotView } from '../../../src/snapshot/reader.js';
 import { Snapshot } from '../../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../../helpers/sample.js';
+import { tempDir } from '../../helpers/works.js';
 
 let snapshot: Snapshot;
 beforeAll(async () => {
@@ -90,12 +94,25 @@ describe('research with the title ranker', () => {
   it('answers every question as with FTS5 ranking alone: papers, lists, communities and pages', async () => {
     const sample = await sampleDataDir();
     const path = snapshotFile(sample.snapshots, sample.version);
+    // A kept snapshot of schema 8 (before the titles by length), made from the sample's.
+    const olderPath = join(tempDir('ri-schema8-'), 'older.sqlite');
+    copyFileSync(path, olderPath);
+    const older = new Database(olderPath);
+    older.exec(
+      "DROP TABLE papers_by_length; DROP TABLE papers_repeats; UPDATE meta SET value = '8' WHERE key = 'schema_version'",
+    );
+    older.close();
     // The ranker for every question of the small sample (by default it waits for 100,000 papers).
-    const ranking = new Snapshot(sample.version, path, { titleRanking: { fromPapers: 0, fewMatches: 0 } });
+    const options = { titleRanking: { fromPapers: 0, fewMatches: 0 } };
+    const ranking = new Snapshot(sample.version, path, options);
+    const ranking8 = new Snapshot(sample.version, olderPath, options);
     const fts5 = new Snapshot(sample.version, path);
     try {
       expect(await ranking.reader.titleRankingReady()).toBe(true);
+      expect(await ranking8.reader.titleRankingReady()).toBe(true);
       expect(await fts5.reader.titleRankingReady()).toBe(false);
+      expect(ranking.reader.hasTitlesByLength()).toBe(true);
+      expect(ranking8.reader.hasTitlesByLength()).toBe(false);
       const titles = ranking.db
         .prepare('SELECT title FROM papers WHERE title IS NOT NULL AND ordinal % 211 = 0 LIMIT 30')
         .pluck()
@@ -111,21 +128,36 @@ describe('research with the title ranker', () => {
         'CO2 reduction copper',
         ...titles.map((t) => t.split(/\s+/).slice(0, 3).join(' ')),
       ];
-      let ranked = 0;
-      // The ranker reads every title a search matches, unranked, and ranks them itself.
+      // The ranker reads the titles by length (schema 9), or every title a search matches (8).
+      let byLength = 0;
+      let every = 0;
       const counting = withReader(ranking, {
-        allTitleMatches: (match) => {
-          ranked++;
-          return ranking.reader.allTitleMatches(match);
+        titlesByLength: (...args) => {
+          byLength++;
+          return ranking.reader.titlesByLength(...args);
+        },
+      });
+      const counting8 = withReader(ranking8, {
+        allTitleMatches: (match, from) => {
+          every++;
+          return ranking8.reader.allTitleMatches(match, from);
         },
       });
       for (const q of questions)
-        for (const page of [1, 3]) expect(answer(counting, { q }, page), q).toBe(answer(fts5, { q }, page));
-      for (const t of titles.slice(0, 10))
+        for (const page of [1, 3]) {
+          const expected = answer(fts5, { q }, page);
+          expect(answer(counting, { q }, page), q).toBe(expected);
+          expect(answer(counting8, { q }, page), q).toBe(expected);
+        }
+      for (const t of titles.slice(0, 10)) {
         expect(answer(ranking, { paper: t })).toBe(answer(fts5, { paper: t }));
-      expect(ranked).toBeGreaterThan(40);
+        expect(answer(ranking8, { paper: t })).toBe(answer(fts5, { paper: t }));
+      }
+      expect(byLength).toBeGreaterThan(40);
+      expect(every).toBeGreaterThan(40);
     } finally {
       ranking.retire();
+      ranking8.retire();
       fts5.retire();
     }
   });

@@ -138,7 +138,7 @@ export const SortQuery = z
 export const SubjectResolutionArg = z
   .enum(['yearly', 'monthly'])
   .default('yearly')
-  .describe('yearly (default) or monthly (both need the Personal plan, as every subject read)');
+  .describe('yearly (default) or monthly');
 
 /**
  * An integer parameter as every door takes it, one schema: plain decimal digits from a query

@@ -26,7 +26,7 @@ const LensesQuery = z
     return lenses as Lens[];
   })
   .openapi({ type: 'string' })
-  .describe(`Comma list of ${LENSES.join(', ')} (default: all three)`);
+  .describe(`Comma list of ${LENSES.join(', ')}`);
 
 /**
  * A research question's parameters, as REST's query and MCP's research tool take them (page_size

@@ -1,12 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import {
-  batchPrice,
-  LAB_QUOTE_USD,
-  type LabDepth,
-  type OperationId,
-  operation,
-  usdText,
-} from '../access/policy.js';
+import { batchPrice, type LabDepth, type OperationId, operation } from '../access/policy.js';
 import {
   ElementHistoriesSchema,
   ElementHistorySchema,
@@ -35,6 +28,7 @@ import {
   SymbolsQuery,
 } from '../contracts/params.js';
 import { ResearchSchema, researchFields } from '../contracts/research.js';
+import { MAX_PAGES } from '../contracts/research-request.js';
 import {
   SubjectElementsSchema,
   SubjectHistorySchema,
@@ -113,17 +107,17 @@ export interface ToolDef {
 }
 
 /** What the paper tools must not be misread as (the rest of the reading is in the server's instructions). */
-const NOT_RIS = ' Never rank papers by ris_contribution (a weight toward RIS, not importance).';
+const NOT_RIS = ' ris_contribution is a weight toward RIS, not importance: never rank by it.';
 
 /** What the history tools say of their size (the instructions say how; bench/mcp-tokens.mjs measures it). */
-const HISTORY_SIZE = ` About 16 tokens a period; a result holds about ${RESULT_TOKENS.toLocaleString('en-US')} (its latest periods; notes.left_out says how to get the rest).`;
+const HISTORY_SIZE = ` About 16 tokens a period, ${RESULT_TOKENS.toLocaleString('en-US')} a result (the latest; the rest: notes.left_out).`;
 
 /**
  * What the paper tools say of their size (bench/mcp-tokens.mjs: about 130 o200k tokens a paper of
  * the sample, whose titles the size's estimate counts high: some 60 fit). Short: the tool list has
  * a budget too, and the instructions say the rest.
  */
-const PAPERS_SIZE = ' A result holds about 60 papers (its first; notes.left_out says how to get the rest).';
+const PAPERS_SIZE = ' About 60 papers a result (the first; the rest: notes.left_out).';
 
 /** A history tool's range, as the history routes take it (the same names and checks). */
 const rangeOf = (a: Record<string, unknown>): HistoryRange => ({
@@ -184,12 +178,14 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'research',
       op: 'research',
-      description: `${d('research')}: the communities and element sub-communities a question (q) or a paper (paper: a DOI or title) is about, each with why it matched and whether it is rising, and the reading lists foundational (classics the matched papers cite most), now (highest impact) and newest (last two years). One page per call; pages (1-5) and next give the rest (call again with the page and data_version in next.url, so every page is of one data version); a page past the last is refused uncharged.`,
+      description: `${d('research')}: communities and element sub-communities of q or paper, why each matched and whether it is rising; lists foundational (most cited by the matches), now (highest impact), newest (last two years). Pages 1-${MAX_PAGES}: for the next, call again with next.url's page and data_version (one data version throughout); a page past the last is refused uncharged.`,
       input: z
         .object({
           ...researchFields(),
           q: researchFields().q.describe('The question, e.g. "oxygen evolution nickel iron" (or paper)'),
           paper: researchFields().paper.describe('A DOI or title to start from (or q, not both)'),
+          // The description says what a page past the last does.
+          page: researchFields().page.describe(`Page 1-${MAX_PAGES}, up to the answer's pages`),
           ...PINNED,
         })
         .strict(),
@@ -233,7 +229,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'search_subjects',
       op: 'searchSubjects',
-      description: `${d('searchSubjects')}: use it to find the subject_type and subject_id the subject tools take.`,
+      description: `${d('searchSubjects')}, as the subject tools take them.`,
       input: z
         .object({
           q: SubjectSearchText,
@@ -326,7 +322,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'lab_quote',
       op: 'labQuote',
       writes: true,
-      description: `${d('labQuote')}. Terms: element symbols (case-sensitive) or names, topic and keyword names; unknown terms are listed under ignored. deliverables are the depths offered (not_offered says why others are not); then lab_run with the quote_id.`,
+      description: `${d('labQuote')}. Terms: element symbols (case-sensitive) or names, topic and keyword names; unknown terms are listed under ignored. deliverables are the depths offered; then lab_run with the quote_id.`,
       // q as GET /v1/lab/quote takes it, query or markdown as POST does: exactly one of the three.
       input: z
         .object({
@@ -352,7 +348,7 @@ export function toolDefinitions(): ToolDef[] {
       name: 'lab_run',
       op: 'labRun',
       writes: true,
-      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}, at the quoted price minus the ${usdText(LAB_QUOTE_USD)} the quote cost. An expired, edited or stale quote is refused before any payment (ask lab_quote again).${NOT_RIS}${PAPERS_SIZE}`,
+      description: `${d('labRun')}: ${LAB_DEPTH_NAMES}. An expired, edited or stale quote is refused before any payment (ask lab_quote again).${NOT_RIS}${PAPERS_SIZE}`,
       input: z
         .object({
           ...LabRunFields,

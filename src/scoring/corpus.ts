@@ -84,16 +84,34 @@ export interface Corpus {
 
 export const NO_DAY = -2_147_483_648;
 
-/** Builds a CSR from (ordinal, value) pairs in any order (a counting sort by ordinal). */
-function csrFromPairs(n: number, ordinals: Int32Array, values: Int32Array): Csr {
+/**
+ * The CSR of a query's (ordinal, value) pairs, read twice instead of held: once counted by
+ * ordinal, then each value put straight in its place. The pairs themselves (two columns, grown
+ * by doubling) cost two to three times the CSR: 2-3 GB for the references at 10M works.
+ * NULL values are -1, as intColumns reads them.
+ */
+async function csrFromQuery(store: CorpusStore, n: number, pairsSql: string): Promise<Csr> {
+  const pairs = `(${pairsSql}) AS pairs(o, v)`;
   const start = new Int32Array(n + 1);
-  for (let i = 0; i < ordinals.length; i++) start[ordinals[i]! + 1]!++;
+  await store.forEachChunk(`SELECT o, count(*)::INTEGER FROM ${pairs} GROUP BY o`, (chunk) => {
+    const [o, count] = [chunk.getColumnVector(0), chunk.getColumnVector(1)];
+    for (let i = 0; i < chunk.rowCount; i++) start[(o.getItem(i) as number) + 1] = count.getItem(i) as number;
+  });
   for (let p = 0; p < n; p++) start[p + 1]! += start[p]!;
+  const values = new Int32Array(start[n]!);
   const fill = start.slice(0, n);
-  const sorted = new Int32Array(values.length);
-  for (let i = 0; i < ordinals.length; i++) sorted[fill[ordinals[i]!]!++] = values[i]!;
-  sortEachPaper(n, start, sorted);
-  return { start, values: sorted };
+  await store.forEachChunk(`SELECT o, v FROM ${pairs}`, (chunk) => {
+    const [o, v] = [chunk.getColumnVector(0), chunk.getColumnVector(1)];
+    for (let i = 0; i < chunk.rowCount; i++) {
+      const at = fill[o.getItem(i) as number]!++;
+      // A pair the count did not see (the store changed between the two reads) would write past
+      // the paper's end: refuse rather than build from it.
+      if (at >= values.length) throw new Error('the corpus store changed while the build read it');
+      values[at] = (v.getItem(i) as number | null) ?? -1;
+    }
+  });
+  sortEachPaper(n, start, values);
+  return { start, values };
 }
 
 /**
@@ -293,12 +311,10 @@ const vocabularySql = (
 async function loadHeadlines(store: CorpusStore, corpus: Corpus, params: ScoringParameters, source: string) {
   const n = corpus.n;
   // Headline elements: the tags stored for each title, as element indexes.
-  const [elementOrdinals, elementValues] = await store.intColumns(elementPairsSql(source), 2);
-  corpus.elements = csrFromPairs(n, elementOrdinals!, elementValues!);
+  corpus.elements = await csrFromQuery(store, n, elementPairsSql(source));
 
   // Headline topics: the primary topic and any topic at or above the threshold.
-  const [topicOrdinals, topicValues] = await store.intColumns(topicPairsSql(source, params), 2);
-  numberTopics(corpus, csrFromPairs(n, topicOrdinals!, topicValues!));
+  numberTopics(corpus, await csrFromQuery(store, n, topicPairsSql(source, params)));
 
   // Headline keywords, numbered by slug.
   await store.con.run(`CREATE OR REPLACE TEMP TABLE kw AS ${keywordPairsSql(source, params)}`);
@@ -307,18 +323,11 @@ async function loadHeadlines(store: CorpusStore, corpus: Corpus, params: Scoring
   corpus.keywordNames = col<string>(vocabulary, 1);
   await store.con.run(`CREATE OR REPLACE TEMP TABLE kwidx AS
     SELECT slug, (row_number() OVER (ORDER BY slug) - 1)::INTEGER AS idx FROM (SELECT DISTINCT slug FROM kw)`);
-  const [keywordOrdinals, keywordValues] = await store.intColumns(
-    'SELECT o, idx FROM kw JOIN kwidx USING (slug)',
-    2,
-  );
-  corpus.keywords = csrFromPairs(n, keywordOrdinals!, keywordValues!);
+  corpus.keywords = await csrFromQuery(store, n, 'SELECT o, idx FROM kw JOIN kwidx USING (slug)');
   await store.con.run('DROP TABLE kw; DROP TABLE kwidx');
 
   // References inside the corpus, as ordinals.
-  // Sized from the number of references (an upper bound): no regrowing of ~20M values per column.
-  const refCount = Number((await store.scalar<bigint | null>(`SELECT sum(len(refs)) FROM ${source}`)) ?? 0);
-  const [refFrom, refTo] = await store.intColumns(refPairsSql(source), 2, -1, refCount);
-  corpus.refs = csrFromPairs(n, refFrom!, refTo!);
+  corpus.refs = await csrFromQuery(store, n, refPairsSql(source));
 }
 
 /**

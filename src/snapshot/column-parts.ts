@@ -24,12 +24,39 @@ export function paperColumnRows(
   return rows;
 }
 
+/** The rows of one column (whole, or its parts); its parameter: { name }. */
+const COLUMN_ROWS = `name = @name OR name GLOB @name || '#[0-9]*'`;
+
 /** One column's rows (whole, or its parts in order) from table paper_columns; its parameter: { name }. */
 export const PAPER_COLUMN_SQL = (table = 'paper_columns') =>
-  `SELECT data FROM ${table} WHERE name = @name OR name GLOB @name || '#[0-9]*' ORDER BY length(name), name`;
+  `SELECT data FROM ${table} WHERE ${COLUMN_ROWS} ORDER BY length(name), name`;
 
-/** A column's bytes from its rows (PAPER_COLUMN_SQL): undefined when it has none. */
-export function joinedColumn(parts: readonly Buffer[]): Buffer | undefined {
-  if (parts.length <= 1) return parts[0];
-  return Buffer.concat(parts as Buffer[]);
+/** One column's length in bytes, all its parts (SQLite reads a blob's length from its record header). */
+export const PAPER_COLUMN_BYTES_SQL = (table = 'paper_columns') =>
+  `SELECT coalesce(sum(length(data)), 0) FROM ${table} WHERE ${COLUMN_ROWS}`;
+
+/**
+ * A column's bytes from its rows (PAPER_COLUMN_SQL, read one at a time) and their total length:
+ * undefined when it has none. One row is the column as read; parts are copied in turn into one
+ * buffer of shared memory, so that the column is never held twice (the references reach 1 GB at
+ * 10M works) and a worker pool shares it as it is (inSharedMemory copies nothing).
+ */
+export function joinedColumn(parts: Iterable<Buffer>, totalBytes: number): Buffer | undefined {
+  let first: Buffer | undefined;
+  let out: Buffer | undefined;
+  let at = 0;
+  for (const part of parts) {
+    if (first === undefined) {
+      first = part;
+      continue;
+    }
+    if (out === undefined) {
+      out = Buffer.from(new SharedArrayBuffer(totalBytes));
+      at = first.copy(out, 0);
+    }
+    if (at + part.length > totalBytes) at += part.length;
+    else at += part.copy(out, at);
+  }
+  if (out && at !== totalBytes) throw new Error(`a column's parts hold ${at} bytes, not ${totalBytes}`);
+  return out ?? first;
 }

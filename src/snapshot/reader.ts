@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { decodeSeries, type StoredSeries } from '../scoring/history-codec.js';
 import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
-import { joinedColumn, PAPER_COLUMN_SQL } from './column-parts.js';
+import { joinedColumn, PAPER_COLUMN_BYTES_SQL, PAPER_COLUMN_SQL } from './column-parts.js';
 import { BY_LENGTH_SHIFT } from './schema.js';
 import { type PendingTitleStats, startTitleStats, type TitleStats } from './title-stats.js';
 import { titleTerm } from './title-terms.js';
@@ -730,7 +730,10 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   paperColumn(name: string): Buffer | undefined {
-    return joinedColumn(this.statement(PAPER_COLUMN_SQL(), 'pluck').all({ name }) as Buffer[]);
+    return joinedColumn(
+      this.statement(PAPER_COLUMN_SQL(), 'pluck').iterate({ name }) as Iterable<Buffer>,
+      this.statement(PAPER_COLUMN_BYTES_SQL(), 'pluck').get({ name }) as number,
+    );
   }
 
   labSubjects(): LabSubjectRow[] {

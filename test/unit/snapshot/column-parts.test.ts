@@ -1,6 +1,11 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { joinedColumn, PAPER_COLUMN_SQL, paperColumnRows } from '../../../src/snapshot/column-parts.js';
+import {
+  joinedColumn,
+  PAPER_COLUMN_BYTES_SQL,
+  PAPER_COLUMN_SQL,
+  paperColumnRows,
+} from '../../../src/snapshot/column-parts.js';
 import { SNAPSHOT_SCHEMA } from '../../../src/snapshot/schema.js';
 
 describe('whole-corpus columns larger than one SQLite blob', () => {
@@ -17,7 +22,10 @@ describe('whole-corpus columns larger than one SQLite blob', () => {
     return db;
   }
   const read = (d: Database.Database, name: string) =>
-    joinedColumn(d.prepare(PAPER_COLUMN_SQL()).pluck().all({ name }) as Buffer[]);
+    joinedColumn(
+      d.prepare(PAPER_COLUMN_SQL()).pluck().iterate({ name }) as Iterable<Buffer>,
+      d.prepare(PAPER_COLUMN_BYTES_SQL()).pluck().get({ name }) as number,
+    );
   const int32Bytes = (n: number, from: number) =>
     Buffer.from(Int32Array.from({ length: n }, (_, i) => from + i).buffer);
 
@@ -45,6 +53,23 @@ describe('whole-corpus columns larger than one SQLite blob', () => {
     expect(read(d, 'refs')?.equals(refs)).toBe(true);
     expect(read(d, 'refs_start')?.equals(refsStart)).toBe(true);
     expect(new Int32Array(new Uint8Array(read(d, 'refs')!).buffer)[49]).toBe(1049);
+  });
+
+  it('a column in parts is read into shared memory, which a worker pool shares without a copy', () => {
+    const d = snapshotWith(
+      [
+        ['refs', int32Bytes(50, 0)],
+        ['year', Buffer.alloc(8)],
+      ],
+      16,
+    );
+    expect(read(d, 'refs')!.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(read(d, 'year')!.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+  });
+
+  it('refuses parts that do not add up to the length their rows give', () => {
+    expect(() => joinedColumn([Buffer.alloc(16), Buffer.alloc(8)], 32)).toThrow(/24 bytes, not 32/);
+    expect(() => joinedColumn([Buffer.alloc(16), Buffer.alloc(8)], 20)).toThrow(/24 bytes, not 20/);
   });
 
   it('a column the snapshot does not hold reads as undefined', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ri, riBackground, stop, until } from '../../helpers/cli.js';
+import { riAsync, riBackground, stop, until } from '../../helpers/cli.js';
 import { sampleDataDir } from '../../helpers/sample.js';
 
 /**
@@ -45,19 +45,22 @@ afterAll(async () => {
 const call = (base: string, key: string) =>
   fetch(`${base}/v1/subjects/topic/T10030`, { headers: { authorization: `Bearer ${key}` } });
 
-function createKey(plan: string, email: string): string {
-  const r = ri(['keys', 'create', '--plan', plan, '--email', email], env);
+// The CLI runs beside the test's event loop (riAsync), never blocking it: a blocked loop misses
+// the replicas closing idle keep-alive sockets, and its next fetch on one fails ("other side
+// closed") on a loaded machine.
+async function createKey(plan: string, email: string): Promise<string> {
+  const r = await riAsync(['keys', 'create', '--plan', plan, '--email', email], env);
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.trim().split('\n').at(-1)!;
 }
 
 describe('two replicas sharing PostgreSQL and Redis', () => {
   it('honour a new key on both at once, and a revocation on both at once', async () => {
-    const key = createKey('personal', 'replica@example.org');
+    const key = await createKey('personal', 'replica@example.org');
     expect((await call(bases[0]!, key)).status).toBe(200);
     expect((await call(bases[1]!, key)).status).toBe(200);
     const prefix = key.split('_')[1]!;
-    const revoke = ri(['keys', 'revoke', prefix], env);
+    const revoke = await riAsync(['keys', 'revoke', prefix], env);
     expect(revoke.status, revoke.stderr).toBe(0);
     for (const base of bases) {
       const res = await call(base, key);
@@ -67,15 +70,15 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
   });
 
   it('see a plan change on both at once', async () => {
-    const key = createKey('free', 'upgrade@example.org');
+    const key = await createKey('free', 'upgrade@example.org');
     expect((await call(bases[1]!, key)).status).toBe(403);
-    expect(ri(['plans', 'set', 'upgrade@example.org', 'personal'], env).status).toBe(0);
+    expect((await riAsync(['plans', 'set', 'upgrade@example.org', 'personal'], env)).status).toBe(0);
     expect((await call(bases[0]!, key)).status).toBe(200);
     expect((await call(bases[1]!, key)).status).toBe(200);
   });
 
   it('share one rate-limit budget per key', async () => {
-    const key = createKey('personal', 'limits@example.org');
+    const key = await createKey('personal', 'limits@example.org');
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await call(bases[i % 2]!, key)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
@@ -89,7 +92,7 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
   });
 
   it('run a lab quote issued by one replica on the other (quotes and the signing secret are shared)', async () => {
-    const key = createKey('professional', 'lab@example.org');
+    const key = await createKey('professional', 'lab@example.org');
     const auth = { headers: { authorization: `Bearer ${key}` } };
     const quote = (await (await fetch(`${bases[0]}/v1/lab/quote?q=Ni%20Fe`, auth)).json()) as Record<
       string,
@@ -107,7 +110,7 @@ describe('two replicas sharing PostgreSQL and Redis', () => {
   });
 
   it('log each request as JSON with the key prefix, never the key', async () => {
-    const key = createKey('personal', 'logs@example.org');
+    const key = await createKey('personal', 'logs@example.org');
     expect((await call(bases[0]!, key)).status).toBe(200);
     const prefix = key.split('_')[1]!;
     // Log lines are written asynchronously: wait for them.

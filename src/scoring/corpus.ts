@@ -301,6 +301,9 @@ const refPairsSql = (
 ) => `SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM ${source}) u
      JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref WHERE a.o <> b.o`;
 
+/** The references of the whole corpus, valid while the store keeps the load's table `ord`. */
+export const REF_PAIRS_SQL = refPairsSql('works');
+
 /** The keyword vocabulary of the slugs in table `table`: slugs in order, with names. */
 const vocabularySql = (
   table: string,

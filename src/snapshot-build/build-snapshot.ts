@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type CorpusStore, openCorpusStore } from '../ingest/corpus-store.js';
-import { assignClusters } from '../scoring/clusters.js';
+import { assignClusters, citationVotes } from '../scoring/clusters.js';
 import { type CachedCorpus, loadCorpusReporting } from '../scoring/corpus.js';
 import { readCorpusCache, writeCorpusCache } from '../scoring/corpus-cache.js';
 import { isoDay } from '../scoring/dates.js';
@@ -114,6 +114,10 @@ async function buildFromStore(
   );
   const cacheFile = options.cacheFile && !cacheIsCurrent ? options.cacheFile : null;
 
+  // The citation graph's votes for the papers without a topic, counted by DuckDB from the
+  // references in the store while this thread scores the impact.
+  const votes = citationVotes(store);
+  votes.catch(() => {}); // awaited below; a failure before then is reported there
   const impact = computeImpact(corpus, params);
   lap('impact scores');
   mkdirSync(snapshotDir, { recursive: true });
@@ -162,7 +166,7 @@ async function buildFromStore(
       };
     });
     subjects.catch(() => {}); // awaited by the writer; a failure before then is the writer's to report
-    const clusters = assignClusters(corpus);
+    const clusters = assignClusters(corpus.primaryTopic, await votes);
     let previous: PaperContent['previous'];
     if (report.cachedOrdinal && previousVersion) {
       if (await previousChecked)

@@ -8,6 +8,7 @@ import { enablePageChecksums, pageChecksums, pagesChecked } from '../snapshot/pa
 import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from '../snapshot/schema.js';
 import { batchedInsert } from './batched-insert.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
+import { writeRefsColumns } from './refs-columns.js';
 import type { ScoredSubjects } from './score-subjects.js';
 import {
   type CommunityRows,
@@ -124,12 +125,17 @@ async function writeAll(
   // Then what does not depend on the subjects' scores, while the worker is still scoring them.
   const communityRows = scored.communities();
   await titles.pending.titlesRead;
-  db.transaction(() => {
+  // One transaction, as db.transaction made it before the references were streamed into it.
+  db.exec('BEGIN');
+  try {
     writeSubjectSearch(db, texts);
-    writePaperColumns(db, papers, pubDates);
+    await writePaperColumns(db, papers, pubDates, store);
     writeCommunities(db, 'communities', communityRows.communities);
     writeCommunities(db, 'element_communities', communityRows.elementCommunities);
-  })();
+    db.exec('COMMIT');
+  } finally {
+    if (db.inTransaction) db.exec('ROLLBACK');
+  }
   writeSubjectTerms(db);
   // Each type's subjects as the worker hands them over, while it scores the next.
   let subjects = 0;
@@ -277,9 +283,17 @@ function writeCommunities(db: Database.Database, table: string, rows: CommunityR
 
 /** Writes one whole-corpus column into paper_columns (in parts when it is large). */
 function columnWriter(db: Database.Database): (name: string, bytes: Buffer) => void {
-  const insert = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
+  const insert = rowWriter(db);
   return (name, bytes) => {
-    for (const [row, part] of paperColumnRows(name, bytes)) insert.run(row, part);
+    for (const [row, part] of paperColumnRows(name, bytes)) insert(row, part);
+  };
+}
+
+/** Writes one row of paper_columns (a column, or a part of one). */
+function rowWriter(db: Database.Database): (row: string, bytes: Buffer) => void {
+  const insert = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
+  return (row, bytes) => {
+    insert.run(row, bytes);
   };
 }
 
@@ -289,9 +303,15 @@ const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.by
 /**
  * The whole-corpus columns by ordinal (paper-columns.ts) that do not depend on the scores, which
  * the lab, research and the reader load as typed arrays in one read per snapshot (the two scored
- * ones, rank_position and recency, are written once the scores come).
+ * ones, rank_position and recency, are written once the scores come); the references streamed
+ * from the corpus store (refs-columns.ts).
  */
-function writePaperColumns(db: Database.Database, content: PaperContent, pubDates: Int32Array): void {
+async function writePaperColumns(
+  db: Database.Database,
+  content: PaperContent,
+  pubDates: Int32Array,
+  store: CorpusStore,
+): Promise<void> {
   const { corpus, clusters, impact } = content;
   const column = columnWriter(db);
   column('year', bytesOf(corpus.year));
@@ -303,8 +323,7 @@ function writePaperColumns(db: Database.Database, content: PaperContent, pubDate
   column('work_id', bytesOf(corpus.workId));
   column('doi_order', bytesOf(doiOrder(corpus)));
   column('pub_date', bytesOf(pubDates));
-  column('refs_start', bytesOf(corpus.refs.start));
-  column('refs', bytesOf(corpus.refs.values.subarray(0, corpus.refs.start[corpus.n])));
+  await writeRefsColumns(store, corpus.n, rowWriter(db));
 }
 
 /** Each subject's papers (ordinals ascending), for the lab's set algebra, in the order of the rows. */

@@ -125,17 +125,12 @@ async function writeAll(
   // Then what does not depend on the subjects' scores, while the worker is still scoring them.
   const communityRows = scored.communities();
   await titles.pending.titlesRead;
-  // One transaction, as db.transaction made it before the references were streamed into it.
-  db.exec('BEGIN');
-  try {
+  db.transaction(() => {
     writeSubjectSearch(db, texts);
-    await writePaperColumns(db, papers, pubDates, store);
+    writePaperColumns(db, papers, pubDates);
     writeCommunities(db, 'communities', communityRows.communities);
     writeCommunities(db, 'element_communities', communityRows.elementCommunities);
-    db.exec('COMMIT');
-  } finally {
-    if (db.inTransaction) db.exec('ROLLBACK');
-  }
+  })();
   writeSubjectTerms(db);
   // Each type's subjects as the worker hands them over, while it scores the next.
   let subjects = 0;
@@ -303,15 +298,10 @@ const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.by
 /**
  * The whole-corpus columns by ordinal (paper-columns.ts) that do not depend on the scores, which
  * the lab, research and the reader load as typed arrays in one read per snapshot (the two scored
- * ones, rank_position and recency, are written once the scores come); the references streamed
- * from the corpus store (refs-columns.ts).
+ * ones, rank_position and recency, are written once the scores come); the references from
+ * their staging file (refs-columns.ts).
  */
-async function writePaperColumns(
-  db: Database.Database,
-  content: PaperContent,
-  pubDates: Int32Array,
-  store: CorpusStore,
-): Promise<void> {
+function writePaperColumns(db: Database.Database, content: PaperContent, pubDates: Int32Array): void {
   const { corpus, clusters, impact } = content;
   const column = columnWriter(db);
   column('year', bytesOf(corpus.year));
@@ -323,7 +313,7 @@ async function writePaperColumns(
   column('work_id', bytesOf(corpus.workId));
   column('doi_order', bytesOf(doiOrder(corpus)));
   column('pub_date', bytesOf(pubDates));
-  await writeRefsColumns(store, corpus.n, rowWriter(db));
+  writeRefsColumns(content.refs, rowWriter(db));
 }
 
 /** Each subject's papers (ordinals ascending), for the lab's set algebra, in the order of the rows. */

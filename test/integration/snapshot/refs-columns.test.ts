@@ -6,7 +6,7 @@ import { expandWorksPaths } from '../../../src/ingest/sources.js';
 import { loadCorpusReporting, REF_PAIRS_SQL } from '../../../src/scoring/corpus.js';
 import { DEFAULT_PARAMETERS } from '../../../src/scoring/parameters.js';
 import { paperColumnRows } from '../../../src/snapshot/column-parts.js';
-import { writeRefsColumns } from '../../../src/snapshot-build/refs-columns.js';
+import { stageRefs, writeRefsColumns } from '../../../src/snapshot-build/refs-columns.js';
 import { tempDir, work, writeWorks } from '../../helpers/works.js';
 
 /** W1..W12, each citing a few others (out of order, one twice), itself, and a work not in the corpus. */
@@ -19,9 +19,9 @@ const CITING = Array.from({ length: 12 }, (_, i) =>
 );
 
 /**
- * The rows of paper_columns the build writes for the references, streamed from the store, and
- * those it wrote from the CSR in memory (each paper's cited ordinals sorted): the same bytes,
- * whole or in parts.
+ * The rows of paper_columns the build writes for the references, staged from the store and read
+ * back a part at a time, and those it wrote from the CSR in memory (each paper's cited ordinals
+ * sorted): the same bytes, whole or in parts.
  */
 async function streamedAndInMemory(records: Record<string, unknown>[], partBytes: number[]) {
   const dir = tempDir('ri-refs-columns-');
@@ -39,10 +39,12 @@ async function streamedAndInMemory(records: Record<string, unknown>[], partBytes
       start[p + 1] = start[p]! + l.length;
     });
     const values = Int32Array.from(lists.flatMap((l) => l.sort((a, b) => a - b)));
+    const staged = await stageRefs(store, n, join(dir, 'refs'));
     const out = [];
     for (const part of partBytes) {
       const streamed: [string, Buffer][] = [];
-      await writeRefsColumns(store, n, (row, bytes) => streamed.push([row, Buffer.from(bytes)]), part);
+      // Each part copied: the writer hands them over in one buffer, in turn.
+      writeRefsColumns(staged, (row, bytes) => streamed.push([row, Buffer.from(bytes)]), part);
       const inMemory = [
         ...paperColumnRows('refs_start', Buffer.from(start.buffer), part),
         ...paperColumnRows('refs', Buffer.from(values.buffer), part),
@@ -55,7 +57,7 @@ async function streamedAndInMemory(records: Record<string, unknown>[], partBytes
   }
 }
 
-describe('the references columns streamed from the store', () => {
+describe('the references columns staged from the store', () => {
   it('are the CSR in memory byte for byte: whole, in parts, in parts the last one full', async () => {
     // 12 papers of a few references each (self-citations and W999 left out): 32, so the parts of
     // 8 bytes end full and those of 12 and 20 do not.

@@ -1,5 +1,4 @@
-import { getOrCreate } from '../util/maps.js';
-import type { Corpus } from './corpus.js';
+import type { CorpusStore } from '../ingest/corpus-store.js';
 
 export interface Clusters {
   /** OpenAlex topic id of each paper's community, -1 when none can be told. */
@@ -9,41 +8,47 @@ export interface Clusters {
 }
 
 /**
- * A paper's cluster is its primary topic. A paper without one joins the community most common
- * among the papers it cites and that cite it (one step of label propagation); ties go to the
- * smaller topic id so the result is reproducible.
+ * The votes of the citation graph for the papers without a primary topic: (paper, topic, votes)
+ * rows, one per topic among the papers it cites and that cite it (a reference counts as often
+ * as the record lists it, as in REF_PAIRS_SQL, corpus.ts). Counted by DuckDB over the load's
+ * table `ord`, whose fact_topic (NULL: none) is the corpus's primaryTopic (-1: none), so the
+ * references are never all in memory. A paper without a topic has no self-citation to count.
  */
-export function assignClusters(corpus: Corpus): Clusters {
-  const topic = Int32Array.from(corpus.primaryTopic);
-  const fromCitations = new Uint8Array(corpus.n);
-  const missing = new Set<number>();
-  for (let p = 0; p < corpus.n; p++) if (topic[p] === -1) missing.add(p);
-  if (missing.size === 0) return { topic, fromCitations };
+const VOTES_SQL = `SELECT p, t::INTEGER, count(*)::INTEGER FROM (
+    SELECT m.o AS p, b.fact_topic AS t
+      FROM (SELECT id, unnest(refs) AS ref FROM works WHERE id IN (SELECT id FROM ord WHERE fact_topic IS NULL)) u
+      JOIN ord m ON m.id = u.id JOIN ord b ON b.id = u.ref WHERE b.fact_topic IS NOT NULL
+    UNION ALL
+    SELECT m.o, a.fact_topic
+      FROM (SELECT id, unnest(refs) AS ref FROM works) u
+      JOIN ord m ON m.id = u.ref AND m.fact_topic IS NULL JOIN ord a ON a.id = u.id WHERE a.fact_topic IS NOT NULL
+  ) GROUP BY p, t`;
 
-  const votes = new Map<number, Map<number, number>>();
-  const vote = (p: number, t: number) => {
-    if (t === -1) return;
-    const m = getOrCreate(votes, p, () => new Map<number, number>());
-    m.set(t, (m.get(t) ?? 0) + 1);
-  };
-  for (let p = 0; p < corpus.n; p++) {
-    for (let i = corpus.refs.start[p]!; i < corpus.refs.start[p + 1]!; i++) {
-      const q = corpus.refs.values[i]!;
-      if (missing.has(p)) vote(p, corpus.primaryTopic[q]!);
-      if (missing.has(q)) vote(q, corpus.primaryTopic[p]!);
+/** The citation votes (VOTES_SQL) as columns: paper ordinal, topic id, votes. */
+export function citationVotes(store: CorpusStore): Promise<Int32Array[]> {
+  return store.intColumns(VOTES_SQL, 3);
+}
+
+/**
+ * A paper's cluster is its primary topic. A paper without one joins the community most common
+ * among the papers it cites and that cite it (one step of label propagation, `votes` from
+ * citationVotes); ties go to the smaller topic id so the result is reproducible.
+ */
+export function assignClusters(primaryTopic: Int32Array, votes: readonly Int32Array[]): Clusters {
+  const [paper, voted, count] = votes as [Int32Array, Int32Array, Int32Array];
+  const topic = Int32Array.from(primaryTopic);
+  const fromCitations = new Uint8Array(primaryTopic.length);
+  const bestVotes = new Int32Array(primaryTopic.length);
+  for (let i = 0; i < paper.length; i++) {
+    const p = paper[i]!;
+    // The store and the corpus must agree on who has no topic.
+    if (primaryTopic[p] !== -1) throw new Error('the corpus store changed while the build read it');
+    const [t, v] = [voted[i]!, count[i]!];
+    if (v > bestVotes[p]! || (v === bestVotes[p] && t < topic[p]!)) {
+      topic[p] = t;
+      bestVotes[p] = v;
+      fromCitations[p] = 1;
     }
-  }
-  for (const [p, m] of votes) {
-    let best = -1;
-    let bestVotes = 0;
-    for (const [t, v] of m) {
-      if (v > bestVotes || (v === bestVotes && t < best)) {
-        best = t;
-        bestVotes = v;
-      }
-    }
-    topic[p] = best;
-    fromCitations[p] = 1;
   }
   return { topic, fromCitations };
 }

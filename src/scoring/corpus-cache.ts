@@ -13,10 +13,11 @@ import type { ScoringParameters } from './parameters.js';
 /**
  * The build cache (DATA_DIR/build-cache/corpus.bin): what the last build read from the corpus
  * store and parsed, per paper, in its ordinal order: work ids, headline elements, topics and
- * keywords, and in-corpus references. The next build takes it, asks the store only for the works
- * changed since (the store's change log), and re-numbers the rest (src/scoring/corpus.ts), so a
- * day's partition does not re-read and re-join the whole corpus. What it reuses is exactly what a
- * full load would compute, so the snapshot (and its data_version) is the same byte for byte.
+ * keywords (not the references: the build reads them from the store, never all in memory). The
+ * next build takes it, asks the store only for the works changed since (the store's change log),
+ * and re-numbers the rest (src/scoring/corpus.ts), so a day's partition does not re-read and
+ * re-join the whole corpus. What it reuses is exactly what a full load would compute, so the
+ * snapshot (and its data_version) is the same byte for byte.
  *
  * A cache is used only when its key matches (format, the service's version, the element table,
  * the store's id, tagger version, the parameters that choose headline topics and keywords), the store's change log covers every
@@ -25,7 +26,8 @@ import type { ScoringParameters } from './parameters.js';
  * new one, never part of one. Anything else, and the build loads the corpus in full.
  */
 const MAGIC = 'ri-corpus-cache\n';
-const FORMAT = 1;
+// 2: without the references (a cache of format 1 is not used: the build loads in full once).
+const FORMAT = 2;
 
 interface Header {
   format: number;
@@ -60,8 +62,6 @@ const SECTIONS = [
   'topics.values',
   'keywords.start',
   'keywords.values',
-  'refs.start',
-  'refs.values',
 ] as const;
 
 function arraysOf(c: Corpus | CachedCorpus): ArrayBufferView[] {
@@ -73,8 +73,6 @@ function arraysOf(c: Corpus | CachedCorpus): ArrayBufferView[] {
     c.topics.values,
     c.keywords.start,
     c.keywords.values,
-    c.refs.start,
-    c.refs.values,
   ];
 }
 
@@ -237,9 +235,8 @@ export function readCorpusCache(
       topicIds: header.strings.topicIds,
       keywords: { start: view(5, Int32Array), values: view(6, Int32Array) },
       keywordSlugs: header.strings.keywordSlugs,
-      refs: { start: view(7, Int32Array), values: view(8, Int32Array) },
     };
-    for (const csr of [cache.elements, cache.topics, cache.keywords, cache.refs]) {
+    for (const csr of [cache.elements, cache.topics, cache.keywords]) {
       if (csr.start.length !== n + 1 || csr.start[n] !== csr.values.length)
         return { cache: null, reason: 'the build cache is inconsistent' };
     }

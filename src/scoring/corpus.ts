@@ -8,8 +8,9 @@ import { findHiddenVersions, SHOWN_WORKS } from './work-versions.js';
 /**
  * The corpus in memory, column by column, for scoring. Papers are numbered by ordinal in
  * (publication date, work id) order, so any paper list in ordinal order is also in date order.
- * Multi-valued facts (headline elements, topics, keywords, in-corpus references) are stored as
- * CSR arrays: the values of paper p are values[start[p] .. start[p + 1]).
+ * Multi-valued facts (headline elements, topics, keywords) are stored as CSR arrays: the values
+ * of paper p are values[start[p] .. start[p + 1]). The in-corpus references are not loaded (0.9
+ * GB at 10M works): the build reads them from the store where it needs them (REF_PAIRS_SQL).
  */
 export interface Csr {
   start: Int32Array;
@@ -31,7 +32,6 @@ export interface CachedCorpus {
   topicIds: number[];
   keywords: Csr;
   keywordSlugs: string[];
-  refs: Csr;
 }
 
 interface TopicInfo {
@@ -70,7 +70,6 @@ export interface Corpus {
   topics: Csr;
   keywords: Csr;
   elements: Csr;
-  refs: Csr;
   topicTable: Map<number, TopicInfo>;
   /** Headline topic index -> OpenAlex topic id (the topics CSR holds indexes). */
   topicIds: number[];
@@ -87,7 +86,7 @@ export const NO_DAY = -2_147_483_648;
 /**
  * The CSR of a query's (ordinal, value) pairs, read twice instead of held: once counted by
  * ordinal, then each value put straight in its place. The pairs themselves (two columns, grown
- * by doubling) cost two to three times the CSR: 2-3 GB for the references at 10M works.
+ * by doubling) cost two to three times the CSR.
  * NULL values are -1, as intColumns reads them.
  */
 async function csrFromQuery(store: CorpusStore, n: number, pairsSql: string): Promise<Csr> {
@@ -151,9 +150,10 @@ export interface LoadReport {
 /**
  * Loads the corpus store for scoring. The store keeps a temporary table `ord` (work id ->
  * ordinal, with the DOI rank and the facts loaded from it) afterwards, which the snapshot writer
- * reads the paper texts by. Titles must have been tagged (the tag step) first. With a build cache (corpus-cache.ts) the headline elements,
- * topics, keywords and references of unchanged works come from the cache, re-numbered, and only
- * the changed works are read; the result is the same as a full load.
+ * reads the paper texts and the references by, and the clusters their votes. Titles must have
+ * been tagged (the tag step) first. With a build cache (corpus-cache.ts) the headline elements,
+ * topics and keywords of unchanged works come from the cache, re-numbered, and only the changed
+ * works are read; the result is the same as a full load.
  */
 export async function loadCorpusReporting(
   store: CorpusStore,
@@ -217,7 +217,6 @@ export async function loadCorpusReporting(
     topics: { start: new Int32Array(n + 1), values: new Int32Array(0) },
     keywords: { start: new Int32Array(n + 1), values: new Int32Array(0) },
     elements: { start: new Int32Array(n + 1), values: new Int32Array(0) },
-    refs: { start: new Int32Array(n + 1), values: new Int32Array(0) },
     topicTable: new Map(),
     topicIds: [],
     keywordSlugs: [],
@@ -295,10 +294,11 @@ const keywordPairsSql = (source: string, params: ScoringParameters) => `
     SELECT DISTINCT o, k.slug AS slug FROM (SELECT o, unnest(keywords) AS k FROM ${source} JOIN ord USING (id))
     WHERE k.slug IS NOT NULL AND k.slug <> '' AND k.score >= ${params.keywordScoreThreshold}`;
 
-/** (citing ordinal, cited ordinal) of the references inside the corpus. */
-const refPairsSql = (
-  source: string,
-) => `SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM ${source}) u
+/**
+ * (citing ordinal, cited ordinal) of the references inside the corpus, a self-citation left out;
+ * valid while the store keeps the load's table `ord`.
+ */
+export const REF_PAIRS_SQL = `SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM works) u
      JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref WHERE a.o <> b.o`;
 
 /** The keyword vocabulary of the slugs in table `table`: slugs in order, with names. */
@@ -307,7 +307,7 @@ const vocabularySql = (
 ) => `SELECT slug, coalesce(k.name, slug) FROM (SELECT DISTINCT slug FROM ${table})
     LEFT JOIN (SELECT DISTINCT ON (slug) slug, name FROM keywords) k USING (slug) ORDER BY slug`;
 
-/** Headline elements, topics, keywords and in-corpus references, read in full. */
+/** Headline elements, topics and keywords, read in full. */
 async function loadHeadlines(store: CorpusStore, corpus: Corpus, params: ScoringParameters, source: string) {
   const n = corpus.n;
   // Headline elements: the tags stored for each title, as element indexes.
@@ -325,9 +325,6 @@ async function loadHeadlines(store: CorpusStore, corpus: Corpus, params: Scoring
     SELECT slug, (row_number() OVER (ORDER BY slug) - 1)::INTEGER AS idx FROM (SELECT DISTINCT slug FROM kw)`);
   corpus.keywords = await csrFromQuery(store, n, 'SELECT o, idx FROM kw JOIN kwidx USING (slug)');
   await store.con.run('DROP TABLE kw; DROP TABLE kwidx');
-
-  // References inside the corpus, as ordinals.
-  corpus.refs = await csrFromQuery(store, n, refPairsSql(source));
 }
 
 /**
@@ -359,10 +356,6 @@ interface Delta {
   changed: number;
   /** New ordinal of each cached paper whose work is unchanged, else -1. */
   keep: Int32Array;
-  /** New ordinal of each cached paper whose work is still in the corpus (changed or not), else -1. */
-  target: Int32Array;
-  /** Works in the corpus now that were not in the cache, as ids. */
-  added: number[];
 }
 
 /**
@@ -394,9 +387,7 @@ async function deltaFromCache(
     2,
   );
   const changedIndex = idIndex(changedIds);
-  const wasCached = new Uint8Array(changedIds.length);
   const keep = new Int32Array(cache.n).fill(-1);
-  const target = new Int32Array(cache.n).fill(-1);
   let next = 0; // the next ordinal now
   let skip = changedOrdinal.findIndex((o) => o >= 0); // the next changed work's ordinal now, in order
   if (skip < 0) skip = changedOrdinal.length;
@@ -408,33 +399,23 @@ async function deltaFromCache(
   };
   for (let p = 0; p < cache.n; p++) {
     const id = cache.workId[p]!;
-    const c = changedIndex(id);
-    if (c >= 0) {
-      wasCached[c] = 1;
-      target[p] = changedOrdinal[c]!;
-      continue;
-    }
+    if (changedIndex(id) >= 0) continue;
     skipChanged();
     // An unchanged work must be the next one now: else it is gone or moved without a change logged.
     if (next >= corpus.n || corpus.workId[next] !== id) return null;
-    keep[p] = next;
-    target[p] = next++;
+    keep[p] = next++;
   }
   skipChanged();
   if (next !== corpus.n) return null; // a work neither cached nor logged
-  const added: number[] = [];
-  for (let c = 0; c < changedIds.length; c++)
-    if (changedOrdinal[c]! >= 0 && !wasCached[c]) added.push(changedIds[c]!);
-  return { changed: changedIds.length, keep, target, added };
+  return { changed: changedIds.length, keep };
 }
 
 /**
  * A CSR merged from the cached papers that are kept (`rows`: new ordinal, or -1), with each value
  * v replaced by map[v] (-1 drops it; no map keeps v), and the fresh (ordinal, value) pairs read
- * from the store; built directly, without pair arrays of the whole (two arrays of ~20M values for
- * the references at 1M works). A lookup array, not a function per value: this runs over every
- * cached reference (22.7M at 1M works), and one call site given four different callbacks does
- * not get them inlined.
+ * from the store; built directly, without pair arrays of the whole. A lookup array, not a
+ * function per value: this runs over every cached value, and one call site given several
+ * different callbacks does not get them inlined.
  */
 function mergedCsr(
   n: number,
@@ -558,36 +539,6 @@ async function loadHeadlinesIncrementally(
     Int32Array.from(freshSlugs ?? [], (s) => slugIndex.get(s)!),
   ]);
   cache.keywords = none;
-
-  // References: unchanged citing works keep theirs (to works still in the corpus), changed ones
-  // are read again, and references to works new to the corpus are found among the unchanged ones.
-  const [changedFrom, changedTo] = await store.intColumns(refPairsSql(source), 2);
-  let fresh: Int32Array[] = [changedFrom!, changedTo!];
-  if (delta.added.length > 0) {
-    await store.con.run('CREATE OR REPLACE TEMP TABLE added (id BIGINT)');
-    const a = await store.con.createAppender('added');
-    for (const id of delta.added) {
-      a.appendBigInt(BigInt(id));
-      a.endRow();
-    }
-    a.closeSync();
-    const [toNewFrom, toNewTo] = await store.intColumns(
-      `SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM works WHERE id NOT IN (SELECT id FROM changed)) u
-       JOIN added ON added.id = u.ref JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref`,
-      2,
-    );
-    await store.con.run('DROP TABLE added');
-    fresh = [concatInt(changedFrom!, toNewFrom!), concatInt(changedTo!, toNewTo!)];
-  }
-  corpus.refs = mergedCsr(n, cache.refs, delta.keep, delta.target, fresh);
-  cache.refs = none;
-}
-
-function concatInt(a: Int32Array, b: Int32Array): Int32Array {
-  const out = new Int32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type CorpusStore, openCorpusStore } from '../ingest/corpus-store.js';
-import { assignClusters } from '../scoring/clusters.js';
+import { assignClusters, citationVotes } from '../scoring/clusters.js';
 import { type CachedCorpus, loadCorpusReporting } from '../scoring/corpus.js';
 import { readCorpusCache, writeCorpusCache } from '../scoring/corpus-cache.js';
 import { isoDay } from '../scoring/dates.js';
@@ -15,6 +15,7 @@ import { TAGGER_VERSION } from '../tagging/tagger.js';
 import { writeFileAtomically } from '../util/atomic-file.js';
 import type { PaperContent } from './paper-rows.js';
 import { type PublishResult, publishSnapshot } from './publish.js';
+import { stageRefs } from './refs-columns.js';
 import { scoreCommunityRows, scoreSubjectsAside } from './score-subjects.js';
 import { type SubjectContent, writeSnapshot } from './write-snapshot.js';
 
@@ -114,10 +115,16 @@ async function buildFromStore(
   );
   const cacheFile = options.cacheFile && !cacheIsCurrent ? options.cacheFile : null;
 
-  const impact = computeImpact(corpus, params);
-  lap('impact scores');
   mkdirSync(snapshotDir, { recursive: true });
   const tmp = join(snapshotDir, `.build-${process.pid}-${Date.now()}.sqlite`);
+  // The citation graph's votes for the papers without a topic, then the references staged for
+  // the snapshot (refs-columns.ts), read by DuckDB from the store while this thread scores the
+  // impact, long before the snapshot is written.
+  const votes = citationVotes(store);
+  const refs = votes.then(() => stageRefs(store, corpus.n, `${tmp}-refs`));
+  refs.catch(() => {}); // awaited below; a failure before then is reported there
+  const impact = computeImpact(corpus, params);
+  lap('impact scores');
   // The subjects are scored in a worker thread while this one writes the paper rows.
   const scoring = scoreSubjectsAside(corpus, impact, params);
   try {
@@ -162,7 +169,9 @@ async function buildFromStore(
       };
     });
     subjects.catch(() => {}); // awaited by the writer; a failure before then is the writer's to report
-    const clusters = assignClusters(corpus);
+    const clusters = assignClusters(corpus.primaryTopic, await votes);
+    const stagedRefs = await refs;
+    lap('references staged');
     let previous: PaperContent['previous'];
     if (report.cachedOrdinal && previousVersion) {
       if (await previousChecked)
@@ -176,7 +185,7 @@ async function buildFromStore(
     const communities = () => scoreCommunityRows(corpus, params);
     await writeSnapshot(
       tmp,
-      { corpus, impact, clusters, previous },
+      { corpus, impact, clusters, previous, refs: stagedRefs },
       { communities, rows: scoring.rows, scores: subjects },
       store,
       lap,
@@ -221,7 +230,9 @@ async function buildFromStore(
     };
   } finally {
     scoring.stop();
+    await refs.catch(() => {}); // not left reading the store once it is closed
     rmSync(tmp, { force: true });
+    rmSync(`${tmp}-refs`, { force: true });
   }
 }
 

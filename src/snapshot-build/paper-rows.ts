@@ -9,6 +9,7 @@ import { joinedColumn, PAPER_COLUMN_BYTES_SQL, PAPER_COLUMN_SQL } from '../snaps
 import { dateNumber, typedArrayOf } from '../snapshot/paper-columns.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
 import { batchedInsert } from './batched-insert.js';
+import type { StagedRefs } from './refs-columns.js';
 import { topicSubjectId } from './subject-rows.js';
 
 /** What the paper rows are written from: the corpus, each paper's impact and community. */
@@ -22,6 +23,8 @@ export interface PaperContent {
    * rows are copied from it rather than made again (see writePaperRows).
    */
   previous?: { file: string; ordinal: Int32Array };
+  /** The in-corpus references, staged for the snapshot's refs columns (refs-columns.ts). */
+  refs: StagedRefs;
 }
 
 /** Paper rows per INSERT statement: one statement call per row cost about as much as the row. */

@@ -128,8 +128,9 @@ function prune(dir: string, keep: number): void {
   for (const name of readdirSync(dir)) {
     const m = SNAPSHOT_FILE.exec(name);
     if (m && !kept.has(m[1]!)) rmSync(join(dir, name), { force: true });
-    // The snapshot being written and its side files (titles' index, topic model), each with SQLite's journal.
-    const b = /^\.build-(\d+)-\d+\.sqlite(-titles(-topics)?)?(-journal|-wal|-shm)?$/.exec(name);
+    // The snapshot being written and its side files (titles' index, topic model, staged
+    // references), each with SQLite's journal.
+    const b = /^\.build-(\d+)-\d+\.sqlite(-titles(-topics)?|-refs)?(-journal|-wal|-shm)?$/.exec(name);
     if (b && !processAlive(Number(b[1]))) rmSync(join(dir, name), { force: true });
   }
 }

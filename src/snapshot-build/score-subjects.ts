@@ -99,14 +99,14 @@ export function transferablesOfScored(s: ScoredSubjects): ArrayBuffer[] {
 
 /**
  * Puts in shared memory, in place and one column at a time (the peak is one column's copy), every
- * typed column of the corpus and the impact, and both halves of each CSR but the references,
- * which scoring does not read. The writer on this thread reads the same ones.
+ * typed column of the corpus and the impact, and both halves of each CSR. The writer on this
+ * thread reads the same ones.
  */
 export function shareColumns(corpus: Corpus, impact: PaperImpact): void {
   for (const owner of [corpus, impact] as unknown as Record<string, unknown>[]) {
     for (const [key, value] of Object.entries(owner)) {
       if (ArrayBuffer.isView(value)) owner[key] = inSharedMemory(value);
-      else if (key !== 'refs' && isCsr(value))
+      else if (isCsr(value))
         owner[key] = { start: inSharedMemory(value.start), values: inSharedMemory(value.values) };
     }
   }
@@ -197,15 +197,14 @@ export function scoreSubjectsAside(
     return { rows: handed.map((h) => h.promise), result, stop: () => {} };
   }
   // The columns move into shared memory, so the worker reads the same bytes instead of a copy of
-  // them (about 100 MB at 1M works, at the build's peak). The references are the biggest column
-  // and scoring does not read them: neither shared nor sent.
+  // them (about 100 MB at 1M works, at the build's peak).
   shareColumns(corpus, impact);
   const ranks: SharedRanks = {
     state: new Int32Array(new SharedArrayBuffer(4)),
     positions: new Int32Array(new SharedArrayBuffer(4 * corpus.n)),
   };
   const task: ScoringTask = {
-    corpus: { ...corpus, refs: { start: new Int32Array(0), values: new Int32Array(0) } },
+    corpus,
     impact,
     params,
     ranks,

@@ -8,6 +8,7 @@ import { enablePageChecksums, pageChecksums, pagesChecked } from '../snapshot/pa
 import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from '../snapshot/schema.js';
 import { batchedInsert } from './batched-insert.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
+import { writeRefsColumns } from './refs-columns.js';
 import type { ScoredSubjects } from './score-subjects.js';
 import {
   type CommunityRows,
@@ -277,9 +278,17 @@ function writeCommunities(db: Database.Database, table: string, rows: CommunityR
 
 /** Writes one whole-corpus column into paper_columns (in parts when it is large). */
 function columnWriter(db: Database.Database): (name: string, bytes: Buffer) => void {
-  const insert = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
+  const insert = rowWriter(db);
   return (name, bytes) => {
-    for (const [row, part] of paperColumnRows(name, bytes)) insert.run(row, part);
+    for (const [row, part] of paperColumnRows(name, bytes)) insert(row, part);
+  };
+}
+
+/** Writes one row of paper_columns (a column, or a part of one). */
+function rowWriter(db: Database.Database): (row: string, bytes: Buffer) => void {
+  const insert = db.prepare('INSERT INTO paper_columns VALUES (?, ?)');
+  return (row, bytes) => {
+    insert.run(row, bytes);
   };
 }
 
@@ -289,7 +298,8 @@ const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.by
 /**
  * The whole-corpus columns by ordinal (paper-columns.ts) that do not depend on the scores, which
  * the lab, research and the reader load as typed arrays in one read per snapshot (the two scored
- * ones, rank_position and recency, are written once the scores come).
+ * ones, rank_position and recency, are written once the scores come); the references from
+ * their staging file (refs-columns.ts).
  */
 function writePaperColumns(db: Database.Database, content: PaperContent, pubDates: Int32Array): void {
   const { corpus, clusters, impact } = content;
@@ -303,8 +313,7 @@ function writePaperColumns(db: Database.Database, content: PaperContent, pubDate
   column('work_id', bytesOf(corpus.workId));
   column('doi_order', bytesOf(doiOrder(corpus)));
   column('pub_date', bytesOf(pubDates));
-  column('refs_start', bytesOf(corpus.refs.start));
-  column('refs', bytesOf(corpus.refs.values.subarray(0, corpus.refs.start[corpus.n])));
+  writeRefsColumns(content.refs, rowWriter(db));
 }
 
 /** Each subject's papers (ordinals ascending), for the lab's set algebra, in the order of the rows. */

@@ -17,11 +17,29 @@ export function paperColumnRows(
   bytes: Buffer,
   partBytes = COLUMN_PART_BYTES,
 ): [string, Buffer][] {
-  if (bytes.length <= partBytes) return [[name, bytes]];
-  const rows: [string, Buffer][] = [];
-  for (let at = 0, k = 0; at < bytes.length; at += partBytes, k++)
-    rows.push([`${name}#${k}`, bytes.subarray(at, Math.min(bytes.length, at + partBytes))]);
-  return rows;
+  return paperColumnParts(name, bytes.length, partBytes).map(({ row, start, end }) => [
+    row,
+    bytes.subarray(start, end),
+  ]);
+}
+
+/** A column part: its row's name and its bytes' range in the column. */
+export interface ColumnPart {
+  row: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The rows (as paperColumnRows names them) of a column of `length` bytes, for a writer that
+ * makes the column part by part rather than whole.
+ */
+export function paperColumnParts(name: string, length: number, partBytes = COLUMN_PART_BYTES): ColumnPart[] {
+  if (length <= partBytes) return [{ row: name, start: 0, end: length }];
+  const parts: ColumnPart[] = [];
+  for (let at = 0, k = 0; at < length; at += partBytes, k++)
+    parts.push({ row: `${name}#${k}`, start: at, end: Math.min(length, at + partBytes) });
+  return parts;
 }
 
 /** The rows of one column (whole, or its parts); its parameter: { name }. */

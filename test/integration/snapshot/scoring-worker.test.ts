@@ -42,7 +42,6 @@ describe('scoring in the build', () => {
       topics: { start: Int32Array.from([0, 1, 1, 2, 2, 3]), values: Int32Array.from([0, 1, 0]) },
       keywords: { start: new Int32Array(n + 1), values: new Int32Array(0) },
       elements: { start: Int32Array.from([0, 2, 2, 2, 2, 2]), values: Int32Array.from([25, 7]) },
-      refs: { start: new Int32Array(n + 1), values: new Int32Array(0) },
     } as unknown as Corpus;
     const impact = {
       impactScore: Float64Array.from([1.5, Number.NaN, 3, 4, 5]),
@@ -66,6 +65,5 @@ describe('scoring in the build', () => {
       impact.highImpact,
     ])
       expect(column.buffer).toBeInstanceOf(SharedArrayBuffer);
-    expect(corpus.refs.values.buffer).not.toBeInstanceOf(SharedArrayBuffer); // not read by scoring
   });
 });

@@ -159,9 +159,12 @@ export async function loadCorpusReporting(
   store: CorpusStore,
   params: ScoringParameters,
   readCache: CachedCorpus | null | (() => CachedCorpus | null),
+  /** Told as each step of the load ends (minutes at 10M works: the build's log says where it is). */
+  progress: (step: string) => void = () => {},
 ): Promise<{ corpus: Corpus; report: LoadReport }> {
   // The other versions of a work shown are left out of the corpus: a work counts once.
   await findHiddenVersions(store);
+  progress('other versions of works found');
   const cutoff = await store.scalar<string | null>(`
     WITH u AS (SELECT max(substr(updated_date, 1, 10)) FILTER (WHERE updated_date <> '') AS upd FROM ${SHOWN_WORKS})
     SELECT max(pub_date) FILTER (WHERE u.upd IS NULL OR pub_date <= u.upd) FROM ${SHOWN_WORKS}, u`);
@@ -194,6 +197,7 @@ export async function loadCorpusReporting(
   );
   const [idOrdinal, ids] = await store.doubleColumns('SELECT o::DOUBLE, id::DOUBLE FROM ord', 2);
   const n = ordinal!.length;
+  progress(`${n} works ordered`);
   const place = <T extends Int32Array | Int16Array>(values: Int32Array, target: T, nullTo: number): T => {
     for (let i = 0; i < n; i++) {
       const v = values[i]!;
@@ -267,7 +271,8 @@ export async function loadCorpusReporting(
       if (o >= 0) cachedOrdinal[o] = p;
     });
     report = { incremental: true, changed: delta.changed, cachedOrdinal };
-  } else await loadHeadlines(store, corpus, params, 'works');
+  } else await loadHeadlines(store, corpus, params, 'works', progress);
+  progress('headline elements, topics and keywords read');
   await store.con.run('DROP TABLE IF EXISTS changed');
 
   corpus.citationTotals = await citationTotals(store, params.citationHorizonYears, cutoffYear);
@@ -308,13 +313,21 @@ const vocabularySql = (
     LEFT JOIN (SELECT DISTINCT ON (slug) slug, name FROM keywords) k USING (slug) ORDER BY slug`;
 
 /** Headline elements, topics and keywords, read in full. */
-async function loadHeadlines(store: CorpusStore, corpus: Corpus, params: ScoringParameters, source: string) {
+async function loadHeadlines(
+  store: CorpusStore,
+  corpus: Corpus,
+  params: ScoringParameters,
+  source: string,
+  progress: (step: string) => void,
+) {
   const n = corpus.n;
   // Headline elements: the tags stored for each title, as element indexes.
   corpus.elements = await csrFromQuery(store, n, elementPairsSql(source));
+  progress('headline elements read');
 
   // Headline topics: the primary topic and any topic at or above the threshold.
   numberTopics(corpus, await csrFromQuery(store, n, topicPairsSql(source, params)));
+  progress('headline topics read');
 
   // Headline keywords, numbered by slug.
   await store.con.run(`CREATE OR REPLACE TEMP TABLE kw AS ${keywordPairsSql(source, params)}`);

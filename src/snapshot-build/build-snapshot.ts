@@ -103,7 +103,9 @@ async function buildFromStore(
     if (found.previousVersion) found.previousChecked = verifySnapshot(snapshotDir, found.previousVersion);
     return read.cache;
   };
-  const { corpus, report } = await loadCorpusReporting(store, params, readCache);
+  const { corpus, report } = await loadCorpusReporting(store, params, readCache, (step) =>
+    lap(`  loading: ${step}`),
+  );
   if (found.digest && !report.incremental)
     log('loading in full: the build cache does not match the change log');
   // A cache of this very generation, used as it is, need not be written again.

@@ -89,7 +89,12 @@ export const NO_DAY = -2_147_483_648;
  * by doubling) cost two to three times the CSR.
  * NULL values are -1, as intColumns reads them.
  */
-async function csrFromQuery(store: CorpusStore, n: number, pairsSql: string): Promise<Csr> {
+async function csrFromQuery(
+  store: CorpusStore,
+  n: number,
+  pairsSql: string,
+  { distinct = false } = {},
+): Promise<Csr> {
   const pairs = `(${pairsSql}) AS pairs(o, v)`;
   const start = new Int32Array(n + 1);
   await store.forEachChunk(`SELECT o, count(*)::INTEGER FROM ${pairs} GROUP BY o`, (chunk) => {
@@ -110,7 +115,22 @@ async function csrFromQuery(store: CorpusStore, n: number, pairsSql: string): Pr
     }
   });
   sortEachPaper(n, start, values);
-  return { start, values };
+  return distinct ? withoutRepeats(n, start, values) : { start, values };
+}
+
+/** A CSR of sorted values with each paper's repeated values dropped, in place (a view of fewer values). */
+function withoutRepeats(n: number, start: Int32Array, values: Int32Array): Csr {
+  let kept = 0;
+  let from = 0;
+  for (let p = 0; p < n; p++) {
+    const to = start[p + 1]!;
+    start[p] = kept;
+    for (let i = from; i < to; i++)
+      if (i === from || values[i] !== values[i - 1]) values[kept++] = values[i]!;
+    from = to;
+  }
+  start[n] = kept;
+  return { start, values: values.subarray(0, kept) };
 }
 
 /**
@@ -294,6 +314,20 @@ const topicPairsSql = (source: string, params: ScoringParameters) => `SELECT DIS
       SELECT o, t.id FROM (SELECT o, unnest(topics) AS t FROM ${source} JOIN ord USING (id))
       WHERE t.id IS NOT NULL AND t.score >= ${params.topicScoreThreshold})`;
 
+/** The slugs of the headline keywords of the works of `source` in the load (`ord`), each once. */
+const keywordSlugsSql = (source: string, params: ScoringParameters) => `
+    SELECT DISTINCT k.slug AS slug FROM (SELECT unnest(keywords) AS k FROM ${source} SEMI JOIN ord USING (id))
+    WHERE k.slug IS NOT NULL AND k.slug <> '' AND k.score >= ${params.keywordScoreThreshold}`;
+
+/**
+ * (ordinal, keyword index) of the headline keywords, by the numbered slugs of table kwidx; a
+ * keyword a work lists twice comes twice (csrFromQuery's distinct drops it: no DISTINCT over
+ * slugs here, which at 10M works is more than DuckDB's memory and cannot spill).
+ */
+const keywordIndexPairsSql = (source: string, params: ScoringParameters) => `
+    SELECT o, idx FROM (SELECT o, unnest(keywords) AS k FROM ${source} JOIN ord USING (id))
+    JOIN kwidx ON kwidx.slug = k.slug WHERE k.score >= ${params.keywordScoreThreshold}`;
+
 /** (ordinal, slug) of the headline keywords. */
 const keywordPairsSql = (source: string, params: ScoringParameters) => `
     SELECT DISTINCT o, k.slug AS slug FROM (SELECT o, unnest(keywords) AS k FROM ${source} JOIN ord USING (id))
@@ -330,14 +364,13 @@ async function loadHeadlines(
   progress('headline topics read');
 
   // Headline keywords, numbered by slug.
-  await store.con.run(`CREATE OR REPLACE TEMP TABLE kw AS ${keywordPairsSql(source, params)}`);
-  const vocabulary = await store.columns(vocabularySql('kw'));
+  await store.con.run(`CREATE OR REPLACE TEMP TABLE kwidx AS
+    SELECT slug, (row_number() OVER (ORDER BY slug) - 1)::INTEGER AS idx FROM (${keywordSlugsSql(source, params)})`);
+  const vocabulary = await store.columns(vocabularySql('kwidx'));
   corpus.keywordSlugs = col<string>(vocabulary, 0);
   corpus.keywordNames = col<string>(vocabulary, 1);
-  await store.con.run(`CREATE OR REPLACE TEMP TABLE kwidx AS
-    SELECT slug, (row_number() OVER (ORDER BY slug) - 1)::INTEGER AS idx FROM (SELECT DISTINCT slug FROM kw)`);
-  corpus.keywords = await csrFromQuery(store, n, 'SELECT o, idx FROM kw JOIN kwidx USING (slug)');
-  await store.con.run('DROP TABLE kw; DROP TABLE kwidx');
+  corpus.keywords = await csrFromQuery(store, n, keywordIndexPairsSql(source, params), { distinct: true });
+  await store.con.run('DROP TABLE kwidx');
 }
 
 /**

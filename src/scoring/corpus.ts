@@ -119,7 +119,7 @@ async function csrFromQuery(
 }
 
 /** A CSR of sorted values with each paper's repeated values dropped, in place (a view of fewer values). */
-function withoutRepeats(n: number, start: Int32Array, values: Int32Array): Csr {
+export function withoutRepeats(n: number, start: Int32Array, values: Int32Array): Csr {
   let kept = 0;
   let from = 0;
   for (let p = 0; p < n; p++) {

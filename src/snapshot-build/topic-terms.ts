@@ -153,10 +153,16 @@ function stemAll(words: string[]): { stemOf: Int32Array; terms: string[] } {
 }
 
 /**
+ * Titles joined into one string at most: about 100 MB of text, under V8's longest string (about
+ * 512 MB) and SQLite's longest value (1e9 bytes), which all titles passed at about 4M works.
+ */
+const TITLES_A_STRING = 1 << 20;
+
+/**
  * The titles of the `papers` table in ordinal order, lower case, each as a range of a string.
- * Read as one string joined by line breaks when the ordinals run from 0 without a gap and no title
- * holds a line break (normalised titles do not): a row at a time took 0.85 s at 1M titles, the
- * one string 0.3 s. The ordinal is the rowid, and a scan of the whole table reads it in rowid
+ * Read as strings of TITLES_A_STRING titles joined by line breaks when the ordinals run from 0
+ * without a gap and no title holds a line break (normalised titles do not): a row at a time took
+ * 0.85 s at 1M titles, the one string 0.3 s. The ordinal is the rowid, and a scan of a range of rowids reads it in rowid
  * order (no ORDER BY: the aggregate's own sorter doubled the time; this connection never sets
  * reverse_unordered_selects). Lower-casing the whole is lower-casing each title: a line break is neither
  * cased nor case-ignorable, so it ends a title for the final-sigma rule as the title's end does.
@@ -174,16 +180,27 @@ function forEachTitle(
   ];
   const [n, first, last] = shape;
   if (n > 0 && first === 0 && last === n - 1) {
-    const all = (
-      db.prepare("SELECT group_concat(coalesce(title, ''), char(10)) FROM papers").pluck().get() as string
-    ).toLowerCase();
-    const ends: number[] = [];
-    for (let at = all.indexOf('\n'); at >= 0 && ends.length < n; at = all.indexOf('\n', at + 1))
-      ends.push(at);
-    if (ends.length === n - 1) {
-      ends.push(all.length);
+    const chunk = db
+      .prepare(
+        "SELECT group_concat(coalesce(title, ''), char(10)) FROM papers WHERE ordinal >= ? AND ordinal < ?",
+      )
+      .pluck();
+    const parts: { from: number; text: string; ends: number[] }[] = [];
+    for (let from = 0; from < n; from += TITLES_A_STRING) {
+      const count = Math.min(TITLES_A_STRING, n - from);
+      const text = (chunk.get(from, from + count) as string).toLowerCase();
+      const ends: number[] = [];
+      for (let at = text.indexOf('\n'); at >= 0 && ends.length < count; at = text.indexOf('\n', at + 1))
+        ends.push(at);
+      if (ends.length !== count - 1) break;
+      ends.push(text.length);
+      parts.push({ from, text, ends });
+    }
+    if (parts.length * TITLES_A_STRING >= n) {
       onRead();
-      for (let o = 0, start = 0; o < n; start = ends[o]! + 1, o++) visit(o, all, start, ends[o]!);
+      for (const { from, text, ends } of parts)
+        for (let i = 0, start = 0; i < ends.length; start = ends[i]! + 1, i++)
+          visit(from + i, text, start, ends[i]!);
       return;
     }
   }

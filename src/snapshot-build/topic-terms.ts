@@ -162,15 +162,18 @@ const TITLES_A_STRING = 1 << 20;
  * The titles of the `papers` table in ordinal order, lower case, each as a range of a string.
  * Read as strings of TITLES_A_STRING titles joined by line breaks when the ordinals run from 0
  * without a gap and no title holds a line break (normalised titles do not): a row at a time took
- * 0.85 s at 1M titles, the one string 0.3 s. The ordinal is the rowid, and a scan of a range of rowids reads it in rowid
- * order (no ORDER BY: the aggregate's own sorter doubled the time; this connection never sets
- * reverse_unordered_selects). Lower-casing the whole is lower-casing each title: a line break is neither
- * cased nor case-ignorable, so it ends a title for the final-sigma rule as the title's end does.
+ * 0.85 s at 1M titles, the one string 0.3 s. The ordinal is the rowid, and a scan of a range of
+ * rowids reads it in rowid order (no ORDER BY: the aggregate's own sorter doubled the time; this
+ * connection never sets reverse_unordered_selects). Lower-casing the whole is lower-casing each
+ * title: a line break is neither cased nor case-ignorable, so it ends a title for the final-sigma
+ * rule as the title's end does. Titles that fit one string are all read before any is visited;
+ * more are visited a string at a time as they are read (all of them at once were 1-2 GB at 10M
+ * works), and the writer waits for the last.
  */
 function forEachTitle(
   db: Database.Database,
   visit: (ordinal: number, text: string, start: number, end: number) => void,
-  /** Called once every title is read from `db` (before they are visited, when they fit one string). */
+  /** Called once every title is read from `db`. */
   onRead: () => void,
 ): void {
   const shape = db.prepare('SELECT count(*), min(ordinal), max(ordinal) FROM papers').raw().get() as [
@@ -179,36 +182,33 @@ function forEachTitle(
     number | null,
   ];
   const [n, first, last] = shape;
+  let visited = 0;
   if (n > 0 && first === 0 && last === n - 1) {
     const chunk = db
       .prepare(
         "SELECT group_concat(coalesce(title, ''), char(10)) FROM papers WHERE ordinal >= ? AND ordinal < ?",
       )
       .pluck();
-    const parts: { from: number; text: string; ends: number[] }[] = [];
-    for (let from = 0; from < n; from += TITLES_A_STRING) {
-      const count = Math.min(TITLES_A_STRING, n - from);
-      const text = (chunk.get(from, from + count) as string).toLowerCase();
+    for (; visited < n; visited += TITLES_A_STRING) {
+      const count = Math.min(TITLES_A_STRING, n - visited);
+      const text = (chunk.get(visited, visited + count) as string).toLowerCase();
       const ends: number[] = [];
       for (let at = text.indexOf('\n'); at >= 0 && ends.length < count; at = text.indexOf('\n', at + 1))
         ends.push(at);
       if (ends.length !== count - 1) break;
       ends.push(text.length);
-      parts.push({ from, text, ends });
+      if (visited + count === n) onRead();
+      for (let i = 0, start = 0; i < count; start = ends[i]! + 1, i++)
+        visit(visited + i, text, start, ends[i]!);
     }
-    if (parts.length * TITLES_A_STRING >= n) {
-      onRead();
-      for (const { from, text, ends } of parts)
-        for (let i = 0, start = 0; i < ends.length; start = ends[i]! + 1, i++)
-          visit(from + i, text, start, ends[i]!);
-      return;
-    }
+    if (visited >= n) return;
   }
-  // A title holding a line break, or ordinals with gaps: row by row, all read before any is visited.
-  const rows = db.prepare('SELECT ordinal, title FROM papers ORDER BY ordinal').raw().all() as [
-    number,
-    string | null,
-  ][];
+  // A title holding a line break, or ordinals with gaps: the titles not yet visited row by row,
+  // all read before any is visited.
+  const rows = db
+    .prepare('SELECT ordinal, title FROM papers WHERE ordinal >= ? ORDER BY ordinal')
+    .raw()
+    .all(visited) as [number, string | null][];
   onRead();
   for (const [ordinal, title] of rows) {
     const text = title ? title.toLowerCase() : '';

@@ -5,7 +5,7 @@ import { normaliseTitle, normaliseVenue } from '../ingest/paper-record.js';
 import type { Clusters } from '../scoring/clusters.js';
 import type { Corpus } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
-import { joinedColumn, PAPER_COLUMN_BYTES_SQL, PAPER_COLUMN_SQL } from '../snapshot/column-parts.js';
+import { readPaperColumnBytes } from '../snapshot/column-parts.js';
 import { dateNumber, typedArrayOf } from '../snapshot/paper-columns.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
 import { batchedInsert } from './batched-insert.js';
@@ -254,10 +254,7 @@ function previousColumn<T>(
   name: string,
   Type: { BYTES_PER_ELEMENT: number; new (buffer: ArrayBuffer, offset?: number, length?: number): T },
 ): T {
-  const blob = joinedColumn(
-    db.prepare(PAPER_COLUMN_SQL('prev.paper_columns')).pluck().iterate({ name }) as Iterable<Buffer>,
-    db.prepare(PAPER_COLUMN_BYTES_SQL('prev.paper_columns')).pluck().get({ name }) as number,
-  );
+  const blob = readPaperColumnBytes(db, name, 'prev.paper_columns');
   if (!blob) throw new Error(`the previous snapshot has no ${name} column`);
   return typedArrayOf(Type, blob);
 }

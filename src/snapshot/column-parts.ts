@@ -1,3 +1,5 @@
+import type Database from 'better-sqlite3';
+
 /**
  * A whole-corpus column (paper-columns.ts) in table paper_columns: one row, or parts when it is
  * larger than one SQLite blob may be (SQLITE_MAX_LENGTH, 1e9 bytes; the references reach it at
@@ -46,11 +48,11 @@ export function paperColumnParts(name: string, length: number, partBytes = COLUM
 const COLUMN_ROWS = `name = @name OR name GLOB @name || '#[0-9]*'`;
 
 /** One column's rows (whole, or its parts in order) from table paper_columns; its parameter: { name }. */
-export const PAPER_COLUMN_SQL = (table = 'paper_columns') =>
+const PAPER_COLUMN_SQL = (table = 'paper_columns') =>
   `SELECT data FROM ${table} WHERE ${COLUMN_ROWS} ORDER BY length(name), name`;
 
 /** One column's length in bytes, all its parts (SQLite reads a blob's length from its record header). */
-export const PAPER_COLUMN_BYTES_SQL = (table = 'paper_columns') =>
+const PAPER_COLUMN_BYTES_SQL = (table = 'paper_columns') =>
   `SELECT coalesce(sum(length(data)), 0) FROM ${table} WHERE ${COLUMN_ROWS}`;
 
 /**
@@ -77,4 +79,16 @@ export function joinedColumn(parts: Iterable<Buffer>, totalBytes: number): Buffe
   }
   if (out && at !== totalBytes) throw new Error(`a column's parts hold ${at} bytes, not ${totalBytes}`);
   return out ?? first;
+}
+
+/** One column of `table` (paper_columns, or an attached snapshot's) read with joinedColumn. */
+export function readPaperColumnBytes(
+  db: Database.Database,
+  name: string,
+  table = 'paper_columns',
+): Buffer | undefined {
+  return joinedColumn(
+    db.prepare(PAPER_COLUMN_SQL(table)).pluck().iterate({ name }) as Iterable<Buffer>,
+    db.prepare(PAPER_COLUMN_BYTES_SQL(table)).pluck().get({ name }) as number,
+  );
 }

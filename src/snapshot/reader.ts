@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { decodeSeries, type StoredSeries } from '../scoring/history-codec.js';
 import type { Resolution } from '../scoring/resolutions.js';
 import type { SubjectType } from '../scoring/score-entities.js';
-import { joinedColumn, PAPER_COLUMN_BYTES_SQL, PAPER_COLUMN_SQL } from './column-parts.js';
+import { readPaperColumnBytes } from './column-parts.js';
 import { BY_LENGTH_SHIFT } from './schema.js';
 import { type PendingTitleStats, startTitleStats, type TitleStats } from './title-stats.js';
 import { titleTerm } from './title-terms.js';
@@ -730,10 +730,8 @@ export class SqliteSnapshotReader implements SnapshotReader {
   }
 
   paperColumn(name: string): Buffer | undefined {
-    return joinedColumn(
-      this.statement(PAPER_COLUMN_SQL(), 'pluck').iterate({ name }) as Iterable<Buffer>,
-      this.statement(PAPER_COLUMN_BYTES_SQL(), 'pluck').get({ name }) as number,
-    );
+    // Once per column and snapshot (paperColumn memoizes it): no cached statement.
+    return readPaperColumnBytes(this.db, name);
   }
 
   labSubjects(): LabSubjectRow[] {

@@ -1,11 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  joinedColumn,
-  PAPER_COLUMN_BYTES_SQL,
-  PAPER_COLUMN_SQL,
-  paperColumnRows,
-} from '../../../src/snapshot/column-parts.js';
+import { joinedColumn, paperColumnRows, readPaperColumnBytes } from '../../../src/snapshot/column-parts.js';
 import { SNAPSHOT_SCHEMA } from '../../../src/snapshot/schema.js';
 
 describe('whole-corpus columns larger than one SQLite blob', () => {
@@ -21,11 +16,7 @@ describe('whole-corpus columns larger than one SQLite blob', () => {
       for (const [row, part] of paperColumnRows(name, bytes, partBytes)) insert.run(row, part);
     return db;
   }
-  const read = (d: Database.Database, name: string) =>
-    joinedColumn(
-      d.prepare(PAPER_COLUMN_SQL()).pluck().iterate({ name }) as Iterable<Buffer>,
-      d.prepare(PAPER_COLUMN_BYTES_SQL()).pluck().get({ name }) as number,
-    );
+  const read = (d: Database.Database, name: string) => readPaperColumnBytes(d, name);
   const int32Bytes = (n: number, from: number) =>
     Buffer.from(Int32Array.from({ length: n }, (_, i) => from + i).buffer);
 

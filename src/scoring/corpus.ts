@@ -165,6 +165,8 @@ export interface LoadReport {
    * work is unchanged since, else -1.
    */
   cachedOrdinal?: Int32Array;
+  /** When a cache was given but not used: why the corpus no longer matches it. */
+  mismatch?: string;
 }
 
 /**
@@ -283,7 +285,9 @@ export async function loadCorpusReporting(
   }
 
   let report: LoadReport = { incremental: false, changed: 0 };
-  const delta = cache ? await deltaFromCache(store, corpus, cache) : null;
+  const match = cache ? await deltaFromCache(store, corpus, cache) : null;
+  const delta = match && 'keep' in match ? match : null;
+  if (match && !delta) report.mismatch = (match as { mismatch: string }).mismatch;
   if (delta) {
     await loadHeadlinesIncrementally(store, corpus, cache!, delta, params);
     const cachedOrdinal = new Int32Array(corpus.n).fill(-1);
@@ -415,7 +419,7 @@ async function deltaFromCache(
   store: CorpusStore,
   corpus: Corpus,
   cache: CachedCorpus,
-): Promise<Delta | null> {
+): Promise<Delta | { mismatch: string }> {
   // A work whose version partner changed may be shown now where it was not (or the reverse): it is
   // read again too. (A partner that left by a change of title is not found so: the walk below
   // then finds a work neither cached nor logged, and the load is made in full.)
@@ -448,11 +452,17 @@ async function deltaFromCache(
     if (changedIndex(id) >= 0) continue;
     skipChanged();
     // An unchanged work must be the next one now: else it is gone or moved without a change logged.
-    if (next >= corpus.n || corpus.workId[next] !== id) return null;
+    if (next >= corpus.n || corpus.workId[next] !== id)
+      return {
+        mismatch: `W${id}, unchanged since the cache (at ${p} of its ${cache.n}), is not the next work now (${next >= corpus.n ? 'none' : `W${corpus.workId[next]}`} at ${next} of ${corpus.n})`,
+      };
     keep[p] = next++;
   }
   skipChanged();
-  if (next !== corpus.n) return null; // a work neither cached nor logged
+  if (next !== corpus.n)
+    return {
+      mismatch: `W${corpus.workId[next]} (at ${next} of ${corpus.n}) is neither in the cache nor logged as changed`,
+    };
   return { changed: changedIds.length, keep };
 }
 

@@ -107,7 +107,7 @@ async function buildFromStore(
     lap(`  loading: ${step}`),
   );
   if (found.digest && !report.incremental)
-    log('loading in full: the build cache does not match the change log');
+    log(`loading in full: the build cache does not match the change log (${report.mismatch ?? 'unknown'})`);
   // A cache of this very generation, used as it is, need not be written again.
   const cacheIsCurrent = report.incremental && found.generation === state.generation;
   const { digest: cacheDigest, previousVersion, previousChecked } = found;

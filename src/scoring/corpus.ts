@@ -165,6 +165,11 @@ export interface LoadReport {
    * work is unchanged since, else -1.
    */
   cachedOrdinal?: Int32Array;
+  /**
+   * When incremental: what the references' staging needs to bring the cache's references up to
+   * date (refs-columns.ts) instead of reading them all again.
+   */
+  refsDelta?: RefsDelta;
   /** When a cache was given but not used: why the corpus no longer matches it. */
   mismatch?: string;
 }
@@ -294,7 +299,13 @@ export async function loadCorpusReporting(
     delta.keep.forEach((o, p) => {
       if (o >= 0) cachedOrdinal[o] = p;
     });
-    report = { incremental: true, changed: delta.changed, cachedOrdinal };
+    const { target, changedIds, addedIds } = delta;
+    report = {
+      incremental: true,
+      changed: delta.changed,
+      cachedOrdinal,
+      refsDelta: { target, changedIds, addedIds },
+    };
   } else await loadHeadlines(store, corpus, params, 'works', progress);
   progress('headline elements, topics and keywords read');
   await store.con.run('DROP TABLE IF EXISTS changed');
@@ -402,10 +413,20 @@ export function idIndex(ids: Float64Array): (id: number) => number {
   };
 }
 
-interface Delta {
+interface Delta extends RefsDelta {
   changed: number;
   /** New ordinal of each cached paper whose work is unchanged, else -1. */
   keep: Int32Array;
+}
+
+/** How the cache's ordinals map to the corpus now, for references (refs-columns.ts). */
+export interface RefsDelta {
+  /** New ordinal of each cached paper still in the corpus (changed or not), else -1. */
+  target: Int32Array;
+  /** The works changed since the cache (ids), whose references are read again. */
+  changedIds: Float64Array;
+  /** Works in the corpus now that were not in the cache (ids): references to them are new. */
+  addedIds: Float64Array;
 }
 
 /**
@@ -437,7 +458,9 @@ async function deltaFromCache(
     2,
   );
   const changedIndex = idIndex(changedIds);
+  const wasCached = new Uint8Array(changedIds.length);
   const keep = new Int32Array(cache.n).fill(-1);
+  const target = new Int32Array(cache.n).fill(-1);
   let next = 0; // the next ordinal now
   let skip = changedOrdinal.findIndex((o) => o >= 0); // the next changed work's ordinal now, in order
   if (skip < 0) skip = changedOrdinal.length;
@@ -449,21 +472,30 @@ async function deltaFromCache(
   };
   for (let p = 0; p < cache.n; p++) {
     const id = cache.workId[p]!;
-    if (changedIndex(id) >= 0) continue;
+    const c = changedIndex(id);
+    if (c >= 0) {
+      wasCached[c] = 1;
+      target[p] = changedOrdinal[c]!;
+      continue;
+    }
     skipChanged();
     // An unchanged work must be the next one now: else it is gone or moved without a change logged.
     if (next >= corpus.n || corpus.workId[next] !== id)
       return {
         mismatch: `W${id}, unchanged since the cache (at ${p} of its ${cache.n}), is not the next work now (${next >= corpus.n ? 'none' : `W${corpus.workId[next]}`} at ${next} of ${corpus.n})`,
       };
-    keep[p] = next++;
+    keep[p] = next;
+    target[p] = next++;
   }
   skipChanged();
   if (next !== corpus.n)
     return {
       mismatch: `W${corpus.workId[next]} (at ${next} of ${corpus.n}) is neither in the cache nor logged as changed`,
     };
-  return { changed: changedIds.length, keep };
+  const added: number[] = [];
+  for (let c = 0; c < changedIds.length; c++)
+    if (changedOrdinal[c]! >= 0 && !wasCached[c]) added.push(changedIds[c]!);
+  return { changed: changedIds.length, keep, target, changedIds, addedIds: Float64Array.from(added) };
 }
 
 /**

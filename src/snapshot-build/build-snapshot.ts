@@ -15,7 +15,7 @@ import { TAGGER_VERSION } from '../tagging/tagger.js';
 import { writeFileAtomically } from '../util/atomic-file.js';
 import type { PaperContent } from './paper-rows.js';
 import { type PublishResult, publishSnapshot } from './publish.js';
-import { stageRefs } from './refs-columns.js';
+import { stageRefs, stageRefsFrom } from './refs-columns.js';
 import { scoreCommunityRows, scoreSubjectsAside } from './score-subjects.js';
 import { type SubjectContent, writeSnapshot } from './write-snapshot.js';
 
@@ -122,8 +122,32 @@ async function buildFromStore(
   // The citation graph's votes for the papers without a topic, then the references staged for
   // the snapshot (refs-columns.ts), read by DuckDB from the store while this thread scores the
   // impact, long before the snapshot is written.
+  // An incremental build brings the references of the snapshot built with the cache up to date,
+  // once that file's bytes are checked against its name; else they are all read again.
+  const previousFile = (async () =>
+    report.cachedOrdinal && previousVersion && (await previousChecked)
+      ? snapshotFile(snapshotDir, previousVersion)
+      : null)();
   const votes = citationVotes(store);
-  const refs = votes.then(() => stageRefs(store, corpus.n, `${tmp}-refs`));
+  const refs = votes.then(async () => {
+    const snapshot = await previousFile;
+    const { cachedOrdinal, refsDelta } = report;
+    if (!snapshot || !cachedOrdinal || !refsDelta) return stageRefs(store, corpus.n, `${tmp}-refs`);
+    const staged = await stageRefsFrom(store, corpus.n, `${tmp}-refs`, {
+      snapshot,
+      cachedOrdinal,
+      workId: corpus.workId,
+      delta: refsDelta,
+    });
+    if (staged) {
+      lap(
+        `  references of ${previousVersion} brought up to date (${refsDelta.changedIds.length} works read again)`,
+      );
+      return staged;
+    }
+    log(`references read in full: the snapshot ${previousVersion} is not the one built with the cache`);
+    return stageRefs(store, corpus.n, `${tmp}-refs`);
+  });
   refs.catch(() => {}); // awaited below; a failure before then is reported there
   const impact = computeImpact(corpus, params);
   lap('impact scores');
@@ -176,8 +200,8 @@ async function buildFromStore(
     lap('references staged');
     let previous: PaperContent['previous'];
     if (report.cachedOrdinal && previousVersion) {
-      if (await previousChecked)
-        previous = { file: snapshotFile(snapshotDir, previousVersion), ordinal: report.cachedOrdinal };
+      const file = await previousFile;
+      if (file) previous = { file, ordinal: report.cachedOrdinal };
       else
         log(
           `paper rows made in full: the snapshot ${previousVersion} built with the cache is gone or damaged`,

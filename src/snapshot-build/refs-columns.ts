@@ -1,7 +1,9 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import type { CorpusStore } from '../ingest/corpus-store.js';
-import { REF_PAIRS_SQL } from '../scoring/corpus.js';
-import { paperColumnParts } from '../snapshot/column-parts.js';
+import { REF_PAIRS_SQL, type RefsDelta } from '../scoring/corpus.js';
+import { paperColumnBlobs, paperColumnParts, readPaperColumnBytes } from '../snapshot/column-parts.js';
+import { typedArrayOf } from '../snapshot/paper-columns.js';
 
 /**
  * The in-corpus references, read from the corpus store into a file (each paper's cited ordinals
@@ -16,36 +18,228 @@ export interface StagedRefs {
 /** Values written to the staging file at a time. */
 const STAGE_VALUES = 1 << 18;
 
+/** The staging file being written: values appended in ordinal order, counted per paper. */
+class RefsFile {
+  readonly start: Int32Array;
+  private readonly buffer = new Int32Array(STAGE_VALUES);
+  private filled = 0;
+  private readonly fd: number;
+
+  constructor(
+    n: number,
+    readonly file: string,
+  ) {
+    this.start = new Int32Array(n + 1);
+    this.fd = openSync(file, 'w');
+  }
+
+  /** Appends one reference of paper `o` (papers in ordinal order). */
+  add(o: number, v: number): void {
+    this.start[o + 1]!++;
+    this.buffer[this.filled++] = v;
+    if (this.filled === STAGE_VALUES) this.flush();
+  }
+
+  private flush(): void {
+    const bytes = new Uint8Array(this.buffer.buffer, 0, this.filled * 4);
+    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at);
+    this.filled = 0;
+  }
+
+  /** The staged references, once every paper's are added. */
+  finish(): StagedRefs {
+    this.flush();
+    const { start } = this;
+    for (let p = 0; p + 1 < start.length; p++) start[p + 1]! += start[p]!;
+    return { start, file: this.file };
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
 /**
  * Stages the references (StagedRefs) from one read of the pairs in (citing, cited) order. Made
  * while the corpus is loaded, not while the snapshot is written: DuckDB's working memory (a few
  * hundred MB at any size) then does not add to the writer's and the scoring's.
  */
 export async function stageRefs(store: CorpusStore, n: number, file: string): Promise<StagedRefs> {
-  const start = new Int32Array(n + 1);
-  const buffer = new Int32Array(STAGE_VALUES);
-  let filled = 0;
-  const fd = openSync(file, 'w');
-  const flush = () => {
-    const bytes = new Uint8Array(buffer.buffer, 0, filled * 4);
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
-    filled = 0;
-  };
-  try {
-    await store.forEachChunk(`SELECT o, v FROM (${REF_PAIRS_SQL}) AS pairs(o, v) ORDER BY o, v`, (chunk) => {
+  return staged(new RefsFile(n, file), (out) =>
+    store.forEachChunk(`SELECT o, v FROM (${REF_PAIRS_SQL}) AS pairs(o, v) ORDER BY o, v`, (chunk) => {
       const [o, v] = [chunk.getColumnVector(0), chunk.getColumnVector(1)];
-      for (let i = 0; i < chunk.rowCount; i++) {
-        start[(o.getItem(i) as number) + 1]!++;
-        buffer[filled++] = v.getItem(i) as number;
-        if (filled === STAGE_VALUES) flush();
-      }
-    });
-    flush();
+      for (let i = 0; i < chunk.rowCount; i++) out.add(o.getItem(i) as number, v.getItem(i) as number);
+    }),
+  );
+}
+
+async function staged(out: RefsFile, fill: (out: RefsFile) => Promise<void>): Promise<StagedRefs> {
+  try {
+    await fill(out);
+    return out.finish();
   } finally {
-    closeSync(fd);
+    out.close();
   }
-  for (let p = 0; p < n; p++) start[p + 1]! += start[p]!;
-  return { start, file };
+}
+
+/** The snapshot built with the build cache, and how the cache's papers map to the corpus now. */
+export interface PreviousRefs {
+  /** The snapshot file (its refs columns are in the cache's ordinal order). */
+  snapshot: string;
+  /** Each paper's ordinal in the cache when its work is unchanged since, else -1. */
+  cachedOrdinal: Int32Array;
+  /** Each paper's work id now: the snapshot's must agree for every unchanged one. */
+  workId: Float64Array;
+  delta: RefsDelta;
+}
+
+/**
+ * Stages the references as stageRefs does, from those of the snapshot built with the build cache
+ * brought up to date: an unchanged work keeps its references, each to the cited work's ordinal
+ * now (one to a work gone is dropped), and gains those to works new to the corpus; a changed
+ * work's are read again. The store is read for the changed works and the new ones alone (reading
+ * every reference again took 90 s of a 10M update). The previous snapshot's references are read
+ * a part at a time (column-parts.ts), so its column is never whole in memory. Null when the
+ * snapshot is not the one built with the cache (its papers are not the cache's).
+ */
+export async function stageRefsFrom(
+  store: CorpusStore,
+  n: number,
+  file: string,
+  previous: PreviousRefs,
+): Promise<StagedRefs | null> {
+  const { target, changedIds, addedIds } = previous.delta;
+  const db = new Database(previous.snapshot, { readonly: true, fileMustExist: true });
+  let parts: Iterator<Buffer> | undefined;
+  try {
+    const startBytes = readPaperColumnBytes(db, 'refs_start');
+    const oldStart = startBytes && typedArrayOf(Int32Array, startBytes);
+    if (!oldStart || oldStart.length !== target.length + 1 || !sameWorks(db, previous)) return null;
+    const [freshFrom, freshTo] = await freshRefPairs(store, changedIds, addedIds);
+    parts = paperColumnBlobs(db, 'refs')[Symbol.iterator]();
+    const old = new SequentialValues(parts);
+    return await staged(new RefsFile(n, file), async (out) => {
+      let f = 0;
+      let paper: Int32Array<ArrayBufferLike> = new Int32Array(1024);
+      for (let p = 0; p < n; p++) {
+        let count = 0;
+        const q = previous.cachedOrdinal[p]!;
+        if (q >= 0) {
+          const [from, to] = [oldStart[q]!, oldStart[q + 1]!];
+          if (to - from > paper.length) paper = new Int32Array(2 * (to - from));
+          for (let i = from; i < to; i++) {
+            const now = target[old.at(i)]!;
+            if (now >= 0) paper[count++] = now;
+          }
+        }
+        for (; f < freshFrom!.length && freshFrom![f] === p; f++) {
+          if (count === paper.length) paper = grown(paper);
+          paper[count++] = freshTo![f]!;
+        }
+        sortPrefix(paper, count);
+        for (let i = 0; i < count; i++) out.add(p, paper[i]!);
+      }
+      if (f !== freshFrom!.length) throw new Error('the corpus store changed while the build read it');
+    });
+  } finally {
+    parts?.return?.(); // the statement let go before its connection closes
+    db.close();
+  }
+}
+
+/** Whether each unchanged paper's work is the one at its cached ordinal in the snapshot. */
+function sameWorks(db: Database.Database, { cachedOrdinal, workId }: PreviousRefs): boolean {
+  const bytes = readPaperColumnBytes(db, 'work_id');
+  if (!bytes) return false;
+  const was = typedArrayOf(Float64Array, bytes);
+  for (let p = 0; p < cachedOrdinal.length; p++) {
+    const q = cachedOrdinal[p]!;
+    if (q >= 0 && was[q] !== workId[p]) return false;
+  }
+  return true;
+}
+
+/**
+ * The (citing, cited) pairs, ordered, of the references the cache cannot give: the changed works'
+ * own, and the unchanged works' to works new to the corpus.
+ */
+async function freshRefPairs(
+  store: CorpusStore,
+  changedIds: Float64Array,
+  addedIds: Float64Array,
+): Promise<Int32Array[]> {
+  for (const [table, ids] of [
+    ['refs_changed', changedIds],
+    ['refs_added', addedIds],
+  ] as const) {
+    await store.con.run(`CREATE OR REPLACE TEMP TABLE ${table} (id BIGINT)`);
+    const appender = await store.con.createAppender(table);
+    for (const id of ids) {
+      appender.appendBigInt(BigInt(id));
+      appender.endRow();
+    }
+    appender.closeSync();
+  }
+  try {
+    return await store.intColumns(
+      `SELECT o, v FROM (
+        SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM works WHERE id IN (SELECT id FROM refs_changed)) u
+          JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref WHERE a.o <> b.o
+        UNION ALL
+        SELECT a.o, b.o FROM (SELECT id, unnest(refs) AS ref FROM works WHERE id NOT IN (SELECT id FROM refs_changed)) u
+          JOIN refs_added ON refs_added.id = u.ref JOIN ord a ON a.id = u.id JOIN ord b ON b.id = u.ref
+      ) AS pairs(o, v) ORDER BY o, v`,
+      2,
+    );
+  } finally {
+    await store.con.run('DROP TABLE IF EXISTS refs_changed; DROP TABLE IF EXISTS refs_added');
+  }
+}
+
+/** Twice as long, the values kept. */
+function grown(a: Int32Array): Int32Array<ArrayBufferLike> {
+  const out = new Int32Array(2 * a.length);
+  out.set(a);
+  return out;
+}
+
+/**
+ * The first `count` values in ascending order, by insertion: a paper's references are few, and
+ * those of an unchanged work come mostly in order already (the cited works keep their order).
+ */
+function sortPrefix(a: Int32Array, count: number): void {
+  for (let i = 1; i < count; i++) {
+    const v = a[i]!;
+    let j = i - 1;
+    while (j >= 0 && a[j]! > v) {
+      a[j + 1] = a[j]!;
+      j--;
+    }
+    a[j + 1] = v;
+  }
+}
+
+/** A column's values read forward through its parts, a part at a time. */
+class SequentialValues {
+  private part = new Int32Array(0);
+  /** The index in the column of the part's first value. */
+  private base = 0;
+
+  constructor(private readonly parts: Iterator<Buffer>) {}
+
+  /** The value at `i`, which must not be before the part of the last one read. */
+  at(i: number): number {
+    if (i < this.base) throw new Error('the previous references were read out of order');
+    while (i >= this.base + this.part.length) this.next();
+    return this.part[i - this.base]!;
+  }
+
+  private next(): void {
+    this.base += this.part.length;
+    const blob = this.parts.next();
+    if (blob.done) throw new Error("the previous snapshot's references are truncated");
+    this.part = typedArrayOf(Int32Array, blob.value);
+  }
 }
 
 /**

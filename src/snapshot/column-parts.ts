@@ -88,7 +88,16 @@ export function readPaperColumnBytes(
   table = 'paper_columns',
 ): Buffer | undefined {
   return joinedColumn(
-    db.prepare(PAPER_COLUMN_SQL(table)).pluck().iterate({ name }) as Iterable<Buffer>,
+    paperColumnBlobs(db, name, table),
     db.prepare(PAPER_COLUMN_BYTES_SQL(table)).pluck().get({ name }) as number,
   );
+}
+
+/** One column's rows (whole, or its parts in order), one blob at a time. */
+export function paperColumnBlobs(
+  db: Database.Database,
+  name: string,
+  table = 'paper_columns',
+): Iterable<Buffer> {
+  return db.prepare(PAPER_COLUMN_SQL(table)).pluck().iterate({ name }) as Iterable<Buffer>;
 }

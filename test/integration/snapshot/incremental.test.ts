@@ -146,6 +146,8 @@ describe('incremental build', () => {
     // The unchanged works' rows copied from the snapshot built with the cache: all but the 31.
     const sampleSize = Number(/loaded (\d+) works/.exec(base.log)![1]);
     expect(added.log).toContain(`(${sampleSize} rows copied from the previous snapshot)`);
+    // The references too: the snapshot's, with those to the new works, not all read again.
+    expect(added.log).toContain(`references of ${base.version} brought up to date (31 works read again)`);
     const full1 = fullBuild(SAMPLE, p1);
     expect(added.version).toBe(full1.version);
     expect(snapshotBytes(data, added.version).equals(snapshotBytes(full1.data, full1.version))).toBe(true);
@@ -154,6 +156,7 @@ describe('incremental build', () => {
     const updated = run(['update', p2, '--data-dir', data]);
     expect(updated.log).toMatch(/incremental: 5 changed/);
     expect(updated.log).toMatch(/rows copied from the previous snapshot/);
+    expect(updated.log).toContain(`references of ${added.version} brought up to date (5 works read again)`);
     const full2 = fullBuild(SAMPLE, p1, p2);
     expect(updated.version).toBe(full2.version);
     expect(updated.version).not.toBe(added.version);
@@ -272,6 +275,9 @@ describe('incremental build', () => {
     const mismatched = build(data);
     expect(mismatched.log).toContain(
       'paper rows made in full: the previous snapshot does not hold the rows the build cache says',
+    );
+    expect(mismatched.log).toContain(
+      `references read in full: the snapshot ${later.version} is not the one built with the cache`,
     );
     expect(mismatched.version).toBe(later.version);
   }, 300_000);

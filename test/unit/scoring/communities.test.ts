@@ -35,6 +35,21 @@ function corpusOf(n: number, topicCount: number, rnd: () => number): Corpus {
   } as unknown as Corpus;
 }
 
+/** Each paper's topics and elements as plain arrays, made once per corpus for the oracle's 280 passes. */
+const listsOf = new WeakMap<Corpus, { topics: number[][]; elements: number[][] }>();
+function lists(corpus: Corpus): { topics: number[][]; elements: number[][] } {
+  let made = listsOf.get(corpus);
+  if (made === undefined) {
+    const of = (csr: Corpus['topics']) =>
+      Array.from({ length: corpus.n }, (_, p) =>
+        Array.from(csr.values.subarray(csr.start[p]!, csr.start[p + 1]!)),
+      );
+    made = { topics: of(corpus.topics), elements: of(corpus.elements) };
+    listsOf.set(corpus, made);
+  }
+  return made;
+}
+
 /** The rule, one community at a time: its papers in ordinal order. */
 function oracle(corpus: Corpus, topic: number, element: number | null) {
   const params = DEFAULT_PARAMETERS;
@@ -52,12 +67,8 @@ function oracle(corpus: Corpus, topic: number, element: number | null) {
     const d = corpus.ageDay[p]!;
     if (inRecent(d)) recentTotal++;
     if (inBefore(d)) beforeTotal++;
-    const topics = Array.from(
-      corpus.topics.values.subarray(corpus.topics.start[p]!, corpus.topics.start[p + 1]!),
-    );
-    const elements = Array.from(
-      corpus.elements.values.subarray(corpus.elements.start[p]!, corpus.elements.start[p + 1]!),
-    );
+    const topics = lists(corpus).topics[p]!;
+    const elements = lists(corpus).elements[p]!;
     if (!topics.includes(topic) || (element !== null && !elements.includes(element))) continue;
     const weight = element === null ? fractionalWeight(topics.length) : 1;
     papers++;

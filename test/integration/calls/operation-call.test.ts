@@ -4,7 +4,7 @@ import { StateUnavailableError } from '../../../src/access/state-deadline.js';
 import { type CallRequest, OperationCall } from '../../../src/calls/operation-call.js';
 import { ServiceError } from '../../../src/core/errors.js';
 import type { PaymentService } from '../../../src/payments/payment-service.js';
-import { SnapshotManager } from '../../../src/snapshot/snapshot.js';
+import { type Snapshot, SnapshotManager } from '../../../src/snapshot/snapshot.js';
 import { sampleDataDir } from '../../helpers/sample.js';
 
 /** The runner both doors use (REST's steps call its phases; MCP runs it whole). */
@@ -60,20 +60,29 @@ describe('OperationCall: access, pin, work, finish, in that order', () => {
   });
 
   it('answers from the version asked for, and releases the snapshot after the work', async () => {
-    let seen: string | undefined;
-    let held = false;
-    const c = call('getElement', null);
-    const outcome = await c.run(
+    // That version's snapshot (the sample's current one), watched as the call holds and lets go of it.
+    const snapshot = (await snapshots.acquireVersion(version)) as Snapshot;
+    snapshot.release();
+    const acquire = vi.spyOn(snapshot, 'acquire');
+    const release = vi.spyOn(snapshot, 'release');
+    let seen: Snapshot | undefined;
+    let releasedDuringWork: number | undefined;
+    const outcome = await call('getElement', null).run(
       () => ({ input: 'Fe', version }),
-      async (_input, snapshot) => {
-        seen = snapshot.version;
-        held = true;
+      async (_input, s) => {
+        seen = s;
+        releasedDuringWork = release.mock.calls.length;
         return { ok: true };
       },
     );
     expect(outcome).toEqual({ answer: { ok: true }, receipt: null });
-    expect(seen).toBe(version);
-    expect(held).toBe(true);
+    expect(seen?.version).toBe(version);
+    expect(seen).toBe(snapshot);
+    expect(acquire).toHaveBeenCalledTimes(1);
+    expect(releasedDuringWork).toBe(0);
+    expect(release).toHaveBeenCalledTimes(1);
+    acquire.mockRestore();
+    release.mockRestore();
   });
 
   it('a version not kept is data_version_gone, naming the current one', async () => {

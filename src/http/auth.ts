@@ -5,7 +5,7 @@ import type { UsageCounter } from '../access/usage-counter.js';
 import { ServiceError } from '../core/errors.js';
 import type { BadKeyGuard } from './bad-keys.js';
 import type { AppEnv, Caller } from './context.js';
-import type { Middleware } from './fast-path/middleware-chain.js';
+import type { Middleware } from './middleware.js';
 
 /** A store that can tell a key it already looked up without waiting (sqlite-state-store.ts). */
 interface KnownKeys {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ServiceError } from '../core/errors.js';
-import { beforeNext, type Middleware } from './fast-path/middleware-chain.js';
+import { beforeNext, type Middleware } from './middleware.js';
 
 /**
  * Every request body bounded before anything reads it, on every route (the account forms, /mcp,

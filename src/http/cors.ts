@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
-import type { Middleware } from './fast-path/middleware-chain.js';
 import { addResponseHeaders } from './fast-path/response-headers.js';
+import type { Middleware } from './middleware.js';
 
 const EXPOSE = [
   'ETag',

@@ -4,7 +4,7 @@ import type { RouterRoute } from 'hono/types';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { FastPathContext } from './fast-path/fast-path.js';
 import { LabelledHistogram } from './fast-path/histogram.js';
-import type { Middleware } from './fast-path/middleware-chain.js';
+import type { Middleware } from './middleware.js';
 
 /** Seconds; fine at the low end, where a read-only API over a local snapshot spends its time. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -133,7 +133,7 @@ export function routeLabel(c: Context): string {
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /**
- * Counts and times every request, a middleware of the app's chain (middleware-chain.ts); put it first so it
+ * Counts and times every request, a middleware of the app's chain (middleware.ts); put it first so it
  * sees every answer, errors and 429s too.
  */
 export function metricsMiddleware(metrics: Metrics): Middleware {

@@ -10,7 +10,7 @@ import type { PaidResource, PaymentService } from '../payments/payment-service.j
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import type { AppEnv } from './context.js';
-import type { Middleware } from './fast-path/middleware-chain.js';
+import type { Middleware } from './middleware.js';
 import { problemResponse } from './problem.js';
 import { requestTerms } from './request-terms.js';
 

@@ -8,8 +8,8 @@ import type { Context } from 'hono';
 import type { RateLimiter, RateLimitResult } from '../access/rate-limiter.js';
 import { ServiceError } from '../core/errors.js';
 import { canonicalIp, ipMatcher } from '../util/ip-ranges.js';
-import type { Middleware } from './fast-path/middleware-chain.js';
 import { addResponseHeaders } from './fast-path/response-headers.js';
+import type { Middleware } from './middleware.js';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -99,7 +99,7 @@ type Scope = 'per-key' | 'per-ip';
  * `apiKeyPrefix`, otherwise per client IP. Every response (and every 429) carries the IETF draft
  * `RateLimit-Policy` / `RateLimit` headers and the `X-RateLimit-*` ones; a 429 is a problem+json
  * that says which limit was hit, its size and window, and when it resets. Fails open. A middleware of
- * the app's chain (middleware-chain.ts).
+ * the app's chain (middleware.ts).
  */
 export function rateLimitMiddleware(limiter: RateLimiter, policy: Partial<RateLimitPolicy> = {}): Middleware {
   const perKey = policy.perKey ?? DEFAULT_RATE_LIMIT_POLICY.perKey;

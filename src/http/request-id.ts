@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
-import type { Middleware } from './fast-path/middleware-chain.js';
 import { applyResponseHeaders, startResponseHeaders } from './fast-path/response-headers.js';
+import type { Middleware } from './middleware.js';
 
 /**
  * The first middleware: the request id (the client's X-Request-Id, cut to 100 characters, or a

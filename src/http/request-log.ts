@@ -1,6 +1,6 @@
 import { type Logger, symbols } from 'pino';
-import type { Middleware } from './fast-path/middleware-chain.js';
 import { onAnswered, routeLabel } from './metrics.js';
+import type { Middleware } from './middleware.js';
 
 /** The fields of a request's log line, in the order they are written. */
 export interface RequestLine {

@@ -14,16 +14,11 @@ import type { AppDeps, AppEnv, Caller } from './context.js';
 import { cors } from './cors.js';
 import { requestedVersion } from './data-version.js';
 import { compression } from './fast-path/compression.js';
-import {
-  afterNext,
-  type FastPathRun,
-  type Middleware,
-  middlewareChain,
-  onlyFor,
-} from './fast-path/middleware-chain.js';
+import type { FastPathRun } from './fast-path/handoff.js';
 import { responseCache } from './fast-path/response-cache.js';
 import { unpaidCache } from './fast-path/unpaid-cache.js';
 import { metricsMiddleware } from './metrics.js';
+import { afterNext, type Middleware, middlewareChain, onlyFor } from './middleware.js';
 import { paymentGate } from './payment.js';
 import { MAX_BODY_BYTES, MAX_URL_CHARS } from './problem.js';
 import { rateLimitMiddleware } from './rate-limit.js';
@@ -38,7 +33,7 @@ export interface RequestMiddleware {
 }
 
 /**
- * What every request passes through, as one middleware (middleware-chain.ts): the request id and
+ * What every request passes through, as one middleware (middleware.ts): the request id and
  * CORS headers first, set before the handler (see cors.ts for why), then the request log,
  * metrics, the 414 check, the body limit (every route: body-limit.ts), compression and the pages'
  * headers; and for /v1 (but its OpenAPI document, answered before them) the snapshot, the caller,

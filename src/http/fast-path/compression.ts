@@ -10,7 +10,7 @@ import {
   MIN_COMPRESS_BYTES,
   qualities,
 } from '../../util/compression.js';
-import type { Middleware } from './middleware-chain.js';
+import type { Middleware } from '../middleware.js';
 
 /** JSON and text, but not event streams: they are sent as they come, never buffered. */
 const COMPRESSIBLE = /^(application\/(json|problem\+json|javascript)|text\/(?!event-stream))/;

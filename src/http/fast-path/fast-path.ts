@@ -5,21 +5,22 @@
  * - It changes no answer. A request served here gets the same status, bytes and headers as the
  *   same request through Hono (test/integration/http/fast-path.test.ts, test/integration/http/cached-reads-listener.test.ts).
  * - Only the node listener (`serviceListener`, http/server.ts) calls `fastPath()`; the app
- *   (http/request-middleware.ts) builds the middleware chain whose `.fastPath` it runs. The rest
- *   of http uses the middleware type, the header collector and compression's helpers; nothing
- *   outside src/http imports this folder.
+ *   (http/request-middleware.ts) builds the middleware chain (http/middleware.ts) whose
+ *   `.fastPath` it runs, and the two hand requests over through `handoff.ts`. The rest of http
+ *   uses the header collector and compression's helpers; nothing outside src/http imports this
+ *   folder.
  * - It answers only a GET under /v1 with a plain URL that ends in a response made for it (a
  *   response-cache hit, a kept unpaid 402). At the first miss, error or any other response it
  *   hands the request to Hono, whose middleware chain resumes after the last middleware run here.
  * - Its answers are written at the end of the event loop's turn, all together (AnswerBatch); one
  *   whose snapshot was set aside meanwhile is the 503 any other request holding it gets.
  *
- * What is here: `fast-path.ts` (this listener and its small request context),
- * `middleware-chain.ts` (the app's middleware as one Hono middleware, split before and after the
- * handler, that both paths run), `response-headers.ts` (the headers every response carries,
- * collected as a plain object), `server-timing.ts`, `compression.ts`, `response-cache.ts`,
- * `unpaid-cache.ts` (a priced URL's 402, kept ready) and `histogram.ts` (the request-duration
- * histogram of /metrics, cheaper than prom-client's).
+ * What is here: `fast-path.ts` (this listener and its small request context), `handoff.ts` (what
+ * it and the app's middleware chain, which both paths run, hand each other),
+ * `response-headers.ts` (the headers every response carries, collected as a plain object),
+ * `server-timing.ts`, `compression.ts`, `response-cache.ts`, `unpaid-cache.ts` (a priced URL's
+ * 402, kept ready) and `histogram.ts` (the request-duration histogram of /metrics, cheaper than
+ * prom-client's).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getPath, getQueryParam } from 'hono/utils/url';
@@ -27,10 +28,10 @@ import { setAsideRefusal } from '../../calls/set-aside.js';
 import { ServiceError } from '../../core/errors.js';
 import type { Snapshot } from '../../snapshot/snapshot.js';
 import { problemBody } from '../problem.js';
-import type { FastPathResponse, FastPathRun } from './middleware-chain.js';
+import type { FastPathResponse, FastPathRun } from './handoff.js';
 
 /**
- * GET requests under /v1 are first run through the app's middleware (middleware-chain.ts) on a
+ * GET requests under /v1 are first run through the app's middleware (../middleware.ts) on a
  * small context of its own, before Hono builds its context and @hono/node-server its Request and
  * Response objects. When the middleware ends in a response made for it (the response cache's), it
  * writes that response to Node with the other answers of the loop's turn (AnswerBatch);

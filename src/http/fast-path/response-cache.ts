@@ -4,9 +4,10 @@ import { chooseEncoding, compressSync, type Encoding, MIN_COMPRESS_BYTES } from 
 import type { AppEnv } from '../context.js';
 import { prefersCsv } from '../csv.js';
 import { routeLabel } from '../metrics.js';
+import type { Middleware } from '../middleware.js';
 import { compress, encodedEtag, isCompressible, markPrecompressed, replaceResponse } from './compression.js';
 import { FastPathContext } from './fast-path.js';
-import { FastPathResponse, type Middleware } from './middleware-chain.js';
+import { FastPathResponse } from './handoff.js';
 import { recordCoreTime, takeResponseHeaders } from './response-headers.js';
 
 /**

@@ -2,9 +2,10 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../context.js';
 import { prefersCsv } from '../csv.js';
 import { routeLabel } from '../metrics.js';
+import type { Middleware } from '../middleware.js';
 import { markPrecompressed } from './compression.js';
 import { FastPathContext } from './fast-path.js';
-import { FastPathResponse, type Middleware } from './middleware-chain.js';
+import { FastPathResponse } from './handoff.js';
 import { takeResponseHeaders } from './response-headers.js';
 
 /**

@@ -2,8 +2,8 @@ import { Hono } from 'hono';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../../src/access/rate-limiter.js';
-import { middlewareChain } from '../../../src/http/fast-path/middleware-chain.js';
 import { createMetrics, type Metrics, metricsHandler, metricsMiddleware } from '../../../src/http/metrics.js';
+import { middlewareChain } from '../../../src/http/middleware.js';
 import { handleError } from '../../../src/http/problem.js';
 import { rateLimitMiddleware } from '../../../src/http/rate-limit.js';
 

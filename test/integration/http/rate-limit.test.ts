@@ -9,7 +9,7 @@ import {
   type RateLimiter,
   RedisRateLimiter,
 } from '../../../src/access/rate-limiter.js';
-import { middlewareChain } from '../../../src/http/fast-path/middleware-chain.js';
+import { middlewareChain } from '../../../src/http/middleware.js';
 import { handleError } from '../../../src/http/problem.js';
 import { clientIp, type RateLimitPolicy, rateLimitMiddleware } from '../../../src/http/rate-limit.js';
 

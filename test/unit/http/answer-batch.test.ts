@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AnswerBatch, FastPathContext, fastPath } from '../../../src/http/fast-path/fast-path.js';
-import { FastPathResponse } from '../../../src/http/fast-path/middleware-chain.js';
+import { FastPathResponse } from '../../../src/http/fast-path/handoff.js';
 
 /** What a Node response was told, in order, across every response of a test. */
 type Call = [id: string, what: 'head' | 'end', detail: unknown];

@@ -1,11 +1,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { describe, expect, it } from 'vitest';
-import {
-  FastPathResponse,
-  type FastPathRunContext,
-  type Middleware,
-  middlewareChain,
-} from '../../../src/http/fast-path/middleware-chain.js';
+import { FastPathResponse, type FastPathRunContext } from '../../../src/http/fast-path/handoff.js';
+import { type Middleware, middlewareChain } from '../../../src/http/middleware.js';
 
 /**
  * A middleware chain answers as the same middleware mounted one by one in Hono: checked

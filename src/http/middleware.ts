@@ -1,4 +1,11 @@
 import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
+import {
+  FastPathResponse,
+  type FastPathRun,
+  type FastPathRunContext,
+  handOn,
+  takeHandoff,
+} from './fast-path/handoff.js';
 
 /**
  * One middleware of the work every request passes through (request id, CORS, metrics, snapshot,
@@ -58,7 +65,7 @@ export function middlewareChain<C extends Context>(
     const handoff = takeHandoff(c);
     try {
       if (handoff) {
-        // The fast path (fast-path.ts) ran the middleware up to `entered` on its own context: carry on.
+        // The fast path (fast-path/fast-path.ts) ran the middleware up to `entered` on its own context: carry on.
         for (const [name, value] of handoff.vars) c.set(name as never, value as never);
         entered = handoff.entered;
         if (handoff.failed) throw handoff.error;
@@ -131,59 +138,6 @@ export function middlewareChain<C extends Context>(
     return answer;
   };
   return Object.assign(middleware, { fastPath: (c: FastPathRunContext) => fastPathFrom(c, 0) });
-}
-
-/**
- * A response written by the fast path (fast-path.ts) as it is: status, plain headers and bytes, with no
- * Response object between (the response cache's answers, when the request came through it).
- */
-export class FastPathResponse {
-  constructor(
-    readonly status: number,
-    readonly headers: Record<string, string>,
-    readonly body: Uint8Array | null,
-  ) {}
-}
-
-/** What the fast path's context gives the chain: its variables, its response, and the Node request. */
-export interface FastPathRunContext {
-  vars: Map<string, unknown>;
-  res: Response | undefined;
-  env: { incoming: object };
-}
-
-/** Runs the middleware on the fast path's context: its response, or null once handed on to Hono. */
-export type FastPathRun = (
-  c: FastPathRunContext,
-) => FastPathResponse | null | Promise<FastPathResponse | null>;
-
-/** Where the fast path leaves a request it hands on: on the Node request, which Hono's context carries. */
-const HANDOFF = Symbol('pipelineHandoff');
-interface Handoff {
-  vars: Map<string, unknown>;
-  entered: number;
-  failed: boolean;
-  error: unknown;
-  answer: Response | undefined;
-}
-type WithHandoff = { [HANDOFF]?: Handoff | undefined };
-
-function handOn(
-  c: FastPathRunContext,
-  entered: number,
-  failed: boolean,
-  error?: unknown,
-  answer?: Response,
-): null {
-  (c.env.incoming as WithHandoff)[HANDOFF] = { vars: c.vars, entered, failed, error, answer };
-  return null;
-}
-
-function takeHandoff(c: Context): Handoff | undefined {
-  const incoming = (c.env as { incoming?: WithHandoff } | undefined)?.incoming;
-  const handoff = incoming?.[HANDOFF];
-  if (handoff) incoming[HANDOFF] = undefined;
-  return handoff;
 }
 
 /** A Hono middleware that does all its work before calling next() (e.g. hono/body-limit), split. */

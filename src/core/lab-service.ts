@@ -16,7 +16,7 @@ interface LabServiceDeps {
   ttlSeconds: number;
   now?: () => Date;
   /** Where quotes and runs are computed (a worker pool in `ri serve`); in this thread when absent. */
-  heavy?: WorkerPool;
+  workerPool?: WorkerPool;
 }
 
 interface QuoteOptions {
@@ -64,7 +64,7 @@ export interface LabService {
 
 /** The lab as every front door (REST, MCP) uses it: quoting stores the quote, a run checks it first. */
 export function createLabService(deps: LabServiceDeps): LabService {
-  const heavy = deps.heavy ?? inThread;
+  const workerPool = deps.workerPool ?? inThread;
   let secret: Promise<string> | null = null;
   const settings = async (): Promise<QuoteSettings> => {
     secret ??= deps.quoteSecret
@@ -80,7 +80,7 @@ export function createLabService(deps: LabServiceDeps): LabService {
   return {
     async quote(snapshot, input, viewer, options = {}) {
       const { secret, ttlSeconds, now } = await settings();
-      const quote = await heavy.run<LabQuote>(snapshot, {
+      const quote = await workerPool.run<LabQuote>(snapshot, {
         kind: 'labQuote',
         input,
         viewer,
@@ -118,7 +118,7 @@ export function createLabService(deps: LabServiceDeps): LabService {
       if (!(price > 0))
         throw new ServiceError('quote_edited', 'The quote names a price this service never quotes.');
       await pay(price);
-      return heavy.run<LabRunAnswer>(snapshot, { kind: 'labRun', quote, depth, viewer });
+      return workerPool.run<LabRunAnswer>(snapshot, { kind: 'labRun', quote, depth, viewer });
     },
   };
 }

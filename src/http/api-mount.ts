@@ -20,7 +20,7 @@ export function mountApi(app: OpenAPIHono<AppEnv>, deps: AppDeps, services: AppS
   const routes: RouteDeps = {
     edition: deps.config.EDITION,
     publicUrl: deps.config.publicUrl,
-    ...(deps.heavy ? { heavy: deps.heavy } : {}),
+    ...(deps.workerPool ? { workerPool: deps.workerPool } : {}),
     lab: services.lab,
     snapshotDir: deps.snapshots.dir,
   };

@@ -32,7 +32,7 @@ export function appServices(deps: AppDeps): AppServices {
       deps.config.EDITION === 'full'
         ? createLabService({
             state: deps.state,
-            ...(deps.heavy ? { heavy: deps.heavy } : {}),
+            ...(deps.workerPool ? { workerPool: deps.workerPool } : {}),
             ttlSeconds: deps.config.QUOTE_TTL_SECONDS,
             ...(deps.config.QUOTE_SECRET ? { quoteSecret: deps.config.QUOTE_SECRET } : {}),
             ...(deps.now ? { now: deps.now } : {}),

@@ -33,7 +33,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> & { fastPath: Fast
   mountMcp(
     app,
     {
-      ...(deps.heavy ? { heavy: deps.heavy } : {}),
+      ...(deps.workerPool ? { workerPool: deps.workerPool } : {}),
       snapshots: deps.snapshots,
       edition: deps.config.EDITION,
       publicUrl: deps.config.publicUrl,

@@ -60,7 +60,7 @@ export interface AppDeps {
   /** Counts keyed calls per key and month; the app makes one when absent (flushed on close by its owner). */
   usage?: UsageCounter;
   /** Where research and lab answers are computed (`ri serve`: a worker pool); in this thread when absent. */
-  heavy?: WorkerPool;
+  workerPool?: WorkerPool;
   /** Sends the sign-in mail; from SMTP_URL when absent. */
   mailer?: Mailer;
 }

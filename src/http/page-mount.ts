@@ -29,7 +29,7 @@ export function mountPages(app: OpenAPIHono<AppEnv>, deps: AppDeps, services: Ap
     payments: paymentsOn,
     sessions,
     lab,
-    ...(deps.heavy ? { heavy: deps.heavy } : {}),
+    ...(deps.workerPool ? { workerPool: deps.workerPool } : {}),
   });
   const mailer =
     deps.mailer ??

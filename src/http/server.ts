@@ -50,7 +50,7 @@ export function startServer(
   extra: Pick<AppDeps, 'logger' | 'rateLimiter' | 'metrics' | 'payments'> = {},
 ): Promise<RunningServer> {
   const usage = new UsageCounter(state);
-  const heavy =
+  const pool =
     config.WORKER_THREADS === 0
       ? inThread
       : workerPool({
@@ -60,10 +60,10 @@ export function startServer(
           log,
         });
   // Each published snapshot is read ahead by the workers, the one served now first.
-  snapshots.onSwitch((s) => void heavy.warm(s));
+  snapshots.onSwitch((s) => void pool.warm(s));
   const served = snapshots.acquire();
-  if (served) void heavy.warm(served).finally(() => served.release());
-  const app = createApp({ config, snapshots, state, log, usage, heavy, ...extra });
+  if (served) void pool.warm(served).finally(() => served.release());
+  const app = createApp({ config, snapshots, state, log, usage, workerPool: pool, ...extra });
   return new Promise((resolve, reject) => {
     const { server, drain } = boundServer(
       serviceListener(app, { hostname: config.HOST, publicUrl: config.publicUrl }),
@@ -86,7 +86,7 @@ export function startServer(
             .then(() =>
               usage.close().catch((e: Error) => log('usage counts not written', { err: e.message })),
             )
-            .then(() => heavy.close()),
+            .then(() => pool.close()),
       });
     });
     // A port in use or not ours: fail the start (rather than never listening).

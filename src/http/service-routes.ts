@@ -36,10 +36,10 @@ export function registerServiceRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, s
   // open its file on their own, and the main thread reading it says nothing of them.
   const stateHealth = stateProbe(deps.state);
   const workersHealth = async (): Promise<string | null> => {
-    const snapshot = deps.heavy ? deps.snapshots.acquire() : null;
-    if (!snapshot || !deps.heavy) return null;
+    const snapshot = deps.workerPool ? deps.snapshots.acquire() : null;
+    if (!snapshot || !deps.workerPool) return null;
     try {
-      return await deps.heavy.probe(snapshot);
+      return await deps.workerPool.probe(snapshot);
     } finally {
       snapshot.release();
     }

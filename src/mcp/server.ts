@@ -47,7 +47,7 @@ export interface McpDeps {
   publicUrl: string;
   lab: LabService | null;
   /** Where research is computed; in this thread when absent. */
-  heavy?: WorkerPool;
+  workerPool?: WorkerPool;
   /** Pay per call (x402), when this server takes it. */
   payments: PaymentService | undefined;
   version: string;
@@ -173,7 +173,7 @@ export function createMcp(deps: McpDeps) {
             snapshot,
             viewer,
             lab: deps.lab!,
-            heavy: deps.heavy ?? inThread,
+            workerPool: deps.workerPool ?? inThread,
             charge: (usd) => call.charge(usd),
             paidBefore: () => call.paidBefore(),
             snapshotDir: deps.snapshots.dir,

@@ -67,7 +67,7 @@ interface ToolContext {
   viewer: Viewer;
   lab: LabService;
   /** Where research is computed (the same pool as REST). */
-  heavy: WorkerPool;
+  workerPool: WorkerPool;
   /** The folder of published snapshots (the versions kept). */
   snapshotDir: string;
   /** Once the call is known to be answerable: asks for (or checks) payment; a no-op on a plan that covers it. */
@@ -204,7 +204,7 @@ export function toolDefinitions(): ToolDef[] {
           request,
           () => ctx.charge(),
           () =>
-            ctx.heavy.run<ResearchJson>(ctx.snapshot, {
+            ctx.workerPool.run<ResearchJson>(ctx.snapshot, {
               kind: 'researchTool',
               request,
               viewer: ctx.viewer,

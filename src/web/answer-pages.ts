@@ -30,7 +30,7 @@ export interface AnswerPageDeps {
   payments: boolean;
   lab: LabService | null;
   /** Where research is computed; in this thread when absent. */
-  heavy?: WorkerPool;
+  workerPool?: WorkerPool;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any route's context
@@ -251,7 +251,7 @@ ${asJson(apiPath)}`,
         };
       let answer: ResearchAnswer;
       try {
-        answer = await (deps.heavy ?? inThread).run<ResearchAnswer>(snapshot, {
+        answer = await (deps.workerPool ?? inThread).run<ResearchAnswer>(snapshot, {
           kind: 'research',
           request: { ...(paper ? { paper } : { q }), pageSize: 10, lenses: [...LENSES], page: 1 },
           viewer: sessionViewer(session, deps),

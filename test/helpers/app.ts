@@ -24,7 +24,7 @@ export async function sampleApp(
     /** Wraps the ledger the payments write to (crash-window tests). */
     ledger?: (state: StateStore) => PaymentLedger;
     /** Where research and lab answers are computed (a worker pool); in the test's thread when absent. */
-    heavy?: WorkerPool;
+    workerPool?: WorkerPool;
   } = {},
 ) {
   const sample = await sampleDataDir();

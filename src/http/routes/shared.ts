@@ -11,7 +11,7 @@ export interface RouteDeps {
   edition: Edition;
   publicUrl: string;
   /** Where research and lab answers are computed (a worker pool in `ri serve`); in this thread when absent. */
-  heavy?: WorkerPool;
+  workerPool?: WorkerPool;
   /** The lab (quotes and runs); null in the older edition, which has no research, lab or payments. */
   lab: LabService | null;
   /** Where the published snapshots are (GET /v1/versions lists the kept ones). */

@@ -18,7 +18,7 @@ const pool = workerPool({ threads: 2, maxQueue: 16, deadlineMs: 20_000, rehearse
 let ctx: Ctx;
 
 beforeAll(async () => {
-  ctx = await sampleApp({}, { heavy: pool });
+  ctx = await sampleApp({}, { workerPool: pool });
 }, 120_000);
 
 afterAll(async () => {
@@ -140,12 +140,12 @@ describe('research and lab answers in worker threads', () => {
 
   it('past the deadline or the queue bound: 503 overloaded with Retry-After, and never cached', async () => {
     // Apps over the same snapshot and state store as ctx, each with its own pool.
-    const appWith = (heavy: WorkerPool) =>
+    const appWith = (pool: WorkerPool) =>
       createApp({
         config: loadConfig({}, { PUBLIC_URL: 'https://ri.example' }),
         snapshots: ctx.snapshots,
         state: ctx.state,
-        heavy,
+        workerPool: pool,
       });
     const pro = bearer(ctx.keys.professional);
     const tight = workerPool({ threads: 1, maxQueue: 1, deadlineMs: 1 });
@@ -214,7 +214,7 @@ describe('research and lab answers in worker threads', () => {
         config: loadConfig({}, { PUBLIC_URL: 'https://ri.example' }),
         snapshots,
         state: ctx.state,
-        heavy: own,
+        workerPool: own,
       });
       // The worker started and the file opened before /readyz asks.
       const served = snapshots.acquire()!;

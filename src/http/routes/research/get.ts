@@ -39,7 +39,7 @@ export function registerResearch(app: OpenAPIHono<AppEnv>, deps: RouteDeps): voi
         request,
         () => charge(c),
         () =>
-          (c.get('services').heavy ?? inThread).run<ResearchJson>(snapshot, {
+          (c.get('services').workerPool ?? inThread).run<ResearchJson>(snapshot, {
             kind: 'researchJson',
             request,
             viewer: c.get('viewer'),

@@ -12,7 +12,7 @@
  * - It answers only a GET under /v1 with a plain URL that ends in a response made for it (a
  *   response-cache hit, a kept unpaid 402). At the first miss, error or any other response it
  *   hands the request to Hono, whose middleware chain resumes after the last middleware run here.
- * - Its answers are written at the end of the event loop's turn, all together (AnswerBatch); one
+ * - Its answers are written at the end of the event loop's turn, all together (ResponseBatch); one
  *   whose snapshot was set aside meanwhile is the 503 any other request holding it gets.
  *
  * What is here: `fast-path.ts` (this listener and its small request context), `handoff.ts` (what
@@ -34,7 +34,7 @@ import type { FastPathResponse, FastPathRun } from './handoff.js';
  * GET requests under /v1 are first run through the app's middleware (../middleware.ts) on a
  * small context of its own, before Hono builds its context and @hono/node-server its Request and
  * Response objects. When the middleware ends in a response made for it (the response cache's), it
- * writes that response to Node with the other answers of the loop's turn (AnswerBatch);
+ * writes that response to Node with the other answers of the loop's turn (ResponseBatch);
  * otherwise (a miss, an error) it hands the request on to the Hono app, whose first middleware
  * carries on from where the fast path stopped, so no middleware runs twice.
  *
@@ -48,7 +48,7 @@ import type { FastPathResponse, FastPathRun } from './handoff.js';
 export function fastPath(
   run: FastPathRun,
   hono: (incoming: IncomingMessage, outgoing: ServerResponse) => unknown,
-  batch: AnswerBatch = new AnswerBatch(),
+  batch: ResponseBatch = new ResponseBatch(),
 ): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   const onward = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     // The answers ready so far are not held behind work the fast path does not know the length of.
@@ -87,7 +87,7 @@ export function fastPath(
  * lower p99 under load. An answer waits at most for the rest of its turn's requests to be read:
  * a request handed on to Hono first writes the answers held, so none waits for a handler.
  */
-export class AnswerBatch {
+export class ResponseBatch {
   private queued: { c: FastPathContext; answer: FastPathResponse }[] = [];
 
   constructor(private readonly schedule: (flush: () => void) => void = setImmediate) {}

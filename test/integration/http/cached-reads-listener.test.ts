@@ -149,7 +149,7 @@ describe('cached reads: the real listener answers as app.request()', () => {
   });
 
   it('answers many cached reads at once, over many connections, each with its own answer', async () => {
-    // Hits made in one turn of the event loop are written together (fast-path.ts AnswerBatch).
+    // Hits made in one turn of the event loop are written together (fast-path.ts ResponseBatch).
     const symbols = ['H', 'He', 'Li', 'Be', 'B', 'C', 'N', 'O', 'F', 'Ne', 'Na', 'Mg', 'Al', 'Si', 'P', 'S'];
     const alone = new Map<string, Buffer>();
     for (const symbol of symbols) {

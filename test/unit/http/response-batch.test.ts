@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AnswerBatch, FastPathContext, fastPath } from '../../../src/http/fast-path/fast-path.js';
+import { FastPathContext, fastPath, ResponseBatch } from '../../../src/http/fast-path/fast-path.js';
 import { FastPathResponse } from '../../../src/http/fast-path/handoff.js';
 
 /** What a Node response was told, in order, across every response of a test. */
@@ -34,12 +34,12 @@ function context(res: ServerResponse): FastPathContext {
 const answer = (text: string) =>
   new FastPathResponse(200, { 'content-type': 'text/plain' }, Buffer.from(text));
 
-describe('AnswerBatch: the fast path writes a turn of the event loop’s answers together', () => {
+describe('ResponseBatch: the fast path writes a turn of the event loop’s answers together', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it('holds the answers made in a turn until it ends, then writes them all, in the order they were made', () => {
     const turns: (() => void)[] = [];
-    const batch = new AnswerBatch((flush) => turns.push(flush));
+    const batch = new ResponseBatch((flush) => turns.push(flush));
     const calls: Call[] = [];
     for (const id of ['a', 'b', 'c']) batch.add(context(fakeResponse(id, calls)), answer(`body ${id}`));
     expect(calls).toEqual([]);
@@ -63,7 +63,7 @@ describe('AnswerBatch: the fast path writes a turn of the event loop’s answers
   it('answers one that cannot be written with the 500 problem, and still writes the others', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     let flush = () => {};
-    const batch = new AnswerBatch((f) => {
+    const batch = new ResponseBatch((f) => {
       flush = f;
     });
     const calls: Call[] = [];
@@ -83,7 +83,7 @@ describe('AnswerBatch: the fast path writes a turn of the event loop’s answers
   // reading of a request and the end of its turn: the answer made from that snapshot is not sent.
   it('writes a 503 data_unavailable for an answer whose snapshot was set aside before the turn ended', () => {
     let flush = () => {};
-    const batch = new AnswerBatch((f) => {
+    const batch = new ResponseBatch((f) => {
       flush = f;
     });
     const calls: Call[] = [];
@@ -109,7 +109,7 @@ describe('AnswerBatch: the fast path writes a turn of the event loop’s answers
   });
 
   it('by default writes at the end of the turn (setImmediate), not at once', async () => {
-    const batch = new AnswerBatch();
+    const batch = new ResponseBatch();
     const calls: Call[] = [];
     batch.add(context(fakeResponse('a', calls)), answer('body a'));
     await Promise.resolve();
@@ -120,7 +120,7 @@ describe('AnswerBatch: the fast path writes a turn of the event loop’s answers
 
   it('writes the answers held before a request is handed on to Hono, and never twice', () => {
     const turns: (() => void)[] = [];
-    const batch = new AnswerBatch((flush) => turns.push(flush));
+    const batch = new ResponseBatch((flush) => turns.push(flush));
     const calls: Call[] = [];
     const honoSaw: string[][] = [];
     const listener = fastPath(

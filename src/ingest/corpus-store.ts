@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS keywords (slug VARCHAR NOT NULL, name VARCHAR NOT NUL
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR NOT NULL, value VARCHAR NOT NULL);
 CREATE TABLE IF NOT EXISTS changes (id BIGINT NOT NULL, gen BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS title_keys (id BIGINT NOT NULL, updated_date VARCHAR NOT NULL, k UBIGINT);
+ALTER TABLE changes ADD COLUMN IF NOT EXISTS k UBIGINT;
 `;
 
 /**
@@ -240,13 +241,14 @@ export class CorpusStore {
       await c.run(
         `INSERT INTO works SELECT ${WORK_SELECT} FROM staged s SEMI JOIN newer n ON s.rowid = n.r AND NOT n.excluded`,
       );
+      // Logged with each work's title key before the change (its key is gone with a removed work).
+      await this.logChanges('SELECT id FROM newer');
       // The title's version key (ingest/paper-record.ts), made once per record here: a pass of
       // regular expressions over every title at each build cost seconds at 1M works.
       await c.run('DELETE FROM title_keys WHERE id IN (SELECT id FROM newer)');
       await c.run(
         `INSERT INTO title_keys ${titleKeysSql('staged s SEMI JOIN newer n ON s.rowid = n.r AND NOT n.excluded')}`,
       );
-      await this.logChanges('SELECT id FROM newer');
       // Names of topics and keywords the taxonomy does not have (the works carry them). Copies
       // may spell a name differently: the pick is the first by one fixed order over every copy
       // seen so far, in this batch or an earlier one, so neither the order the parallel reader
@@ -330,12 +332,15 @@ export class CorpusStore {
   }
 
   /**
-   * Starts a new generation and logs the ids the query names as changed in it. Runs inside the
-   * caller's transaction, so the log and the change commit (or roll back) together.
+   * Starts a new generation and logs the ids the query names as changed in it, each with its title
+   * key as stored until then (NULL for a new work): the incremental load finds by it the versions
+   * of a work that was removed or retitled, which may be shown now in its place (scoring/corpus.ts).
+   * Runs inside the caller's transaction, so the log and the change commit (or roll back) together.
    */
   private async logChanges(idsQuery: string): Promise<void> {
     const gen = (await this.state()).generation + 1;
-    await this.con.run(`INSERT INTO changes SELECT id, ${gen} FROM (${idsQuery})`);
+    await this.con.run(`INSERT INTO changes (id, gen, k)
+      SELECT c.id, ${gen}, t.k FROM (${idsQuery}) c LEFT JOIN title_keys t USING (id)`);
     await this.setMeta('generation', String(gen));
   }
 

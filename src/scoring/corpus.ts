@@ -442,14 +442,18 @@ async function deltaFromCache(
   cache: CachedCorpus,
 ): Promise<Delta | { mismatch: string }> {
   // A work whose version partner changed may be shown now where it was not (or the reverse): it is
-  // read again too. (A partner that left by a change of title is not found so: the walk below
-  // then finds a work neither cached nor logged, and the load is made in full.)
+  // read again too, found by the partner's title key now or, for a partner removed or retitled,
+  // as the change log kept it. (A log written before it kept keys has none: such a partner is
+  // not found, the walk below then finds a work neither cached nor logged, and the load is made
+  // in full.)
   await store.con.run(
     `CREATE OR REPLACE TEMP TABLE changed AS SELECT DISTINCT id FROM (
       SELECT id FROM changes WHERE gen > ${cache.generation}
       UNION ALL
-      SELECT id FROM version_keys WHERE k IN (
-        SELECT k FROM version_keys WHERE id IN (SELECT id FROM changes WHERE gen > ${cache.generation})))`,
+      SELECT id FROM title_keys WHERE k IN (
+        SELECT k FROM title_keys WHERE id IN (SELECT id FROM changes WHERE gen > ${cache.generation})
+        UNION ALL
+        SELECT k FROM changes WHERE gen > ${cache.generation} AND k IS NOT NULL))`,
   );
   // The changed works and their ordinal now (-1: no longer in the corpus), those in it by ordinal.
   const none = new Float64Array(0);

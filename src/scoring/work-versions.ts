@@ -14,7 +14,8 @@ const doi = (v: unknown) => (typeof v === 'string' ? v : null);
  * show once: the corpus is the stored works less the other versions (ingest/paper-record.ts says
  * which). Leaves two temporary tables in the store: `hidden_versions` (id), the works left out,
  * and `version_keys` (id, k), each work of a title some other work shares and its title's key
- * hash, so the incremental load re-reads a work whose version partner changed.
+ * hash. (The incremental load finds the partners of a changed work by the store's title_keys
+ * and the keys the change log kept: scoring/corpus.ts.)
  *
  * The title keys are made by ingest, once per record (store table title_keys); the build groups
  * them, reads only the works of a shared key, and the pure rule decides among them.

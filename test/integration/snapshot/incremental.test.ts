@@ -380,5 +380,41 @@ describe('incremental build', () => {
     } finally {
       shown.close();
     }
+
+    // The article retracted and the shown edition retitled: the works they hid are shown again,
+    // found by the title keys the change log kept (their own keys are gone or moved), so the
+    // build stays incremental.
+    const day4 = '2026-03-05T00:00:00.000000';
+    const p4 = writeWorks(join(dir, 'works/updated_date=2026-03-05/part_000.jsonl.gz'), [
+      work(9_200_000_001, {
+        title,
+        doi: 'https://doi.org/10.1000/journal.9200000001',
+        is_retracted: true,
+        updated_date: day4,
+      }),
+      work(9_200_000_003, {
+        title: 'A third article on carbonate reservoirs, under a title of its own',
+        doi: 'https://doi.org/10.1002/anie.202499999',
+        cited_by_count: 4,
+        updated_date: day4,
+      }),
+    ]);
+    ingest(data, p4);
+    const after = build(data);
+    expect(after.log).toMatch(/incremental: 4 changed/);
+    expect(after.log).not.toContain('loading in full');
+    const full4 = fullBuild(SAMPLE, p3, p4);
+    expect(after.version).toBe(full4.version);
+    expect(snapshotBytes(data, after.version).equals(snapshotBytes(full4.data, full4.version))).toBe(true);
+    const again = new Database(join(data, 'snapshots', `${after.version}.sqlite`), { readonly: true });
+    try {
+      const ids = again.prepare('SELECT work_id FROM papers WHERE work_id >= ?').pluck().all(9_200_000_001);
+      expect(ids.sort()).toEqual([9_200_000_002, 9_200_000_003]);
+      expect(again.prepare('SELECT count(*) FROM papers WHERE work_id = ?').pluck().get(idOf(preprint))).toBe(
+        1,
+      );
+    } finally {
+      again.close();
+    }
   }, 300_000);
 });

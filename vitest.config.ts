@@ -18,6 +18,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // One temporary folder for the run, removed at its end (KEEP_TEST_TMP=1 keeps it): test/temp-root.ts.
+    globalSetup: ['test/temp-root.ts'],
     // At least two files at once: most of them wait on processes, sockets and services, so a second
     // worker on a 2-core machine takes the suite from 11-12 minutes to 8-9 (vitest's default there is one).
     maxWorkers: Math.max(2, availableParallelism() - 1),

@@ -44,9 +44,15 @@ export async function sampleDataDir(): Promise<Sample> {
   return { ...built, dataDir, snapshots: join(dataDir, 'snapshots') };
 }
 
+/**
+ * Where the sample's builds are kept across runs: the system's temporary folder (test/temp-root.ts
+ * gives each run one of its own, removed at its end).
+ */
+const buildsDir = () => process.env.RI_TEST_CACHE ?? tmpdir();
+
 /** The build of the sample for this code, made once (the first caller builds; others reuse it). */
 async function builtSample(): Promise<Sample> {
-  const dir = join(tmpdir(), `ri-sample-build-${codeHash()}`);
+  const dir = join(buildsDir(), `ri-sample-build-${codeHash()}`);
   const meta = join(dir, 'sample.json');
   if (existsSync(meta)) return JSON.parse(readFileSync(meta, 'utf8')) as Sample;
   pruneOldBuilds();
@@ -77,9 +83,9 @@ async function builtSample(): Promise<Sample> {
 
 /** Builds of the sample for other code, left by earlier runs: gone after an hour unused. */
 function pruneOldBuilds(): void {
-  for (const name of readdirSync(tmpdir())) {
+  for (const name of readdirSync(buildsDir())) {
     if (!name.startsWith('ri-sample-build-')) continue;
-    const path = join(tmpdir(), name);
+    const path = join(buildsDir(), name);
     try {
       if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
     } catch {

@@ -413,6 +413,36 @@ export function idIndex(ids: Float64Array): (id: number) => number {
   };
 }
 
+/**
+ * Leaves in table `changed` the logged works and, of their version partners, those shown now and
+ * not in the cache or the reverse: a partner shown (or hidden) as before, its record unchanged,
+ * is an unchanged work. A generic title shares its key with thousands of works (a day of 61,000
+ * records at 10M works named a million partners), and a partner read again is a row made again.
+ */
+async function keepFlippedPartners(store: CorpusStore, cache: CachedCorpus): Promise<void> {
+  const none = new Float64Array(0);
+  const [ids = none, shown = none] = await store.doubleColumns(
+    'SELECT id::DOUBLE, (o IS NOT NULL)::DOUBLE FROM changed LEFT JOIN ord USING (id) WHERE NOT logged',
+    2,
+  );
+  if (ids.length === 0) return;
+  const partner = idIndex(ids);
+  const cached = new Uint8Array(ids.length);
+  for (let p = 0; p < cache.n; p++) {
+    const i = partner(cache.workId[p]!);
+    if (i >= 0) cached[i] = 1;
+  }
+  await store.con.run('CREATE OR REPLACE TEMP TABLE unflipped (id BIGINT)');
+  const appender = await store.con.createAppender('unflipped');
+  for (let i = 0; i < ids.length; i++) {
+    if ((shown[i] === 1) !== (cached[i] === 1)) continue;
+    appender.appendBigInt(BigInt(ids[i]!));
+    appender.endRow();
+  }
+  appender.closeSync();
+  await store.con.run('DELETE FROM changed WHERE id IN (SELECT id FROM unflipped); DROP TABLE unflipped');
+}
+
 interface Delta extends RefsDelta {
   changed: number;
   /** New ordinal of each cached paper whose work is unchanged, else -1. */
@@ -447,14 +477,15 @@ async function deltaFromCache(
   // not found, the walk below then finds a work neither cached nor logged, and the load is made
   // in full.)
   await store.con.run(
-    `CREATE OR REPLACE TEMP TABLE changed AS SELECT DISTINCT id FROM (
-      SELECT id FROM changes WHERE gen > ${cache.generation}
+    `CREATE OR REPLACE TEMP TABLE changed AS SELECT id, bool_or(logged) AS logged FROM (
+      SELECT id, true AS logged FROM changes WHERE gen > ${cache.generation}
       UNION ALL
-      SELECT id FROM title_keys WHERE k IN (
+      SELECT id, false FROM title_keys WHERE k IN (
         SELECT k FROM title_keys WHERE id IN (SELECT id FROM changes WHERE gen > ${cache.generation})
         UNION ALL
-        SELECT k FROM changes WHERE gen > ${cache.generation} AND k IS NOT NULL))`,
+        SELECT k FROM changes WHERE gen > ${cache.generation} AND k IS NOT NULL)) GROUP BY id`,
   );
+  await keepFlippedPartners(store, cache);
   // The changed works and their ordinal now (-1: no longer in the corpus), those in it by ordinal.
   const none = new Float64Array(0);
   const [changedIds = none, changedOrdinal = none] = await store.doubleColumns(

@@ -383,7 +383,16 @@ describe('incremental build', () => {
 
     // The article retracted and the shown edition retitled: the works they hid are shown again,
     // found by the title keys the change log kept (their own keys are gone or moved), so the
-    // build stays incremental.
+    // build stays incremental. And a new work titled as a sample article, both shown: that
+    // article, a partner shown as before, is not read again (4 + 1 changed, not 6).
+    const twin = records.find(
+      (r) =>
+        r !== preprint &&
+        !String(r.doi ?? '').includes('10.21203/rs.') &&
+        keys.get(versionKey(String(r.display_name ?? r.title ?? ''))) === 1 &&
+        versionKey(String(r.display_name ?? r.title)).length >= 40,
+    )!;
+    const twinTitle = String(twin.display_name ?? twin.title);
     const day4 = '2026-03-05T00:00:00.000000';
     const p4 = writeWorks(join(dir, 'works/updated_date=2026-03-05/part_000.jsonl.gz'), [
       work(9_200_000_001, {
@@ -398,10 +407,15 @@ describe('incremental build', () => {
         cited_by_count: 4,
         updated_date: day4,
       }),
+      work(9_200_000_004, {
+        title: twinTitle,
+        doi: 'https://doi.org/10.5555/twin.9200000004',
+        updated_date: day4,
+      }),
     ]);
     ingest(data, p4);
     const after = build(data);
-    expect(after.log).toMatch(/incremental: 4 changed/);
+    expect(after.log).toMatch(/incremental: 5 changed/);
     expect(after.log).not.toContain('loading in full');
     const full4 = fullBuild(SAMPLE, p3, p4);
     expect(after.version).toBe(full4.version);
@@ -409,10 +423,10 @@ describe('incremental build', () => {
     const again = new Database(join(data, 'snapshots', `${after.version}.sqlite`), { readonly: true });
     try {
       const ids = again.prepare('SELECT work_id FROM papers WHERE work_id >= ?').pluck().all(9_200_000_001);
-      expect(ids.sort()).toEqual([9_200_000_002, 9_200_000_003]);
-      expect(again.prepare('SELECT count(*) FROM papers WHERE work_id = ?').pluck().get(idOf(preprint))).toBe(
-        1,
-      );
+      expect(ids.sort()).toEqual([9_200_000_002, 9_200_000_003, 9_200_000_004]);
+      const rows = again.prepare('SELECT count(*) FROM papers WHERE work_id = ?').pluck();
+      expect(rows.get(idOf(preprint))).toBe(1);
+      expect(rows.get(idOf(twin))).toBe(1);
     } finally {
       again.close();
     }

@@ -455,6 +455,17 @@ export class CorpusStore {
     if (ids.length > 0) await onBatch(ids, titles);
   }
 
+  /** A temporary table `name` (id BIGINT) of the given work ids, made anew. */
+  async idTable(name: string, ids: Iterable<number>): Promise<void> {
+    await this.con.run(`CREATE OR REPLACE TEMP TABLE ${name} (id BIGINT)`);
+    const appender = await this.con.createAppender(name);
+    for (const id of ids) {
+      appender.appendBigInt(BigInt(id));
+      appender.endRow();
+    }
+    appender.closeSync();
+  }
+
   /** How many works have no tags from the tagger in use. */
   async countUntagged(): Promise<number> {
     return Number(await this.scalar<bigint>('SELECT count(*) FROM works w ANTI JOIN tags t ON t.id = w.id'));

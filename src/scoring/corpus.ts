@@ -138,18 +138,19 @@ export function withoutRepeats(n: number, start: Int32Array, values: Int32Array)
  * (insertion sort in place: lists are short, and a subarray per paper costs more than the sort).
  */
 function sortEachPaper(n: number, start: Int32Array, sorted: Int32Array): void {
-  for (let p = 0; p < n; p++) {
-    const a = start[p]!;
-    const b = start[p + 1]!;
-    for (let i = a + 1; i < b; i++) {
-      const v = sorted[i]!;
-      let j = i - 1;
-      while (j >= a && sorted[j]! > v) {
-        sorted[j + 1] = sorted[j]!;
-        j--;
-      }
-      sorted[j + 1] = v;
+  for (let p = 0; p < n; p++) sortRange(sorted, start[p]!, start[p + 1]!);
+}
+
+/** values[from .. to) in ascending order, by insertion (a paper's values are few). */
+export function sortRange(values: Int32Array, from: number, to: number): void {
+  for (let i = from + 1; i < to; i++) {
+    const v = values[i]!;
+    let j = i - 1;
+    while (j >= from && values[j]! > v) {
+      values[j + 1] = values[j]!;
+      j--;
     }
+    values[j + 1] = v;
   }
 }
 
@@ -292,7 +293,7 @@ export async function loadCorpusReporting(
   let report: LoadReport = { incremental: false, changed: 0 };
   const match = cache ? await deltaFromCache(store, corpus, cache) : null;
   const delta = match && 'keep' in match ? match : null;
-  if (match && !delta) report.mismatch = (match as { mismatch: string }).mismatch;
+  if (match && 'mismatch' in match) report.mismatch = match.mismatch;
   if (delta) {
     await loadHeadlinesIncrementally(store, corpus, cache!, delta, params);
     const cachedOrdinal = new Int32Array(corpus.n).fill(-1);
@@ -432,14 +433,10 @@ async function keepFlippedPartners(store: CorpusStore, cache: CachedCorpus): Pro
     const i = partner(cache.workId[p]!);
     if (i >= 0) cached[i] = 1;
   }
-  await store.con.run('CREATE OR REPLACE TEMP TABLE unflipped (id BIGINT)');
-  const appender = await store.con.createAppender('unflipped');
-  for (let i = 0; i < ids.length; i++) {
-    if ((shown[i] === 1) !== (cached[i] === 1)) continue;
-    appender.appendBigInt(BigInt(ids[i]!));
-    appender.endRow();
-  }
-  appender.closeSync();
+  await store.idTable(
+    'unflipped',
+    ids.filter((_, i) => (shown[i] === 1) === (cached[i] === 1)),
+  );
   await store.con.run('DELETE FROM changed WHERE id IN (SELECT id FROM unflipped); DROP TABLE unflipped');
 }
 

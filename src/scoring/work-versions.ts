@@ -64,15 +64,7 @@ export async function findHiddenVersions(store: CorpusStore): Promise<number> {
       citations: (citations[i] as number | null) ?? null,
     });
   const hidden = hiddenVersions(rows);
-  await store.con.run('CREATE OR REPLACE TEMP TABLE hidden_versions (id BIGINT)');
-  if (hidden.length > 0) {
-    const appender = await store.con.createAppender('hidden_versions');
-    for (const id of hidden) {
-      appender.appendBigInt(BigInt(id));
-      appender.endRow();
-    }
-    appender.closeSync();
-  }
+  await store.idTable('hidden_versions', hidden);
   return hidden.length;
 }
 

@@ -120,10 +120,9 @@ async function buildFromStore(
   mkdirSync(snapshotDir, { recursive: true });
   const tmp = join(snapshotDir, `.build-${process.pid}-${Date.now()}.sqlite`);
   // The citation graph's votes for the papers without a topic, then the references staged for
-  // the snapshot (refs-columns.ts), read by DuckDB from the store while this thread scores the
-  // impact, long before the snapshot is written.
-  // An incremental build brings the references of the snapshot built with the cache up to date,
-  // once that file's bytes are checked against its name; else they are all read again.
+  // the snapshot (refs-columns.ts) while this thread scores the impact, long before the snapshot
+  // is written: an incremental build brings those of the snapshot built with the cache up to
+  // date, once that file's bytes are checked against its name; else DuckDB reads them all again.
   const previousFile = (async () =>
     report.cachedOrdinal && previousVersion && (await previousChecked)
       ? snapshotFile(snapshotDir, previousVersion)

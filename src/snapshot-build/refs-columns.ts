@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { CorpusStore } from '../ingest/corpus-store.js';
-import { REF_PAIRS_SQL, type RefsDelta } from '../scoring/corpus.js';
+import { REF_PAIRS_SQL, type RefsDelta, sortRange } from '../scoring/corpus.js';
 import { paperColumnBlobs, paperColumnParts, readPaperColumnBytes } from '../snapshot/column-parts.js';
 import { typedArrayOf } from '../snapshot/paper-columns.js';
 
@@ -136,7 +136,8 @@ export async function stageRefsFrom(
           if (count === paper.length) paper = grown(paper);
           paper[count++] = freshTo![f]!;
         }
-        sortPrefix(paper, count);
+        // Mostly in order already: the cited works that stay keep their order.
+        sortRange(paper, 0, count);
         for (let i = 0; i < count; i++) out.add(p, paper[i]!);
       }
       if (f !== freshFrom!.length) throw new Error('the corpus store changed while the build read it');
@@ -168,18 +169,8 @@ async function freshRefPairs(
   changedIds: Float64Array,
   addedIds: Float64Array,
 ): Promise<Int32Array[]> {
-  for (const [table, ids] of [
-    ['refs_changed', changedIds],
-    ['refs_added', addedIds],
-  ] as const) {
-    await store.con.run(`CREATE OR REPLACE TEMP TABLE ${table} (id BIGINT)`);
-    const appender = await store.con.createAppender(table);
-    for (const id of ids) {
-      appender.appendBigInt(BigInt(id));
-      appender.endRow();
-    }
-    appender.closeSync();
-  }
+  await store.idTable('refs_changed', changedIds);
+  await store.idTable('refs_added', addedIds);
   try {
     return await store.intColumns(
       `SELECT o, v FROM (
@@ -201,22 +192,6 @@ function grown(a: Int32Array): Int32Array<ArrayBufferLike> {
   const out = new Int32Array(2 * a.length);
   out.set(a);
   return out;
-}
-
-/**
- * The first `count` values in ascending order, by insertion: a paper's references are few, and
- * those of an unchanged work come mostly in order already (the cited works keep their order).
- */
-function sortPrefix(a: Int32Array, count: number): void {
-  for (let i = 1; i < count; i++) {
-    const v = a[i]!;
-    let j = i - 1;
-    while (j >= 0 && a[j]! > v) {
-      a[j + 1] = a[j]!;
-      j--;
-    }
-    a[j + 1] = v;
-  }
 }
 
 /** A column's values read forward through its parts, a part at a time. */

@@ -115,11 +115,42 @@ class Ints {
 }
 
 /**
- * The terms of many words at once, as the titles' tokenizer makes them: each distinct word a row
- * of an in-memory index of the same tokenizer, read back from its vocabulary. A word that is not
- * exactly one term maps to -1; terms are numbered in the order of `terms`.
+ * The terms of words as the titles' tokenizer makes them, learnt a batch of new words at a time
+ * (stemBatch): each word's term number, -1 for a word that is not exactly one term. Terms are
+ * numbered as first met.
  */
-function stemAll(words: string[]): { stemOf: Int32Array; terms: string[] } {
+class Stems {
+  readonly terms: string[] = [];
+  private readonly ids = new Map<string, number>();
+  stemOf = new Int32Array(0);
+  /** Words stemmed so far (words 0 .. known - 1 of the Words table). */
+  known = 0;
+
+  /** Stems the words of `words` not stemmed yet. */
+  learn(words: string[]): void {
+    if (words.length === this.known) return;
+    const fresh = words.slice(this.known);
+    const next = new Int32Array(words.length);
+    next.set(this.stemOf);
+    for (const [i, term] of stemAll(fresh).entries()) {
+      let id = -1;
+      if (term !== null) {
+        id = this.ids.get(term) ?? -1;
+        if (id < 0) {
+          id = this.terms.length;
+          this.ids.set(term, id);
+          this.terms.push(term);
+        }
+      }
+      next[this.known + i] = id;
+    }
+    this.stemOf = next;
+    this.known = words.length;
+  }
+}
+
+/** Each word's one term as the titles' tokenizer makes it, null when it makes none or several. */
+function stemAll(words: string[]): (string | null)[] {
   const db = new Database(':memory:');
   try {
     db.exec(
@@ -129,34 +160,33 @@ function stemAll(words: string[]): { stemOf: Int32Array; terms: string[] } {
     db.transaction(() => {
       for (let i = 0; i < words.length; i++) insert.run(i, words[i]);
     })();
-    const stemOf = new Int32Array(words.length).fill(-1);
+    const termOf: (string | null)[] = new Array(words.length).fill(null);
     const termsOf = new Int32Array(words.length);
-    const ids = new Map<string, number>();
-    const terms: string[] = [];
     for (const [term, doc] of db.prepare('SELECT term, doc FROM v').raw().iterate() as Iterable<
       [string, number]
     >) {
       termsOf[doc]!++;
-      let id = ids.get(term);
-      if (id === undefined) {
-        id = terms.length;
-        ids.set(term, id);
-        terms.push(term);
-      }
-      stemOf[doc] = id;
+      termOf[doc] = term;
     }
-    for (let i = 0; i < words.length; i++) if (termsOf[i] !== 1) stemOf[i] = -1;
-    return { stemOf, terms };
+    for (let i = 0; i < words.length; i++) if (termsOf[i] !== 1) termOf[i] = null;
+    return termOf;
   } finally {
     db.close();
   }
 }
 
 /**
- * Titles joined into one string at most: about 100 MB of text, under V8's longest string (about
- * 512 MB) and SQLite's longest value (1e9 bytes), which all titles passed at about 4M works.
+ * Titles joined into one string at most: about 25 MB of text, far under V8's longest string
+ * (about 512 MB) and SQLite's longest value (1e9 bytes); the string and its lower-cased copy are
+ * garbage once visited, so a smaller one keeps the thread's heap small whatever the corpus.
  */
-const TITLES_A_STRING = 1 << 20;
+const TITLES_A_STRING = 1 << 18;
+
+/** How many titles are read a string at a time, and how many words wait to be counted. */
+export interface TopicTermsBatches {
+  titles: number;
+  words: number;
+}
 
 /**
  * The titles of the `papers` table in ordinal order, lower case, each as a range of a string.
@@ -166,15 +196,15 @@ const TITLES_A_STRING = 1 << 20;
  * rowids reads it in rowid order (no ORDER BY: the aggregate's own sorter doubled the time; this
  * connection never sets reverse_unordered_selects). Lower-casing the whole is lower-casing each
  * title: a line break is neither cased nor case-ignorable, so it ends a title for the final-sigma
- * rule as the title's end does. Titles that fit one string are all read before any is visited;
- * more are visited a string at a time as they are read (all of them at once were 1-2 GB at 10M
- * works), and the writer waits for the last.
+ * rule as the title's end does. The titles are visited a string at a time as they are read (all
+ * of them at once were 1-2 GB at 10M works), and the writer waits for the last.
  */
 function forEachTitle(
   db: Database.Database,
   visit: (ordinal: number, text: string, start: number, end: number) => void,
   /** Called once every title is read from `db`. */
   onRead: () => void,
+  titlesAString: number,
 ): void {
   const shape = db.prepare('SELECT count(*), min(ordinal), max(ordinal) FROM papers').raw().get() as [
     number,
@@ -189,8 +219,8 @@ function forEachTitle(
         "SELECT group_concat(coalesce(title, ''), char(10)) FROM papers WHERE ordinal >= ? AND ordinal < ?",
       )
       .pluck();
-    for (; visited < n; visited += TITLES_A_STRING) {
-      const count = Math.min(TITLES_A_STRING, n - visited);
+    for (; visited < n; visited += titlesAString) {
+      const count = Math.min(titlesAString, n - visited);
       const text = (chunk.get(visited, visited + count) as string).toLowerCase();
       const ends: number[] = [];
       for (let at = text.indexOf('\n'); at >= 0 && ends.length < count; at = text.indexOf('\n', at + 1))
@@ -217,70 +247,149 @@ function forEachTitle(
 }
 
 /**
+ * How many titles of each community hold each term: (term, community) pairs counted in an
+ * open-addressing table, so the memory is the distinct pairs, not every word of every title (at
+ * 10M works the titles' words and their pairs in lists took gigabytes).
+ */
+class PairCounts {
+  term = new Int32Array(1 << 16).fill(-1);
+  topic = new Int32Array(1 << 16);
+  count = new Int32Array(1 << 16);
+  size = 0;
+
+  add(term: number, topic: number, by = 1): void {
+    const mask = this.term.length - 1;
+    for (let slot = pairHash(term, topic) & mask; ; slot = (slot + 1) & mask) {
+      const t = this.term[slot]!;
+      if (t < 0) {
+        this.term[slot] = term;
+        this.topic[slot] = topic;
+        this.count[slot] = by;
+        if (++this.size * 2 > this.term.length) this.grow();
+        return;
+      }
+      if (t === term && this.topic[slot] === topic) {
+        this.count[slot]! += by;
+        return;
+      }
+    }
+  }
+
+  private grow(): void {
+    const { term, topic, count } = this;
+    this.term = new Int32Array(term.length * 2).fill(-1);
+    this.topic = new Int32Array(term.length * 2);
+    this.count = new Int32Array(term.length * 2);
+    this.size = 0;
+    for (let slot = 0; slot < term.length; slot++)
+      if (term[slot]! >= 0) this.add(term[slot]!, topic[slot]!, count[slot]!);
+  }
+}
+
+const pairHash = (term: number, topic: number) => {
+  const h = Math.imul(term ^ Math.imul(topic, 0x9e3779b1), 0x85ebca6b);
+  return (h ^ (h >>> 15)) >>> 0;
+};
+
+/** Titles' words waiting to be counted: stemmed a batch at a time, then counted into the pairs. */
+const PENDING_WORDS = 1 << 22;
+
+/**
  * Writes `topic_terms` and `topic_lengths` into `db` (the titles' side file, its `papers` table
- * holding the titles by ordinal), in key order so the same titles give the same bytes.
+ * holding the titles by ordinal), in key order so the same titles give the same bytes. The titles
+ * are read once (the writer writes the snapshot again after); their words are held a batch at a
+ * time, stemmed (new words only) and counted into the (term, community) pairs.
  */
 export function buildTopicTerms(
   db: Database.Database,
   input: TopicTermsInput,
   onTitlesRead: () => void = () => {},
+  batches: TopicTermsBatches = { titles: TITLES_A_STRING, words: PENDING_WORDS },
 ): void {
   const { clusters, texts } = input;
-  // The titles' words, numbered as first seen; each title's word numbers in one list.
   const words = new Words();
+  const stems = new Stems();
+  const pairs = new PairCounts();
+  // Each community's titles (by community id), and which title last counted a term (once a title).
+  const titlesOf = new Map<number, number>();
+  let lastTitle = new Int32Array(0);
+  let title = 0;
+  // The batch: its titles' word numbers in one list, where each title's start, and its community.
   const tokens = new Ints();
-  const titleTopic = new Ints();
   const starts = new Ints();
+  const titleTopic = new Ints();
+  const countBatch = () => {
+    stems.learn(words.list);
+    if (lastTitle.length < stems.terms.length) {
+      const next = new Int32Array(stems.terms.length * 2).fill(-1);
+      next.set(lastTitle);
+      lastTitle = next;
+    }
+    starts.push(tokens.length);
+    for (let t = 0; t < titleTopic.length; t++, title++) {
+      const topic = titleTopic.data[t]!;
+      for (let i = starts.data[t]!; i < starts.data[t + 1]!; i++) {
+        const term = stems.stemOf[tokens.data[i]!]!;
+        if (term < 0 || lastTitle[term] === title) continue;
+        lastTitle[term] = title;
+        pairs.add(term, topic);
+      }
+    }
+    tokens.length = 0;
+    starts.length = 0;
+    titleTopic.length = 0;
+  };
   // The writer waits for the titles to be read (it writes the same file next), not for their words.
   forEachTitle(
     db,
     (ordinal, text, start, end) => {
       const topic = ordinal < clusters.length ? clusters[ordinal]! : -1;
       if (topic < 0 || start === end) return;
+      titlesOf.set(topic, (titlesOf.get(topic) ?? 0) + 1);
       starts.push(tokens.length);
       titleTopic.push(topic);
       words.add(text, start, end, tokens);
+      if (tokens.length >= batches.words) countBatch();
     },
     onTitlesRead,
+    batches.titles,
   );
-  starts.push(tokens.length);
+  countBatch();
+  // The communities' own texts, by term.
   const textWords = texts.map((t) => {
     const text = t.text.toLowerCase();
     const ids = new Ints(16);
     words.add(text, 0, text.length, ids);
     return ids.data.subarray(0, ids.length);
   });
-  const { stemOf, terms } = stemAll(words.list);
-
-  // Each term's titles, grouped by term (counting, then filling): their communities.
-  const seen = new Int32Array(terms.length).fill(-1);
-  const count = new Int32Array(terms.length + 1);
-  const titles = titleTopic.length;
-  const forEachTerm = (t: number, f: (term: number) => void) => {
-    for (let i = starts.data[t]!; i < starts.data[t + 1]!; i++) {
-      const term = stemOf[tokens.data[i]!]!;
-      if (term < 0 || seen[term] === t) continue;
-      seen[term] = t;
-      f(term);
-    }
-  };
-  for (let t = 0; t < titles; t++) forEachTerm(t, (term) => count[term + 1]!++);
-  for (let i = 0; i < terms.length; i++) count[i + 1]! += count[i]!;
-  const at = count.slice(0, terms.length);
-  const topicsOf = new Int32Array(count[terms.length]!);
-  seen.fill(-1);
-  for (let t = 0; t < titles; t++) forEachTerm(t, (term) => (topicsOf[at[term]!++] = titleTopic.data[t]!));
-  // The communities' own texts, by term.
+  stems.learn(words.list);
   const textTopics = new Map<number, number[]>();
   for (let i = 0; i < texts.length; i++) {
-    for (const term of new Set(Array.from(textWords[i]!, (w) => stemOf[w]!)))
+    for (const term of new Set(Array.from(textWords[i]!, (w) => stems.stemOf[w]!)))
       if (term >= 0) getOrCreate(textTopics, term, () => []).push(texts[i]!.topic);
+  }
+  const { terms } = stems;
+
+  // The pairs grouped by term (counting, then filling).
+  const count = new Int32Array(terms.length + 1);
+  for (let slot = 0; slot < pairs.term.length; slot++)
+    if (pairs.term[slot]! >= 0) count[pairs.term[slot]! + 1]!++;
+  for (let i = 0; i < terms.length; i++) count[i + 1]! += count[i]!;
+  const at = count.slice(0, terms.length);
+  const pairTopic = new Int32Array(pairs.size);
+  const pairTitles = new Int32Array(pairs.size);
+  for (let slot = 0; slot < pairs.term.length; slot++) {
+    const term = pairs.term[slot]!;
+    if (term < 0) continue;
+    const k = at[term]!++;
+    pairTopic[k] = pairs.topic[slot]!;
+    pairTitles[k] = pairs.count[slot]!;
   }
 
   // Per term, its communities and weights (titles, plus TEXT_WEIGHT for a community's texts).
   const lengths = new Map<number, { titles: number; weight: number }>();
   const lengthOf = (topic: number) => getOrCreate(lengths, topic, () => ({ titles: 0, weight: 0 }));
-  for (let t = 0; t < titles; t++) lengthOf(titleTopic.data[t]!).titles++;
+  for (const [topic, titles] of titlesOf) lengthOf(topic).titles = titles;
   const order = terms.map((_, i) => i).sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1));
   db.exec(TOPIC_TERMS);
   const insert = db.prepare('INSERT INTO topic_terms VALUES (?, ?, ?)');
@@ -289,22 +398,17 @@ export function buildTopicTerms(
     const weights: number[] = [];
     // Each community's place in the term's lists (-1: not yet), by community id.
     let maxTopic = 0;
-    for (let t = 0; t < titles; t++) maxTopic = Math.max(maxTopic, titleTopic.data[t]!);
+    for (const topic of titlesOf.keys()) maxTopic = Math.max(maxTopic, topic);
     for (const t of texts) maxTopic = Math.max(maxTopic, t.topic);
     const place = new Int32Array(maxTopic + 1).fill(-1);
     for (const term of order) {
-      // The term's titles counted by community (in a table, not sorted), then its communities' texts.
+      // The term's titles by community, then its communities' texts.
       topics.length = 0;
       weights.length = 0;
       for (let i = count[term]!; i < count[term + 1]!; i++) {
-        const topic = topicsOf[i]!;
-        const k = place[topic]!;
-        if (k >= 0) weights[k]!++;
-        else {
-          place[topic] = topics.length;
-          topics.push(topic);
-          weights.push(1);
-        }
+        place[pairTopic[i]!] = topics.length;
+        topics.push(pairTopic[i]!);
+        weights.push(pairTitles[i]!);
       }
       for (const topic of textTopics.get(term) ?? []) {
         const k = place[topic]!;

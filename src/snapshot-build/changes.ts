@@ -114,7 +114,7 @@ export function diffSubjects(
 }
 
 /** Every subject's state in a snapshot's tables (`schema`: 'main', or an attached file's name). */
-export function readSubjectStates(db: Database.Database, schema: string): SubjectState[] {
+function readSubjectStates(db: Database.Database, schema: string): SubjectState[] {
   const rows = db
     .prepare(
       `SELECT s.type, s.id, s.name, s.ri, s.ris, s.hri, c.rising

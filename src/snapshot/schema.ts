@@ -40,7 +40,7 @@ export const CHANGE_PUBLICATIONS_KEPT = 30;
  * A subject new to the corpus has no values before; one gone has none after. rank is among its
  * kind by RIS (1 + those higher); rising is a topic's community's, NULL for other kinds.
  */
-export const CHANGE_TABLES = `CREATE TABLE change_publications (
+const CHANGE_TABLES = `CREATE TABLE change_publications (
   publication INTEGER PRIMARY KEY,
   version TEXT,
   since TEXT NOT NULL,

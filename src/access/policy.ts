@@ -45,8 +45,10 @@ export interface Operation {
   perSymbol?: boolean;
 }
 
-/** One element's history; a batch of histories costs this per symbol. */
+/** One element's history; a batch of histories costs this per symbol. An element's changes cost the same. */
 export const ELEMENT_HISTORY_USD = 0.05;
+/** A topic's or keyword's history; their changes, and the list of changes, cost the same. */
+const SUBJECT_HISTORY_USD = 0.1;
 
 /** What a lab quote itself costs (the price of the lab quote operations). */
 /** An amount of money as people read prices: two decimals (0.10 USD), more only where it has them. */
@@ -122,6 +124,25 @@ export const OPERATIONS = [
     prices: [],
   },
   {
+    id: 'listChanges',
+    tool: 'get_changes',
+    // Its plan is raised by the kinds asked for (KIND_ACCESS): topics and keywords from Personal.
+    description:
+      'What moved per subject at each publication since a data version: RI, RIS, HRI and rank before and after, communities turning rising, new subjects',
+    method: 'GET',
+    path: '/changes',
+    access: 'key',
+    prices: [{ usd: SUBJECT_HISTORY_USD }],
+  },
+  {
+    id: 'getElementChanges',
+    description: 'What moved of one element at each publication kept (RI, RIS, HRI, rank)',
+    method: 'GET',
+    path: '/elements/{symbol}/changes',
+    access: 'key',
+    prices: [{ usd: ELEMENT_HISTORY_USD }],
+  },
+  {
     id: 'searchSubjects',
     tool: 'search_subjects',
     description: 'Resolves free text to topics and keywords (subject_type and subject_id)',
@@ -146,7 +167,15 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}/history',
     access: 'personal',
-    prices: [{ usd: 0.1 }],
+    prices: [{ usd: SUBJECT_HISTORY_USD }],
+  },
+  {
+    id: 'getSubjectChanges',
+    description: 'What moved of one topic or keyword at each publication kept (RI, RIS, HRI, rank, rising)',
+    method: 'GET',
+    path: '/subjects/{subject_type}/{subject_id}/changes',
+    access: 'personal',
+    prices: [{ usd: SUBJECT_HISTORY_USD }],
   },
   {
     id: 'getSubjectElements',
@@ -259,25 +288,51 @@ export function goesAsPayer(
   plan: Plan | null,
   edition: Edition,
   paymentSent: boolean,
-  resolution?: string,
+  terms?: RequestTerms | null,
 ): boolean {
   return (
-    isPriced(op) &&
-    (plan === null || (paymentSent && !planAllows(plan, requestLevel(op, resolution), edition)))
+    isPriced(op) && (plan === null || (paymentSent && !planAllows(plan, requestLevel(op, terms), edition)))
   );
 }
 
 /**
  * What one exact request needs: the operation's level, raised by the history resolution it asks
- * for (monthly Personal, daily Professional).
+ * for (monthly Personal, daily Professional) and by the kinds of subject whose changes it lists
+ * (topics and keywords Personal: KIND_ACCESS).
  */
-export function requestLevel(op: Operation, resolution?: string): AccessLevel {
-  const asked = resolution !== undefined && Object.hasOwn(RESOLUTION_ACCESS, resolution);
-  const levels: AccessLevel[] = [op.access, ...(asked ? [RESOLUTION_ACCESS[resolution as Resolution]] : [])];
+export function requestLevel(op: Operation, terms?: RequestTerms | null): AccessLevel {
+  const { resolution, kinds = [] } = terms ?? {};
+  const levels: AccessLevel[] = [op.access];
+  if (resolution !== undefined && Object.hasOwn(RESOLUTION_ACCESS, resolution))
+    levels.push(RESOLUTION_ACCESS[resolution]);
+  for (const kind of kinds) if (Object.hasOwn(KIND_ACCESS, kind)) levels.push(KIND_ACCESS[kind as Kind]);
   for (const level of ['professional', 'personal', 'key', 'public'] as const)
     if (levels.includes(level)) return level;
   return op.access;
 }
+
+/** What of a request raised its level above its operation's, as a refusal names it ("resolution monthly"). */
+export function raisedBy(op: Operation, terms?: RequestTerms | null): string | null {
+  if (requestLevel(op, terms) === op.access) return null;
+  const { resolution, kinds } = terms ?? {};
+  if (resolution !== undefined && requestLevel(op, { resolution }) !== op.access)
+    return `resolution ${resolution}`;
+  return `kind ${(kinds ?? []).join(',')}`;
+}
+
+/** The kinds of subject (subject types), as the changes take them. */
+export const KINDS = ['element', 'topic', 'keyword'] as const;
+export type Kind = (typeof KINDS)[number];
+
+/**
+ * Who may read the changes of each kind of subject: as the subject's own reads (an element's with
+ * any key, as its history; a topic's or keyword's from Personal).
+ */
+const KIND_ACCESS: Record<Kind, AccessLevel> = {
+  element: 'key',
+  topic: 'personal',
+  keyword: 'personal',
+};
 
 /**
  * The rule of what a per-call payment buys, for every endpoint and tool: the call is answered as
@@ -285,11 +340,11 @@ export function requestLevel(op: Operation, resolution?: string): AccessLevel {
  * Professional), at the endpoint's price. Stated on /pricing and in /.well-known/x402.
  */
 export const PAID_CALL_RULE =
-  "A per-call payment answers as the lowest plan that may make that exact request, at the endpoint's price: a yearly element history as any key (HRI not shown), a monthly one as Personal (HRI shown), a daily one as Professional; topic and keyword data, paper lists and research as Personal; the lab as Professional.";
+  "A per-call payment answers as the lowest plan that may make that exact request, at the endpoint's price: a yearly element history as any key (HRI not shown), a monthly one as Personal (HRI shown), a daily one as Professional; an element's changes as any key, those of topics and keywords as Personal; topic and keyword data, paper lists and research as Personal; the lab as Professional.";
 
 /** The plan a per-call payment stands for, for that call only (REST and MCP): PAID_CALL_RULE. */
-export function payerPlan(op: Operation, edition: Edition, resolution?: string): Plan {
-  const level = requestLevel(op, resolution);
+export function payerPlan(op: Operation, edition: Edition, terms?: RequestTerms | null): Plan {
+  const level = requestLevel(op, terms);
   if (level === 'professional') return 'professional';
   return level === 'personal' && edition === 'full' ? 'personal' : 'free';
 }
@@ -308,6 +363,8 @@ export function batchPrice(op: Operation, symbols: number): number | null {
 export interface RequestTerms {
   resolution?: Resolution | undefined;
   limit?: number | undefined;
+  /** The kinds of subject whose changes are asked for (the changes list's kind). */
+  kinds?: readonly string[] | undefined;
 }
 
 /** Price in USD of a call that asks for `papers` papers (paper routes price by the limit tier). */

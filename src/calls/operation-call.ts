@@ -1,6 +1,13 @@
 import type { SettleResponse } from '@x402/core/types';
 import type { Plan } from '../access/plans.js';
-import { type Edition, type Operation, priceOf, type RequestTerms, requestLevel } from '../access/policy.js';
+import {
+  type Edition,
+  type Operation,
+  priceOf,
+  type RequestTerms,
+  raisedBy,
+  requestLevel,
+} from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
 import { StateUnavailableError } from '../access/state-deadline.js';
 import { ServiceError } from '../core/errors.js';
@@ -72,7 +79,7 @@ export class OperationCall {
       deps.edition,
       payments !== undefined,
       request.payment !== undefined,
-      request.terms?.resolution,
+      request.terms,
     );
     this.plan = as.plan;
     this.payer = as.payer;
@@ -95,9 +102,9 @@ export class OperationCall {
     return terms ? priceOf(this.op, terms.limit) : undefined;
   }
 
-  /** The resolution it asks for, as parsed. */
-  get resolution(): string | undefined {
-    return this.request.terms?.resolution;
+  /** What it asks for that can raise its level (resolution, kinds), as parsed. */
+  get terms(): RequestTerms | null {
+    return this.request.terms;
   }
 
   /** Whether a payment came with the call. */
@@ -107,12 +114,13 @@ export class OperationCall {
 
   /** 1. The refusal of a caller below what this exact call needs (401, 403 with the price), or null. */
   refusal(): ServiceError | null {
-    const { op, request, deps, resolution } = this;
-    const level = requestLevel(op, resolution);
+    const { op, request, deps, terms } = this;
+    const level = requestLevel(op, terms);
+    const raised = raisedBy(op, terms);
     return accessRefusal({ plan: this.plan, payer: this.payer }, level, {
       edition: deps.edition,
       publicUrl: deps.publicUrl,
-      what: level === op.access ? request.what : `${request.what} with resolution ${resolution}`,
+      what: raised === null ? request.what : `${request.what} with ${raised}`,
       op,
       payments: deps.payments !== undefined,
       price: this.price,

@@ -25,6 +25,10 @@ const NotesSchema = z
     communities: z.string().optional().openapi({
       description: 'Research: how many communities have evidence for the question, and which are named',
     }),
+    /** Changes: what a move is and how to read it across publications. */
+    changes: z.string().optional().openapi({
+      description: 'Changes: what moved between which publications, and how a move of RIS is read',
+    }),
     /** The lab: what a match is, the sample, the licence threshold. */
     lab: z.string().optional(),
     /** Why a list in this answer is empty (a research lens, a filtered paper list, lab broader). */

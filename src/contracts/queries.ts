@@ -5,6 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { OperationId, RequestTerms } from '../access/policy.js';
+import { ChangesQuery, KindsQuery } from './changes.js';
 import { LabQuoteText, LabRunFields, QuoteId } from './lab.js';
 import {
   FormatQuery,
@@ -45,6 +46,9 @@ export const QUERIES = {
   getSubjectElements: z.object(PinnedQuery).strict(),
   getSubjectPapers: z.object({ sort: SortQuery, limit: LimitQuery, ...PinnedQuery, ...FormatQuery }).strict(),
   listVersions: z.object({}).strict(),
+  listChanges: z.object({ kind: KindsQuery, ...ChangesQuery, ...PinnedQuery }).strict(),
+  getElementChanges: z.object({ ...ChangesQuery, ...PinnedQuery }).strict(),
+  getSubjectChanges: z.object({ ...ChangesQuery, ...PinnedQuery }).strict(),
   research: z.object({ ...researchFields(), ...PinnedQuery }).strict(),
   labQuote: z.object({ q: LabQuoteText }).strict(),
   labRun: z.object({ quote_id: QuoteId, depth: LabRunFields.depth }).strict(),
@@ -53,7 +57,8 @@ export const QUERIES = {
 /** The terms of a request (its resolution and paper limit) from its parameters as parsed, by a route or a tool. */
 export function termsOf(params: Record<string, unknown>): RequestTerms {
   const { resolution, limit } = params as RequestTerms;
-  return { resolution, limit };
+  const { kind } = params as { kind?: readonly string[] };
+  return { resolution, limit, ...(kind ? { kinds: kind } : {}) };
 }
 
 /**

@@ -21,6 +21,8 @@ const ERRORS = {
   unknown_quote: { status: 404, title: 'Unknown quote' },
   quote_expired: { status: 410, title: 'Quote expired' },
   data_version_gone: { status: 410, title: 'Data version no longer kept' },
+  // since= names no data version the changes asked of follow.
+  unknown_data_version: { status: 404, title: 'Unknown data version' },
   quote_stale: { status: 409, title: 'Quote stale' },
   quote_edited: { status: 400, title: 'Quote edited' },
   licence_required: { status: 403, title: 'Licence required' },

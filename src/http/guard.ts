@@ -3,9 +3,11 @@ import {
   type AccessLevel,
   type Edition,
   type Operation,
+  operation,
   priceOf,
   RESOLUTION_ACCESS,
   type Resolution,
+  requestLevel,
 } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
 import { type Viewer, viewerFor } from '../core/viewer.js';
@@ -41,6 +43,16 @@ export function checkResolution(c: Context<AppEnv>, resolution: Resolution): voi
   // A priced history says its per-call price in the refusal: a payment buys this resolution too.
   const op = pricedOperation(c.req.method, c.req.path);
   checkAccess(c, RESOLUTION_ACCESS[resolution], edition, publicUrl, `resolution=${resolution}`, op);
+}
+
+/**
+ * The kinds of subject whose changes are asked for, above the caller's plan (KIND_ACCESS: topics
+ * and keywords from Personal): 401 or 403 naming them, with the call's per-call price.
+ */
+export function checkKinds(c: Context<AppEnv>, kinds: readonly string[]): void {
+  const { edition, publicUrl } = c.get('services');
+  const op = operation('listChanges');
+  checkAccess(c, requestLevel(op, { kinds }), edition, publicUrl, `kind=${kinds.join(',')}`, op);
 }
 
 /** The caller as the core sees it. */

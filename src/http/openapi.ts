@@ -212,14 +212,18 @@ function answerExamples(snapshot: Snapshot, deps: RouteDeps): Record<string, unk
 
 /** The operations grouped by what they are about (the first segment of their path). */
 const TAGS = [
-  { name: 'elements', description: 'The 118 elements: current scores, histories, top papers' },
+  { name: 'elements', description: 'The 118 elements: current scores, histories, changes, top papers' },
   {
     name: 'subjects',
-    description: 'Research topics and keywords: search, scores, histories, elements, top papers',
+    description: 'Research topics and keywords: search, scores, histories, changes, elements, top papers',
   },
   { name: 'research', description: 'A question or a paper to research communities and reading lists' },
   { name: 'lab', description: 'Filtered paper lists: a binding quote, then the run' },
   { name: 'versions', description: 'The data versions kept, for pinned reads' },
+  {
+    name: 'changes',
+    description: 'What moved per subject at each publication (one subject: under elements and subjects)',
+  },
 ];
 
 function tagOf(op: Operation): string {

@@ -61,8 +61,7 @@ export function paymentGate(
       // the route's 400, before any charge); a key whose plan covers the call is never asked to
       // pay (a payment sent with it is ignored).
       const terms = requestTerms(c, op);
-      if (!payerOf(op, caller.plan, edition, true, signature !== undefined, terms?.resolution).payer)
-        return undefined;
+      if (!payerOf(op, caller.plan, edition, true, signature !== undefined, terms).payer) return undefined;
       const call = new OperationCall(deps, op, caller.plan, {
         payment: signature,
         terms,
@@ -147,7 +146,7 @@ function refusalProblem(call: OperationCall, e: unknown): unknown {
     : `${op.method} /v1${op.path} costs ${usdText(usd)} per call without a key.`;
   return new ServiceError(
     error?.code ?? 'payment_required',
-    `${detail} Pay with x402: sign the terms in the PAYMENT-REQUIRED header with an x402 client and repeat the request with a PAYMENT-SIGNATURE header; or send 'Authorization: Bearer <API_KEY>' with a key on the ${payerPlan(op, 'full', call.resolution)} plan.`,
+    `${detail} Pay with x402: sign the terms in the PAYMENT-REQUIRED header with an x402 client and repeat the request with a PAYMENT-SIGNATURE header; or send 'Authorization: Bearer <API_KEY>' with a key on the ${payerPlan(op, 'full', call.terms)} plan.`,
     {
       price_usd: usd,
       networks: networks.map((n) => Object.values(NETWORKS).find((x) => x.caip2 === n)?.label ?? n),

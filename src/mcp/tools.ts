@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { batchPrice, type LabDepth, type OperationId, operation } from '../access/policy.js';
+import { ChangesQuery, ChangesSchema, KindsQuery } from '../contracts/changes.js';
 import {
   ElementHistoriesSchema,
   ElementHistorySchema,
@@ -38,6 +39,7 @@ import {
 } from '../contracts/subjects.js';
 import { VersionsSchema } from '../contracts/versions.js';
 import { RESULT_TOKENS } from '../core/answer-size.js';
+import { fitChanges, listChanges } from '../core/changes.js';
 import { batchSymbols, canonicalSymbol, getElement, listElements } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
 import { requireExactlyOne } from '../core/exactly-one.js';
@@ -423,6 +425,34 @@ export function toolDefinitions(): ToolDef[] {
       input: z.object({}).strict(),
       output: VersionsSchema,
       run: async (ctx) => listVersions(ctx.snapshot, ctx.snapshotDir, ctx.viewer),
+    },
+    {
+      name: 'get_changes',
+      op: 'listChanges',
+      description: `${d('listChanges')}, as GET /v1/changes: since (a data_version; the last publication when not given), kind (element,topic,keyword; topics and keywords need Personal), min_move (RIS points), direction (up, down), limit. Newest publication first, then the largest moves.`,
+      input: z.object({ kind: KindsQuery, ...ChangesQuery, ...PINNED }).strict(),
+      output: ChangesSchema,
+      async run(ctx, a) {
+        const { kind, since, min_move, direction, limit } = a as {
+          kind: ('element' | 'topic' | 'keyword')[];
+          since?: string;
+          min_move: number;
+          direction?: 'up' | 'down';
+          limit: number;
+        };
+        const answer = listChanges(ctx.snapshot, kind, { since, min_move, direction, limit }, ctx.viewer);
+        return paid(ctx, answer);
+      },
+      fit(answer, args, viewer) {
+        const changes = answer as Parameters<typeof fitChanges>[0];
+        const kind = (args.kind as string[] | undefined)?.join(',');
+        const url = restUrl(
+          'listChanges',
+          { ...args, kind, data_version: changes.data_version },
+          viewer.publicUrl,
+        );
+        return fitChanges(changes, url);
+      },
     },
     {
       name: 'get_subject_elements',

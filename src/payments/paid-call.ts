@@ -1,7 +1,7 @@
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { PaymentRow } from '../access/payment-ledger.js';
 import type { Plan } from '../access/plans.js';
-import { type Edition, goesAsPayer, type Operation, payerPlan } from '../access/policy.js';
+import { type Edition, goesAsPayer, type Operation, payerPlan, type RequestTerms } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
 import {
   type PaidResource,
@@ -140,9 +140,9 @@ export function payerOf(
   edition: Edition,
   payments: boolean,
   paymentSent: boolean,
-  resolution: string | undefined,
+  terms: RequestTerms | null | undefined,
 ): { plan: Plan | null; payer: boolean } {
-  if (payments && goesAsPayer(op, plan, edition, paymentSent, resolution))
-    return { plan: payerPlan(op, edition, resolution), payer: true };
+  if (payments && goesAsPayer(op, plan, edition, paymentSent, terms))
+    return { plan: payerPlan(op, edition, terms), payer: true };
   return { plan, payer: false };
 }

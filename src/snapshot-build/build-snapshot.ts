@@ -13,6 +13,7 @@ import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
 import { tagWorks } from '../tagging/tag-works.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
 import { writeFileAtomically } from '../util/atomic-file.js';
+import { changesBases } from './changes.js';
 import type { PaperContent } from './paper-rows.js';
 import { type PublishResult, publishSnapshot } from './publish.js';
 import { stageRefs, stageRefsFrom } from './refs-columns.js';
@@ -118,6 +119,9 @@ async function buildFromStore(
   const cacheFile = options.cacheFile && !cacheIsCurrent ? options.cacheFile : null;
 
   mkdirSync(snapshotDir, { recursive: true });
+  // The published snapshots the changes are computed against (changes.ts), checked meanwhile.
+  const bases = changesBases(snapshotDir);
+  bases.catch(() => {}); // awaited by the writer
   const tmp = join(snapshotDir, `.build-${process.pid}-${Date.now()}.sqlite`);
   // The citation graph's votes for the papers without a topic, then the references staged for
   // the snapshot (refs-columns.ts) while this thread scores the impact, long before the snapshot
@@ -214,7 +218,7 @@ async function buildFromStore(
       { communities, rows: scoring.rows, scores: subjects },
       store,
       lap,
-      { pageChecksums: options.pageChecksums },
+      { pageChecksums: options.pageChecksums, changesBases: bases },
     );
     lap('snapshot written');
     // Published as soon as the file is written (servers switch to it then); the build cache, still

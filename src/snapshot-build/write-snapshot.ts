@@ -7,6 +7,7 @@ import { paperColumnRows } from '../snapshot/column-parts.js';
 import { enablePageChecksums, pageChecksums, pagesChecked } from '../snapshot/page-checksums.js';
 import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from '../snapshot/schema.js';
 import { batchedInsert } from './batched-insert.js';
+import { type ChangesBase, writeChanges } from './changes.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
 import { writeRefsColumns } from './refs-columns.js';
 import type { ScoredSubjects } from './score-subjects.js';
@@ -65,7 +66,14 @@ export async function writeSnapshot(
   scored: ScoredContent,
   store: CorpusStore,
   log: (msg: string) => void,
-  options: { pageChecksums?: boolean } = {},
+  options: {
+    pageChecksums?: boolean;
+    /**
+     * The snapshots the changes may be computed against, first choice first (changes.ts:
+     * changesBases); none for a folder's first.
+     */
+    changesBases?: Promise<ChangesBase[]>;
+  } = {},
 ): Promise<void> {
   let checksums = options.pageChecksums ?? true;
   if (checksums) {
@@ -81,7 +89,7 @@ export async function writeSnapshot(
   const db = new Database(path);
   const titles: TitleIndex = { path, sidePath: titleIndexFile(path), pending: null };
   try {
-    await writeAll(db, papers, scored, store, log, titles, checksums);
+    await writeAll(db, papers, scored, store, log, titles, checksums, options.changesBases);
   } finally {
     titles.pending?.stop();
     db.close();
@@ -105,6 +113,7 @@ async function writeAll(
   log: (msg: string) => void,
   titles: TitleIndex,
   checksums: boolean,
+  changesBases: Promise<ChangesBase[]> | undefined,
 ): Promise<void> {
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
@@ -156,6 +165,17 @@ async function writeAll(
     column('rank_position', bytesOf(content.rankPosition));
     column('recency', bytesOf(content.recencyNow));
   })();
+  // What moved since the snapshot published before: a join of the two subject tables. A base
+  // whose pages are found damaged as they are read gives way to the next.
+  for (const base of (await changesBases) ?? []) {
+    try {
+      const moved = writeChanges(db, base);
+      log(`  changes since ${base.version}: ${moved} subjects moved`);
+      break;
+    } catch (e) {
+      log(`  changes not computed against ${base.version}: ${(e as Error).message}`);
+    }
+  }
   db.exec(SUBJECT_INDEXES);
   db.pragma('journal_mode = DELETE');
 }

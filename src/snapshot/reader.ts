@@ -234,8 +234,46 @@ export interface LabQueries extends ColumnQueries {
   postings(type: SubjectType, id: string): Buffer | undefined;
 }
 
+/** A publication whose changes a snapshot holds (schema 10: change_publications). */
+export interface ChangePublicationRow {
+  /** 0: the snapshot's own; 1: the one before; ... */
+  publication: number;
+  /** Its data_version; null for the snapshot's own (a file cannot hold its own hash). */
+  version: string | null;
+  /** The data version it was compared with. */
+  since: string;
+  changes: number;
+}
+
+/** One subject's move in one publication (schema 10: changes); before or after null for a subject new or gone. */
+export interface ChangeRow {
+  publication: number;
+  type: SubjectType;
+  id: string;
+  name: string;
+  ri_before: number | null;
+  ri_after: number | null;
+  ris_before: number | null;
+  ris_after: number | null;
+  hri_before: number | null;
+  hri_after: number | null;
+  rank_before: number | null;
+  rank_after: number | null;
+  rising_before: number | null;
+  rising_after: number | null;
+}
+
+/** What moved per subject at each publication the snapshot holds (snapshot-build/changes.ts). */
+export interface ChangeQueries {
+  /** The publications, own (0) first; none before schema 10 or for a folder's first snapshot. */
+  changePublications(): ChangePublicationRow[];
+  /** The changes of publications 0..upTo, of these kinds, or of one subject. */
+  changeRows(upTo: number, of: { types: readonly string[] } | { type: string; id: string }): ChangeRow[];
+}
+
 export interface SnapshotReader
   extends SubjectQueries,
+    ChangeQueries,
     HistoryQueries,
     PaperQueries,
     ResearchQueries,
@@ -400,6 +438,26 @@ export class SqliteSnapshotReader implements SnapshotReader {
     return this.statement(
       "SELECT id, name, paper_count, ri, ris, hri, extra FROM subjects WHERE type = 'element'",
     ).all() as ElementRow[];
+  }
+
+  changePublications(): ChangePublicationRow[] {
+    if (this.schema < 10) return [];
+    return this.statement(
+      'SELECT publication, version, since, changes FROM change_publications ORDER BY publication',
+    ).all() as ChangePublicationRow[];
+  }
+
+  changeRows(upTo: number, of: { types: readonly string[] } | { type: string; id: string }): ChangeRow[] {
+    if (this.schema < 10 || upTo < 0) return [];
+    if ('id' in of)
+      return this.statement(
+        'SELECT * FROM changes WHERE type = ? AND id = ? AND publication <= ? ORDER BY publication',
+      ).all(of.type, of.id, upTo) as ChangeRow[];
+    // One statement per set of kinds (at most seven), in the table's key order.
+    const kinds = [...of.types].sort();
+    return this.statement(
+      `SELECT * FROM changes WHERE publication <= ? AND type IN (${kinds.map(() => '?').join(', ')}) ORDER BY publication, type, id`,
+    ).all(upTo, ...kinds) as ChangeRow[];
   }
 
   subject(type: SubjectType, id: string): SubjectRow | undefined {

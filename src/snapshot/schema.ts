@@ -22,8 +22,47 @@
  * 9: papers_by_length and papers_repeats, the titles' index again with the titles in order of
  * length (see PAPERS_BY_LENGTH), from which research ranks a common question's best title matches
  * without reading every one (core/research/title-ranking.ts).
+ * 10: changes and change_publications, what moved per subject since the previous publication
+ * (snapshot-build/changes.ts), read by the changes endpoints.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 9;
+export const SNAPSHOT_SCHEMA_VERSION = 10;
+
+/**
+ * Publications whose changes a snapshot holds: its own and those it carries from the snapshot it
+ * was compared with (a month of daily updates), so that `since=` reaches past the versions kept.
+ */
+export const CHANGE_PUBLICATIONS_KEPT = 30;
+
+/**
+ * What moved per subject, per publication (snapshot-build/changes.ts). Publication 0 is this
+ * snapshot's own, compared with the data version `since`; its `version` is NULL, as a file cannot
+ * hold the hash of its own bytes. Publication 1 is the one before (its version named), and so on.
+ * A subject new to the corpus has no values before; one gone has none after. rank is among its
+ * kind by RIS (1 + those higher); rising is a topic's community's, NULL for other kinds.
+ */
+const CHANGE_TABLES = `CREATE TABLE change_publications (
+  publication INTEGER PRIMARY KEY,
+  version TEXT,
+  since TEXT NOT NULL,
+  changes INTEGER NOT NULL
+);
+CREATE TABLE changes (
+  publication INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  ri_before REAL,
+  ri_after REAL,
+  ris_before REAL,
+  ris_after REAL,
+  hri_before REAL,
+  hri_after REAL,
+  rank_before INTEGER,
+  rank_after INTEGER,
+  rising_before INTEGER,
+  rising_after INTEGER,
+  PRIMARY KEY (publication, type, id)
+) WITHOUT ROWID`;
 
 /**
  * The titles' full-text index over the paper rows (external content: the titles are the rows'
@@ -180,9 +219,11 @@ ${PAPERS_FTS};
 ${PAPERS_BY_LENGTH};
 ${PAPERS_REPEATS};
 ${TOPIC_TERMS};
+${CHANGE_TABLES};
 `;
 
 /** Indexes created after the bulk load (faster than maintaining them row by row). */
 export const SUBJECT_INDEXES = `
 CREATE INDEX subjects_rank ON subjects (type, ris DESC);
+CREATE INDEX changes_subject ON changes (type, id);
 `;

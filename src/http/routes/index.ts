@@ -1,5 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../context.js';
+import { registerListChanges } from './changes/list.js';
+import { registerElementChanges } from './elements/changes.js';
 import { registerGetElement } from './elements/get.js';
 import { registerElementHistories } from './elements/histories.js';
 import { registerElementHistory } from './elements/history.js';
@@ -9,6 +11,7 @@ import { registerLabQuote } from './lab/quote.js';
 import { registerLabRun } from './lab/run.js';
 import { registerResearch } from './research/get.js';
 import type { RouteDeps } from './shared.js';
+import { registerSubjectChanges } from './subjects/changes.js';
 import { registerSubjectElements } from './subjects/elements.js';
 import { registerGetSubject } from './subjects/get.js';
 import { registerSubjectHistory } from './subjects/history.js';
@@ -27,12 +30,15 @@ export function registerRoutes(v1: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   registerGetElement(v1, deps);
   registerElementHistory(v1, deps);
   registerElementPapers(v1, deps);
+  registerElementChanges(v1, deps);
   registerSearchSubjects(v1, deps);
   registerGetSubject(v1, deps);
   registerSubjectHistory(v1, deps);
   registerSubjectElements(v1, deps);
   registerSubjectPapers(v1, deps);
+  registerSubjectChanges(v1, deps);
   registerVersions(v1, deps);
+  registerListChanges(v1, deps);
   if (deps.lab) {
     registerResearch(v1, deps);
     registerLabQuote(v1, deps, deps.lab);

@@ -205,9 +205,11 @@ describe('OpenAPI', () => {
     expect(paths['/elements/{symbol}/history']!.get!.security).toEqual([{ bearer: [] }]);
     expect(Object.keys(paths).sort()).toEqual(
       [
+        '/changes',
         '/elements',
         '/elements/history',
         '/elements/{symbol}',
+        '/elements/{symbol}/changes',
         '/elements/{symbol}/history',
         '/elements/{symbol}/papers',
         '/lab/quote',
@@ -215,6 +217,7 @@ describe('OpenAPI', () => {
         '/research',
         '/subjects/search',
         '/subjects/{subject_type}/{subject_id}',
+        '/subjects/{subject_type}/{subject_id}/changes',
         '/subjects/{subject_type}/{subject_id}/elements',
         '/subjects/{subject_type}/{subject_id}/history',
         '/subjects/{subject_type}/{subject_id}/papers',

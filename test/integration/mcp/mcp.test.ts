@@ -74,6 +74,7 @@ const TOOLS = [
   'get_element_histories',
   'get_subject_elements',
   'list_versions',
+  'get_changes',
 ];
 
 async function aTopic(client: Client): Promise<string> {
@@ -227,6 +228,7 @@ describe('the MCP tool server', () => {
         { subject_type: 'topic', subject_id: topic },
         `/v1/subjects/topic/${topic}/elements`,
       ],
+      ['get_changes', { kind: 'element', min_move: 1 }, '/v1/changes?kind=element&min_move=1'],
     ];
     for (const [tool, args, path] of cases) {
       const r = await call(pro, tool, args);
@@ -324,6 +326,8 @@ describe('the MCP tool server', () => {
         { subject_type: 'keyword', subject_id: 'no-such-keyword-anywhere' },
         'unknown_subject',
       ],
+      ['get_changes', { since: '0123456789abcdef' }, 'unknown_data_version'],
+      ['get_changes', { kind: 'metal' }, 'invalid_parameter'],
       ['search_subjects', { q: '' }, 'invalid_parameter'],
       ['list_versions', { all: true }, 'invalid_parameter'],
       ['lab_quote', { q: 'Fe', markdown: '```query\nNi\n```' }, 'invalid_parameter'],
@@ -460,6 +464,7 @@ describe('the MCP tool server', () => {
       get_element_history: { symbol: 'Ni', resolution: 'monthly' },
       get_element_histories: { symbols: 'Ni,Co', resolution: 'monthly' },
       lab_quote: { q: '+Ni +Fe' },
+      get_changes: { kind: 'element,topic' },
     };
     const paidTools: string[] = [];
     for (const name of priced) {
@@ -695,6 +700,7 @@ describe('the MCP tool server', () => {
         'get_element_histories',
         'get_subject_elements',
         'list_versions',
+        'get_changes',
       ].sort(),
     );
     expect(codeOf(await call(client, 'research', { q: 'iron' }))).toBe('not_found');

@@ -12,8 +12,10 @@ import { tempDir, topic, work, writeWorks } from '../../helpers/works.js';
 /**
  * Incremental publication over the real CLI: a corpus brought up to date by `ri update` (the
  * build cache plus the works changed since) publishes the same snapshot, byte for byte (the same
- * data_version), as a full build of the same corpus; and a cache that is damaged, of another
- * store or older than the change log is refused and the build loads in full, to the same result.
+ * data_version), as a full build of the same corpus published after the same snapshot (a
+ * snapshot holds what moved since the one published before it: snapshot-build/changes.ts); and a
+ * cache that is damaged, of another store or older than the change log is refused and the build
+ * loads in full, to the same result.
  */
 const SAMPLE = join(import.meta.dirname, '../../../fixtures/openalex/works-geoscience.jsonl.gz');
 const sampleRecords = () =>
@@ -37,15 +39,41 @@ function run(args: string[]) {
 
 const build = (data: string, ...flags: string[]) => run(['build', ...flags, '--data-dir', data]);
 const ingest = (data: string, ...paths: string[]) => run(['ingest', ...paths, '--data-dir', data]);
+/** The publications whose changes a snapshot holds (change_publications). */
+function publicationsOf(data: string, version: string) {
+  const db = new Database(join(data, 'snapshots', `${version}.sqlite`), { readonly: true });
+  try {
+    return db.prepare('SELECT * FROM change_publications ORDER BY publication').all() as {
+      publication: number;
+      version: string | null;
+      since: string;
+      changes: number;
+    }[];
+  } finally {
+    db.close();
+  }
+}
 const snapshotBytes = (data: string, version: string) =>
   readFileSync(join(data, 'snapshots', `${version}.sqlite`));
 
-/** A full build of the same files in a fresh data folder. */
-function fullBuild(...paths: string[]) {
+/**
+ * A full build of the same files in a fresh data folder, published after the same snapshot as
+ * the build it is compared with: `after`, the version published in `data` then, copied in as the
+ * current one (null: the folder's first publication).
+ */
+function fullBuild(after: { data: string; version: string } | null, ...paths: string[]) {
   const data = join(dir, `full-${Math.random().toString(36).slice(2)}`);
   ingest(data, ...paths);
+  if (after) {
+    const snapshots = join(data, 'snapshots');
+    mkdirSync(snapshots, { recursive: true });
+    copyFileSync(snapshotFile(after.data, after.version), snapshotFile(snapshots, after.version));
+    writeFileSync(join(snapshots, 'CURRENT'), `${after.version}\n`);
+  }
   return { data, ...build(data, '--full') };
 }
+const snapshotFile = (dir: string, version: string) =>
+  dir.endsWith('snapshots') ? join(dir, `${version}.sqlite`) : join(dir, 'snapshots', `${version}.sqlite`);
 
 beforeAll(() => {
   dir = tempDir('ri-incremental-');
@@ -148,18 +176,28 @@ describe('incremental build', () => {
     expect(added.log).toContain(`(${sampleSize} rows copied from the previous snapshot)`);
     // The references too: the snapshot's, with those to the new works, not all read again.
     expect(added.log).toContain(`references of ${base.version} brought up to date (31 works read again)`);
-    const full1 = fullBuild(SAMPLE, p1);
+    const full1 = fullBuild({ data, version: base.version }, SAMPLE, p1);
     expect(added.version).toBe(full1.version);
     expect(snapshotBytes(data, added.version).equals(snapshotBytes(full1.data, full1.version))).toBe(true);
+    // Both compared with the snapshot published before: what moved since it is in the file.
+    expect(publicationsOf(data, added.version)).toEqual([
+      { publication: 0, version: null, since: base.version, changes: expect.any(Number) },
+    ]);
+    expect(publicationsOf(data, added.version)[0]!.changes).toBeGreaterThan(0);
 
     // Replaced and removed works, through `ri update` (ingest, tag, build).
     const updated = run(['update', p2, '--data-dir', data]);
     expect(updated.log).toMatch(/incremental: 5 changed/);
     expect(updated.log).toMatch(/rows copied from the previous snapshot/);
     expect(updated.log).toContain(`references of ${added.version} brought up to date (5 works read again)`);
-    const full2 = fullBuild(SAMPLE, p1, p2);
+    const full2 = fullBuild({ data, version: added.version }, SAMPLE, p1, p2);
     expect(updated.version).toBe(full2.version);
     expect(updated.version).not.toBe(added.version);
+    // The publication before is carried, named by its version now.
+    expect(publicationsOf(data, updated.version).map((p) => [p.publication, p.version, p.since])).toEqual([
+      [0, null, added.version],
+      [1, added.version, base.version],
+    ]);
 
     // The cache from before the first partition: older than the change log now holds.
     copyFileSync(before, join(data, 'build-cache/corpus.bin'));
@@ -190,12 +228,14 @@ describe('incremental build', () => {
     const again = build(data);
     expect(again.log).toMatch(/incremental: 0 changed/);
     expect(again.version).toBe(full2.version);
+    // Compared with itself, nothing moved: it carries the changes it had, so the same bytes.
+    expect(again.log).toContain(`changes since ${full2.version}: 0 subjects moved`);
   }, 300_000);
 
   it('loads in full when the corpus changed without the change log saying so', async () => {
     const data = join(dir, 'unlogged');
     ingest(data, SAMPLE);
-    build(data);
+    const first = build(data);
     ingest(data, p1);
     // The partition's works are in the store, but its generation's log rows are gone.
     const store = await openCorpusStore(join(data, 'corpus.duckdb'));
@@ -209,14 +249,14 @@ describe('incremental build', () => {
     expect(unlogged.log).toMatch(
       /loading in full: the build cache does not match the change log \(W\d+, unchanged since the cache \(at \d+ of its \d+\), is not the next work now \(W9\d{9} at \d+ of \d+\)\)/,
     );
-    expect(unlogged.version).toBe(fullBuild(SAMPLE, p1).version);
+    expect(unlogged.version).toBe(fullBuild({ data, version: first.version }, SAMPLE, p1).version);
   }, 300_000);
 
   it('copies paper rows only from the snapshot built with the cache, once its bytes are checked', () => {
     const data = join(dir, 'copy-from');
     ingest(data, SAMPLE);
     const base = build(data);
-    const expected = fullBuild(SAMPLE, p1).version;
+    const expected = fullBuild({ data, version: base.version }, SAMPLE, p1).version;
     const link = join(data, 'build-cache/corpus.bin.snapshot');
     expect(JSON.parse(readFileSync(link, 'utf8')).version).toBe(base.version);
     ingest(data, p1);
@@ -245,7 +285,8 @@ describe('incremental build', () => {
     rmSync(join(data, 'snapshots', `${base.version}.sqlite`));
     const gone = build(data);
     expect(gone.log).toContain('is gone or damaged');
-    expect(gone.version).toBe(expected);
+    // With it gone, no snapshot is published to compare with: as a folder's first publication.
+    expect(gone.version).toBe(fullBuild(null, SAMPLE, p1).version);
 
     // A record naming another cache (one written after it, say): not taken for this one's.
     restore();
@@ -264,7 +305,7 @@ describe('incremental build', () => {
 
     // A record naming a sound snapshot that is not the cache's (works elsewhere in it): the copy
     // finds rows of other works where the cache says, is undone, and the rows are made in full.
-    const later = fullBuild(SAMPLE, p1, p2);
+    const later = fullBuild({ data, version: expected }, SAMPLE, p1, p2);
     copyFileSync(
       join(later.data, 'snapshots', `${later.version}.sqlite`),
       join(data, 'snapshots', `${later.version}.sqlite`),
@@ -285,7 +326,7 @@ describe('incremental build', () => {
   it('publishes when the build cache cannot be written, and the next build is still right', () => {
     const data = join(dir, 'unwritable-cache');
     ingest(data, SAMPLE);
-    build(data);
+    const first = build(data);
     const cacheFile = join(data, 'build-cache/corpus.bin');
     const kept = join(dir, 'unwritable-cache-corpus.bin');
     copyFileSync(cacheFile, kept);
@@ -295,7 +336,7 @@ describe('incremental build', () => {
     mkdirSync(join(cacheFile, 'in-the-way'), { recursive: true });
     const published = build(data);
     expect(published.log).toMatch(/build cache not written \(.+\): the next build loads more from the store/);
-    expect(published.version).toBe(fullBuild(SAMPLE, p1).version);
+    expect(published.version).toBe(fullBuild({ data, version: first.version }, SAMPLE, p1).version);
     // The old cache back: the change log was kept, so the works since it are still found.
     rmSync(cacheFile, { recursive: true });
     copyFileSync(kept, cacheFile);
@@ -307,12 +348,12 @@ describe('incremental build', () => {
   it('takes works ingested in several runs between two builds, and a re-created store', () => {
     const data = join(dir, 'several');
     ingest(data, SAMPLE);
-    build(data);
+    const first = build(data);
     ingest(data, p1);
     ingest(data, p2);
     const both = build(data);
     expect(both.log).toMatch(/incremental: 35 changed/);
-    expect(both.version).toBe(fullBuild(SAMPLE, p1, p2).version);
+    expect(both.version).toBe(fullBuild({ data, version: first.version }, SAMPLE, p1, p2).version);
 
     // The corpus store deleted and ingested again (its generations start over): the old cache is refused.
     rmSync(join(data, 'corpus.duckdb'), { force: true });
@@ -320,7 +361,7 @@ describe('incremental build', () => {
     ingest(data, SAMPLE, p1);
     const recreated = build(data);
     expect(recreated.log).toContain('loading in full: the build cache is of another corpus store');
-    expect(recreated.version).toBe(fullBuild(SAMPLE, p1).version);
+    expect(recreated.version).toBe(fullBuild({ data, version: both.version }, SAMPLE, p1).version);
   }, 300_000);
 
   it('shows one version of a work when a partition brings another version of a cached one, as a full build does', () => {
@@ -362,12 +403,12 @@ describe('incremental build', () => {
     ]);
     const data = join(dir, 'versions');
     ingest(data, SAMPLE);
-    build(data);
+    const first = build(data);
     ingest(data, p3);
     // The three new works and the cached preprint, now another version of the new article.
     const later = build(data);
     expect(later.log).toMatch(/incremental: 4 changed/);
-    const full = fullBuild(SAMPLE, p3);
+    const full = fullBuild({ data, version: first.version }, SAMPLE, p3);
     expect(later.version).toBe(full.version);
     expect(snapshotBytes(data, later.version).equals(snapshotBytes(full.data, full.version))).toBe(true);
     const shown = new Database(join(data, 'snapshots', `${later.version}.sqlite`), { readonly: true });
@@ -417,7 +458,7 @@ describe('incremental build', () => {
     const after = build(data);
     expect(after.log).toMatch(/incremental: 5 changed/);
     expect(after.log).not.toContain('loading in full');
-    const full4 = fullBuild(SAMPLE, p3, p4);
+    const full4 = fullBuild({ data, version: later.version }, SAMPLE, p3, p4);
     expect(after.version).toBe(full4.version);
     expect(snapshotBytes(data, after.version).equals(snapshotBytes(full4.data, full4.version))).toBe(true);
     const again = new Database(join(data, 'snapshots', `${after.version}.sqlite`), { readonly: true });

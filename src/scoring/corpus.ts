@@ -218,34 +218,18 @@ export async function loadCorpusReporting(
   } finally {
     await ordered;
   }
-  const [ordinal, year, day, citations, primaryTopic, field, doiRank] = await store.intColumns(
-    'SELECT o, fact_year, fact_day, fact_citations, fact_topic, fact_field, doi_rank FROM ord',
-    7,
-    NO_DAY,
-  );
-  const [idOrdinal, ids] = await store.doubleColumns('SELECT o::DOUBLE, id::DOUBLE FROM ord', 2);
-  const n = ordinal!.length;
-  progress(`${n} works ordered`);
-  const place = <T extends Int32Array | Int16Array>(values: Int32Array, target: T, nullTo: number): T => {
-    for (let i = 0; i < n; i++) {
-      const v = values[i]!;
-      target[ordinal![i]!] = v === NO_DAY ? nullTo : v;
-    }
-    return target;
-  };
-  const workId = new Float64Array(n);
-  for (let i = 0; i < n; i++) workId[idOrdinal![i]!] = ids![i]!;
-
+  // Each work's facts straight into its place (no column held beside the corpus's own).
+  const n = Number(await store.scalar<bigint>('SELECT count(*) FROM ord'));
   const corpus: Corpus = {
     n,
-    workId,
-    doiRank: place(doiRank!, new Int32Array(n), n),
-    year: place(year!, new Int16Array(n), 0),
-    day: place(day!, new Int32Array(n), NO_DAY),
+    workId: new Float64Array(n),
+    doiRank: new Int32Array(n),
+    year: new Int16Array(n),
+    day: new Int32Array(n),
     ageDay: new Int32Array(n).fill(NO_DAY),
-    citations: place(citations!, new Int32Array(n), -1),
-    primaryTopic: place(primaryTopic!, new Int32Array(n), -1),
-    field: place(field!, new Int32Array(n), -1),
+    citations: new Int32Array(n),
+    primaryTopic: new Int32Array(n),
+    field: new Int32Array(n),
     topics: { start: new Int32Array(n + 1), values: new Int32Array(0) },
     keywords: { start: new Int32Array(n + 1), values: new Int32Array(0) },
     elements: { start: new Int32Array(n + 1), values: new Int32Array(0) },
@@ -256,6 +240,20 @@ export async function loadCorpusReporting(
     citationTotals: { byField: new Map(), all: { byAge: [], citedPapers: 0 } },
     cutoffDay,
   };
+  const read = await store.placeColumns(
+    'SELECT o, fact_year, fact_day, fact_citations, fact_topic, fact_field, doi_rank, id::DOUBLE FROM ord',
+    [
+      { array: corpus.year, nullTo: 0 },
+      { array: corpus.day, nullTo: NO_DAY },
+      { array: corpus.citations, nullTo: -1 },
+      { array: corpus.primaryTopic, nullTo: -1 },
+      { array: corpus.field, nullTo: -1 },
+      { array: corpus.doiRank, nullTo: n },
+      { array: corpus.workId, nullTo: Number.NaN },
+    ],
+  );
+  if (read !== n) throw new Error('the corpus store changed while the build read it');
+  progress(`${n} works ordered`);
   const midYear = new Map<number, number>();
   for (let p = 0; p < n; p++) {
     if (corpus.day[p] !== NO_DAY) corpus.ageDay[p] = corpus.day[p]!;

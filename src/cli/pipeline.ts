@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../config/config.js';
+import { storeOptions } from '../config/memory-budget.js';
 import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
 import type { IngestCounts, IngestSummary } from '../ingest/ingest.js';
 import { expandWorksPaths } from '../ingest/sources.js';
@@ -17,6 +18,9 @@ import { ingestProgressReporter } from './progress.js';
  * (DuckDB among them) are imported when a step runs: `ri serve` on a published snapshot never
  * loads them (about 10 MB of resident memory).
  */
+
+/** The corpus store's options under the batch jobs' memory budget (BUILD_MEMORY_MB). */
+const budgeted = () => storeOptions(loadConfig().BUILD_MEMORY_MB);
 
 export async function runIngest(
   dataDir: string,
@@ -39,7 +43,7 @@ export async function runIngest(
   const { openCorpusStore } = await import('../ingest/corpus-store.js');
   const { ingest } = await import('../ingest/ingest.js');
   if (topics) {
-    const store = await openCorpusStore(corpus);
+    const store = await openCorpusStore(corpus, budgeted());
     try {
       await store.loadTaxonomy(readTaxonomy(topics));
     } finally {
@@ -49,6 +53,7 @@ export async function runIngest(
 
   const progress = ingestProgressReporter();
   const summary = await ingest(corpus, files, {
+    store: budgeted(),
     onProgress: (p) => progress.update(p),
     onLog: (line) => process.stderr.write(`${line}\n`),
     onDebug: process.env.RI_VERBOSE ? (line) => process.stderr.write(`ingest: ${line}\n`) : undefined,
@@ -72,7 +77,7 @@ export async function runTag(dataDir: string): Promise<number> {
   const { openCorpusStore } = await import('../ingest/corpus-store.js');
   const { tagWorks } = await import('../tagging/tag-works.js');
   const started = performance.now();
-  const store = await openCorpusStore(corpus);
+  const store = await openCorpusStore(corpus, budgeted());
   try {
     const tagged = await tagWorks(store);
     if (process.env.RI_VERBOSE)
@@ -108,9 +113,11 @@ export async function runBuild(dataDir: string, options: { full?: boolean } = {}
   if (!existsSync(corpus))
     throw new CliError(`no corpus store at ${corpus}: run \`ri ingest PATH...\` first`);
   const { buildSnapshot } = await import('../snapshot-build/build-snapshot.js');
+  process.stderr.write(`build: memory budget ${loadConfig().BUILD_MEMORY_MB} MB (BUILD_MEMORY_MB)\n`);
   const result = await buildSnapshot(corpus, snapshots, {
     log: (m) => process.stderr.write(`build: ${m}\n`),
     keep: loadConfig().SNAPSHOTS_KEEP,
+    store: budgeted(),
     cacheFile: join(root, 'build-cache', 'corpus.bin'),
     full: options.full,
   });

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
+import { storeOptions } from '../config/memory-budget.js';
 import { BUNDLED_SAMPLE, dataPaths } from '../config/paths.js';
 import { openCorpusStore } from '../ingest/corpus-store.js';
 import { OpenAlexClient } from '../ingest/openalex-client.js';
@@ -104,7 +105,7 @@ export async function runPull(dataDir: string, options: PullRunOptions = {}): Pr
   const topics = options.topics ?? (existsSync(BUNDLED_SAMPLE.topics) ? BUNDLED_SAMPLE.topics : null);
   let store: Awaited<ReturnType<typeof openCorpusStore>>;
   try {
-    store = await openCorpusStore(corpus);
+    store = await openCorpusStore(corpus, storeOptions(env.BUILD_MEMORY_MB));
   } catch (e) {
     throw new CliError(`cannot open the corpus store ${corpus}: ${(e as Error).message.split('\n')[0]}`, 1);
   }

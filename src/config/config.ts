@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EDITIONS, LAB_QUOTE_TTL_SECONDS } from '../access/policy.js';
 import { DEFAULT_STATE_TIMEOUT_MS } from '../access/state-deadline.js';
 import { invalidRanges } from '../util/ip-ranges.js';
+import { DEFAULT_BUILD_MEMORY_MB } from './memory-budget.js';
 
 /**
  * The networks a per-call payment can be offered on, as X402_NETWORKS names them; each one's terms
@@ -27,6 +28,8 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   /** Published snapshots kept, and answerable with data_version= (always the current and the previous). */
   SNAPSHOTS_KEEP: z.coerce.number().int().min(2).max(100).default(DEFAULT_SNAPSHOTS_KEEP),
+  /** The batch jobs' memory budget in MB (memory-budget.ts); read by ingest, build, update, pull. */
+  BUILD_MEMORY_MB: z.coerce.number().int().min(1024).max(1_048_576).default(DEFAULT_BUILD_MEMORY_MB),
   EDITION: z.enum(EDITIONS).default('full'),
   STATE_URL: z
     .string()

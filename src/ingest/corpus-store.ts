@@ -119,10 +119,7 @@ export class CorpusStore {
     readonly con: DuckDBConnection,
   ) {}
 
-  static async open(
-    path: string,
-    options: { threads?: number; memoryLimit?: string } = {},
-  ): Promise<CorpusStore> {
+  static async open(path: string, options: StoreOptions = {}): Promise<CorpusStore> {
     const instance = await DuckDBInstance.create(path, {
       threads: String(options.threads ?? 2),
       memory_limit: options.memoryLimit ?? '1GB',
@@ -566,9 +563,12 @@ function readNumbers(chunk: DuckDBDataChunk, out: Growable<NumberArray>[], nullV
   }
 }
 
-export function openCorpusStore(
-  path: string,
-  options?: { threads?: number; memoryLimit?: string },
-): Promise<CorpusStore> {
+/** DuckDB's threads (default 2) and memory_limit (default 1GB; the CLI sets it from BUILD_MEMORY_MB). */
+export interface StoreOptions {
+  threads?: number;
+  memoryLimit?: string;
+}
+
+export function openCorpusStore(path: string, options?: StoreOptions): Promise<CorpusStore> {
   return CorpusStore.open(path, options);
 }

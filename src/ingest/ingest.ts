@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CorpusStore, type MergeCounts, openCorpusStore } from './corpus-store.js';
+import { type CorpusStore, type MergeCounts, openCorpusStore, type StoreOptions } from './corpus-store.js';
 import { type BadLine, normaliseFile } from './normalise.js';
 import type { WorksFile } from './sources.js';
 
@@ -40,6 +40,8 @@ export interface IngestOptions {
    * 100 MB of gzip stage about 750 MB, within the store's 1 GB memory limit.
    */
   filesPerPass?: number;
+  /** The corpus store's options (its memory limit: config/memory-budget.ts). */
+  store?: StoreOptions;
   onProgress?: (p: IngestProgress) => void;
   onLog?: (line: string) => void;
   /** Timings of each pass, for `--verbose` and the benchmark. */
@@ -93,7 +95,7 @@ export async function ingest(
 ): Promise<IngestSummary> {
   const started = performance.now();
   const log = options.onLog ?? (() => {});
-  const store = await openCorpusStore(storePath);
+  const store = await openCorpusStore(storePath, options.store);
   const summary: IngestSummary = {
     files: files.length,
     counts: emptyCounts(),

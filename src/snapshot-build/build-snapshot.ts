@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type CorpusStore, openCorpusStore } from '../ingest/corpus-store.js';
+import { type CorpusStore, openCorpusStore, type StoreOptions } from '../ingest/corpus-store.js';
 import { assignClusters, citationVotes } from '../scoring/clusters.js';
 import { type CachedCorpus, loadCorpusReporting } from '../scoring/corpus.js';
 import { readCorpusCache, writeCorpusCache } from '../scoring/corpus-cache.js';
@@ -52,12 +52,14 @@ export async function buildSnapshot(
     full?: boolean;
     /** False: the file without page checksums, as builds before them wrote it (write-snapshot.ts). */
     pageChecksums?: boolean;
+    /** The corpus store's options (its memory limit: config/memory-budget.ts). */
+    store?: StoreOptions;
   } = {},
 ): Promise<BuildResult> {
   const started = performance.now();
   const params = options.params ?? DEFAULT_PARAMETERS;
   const log = options.log ?? (() => {});
-  const store = await openCorpusStore(corpusPath);
+  const store = await openCorpusStore(corpusPath, options.store);
   try {
     return await buildFromStore(store, snapshotDir, params, log, started, options);
   } finally {
@@ -75,6 +77,7 @@ async function buildFromStore(
 ): Promise<BuildResult> {
   const lap = (what: string) => log(`${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   const keep = options.keep;
+  log(`DuckDB's memory limit ${await store.scalar<string>("SELECT current_setting('memory_limit')")}`);
   // The pipeline is ingest -> tag -> build; a build tags what an ingest or pull left untagged.
   const tagged = await tagWorks(store);
   if (tagged > 0) lap(`tagged ${tagged} titles`);

@@ -18,3 +18,23 @@ describe('ri build options', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('the batch jobs’ memory budget (BUILD_MEMORY_MB)', () => {
+  it('sets the corpus store’s memory limit for `ri build`, and refuses a budget too small', async () => {
+    const { sampleDataDir } = await import('../../helpers/sample.js');
+    const { dataDir } = await sampleDataDir();
+    // 1,500 MB: DuckDB gets 40%, 600 MB, which DuckDB itself reports as 572.2 MiB.
+    const r = ri(['build', '--data-dir', dataDir], { BUILD_MEMORY_MB: '1500' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('build: memory budget 1500 MB (BUILD_MEMORY_MB)');
+    expect(r.stderr).toContain("build: DuckDB's memory limit 572.2 MiB");
+    // The default, 2,500 MB: 1,000 MB.
+    const byDefault = ri(['build', '--data-dir', dataDir]);
+    expect(byDefault.stderr).toContain("build: DuckDB's memory limit 953.6 MiB");
+
+    const refused = ri(['build', '--data-dir', dataDir], { BUILD_MEMORY_MB: '100' });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/^ri: bad configuration: BUILD_MEMORY_MB: /);
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+  }, 120_000);
+});

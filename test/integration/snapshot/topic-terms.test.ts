@@ -99,7 +99,7 @@ describe("the titles' topic model, counted a batch at a time", () => {
 
   it("counts each community's titles holding a term once a title", () => {
     const { terms } = build(titles, clusters, { titles: 5, words: 7 });
-    const row = terms.find(([term]) => term === 'iron') as [string, number, Buffer] | undefined;
+    const row = (terms as [string, number, Buffer][]).find(([term]) => term === 'iron');
     expect(row).toBeDefined();
     // By hand: the titles holding "iron" or "irons" (one stem), per community; 7's texts add 3.
     const expected = new Map<number, number>();

@@ -1,0 +1,29 @@
+/**
+ * The memory budget of the batch jobs (`ri ingest`, `ri build`, `ri update`, `ri pull`):
+ * BUILD_MEMORY_MB, split between the parts that take memory in proportion to what they are given
+ * rather than to the corpus. DuckDB spills to disk past its `memory_limit`, so its share bounds
+ * the ingest's merges and the build's joins and sorts whatever the corpus size; the rest is the
+ * build's own columns and threads (docs/scale.md says what they take per work).
+ */
+
+/** The default budget: room for a serving replica (<= 1.5 GB) beside it on a 4 GB machine. */
+export const DEFAULT_BUILD_MEMORY_MB = 2500;
+
+/** DuckDB's share of the budget; below DUCKDB_LEAST_MB, some of its joins cannot run at all. */
+const DUCKDB_SHARE = 0.4;
+const DUCKDB_LEAST_MB = 512;
+
+export interface MemoryShares {
+  /** DuckDB's memory_limit, in MB. */
+  duckdbMb: number;
+}
+
+/** How a budget (MB) is shared: 2500 MB gives DuckDB 1000 MB, as it had before the budget. */
+export function memoryShares(budgetMb: number): MemoryShares {
+  return { duckdbMb: Math.max(DUCKDB_LEAST_MB, Math.round(budgetMb * DUCKDB_SHARE)) };
+}
+
+/** The corpus store's options for a budget (CorpusStore.open). */
+export function storeOptions(budgetMb: number): { memoryLimit: string } {
+  return { memoryLimit: `${memoryShares(budgetMb).duckdbMb}MB` };
+}

@@ -53,7 +53,7 @@ describe('MCP Inspector 2.12 CLI against a real ri serve', () => {
       expect(listed.findings).toBeUndefined();
       expect(listed.stderr).toBe('');
       const names = (listed.result as { tools: { name: string }[] }).tools.map((t) => t.name);
-      expect(names).toHaveLength(14);
+      expect(names).toHaveLength(15);
       expect(names).toEqual(expect.arrayContaining(['search_subjects', 'get_element_ri']));
 
       // search_subjects needs a key: with it the call succeeds...

@@ -35,8 +35,8 @@ describe('@modelcontextprotocol/client 2.x against a real ri serve', () => {
     const keyed = await connect({ authorization: `Bearer ${key}` });
     const anon = await connect({});
     try {
-      expect((await keyed.listTools()).tools).toHaveLength(14);
-      expect((await anon.listTools()).tools).toHaveLength(14);
+      expect((await keyed.listTools()).tools).toHaveLength(15);
+      expect((await anon.listTools()).tools).toHaveLength(15);
       const papers = (await keyed.callTool({
         name: 'get_element_papers',
         arguments: { symbol: 'Fe', limit: 3 },

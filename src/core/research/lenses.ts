@@ -1,8 +1,9 @@
 import type { ResearchPaper } from '../../contracts/research.js';
-import type { ColumnQueries, PaperQueries, PaperRow, SnapshotView } from '../../snapshot/reader.js';
+import { referencesOf } from '../../snapshot/paper-refs.js';
+import type { PaperQueries, PaperRow, RefsQueries, SnapshotView } from '../../snapshot/reader.js';
 import { mostCited } from '../most-cited.js';
 import { loadPaperRows, openAlexId, paperLink } from '../paper-row.js';
-import { type CandidateRow, references } from './candidates.js';
+import type { CandidateRow } from './candidates.js';
 import { type MatchedPaper, ordinalsOf } from './match.js';
 import type { Lens, ResearchRequest } from './request.js';
 
@@ -66,7 +67,7 @@ function showPage(
 }
 
 export function readingLists(
-  snapshot: SnapshotView<PaperQueries & ColumnQueries>,
+  snapshot: SnapshotView<PaperQueries & RefsQueries>,
   request: Pick<ResearchRequest, 'lenses' | 'page' | 'pageSize'>,
   { candidates, evidence, rows, seed, relevance, communityShare }: Matched,
 ): ReadingLists {
@@ -160,8 +161,7 @@ export function readingLists(
       }
     } else {
       // Foundational: the papers the matching papers cite most (found through their references).
-      const cites = references(snapshot);
-      const { page: slice, distinct } = mostCited(citing(evidence, seed, cites), start, end);
+      const { page: slice, distinct } = mostCited(referencesOf(snapshot, citing(evidence, seed)), start, end);
       const classics = loadPaperRows(snapshot, firstOf(slice));
       let shown = 0;
       for (const [o, n] of slice) {
@@ -186,15 +186,11 @@ export function readingLists(
   return { lists, longest, empty };
 }
 
-/** Each evidence paper's references, and the seed's: one array of one shape (built by push). */
-function citing(
-  evidence: readonly MatchedPaper[],
-  seed: PaperRow | null,
-  cites: (ordinal: number) => Int32Array,
-): Int32Array[] {
-  const out: Int32Array[] = [];
-  for (const m of evidence) out.push(cites(m.ordinal));
-  if (seed) out.push(cites(seed.ordinal));
+/** The evidence papers and the seed, whose references count (built by push: one array of one shape). */
+function citing(evidence: readonly MatchedPaper[], seed: PaperRow | null): number[] {
+  const out: number[] = [];
+  for (const m of evidence) out.push(m.ordinal);
+  if (seed) out.push(seed.ordinal);
   return out;
 }
 

@@ -2,9 +2,8 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { REF_PAIRS_SQL, type RefsDelta, sortRange } from '../scoring/corpus.js';
-import { paperColumnParts, readPaperColumnBytes } from '../snapshot/column-parts.js';
+import { paperColumnBlobs, paperColumnParts, readPaperColumnBytes } from '../snapshot/column-parts.js';
 import { typedArrayOf } from '../snapshot/paper-columns.js';
-import { REFS_BLOCK, refsBlocks } from '../snapshot/paper-refs.js';
 
 /**
  * The in-corpus references, read from the corpus store into a file (each paper's cited ordinals
@@ -100,7 +99,7 @@ export interface PreviousRefs {
  * now (one to a work gone is dropped), and gains those to works new to the corpus; a changed
  * work's are read again. The store is read for the changed works and the new ones alone (reading
  * every reference again took 90 s of a 10M update). The previous snapshot's references are read
- * a block at a time (paper-refs.ts), so they are never whole in memory. Null when the
+ * a part at a time (column-parts.ts), so its column is never whole in memory. Null when the
  * snapshot is not the one built with the cache (its papers are not the cache's).
  */
 export async function stageRefsFrom(
@@ -115,12 +114,9 @@ export async function stageRefsFrom(
   try {
     const startBytes = readPaperColumnBytes(db, 'refs_start');
     const oldStart = startBytes && typedArrayOf(Int32Array, startBytes);
-    const hasBlocks = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'paper_refs'").get() !== undefined;
-    if (!hasBlocks || !oldStart || oldStart.length !== target.length + 1 || !sameWorks(db, previous)) return null;
+    if (!oldStart || oldStart.length !== target.length + 1 || !sameWorks(db, previous)) return null;
     const [freshFrom, freshTo] = await freshRefPairs(store, changedIds, addedIds);
-    parts = (db.prepare('SELECT refs FROM paper_refs ORDER BY block').pluck().iterate() as Iterable<Buffer>)[
-      Symbol.iterator
-    ]();
+    parts = paperColumnBlobs(db, 'refs')[Symbol.iterator]();
     const old = new SequentialValues(parts);
     return await staged(new RefsFile(n, file), async (out) => {
       let f = 0;
@@ -198,7 +194,7 @@ function grown(a: Int32Array): Int32Array<ArrayBufferLike> {
   return out;
 }
 
-/** The references' values read forward through their blocks, a block at a time. */
+/** A column's values read forward through its parts, a part at a time. */
 class SequentialValues {
   private part = new Int32Array(0);
   /** The index in the column of the part's first value. */
@@ -221,41 +217,30 @@ class SequentialValues {
   }
 }
 
-/** Bytes of the staging file read at a time: whole blocks of paper_refs. */
-const READ_BYTES = REFS_BLOCK * 4 * 256;
-
 /**
- * The snapshot's references from the staged ones: refs_start as a column (`insertColumn` writes
- * one row of paper_columns) and the values as the blocks of paper_refs (`insertBlock`), read from
- * the staging file a few hundred blocks at a time.
+ * The snapshot's columns of references, refs_start and refs (paper-columns.ts: a CSR), from the
+ * staged references, the refs column read from its file one part at a time into one buffer.
+ * `insert` writes one row of paper_columns.
  */
 export function writeRefsColumns(
   refs: StagedRefs,
-  insertColumn: (row: string, bytes: Buffer) => void,
-  insertBlock: (block: number, bytes: Buffer) => void,
+  insert: (row: string, bytes: Buffer) => void,
   partBytes?: number,
-  readBytes = READ_BYTES,
 ): void {
   const { start } = refs;
   for (const { row, start: from, end } of paperColumnParts('refs_start', start.byteLength, partBytes))
-    insertColumn(row, Buffer.from(start.buffer, start.byteOffset + from, end - from));
-  const buffer = Buffer.allocUnsafe(readBytes);
+    insert(row, Buffer.from(start.buffer, start.byteOffset + from, end - from));
+  const parts = paperColumnParts('refs', start[start.length - 1]! * 4, partBytes);
+  const buffer = Buffer.allocUnsafe(parts[0]!.end);
   const fd = openSync(refs.file, 'r');
   try {
-    const blocks = refsBlocks(start[start.length - 1]!);
-    for (let i = 0; i < blocks.length; ) {
-      // The blocks that fit in the buffer, read in one go.
-      const first = blocks[i]!.start * 4;
-      let j = i;
-      while (j < blocks.length && blocks[j]!.end * 4 - first <= readBytes) j++;
-      if (j === i) throw new Error('the read buffer holds no whole block');
-      const length = blocks[j - 1]!.end * 4 - first;
-      for (let at = 0; at < length; ) {
-        const got = readSync(fd, buffer, at, length - at, first + at);
+    for (const { row, start: from, end } of parts) {
+      for (let at = 0; at < end - from; ) {
+        const got = readSync(fd, buffer, at, end - from - at, from + at);
         if (got === 0) throw new Error('the staged references are truncated');
         at += got;
       }
-      for (; i < j; i++) insertBlock(blocks[i]!.block, buffer.subarray(blocks[i]!.start * 4 - first, blocks[i]!.end * 4 - first));
+      insert(row, buffer.subarray(0, end - from));
     }
   } finally {
     closeSync(fd);

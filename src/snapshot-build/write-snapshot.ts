@@ -333,8 +333,7 @@ function writePaperColumns(db: Database.Database, content: PaperContent, pubDate
   column('work_id', bytesOf(corpus.workId));
   column('doi_order', bytesOf(doiOrder(corpus)));
   column('pub_date', bytesOf(pubDates));
-  const block = db.prepare('INSERT INTO paper_refs VALUES (?, ?)');
-  writeRefsColumns(content.refs, rowWriter(db), (b, bytes) => block.run(b, bytes));
+  writeRefsColumns(content.refs, rowWriter(db));
 }
 
 /** Each subject's papers (ordinals ascending), for the lab's set algebra, in the order of the rows. */

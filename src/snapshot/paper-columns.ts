@@ -8,8 +8,8 @@ import type { ColumnQueries, SnapshotView } from './reader.js';
  * (paperColumn). The lab's set algebra and research's candidates read them in memory instead
  * of random paper rows (1,000 random rows took 6-8 ms at 1M works). A blob must stay under
  * SQLite's limit (SQLITE_MAX_LENGTH, 1e9 bytes): a column larger than COLUMN_PART_BYTES is stored
- * in parts (column-parts.ts). The references themselves are not a column: they stay on disk in
- * paper_refs (paper-refs.ts), refs_start giving each paper's range.
+ * in parts (column-parts.ts). The references are the largest:
+ * about 90 MB at 1M works, so about 1 GB at 10M.
  */
 export const PAPER_COLUMN_TYPES = {
   /** Publication year, 0 when unknown. */
@@ -34,8 +34,9 @@ export const PAPER_COLUMN_TYPES = {
   doi_order: Int32Array,
   /** Publication date as the number YYYYMMDD (its order is the date's), 0 when unknown. */
   pub_date: Int32Array,
-  /** The references: paper p cites values refs_start[p] .. refs_start[p + 1] - 1 of paper_refs. */
+  /** The references: paper p cites refs[refs_start[p] .. refs_start[p + 1]) (ordinals). */
   refs_start: Int32Array,
+  refs: Int32Array,
 } as const;
 
 export type PaperColumnName = keyof typeof PAPER_COLUMN_TYPES;

@@ -158,12 +158,6 @@ export interface ColumnQueries {
   paperColumn(name: string): Buffer | undefined;
 }
 
-/** The whole-corpus columns and the references' blocks (paper-refs.ts). */
-export interface RefsQueries extends ColumnQueries {
-  /** The blocks of paper_refs asked for (ascending, each once), in that order; undefined without the table. */
-  referenceBlocks(blocks: readonly number[]): Buffer[] | undefined;
-}
-
 export interface PaperQueries {
   /** Papers by ordinal, in no particular order; missing ones are left out. */
   paperRows(ordinals: readonly number[]): PaperRow[];
@@ -171,7 +165,7 @@ export interface PaperQueries {
   topicName(id: string): string | undefined;
 }
 
-export interface ResearchQueries extends RefsQueries {
+export interface ResearchQueries extends ColumnQueries {
   /** Title matches of an FTS expression, best FTS5 bm25 first (core/research ranks them itself once it can). */
   titleMatches(match: string, limit: number): ScoredPaper[];
   /** The best `limit` of the newest `scan` title matches, by bm25. */
@@ -796,15 +790,6 @@ export class SqliteSnapshotReader implements SnapshotReader {
   paperColumn(name: string): Buffer | undefined {
     // Once per column and snapshot (paperColumn memoizes it): no cached statement.
     return readPaperColumnBytes(this.db, name);
-  }
-
-  referenceBlocks(blocks: readonly number[]): Buffer[] | undefined {
-    if (this.schema < 11) return undefined;
-    // One query for a question's blocks (a thousand papers'), not one per block.
-    return this.statement(
-      'SELECT refs FROM paper_refs WHERE block IN (SELECT value FROM json_each(?)) ORDER BY block',
-      'pluck',
-    ).all(JSON.stringify(blocks)) as Buffer[];
   }
 
   labSubjects(): LabSubjectRow[] {

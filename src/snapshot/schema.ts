@@ -24,10 +24,8 @@
  * without reading every one (core/research/title-ranking.ts).
  * 10: changes and change_publications, what moved per subject since the previous publication
  * (snapshot-build/changes.ts), read by the changes endpoints.
- * 11: the references leave paper_columns for paper_refs, in blocks that a question reads on disk
- * (snapshot/paper-refs.ts) instead of a column every replica held whole in memory.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 11;
+export const SNAPSHOT_SCHEMA_VERSION = 10;
 
 /**
  * Publications whose changes a snapshot holds: its own and those it carries from the snapshot it
@@ -209,11 +207,6 @@ CREATE TABLE postings (
 CREATE TABLE paper_columns (
   name TEXT PRIMARY KEY,
   data BLOB NOT NULL
-);
--- The references, REFS_BLOCK little-endian int32 ordinals a row, in order (see paper-refs.ts).
-CREATE TABLE paper_refs (
-  block INTEGER PRIMARY KEY,
-  refs BLOB NOT NULL
 );
 CREATE VIRTUAL TABLE subjects_fts USING fts5(type UNINDEXED, id UNINDEXED, name, description,
   tokenize = 'porter unicode61 remove_diacritics 2');

@@ -23,6 +23,7 @@ export const RESEARCH_COLUMNS = [
   'citation_percentile',
   'cluster',
   'refs_start',
+  'refs',
 ] as const;
 
 /** Every column research reads, loaded (each once per snapshot). */
@@ -51,4 +52,11 @@ export function loadCandidates(
     });
   }
   return rows;
+}
+
+/** The papers each paper cites (ordinals), as views of the snapshot's references column. */
+export function references(snapshot: SnapshotView<ColumnQueries>): (ordinal: number) => Int32Array {
+  const start = paperColumn(snapshot, 'refs_start');
+  const refs = paperColumn(snapshot, 'refs');
+  return (ordinal) => refs.subarray(start[ordinal], start[ordinal + 1]);
 }

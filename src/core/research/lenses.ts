@@ -1,9 +1,8 @@
 import type { ResearchPaper } from '../../contracts/research.js';
-import { referencesOf } from '../../snapshot/paper-refs.js';
-import type { PaperQueries, PaperRow, RefsQueries, SnapshotView } from '../../snapshot/reader.js';
+import type { ColumnQueries, PaperQueries, PaperRow, SnapshotView } from '../../snapshot/reader.js';
 import { mostCited } from '../most-cited.js';
 import { loadPaperRows, openAlexId, paperLink } from '../paper-row.js';
-import type { CandidateRow } from './candidates.js';
+import { type CandidateRow, references } from './candidates.js';
 import { type MatchedPaper, ordinalsOf } from './match.js';
 import type { Lens, ResearchRequest } from './request.js';
 
@@ -67,7 +66,7 @@ function showPage(
 }
 
 export function readingLists(
-  snapshot: SnapshotView<PaperQueries & RefsQueries>,
+  snapshot: SnapshotView<PaperQueries & ColumnQueries>,
   request: Pick<ResearchRequest, 'lenses' | 'page' | 'pageSize'>,
   { candidates, evidence, rows, seed, relevance, communityShare }: Matched,
 ): ReadingLists {
@@ -161,7 +160,8 @@ export function readingLists(
       }
     } else {
       // Foundational: the papers the matching papers cite most (found through their references).
-      const { page: slice, distinct } = mostCited(referencesOf(snapshot, citing(evidence, seed)), start, end);
+      const cites = references(snapshot);
+      const { page: slice, distinct } = mostCited(citing(evidence, seed, cites), start, end);
       const classics = loadPaperRows(snapshot, firstOf(slice));
       let shown = 0;
       for (const [o, n] of slice) {
@@ -186,11 +186,15 @@ export function readingLists(
   return { lists, longest, empty };
 }
 
-/** The evidence papers and the seed, whose references count (built by push: one array of one shape). */
-function citing(evidence: readonly MatchedPaper[], seed: PaperRow | null): number[] {
-  const out: number[] = [];
-  for (const m of evidence) out.push(m.ordinal);
-  if (seed) out.push(seed.ordinal);
+/** Each evidence paper's references, and the seed's: one array of one shape (built by push). */
+function citing(
+  evidence: readonly MatchedPaper[],
+  seed: PaperRow | null,
+  cites: (ordinal: number) => Int32Array,
+): Int32Array[] {
+  const out: Int32Array[] = [];
+  for (const m of evidence) out.push(cites(m.ordinal));
+  if (seed) out.push(cites(seed.ordinal));
   return out;
 }
 

@@ -86,6 +86,7 @@ describe('research and lab answers in worker threads', () => {
         'citation_percentile',
         'cluster',
         'refs_start',
+        'refs',
       ] as const;
       expect(pool.stats().sharedColumnBytes).toBe(
         columns.reduce((n, name) => n + paperColumn(snapshot, name).byteLength, 0),

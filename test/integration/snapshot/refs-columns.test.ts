@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openCorpusStore } from '../../../src/ingest/corpus-store.js';
@@ -7,7 +6,6 @@ import { expandWorksPaths } from '../../../src/ingest/sources.js';
 import { loadCorpusReporting, REF_PAIRS_SQL } from '../../../src/scoring/corpus.js';
 import { DEFAULT_PARAMETERS } from '../../../src/scoring/parameters.js';
 import { paperColumnRows } from '../../../src/snapshot/column-parts.js';
-import { REFS_BLOCK } from '../../../src/snapshot/paper-refs.js';
 import { stageRefs, writeRefsColumns } from '../../../src/snapshot-build/refs-columns.js';
 import { tempDir, work, writeWorks } from '../../helpers/works.js';
 
@@ -21,9 +19,9 @@ const CITING = Array.from({ length: 12 }, (_, i) =>
 );
 
 /**
- * The rows the build writes for the references (refs_start in paper_columns, the values in the
- * blocks of paper_refs), staged from the store and read back, and those the CSR in memory gives
- * (each paper's cited ordinals sorted): the same bytes.
+ * The rows of paper_columns the build writes for the references, staged from the store and read
+ * back a part at a time, and those it wrote from the CSR in memory (each paper's cited ordinals
+ * sorted): the same bytes, whole or in parts.
  */
 async function streamedAndInMemory(records: Record<string, unknown>[], partBytes: number[]) {
   const dir = tempDir('ri-refs-columns-');
@@ -45,19 +43,13 @@ async function streamedAndInMemory(records: Record<string, unknown>[], partBytes
     const out = [];
     for (const part of partBytes) {
       const streamed: [string, Buffer][] = [];
-      const blocks: [number, Buffer][] = [];
-      // Each copied: the writer hands them over in one buffer, in turn.
-      writeRefsColumns(
-        staged,
-        (row, bytes) => streamed.push([row, Buffer.from(bytes)]),
-        (block, bytes) => blocks.push([block, Buffer.from(bytes)]),
-        part,
-      );
-      const inMemory = paperColumnRows('refs_start', Buffer.from(start.buffer), part);
-      const inMemoryBlocks: [number, Buffer][] = [];
-      for (let at = 0, b = 0; at < values.length; at += REFS_BLOCK, b++)
-        inMemoryBlocks.push([b, Buffer.from(values.slice(at, at + REFS_BLOCK).buffer)]);
-      out.push({ streamed, inMemory, blocks, inMemoryBlocks, pairs: from.length });
+      // Each part copied: the writer hands them over in one buffer, in turn.
+      writeRefsColumns(staged, (row, bytes) => streamed.push([row, Buffer.from(bytes)]), part);
+      const inMemory = [
+        ...paperColumnRows('refs_start', Buffer.from(start.buffer), part),
+        ...paperColumnRows('refs', Buffer.from(values.buffer), part),
+      ];
+      out.push({ streamed, inMemory, pairs: from.length });
     }
     return out;
   } finally {
@@ -66,60 +58,28 @@ async function streamedAndInMemory(records: Record<string, unknown>[], partBytes
 }
 
 describe('the references columns staged from the store', () => {
-  it('are the CSR in memory byte for byte: refs_start whole or in parts, the values in blocks', async () => {
+  it('are the CSR in memory byte for byte: whole, in parts, in parts the last one full', async () => {
     // 12 papers of a few references each (self-citations and W999 left out): 32, so the parts of
-    // 52 bytes (13 papers' starts) are whole, and those of 8 and 12 are not, the last one full.
-    const runs = await streamedAndInMemory(CITING, [256 * 1024 * 1024, 8, 12]);
-    for (const { streamed, inMemory, blocks, inMemoryBlocks, pairs } of runs) {
+    // 8 bytes end full and those of 12 and 20 do not.
+    const runs = await streamedAndInMemory(CITING, [256 * 1024 * 1024, 8, 12, 20]);
+    for (const { streamed, inMemory, pairs } of runs) {
       expect(pairs).toBe(32);
       expect(streamed.map(([row]) => row)).toEqual(inMemory.map(([row]) => row));
       for (const [i, [row, bytes]] of streamed.entries())
         expect(bytes.equals(inMemory[i]![1]), row).toBe(true);
-      expect(blocks).toEqual(inMemoryBlocks);
-      expect(blocks.map(([b, bytes]) => [b, bytes.length])).toEqual([[0, 32 * 4]]);
     }
-    expect(runs[0]!.streamed.map(([row]) => row)).toEqual(['refs_start']);
-    expect(runs[1]!.streamed.filter(([row]) => row.startsWith('refs_start#')).length).toBe(7);
+    expect(runs[0]!.streamed.map(([row]) => row)).toEqual(['refs_start', 'refs']);
+    expect(runs[1]!.streamed.filter(([row]) => row.startsWith('refs#')).length).toBe(16);
   });
 
-  it('are no block at all when no paper cites another', async () => {
+  it('are an empty refs row when no paper cites another', async () => {
     const [run] = await streamedAndInMemory([work(1, { referenced_works: cites(1, 999) }), work(2)], [8]);
-    const { streamed, inMemory, blocks } = run!;
+    const { streamed, inMemory } = run!;
     expect(streamed.map(([row, bytes]) => [row, bytes.length])).toEqual([
       ['refs_start#0', 8],
       ['refs_start#1', 4],
+      ['refs', 0],
     ]);
     expect(streamed).toEqual(inMemory);
-    expect(blocks).toEqual([]);
-  });
-});
-
-describe('the blocks of paper_refs', () => {
-  it('are the staged values REFS_BLOCK at a time, read a few blocks at a time', () => {
-    const dir = tempDir('ri-refs-blocks-');
-    // Three and a half blocks of values for two papers; read two blocks at a time, then three.
-    const values = Int32Array.from({ length: REFS_BLOCK * 3.5 }, (_, i) => (i * 7919) % 100_003);
-    const file = join(dir, 'staged');
-    writeFileSync(file, Buffer.from(values.buffer));
-    const start = Int32Array.from([0, 1000, values.length]);
-    for (const readBlocks of [2, 3]) {
-      const blocks: [number, Buffer][] = [];
-      writeRefsColumns(
-        { start, file },
-        () => {},
-        (b, bytes) => blocks.push([b, Buffer.from(bytes)]),
-        undefined,
-        readBlocks * REFS_BLOCK * 4,
-      );
-      expect(blocks.map(([b, bytes]) => [b, bytes.length / 4])).toEqual([
-        [0, REFS_BLOCK],
-        [1, REFS_BLOCK],
-        [2, REFS_BLOCK],
-        [3, REFS_BLOCK / 2],
-      ]);
-      const joined = new Int32Array(new Uint8Array(Buffer.concat(blocks.map(([, bytes]) => bytes))).buffer);
-      expect(joined).toEqual(values);
-    }
-    expect(() => writeRefsColumns({ start, file }, () => {}, () => {}, undefined, 100)).toThrow(/no whole block/);
   });
 });

@@ -1,6 +1,7 @@
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { getOrCreate } from '../util/maps.js';
+import { sharedArray } from '../util/shared-memory.js';
 import { dayNumber } from './dates.js';
 import type { ScoringParameters } from './parameters.js';
 import { findHiddenVersions, SHOWN_WORKS } from './work-versions.js';
@@ -96,13 +97,13 @@ async function csrFromQuery(
   { distinct = false } = {},
 ): Promise<Csr> {
   const pairs = `(${pairsSql}) AS pairs(o, v)`;
-  const start = new Int32Array(n + 1);
+  const start = sharedArray(Int32Array, n + 1);
   await store.forEachChunk(`SELECT o, count(*)::INTEGER FROM ${pairs} GROUP BY o`, (chunk) => {
     const [o, count] = [chunk.getColumnVector(0), chunk.getColumnVector(1)];
     for (let i = 0; i < chunk.rowCount; i++) start[(o.getItem(i) as number) + 1] = count.getItem(i) as number;
   });
   for (let p = 0; p < n; p++) start[p + 1]! += start[p]!;
-  const values = new Int32Array(start[n]!);
+  const values = sharedArray(Int32Array, start[n]!);
   const fill = start.slice(0, n);
   await store.forEachChunk(`SELECT o, v FROM ${pairs}`, (chunk) => {
     const [o, v] = [chunk.getColumnVector(0), chunk.getColumnVector(1)];
@@ -222,14 +223,14 @@ export async function loadCorpusReporting(
   const n = Number(await store.scalar<bigint>('SELECT count(*) FROM ord'));
   const corpus: Corpus = {
     n,
-    workId: new Float64Array(n),
-    doiRank: new Int32Array(n),
-    year: new Int16Array(n),
-    day: new Int32Array(n),
-    ageDay: new Int32Array(n).fill(NO_DAY),
-    citations: new Int32Array(n),
-    primaryTopic: new Int32Array(n),
-    field: new Int32Array(n),
+    workId: sharedArray(Float64Array, n),
+    doiRank: sharedArray(Int32Array, n),
+    year: sharedArray(Int16Array, n),
+    day: sharedArray(Int32Array, n),
+    ageDay: sharedArray(Int32Array, n).fill(NO_DAY),
+    citations: sharedArray(Int32Array, n),
+    primaryTopic: sharedArray(Int32Array, n),
+    field: sharedArray(Int32Array, n),
     topics: { start: new Int32Array(n + 1), values: new Int32Array(0) },
     keywords: { start: new Int32Array(n + 1), values: new Int32Array(0) },
     elements: { start: new Int32Array(n + 1), values: new Int32Array(0) },
@@ -544,7 +545,7 @@ function mergedCsr(
 ): Csr {
   const [freshOrdinals, freshValues] = fresh as [Int32Array, Int32Array];
   const { start: from, values: cached } = csr;
-  const start = new Int32Array(n + 1);
+  const start = sharedArray(Int32Array, n + 1);
   for (let p = 0; p < rows.length; p++) {
     const o = rows[p]!;
     if (o < 0) continue;
@@ -556,7 +557,7 @@ function mergedCsr(
   for (let i = 0; i < freshOrdinals.length; i++) start[freshOrdinals[i]! + 1]!++;
   for (let p = 0; p < n; p++) start[p + 1]! += start[p]!;
   const fill = start.slice(0, n);
-  const values = new Int32Array(start[n]!);
+  const values = sharedArray(Int32Array, start[n]!);
   for (let p = 0; p < rows.length; p++) {
     const o = rows[p]!;
     if (o < 0) continue;

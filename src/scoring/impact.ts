@@ -1,4 +1,5 @@
 import { getOrCreate } from '../util/maps.js';
+import { sharedArray } from '../util/shared-memory.js';
 import { type Corpus, NO_DAY } from './corpus.js';
 import {
   citationCurveFromTotals,
@@ -38,9 +39,10 @@ function estimateCurves(corpus: Corpus, params: ScoringParameters) {
 /** impact_score, citation_percentile and the high-impact flag of every paper with known citations. */
 export function computeImpact(corpus: Corpus, params: ScoringParameters): PaperImpact {
   const { curves, fallback } = estimateCurves(corpus, params);
-  const impactScore = new Float64Array(corpus.n).fill(Number.NaN);
-  const citationPercentile = new Float64Array(corpus.n).fill(Number.NaN);
-  const highImpact = new Uint8Array(corpus.n);
+  // In shared memory: the scoring worker reads them as they are (util/shared-memory.ts).
+  const impactScore = sharedArray(Float64Array, corpus.n).fill(Number.NaN);
+  const citationPercentile = sharedArray(Float64Array, corpus.n).fill(Number.NaN);
+  const highImpact = sharedArray(Uint8Array, corpus.n);
 
   // Cohorts: field x publication year, papers with known citations and a known year only.
   const cohorts = new Map<number, number[]>();

@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_SAMPLE } from '../../../src/config/paths.js';
-import type { Corpus } from '../../../src/scoring/corpus.js';
-import type { PaperImpact } from '../../../src/scoring/impact.js';
+import { openCorpusStore } from '../../../src/ingest/corpus-store.js';
+import { type Corpus, loadCorpusReporting } from '../../../src/scoring/corpus.js';
+import { computeImpact, type PaperImpact } from '../../../src/scoring/impact.js';
+import { DEFAULT_PARAMETERS } from '../../../src/scoring/parameters.js';
 import { shareColumns } from '../../../src/snapshot-build/score-subjects.js';
 import { ri } from '../../helpers/cli.js';
 import { sampleDataDir } from '../../helpers/sample.js';
@@ -66,4 +68,33 @@ describe('scoring in the build', () => {
     ])
       expect(column.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
+
+  it('finds the columns of a loaded corpus in shared memory already: nothing is copied', async () => {
+    const here = await sampleDataDir();
+    const store = await openCorpusStore(join(here.dataDir, 'corpus.duckdb'));
+    try {
+      const { corpus } = await loadCorpusReporting(store, DEFAULT_PARAMETERS, null);
+      const impact = computeImpact(corpus, DEFAULT_PARAMETERS);
+      const columns = (owner: object) =>
+        Object.entries(owner).flatMap(([key, v]) =>
+          ArrayBuffer.isView(v)
+            ? [[key, v]]
+            : ArrayBuffer.isView(v?.start)
+              ? [
+                  [`${key}.start`, v.start],
+                  [`${key}.values`, v.values],
+                ]
+              : [],
+        ) as [string, ArrayBufferView][];
+      const before = [...columns(corpus), ...columns(impact)];
+      expect(before.length).toBeGreaterThanOrEqual(14);
+      for (const [key, column] of before) expect(column.buffer, key).toBeInstanceOf(SharedArrayBuffer);
+      shareColumns(corpus, impact);
+      const after = [...columns(corpus), ...columns(impact)];
+      expect(after.map(([, c]) => c)).toEqual(before.map(([, c]) => c));
+      for (const [i, [key, column]] of after.entries()) expect(column, key).toBe(before[i]![1]);
+    } finally {
+      store.close();
+    }
+  }, 120_000);
 });

@@ -177,29 +177,61 @@ export function writeChanges(db: Database.Database, base: ChangesBase | null): n
     db.transaction(() => {
       if (moved.length === 0) {
         if (!carried) return;
+        const cutoffs = metaValue(db, 'base', CHANGE_CUTOFFS);
+        if (cutoffs !== null) db.prepare('INSERT INTO meta VALUES (?, ?)').run(CHANGE_CUTOFFS, cutoffs);
         db.exec(`INSERT INTO change_publications SELECT * FROM base.change_publications ORDER BY publication;
           INSERT INTO changes SELECT * FROM base.changes ORDER BY publication, type, id`);
         return;
       }
       db.prepare('INSERT INTO change_publications VALUES (0, NULL, ?, ?)').run(base.version, moved.length);
       insertChanges(db, moved);
-      if (!carried) return;
-      // The base's own publication (0) is named now, by the base's version.
-      db.prepare(
-        `INSERT INTO change_publications
-           SELECT publication + 1, coalesce(version, ?), since, changes FROM base.change_publications
-            WHERE publication + 1 < ? ORDER BY publication`,
-      ).run(base.version, CHANGE_PUBLICATIONS_KEPT);
-      db.prepare(
-        `INSERT INTO changes SELECT publication + 1, type, id, name, ri_before, ri_after, ris_before, ris_after,
-             hri_before, hri_after, rank_before, rank_after, rising_before, rising_after
-           FROM base.changes WHERE publication + 1 < ? ORDER BY publication, type, id`,
-      ).run(CHANGE_PUBLICATIONS_KEPT);
+      if (carried) {
+        // The base's own publication (0) is named now, by the base's version.
+        db.prepare(
+          `INSERT INTO change_publications
+             SELECT publication + 1, coalesce(version, ?), since, changes FROM base.change_publications
+              WHERE publication + 1 < ? ORDER BY publication`,
+        ).run(base.version, CHANGE_PUBLICATIONS_KEPT);
+        db.prepare(
+          `INSERT INTO changes SELECT publication + 1, type, id, name, ri_before, ri_after, ris_before, ris_after,
+               hri_before, hri_after, rank_before, rank_after, rising_before, rising_after
+             FROM base.changes WHERE publication + 1 < ? ORDER BY publication, type, id`,
+        ).run(CHANGE_PUBLICATIONS_KEPT);
+      }
+      writeCutoffs(db, carried);
     })();
     return moved.length;
   } finally {
     db.exec('DETACH base');
   }
+}
+
+/**
+ * The meta key holding each publication's corpus cut-off date (a JSON array by publication, null
+ * where not known): the one date a publication has that a rebuild gives again (a clock time would
+ * change the bytes, and so the data_version). The feeds date their entries by it.
+ */
+export const CHANGE_CUTOFFS = 'change_cutoffs';
+
+function metaValue(db: Database.Database, schema: string, key: string): string | null {
+  const value = db.prepare(`SELECT value FROM ${schema}.meta WHERE key = ?`).pluck().get(key);
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * The cut-off dates of this snapshot's publications: its own, the base's own, then those the base
+ * carried (null for a base built before they were recorded), as many as the publications kept.
+ */
+function writeCutoffs(db: Database.Database, carried: boolean): void {
+  const own = metaValue(db, 'main', 'cutoff_date');
+  const dates: (string | null)[] = [own];
+  if (carried) {
+    const older = JSON.parse(metaValue(db, 'base', CHANGE_CUTOFFS) ?? '[]') as (string | null)[];
+    dates.push(metaValue(db, 'base', 'cutoff_date'), ...older.slice(1));
+  }
+  const kept = db.prepare('SELECT count(*) FROM change_publications').pluck().get() as number;
+  while (dates.length < kept) dates.push(null);
+  db.prepare('INSERT INTO meta VALUES (?, ?)').run(CHANGE_CUTOFFS, JSON.stringify(dates.slice(0, kept)));
 }
 
 /** This publication's rows (publication 0), in key order. */

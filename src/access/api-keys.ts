@@ -14,10 +14,10 @@
 import { hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 const KEY_PREFIX_LENGTH = 8;
-const KEY_SECRET_BYTES = 32;
+export const KEY_SECRET_BYTES = 32;
 const PREFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** 32 bytes in base64url without padding are 43 characters. */
-const SECRET_LENGTH = Math.ceil((KEY_SECRET_BYTES * 8) / 6);
+export const SECRET_LENGTH = Math.ceil((KEY_SECRET_BYTES * 8) / 6);
 const KEY_PATTERN = new RegExp(`^ri_([a-z0-9]{${KEY_PREFIX_LENGTH}})_([A-Za-z0-9_-]{${SECRET_LENGTH}})$`);
 export const PREFIX_PATTERN = new RegExp(`^[a-z0-9]{${KEY_PREFIX_LENGTH}}$`);
 
@@ -29,7 +29,7 @@ export interface GeneratedApiKey {
   hash: string;
 }
 
-function generateKeyPrefix(): string {
+export function generateKeyPrefix(): string {
   let prefix = '';
   // randomInt is uniform (no modulo bias) and backed by the CSPRNG.
   for (let i = 0; i < KEY_PREFIX_LENGTH; i++) prefix += PREFIX_ALPHABET[randomInt(PREFIX_ALPHABET.length)];

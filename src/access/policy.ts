@@ -43,6 +43,11 @@ export interface Operation {
   pricedByQuote?: boolean;
   /** A batch (symbols=Fe,Ni,Co): the price is per symbol asked for, times the symbols. */
   perSymbol?: boolean;
+  /**
+   * An Atom feed: its caller is a feed reader, which sends no header, so a closed feed takes a
+   * feed token in its URL (token=) instead of the bearer (FEED_RULE).
+   */
+  feed?: boolean;
 }
 
 /** One element's history; a batch of histories costs this per symbol. An element's changes cost the same. */
@@ -141,6 +146,44 @@ export const OPERATIONS = [
     path: '/elements/{symbol}/changes',
     access: 'key',
     prices: [{ usd: ELEMENT_HISTORY_USD }],
+  },
+  {
+    id: 'getElementFeed',
+    description: "An Atom feed of one element's changes, an entry per publication",
+    method: 'GET',
+    path: '/feeds/elements/{symbol}',
+    access: 'public',
+    prices: [],
+    feed: true,
+  },
+  {
+    id: 'getSubjectFeed',
+    description: "An Atom feed of one topic's or keyword's changes, an entry per publication",
+    method: 'GET',
+    path: '/feeds/subjects/{subject_type}/{subject_id}',
+    access: 'personal',
+    prices: [],
+    feed: true,
+  },
+  {
+    id: 'getSubjectSetFeed',
+    // Its plan is that of the kinds listed (feedLevel): open for elements alone.
+    description: 'An Atom feed of the changes of a set of subjects named in its URL (subjects=)',
+    method: 'GET',
+    path: '/feeds/subjects',
+    access: 'public',
+    prices: [],
+    feed: true,
+  },
+  {
+    id: 'getRisingFeed',
+    // Its plan is that of its kind (feedLevel): open for elements.
+    description: 'An Atom feed of the subjects of one kind that rose most at each publication',
+    method: 'GET',
+    path: '/feeds/rising',
+    access: 'public',
+    prices: [],
+    feed: true,
   },
   {
     id: 'searchSubjects',
@@ -333,6 +376,21 @@ const KIND_ACCESS: Record<Kind, AccessLevel> = {
   topic: 'personal',
   keyword: 'personal',
 };
+
+/**
+ * Who may read a feed of changes of these kinds: who may read the changes themselves
+ * (KIND_ACCESS), except that what any key reads is open, since a feed reader sends no key. Above
+ * that, a feed takes a feed token of an account whose plan reads it (FEED_RULE).
+ */
+export function feedLevel(kinds: readonly Kind[]): AccessLevel {
+  const levels = kinds.map((k) => KIND_ACCESS[k]);
+  if (levels.includes('professional')) return 'professional';
+  return levels.includes('personal') ? 'personal' : 'public';
+}
+
+/** The feeds' access rule, as the docs and refusals state it. */
+export const FEED_RULE =
+  "A feed of elements' changes is open; a feed of topics' or keywords' changes takes token=<FEED_TOKEN> in its URL, a feed token of an account on the Personal plan or above (made and revoked on /account). A feed token opens feeds only, and an API key is never a feed token.";
 
 /**
  * The rule of what a per-call payment buys, for every endpoint and tool: the call is answered as

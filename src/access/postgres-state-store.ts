@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
 import { AsideWrites } from './aside-writes.js';
+import { hashFeedToken, parseFeedToken } from './feed-tokens.js';
 import {
   type NewPayment,
   type PaymentDbRow,
@@ -20,19 +21,24 @@ import { migrationsTableSql, pendingMigrations } from './state-migrations.js';
 import {
   ACCOUNT_COLUMNS,
   type AccountRow,
+  createFeedTokenRetrying,
   createKeyRetrying,
+  FEED_TOKEN_COLUMNS,
+  type FeedTokenRow,
   KEY_COLUMNS,
   type KeyRow,
   paymentValues,
   SESSION_COLUMNS,
   type SessionRow,
   toAccount,
+  toFeedTokenInfo,
   toKeyInfo,
   toSession,
 } from './state-rows.js';
 import {
   type Account,
   AccountExistsError,
+  type FeedTokenInfo,
   type KeyInfo,
   type NewSession,
   normaliseEmail,
@@ -239,6 +245,54 @@ export class PostgresStateStore implements StateStore {
       `UPDATE api_keys SET revoked_at = now()
         WHERE prefix = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR account_id = $2)`,
       [prefix, accountId ?? null],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async createFeedToken(accountId: string): Promise<{ token: string; prefix: string }> {
+    return createFeedTokenRetrying(
+      async (prefix, hash) => {
+        try {
+          await this.pool.query(
+            'INSERT INTO feed_tokens (prefix, token_hash, account_id) VALUES ($1, $2, $3)',
+            [prefix, hash, accountId],
+          );
+        } catch (error) {
+          if (pgCode(error) === '23503') throw new StateNotFoundError(`no account with id ${accountId}`);
+          throw error;
+        }
+      },
+      (error) => pgCode(error) === '23505',
+    );
+  }
+
+  async authenticateFeedToken(token: string): Promise<FeedTokenInfo | null> {
+    const parsed = parseFeedToken(token);
+    if (!parsed) return null;
+    const hash = hashFeedToken(token);
+    const { rows } = await this.pool.query<FeedTokenRow>(
+      `SELECT ${FEED_TOKEN_COLUMNS} FROM feed_tokens f JOIN accounts a ON a.id = f.account_id
+        WHERE f.token_hash = $1`,
+      [hash],
+    );
+    const row = rows[0];
+    if (!row || !hashesEqual(row.token_hash, hash) || row.prefix !== parsed.prefix) return null;
+    return row.revoked_at === null ? toFeedTokenInfo(row) : null;
+  }
+
+  async listFeedTokens(accountId: string): Promise<FeedTokenInfo[]> {
+    const { rows } = await this.pool.query<FeedTokenRow>(
+      `SELECT ${FEED_TOKEN_COLUMNS} FROM feed_tokens f JOIN accounts a ON a.id = f.account_id
+        WHERE f.account_id = $1 ORDER BY f.created_at, f.prefix`,
+      [accountId],
+    );
+    return rows.map(toFeedTokenInfo);
+  }
+
+  async revokeFeedToken(prefix: string, accountId: string): Promise<boolean> {
+    const result = await this.pool.query(
+      'UPDATE feed_tokens SET revoked_at = now() WHERE prefix = $1 AND revoked_at IS NULL AND account_id = $2',
+      [prefix, accountId],
     );
     return (result.rowCount ?? 0) > 0;
   }

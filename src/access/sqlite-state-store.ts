@@ -8,6 +8,7 @@ import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { hashApiKey, hashesEqual, parseApiKey } from './api-keys.js';
 import { AsideWrites } from './aside-writes.js';
+import { hashFeedToken, parseFeedToken } from './feed-tokens.js';
 import {
   type NewPayment,
   type PaymentDbRow,
@@ -22,19 +23,24 @@ import { migrationsTableSql, pendingMigrations } from './state-migrations.js';
 import {
   ACCOUNT_COLUMNS,
   type AccountRow,
+  createFeedTokenRetrying,
   createKeyRetrying,
+  FEED_TOKEN_COLUMNS,
+  type FeedTokenRow,
   KEY_COLUMNS,
   type KeyRow,
   paymentValues,
   SESSION_COLUMNS,
   type SessionRow,
   toAccount,
+  toFeedTokenInfo,
   toKeyInfo,
   toSession,
 } from './state-rows.js';
 import {
   type Account,
   AccountExistsError,
+  type FeedTokenInfo,
   type KeyInfo,
   type NewSession,
   normaliseEmail,
@@ -277,6 +283,46 @@ export class SqliteStateStore implements StateStore {
     const result = this.prepared(
       'UPDATE api_keys SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)',
     ).run(now(), prefix, accountId ?? null, accountId ?? null);
+    return result.changes > 0;
+  }
+
+  async createFeedToken(accountId: string): Promise<{ token: string; prefix: string }> {
+    const exists = this.prepared('SELECT 1 FROM accounts WHERE id = ?').get(accountId);
+    if (!exists) throw new StateNotFoundError(`no account with id ${accountId}`);
+    const insert = this.prepared(
+      'INSERT INTO feed_tokens (prefix, token_hash, account_id, created_at) VALUES (?, ?, ?, ?)',
+    );
+    return createFeedTokenRetrying(
+      (prefix, hash) => insert.run(prefix, hash, accountId, now()),
+      isUniqueViolation,
+    );
+  }
+
+  // Not kept in memory as keys are (lookups): a feed reader asks a few times an hour, so a
+  // query per call costs nothing and a revocation needs no cache to reach.
+  async authenticateFeedToken(token: string): Promise<FeedTokenInfo | null> {
+    const parsed = parseFeedToken(token);
+    if (!parsed) return null;
+    const hash = hashFeedToken(token);
+    const row = this.prepared(
+      `SELECT ${FEED_TOKEN_COLUMNS} FROM feed_tokens f JOIN accounts a ON a.id = f.account_id WHERE f.token_hash = ?`,
+    ).get(hash) as FeedTokenRow | undefined;
+    if (!row || !hashesEqual(row.token_hash, hash) || row.prefix !== parsed.prefix) return null;
+    return row.revoked_at === null ? toFeedTokenInfo(row) : null;
+  }
+
+  async listFeedTokens(accountId: string): Promise<FeedTokenInfo[]> {
+    const rows = this.prepared(
+      `SELECT ${FEED_TOKEN_COLUMNS} FROM feed_tokens f JOIN accounts a ON a.id = f.account_id
+          WHERE f.account_id = ? ORDER BY f.created_at, f.prefix`,
+    ).all(accountId) as FeedTokenRow[];
+    return rows.map(toFeedTokenInfo);
+  }
+
+  async revokeFeedToken(prefix: string, accountId: string): Promise<boolean> {
+    const result = this.prepared(
+      'UPDATE feed_tokens SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL AND account_id = ?',
+    ).run(now(), prefix, accountId);
     return result.changes > 0;
   }
 

@@ -151,6 +151,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE payments ADD COLUMN data_version TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'feed tokens (the credential a feed URL carries)',
+    sql: (t) => `
+      CREATE TABLE feed_tokens (
+        prefix TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        created_at ${t.createdAt},
+        revoked_at ${t.time}
+      );
+      CREATE INDEX feed_tokens_account_id ON feed_tokens(account_id);
+    `,
+  },
 ];
 
 /** The table that records which versions a database holds (created before any migration runs). */

@@ -5,9 +5,16 @@
  */
 
 import { generateApiKey } from './api-keys.js';
+import { generateFeedToken } from './feed-tokens.js';
 import type { NewPayment } from './payment-ledger.js';
 import { parsePlan } from './plans.js';
-import { type Account, type KeyInfo, PREFIX_ATTEMPTS, type WebSession } from './state-store.js';
+import {
+  type Account,
+  type FeedTokenInfo,
+  type KeyInfo,
+  PREFIX_ATTEMPTS,
+  type WebSession,
+} from './state-store.js';
 
 /** A time as a driver gives it: ISO 8601 text from SQLite, a Date from PostgreSQL's timestamptz. */
 type DbTime = string | Date;
@@ -35,6 +42,48 @@ export interface KeyRow {
   revoked_at: DbTime | null;
   last_used_at: DbTime | null;
   name: string | null;
+}
+
+export interface FeedTokenRow {
+  prefix: string;
+  token_hash: string;
+  account_id: string;
+  plan: string;
+  created_at: DbTime;
+  revoked_at: DbTime | null;
+}
+
+/** feed_tokens as f joined to accounts as a. */
+export const FEED_TOKEN_COLUMNS = 'f.prefix, f.token_hash, f.account_id, a.plan, f.created_at, f.revoked_at';
+
+/** Leaves out token_hash on purpose, as toKeyInfo does key_hash. */
+export function toFeedTokenInfo(row: FeedTokenRow): FeedTokenInfo {
+  return {
+    prefix: row.prefix,
+    accountId: row.account_id,
+    plan: parsePlan(row.plan),
+    createdAt: isoTime(row.created_at),
+    revokedAt: isoTime(row.revoked_at),
+  };
+}
+
+/**
+ * A new feed token stored by `insert` (its prefix and sha256), a fresh one drawn on a prefix
+ * collision, as createKeyRetrying does for keys.
+ */
+export async function createFeedTokenRetrying(
+  insert: (prefix: string, hash: string) => unknown,
+  collided: (error: unknown) => boolean,
+): Promise<{ token: string; prefix: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const { token, prefix, hash } = generateFeedToken();
+    try {
+      await insert(prefix, hash);
+      return { token, prefix };
+    } catch (error) {
+      if (!collided(error) || attempt >= PREFIX_ATTEMPTS) throw error;
+    }
+  }
 }
 
 export interface SessionRow {

@@ -34,6 +34,16 @@ export interface KeyInfo {
   name?: string | null;
 }
 
+/** A feed token as the store gives it: never the token, never its hash. */
+export interface FeedTokenInfo {
+  prefix: string;
+  accountId: string;
+  /** The account's current plan: what the token's feeds are answered as. */
+  plan: Plan;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
 /** A signed-in web session, with its account as it is now. */
 export interface WebSession {
   accountId: string;
@@ -60,6 +70,17 @@ export interface StateStore extends PaymentLedger {
   listKeys(filter?: { accountId?: string }): Promise<KeyInfo[]>;
   /** False when there is no active key with that prefix (owned by that account, when one is given). */
   revokeKey(prefix: string, accountId?: string): Promise<boolean>;
+  /**
+   * A feed token for the account (feed-tokens.ts): the only time the whole token is returned;
+   * only its sha256 is stored. Throws StateNotFoundError for an unknown account.
+   */
+  createFeedToken(accountId: string): Promise<{ token: string; prefix: string }>;
+  /** Null for a malformed, unknown or revoked feed token; otherwise it with its account's current plan. */
+  authenticateFeedToken(token: string): Promise<FeedTokenInfo | null>;
+  /** One account's feed tokens, revoked ones included, oldest first. Never the token or its hash. */
+  listFeedTokens(accountId: string): Promise<FeedTokenInfo[]>;
+  /** False when the account has no active feed token with that prefix. */
+  revokeFeedToken(prefix: string, accountId: string): Promise<boolean>;
   /** Adds calls to each key's count for a month (YYYY-MM, UTC); several replicas add up. */
   addUsage(month: string, calls: ReadonlyMap<string, number>): Promise<void>;
   /** Calls per key prefix in a month, for one account's keys. */

@@ -300,6 +300,41 @@ function stateStoreSuite(backend: Backend) {
       expect(await other.authenticate(a.key)).toBeNull();
     });
 
+    it('feed tokens: made, found with the plan, revoked by their account only, stored as hashes', async () => {
+      const mine = await store.createAccount({ email: uniqueEmail('feeds'), plan: 'personal' });
+      const theirs = await store.createAccount({ email: uniqueEmail('feeds'), plan: 'free' });
+      const { token, prefix } = await store.createFeedToken(mine.id);
+      expect(token).toMatch(new RegExp(`^rif_${prefix}_[A-Za-z0-9_-]{43}$`));
+      expect(await other.authenticateFeedToken(token)).toMatchObject({
+        prefix,
+        accountId: mine.id,
+        plan: 'personal',
+        revokedAt: null,
+      });
+      // Neither credential is taken for the other.
+      const { key } = await store.createKey(mine.id);
+      expect(await store.authenticateFeedToken(key)).toBeNull();
+      expect(await store.authenticate(token)).toBeNull();
+      const secret = token.split('_').at(-1)!;
+      for (const bad of [`rif_${prefix}_${secret.slice(0, -1)}A`, `rif_${prefix}_`, `${token} `])
+        expect(await store.authenticateFeedToken(bad), bad).toBeNull();
+      const stored = await db.rows('SELECT * FROM feed_tokens');
+      expect(JSON.stringify(stored)).not.toContain(secret);
+      expect(stored.map((r) => r.token_hash)).toContain(hashApiKey(token));
+      // The plan is the account's as it is now.
+      await store.setPlan(mine.email!, 'professional');
+      expect((await store.authenticateFeedToken(token))?.plan).toBe('professional');
+      expect(await store.revokeFeedToken(prefix, theirs.id)).toBe(false);
+      expect(await other.authenticateFeedToken(token)).not.toBeNull();
+      expect(await other.revokeFeedToken(prefix, mine.id)).toBe(true);
+      expect(await store.authenticateFeedToken(token)).toBeNull();
+      expect(await store.revokeFeedToken(prefix, mine.id)).toBe(false);
+      const listed = await store.listFeedTokens(mine.id);
+      expect(listed.map((t) => [t.prefix, t.revokedAt !== null])).toEqual([[prefix, true]]);
+      expect(JSON.stringify(listed)).not.toContain(secret);
+      await expect(store.createFeedToken('no-such-account')).rejects.toBeInstanceOf(StateNotFoundError);
+    });
+
     it('adds calls per key and month across instances; unknown prefixes are ignored', async () => {
       const account = await store.createAccount({ email: uniqueEmail('usage'), plan: 'free' });
       const { prefix } = await store.createKey(account.id);

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { SubjectType } from '../scoring/score-entities.js';
 import { readPointer, snapshotFile } from '../snapshot/folder.js';
 import { servableAtOnce, verifySnapshot } from '../snapshot/integrity.js';
-import { CHANGE_PUBLICATIONS_KEPT } from '../snapshot/schema.js';
+import { CHANGE_CUTOFFS, CHANGE_PUBLICATIONS_KEPT } from '../snapshot/schema.js';
 
 /**
  * What moved between the previous published snapshot and this one, per subject (elements, topics,
@@ -205,13 +205,6 @@ export function writeChanges(db: Database.Database, base: ChangesBase | null): n
     db.exec('DETACH base');
   }
 }
-
-/**
- * The meta key holding each publication's corpus cut-off date (a JSON array by publication, null
- * where not known): the one date a publication has that a rebuild gives again (a clock time would
- * change the bytes, and so the data_version). The feeds date their entries by it.
- */
-export const CHANGE_CUTOFFS = 'change_cutoffs';
 
 function metaValue(db: Database.Database, schema: string, key: string): string | null {
   const value = db.prepare(`SELECT value FROM ${schema}.meta WHERE key = ?`).pluck().get(key);

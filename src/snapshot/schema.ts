@@ -34,6 +34,13 @@ export const SNAPSHOT_SCHEMA_VERSION = 10;
 export const CHANGE_PUBLICATIONS_KEPT = 30;
 
 /**
+ * The meta key holding each publication's corpus cut-off date (a JSON array by publication, null
+ * where not known): the one date of a publication that a rebuild gives again (a clock time would
+ * change the bytes, and so the data_version). The feeds date their entries by it.
+ */
+export const CHANGE_CUTOFFS = 'change_cutoffs';
+
+/**
  * What moved per subject, per publication (snapshot-build/changes.ts). Publication 0 is this
  * snapshot's own, compared with the data version `since`; its `version` is NULL, as a file cannot
  * hold the hash of its own bytes. Publication 1 is the one before (its version named), and so on.

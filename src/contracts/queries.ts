@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import type { OperationId, RequestTerms } from '../access/policy.js';
 import { ChangesQuery, KindsQuery } from './changes.js';
+import { FeedKindQuery, FeedSubjectsQuery, FeedTokenQuery } from './feeds.js';
 import { LabQuoteText, LabRunFields, QuoteId } from './lab.js';
 import {
   FormatQuery,
@@ -49,6 +50,10 @@ export const QUERIES = {
   listChanges: z.object({ kind: KindsQuery, ...ChangesQuery, ...PinnedQuery }).strict(),
   getElementChanges: z.object({ ...ChangesQuery, ...PinnedQuery }).strict(),
   getSubjectChanges: z.object({ ...ChangesQuery, ...PinnedQuery }).strict(),
+  getElementFeed: z.object({ ...FeedTokenQuery, ...PinnedQuery }).strict(),
+  getSubjectFeed: z.object({ ...FeedTokenQuery, ...PinnedQuery }).strict(),
+  getSubjectSetFeed: z.object({ subjects: FeedSubjectsQuery, ...FeedTokenQuery, ...PinnedQuery }).strict(),
+  getRisingFeed: z.object({ kind: FeedKindQuery, ...FeedTokenQuery, ...PinnedQuery }).strict(),
   research: z.object({ ...researchFields(), ...PinnedQuery }).strict(),
   labQuote: z.object({ q: LabQuoteText }).strict(),
   labRun: z.object({ quote_id: QuoteId, depth: LabRunFields.depth }).strict(),
@@ -57,8 +62,9 @@ export const QUERIES = {
 /** The terms of a request (its resolution and paper limit) from its parameters as parsed, by a route or a tool. */
 export function termsOf(params: Record<string, unknown>): RequestTerms {
   const { resolution, limit } = params as RequestTerms;
-  const { kind } = params as { kind?: readonly string[] };
-  return { resolution, limit, ...(kind ? { kinds: kind } : {}) };
+  const { kind } = params as { kind?: readonly string[] | string };
+  // A feed's kind is one (kind=topic); the changes list's a list.
+  return { resolution, limit, ...(kind ? { kinds: typeof kind === 'string' ? [kind] : kind } : {}) };
 }
 
 /**

@@ -29,6 +29,8 @@ const ERRORS = {
   depth_not_offered: { status: 400, title: 'Depth not offered by the quote' },
   authentication_required: { status: 401, title: 'Authentication required' },
   invalid_key: { status: 401, title: 'Invalid API key' },
+  // token= on a feed's URL that is not a live feed token (an API key never is one).
+  invalid_feed_token: { status: 401, title: 'Invalid feed token' },
   plan_required: { status: 403, title: 'Plan required' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   uri_too_long: { status: 414, title: 'URI too long' },

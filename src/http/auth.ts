@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { parseApiKey } from '../access/api-keys.js';
+import { parseFeedToken } from '../access/feed-tokens.js';
 import type { KeyInfo, StateStore } from '../access/state-store.js';
 import type { UsageCounter } from '../access/usage-counter.js';
 import { ServiceError } from '../core/errors.js';
@@ -11,6 +12,9 @@ import type { Middleware } from './middleware.js';
 interface KnownKeys {
   knownKey(key: string): KeyInfo | undefined;
 }
+
+/** Where token= is read: the feeds, and no other route (a feed token opens feeds only). */
+const FEEDS_PATH = '/v1/feeds/';
 
 const ANONYMOUS: Caller = { plan: null, keyPrefix: null, accountId: null };
 
@@ -56,6 +60,33 @@ export function authenticate(
     }
     return accept(c, info);
   };
+  // A feed token (feed-tokens.ts), on a feed's URL only: refused like a bad key, counted against
+  // the address's invalid-key budget, rate limited under its own prefix, and never logged (the
+  // request log writes the path, not the query).
+  const feedToken = async (c: Context<AppEnv>, token: string): Promise<undefined> => {
+    const refusal = badKeys?.refusalFor(c) ?? null;
+    const wellFormed = parseFeedToken(token) !== null;
+    if (refusal && !wellFormed) throw refusal;
+    const info = wellFormed
+      ? await (refusal
+          ? badKeys!.oneAtATime(c, () => state.authenticateFeedToken(token))
+          : state.authenticateFeedToken(token))
+      : null;
+    if (!info) {
+      if (refusal) throw refusal;
+      await badKeys?.record(c);
+      throw new ServiceError(
+        'invalid_feed_token',
+        parseApiKey(token)
+          ? 'token= takes a feed token, never an API key: an API key in a URL is kept by every proxy and reader that sees it. Make a feed token on /account (and revoke that key if the URL was shared).'
+          : 'The feed token is not valid: it is unknown or has been revoked. Make a new one on /account.',
+        { parameter: 'token' },
+      );
+    }
+    c.set('caller', { plan: info.plan, keyPrefix: null, accountId: info.accountId, feedToken: true });
+    c.set('apiKeyPrefix', `feed_${info.prefix}`);
+    return undefined;
+  };
   const keyed = (c: Context<AppEnv>, header: string): undefined | Promise<undefined> => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     // A key the store knows without a query (its memory of lookups): no promise to wait for.
@@ -65,6 +96,16 @@ export function authenticate(
   return {
     enter(c) {
       const header = c.req.header('authorization');
+      const token = c.req.path.startsWith(FEEDS_PATH) ? c.req.query('token') : undefined;
+      if (token !== undefined) {
+        if (header)
+          throw new ServiceError(
+            'invalid_parameter',
+            'Send a feed token (token=) or an Authorization header, not both.',
+            { parameter: 'token' },
+          );
+        return feedToken(c, token);
+      }
       if (header) return keyed(c, header);
       c.set('caller', ANONYMOUS);
       c.set('apiKeyPrefix', undefined);

@@ -10,6 +10,7 @@ import {
   requestLevel,
 } from '../access/policy.js';
 import { accessRefusal } from '../access/refusal.js';
+import { ServiceError } from '../core/errors.js';
 import { type Viewer, viewerFor } from '../core/viewer.js';
 import type { AppEnv } from './context.js';
 import { pricedOperation } from './payment.js';
@@ -53,6 +54,34 @@ export function checkKinds(c: Context<AppEnv>, kinds: readonly string[]): void {
   const { edition, publicUrl } = c.get('services');
   const op = operation('listChanges');
   checkAccess(c, requestLevel(op, { kinds }), edition, publicUrl, `kind=${kinds.join(',')}`, op);
+}
+
+/**
+ * A feed above the caller (feedLevel): 401 authentication_required without a feed token (or a
+ * key), 403 plan_required with one whose account's plan is too low, each saying how a feed
+ * reader gets in: token= in the URL, never the API key.
+ */
+export function checkFeed(
+  c: Context<AppEnv>,
+  level: AccessLevel,
+  edition: Edition,
+  publicUrl: string,
+  what: string,
+): void {
+  const caller = c.get('caller');
+  const refusal = accessRefusal(caller, level, { edition, publicUrl, what });
+  if (refusal === null) return;
+  const plan = String(refusal.extra.required_plan);
+  const named = `${plan.charAt(0).toUpperCase()}${plan.slice(1)}`;
+  const how = `Feed readers send no header, so the token goes in the URL: add token=<FEED_TOKEN>, a feed token made on ${publicUrl}/account by an account on the ${named} plan (an API key never goes in a URL).`;
+  throw new ServiceError(
+    refusal.code as 'authentication_required' | 'plan_required',
+    refusal.code === 'authentication_required'
+      ? `${what} needs a feed token. ${how}`
+      : `${what} needs the ${named} plan; this ${caller.feedToken ? "feed token's account" : 'key'} is on the ${caller.plan} plan.`,
+    refusal.extra,
+    refusal.headers,
+  );
 }
 
 /** The caller as the core sees it. */

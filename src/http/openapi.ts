@@ -38,6 +38,7 @@ export function registerOpenApi(
     scheme: 'bearer',
     description: 'An API key: Authorization: Bearer <API_KEY>',
   });
+
   // The same document until the data served or the networks offered change: made once for each,
   // its ETag from its bytes.
   let kept: { key: string; body: string; etag: string } | null = null;
@@ -223,6 +224,11 @@ const TAGS = [
   {
     name: 'changes',
     description: 'What moved per subject at each publication (one subject: under elements and subjects)',
+  },
+  {
+    name: 'feeds',
+    description:
+      'The changes as Atom feeds for feed readers: an element, a subject, a set of subjects, what rose most',
   },
 ];
 

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { type OperationId, operation } from '../../access/policy.js';
 import { QUERIES } from '../../contracts/queries.js';
 import type { AppEnv } from '../context.js';
-import { checkAccess, viewerOf } from '../guard.js';
+import { checkAccess, checkFeed, viewerOf } from '../guard.js';
 import { errorResponses, type RouteDeps } from './shared.js';
 
 /**
@@ -53,7 +53,8 @@ export function defineRoute<const S extends RouteSpec>(
   const query = spec.request?.query ?? (op.method === 'POST' ? NO_QUERY : undefined);
   const what = `${op.method} /v1${op.path}`;
   const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
-    checkAccess(c, op.access, deps.edition, deps.publicUrl, what, op);
+    if (op.feed) checkFeed(c, op.access, deps.edition, deps.publicUrl, what);
+    else checkAccess(c, op.access, deps.edition, deps.publicUrl, what, op);
     c.set('viewer', viewerOf(c, deps.edition, deps.publicUrl));
     c.set('services', deps);
     await next();
@@ -63,13 +64,14 @@ export function defineRoute<const S extends RouteSpec>(
     method: op.method === 'GET' ? 'get' : 'post',
     path: op.path,
     summary: spec.summary,
-    // Public operations take no credentials or the bearer; the others the bearer.
-    security: op.access === 'public' ? [{}, { bearer: [] }] : [{ bearer: [] }],
+    // Public operations take no credentials or the bearer; the others the bearer. A feed takes no
+    // header (its token is its token= parameter: the document keeps its one scheme, the bearer).
+    security: op.access === 'public' || op.feed ? [{}, { bearer: [] }] : [{ bearer: [] }],
     middleware: [guard] as const,
     ...(spec.request || query ? { request: { ...spec.request, ...(query ? { query } : {}) } } : {}),
     responses: {
       200: spec.ok,
-      ...errorResponses(op.access === 'public' ? 'public' : 'keyed', spec.errors),
+      ...errorResponses(op.feed ? 'feed' : op.access === 'public' ? 'public' : 'keyed', spec.errors),
     },
   });
   app.openapi(route, handler as never);

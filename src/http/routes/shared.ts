@@ -51,17 +51,24 @@ const problem = (description: string) => ({
 });
 
 /** The error answers a route can give, by its access level. */
-export function errorResponses(kind: 'public' | 'keyed', extra: Record<number, string> = {}) {
+export function errorResponses(kind: 'public' | 'keyed' | 'feed', extra: Record<number, string> = {}) {
   return {
     400: problem('A parameter is invalid or unknown (code invalid_parameter, naming the parameter)'),
-    ...(kind === 'keyed'
+    ...(kind === 'feed'
       ? {
           401: problem(
-            'No key (authentication_required) or a bad key (invalid_key); WWW-Authenticate: Bearer',
+            'No feed token where the feed needs one (authentication_required), or token= is not a live feed token (invalid_feed_token; an API key never is one)',
           ),
-          403: problem("The key's plan is too low (plan_required, with required_plan and upgrade_url)"),
+          403: problem("The feed token's account is on a plan too low (plan_required)"),
         }
-      : { 401: problem('A key was sent but is not valid (invalid_key)') }),
+      : kind === 'keyed'
+        ? {
+            401: problem(
+              'No key (authentication_required) or a bad key (invalid_key); WWW-Authenticate: Bearer',
+            ),
+            403: problem("The key's plan is too low (plan_required, with required_plan and upgrade_url)"),
+          }
+        : { 401: problem('A key was sent but is not valid (invalid_key)') }),
     429: problem('A rate limit was hit (rate_limited); Retry-After says when to retry'),
     503: problem(
       'No snapshot can be read (data_unavailable), or the keys and accounts store does not answer in time (state_unavailable); temporary, Retry-After, never charged',

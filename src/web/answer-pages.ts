@@ -4,6 +4,7 @@ import { type OperationId, operation, planAllows, requiredPlan } from '../access
 import type { WebSession } from '../access/state-store.js';
 import { listElements, symbolsNamedIn } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
+import { feedPath } from '../core/feeds.js';
 import { subjectHistory } from '../core/history.js';
 import type { LabQuote } from '../core/lab.js';
 import type { LabService } from '../core/lab-service.js';
@@ -14,7 +15,7 @@ import { type Viewer, viewerFor } from '../core/viewer.js';
 import { inThread, type WorkerPool } from '../core/worker-pool.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { risByYear } from './chart.js';
-import { Html, html, type Site } from './html.js';
+import { feedLink, Html, html, type Site } from './html.js';
 import { countOf, countText, risText, riText } from './numbers.js';
 import { hriText, PAPERS_SHOWN, paperList, planNote } from './parts.js';
 import type { WebSessions } from './session.js';
@@ -71,6 +72,7 @@ interface PageParts {
   title?: string;
   description?: string;
   url?: string;
+  feed?: { href: string; title: string };
 }
 
 /** A subject's page on OpenAlex, where its record comes from. */
@@ -101,6 +103,7 @@ export function registerAnswerPages<E extends Env>(app: Hono<E>, deps: AnswerPag
           deps.site.page(parts.title ?? title, parts.body, {
             ...(parts.description ? { description: parts.description } : {}),
             ...(parts.url ? { url: parts.url } : {}),
+            ...(parts.feed ? { feed: parts.feed } : {}),
           }),
           (parts.status ?? 200) as ContentfulStatusCode,
           pageHeaders(session),
@@ -161,8 +164,14 @@ ${
       const s = getSubject(snapshot, type, c.req.param('id'), viewer);
       const apiPath = `/v1/subjects/${type}/${encodeURIComponent(s.subject_id)}`;
       const label = `${type === 'topic' ? 'Topic' : 'Keyword'}: ${s.name}`;
+      const feed = {
+        href: `${deps.publicUrl}${feedPath(type, s.subject_id)}`,
+        title: `${s.name}: changes in research intensity`,
+      };
+      const feedLevel = operation('getSubjectFeed').access;
       const facts = html`<h1>${label}</h1>
 ${s.description ? html`<p>${s.description}</p>` : html``}
+${feedLink(feed.href, `the changes of this ${type}`, feedLevel === 'public', `${requiredName(feedLevel === 'professional' ? 'professional' : 'personal', deps.edition)}`)}
 <dl class="facts">${[
         ['Domain', s.domain],
         ['Field', s.field],
@@ -180,6 +189,7 @@ ${s.description ? html`<p>${s.description}</p>` : html``}
             300,
           ),
         url: `${deps.publicUrl}/subjects/${type}/${encodeURIComponent(s.subject_id)}`,
+        feed,
       };
       if (!allowed)
         return {

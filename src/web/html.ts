@@ -42,6 +42,18 @@ export const raw = (text: string) => new Html(text);
 const DEFAULT_DESCRIPTION =
   'Research-intensity scores (RI, RIS, HRI) for the 118 chemical elements and for research topics and keywords, from a corpus of scientific papers (OpenAlex).';
 
+/**
+ * The visible link to a subject's feed, with what a feed reader needs to open it: nothing for an
+ * open feed, else a feed token from the account page (never the API key).
+ */
+export function feedLink(href: string, what: string, open: boolean, plan: string): Html {
+  return html`<p class="feed"><a href="${href}" type="application/atom+xml">Follow ${what} in a feed reader (Atom)</a>${
+    open
+      ? html``
+      : html`: add <code>?token=</code> and a feed token from <a href="/account">your account</a> (${plan}) to the address; an API key never goes in it`
+  }.</p>`;
+}
+
 /** Site-wide pages that answer questions, each with the operation whose access it follows. */
 const ASKING_PAGES = [
   { href: '/research', label: 'Research', op: 'research' },
@@ -77,10 +89,18 @@ export class Site {
    * A page: one stylesheet from this server, no script, the header; a description and OpenGraph
    * tags for search results and link previews (`url`: the page's own address, its canonical link).
    */
-  page(title: string, body: Html, options: { description?: string; url?: string } = {}): string {
+  page(
+    title: string,
+    body: Html,
+    options: { description?: string; url?: string; feed?: { href: string; title: string } } = {},
+  ): string {
     const description = options.description ?? DEFAULT_DESCRIPTION;
     const url = options.url
       ? `<link rel="canonical" href="${esc(options.url)}">\n<meta property="og:url" content="${esc(options.url)}">\n`
+      : '';
+    // A feed reader given the page finds its feed here (feed autodiscovery).
+    const feed = options.feed
+      ? `<link rel="alternate" type="application/atom+xml" title="${esc(options.feed.title)}" href="${esc(options.feed.href)}">\n`
       : '';
     return `<!doctype html>
 <html lang="en">
@@ -93,7 +113,7 @@ export class Site {
 <meta property="og:site_name" content="Research Intensity">
 <meta property="og:title" content="${esc(title)}">
 <meta property="og:description" content="${esc(description)}">
-${url}<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+${url}${feed}<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/site.css">
 </head>
 <body>

@@ -4,6 +4,7 @@ import type { WebSession } from '../access/state-store.js';
 import { CSV_TYPE, papersTable, toCsv } from '../contracts/csv.js';
 import { canonicalSymbol, type ElementScore, getElement, listElements } from '../core/elements.js';
 import { ERROR_CODES, ServiceError } from '../core/errors.js';
+import { feedPath } from '../core/feeds.js';
 import { elementHistory } from '../core/history.js';
 import { elementPapers, subjectPapers } from '../core/papers.js';
 import type { Viewer } from '../core/viewer.js';
@@ -17,7 +18,7 @@ import {
   sessionViewer,
 } from './answer-pages.js';
 import { historyChart, openYearTo, risByYear } from './chart.js';
-import { type Html, html, SITE_CSS } from './html.js';
+import { feedLink, type Html, html, SITE_CSS } from './html.js';
 import { countOf, countText, risText, riText } from './numbers.js';
 import { hriText, PAPERS_SHOWN, type PaperEntry, paperList, planNote } from './parts.js';
 import { registerSiteFiles } from './site-files.js';
@@ -115,6 +116,7 @@ ${howToRead(deps.edition)}
         const body = html`<p class="back"><a href="/">← Periodic table</a></p>
 <h1>${e.name} (${e.symbol})</h1>
 <p class="muted">Atomic number ${e.atomic_number}, period ${e.period}${e.group === null ? '' : `, group ${e.group}`}. Data version ${snapshot.version}.</p>
+${feedLink(`${deps.publicUrl}${feedPath('element', e.symbol)}`, `the changes of ${e.name}`, true, '')}
 <table class="data"><tbody>
 <tr><th scope="row">RI (research intensity)</th><td>${riText(e.ri)}</td></tr>
 <tr><th scope="row">RIS (research intensity score)</th><td>${risText(e.ris)}</td></tr>
@@ -142,6 +144,10 @@ ${elementApi(e.symbol, session, deps)}`;
         return deps.site.page(`${e.name} (${e.symbol})`, body, {
           description: `Research intensity of ${e.name} (${e.symbol}): RI ${riText(e.ri)} papers per 10,000, RIS ${risText(e.ris)} of 100, ${countOf(e.paper_count, 'paper')} naming it; its history by year.`,
           url: `${deps.publicUrl}/elements/${e.symbol}`,
+          feed: {
+            href: `${deps.publicUrl}${feedPath('element', e.symbol)}`,
+            title: `${e.name} (${e.symbol}): changes in research intensity`,
+          },
         });
       });
       return c.html(text, 200, pageHeaders(session));

@@ -3,6 +3,7 @@ import { planLadder } from '../access/policy.js';
 import type { RateLimiter } from '../access/rate-limiter.js';
 import {
   AccountExistsError,
+  type FeedTokenInfo,
   normaliseEmail,
   type StateStore,
   type WebSession,
@@ -187,6 +188,43 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     return c.redirect('/account', 303);
   });
 
+  app.post('/account/feed-tokens', async (c) => {
+    const form = await readForm(c);
+    const session = await sessions.current(c);
+    if (!session) return c.redirect('/account', 303);
+    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
+    const created = await state.createFeedToken(session.accountId);
+    return c.html(await accountPage(deps, session, undefined, created), 201, PRIVATE);
+  });
+
+  app.post('/account/feed-tokens/:prefix/revoke', async (c) => {
+    const form = await readForm(c);
+    const session = await sessions.current(c);
+    if (!session) return c.redirect('/account', 303);
+    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
+    const prefix = c.req.param('prefix');
+    // As for keys: the first press asks, the confirming form revokes.
+    if (form.confirm !== 'yes') {
+      const token = (await state.listFeedTokens(session.accountId)).find(
+        (t) => t.prefix === prefix && !t.revokedAt,
+      );
+      if (!token) return c.redirect('/account', 303);
+      return c.html(
+        deps.site.page(
+          'Revoke a feed token',
+          html`<h1>Revoke feed token rif_${prefix}_…?</h1>
+<p>Every feed address holding it is refused from the moment it is revoked, by every replica: feed readers that use it stop receiving. This cannot be undone; a new token can be made at any time.</p>
+<form class="stack" method="post" action="/account/feed-tokens/${prefix}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="confirm" value="yes"><button type="submit">Yes, revoke it</button></form>
+<p><a href="/account">No, keep it</a></p>`,
+        ),
+        200,
+        PRIVATE,
+      );
+    }
+    await state.revokeFeedToken(prefix, session.accountId);
+    return c.redirect('/account', 303);
+  });
+
   app.post('/account/sign-out', async (c) => {
     const form = await readForm(c);
     const session = await sessions.current(c);
@@ -254,13 +292,15 @@ async function accountPage(
   deps: AccountDeps,
   session: WebSession,
   created?: { key: string; prefix: string },
+  createdFeed?: { token: string; prefix: string },
 ) {
   // This process's calls not yet written are written first, so the page is up to date.
   await deps.usage.flush().catch(() => undefined);
   const month = monthOf(new Date());
-  const [keys, usage] = await Promise.all([
+  const [keys, usage, feedTokens] = await Promise.all([
     deps.state.listKeys({ accountId: session.accountId }),
     deps.state.usage(session.accountId, month),
+    deps.state.listFeedTokens(session.accountId),
   ]);
   const csrf = session.csrf;
   const ladder = planLadder(deps.edition);
@@ -296,6 +336,45 @@ ${keys.map(
 <input type="hidden" name="csrf" value="${csrf}">
 <button type="submit">Create a key</button>
 </form>
+${feedTokenSection(deps, csrf, feedTokens, createdFeed)}
 <form method="post" action="/account/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`,
   );
+}
+
+/**
+ * Feed tokens: what a feed reader puts in a feed's address (it sends no header), shown once when
+ * made, listed by prefix and revocable, apart from the API keys they never stand for.
+ */
+function feedTokenSection(
+  deps: AccountDeps,
+  csrf: string,
+  tokens: readonly FeedTokenInfo[],
+  created?: { token: string; prefix: string },
+) {
+  const example = (token: string) =>
+    `${deps.publicUrl}/v1/feeds/rising?${new URLSearchParams({ kind: 'topic', token })}`;
+  return html`<h2 id="feeds">Feed tokens</h2>
+<p>The feeds of topics and keywords take a feed token in their address, as feed readers send no key: add <code>token=&lt;FEED_TOKEN&gt;</code> to the feed's address (a subject's page links its feed). A feed token opens the feeds only, as your plan allows; never put an API key in an address. Elements' feeds need no token. More: <a href="/docs">API</a>.</p>
+${
+  created
+    ? html`<div class="newkey" role="status"><h3>Your new feed token</h3><p>Copy it now: it is shown only this once (only a hash of it is kept).</p>
+<p><label for="newfeedtoken">Feed token ${created.prefix}</label><input id="newfeedtoken" class="key" readonly value="${created.token}"></p>
+<p>For example, the topics that rose most: <code>${example(created.token)}</code>.</p></div>`
+    : html``
+}
+${
+  tokens.length === 0
+    ? html`<p>No feed tokens yet.</p>`
+    : html`<table class="data cards"><caption>Feed tokens</caption><thead><tr><th scope="col">Token</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead><tbody>
+${tokens.map(
+  (t) =>
+    html`<tr><td data-label="Token"><code>rif_${t.prefix}_…</code></td><td data-label="Created">${t.createdAt.slice(0, 10)}</td><td data-label="Status">${
+      t.revokedAt
+        ? `revoked ${t.revokedAt.slice(0, 10)}`
+        : html`<form method="post" action="/account/feed-tokens/${t.prefix}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke feed token ${t.prefix}">Revoke</button></form>`
+    }</td></tr>`,
+)}
+</tbody></table>`
+}
+<form class="stack" method="post" action="/account/feed-tokens"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Create a feed token</button></form>`;
 }

@@ -118,6 +118,60 @@ describe('accounts on the web: sign in by emailed link, keys, usage', () => {
     expect(await replay.text()).toContain('Email me a sign-in link');
   });
 
+  it('makes a feed token shown once, which opens feeds as the plan allows, and revokes it', async () => {
+    const browser = new Browser(base);
+    await signIn(browser, 'feeds.reader@example.org');
+    const page = await (await browser.get('/account')).text();
+    expect(page).toContain('No feed tokens yet.');
+    const created = await browser.post('/account/feed-tokens', { csrf: hidden(page, 'csrf') });
+    expect(created.status).toBe(201);
+    const token = /value="(rif_[a-z0-9]{8}_[A-Za-z0-9_-]{43})"/.exec(await created.text())![1]!;
+    const prefix = token.slice(4, 12);
+    const feed = (path: string) => fetch(`${base}${path}${path.includes('?') ? '&' : '?'}token=${token}`);
+    // Authenticated as the free account: an element's feed, but not a topic's (Personal).
+    expect((await feed('/v1/feeds/rising?kind=element')).status).toBe(200);
+    const topic = await feed('/v1/feeds/subjects/topic/T10030');
+    expect([topic.status, ((await topic.json()) as { code: string }).code]).toEqual([403, 'plan_required']);
+    // It is no API key.
+    const asKey = await fetch(`${base}/v1/elements/Fe/history`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(asKey.status).toBe(401);
+
+    const listed = await (await browser.get('/account')).text();
+    expect(listed).not.toContain(token);
+    expect(listed).toContain(`<code>rif_${prefix}_…</code>`);
+    const asked = await browser.post(`/account/feed-tokens/${prefix}/revoke`, {
+      csrf: hidden(listed, 'csrf'),
+    });
+    expect(await asked.text()).toContain(`<h1>Revoke feed token rif_${prefix}_…?</h1>`);
+    expect((await feed('/v1/feeds/rising?kind=element')).status).toBe(200);
+    const revoked = await browser.post(`/account/feed-tokens/${prefix}/revoke`, {
+      csrf: hidden(listed, 'csrf'),
+      confirm: 'yes',
+    });
+    expect(revoked.status).toBe(303);
+    const refused = await feed('/v1/feeds/rising?kind=element');
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([
+      401,
+      'invalid_feed_token',
+    ]);
+    expect(await (await browser.get('/account')).text()).toMatch(
+      /<code>rif_[a-z0-9]{8}_…<\/code><\/td><td[^>]*>[^<]+<\/td><td data-label="Status">revoked \d{4}-/,
+    );
+    // Another account cannot revoke it: the form names only its own tokens.
+    const other = new Browser(base);
+    await signIn(other, 'someone.else@example.org');
+    const mine = await (await other.get('/account')).text();
+    const made = await other.post('/account/feed-tokens', { csrf: hidden(mine, 'csrf') });
+    const theirs = /value="(rif_[a-z0-9]{8}_[A-Za-z0-9_-]{43})"/.exec(await made.text())![1]!;
+    await browser.post(`/account/feed-tokens/${theirs.slice(4, 12)}/revoke`, {
+      csrf: hidden(listed, 'csrf'),
+      confirm: 'yes',
+    });
+    expect((await fetch(`${base}/v1/feeds/rising?kind=element&token=${theirs}`)).status).toBe(200);
+  });
+
   it('a sign-in link works once; a second sign-in finds the same account', async () => {
     const email = 'twice@example.org';
     const first = new Browser(base);

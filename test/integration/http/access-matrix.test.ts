@@ -35,6 +35,24 @@ const ENDPOINTS: Endpoint[] = [
     path: '/v1/subjects/topic/T10030/changes',
     access: 'personal',
   },
+  // Feeds: what any key reads is open (a feed reader has no key); topics and keywords as their
+  // changes. A bearer key opens them as a feed token of its plan does (feeds.test.ts).
+  { op: 'getElementFeed', method: 'GET', path: '/v1/feeds/elements/Fe', access: 'public' },
+  { op: 'getSubjectFeed', method: 'GET', path: '/v1/feeds/subjects/topic/T10030', access: 'personal' },
+  {
+    op: 'getSubjectSetFeed',
+    method: 'GET',
+    path: '/v1/feeds/subjects?subjects=element/Fe',
+    access: 'public',
+  },
+  {
+    op: 'getSubjectSetFeed',
+    method: 'GET',
+    path: '/v1/feeds/subjects?subjects=element/Fe,topic/T10030',
+    access: 'personal',
+  },
+  { op: 'getRisingFeed', method: 'GET', path: '/v1/feeds/rising?kind=element', access: 'public' },
+  { op: 'getRisingFeed', method: 'GET', path: '/v1/feeds/rising?kind=keyword', access: 'personal' },
   { op: 'searchSubjects', method: 'GET', path: '/v1/subjects/search?q=oxygen%20evolution', access: 'key' },
   { op: 'getSubject', method: 'GET', path: '/v1/subjects/topic/T10030', access: 'personal' },
   { op: 'getSubjectHistory', method: 'GET', path: '/v1/subjects/topic/T10030/history', access: 'personal' },

@@ -607,6 +607,20 @@ async function check(sample: Sample, statuses: Map<number, number>): Promise<str
       return `${what}: a CSV answer without its header row`;
     return null;
   }
+  if (
+    res.status === 200 &&
+    !isHead &&
+    String(res.headers['content-type']).startsWith('application/atom+xml')
+  ) {
+    // A feed: documented as Atom, and an Atom feed (feeds.test.ts parses them with a feed parser).
+    const content = (sample.op.responses['200'] as { content?: Record<string, unknown> } | undefined)
+      ?.content;
+    if (!content?.['application/atom+xml'])
+      return `${what}: Atom is not documented for ${sample.op.method} ${sample.op.template}`;
+    if (!/^<\?xml[^>]*\?>\s*<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom">/.test(res.body.toString('utf8')))
+      return `${what}: an Atom answer that is not an Atom feed`;
+    return null;
+  }
   if (res.status === 200 && !isHead) {
     const body = JSON.parse(res.body.toString('utf8')) as unknown;
     const verdict = validators.get(`${sample.op.method} ${sample.op.template}`)!(body);

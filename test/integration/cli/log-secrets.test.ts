@@ -5,7 +5,7 @@ import { Browser, hidden, linkIn, smtpSink } from '../../helpers/web.js';
 import { tempDir } from '../../helpers/works.js';
 
 describe('the logs of a real ri serve', () => {
-  it('never hold an API key, a sign-in link, a session or the quote-signing secret, whatever the requests', async () => {
+  it('never hold an API key, a feed token, a sign-in link, a session or the quote-signing secret, whatever the requests', async () => {
     const { dataDir } = await sampleDataDir();
     const secret = 'quote-secret-that-must-not-be-logged-0123';
     const sink = await smtpSink();
@@ -62,6 +62,22 @@ describe('the logs of a real ri serve', () => {
     expect(signedIn.status).toBe(303);
     const session = browser.cookies.get('ri_session')!;
     const account = await (await browser.get('/account')).text();
+    // A feed token made on the account page, used in feed URLs (opened, refused, revoked), and the
+    // API key put where a feed token goes: none of them may reach the logs with the URL.
+    const made = await browser.post('/account/feed-tokens', { csrf: hidden(account, 'csrf') });
+    const feedToken = /value="(rif_[a-z0-9]{8}_[A-Za-z0-9_-]{43})"/.exec(await made.text())![1]!;
+    const feedStatus = async (path: string, t: string) =>
+      (await fetch(`${base}${path}${path.includes('?') ? '&' : '?'}token=${t}`)).status;
+    expect(await feedStatus('/v1/feeds/rising?kind=element', feedToken)).toBe(200);
+    expect(await feedStatus('/v1/feeds/elements/Fe', feedToken)).toBe(200);
+    expect(await feedStatus('/v1/feeds/subjects/topic/T10030', feedToken)).toBe(403);
+    expect(await feedStatus('/v1/feeds/elements/Fe', key)).toBe(401);
+    expect(await feedStatus('/v1/feeds/elements/Fe', `${feedToken.slice(0, -4)}XXXX`)).toBe(401);
+    await browser.post(`/account/feed-tokens/${feedToken.slice(4, 12)}/revoke`, {
+      csrf: hidden(account, 'csrf'),
+      confirm: 'yes',
+    });
+    expect(await feedStatus('/v1/feeds/elements/Fe', feedToken)).toBe(401);
     await stop(server.child);
     await sink.close();
     const { stdout, stderr } = server.output();
@@ -69,6 +85,9 @@ describe('the logs of a real ri serve', () => {
     expect(logs).toMatch(/"msg":"request"/); // the request log was on
     const secretPart = key.split('_').at(-1)!;
     for (const s of [
+      feedToken,
+      feedToken.split('_').at(-1)!,
+      `${feedToken.slice(0, -4)}XXXX`,
       key,
       bad,
       secretPart,
@@ -79,5 +98,7 @@ describe('the logs of a real ri serve', () => {
       hidden(account, 'csrf'),
     ])
       expect(logs).not.toContain(s);
+    // The feed requests were logged, by their path alone.
+    expect(logs).toMatch(/"path":"\/v1\/feeds\/elements\/Fe","status":401/);
   });
 });

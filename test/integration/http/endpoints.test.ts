@@ -203,6 +203,9 @@ describe('OpenAPI', () => {
     expect(paths['/elements']!.get!.security).toEqual([{}, { bearer: [] }]);
     expect(paths['/elements/{symbol}']!.get!.security).toEqual([{}, { bearer: [] }]);
     expect(paths['/elements/{symbol}/history']!.get!.security).toEqual([{ bearer: [] }]);
+    // A feed takes no header: a closed one its feed token, in its token= parameter.
+    expect(paths['/feeds/subjects/{subject_type}/{subject_id}']!.get!.security).toEqual([{}, { bearer: [] }]);
+    expect(Object.keys((doc.components as Json).securitySchemes as Json)).toEqual(['bearer']);
     expect(Object.keys(paths).sort()).toEqual(
       [
         '/changes',
@@ -212,6 +215,10 @@ describe('OpenAPI', () => {
         '/elements/{symbol}/changes',
         '/elements/{symbol}/history',
         '/elements/{symbol}/papers',
+        '/feeds/elements/{symbol}',
+        '/feeds/rising',
+        '/feeds/subjects',
+        '/feeds/subjects/{subject_type}/{subject_id}',
         '/lab/quote',
         '/lab/run',
         '/research',

@@ -45,7 +45,7 @@ export interface Operation {
   perSymbol?: boolean;
   /**
    * An Atom feed: its caller is a feed reader, which sends no header, so a closed feed takes a
-   * feed token in its URL (token=) instead of the bearer (FEED_RULE).
+   * feed token in its URL (token=) instead of the bearer (feedLevel).
    */
   feed?: boolean;
 }
@@ -380,17 +380,13 @@ const KIND_ACCESS: Record<Kind, AccessLevel> = {
 /**
  * Who may read a feed of changes of these kinds: who may read the changes themselves
  * (KIND_ACCESS), except that what any key reads is open, since a feed reader sends no key. Above
- * that, a feed takes a feed token of an account whose plan reads it (FEED_RULE).
+ * that, a feed takes a feed token of an account whose plan reads it (docs/feeds.md).
  */
 export function feedLevel(kinds: readonly Kind[]): AccessLevel {
   const levels = kinds.map((k) => KIND_ACCESS[k]);
   if (levels.includes('professional')) return 'professional';
   return levels.includes('personal') ? 'personal' : 'public';
 }
-
-/** The feeds' access rule, as the docs and refusals state it. */
-export const FEED_RULE =
-  "A feed of elements' changes is open; a feed of topics' or keywords' changes takes token=<FEED_TOKEN> in its URL, a feed token of an account on the Personal plan or above (made and revoked on /account). A feed token opens feeds only, and an API key is never a feed token.";
 
 /**
  * The rule of what a per-call payment buys, for every endpoint and tool: the call is answered as

@@ -5,7 +5,8 @@
 import { z } from '@hono/zod-openapi';
 import { KINDS, type Kind } from '../access/policy.js';
 
-const MAX_SUBJECTS = 20;
+/** The subjects a set feed may name. */
+export const MAX_FEED_SUBJECTS = 20;
 
 /** token=: the feed token (read and checked before the route, by http/auth.ts). */
 export const FeedTokenQuery = {
@@ -34,8 +35,11 @@ export const FeedSubjectsQuery = z
       }
       subjects.push({ type, id });
     }
-    if (subjects.length === 0 || subjects.length > MAX_SUBJECTS) {
-      ctx.addIssue({ code: 'custom', message: `expected 1 to ${MAX_SUBJECTS} subjects, comma-separated` });
+    if (subjects.length === 0 || subjects.length > MAX_FEED_SUBJECTS) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected 1 to ${MAX_FEED_SUBJECTS} subjects, comma-separated`,
+      });
       return z.NEVER;
     }
     return subjects;
@@ -43,7 +47,7 @@ export const FeedSubjectsQuery = z
   .openapi({
     type: 'string',
     example: 'element/Fe,element/Ni,topic/T10074',
-    description: `The subjects followed, comma-separated, each kind/id (element/Fe, topic/T10074, keyword/<slug>), 1 to ${MAX_SUBJECTS}. Topics and keywords make it a feed that takes a feed token.`,
+    description: `The subjects followed, comma-separated, each kind/id (element/Fe, topic/T10074, keyword/<slug>), 1 to ${MAX_FEED_SUBJECTS}. Topics and keywords make it a feed that takes a feed token.`,
   });
 
 /** kind=: the kind a "rose most" feed follows. */

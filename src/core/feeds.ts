@@ -1,5 +1,6 @@
 import type { Kind } from '../access/policy.js';
 import type { ChangeEntry, SubjectChangesAnswer } from '../contracts/changes.js';
+import { MAX_FEED_SUBJECTS } from '../contracts/feeds.js';
 import type { SubjectType } from '../contracts/subjects.js';
 import type { ChangeQueries, SnapshotView, SubjectQueries } from '../snapshot/reader.js';
 import { CHANGE_CUTOFFS } from '../snapshot/schema.js';
@@ -20,11 +21,9 @@ import { subjectPath, type Viewer } from './viewer.js';
 type ChangesView = SnapshotView<ChangeQueries & SubjectQueries>;
 
 /** The entries a feed lists at most, newest publication first. */
-export const FEED_ENTRIES = 200;
-/** The subjects a set feed may name. */
-export const MAX_FEED_SUBJECTS = 20;
+const FEED_ENTRIES = 200;
 /** The rises a "rose most" feed lists per publication. */
-export const RISING_PER_PUBLICATION = 10;
+const RISING_PER_PUBLICATION = 10;
 
 /**
  * The year in the feeds' tag: URIs (RFC 4151): a date at which the service's host named them,
@@ -32,7 +31,7 @@ export const RISING_PER_PUBLICATION = 10;
  */
 const TAG_YEAR = '2026';
 
-export interface FeedEntry {
+interface FeedEntry {
   /** tag:<host>,2026:<data_version>/<type>/<id>: the same change has the same id in every feed. */
   id: string;
   title: string;

@@ -7,7 +7,7 @@ import { esc } from '../../../web/html.js';
 import type { AppEnv } from '../../context.js';
 
 /** The media type of every feed. */
-export const ATOM_TYPE = 'application/atom+xml; charset=utf-8';
+const ATOM_TYPE = 'application/atom+xml; charset=utf-8';
 
 /** A feed's 200 as the OpenAPI document describes it: Atom 1.0 XML. */
 export const atomAnswer = (description: string) => ({

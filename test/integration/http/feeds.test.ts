@@ -214,7 +214,8 @@ describe('the feeds of the changes', () => {
     expect(topics.parsed.items.map((i) => i.id)).toEqual(
       expect.arrayContaining([`tag:ri.example,2026:${B}/topic/T400`, `tag:ri.example,2026:${B}/topic/T200`]),
     );
-    expect(topics.text).not.toContain(tokens.personal);
+    // Its self link is the address asked, token included (what the reader keeps anyway).
+    expect(topics.parsed.self).toBe(`${PUBLIC_URL}/v1/feeds/rising?kind=topic&token=${tokens.personal}`);
   });
 
   it("a set of subjects named in the URL: each one's changes, newest first, then the largest moves", async () => {
@@ -368,9 +369,13 @@ describe('the feeds of the changes', () => {
       `/v1/feeds/rising?kind=topic&token=${tokens.personal}`,
       `/v1/feeds/subjects/topic/T400?token=${tokens.personal}`,
     ]) {
-      const { parsed } = await feed(path);
-      links.add(parsed.url!);
-      for (const item of parsed.items) links.add(item.url!);
+      const { parsed, text } = await feed(path);
+      // Every URL the feed prints: its page, its self link, its author's and its entries' links.
+      for (const [, url] of text.matchAll(/(?:href|uri>)="?([^"<]+)/g))
+        links.add(url!.replaceAll('&amp;', '&'));
+      expect(links).toContain(parsed.url);
+      expect(links).toContain(parsed.self);
+      for (const item of parsed.items) expect(links).toContain(item.url);
     }
     expect(links.size).toBeGreaterThan(3);
     for (const link of links) {

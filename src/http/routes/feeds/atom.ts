@@ -43,12 +43,11 @@ function summary(c: ChangeEntry): string {
 
 /**
  * The feed as Atom 1.0 (the `feed` package writes the XML and its escaping). Its self link is the
- * request's URL without the token: the token stays out of the body, which is kept in the cache
- * and may be shown or exported by a reader.
+ * address asked, token included: a reader may refresh from it, and it holds the token already
+ * (the body goes only to who sent the token, and is never logged).
  */
 export function atomResponse(c: Context<AppEnv>, feed: FeedAnswer): Response {
   const url = new URL(c.req.url);
-  url.searchParams.delete('token');
   const publicUrl = c.get('services').publicUrl;
   const atom = new Feed({
     id: feed.id,

@@ -160,8 +160,13 @@ function tooManyRequests(
   keyPrefix: string | undefined,
 ): never {
   const resetAt = new Date(Date.now() + hit.resetSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // A feed token's bucket is its prefix marked feed_ (auth.ts): named as the token it is.
   const who =
-    scope === 'per-key' ? `API key '${keyPrefix}'` : 'this IP address (requests without an API key)';
+    scope === 'per-ip'
+      ? 'this IP address (requests without an API key)'
+      : keyPrefix?.startsWith('feed_')
+        ? `feed token 'rif_${keyPrefix.slice(5)}_…'`
+        : `API key '${keyPrefix}'`;
   const hint = scope === 'per-ip' ? ' Send an API key for a larger budget.' : '';
   const detail =
     `Rate limit exceeded for ${who}: the ${scope} limit is ${spec.limit} requests per ` +

@@ -160,6 +160,27 @@ describe('the fast path', () => {
     expect(viaFront.honoCalls).toBe(before + 2);
   });
 
+  it("answers a feed's cached read itself too, after its token is checked", async () => {
+    // The same requests to both services (each with a token of its own), so their metrics agree.
+    const tokens = await Promise.all(
+      [viaFront, viaHono].map(async (s) => {
+        const account = await s.ctx.state.createAccount({ email: 'feeds@example.org', plan: 'personal' });
+        return { s, account: account.id, ...(await s.ctx.state.createFeedToken(account.id)) };
+      }),
+    );
+    const each = (f: (t: (typeof tokens)[number]) => Promise<Raw>) => Promise.all(tokens.map(f));
+    const path = (token: string) => `/v1/feeds/subjects/topic/T10030?token=${token}`;
+    for (const r of await each((t) => send(t.s, 'GET', path(t.token), br))) expect(r.status).toBe(200);
+    const before = viaFront.honoCalls;
+    const [hit] = await each((t) => send(t.s, 'GET', path(t.token), br));
+    expect(hit!.lines).toContain('server-timing: cache;desc=hit, total;dur=*');
+    expect(viaFront.honoCalls).toBe(before);
+    // Revoked: refused (handed to Hono, which answers the problem), never the cached answer.
+    await Promise.all(tokens.map((t) => t.s.ctx.state.revokeFeedToken(t.prefix, t.account)));
+    for (const r of await each((t) => send(t.s, 'GET', path(t.token), br))) expect(r.status).toBe(401);
+    expect(viaFront.honoCalls).toBe(before + 1);
+  });
+
   it('gives the answers @hono/node-server alone gives, line for line and byte for byte', async () => {
     for (const [name, make] of KINDS)
       for (const round of [1, 2]) {

@@ -81,6 +81,8 @@ export function authenticate(
           ? 'token= takes a feed token, never an API key: an API key in a URL is kept by every proxy and reader that sees it. Make a feed token on /account (and revoke that key if the URL was shared).'
           : 'The feed token is not valid: it is unknown or has been revoked. Make a new one on /account.',
         { parameter: 'token' },
+        // A 401 names a scheme (RFC 9110): a feed also takes the bearer key.
+        { 'www-authenticate': 'Bearer realm="research-intensity", error="invalid_token"' },
       );
     }
     c.set('caller', { plan: info.plan, keyPrefix: null, accountId: info.accountId, feedToken: true });

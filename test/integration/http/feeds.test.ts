@@ -290,6 +290,8 @@ describe('the feeds of the changes', () => {
       return { status: res.status, ...(JSON.parse(text) as { code: string; detail: string }) };
     };
     // The API key is never a feed token, even on an open feed.
+    const asKey = await get(`/v1/feeds/elements/Fe?token=${keys.personal}`);
+    expect(asKey.res.headers.get('www-authenticate')).toMatch(/^Bearer/);
     const key = await problem(`/v1/feeds/elements/Fe?token=${keys.personal}`);
     expect(key).toMatchObject({ status: 401, code: 'invalid_feed_token' });
     expect(key.detail).toContain('never an API key');

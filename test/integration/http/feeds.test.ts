@@ -48,13 +48,23 @@ const accounts = { free: '', personal: '' };
 let A: string;
 let B: string;
 
-async function publish(records: Record<string, unknown>[]): Promise<string> {
+/** The works of each publication, in order, to build them again elsewhere. */
+const published: Record<string, unknown>[][] = [];
+
+/** Ingests `records` into the corpus in `dir` and builds a snapshot there; its data version. */
+async function build(dir: string, records: Record<string, unknown>[]): Promise<string> {
   const file = writeWorks(join(tempDir(), `works-${id}.jsonl`), records);
-  await ingest(join(dataDir, 'corpus.duckdb'), expandWorksPaths([file]));
-  const built = await buildSnapshot(join(dataDir, 'corpus.duckdb'), snapshotDir);
+  await ingest(join(dir, 'corpus.duckdb'), expandWorksPaths([file]));
+  const built = await buildSnapshot(join(dir, 'corpus.duckdb'), join(dir, 'snapshots'));
   expect(built.changed).toBe(true);
-  await manager.refresh();
   return built.version;
+}
+
+async function publish(records: Record<string, unknown>[]): Promise<string> {
+  published.push(records);
+  const version = await build(dataDir, records);
+  await manager.refresh();
+  return version;
 }
 
 /** A request as a feed reader makes it: no header but Accept-Encoding. */
@@ -172,10 +182,12 @@ beforeAll(async () => {
     WORKER_THREADS: '0',
   });
   server = await startServer(config, manager, state, () => {});
-  // B: the nickel community turns rising, a new topic, and the elements' RI and RIS move.
+  // B: the nickel community turns rising, a new topic, and the elements' RI and RIS move; a
+  // paper of 2025-11-20 moves the cut-off (A's is 2025-11-01), so each publication has its date.
   B = await publish([
     ...many(3, 'Nickel electrodes for batteries', NICKEL, '2025-07-01'),
     ...many(4, 'Machine learning for materials discovery', LEARNING, '2025-08-01'),
+    paper('Copper wires in circuits', COPPER, '2025-11-20'),
   ]);
 }, 120_000);
 
@@ -406,8 +418,22 @@ describe('ids across a rebuild and a new publication', () => {
     const rebuilt = await buildSnapshot(join(dataDir, 'corpus.duckdb'), snapshotDir);
     expect([rebuilt.changed, rebuilt.version]).toEqual([false, B]);
     for (const path of paths) expect((await feed(path)).text).toBe(before.get(path));
+    // And the same publications made again in another folder give the same versions (a feed is
+    // a function of its snapshot's bytes and PUBLIC_URL), the dates recorded beside them included.
+    const elsewhere = tempDir('ri-feeds-again-');
+    const again: string[] = [];
+    for (const records of published) again.push(await build(elsewhere, records));
+    expect(again).toEqual([A, B]);
 
-    const C = await publish(many(5, 'Copper wires in circuits', COPPER, '2025-09-01'));
+    const C = await publish([
+      ...many(5, 'Copper wires in circuits', COPPER, '2025-09-01'),
+      paper('Copper wires in circuits', COPPER, '2025-11-25'),
+    ]);
+    // Each publication dated by its own cut-off, kept as it was when B was the newest.
+    expect([await cutoffOf(B), await cutoffOf(C)]).toEqual([
+      '2025-11-20T00:00:00.000Z',
+      '2025-11-25T00:00:00.000Z',
+    ]);
     const fe = await feed('/v1/feeds/elements/Fe');
     const old = parseFeed(before.get('/v1/feeds/elements/Fe')!).items;
     const now = fe.parsed.items;

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { REF_PAIRS_SQL, type RefsDelta, sortRange } from '../scoring/corpus.js';
 import { paperColumnBlobs, paperColumnParts, readPaperColumnBytes } from '../snapshot/column-parts.js';
+import { CHECKPOINT_PAPERS, packedBytes, packPaper } from '../snapshot/packed-refs.js';
 import { typedArrayOf } from '../snapshot/paper-columns.js';
 
 /**
@@ -114,10 +115,16 @@ export async function stageRefsFrom(
   try {
     const startBytes = readPaperColumnBytes(db, 'refs_start');
     const oldStart = startBytes && typedArrayOf(Int32Array, startBytes);
-    if (!oldStart || oldStart.length !== target.length + 1 || !sameWorks(db, previous)) return null;
+    // A snapshot before schema 11 has its references unpacked: read in full.
+    const packedRows = db
+      .prepare(`SELECT count(*) FROM paper_columns WHERE name GLOB 'refs_packed*'`)
+      .pluck()
+      .get();
+    if (!packedRows || !oldStart || oldStart.length !== target.length + 1 || !sameWorks(db, previous))
+      return null;
     const [freshFrom, freshTo] = await freshRefPairs(store, changedIds, addedIds);
-    parts = paperColumnBlobs(db, 'refs')[Symbol.iterator]();
-    const old = new SequentialValues(parts);
+    parts = paperColumnBlobs(db, 'refs_packed')[Symbol.iterator]();
+    const old = new SequentialValues(parts, oldStart);
     return await staged(new RefsFile(n, file), async (out) => {
       let f = 0;
       let paper: Int32Array<ArrayBufferLike> = new Int32Array(1024);
@@ -194,33 +201,93 @@ function grown(a: Int32Array): Int32Array<ArrayBufferLike> {
   return out;
 }
 
-/** A column's values read forward through its parts, a part at a time. */
+/** The packed references' values (packed-refs.ts) decoded forward through their parts. */
 class SequentialValues {
-  private part = new Int32Array(0);
-  /** The index in the column of the part's first value. */
-  private base = 0;
+  private part: Uint8Array = new Uint8Array(0);
+  private offset = 0;
+  /** The index of the next value to decode, its paper, and the last value decoded. */
+  private next = 0;
+  private paper = 0;
+  private value = 0;
 
-  constructor(private readonly parts: Iterator<Buffer>) {}
+  constructor(
+    private readonly parts: Iterator<Buffer>,
+    private readonly start: Int32Array,
+  ) {}
 
-  /** The value at `i`, which must not be before the part of the last one read. */
+  /** The value at `i`, which must not be before the last one read. */
   at(i: number): number {
-    if (i < this.base) throw new Error('the previous references were read out of order');
-    while (i >= this.base + this.part.length) this.next();
-    return this.part[i - this.base]!;
+    if (i < this.next - 1) throw new Error('the previous references were read out of order');
+    while (this.next <= i) {
+      while (this.start[this.paper + 1]! <= this.next) this.paper++;
+      const v = this.varint();
+      this.value = this.next === this.start[this.paper] ? v : this.value + v;
+      this.next++;
+    }
+    return this.value;
   }
 
-  private next(): void {
-    this.base += this.part.length;
-    const blob = this.parts.next();
-    if (blob.done) throw new Error("the previous snapshot's references are truncated");
-    this.part = typedArrayOf(Int32Array, blob.value);
+  private varint(): number {
+    let v = 0;
+    let shift = 0;
+    for (;;) {
+      if (this.offset === this.part.length) {
+        const blob = this.parts.next();
+        if (blob.done) throw new Error("the previous snapshot's references are truncated");
+        this.part = blob.value;
+        this.offset = 0;
+        continue;
+      }
+      const b = this.part[this.offset++]!;
+      v += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+      if (b < 0x80) return v;
+    }
+  }
+}
+
+/** Each staged paper's values in turn (a view, valid until the next), read a few MB at a time. */
+function* stagedPapers(refs: StagedRefs): Generator<Int32Array> {
+  const { start } = refs;
+  let buffer = new Int32Array(STAGE_VALUES);
+  const fd = openSync(refs.file, 'r');
+  try {
+    // buffer holds values [base, base + filled) of the file.
+    let base = 0;
+    let filled = 0;
+    for (let p = 0; p + 1 < start.length; p++) {
+      const [from, to] = [start[p]!, start[p + 1]!];
+      if (to > base + filled) {
+        // Keep this paper's first values, read on from there.
+        buffer.copyWithin(0, from - base, filled);
+        filled -= from - base;
+        base = from;
+        if (to - from > buffer.length) {
+          const grown = new Int32Array(2 * (to - from));
+          grown.set(buffer.subarray(0, filled));
+          buffer = grown;
+        }
+        const bytes = new Uint8Array(buffer.buffer);
+        const want = Math.min(buffer.length, start[start.length - 1]! - base) * 4;
+        for (let at = filled * 4; at < want; ) {
+          const got = readSync(fd, bytes, at, want - at, base * 4 + at);
+          if (got === 0) throw new Error('the staged references are truncated');
+          at += got;
+        }
+        filled = want / 4;
+      }
+      yield buffer.subarray(from - base, to - base);
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 
 /**
- * The snapshot's columns of references, refs_start and refs (paper-columns.ts: a CSR), from the
- * staged references, the refs column read from its file one part at a time into one buffer.
- * `insert` writes one row of paper_columns.
+ * The snapshot's columns of references (packed-refs.ts): refs_start, refs_checkpoints and
+ * refs_packed, from the staged references in two reads of the file (the first sizes the packed
+ * column and its checkpoints, the second packs it a part at a time into one buffer). `insert`
+ * writes one row of paper_columns.
  */
 export function writeRefsColumns(
   refs: StagedRefs,
@@ -228,21 +295,44 @@ export function writeRefsColumns(
   partBytes?: number,
 ): void {
   const { start } = refs;
-  for (const { row, start: from, end } of paperColumnParts('refs_start', start.byteLength, partBytes))
-    insert(row, Buffer.from(start.buffer, start.byteOffset + from, end - from));
-  const parts = paperColumnParts('refs', start[start.length - 1]! * 4, partBytes);
-  const buffer = Buffer.allocUnsafe(parts[0]!.end);
-  const fd = openSync(refs.file, 'r');
-  try {
-    for (const { row, start: from, end } of parts) {
-      for (let at = 0; at < end - from; ) {
-        const got = readSync(fd, buffer, at, end - from - at, from + at);
-        if (got === 0) throw new Error('the staged references are truncated');
-        at += got;
-      }
-      insert(row, buffer.subarray(0, end - from));
-    }
-  } finally {
-    closeSync(fd);
+  const n = start.length - 1;
+  const checkpoints = new Float64Array(Math.ceil(n / CHECKPOINT_PAPERS));
+  let total = 0;
+  let p = 0;
+  for (const values of stagedPapers(refs)) {
+    if (p % CHECKPOINT_PAPERS === 0) checkpoints[p / CHECKPOINT_PAPERS] = total;
+    total += packedBytes(values, 0, values.length);
+    p++;
   }
+  const column = (name: string, bytes: Buffer) => {
+    for (const { row, start: from, end } of paperColumnParts(name, bytes.length, partBytes))
+      insert(row, bytes.subarray(from, end));
+  };
+  column('refs_start', Buffer.from(start.buffer, start.byteOffset, start.byteLength));
+  column('refs_checkpoints', Buffer.from(checkpoints.buffer));
+  const parts = paperColumnParts('refs_packed', total, partBytes);
+  const part = Buffer.allocUnsafe(parts[0]!.end);
+  let paper = new Uint8Array(1024);
+  let k = 0;
+  let filled = 0;
+  for (const values of stagedPapers(refs)) {
+    const bytes = packedBytes(values, 0, values.length);
+    if (bytes > paper.length) paper = new Uint8Array(2 * bytes);
+    packPaper(values, 0, values.length, paper, 0);
+    // Into the part, flushed each time it is full (a paper's bytes may run into the next part).
+    for (let at = 0; at < bytes; ) {
+      const size = parts[k]!.end - parts[k]!.start;
+      const take = Math.min(bytes - at, size - filled);
+      part.set(paper.subarray(at, at + take), filled);
+      filled += take;
+      at += take;
+      if (filled === size) {
+        insert(parts[k]!.row, part.subarray(0, size));
+        k++;
+        filled = 0;
+      }
+    }
+  }
+  if (total === 0) insert(parts[0]!.row, part.subarray(0, 0));
+  else if (k !== parts.length) throw new Error('the packed references are shorter than they were sized');
 }

@@ -8,8 +8,8 @@ import type { ColumnQueries, SnapshotView } from './reader.js';
  * (paperColumn). The lab's set algebra and research's candidates read them in memory instead
  * of random paper rows (1,000 random rows took 6-8 ms at 1M works). A blob must stay under
  * SQLite's limit (SQLITE_MAX_LENGTH, 1e9 bytes): a column larger than COLUMN_PART_BYTES is stored
- * in parts (column-parts.ts). The references are the largest:
- * about 90 MB at 1M works, so about 1 GB at 10M.
+ * in parts (column-parts.ts). The references are the largest: packed (packed-refs.ts), about 50 MB
+ * at 1M works and 0.7 GB at 10M (0.9 GB as int32s before schema 11).
  */
 export const PAPER_COLUMN_TYPES = {
   /** Publication year, 0 when unknown. */
@@ -34,9 +34,12 @@ export const PAPER_COLUMN_TYPES = {
   doi_order: Int32Array,
   /** Publication date as the number YYYYMMDD (its order is the date's), 0 when unknown. */
   pub_date: Int32Array,
-  /** The references: paper p cites refs[refs_start[p] .. refs_start[p + 1]) (ordinals). */
+  /** The references: paper p cites refs_start[p + 1] - refs_start[p] ordinals (packed-refs.ts). */
   refs_start: Int32Array,
-  refs: Int32Array,
+  /** Every paper's cited ordinals, packed (packed-refs.ts). */
+  refs_packed: Uint8Array,
+  /** The byte of refs_packed at which every CHECKPOINT_PAPERS-th paper's references start. */
+  refs_checkpoints: Float64Array,
 } as const;
 
 export type PaperColumnName = keyof typeof PAPER_COLUMN_TYPES;

@@ -24,8 +24,10 @@
  * without reading every one (core/research/title-ranking.ts).
  * 10: changes and change_publications, what moved per subject since the previous publication
  * (snapshot-build/changes.ts), read by the changes endpoints.
+ * 11: the references packed (snapshot/packed-refs.ts: refs_packed and refs_checkpoints for the
+ * int32 column refs), which a replica holds whole in memory: about a quarter less at 10M works.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 10;
+export const SNAPSHOT_SCHEMA_VERSION = 11;
 
 /**
  * Publications whose changes a snapshot holds: its own and those it carries from the snapshot it

@@ -1,3 +1,4 @@
+import { packedReferences } from '../../snapshot/packed-refs.js';
 import { paperColumn } from '../../snapshot/paper-columns.js';
 import type { ColumnQueries, SnapshotView } from '../../snapshot/reader.js';
 
@@ -23,7 +24,8 @@ export const RESEARCH_COLUMNS = [
   'citation_percentile',
   'cluster',
   'refs_start',
-  'refs',
+  'refs_packed',
+  'refs_checkpoints',
 ] as const;
 
 /** Every column research reads, loaded (each once per snapshot). */
@@ -54,9 +56,11 @@ export function loadCandidates(
   return rows;
 }
 
-/** The papers each paper cites (ordinals), as views of the snapshot's references column. */
+/** The papers each paper cites (ordinals, ascending), unpacked from the snapshot's columns. */
 export function references(snapshot: SnapshotView<ColumnQueries>): (ordinal: number) => Int32Array {
-  const start = paperColumn(snapshot, 'refs_start');
-  const refs = paperColumn(snapshot, 'refs');
-  return (ordinal) => refs.subarray(start[ordinal], start[ordinal + 1]);
+  return packedReferences(
+    paperColumn(snapshot, 'refs_start'),
+    paperColumn(snapshot, 'refs_packed'),
+    paperColumn(snapshot, 'refs_checkpoints'),
+  );
 }

@@ -86,7 +86,8 @@ describe('research and lab answers in worker threads', () => {
         'citation_percentile',
         'cluster',
         'refs_start',
-        'refs',
+        'refs_packed',
+        'refs_checkpoints',
       ] as const;
       expect(pool.stats().sharedColumnBytes).toBe(
         columns.reduce((n, name) => n + paperColumn(snapshot, name).byteLength, 0),

@@ -267,10 +267,19 @@ describe('incremental build', () => {
       cpSync(copy, data, { recursive: true });
     };
 
-    // The snapshot it names damaged (one byte flipped): made in full, the same snapshot.
+    // The snapshot it names damaged (one byte flipped in a page of its paper rows, which only the
+    // copy reads): made in full, the same snapshot.
     const file = join(data, 'snapshots', `${base.version}.sqlite`);
+    const db = new Database(file, { readonly: true });
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const pages = db
+      .prepare("SELECT pageno FROM dbstat WHERE name = 'papers' AND pagetype = 'leaf' ORDER BY pageno")
+      .pluck()
+      .all() as number[];
+    db.close();
+    const at = (pages[pages.length >> 1]! - 1) * pageSize + (pageSize >> 1);
     const bytes = readFileSync(file);
-    bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0xff;
+    bytes[at] = bytes[at]! ^ 0xff;
     writeFileSync(file, bytes);
     const damaged = build(data);
     expect(damaged.log).toMatch(/incremental: 31 changed/);

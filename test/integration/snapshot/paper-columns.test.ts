@@ -4,6 +4,7 @@ import { loadCandidates, references } from '../../../src/core/research/candidate
 import { LENSES, research, warmResearch } from '../../../src/core/research.js';
 import { openCorpusStore } from '../../../src/ingest/corpus-store.js';
 import { snapshotFile } from '../../../src/snapshot/folder.js';
+import { CHECKPOINT_PAPERS } from '../../../src/snapshot/packed-refs.js';
 import {
   adoptPaperColumns,
   dateNumber,
@@ -49,10 +50,15 @@ describe('paper columns', () => {
     const rows = paperRows();
     expect(rows.length).toBeGreaterThan(1000);
     for (const name of Object.keys(PAPER_COLUMN_TYPES) as (keyof typeof PAPER_COLUMN_TYPES)[]) {
-      const expected = name === 'refs' ? paperColumn(snapshot, 'refs_start')[rows.length]! : rows.length;
-      expect(paperColumn(snapshot, name).length, name).toBe(
-        name === 'refs_start' ? rows.length + 1 : expected,
-      );
+      const expected =
+        name === 'refs_start'
+          ? rows.length + 1
+          : name === 'refs_checkpoints'
+            ? Math.ceil(rows.length / CHECKPOINT_PAPERS)
+            : name === 'refs_packed'
+              ? paperColumn(snapshot, 'refs_packed').length
+              : rows.length;
+      expect(paperColumn(snapshot, name).length, name).toBe(expected);
     }
   });
 
@@ -180,7 +186,9 @@ describe('paperColumn', () => {
       },
     };
     expect([...paperColumn(older, 'year')]).toEqual([7, 9]);
-    expect(() => paperColumn(older, 'refs')).toThrow(expect.objectContaining({ code: 'data_unavailable' }));
+    expect(() => paperColumn(older, 'refs_packed')).toThrow(
+      expect.objectContaining({ code: 'data_unavailable' }),
+    );
   });
 });
 
@@ -191,7 +199,16 @@ describe('warmResearch', () => {
       const read = vi.spyOn(fresh.reader, 'paperColumn');
       warmResearch(fresh);
       expect(new Set(read.mock.calls.map(([name]) => name))).toEqual(
-        new Set(['year', 'pub_date', 'impact_score', 'citation_percentile', 'cluster', 'refs_start', 'refs']),
+        new Set([
+          'year',
+          'pub_date',
+          'impact_score',
+          'citation_percentile',
+          'cluster',
+          'refs_start',
+          'refs_packed',
+          'refs_checkpoints',
+        ]),
       );
       read.mockClear();
       const answer = research(
@@ -209,17 +226,17 @@ describe('warmResearch', () => {
 
 describe('shared columns', () => {
   it('are the same values in shared memory, which the sharing snapshot and another one then read', () => {
-    const names = ['year', 'impact_score', 'refs_start', 'refs'] as const;
+    const names = ['year', 'impact_score', 'refs_start', 'refs_packed'] as const;
     const own = new Snapshot(snapshot.version, snapshot.path);
     const sharing = new Snapshot(snapshot.version, snapshot.path);
     const adopting = new Snapshot(snapshot.version, snapshot.path);
     try {
       const shared = sharePaperColumns(sharing, names);
       // A column read before the shared ones came is dropped for them.
-      const before = paperColumn(adopting, 'refs');
+      const before = paperColumn(adopting, 'refs_packed');
       const read = vi.spyOn(adopting.reader, 'paperColumn');
       adoptPaperColumns(adopting, shared);
-      expect(paperColumn(adopting, 'refs')).not.toBe(before);
+      expect(paperColumn(adopting, 'refs_packed')).not.toBe(before);
       for (const name of names) {
         expect(shared[name]).toBeInstanceOf(SharedArrayBuffer);
         for (const s of [sharing, adopting]) {

@@ -38,7 +38,18 @@ async function streamedAndInMemory(records: Record<string, unknown>[], partBytes
     lists.forEach((l, p) => {
       start[p + 1] = start[p]! + l.length;
     });
-    const values = Int32Array.from(lists.flatMap((l) => l.sort((a, b) => a - b)));
+    const sorted = lists.map((l) => l.sort((a, b) => a - b));
+    // Packed by hand: LEB128 of the first value, then of each gap; a checkpoint each 16 papers.
+    const packed: number[] = [];
+    const checkpoints: number[] = [];
+    sorted.forEach((l, p) => {
+      if (p % 16 === 0) checkpoints.push(packed.length);
+      l.forEach((v, i) => {
+        let x = i === 0 ? v : v - l[i - 1]!;
+        for (; x >= 128; x = Math.floor(x / 128)) packed.push((x % 128) + 128);
+        packed.push(x);
+      });
+    });
     const staged = await stageRefs(store, n, join(dir, 'refs'));
     const out = [];
     for (const part of partBytes) {
@@ -47,7 +58,8 @@ async function streamedAndInMemory(records: Record<string, unknown>[], partBytes
       writeRefsColumns(staged, (row, bytes) => streamed.push([row, Buffer.from(bytes)]), part);
       const inMemory = [
         ...paperColumnRows('refs_start', Buffer.from(start.buffer), part),
-        ...paperColumnRows('refs', Buffer.from(values.buffer), part),
+        ...paperColumnRows('refs_checkpoints', Buffer.from(Float64Array.from(checkpoints).buffer), part),
+        ...paperColumnRows('refs_packed', Buffer.from(packed), part),
       ];
       out.push({ streamed, inMemory, pairs: from.length });
     }
@@ -68,17 +80,19 @@ describe('the references columns staged from the store', () => {
       for (const [i, [row, bytes]] of streamed.entries())
         expect(bytes.equals(inMemory[i]![1]), row).toBe(true);
     }
-    expect(runs[0]!.streamed.map(([row]) => row)).toEqual(['refs_start', 'refs']);
-    expect(runs[1]!.streamed.filter(([row]) => row.startsWith('refs#')).length).toBe(16);
+    expect(runs[0]!.streamed.map(([row]) => row)).toEqual(['refs_start', 'refs_checkpoints', 'refs_packed']);
+    // Ordinals below 128: a byte each.
+    expect(runs[1]!.streamed.filter(([row]) => row.startsWith('refs_packed#')).length).toBe(4);
   });
 
-  it('are an empty refs row when no paper cites another', async () => {
+  it('are an empty refs_packed row when no paper cites another', async () => {
     const [run] = await streamedAndInMemory([work(1, { referenced_works: cites(1, 999) }), work(2)], [8]);
     const { streamed, inMemory } = run!;
     expect(streamed.map(([row, bytes]) => [row, bytes.length])).toEqual([
       ['refs_start#0', 8],
       ['refs_start#1', 4],
-      ['refs', 0],
+      ['refs_checkpoints', 8],
+      ['refs_packed', 0],
     ]);
     expect(streamed).toEqual(inMemory);
   });

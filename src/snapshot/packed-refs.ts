@@ -1,0 +1,86 @@
+/**
+ * The references packed (snapshot schema 11): each paper's cited ordinals, ascending, as LEB128
+ * varints, the first as it is and each next as its gap from the one before. A reference took 4
+ * bytes as an int32; packed it takes about 3 at 10M works (gaps of a few hundred thousand) and
+ * less on smaller corpora: the column a replica holds whole in memory for research's foundational
+ * lens, 0.9 GB at 10M works as int32s. refs_start (a paper's first value's index, as before) says
+ * how many a paper has; refs_checkpoints gives the byte at which every CHECKPOINT_PAPERS-th paper
+ * starts, so a paper is found by decoding at most that many papers' bytes from its checkpoint.
+ */
+
+/** Papers between two byte offsets kept (a paper is found past at most this many others). */
+export const CHECKPOINT_PAPERS = 16;
+
+/** Bytes of the varint of `v` (a non-negative integer below 2^31). */
+export function varintBytes(v: number): number {
+  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+}
+
+/** Writes the varint of `v` at `at`; returns the offset after it. */
+export function writeVarint(out: Uint8Array, at: number, v: number): number {
+  while (v >= 0x80) {
+    out[at++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  out[at++] = v;
+  return at;
+}
+
+/** Bytes one paper's values (ascending) pack into. */
+export function packedBytes(values: ArrayLike<number>, from: number, to: number): number {
+  let bytes = 0;
+  for (let i = from; i < to; i++) bytes += varintBytes(i === from ? values[i]! : values[i]! - values[i - 1]!);
+  return bytes;
+}
+
+/** Packs one paper's values (ascending) at `at`; returns the offset after them. */
+export function packPaper(
+  values: ArrayLike<number>,
+  from: number,
+  to: number,
+  out: Uint8Array,
+  at: number,
+): number {
+  for (let i = from; i < to; i++)
+    at = writeVarint(out, at, i === from ? values[i]! : values[i]! - values[i - 1]!);
+  return at;
+}
+
+/** Skips `count` varints from `at`; returns the offset after them. */
+function skipVarints(bytes: Uint8Array, at: number, count: number): number {
+  for (let left = count; left > 0; at++) if (bytes[at]! < 0x80) left--;
+  return at;
+}
+
+/** Decodes `count` packed values from `at` into `out` (a new array when not given). */
+export function unpackPaper(bytes: Uint8Array, at: number, count: number): Int32Array {
+  const out = new Int32Array(count);
+  let previous = 0;
+  for (let i = 0; i < count; i++) {
+    let v = 0;
+    let shift = 0;
+    let b: number;
+    do {
+      b = bytes[at++]!;
+      v += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (b >= 0x80);
+    previous = i === 0 ? v : previous + v;
+    out[i] = previous;
+  }
+  return out;
+}
+
+/** The papers each paper cites, from the packed column, its starts and its checkpoints. */
+export function packedReferences(
+  start: Int32Array,
+  packed: Uint8Array,
+  checkpoints: Float64Array,
+): (ordinal: number) => Int32Array {
+  return (p) => {
+    if (!(p >= 0 && p + 1 < start.length)) return new Int32Array(0);
+    const first = p - (p % CHECKPOINT_PAPERS);
+    const at = skipVarints(packed, checkpoints[first / CHECKPOINT_PAPERS]!, start[p]! - start[first]!);
+    return unpackPaper(packed, at, start[p + 1]! - start[p]!);
+  };
+}

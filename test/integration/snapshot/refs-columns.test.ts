@@ -6,6 +6,7 @@ import { expandWorksPaths } from '../../../src/ingest/sources.js';
 import { loadCorpusReporting, REF_PAIRS_SQL } from '../../../src/scoring/corpus.js';
 import { DEFAULT_PARAMETERS } from '../../../src/scoring/parameters.js';
 import { paperColumnRows } from '../../../src/snapshot/column-parts.js';
+import { CHECKPOINT_PAPERS } from '../../../src/snapshot/packed-refs.js';
 import { stageRefs, writeRefsColumns } from '../../../src/snapshot-build/refs-columns.js';
 import { tempDir, work, writeWorks } from '../../helpers/works.js';
 
@@ -39,11 +40,11 @@ async function streamedAndInMemory(records: Record<string, unknown>[], partBytes
       start[p + 1] = start[p]! + l.length;
     });
     const sorted = lists.map((l) => l.sort((a, b) => a - b));
-    // Packed by hand: LEB128 of the first value, then of each gap; a checkpoint each 16 papers.
+    // Packed by hand: LEB128 of the first value, then of each gap; a checkpoint each few papers.
     const packed: number[] = [];
     const checkpoints: number[] = [];
     sorted.forEach((l, p) => {
-      if (p % 16 === 0) checkpoints.push(packed.length);
+      if (p % CHECKPOINT_PAPERS === 0) checkpoints.push(packed.length);
       l.forEach((v, i) => {
         let x = i === 0 ? v : v - l[i - 1]!;
         for (; x >= 128; x = Math.floor(x / 128)) packed.push((x % 128) + 128);

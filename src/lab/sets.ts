@@ -7,10 +7,10 @@ export type Postings = Int32Array;
 
 export const EMPTY: Postings = new Int32Array(0);
 
-/** First index in a[from..] whose value is >= x (binary search). */
-function lowerBound(a: Postings, x: number, from: number): number {
+/** First index in a[from..to) whose value is >= x (binary search), `to` when none is. */
+function lowerBound(a: Postings, x: number, from: number, to = a.length): number {
   let lo = from;
-  let hi = a.length;
+  let hi = to;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (a[mid]! < x) lo = mid + 1;
@@ -19,7 +19,25 @@ function lowerBound(a: Postings, x: number, from: number): number {
   return lo;
 }
 
-/** a AND b. Walks the shorter list and searches the longer one, so a rare term is cheap. */
+/**
+ * First index in a[from..] whose value is >= x, galloping: steps of 1, 2, 4... from `from`, then a
+ * binary search in the last step. A walk through a list of about the other's size steps a few
+ * places each time: a binary search over the rest of a list of millions took 22 probes a value,
+ * the most of a lab quote's first call at 10M works.
+ */
+function gallop(a: Postings, x: number, from: number): number {
+  let step = 1;
+  let lo = from;
+  let hi = from;
+  while (hi < a.length && a[hi]! < x) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  return lowerBound(a, x, lo, Math.min(hi, a.length));
+}
+
+/** a AND b. Walks the shorter list and gallops through the longer one, so a rare term is cheap. */
 export function intersect(a: Postings, b: Postings): Postings {
   const [small, large] = a.length <= b.length ? [a, b] : [b, a];
   const out = new Int32Array(small.length);
@@ -27,7 +45,7 @@ export function intersect(a: Postings, b: Postings): Postings {
   let j = 0;
   for (let i = 0; i < small.length && j < large.length; i++) {
     const x = small[i]!;
-    j = lowerBound(large, x, j);
+    j = gallop(large, x, j);
     if (large[j] === x) out[n++] = x;
   }
   return out.subarray(0, n);
@@ -42,14 +60,21 @@ export function intersectAll(lists: Postings[]): Postings {
   return acc;
 }
 
-/** a OR b OR ...: pairwise merges (an OR group or a wildcard has at most a few dozen lists). */
+/**
+ * a OR b OR ...: merged two by two in rounds, as a merge sort does, so each value is merged about
+ * log2(lists) times (merged into one growing list, a wildcard's dozens of lists made the first
+ * ones' values be copied again at every merge).
+ */
 export function unionAll(lists: Postings[]): Postings {
-  const nonEmpty = lists.filter((l) => l.length > 0);
-  if (nonEmpty.length === 0) return EMPTY;
-  if (nonEmpty.length === 1) return nonEmpty[0]!;
-  let acc = nonEmpty[0]!;
-  for (let i = 1; i < nonEmpty.length; i++) acc = union(acc, nonEmpty[i]!);
-  return acc;
+  let round = lists.filter((l) => l.length > 0);
+  if (round.length === 0) return EMPTY;
+  while (round.length > 1) {
+    const next: Postings[] = [];
+    for (let i = 0; i + 1 < round.length; i += 2) next.push(union(round[i]!, round[i + 1]!));
+    if (round.length % 2 === 1) next.push(round[round.length - 1]!);
+    round = next;
+  }
+  return round[0]!;
 }
 
 function union(a: Postings, b: Postings): Postings {
@@ -85,7 +110,7 @@ export function difference(a: Postings, b: Postings): Postings {
   let j = 0;
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
-    j = lowerBound(b, x, j);
+    j = gallop(b, x, j);
     if (b[j] !== x) out[n++] = x;
   }
   return out.subarray(0, n);

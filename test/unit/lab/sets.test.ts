@@ -70,6 +70,27 @@ describe('posting-list algebra: properties against plain sets', () => {
     );
   });
 
+  it('agree with Set operations between a sparse and a dense list, and across many lists', () => {
+    // Long gallops (a few values against thousands) and short ones (lists alike), and a union of
+    // up to 40 lists merged in rounds (an odd one left over in some).
+    const dense = fc
+      .uniqueArray(fc.integer({ min: 0, max: 20_000 }), { minLength: 500, maxLength: 5000 })
+      .map((xs) => Int32Array.from(xs.sort((a, b) => a - b)));
+    fc.assert(
+      fc.property(dense, sortedSet, fc.array(sortedSet, { maxLength: 40 }), (big, small, many) => {
+        const bigSet = new Set(big);
+        expect(arr(intersect(small, big))).toEqual([...small].filter((x) => bigSet.has(x)));
+        expect(arr(intersect(big, big))).toEqual(arr(big));
+        expect(arr(difference(small, big))).toEqual([...small].filter((x) => !bigSet.has(x)));
+        const smallSet = new Set(small);
+        expect(arr(difference(big, small))).toEqual([...big].filter((x) => !smallSet.has(x)));
+        const or = [...new Set([...many, big].flatMap((l) => [...l]))].sort((a, b) => a - b);
+        expect(arr(unionAll([...many, big]))).toEqual(or);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('lowestK equals sorting by key and taking k', () => {
     fc.assert(
       fc.property(sortedSet, fc.integer({ min: 0, max: 120 }), (l, k) => {

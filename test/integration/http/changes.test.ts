@@ -8,14 +8,19 @@ import type { StateStore } from '../../../src/access/state-store.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { ChangesSchema, SubjectChangesSchema } from '../../../src/contracts/changes.js';
 import { type RunningServer, startServer } from '../../../src/http/server.js';
-import { ingest } from '../../../src/ingest/ingest.js';
-import { expandWorksPaths } from '../../../src/ingest/sources.js';
 import { snapshotFile } from '../../../src/snapshot/folder.js';
 import { SnapshotManager } from '../../../src/snapshot/snapshot.js';
-import { buildSnapshot } from '../../../src/snapshot-build/build-snapshot.js';
 import { emptyState } from '../../helpers/app.js';
+import {
+  COPPER,
+  firstPublication,
+  ingestAndBuild,
+  LEARNING,
+  many,
+  NICKEL,
+} from '../../helpers/changes-corpus.js';
 import { toolError } from '../../helpers/mcp.js';
-import { tempDir, topic, work, writeWorks } from '../../helpers/works.js';
+import { tempDir } from '../../helpers/works.js';
 
 /**
  * What moved per publication, over the real listener: a small corpus published twice (then a
@@ -23,26 +28,6 @@ import { tempDir, topic, work, writeWorks } from '../../helpers/works.js';
  * is 10,000 x its papers in the window / the window's papers. A topic's community turns rising
  * (its recent papers reach the 10 the rule asks for) and a topic is new to the corpus.
  */
-const IRON = topic(100, 'Iron catalysts', 0.99);
-const NICKEL = topic(200, 'Nickel electrodes', 0.99);
-const COPPER = topic(300, 'Copper wiring', 0.99);
-const LEARNING = topic(400, 'Machine learning for materials', 0.99);
-
-let id = 1;
-const paper = (title: string, t: ReturnType<typeof topic>, date: string) =>
-  work(id++, {
-    title: `${title} ${id}`,
-    publication_date: date,
-    publication_year: Number(date.slice(0, 4)),
-    primary_topic: t,
-    topics: [t],
-    // The cut-off is the newest publication date no later than the newest update.
-    updated_date: '2025-12-01T00:00:00.000000',
-    // Citations, so that HRI has high-impact papers to count.
-    cited_by_count: (id * 7) % 23,
-  });
-const many = (n: number, title: string, t: ReturnType<typeof topic>, date: string) =>
-  Array.from({ length: n }, () => paper(title, t, date));
 
 let dataDir: string;
 let snapshotDir: string;
@@ -57,9 +42,7 @@ let C: string;
 const atB = new Map<string, string>();
 
 async function publish(records: Record<string, unknown>[]): Promise<string> {
-  const file = writeWorks(join(tempDir(), `works-${id}.jsonl`), records);
-  await ingest(join(dataDir, 'corpus.duckdb'), expandWorksPaths([file]));
-  const built = await buildSnapshot(join(dataDir, 'corpus.duckdb'), snapshotDir);
+  const built = await ingestAndBuild(dataDir, snapshotDir, records);
   expect(built.changed).toBe(true);
   await manager.refresh();
   return built.version;
@@ -110,17 +93,8 @@ beforeAll(async () => {
     const account = await state.createAccount({ email: `${plan}@example.org`, plan });
     keys[plan] = (await state.createKey(account.id)).key;
   }
-  // A: the window (the 12 months to the cut-off, 2025-11-01) holds 10 iron, 9 nickel and 10
-  // copper papers (29); the nickel community has 9 recent papers, one short of rising.
-  A = await publish([
-    ...many(10, 'Iron catalysts in steelmaking', IRON, '2025-06-01'),
-    ...many(10, 'Iron catalysts in steelmaking', IRON, '2021-06-01'),
-    ...many(9, 'Nickel electrodes for batteries', NICKEL, '2025-06-01'),
-    ...many(2, 'Nickel electrodes for batteries', NICKEL, '2021-06-01'),
-    ...many(9, 'Copper wires in circuits', COPPER, '2025-06-01'),
-    paper('Copper wires in circuits', COPPER, '2025-11-01'),
-    ...many(10, 'Copper wires in circuits', COPPER, '2021-06-01'),
-  ]);
+  // A: firstPublication (its window's papers, by hand, in changes-corpus.ts).
+  A = await publish(firstPublication());
   await manager.start(50);
   const config = loadConfig({
     PORT: '0',

@@ -4,12 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../../src/access/state-store.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { type RunningServer, startServer } from '../../../src/http/server.js';
-import { ingest } from '../../../src/ingest/ingest.js';
-import { expandWorksPaths } from '../../../src/ingest/sources.js';
 import { SnapshotManager } from '../../../src/snapshot/snapshot.js';
 import { buildSnapshot } from '../../../src/snapshot-build/build-snapshot.js';
 import { emptyState } from '../../helpers/app.js';
-import { tempDir, topic, work, writeWorks } from '../../helpers/works.js';
+import {
+  COPPER,
+  firstPublication,
+  ingestAndBuild,
+  LEARNING,
+  many,
+  NICKEL,
+  paper,
+} from '../../helpers/changes-corpus.js';
+import { tempDir } from '../../helpers/works.js';
 
 /**
  * The Atom feeds of the changes, over the real listener: a small corpus published twice (then
@@ -17,24 +24,6 @@ import { tempDir, topic, work, writeWorks } from '../../helpers/works.js';
  * (@rowanmanning/feed-parser, not the package that writes them) and held against the /v1 changes
  * answers it is made of.
  */
-const IRON = topic(100, 'Iron catalysts', 0.99);
-const NICKEL = topic(200, 'Nickel electrodes', 0.99);
-const COPPER = topic(300, 'Copper wiring', 0.99);
-const LEARNING = topic(400, 'Machine learning for materials', 0.99);
-
-let id = 1;
-const paper = (title: string, t: ReturnType<typeof topic>, date: string) =>
-  work(id++, {
-    title: `${title} ${id}`,
-    publication_date: date,
-    publication_year: Number(date.slice(0, 4)),
-    primary_topic: t,
-    topics: [t],
-    updated_date: '2025-12-01T00:00:00.000000',
-    cited_by_count: (id * 7) % 23,
-  });
-const many = (n: number, title: string, t: ReturnType<typeof topic>, date: string) =>
-  Array.from({ length: n }, () => paper(title, t, date));
 
 const PUBLIC_URL = 'https://ri.example';
 let dataDir: string;
@@ -53,9 +42,7 @@ const published: Record<string, unknown>[][] = [];
 
 /** Ingests `records` into the corpus in `dir` and builds a snapshot there; its data version. */
 async function build(dir: string, records: Record<string, unknown>[]): Promise<string> {
-  const file = writeWorks(join(tempDir(), `works-${id}.jsonl`), records);
-  await ingest(join(dir, 'corpus.duckdb'), expandWorksPaths([file]));
-  const built = await buildSnapshot(join(dir, 'corpus.duckdb'), join(dir, 'snapshots'));
+  const built = await ingestAndBuild(dir, join(dir, 'snapshots'), records);
   expect(built.changed).toBe(true);
   return built.version;
 }
@@ -163,15 +150,7 @@ beforeAll(async () => {
     keys[plan] = (await state.createKey(account.id)).key;
     tokens[plan] = (await state.createFeedToken(account.id)).token;
   }
-  A = await publish([
-    ...many(10, 'Iron catalysts in steelmaking', IRON, '2025-06-01'),
-    ...many(10, 'Iron catalysts in steelmaking', IRON, '2021-06-01'),
-    ...many(9, 'Nickel electrodes for batteries', NICKEL, '2025-06-01'),
-    ...many(2, 'Nickel electrodes for batteries', NICKEL, '2021-06-01'),
-    ...many(9, 'Copper wires in circuits', COPPER, '2025-06-01'),
-    paper('Copper wires in circuits', COPPER, '2025-11-01'),
-    ...many(10, 'Copper wires in circuits', COPPER, '2021-06-01'),
-  ]);
+  A = await publish(firstPublication());
   await manager.start(50);
   const config = loadConfig({
     PORT: '0',

@@ -2,6 +2,7 @@ import { closeSync, copyFileSync, mkdirSync, openSync, writeFileSync, writeSync 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
+import { RESEARCH_COLUMNS } from '../../../src/core/research/candidates.js';
 import { rehearsalQuestions } from '../../../src/core/research/rehearsal.js';
 import { inThread, type WorkerPool } from '../../../src/core/worker-pool.js';
 import { createApp } from '../../../src/http/app.js';
@@ -79,18 +80,9 @@ describe('research and lab answers in worker threads', () => {
       expect(await pool.run(snapshot, { kind: 'warm' })).toBe('warm');
       // One worker reads research's columns into shared memory, the other takes them.
       await pool.warm(snapshot);
-      const columns = [
-        'year',
-        'pub_date',
-        'impact_score',
-        'citation_percentile',
-        'cluster',
-        'refs_start',
-        'refs_packed',
-        'refs_checkpoints',
-      ] as const;
+      expect(RESEARCH_COLUMNS.length).toBeGreaterThan(5);
       expect(pool.stats().sharedColumnBytes).toBe(
-        columns.reduce((n, name) => n + paperColumn(snapshot, name).byteLength, 0),
+        RESEARCH_COLUMNS.reduce((n, name) => n + paperColumn(snapshot, name).byteLength, 0),
       );
       // Then each worker's chain asked every rehearsal question once (research/rehearsal.ts).
       const papers = Number(snapshot.meta.corpus_papers);

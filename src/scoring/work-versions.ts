@@ -10,7 +10,7 @@ import {
 const doi = (v: unknown) => (typeof v === 'string' ? v : null);
 
 /** Works the rule decides at a time (whole keys: a batch ends at the first key past this). */
-export const VERSION_BATCH = 50_000;
+const VERSION_BATCH = 50_000;
 
 /**
  * Versions of one work (a preprint and its article, a journal's two language editions) count and

@@ -21,7 +21,7 @@ export function varintBytes(v: number): number {
 }
 
 /** Writes the varint of `v` at `at`; returns the offset after it. */
-export function writeVarint(out: Uint8Array, at: number, v: number): number {
+function writeVarint(out: Uint8Array, at: number, v: number): number {
   while (v >= 0x80) {
     out[at++] = (v & 0x7f) | 0x80;
     v >>>= 7;

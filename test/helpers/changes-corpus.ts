@@ -9,7 +9,7 @@ import { tempDir, topic, work, writeWorks } from './works.js';
  * order, each titled after its kind with a number of its own (a module's papers are numbered
  * apart from another test file's, as each file loads it anew).
  */
-export const IRON = topic(100, 'Iron catalysts', 0.99);
+const IRON = topic(100, 'Iron catalysts', 0.99);
 export const NICKEL = topic(200, 'Nickel electrodes', 0.99);
 export const COPPER = topic(300, 'Copper wiring', 0.99);
 export const LEARNING = topic(400, 'Machine learning for materials', 0.99);

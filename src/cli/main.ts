@@ -4,6 +4,7 @@
  * so `ri tag` does not pay for the HTTP stack and `ri serve` does not load the generator.
  */
 import { CliError } from './cli-error.js';
+import { oneLine } from './failure-line.js';
 
 type CommandModule = { run(args: string[]): Promise<number> };
 
@@ -89,30 +90,6 @@ async function main(argv: string[]): Promise<number> {
       throw new CliError(`${(error as Error).message} (ri ${name} --help for its options)`);
     throw error;
   }
-}
-
-/**
- * A full or failing disk (Node's codes and SQLite's, and the messages of drivers that give no
- * code): the user's to fix, so one line, never a stack trace.
- */
-const DISK_CODE = /^(ENOSPC|EIO|EDQUOT|EROFS|SQLITE_FULL|SQLITE_IOERR\w*|SQLITE_READONLY\w*)$/;
-const DISK_MESSAGE = /no space left on device|input\/output error|database or disk is full|disk I\/O error/i;
-
-/** The one line for an error that is not a fault of ri's own, else null (a bug: its stack). */
-function oneLine(error: unknown): string | null {
-  if (!(error instanceof Error)) return null;
-  const first = error.message.split('\n')[0]!;
-  // config.ts: a bad configuration value, exit 1 (exit 2 is for bad command-line arguments).
-  if (error.name === 'ConfigError') return first;
-  // state-deadline.ts: the store's own failure is in `reason` (the message is the HTTP answer's).
-  const state = error as Error & { operation?: unknown; reason?: unknown };
-  if (error.name === 'StateUnavailableError' && typeof state.reason === 'string') {
-    return `the state store failed (${String(state.operation)}): ${state.reason}`;
-  }
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && DISK_CODE.test(code))
-    return first.includes(code) ? first : `${first} (${code})`;
-  return DISK_MESSAGE.test(first) ? first : null;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type WebSession,
 } from '../access/state-store.js';
 import { monthOf, type UsageCounter } from '../access/usage-counter.js';
-import { html, type Site } from './html.js';
+import { type Html, html, type Site } from './html.js';
 import type { Mailer } from './mailer.js';
 import { countText } from './numbers.js';
 import { newToken, sha256, type WebSessions } from './session.js';
@@ -160,33 +160,52 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     return c.html(await accountPage(deps, session, created), 201, PRIVATE);
   });
 
-  app.post('/account/keys/:prefix/revoke', async (c) => {
-    const form = await readForm(c);
-    const session = await sessions.current(c);
-    if (!session) return c.redirect('/account', 303);
-    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
-    const prefix = c.req.param('prefix');
-    // Revoking cannot be undone: the first press asks, the confirming form revokes.
-    if (form.confirm !== 'yes') {
-      const key = (await state.listKeys({ accountId: session.accountId })).find(
-        (k) => k.prefix === prefix && !k.revokedAt,
-      );
-      if (!key) return c.redirect('/account', 303);
-      return c.html(
-        deps.site.page(
-          'Revoke a key',
-          html`<h1>Revoke key ${key.name ?? prefix}?</h1>
-<p>Calls with <code>ri_${prefix}_…</code> are refused from the moment it is revoked, by every replica. This cannot be undone; a new key can be made at any time.</p>
-<form class="stack" method="post" action="/account/keys/${prefix}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="confirm" value="yes"><button type="submit">Yes, revoke it</button></form>
+  /**
+   * POST `${base}/:prefix/revoke`. Revoking cannot be undone: the first press asks (a page saying
+   * what stops working), the confirming form revokes.
+   */
+  const revokeRoute = (
+    base: string,
+    title: string,
+    ask: (prefix: string, accountId: string) => Promise<Html | undefined>,
+    revoke: (prefix: string, accountId: string) => Promise<unknown>,
+  ) =>
+    app.post(`${base}/:prefix/revoke`, async (c) => {
+      const form = await readForm(c);
+      const session = await sessions.current(c);
+      if (!session) return c.redirect('/account', 303);
+      if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
+      const prefix = c.req.param('prefix');
+      if (form.confirm !== 'yes') {
+        const question = await ask(prefix, session.accountId);
+        if (!question) return c.redirect('/account', 303);
+        return c.html(
+          deps.site.page(
+            title,
+            html`${question}
+<form class="stack" method="post" action="${base}/${prefix}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="confirm" value="yes"><button type="submit">Yes, revoke it</button></form>
 <p><a href="/account">No, keep it</a></p>`,
-        ),
-        200,
-        PRIVATE,
-      );
-    }
-    await state.revokeKey(prefix, session.accountId);
-    return c.redirect('/account', 303);
-  });
+          ),
+          200,
+          PRIVATE,
+        );
+      }
+      await revoke(prefix, session.accountId);
+      return c.redirect('/account', 303);
+    });
+
+  revokeRoute(
+    '/account/keys',
+    'Revoke a key',
+    async (prefix, accountId) => {
+      const key = (await state.listKeys({ accountId })).find((k) => k.prefix === prefix && !k.revokedAt);
+      return key
+        ? html`<h1>Revoke key ${key.name ?? prefix}?</h1>
+<p>Calls with <code>ri_${prefix}_…</code> are refused from the moment it is revoked, by every replica. This cannot be undone; a new key can be made at any time.</p>`
+        : undefined;
+    },
+    (prefix, accountId) => state.revokeKey(prefix, accountId),
+  );
 
   app.post('/account/feed-tokens', async (c) => {
     const form = await readForm(c);
@@ -197,33 +216,18 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     return c.html(await accountPage(deps, session, undefined, created), 201, PRIVATE);
   });
 
-  app.post('/account/feed-tokens/:prefix/revoke', async (c) => {
-    const form = await readForm(c);
-    const session = await sessions.current(c);
-    if (!session) return c.redirect('/account', 303);
-    if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
-    const prefix = c.req.param('prefix');
-    // As for keys: the first press asks, the confirming form revokes.
-    if (form.confirm !== 'yes') {
-      const token = (await state.listFeedTokens(session.accountId)).find(
-        (t) => t.prefix === prefix && !t.revokedAt,
-      );
-      if (!token) return c.redirect('/account', 303);
-      return c.html(
-        deps.site.page(
-          'Revoke a feed token',
-          html`<h1>Revoke feed token rif_${prefix}_…?</h1>
-<p>Every feed address holding it is refused from the moment it is revoked, by every replica: feed readers that use it stop receiving. This cannot be undone; a new token can be made at any time.</p>
-<form class="stack" method="post" action="/account/feed-tokens/${prefix}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="confirm" value="yes"><button type="submit">Yes, revoke it</button></form>
-<p><a href="/account">No, keep it</a></p>`,
-        ),
-        200,
-        PRIVATE,
-      );
-    }
-    await state.revokeFeedToken(prefix, session.accountId);
-    return c.redirect('/account', 303);
-  });
+  revokeRoute(
+    '/account/feed-tokens',
+    'Revoke a feed token',
+    async (prefix, accountId) => {
+      const token = (await state.listFeedTokens(accountId)).find((t) => t.prefix === prefix && !t.revokedAt);
+      return token
+        ? html`<h1>Revoke feed token rif_${prefix}_…?</h1>
+<p>Every feed address holding it is refused from the moment it is revoked, by every replica: feed readers that use it stop receiving. This cannot be undone; a new token can be made at any time.</p>`
+        : undefined;
+    },
+    (prefix, accountId) => state.revokeFeedToken(prefix, accountId),
+  );
 
   app.post('/account/sign-out', async (c) => {
     const form = await readForm(c);

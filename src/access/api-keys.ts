@@ -13,7 +13,7 @@
  */
 import { hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
-const KEY_PREFIX_LENGTH = 8;
+export const KEY_PREFIX_LENGTH = 8;
 export const KEY_SECRET_BYTES = 32;
 const PREFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** 32 bytes in base64url without padding are 43 characters. */

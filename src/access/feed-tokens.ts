@@ -6,9 +6,15 @@
  * of its plan, never goes in a URL (URLs end up in proxies' logs and readers' exports).
  */
 import { randomBytes } from 'node:crypto';
-import { generateKeyPrefix, hashApiKey, KEY_SECRET_BYTES, SECRET_LENGTH } from './api-keys.js';
+import {
+  generateKeyPrefix,
+  hashApiKey,
+  KEY_PREFIX_LENGTH,
+  KEY_SECRET_BYTES,
+  SECRET_LENGTH,
+} from './api-keys.js';
 
-const TOKEN_PATTERN = new RegExp(`^rif_([a-z0-9]{8})_([A-Za-z0-9_-]{${SECRET_LENGTH}})$`);
+const TOKEN_PATTERN = new RegExp(`^rif_([a-z0-9]{${KEY_PREFIX_LENGTH}})_([A-Za-z0-9_-]{${SECRET_LENGTH}})$`);
 
 export interface GeneratedFeedToken {
   /** The whole token: shown once, never stored. */

@@ -103,14 +103,16 @@ function entryTitle(c: ChangeEntry): string {
   return `${who}: RIS ${one(c.ris.after)} unchanged, RI ${one(c.ri.before)} → ${one(c.ri.after)}${turned}`;
 }
 
+/** A subject gone from the corpus has no page: a search for its name stands for it. */
+const searchFor = (viewer: Viewer, name: string) =>
+  `${viewer.publicUrl}/subjects/search?${new URLSearchParams({ q: name })}`;
+
 function entryOf(c: ChangeEntry, dates: Map<string, string>, viewer: Viewer): FeedEntry {
   const gone = c.change === 'gone' && c.subject_type !== 'element';
   return {
     id: tagOf(viewer, `${c.data_version}/${c.subject_type}/${encodeURIComponent(c.subject_id)}`),
     title: entryTitle(c),
-    link: gone
-      ? `${viewer.publicUrl}/subjects/search?${new URLSearchParams({ q: c.name })}`
-      : c.canonical_url,
+    link: gone ? searchFor(viewer, c.name) : c.canonical_url,
     updated: dates.get(c.data_version)!,
     change: c,
   };
@@ -146,15 +148,12 @@ const SUBTITLE =
   'What moved at each publication of the data: RI, RIS, HRI and rank before and after, as /v1/changes answers them.';
 
 function subjectFeed(snapshot: ChangesView, answer: SubjectChangesAnswer, viewer: Viewer, tag: string) {
-  // A subject gone from the corpus has no page: its feed points to a search for its name.
   const gone = answer.changes[0]?.change === 'gone' && answer.subject_type !== 'element';
   return feedOf(snapshot, answer.changes, viewer, {
     tag,
     title: `${answer.subject_type === 'element' ? `${answer.name} (${answer.subject_id})` : answer.name}: changes in research intensity`,
     subtitle: SUBTITLE,
-    link: gone
-      ? `${viewer.publicUrl}/subjects/search?${new URLSearchParams({ q: answer.name })}`
-      : answer.canonical_url,
+    link: gone ? searchFor(viewer, answer.name) : answer.canonical_url,
   });
 }
 

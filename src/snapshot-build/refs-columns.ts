@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import type { CorpusStore } from '../ingest/corpus-store.js';
 import { REF_PAIRS_SQL, type RefsDelta, sortRange } from '../scoring/corpus.js';
 import { paperColumnBlobs, paperColumnParts, readPaperColumnBytes } from '../snapshot/column-parts.js';
-import { CHECKPOINT_PAPERS, packedBytes, packPaper } from '../snapshot/packed-refs.js';
+import { CHECKPOINT_PAPERS, PackedValues, packedBytes, packPaper } from '../snapshot/packed-refs.js';
 import { typedArrayOf } from '../snapshot/paper-columns.js';
 
 /**
@@ -124,7 +124,7 @@ export async function stageRefsFrom(
       return null;
     const [freshFrom, freshTo] = await freshRefPairs(store, changedIds, addedIds);
     parts = paperColumnBlobs(db, 'refs_packed')[Symbol.iterator]();
-    const old = new SequentialValues(parts, oldStart);
+    const old = new PackedValues(parts, oldStart);
     return await staged(new RefsFile(n, file), async (out) => {
       let f = 0;
       let paper: Int32Array<ArrayBufferLike> = new Int32Array(1024);
@@ -201,51 +201,6 @@ function grown(a: Int32Array): Int32Array<ArrayBufferLike> {
   return out;
 }
 
-/** The packed references' values (packed-refs.ts) decoded forward through their parts. */
-class SequentialValues {
-  private part: Uint8Array = new Uint8Array(0);
-  private offset = 0;
-  /** The index of the next value to decode, its paper, and the last value decoded. */
-  private next = 0;
-  private paper = 0;
-  private value = 0;
-
-  constructor(
-    private readonly parts: Iterator<Buffer>,
-    private readonly start: Int32Array,
-  ) {}
-
-  /** The value at `i`, which must not be before the last one read. */
-  at(i: number): number {
-    if (i < this.next - 1) throw new Error('the previous references were read out of order');
-    while (this.next <= i) {
-      while (this.start[this.paper + 1]! <= this.next) this.paper++;
-      const v = this.varint();
-      this.value = this.next === this.start[this.paper] ? v : this.value + v;
-      this.next++;
-    }
-    return this.value;
-  }
-
-  private varint(): number {
-    let v = 0;
-    let shift = 0;
-    for (;;) {
-      if (this.offset === this.part.length) {
-        const blob = this.parts.next();
-        if (blob.done) throw new Error("the previous snapshot's references are truncated");
-        this.part = blob.value;
-        this.offset = 0;
-        continue;
-      }
-      const b = this.part[this.offset++]!;
-      v += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (b < 0x80) return v;
-    }
-  }
-}
-
 /** Each staged paper's values in turn (a view, valid until the next), read a few MB at a time. */
 function* stagedPapers(refs: StagedRefs): Generator<Int32Array> {
   const { start } = refs;
@@ -316,9 +271,9 @@ export function writeRefsColumns(
   let k = 0;
   let filled = 0;
   for (const values of stagedPapers(refs)) {
-    const bytes = packedBytes(values, 0, values.length);
-    if (bytes > paper.length) paper = new Uint8Array(2 * bytes);
-    packPaper(values, 0, values.length, paper, 0);
+    // A varint takes at most 5 bytes.
+    if (5 * values.length > paper.length) paper = new Uint8Array(10 * values.length);
+    const bytes = packPaper(values, 0, values.length, paper, 0);
     // Into the part, flushed each time it is full (a paper's bytes may run into the next part).
     for (let at = 0; at < bytes; ) {
       const size = parts[k]!.end - parts[k]!.start;

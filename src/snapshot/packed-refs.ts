@@ -56,7 +56,7 @@ function skipVarints(bytes: Uint8Array, at: number, count: number): number {
   return at;
 }
 
-/** Decodes `count` packed values from `at` into `out` (a new array when not given). */
+/** Decodes `count` packed values (one paper's) from `at`, into a new array. */
 export function unpackPaper(bytes: Uint8Array, at: number, count: number): Int32Array {
   const out = new Int32Array(count);
   let previous = 0;
@@ -88,4 +88,54 @@ export function packedReferences(
     const at = skipVarints(packed, checkpoints[first / CHECKPOINT_PAPERS]!, start[p]! - start[first]!);
     return unpackPaper(packed, at, start[p + 1]! - start[p]!);
   };
+}
+
+/**
+ * The packed values decoded forward through the column's parts (an incremental build reads the
+ * previous snapshot's this way, a part at a time), each paper's first value as it is and the
+ * others as gaps, told apart by `start` (refs_start).
+ */
+export class PackedValues {
+  private part: Uint8Array = new Uint8Array(0);
+  private offset = 0;
+  /** The index of the next value to decode, its paper, and the last value decoded. */
+  private next = 0;
+  private paper = 0;
+  private value = 0;
+
+  constructor(
+    private readonly parts: Iterator<Uint8Array>,
+    private readonly start: Int32Array,
+  ) {}
+
+  /** The value at `i`, which must not be before the last one read. */
+  at(i: number): number {
+    if (i < this.next - 1) throw new Error('the packed references were read out of order');
+    while (this.next <= i) {
+      while (this.start[this.paper + 1]! <= this.next) this.paper++;
+      const v = this.varint();
+      this.value = this.next === this.start[this.paper] ? v : this.value + v;
+      this.next++;
+    }
+    return this.value;
+  }
+
+  /** One varint, its bytes perhaps across two parts (shifts as unpackPaper's). */
+  private varint(): number {
+    let v = 0;
+    let shift = 0;
+    for (;;) {
+      if (this.offset === this.part.length) {
+        const blob = this.parts.next();
+        if (blob.done) throw new Error('the packed references are truncated');
+        this.part = blob.value;
+        this.offset = 0;
+        continue;
+      }
+      const b = this.part[this.offset++]!;
+      v |= (b & 0x7f) << shift;
+      shift += 7;
+      if (b < 0x80) return v;
+    }
+  }
 }

@@ -16,7 +16,7 @@ import { writeFileAtomically } from '../util/atomic-file.js';
 import { changesBases } from './changes.js';
 import type { PaperContent } from './paper-rows.js';
 import { type PublishResult, publishSnapshot } from './publish.js';
-import { stageRefs, stageRefsFrom } from './refs-columns.js';
+import { type StagedRefs, stageRefs, stageRefsFrom } from './refs-columns.js';
 import { scoreCommunityRows, scoreSubjectsAside } from './score-subjects.js';
 import { type SubjectContent, writeSnapshot } from './write-snapshot.js';
 
@@ -126,39 +126,19 @@ async function buildFromStore(
   const bases = changesBases(snapshotDir);
   bases.catch(() => {}); // awaited by the writer
   const tmp = join(snapshotDir, `.build-${process.pid}-${Date.now()}.sqlite`);
-  // The citation graph's votes for the papers without a topic, then the references staged for
-  // the snapshot (refs-columns.ts) while this thread scores the impact, long before the snapshot
-  // is written: an incremental build brings those of the snapshot built with the cache up to
-  // date, once that file's bytes are checked against its name; else DuckDB reads them all again.
+  // The citation graph's votes for the papers without a topic, while this thread scores the impact.
   const previousFile = (async () =>
     report.cachedOrdinal && previousVersion && (await previousChecked)
       ? snapshotFile(snapshotDir, previousVersion)
       : null)();
   const votes = citationVotes(store);
-  const refs = votes.then(async () => {
-    const snapshot = await previousFile;
-    const { cachedOrdinal, refsDelta } = report;
-    if (!snapshot || !cachedOrdinal || !refsDelta) return stageRefs(store, corpus.n, `${tmp}-refs`);
-    const staged = await stageRefsFrom(store, corpus.n, `${tmp}-refs`, {
-      snapshot,
-      cachedOrdinal,
-      workId: corpus.workId,
-      delta: refsDelta,
-    });
-    if (staged) {
-      lap(
-        `  references of ${previousVersion} brought up to date (${refsDelta.changedIds.length} works read again)`,
-      );
-      return staged;
-    }
-    log(`references read in full: the snapshot ${previousVersion} is not the one built with the cache`);
-    return stageRefs(store, corpus.n, `${tmp}-refs`);
-  });
-  refs.catch(() => {}); // awaited below; a failure before then is reported there
+  votes.catch(() => {}); // awaited once the subjects are written
   const impact = computeImpact(corpus, params);
   lap('impact scores');
-  // The subjects are scored in a worker thread while this one writes the paper rows.
+  // The subjects are scored in a worker thread while this one writes their rows as they come.
   const scoring = scoreSubjectsAside(corpus, impact, params);
+  // The references' staging, once begun (awaited in `finally` when the build fails).
+  const refs: { staging?: Promise<StagedRefs> } = {};
   try {
     // The build cache holds what was loaded: written now (on the I/O threads) while the build goes
     // on, so the end of the build waits for the snapshot's hash alone; from the columns as shared
@@ -201,24 +181,52 @@ async function buildFromStore(
       };
     });
     subjects.catch(() => {}); // awaited by the writer; a failure before then is the writer's to report
-    const clusters = assignClusters(corpus.primaryTopic, await votes);
-    const stagedRefs = await refs;
-    lap('references staged');
-    let previous: PaperContent['previous'];
-    if (report.cachedOrdinal && previousVersion) {
-      const file = await previousFile;
-      if (file) previous = { file, ordinal: report.cachedOrdinal };
-      else
-        log(
-          `paper rows made in full: the snapshot ${previousVersion} built with the cache is gone or damaged`,
+    // What the paper rows and columns are written from, asked for by the writer once the subjects'
+    // rows are written and the scoring worker is gone: the references are staged then, by DuckDB
+    // alone, not beside the scoring (at 10M works the two together were the build's peak).
+    // An incremental build brings those of the snapshot built with the cache up to date, once that
+    // file's bytes are checked against its name; else DuckDB reads them all again.
+    const papers = async (): Promise<PaperContent> => {
+      const clusters = assignClusters(corpus.primaryTopic, await votes);
+      refs.staging = stageReferences();
+      const stagedRefs = await refs.staging;
+      lap('references staged');
+      let previous: PaperContent['previous'];
+      if (report.cachedOrdinal && previousVersion) {
+        const file = await previousFile;
+        if (file) previous = { file, ordinal: report.cachedOrdinal };
+        else
+          log(
+            `paper rows made in full: the snapshot ${previousVersion} built with the cache is gone or damaged`,
+          );
+      }
+      return { corpus, impact, clusters, previous, refs: stagedRefs };
+    };
+    const stageReferences = async (): Promise<StagedRefs> => {
+      const snapshot = await previousFile;
+      const { cachedOrdinal, refsDelta } = report;
+      if (!snapshot || !cachedOrdinal || !refsDelta) return stageRefs(store, corpus.n, `${tmp}-refs`);
+      const staged = await stageRefsFrom(store, corpus.n, `${tmp}-refs`, {
+        snapshot,
+        cachedOrdinal,
+        workId: corpus.workId,
+        delta: refsDelta,
+      });
+      if (staged) {
+        lap(
+          `  references of ${previousVersion} brought up to date (${refsDelta.changedIds.length} works read again)`,
         );
-    }
-    // The communities on this thread, once the paper rows are written, while the worker still scores.
+        return staged;
+      }
+      log(`references read in full: the snapshot ${previousVersion} is not the one built with the cache`);
+      return stageRefs(store, corpus.n, `${tmp}-refs`);
+    };
+    // The communities on the writer's thread while the worker still scores the subjects.
     const communities = () => scoreCommunityRows(corpus, params);
     await writeSnapshot(
       tmp,
-      { corpus, impact, clusters, previous, refs: stagedRefs },
-      { communities, rows: scoring.rows, scores: subjects },
+      papers,
+      { corpus, communities, rows: scoring.rows, scores: subjects },
       store,
       lap,
       { pageChecksums: options.pageChecksums, changesBases: bases },
@@ -262,7 +270,7 @@ async function buildFromStore(
     };
   } finally {
     scoring.stop();
-    await refs.catch(() => {}); // not left reading the store once it is closed
+    await refs.staging?.catch(() => {}); // not left reading the store once it is closed
     rmSync(tmp, { force: true });
     rmSync(`${tmp}-refs`, { force: true });
   }

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ELEMENTS } from '../elements/elements.js';
 import type { CorpusStore } from '../ingest/corpus-store.js';
+import type { Corpus } from '../scoring/corpus.js';
 import { doiOrder } from '../scoring/doi-order.js';
 import { paperColumnRows } from '../snapshot/column-parts.js';
 import { enablePageChecksums, pageChecksums, pagesChecked } from '../snapshot/page-checksums.js';
@@ -40,29 +41,31 @@ export interface SubjectContent extends Omit<ScoredSubjects, 'window'> {
 
 /** What the writer awaits of the scoring, besides the paper content, as each part comes. */
 export interface ScoredContent {
-  /** The communities, scored on the writer's thread once the paper rows are written. */
+  corpus: Corpus;
+  /** The communities, scored on the writer's thread while the worker scores the subjects. */
   communities: () => CommunityContent;
   /** Each type's subject rows (SCORING_ORDER: the tables' key order), as the worker hands them over. */
-  rows: Promise<SubjectRows>[];
+  rows: AsyncIterable<SubjectRows>;
   scores: Promise<SubjectContent>;
 }
 
 /**
  * Writes a complete snapshot file. Every row is written in a fixed order so the same corpus
- * gives the same bytes, and so the same data_version. Paper rows are made from the corpus store
- * (texts streamed in ordinal order, never all in memory at once) or, for unchanged works in an
- * incremental build, copied from the previous snapshot (paper-rows.ts). What does not depend on
- * the subject scores comes first (the paper rows, the whole-corpus columns but two, and the
- * communities, scored here by `communities`; the titles' full-text index is built meanwhile in a
- * thread of its own); the scores are awaited only after it (the build scores in a worker thread
- * meanwhile).
+ * gives the same bytes, and so the same data_version. The subjects come first: their search rows
+ * and the communities (scored here by `communities`) while the build's worker scores, then each
+ * type's rows as the worker hands them over, so that none is held longer than its writing. Then,
+ * with the worker gone, `papers` is asked for what the papers are written from (the references
+ * are staged then) and the paper rows are written: made from the corpus store (texts streamed in
+ * ordinal order, never all in memory at once) or, for unchanged works in an incremental build,
+ * copied from the previous snapshot (paper-rows.ts); the titles' full-text index is built
+ * meanwhile in a thread of its own.
  *
  * Every page carries a checksum (page-checksums.ts), so that a server can serve the file before it
  * has hashed it; `pageChecksums: false` writes the file without them, as builds before them did.
  */
 export async function writeSnapshot(
   path: string,
-  papers: PaperContent,
+  papers: () => Promise<PaperContent>,
   scored: ScoredContent,
   store: CorpusStore,
   log: (msg: string) => void,
@@ -107,7 +110,7 @@ interface TitleIndex {
 
 async function writeAll(
   db: Database.Database,
-  papers: PaperContent,
+  papers: () => Promise<PaperContent>,
   scored: ScoredContent,
   store: CorpusStore,
   log: (msg: string) => void,
@@ -126,34 +129,35 @@ async function writeAll(
   db.exec(SNAPSHOT_SCHEMA);
   if (checksums && !pagesChecked(db)) throw new Error('the snapshot was written without its page checksums');
 
-  const pubDates = await writePaperRows(db, papers, store, log);
-  // The titles' index is built in a thread of its own from here (title-index.ts); the file is
-  // not written again until its titles are read.
-  const texts = subjectTexts(papers.corpus);
-  titles.pending = startTitleIndex(titles.path, titles.sidePath, topicTexts(papers, texts));
-  // Then what does not depend on the subjects' scores, while the worker is still scoring them.
+  // The subjects' search rows and the communities while the worker scores the subjects.
+  const texts = subjectTexts(scored.corpus);
   const communityRows = scored.communities();
-  await titles.pending.titlesRead;
   db.transaction(() => {
     writeSubjectSearch(db, texts);
-    writePaperColumns(db, papers, pubDates);
     writeCommunities(db, 'communities', communityRows.communities);
     writeCommunities(db, 'element_communities', communityRows.elementCommunities);
   })();
   writeSubjectTerms(db);
   // Each type's subjects as the worker hands them over, while it scores the next.
   let subjects = 0;
-  for (const rows of scored.rows) {
-    const typeRows = await rows;
+  for await (const typeRows of scored.rows) {
     db.transaction(() => writeSubjects(db, typeRows, texts))();
     subjects += typeRows.count;
   }
   log(`  subjects: ${subjects}`);
+  const content = await scored.scores;
+  // The papers, with the scoring worker gone.
+  const paperContent = await papers();
+  const pubDates = await writePaperRows(db, paperContent, store, log);
+  // The titles' index is built in a thread of its own from here (title-index.ts); the file is
+  // not written again until its titles are read.
+  titles.pending = startTitleIndex(titles.path, titles.sidePath, topicTexts(paperContent, texts));
+  await titles.pending.titlesRead;
+  db.transaction(() => writePaperColumns(db, paperContent, pubDates))();
   // The titles' index goes in here, whichever thread finished first (the same bytes either way).
   await titles.pending.built;
   copyTitleIndex(db, titles.sidePath);
   log('  full-text index copied');
-  const content = await scored.scores;
   db.transaction(() => {
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     for (const [k, v] of Object.entries(content.meta).sort(([a], [b]) => a.localeCompare(b)))

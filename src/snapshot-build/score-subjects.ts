@@ -14,7 +14,8 @@ import {
   periodTotals,
   scoreEntities,
 } from '../scoring/score-entities.js';
-import type { Window } from '../scoring/scoring-context.js';
+import { RESOLUTIONS, type Resolution } from '../scoring/resolutions.js';
+import type { ScoringContext, Window } from '../scoring/scoring-context.js';
 import { inSharedMemory } from '../util/shared-memory.js';
 import { type CommunityRows, communityRows, type SubjectRows, SubjectRowsBuilder } from './subject-rows.js';
 
@@ -60,7 +61,7 @@ export function scoreSubjects(
     topic: { csr: corpus.topics, entities: corpus.topicIds.length, res: ['yearly', 'monthly'] },
   } as const;
   let count = 0;
-  for (const type of SCORING_ORDER) {
+  for (const [at, type] of SCORING_ORDER.entries()) {
     const { csr, entities, res } = types[type];
     const keys = Array.from({ length: entities }, (_, i) => i);
     const inverted = invert(csr, corpus.n, entities); // one inversion for the scores and the postings
@@ -69,6 +70,10 @@ export function scoreSubjects(
     const done = rows.finish();
     count += done.count;
     onRows(done);
+    // A resolution no type after this one reads is let go (the daily columns, 117 MB at 10M works,
+    // are the elements' alone and were held through the keywords' scoring, the peak).
+    const later = SCORING_ORDER.slice(at + 1).flatMap((t): readonly Resolution[] => types[t].res);
+    for (const r of RESOLUTIONS) if (!later.includes(r)) releaseResolution(ctx, r);
   }
   return {
     count,
@@ -78,6 +83,12 @@ export function scoreSubjects(
     window: ctx.window,
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+/** Lets go of one resolution's per-paper columns (no type scored after reads them). */
+function releaseResolution(ctx: ScoringContext, r: Resolution): void {
+  ctx.periodKey[r] = new Int32Array(0);
+  ctx.periodRecency[r] = new Float64Array(0);
 }
 
 /** The communities' rows: scored beside the subjects, on the thread that writes the paper rows. */

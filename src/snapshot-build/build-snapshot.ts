@@ -126,13 +126,10 @@ async function buildFromStore(
   const bases = changesBases(snapshotDir);
   bases.catch(() => {}); // awaited by the writer
   const tmp = join(snapshotDir, `.build-${process.pid}-${Date.now()}.sqlite`);
-  // The citation graph's votes for the papers without a topic, while this thread scores the impact.
   const previousFile = (async () =>
     report.cachedOrdinal && previousVersion && (await previousChecked)
       ? snapshotFile(snapshotDir, previousVersion)
       : null)();
-  const votes = citationVotes(store);
-  votes.catch(() => {}); // awaited once the subjects are written
   const impact = computeImpact(corpus, params);
   lap('impact scores');
   // The subjects are scored in a worker thread while this one writes their rows as they come.
@@ -187,7 +184,9 @@ async function buildFromStore(
     // An incremental build brings those of the snapshot built with the cache up to date, once that
     // file's bytes are checked against its name; else DuckDB reads them all again.
     const papers = async (): Promise<PaperContent> => {
-      const clusters = assignClusters(corpus.primaryTopic, await votes);
+      // The citation graph's votes for the papers without a topic: DuckDB's joins, not beside the
+      // scoring either.
+      const clusters = assignClusters(corpus.primaryTopic, await citationVotes(store));
       refs.staging = stageReferences();
       const stagedRefs = await refs.staging;
       lap('references staged');

@@ -377,6 +377,22 @@ const KIND_ACCESS: Record<Kind, AccessLevel> = {
   keyword: 'personal',
 };
 
+/** Who may read the changes of a kind of subject, so follow them by webhook (KIND_ACCESS). */
+export function changesLevel(kind: Kind): AccessLevel {
+  return KIND_ACCESS[kind];
+}
+
+/**
+ * Webhook subscriptions an account may hold, by its plan (stated on /pricing). Free keys poll
+ * /v1/changes or read the feeds; a subscription is a standing job for the service.
+ */
+export const PLAN_WEBHOOK_SUBSCRIPTIONS: Record<Plan, number> = {
+  free: 0,
+  personal: 3,
+  professional: 20,
+  enterprise: 20,
+};
+
 /**
  * Who may read a feed of changes of these kinds: who may read the changes themselves
  * (KIND_ACCESS), except that what any key reads is open, since a feed reader sends no key. Above

@@ -48,6 +48,22 @@ import {
   type StoredQuote,
   type WebSession,
 } from './state-store.js';
+import {
+  type AttemptRow,
+  type ClaimedRow,
+  type ClaimedWebhookEvent,
+  type NewWebhookEvent,
+  type NewWebhookSubscription,
+  newSubscriptionId,
+  outboxStatus,
+  SUBSCRIPTION_COLUMNS,
+  type SubscriptionRow,
+  toAttempt,
+  toClaimed,
+  toSubscription,
+  type WebhookAttempt,
+  type WebhookSubscription,
+} from './webhook-outbox.js';
 
 export interface PostgresStateStoreOptions {
   connectionString: string;
@@ -441,6 +457,129 @@ export class PostgresStateStore implements StateStore {
       [filter.since ?? null, filter.status ?? null],
     );
     return rows.map(toPaymentRow);
+  }
+
+  async createWebhookSubscription(
+    input: NewWebhookSubscription,
+    limit: number,
+  ): Promise<WebhookSubscription | null> {
+    const id = newSubscriptionId();
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO webhook_subscriptions (id, account_id, url, subjects, min_move, secret, created_version)
+       SELECT $1, $2, $3, $4, $5, $6, $7 WHERE (SELECT count(*) FROM webhook_subscriptions WHERE account_id = $2) < $8`,
+      [
+        id,
+        input.accountId,
+        input.url,
+        input.subjects.join('\n'),
+        input.minMove,
+        input.secret,
+        input.createdVersion,
+        limit,
+      ],
+    );
+    if (rowCount !== 1) return null;
+    return (await this.listWebhookSubscriptions(input.accountId)).find((s) => s.id === id)!;
+  }
+
+  async listWebhookSubscriptions(accountId?: string): Promise<WebhookSubscription[]> {
+    const { rows } = await this.pool.query<SubscriptionRow>(
+      `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions s JOIN accounts a ON a.id = s.account_id
+        WHERE ($1::text IS NULL OR s.account_id = $1) ORDER BY s.created_at, s.id`,
+      [accountId ?? null],
+    );
+    return rows.map(toSubscription);
+  }
+
+  async webhookTarget(id: string, accountId?: string): Promise<{ url: string; secret: string } | null> {
+    if (holdsNul(id)) return null;
+    const { rows } = await this.pool.query<{ url: string; secret: string }>(
+      'SELECT url, secret FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)',
+      [id, accountId ?? null],
+    );
+    return rows[0] ?? null;
+  }
+
+  async deleteWebhookSubscription(id: string, accountId?: string): Promise<boolean> {
+    if (holdsNul(id)) return false;
+    // Its events and log go with it (ON DELETE CASCADE); an event leased meanwhile is not logged.
+    const { rowCount } = await this.pool.query(
+      'DELETE FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)',
+      [id, accountId ?? null],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async enqueueWebhookEvents(events: readonly NewWebhookEvent[], nowIso: string): Promise<number> {
+    if (events.length === 0) return 0;
+    // Replicas make the same events at a publication: the id keeps one (ON CONFLICT DO NOTHING).
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO webhook_outbox (id, subscription_id, data_version, body, status, next_attempt_at, created_at)
+       SELECT e.id, e.subscription_id, e.data_version, e.body, 'pending', $5, $5
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS e(id, subscription_id, data_version, body)
+        WHERE EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = e.subscription_id)
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        events.map((e) => e.id),
+        events.map((e) => e.subscriptionId),
+        events.map((e) => e.dataVersion),
+        events.map((e) => e.body),
+        nowIso,
+      ],
+    );
+    return rowCount ?? 0;
+  }
+
+  async claimWebhookEvents(
+    limit: number,
+    nowIso: string,
+    leaseUntilIso: string,
+  ): Promise<ClaimedWebhookEvent[]> {
+    // SKIP LOCKED: a replica claiming at the same moment passes over the rows this one locked, and
+    // the lease then keeps them from every other replica until this one records the attempt.
+    const { rows } = await this.pool.query<ClaimedRow>(
+      `WITH due AS (
+         SELECT id FROM webhook_outbox
+          WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
+          ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+       UPDATE webhook_outbox o SET lease_until = $2, attempts = o.attempts + 1
+         FROM due, webhook_subscriptions s
+        WHERE o.id = due.id AND s.id = o.subscription_id
+       RETURNING o.id, o.subscription_id, o.body, o.attempts, o.created_at, s.url, s.secret`,
+      [nowIso, leaseUntilIso, limit],
+    );
+    return rows.map(toClaimed);
+  }
+
+  async recordWebhookAttempt(attempt: WebhookAttempt): Promise<void> {
+    await this.pool.query(
+      `WITH logged AS (
+         INSERT INTO webhook_attempts (id, subscription_id, event_id, attempted_at, outcome, response_status, error)
+         SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = $2))
+       UPDATE webhook_outbox SET status = $8, next_attempt_at = coalesce($9, next_attempt_at), lease_until = NULL
+        WHERE id = $3`,
+      [
+        randomUUID(),
+        attempt.subscriptionId,
+        attempt.eventId,
+        attempt.at,
+        attempt.outcome,
+        attempt.status,
+        attempt.error,
+        outboxStatus(attempt),
+        attempt.nextAttemptAt ?? null,
+      ],
+    );
+  }
+
+  async webhookAttempts(accountId: string, limit: number): Promise<(WebhookAttempt & { url: string })[]> {
+    const { rows } = await this.pool.query<AttemptRow>(
+      `SELECT w.event_id, w.subscription_id, w.attempted_at, w.outcome, w.response_status, w.error, s.url
+         FROM webhook_attempts w JOIN webhook_subscriptions s ON s.id = w.subscription_id
+        WHERE s.account_id = $1 ORDER BY w.attempted_at DESC, w.id LIMIT $2`,
+      [accountId, limit],
+    );
+    return rows.map(toAttempt);
   }
 
   async ping(): Promise<void> {

@@ -50,6 +50,22 @@ import {
   type StoredQuote,
   type WebSession,
 } from './state-store.js';
+import {
+  type AttemptRow,
+  type ClaimedRow,
+  type ClaimedWebhookEvent,
+  type NewWebhookEvent,
+  type NewWebhookSubscription,
+  newSubscriptionId,
+  outboxStatus,
+  SUBSCRIPTION_COLUMNS,
+  type SubscriptionRow,
+  toAttempt,
+  toClaimed,
+  toSubscription,
+  type WebhookAttempt,
+  type WebhookSubscription,
+} from './webhook-outbox.js';
 
 /** last_used_at is written at most this often per key, so authentication is a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -471,6 +487,128 @@ export class SqliteStateStore implements StateStore {
       filter.status ?? null,
     ) as PaymentDbRow[];
     return rows.map(toPaymentRow);
+  }
+
+  async createWebhookSubscription(
+    input: NewWebhookSubscription,
+    limit: number,
+  ): Promise<WebhookSubscription | null> {
+    const id = newSubscriptionId();
+    const { changes } = this.prepared(
+      `INSERT INTO webhook_subscriptions (id, account_id, url, subjects, min_move, secret, created_version, created_at)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM webhook_subscriptions WHERE account_id = ?) < ?`,
+    ).run(
+      id,
+      input.accountId,
+      input.url,
+      input.subjects.join('\n'),
+      input.minMove,
+      input.secret,
+      input.createdVersion,
+      now(),
+      input.accountId,
+      limit,
+    );
+    if (changes === 0) return null;
+    return (await this.listWebhookSubscriptions(input.accountId)).find((s) => s.id === id)!;
+  }
+
+  async listWebhookSubscriptions(accountId?: string): Promise<WebhookSubscription[]> {
+    const rows = this.prepared(
+      `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions s JOIN accounts a ON a.id = s.account_id
+          WHERE (? IS NULL OR s.account_id = ?) ORDER BY s.created_at, s.id`,
+    ).all(accountId ?? null, accountId ?? null) as SubscriptionRow[];
+    return rows.map(toSubscription);
+  }
+
+  async webhookTarget(id: string, accountId?: string): Promise<{ url: string; secret: string } | null> {
+    const row = this.prepared(
+      'SELECT url, secret FROM webhook_subscriptions WHERE id = ? AND (? IS NULL OR account_id = ?)',
+    ).get(id, accountId ?? null, accountId ?? null) as { url: string; secret: string } | undefined;
+    return row ?? null;
+  }
+
+  async deleteWebhookSubscription(id: string, accountId?: string): Promise<boolean> {
+    // Its events and log go with it (ON DELETE CASCADE).
+    const { changes } = this.prepared(
+      'DELETE FROM webhook_subscriptions WHERE id = ? AND (? IS NULL OR account_id = ?)',
+    ).run(id, accountId ?? null, accountId ?? null);
+    return changes > 0;
+  }
+
+  async enqueueWebhookEvents(events: readonly NewWebhookEvent[], nowIso: string): Promise<number> {
+    const insert = this.prepared(
+      `INSERT INTO webhook_outbox (id, subscription_id, data_version, body, status, next_attempt_at, created_at)
+         SELECT ?, ?, ?, ?, 'pending', ?, ? WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = ?)
+         ON CONFLICT (id) DO NOTHING`,
+    );
+    return this.db.transaction(() => {
+      let added = 0;
+      for (const e of events)
+        added += insert.run(
+          e.id,
+          e.subscriptionId,
+          e.dataVersion,
+          e.body,
+          nowIso,
+          nowIso,
+          e.subscriptionId,
+        ).changes;
+      return added;
+    })();
+  }
+
+  async claimWebhookEvents(
+    limit: number,
+    nowIso: string,
+    leaseUntilIso: string,
+  ): Promise<ClaimedWebhookEvent[]> {
+    const due = this.prepared(
+      `SELECT o.id, o.subscription_id, o.body, o.attempts + 1 AS attempts, o.created_at, s.url, s.secret
+         FROM webhook_outbox o JOIN webhook_subscriptions s ON s.id = o.subscription_id
+        WHERE o.status = 'pending' AND o.next_attempt_at <= ? AND (o.lease_until IS NULL OR o.lease_until <= ?)
+        ORDER BY o.next_attempt_at, o.id LIMIT ?`,
+    );
+    const lease = this.prepared(
+      'UPDATE webhook_outbox SET lease_until = ?, attempts = attempts + 1 WHERE id = ?',
+    );
+    // One write transaction (IMMEDIATE): a second process on the file claims after this one.
+    const claim = this.db.transaction(() => {
+      const rows = due.all(nowIso, nowIso, limit) as ClaimedRow[];
+      for (const r of rows) lease.run(leaseUntilIso, r.id);
+      return rows;
+    });
+    return claim.immediate().map(toClaimed);
+  }
+
+  async recordWebhookAttempt(attempt: WebhookAttempt): Promise<void> {
+    this.db.transaction(() => {
+      this.prepared(
+        `INSERT INTO webhook_attempts (id, subscription_id, event_id, attempted_at, outcome, response_status, error)
+           SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = ?)`,
+      ).run(
+        randomUUID(),
+        attempt.subscriptionId,
+        attempt.eventId,
+        attempt.at,
+        attempt.outcome,
+        attempt.status,
+        attempt.error,
+        attempt.subscriptionId,
+      );
+      this.prepared(
+        'UPDATE webhook_outbox SET status = ?, next_attempt_at = coalesce(?, next_attempt_at), lease_until = NULL WHERE id = ?',
+      ).run(outboxStatus(attempt), attempt.nextAttemptAt ?? null, attempt.eventId);
+    })();
+  }
+
+  async webhookAttempts(accountId: string, limit: number): Promise<(WebhookAttempt & { url: string })[]> {
+    const rows = this.prepared(
+      `SELECT w.event_id, w.subscription_id, w.attempted_at, w.outcome, w.response_status, w.error, s.url
+         FROM webhook_attempts w JOIN webhook_subscriptions s ON s.id = w.subscription_id
+        WHERE s.account_id = ? ORDER BY w.attempted_at DESC, w.id LIMIT ?`,
+    ).all(accountId, limit) as AttemptRow[];
+    return rows.map(toAttempt);
   }
 
   async ping(): Promise<void> {

@@ -165,6 +165,48 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX feed_tokens_account_id ON feed_tokens(account_id);
     `,
   },
+  {
+    version: 8,
+    name: 'webhooks: subscriptions, the outbox of events and the log of attempts',
+    // The secret is kept as it is (it signs: a hash could not), as the quote-signing secret is.
+    // Subjects are kind/id lines. Deleting a subscription deletes its events and its log.
+    sql: (t) => `
+      CREATE TABLE webhook_subscriptions (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        url TEXT NOT NULL,
+        subjects TEXT NOT NULL,
+        min_move DOUBLE PRECISION NOT NULL,
+        secret TEXT NOT NULL,
+        created_version TEXT,
+        created_at ${t.createdAt}
+      );
+      CREATE INDEX webhook_subscriptions_account_id ON webhook_subscriptions(account_id);
+      CREATE TABLE webhook_outbox (
+        id TEXT PRIMARY KEY,
+        subscription_id TEXT NOT NULL REFERENCES webhook_subscriptions(id) ON DELETE CASCADE,
+        data_version TEXT NOT NULL,
+        body TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at ${t.time} NOT NULL,
+        lease_until ${t.time},
+        created_at ${t.time} NOT NULL
+      );
+      CREATE INDEX webhook_outbox_due ON webhook_outbox(status, next_attempt_at);
+      CREATE INDEX webhook_outbox_subscription_id ON webhook_outbox(subscription_id);
+      CREATE TABLE webhook_attempts (
+        id TEXT PRIMARY KEY,
+        subscription_id TEXT NOT NULL REFERENCES webhook_subscriptions(id) ON DELETE CASCADE,
+        event_id TEXT NOT NULL,
+        attempted_at ${t.time} NOT NULL,
+        outcome TEXT NOT NULL,
+        response_status INTEGER,
+        error TEXT
+      );
+      CREATE INDEX webhook_attempts_subscription ON webhook_attempts(subscription_id, attempted_at);
+    `,
+  },
 ];
 
 /** The table that records which versions a database holds (created before any migration runs). */

@@ -7,6 +7,7 @@
  */
 import type { PaymentLedger } from './payment-ledger.js';
 import type { Plan } from './plans.js';
+import type { WebhookOutbox } from './webhook-outbox.js';
 
 export interface Account {
   id: string;
@@ -54,7 +55,7 @@ export interface WebSession {
   expiresAt: string;
 }
 
-export interface StateStore extends PaymentLedger {
+export interface StateStore extends PaymentLedger, WebhookOutbox {
   /** Idempotent, versioned migrations (table schema_migrations); safe to run from two processes at once. */
   migrate(): Promise<void>;
   /** Throws AccountExistsError when the email is already taken. */

@@ -146,6 +146,27 @@ const EnvSchema = z.object({
   HEAVY_QUEUE: z.coerce.number().int().min(1).max(100_000).default(64),
   /** How long a research or lab task may wait and run, in ms; past it, 503 overloaded. */
   HEAVY_DEADLINE_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /**
+   * Webhooks (src/webhooks): loopback addresses allowed as targets, and plain http to them
+   * (development and tests; never in production: it opens the service's own host to them).
+   */
+  WEBHOOK_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** The deadline of one delivery attempt, in ms. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000),
+  /** The wait before the first retry of a failed delivery, in ms; each next one waits twice as long. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
+  /** How long after an event attempts go on before it is marked failed, in ms (a day). */
+  WEBHOOK_RETRY_FOR_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(7 * 86_400_000)
+    .default(86_400_000),
+  /** How often each server looks in the outbox for deliveries due, in ms. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(2_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

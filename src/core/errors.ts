@@ -32,6 +32,10 @@ const ERRORS = {
   // token= on a feed's URL that is not a live feed token (an API key never is one).
   invalid_feed_token: { status: 401, title: 'Invalid feed token' },
   plan_required: { status: 403, title: 'Plan required' },
+  // Webhooks (src/webhooks): a URL they are not sent to, a plan's number of subscriptions reached, an id not the account's.
+  webhook_url_refused: { status: 400, title: 'Webhook URL refused' },
+  subscription_limit: { status: 403, title: 'Subscription limit reached' },
+  unknown_subscription: { status: 404, title: 'Unknown subscription' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   uri_too_long: { status: 414, title: 'URI too long' },
   rate_limited: { status: 429, title: 'Too many requests' },

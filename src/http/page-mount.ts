@@ -7,6 +7,7 @@ import { createMailer } from '../web/mailer.js';
 import { registerPages } from '../web/pages.js';
 import { registerPricing } from '../web/pricing.js';
 import { WebSessions } from '../web/session.js';
+import { webhookSettings } from '../webhooks/subscriptions.js';
 import type { AppServices } from './app-services.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { clientIp } from './rate-limit.js';
@@ -73,6 +74,8 @@ export function mountPages(app: OpenAPIHono<AppEnv>, deps: AppDeps, services: Ap
     edition: deps.config.EDITION,
     clientIp: (c) => clientIp(c, deps.config.TRUST_PROXY),
     log,
+    snapshots: deps.snapshots,
+    webhooks: webhookSettings(deps.config),
   });
   return site;
 }

@@ -6,6 +6,8 @@ import { UsageCounter } from '../access/usage-counter.js';
 import type { Config } from '../config/config.js';
 import { inThread } from '../core/worker-pool.js';
 import type { SnapshotManager } from '../snapshot/snapshot.js';
+import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { webhookSettings } from '../webhooks/subscriptions.js';
 import { workerPool } from '../worker-pool/pool.js';
 import { createApp } from './app.js';
 import type { AppDeps } from './context.js';
@@ -64,6 +66,16 @@ export function startServer(
   const served = snapshots.acquire();
   if (served) void pool.warm(served).finally(() => served.release());
   const app = createApp({ config, snapshots, state, log, usage, workerPool: pool, ...extra });
+  // Every replica sends webhooks: the outbox in the state store gives each event to one of them.
+  const webhooks = new WebhookDispatcher({
+    state,
+    snapshots,
+    settings: webhookSettings(config),
+    publicUrl: config.publicUrl,
+    edition: config.EDITION,
+    log,
+  });
+  webhooks.start();
   return new Promise((resolve, reject) => {
     const { server, drain } = boundServer(
       serviceListener(app, { hostname: config.HOST, publicUrl: config.publicUrl }),
@@ -82,7 +94,7 @@ export function startServer(
         url: `http://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${info.port}`,
         // The calls counted since the last flush are written after the last request is done.
         close: () =>
-          drain()
+          Promise.all([drain(), webhooks.stop()])
             .then(() =>
               usage.close().catch((e: Error) => log('usage counts not written', { err: e.message })),
             )

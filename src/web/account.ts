@@ -9,12 +9,19 @@ import {
   type WebSession,
 } from '../access/state-store.js';
 import { monthOf, type UsageCounter } from '../access/usage-counter.js';
+import {
+  DELIVERY_LOG_LENGTH,
+  registerAccountWebhooks,
+  type WebhookNotice,
+  type WebhookPageDeps,
+  webhookSection,
+} from './account-webhooks.js';
 import { type Html, html, type Site } from './html.js';
 import type { Mailer } from './mailer.js';
 import { countText } from './numbers.js';
 import { newToken, sha256, type WebSessions } from './session.js';
 
-export interface AccountDeps {
+export interface AccountDeps extends WebhookPageDeps {
   site: Site;
   state: StateStore;
   sessions: WebSessions;
@@ -229,6 +236,20 @@ export function registerAccount<E extends Env>(app: Hono<E>, deps: AccountDeps):
     (prefix, accountId) => state.revokeFeedToken(prefix, accountId),
   );
 
+  registerAccountWebhooks(
+    app,
+    deps,
+    async (c) => {
+      const form = await readForm(c);
+      const session = await sessions.current(c);
+      if (!session) return c.redirect('/account', 303);
+      if (!sessions.formAllowed(c, session, form.csrf)) return formExpired(c, deps.site);
+      return { session, form };
+    },
+    async (c, session, notice, status) =>
+      c.html(await accountPage(deps, session, undefined, undefined, notice), status, PRIVATE),
+  );
+
   app.post('/account/sign-out', async (c) => {
     const form = await readForm(c);
     const session = await sessions.current(c);
@@ -297,14 +318,17 @@ async function accountPage(
   session: WebSession,
   created?: { key: string; prefix: string },
   createdFeed?: { token: string; prefix: string },
+  webhookNotice: WebhookNotice = {},
 ) {
   // This process's calls not yet written are written first, so the page is up to date.
   await deps.usage.flush().catch(() => undefined);
   const month = monthOf(new Date());
-  const [keys, usage, feedTokens] = await Promise.all([
+  const [keys, usage, feedTokens, subscriptions, attempts] = await Promise.all([
     deps.state.listKeys({ accountId: session.accountId }),
     deps.state.usage(session.accountId, month),
     deps.state.listFeedTokens(session.accountId),
+    deps.state.listWebhookSubscriptions(session.accountId),
+    deps.state.webhookAttempts(session.accountId, DELIVERY_LOG_LENGTH),
   ]);
   const csrf = session.csrf;
   const ladder = planLadder(deps.edition);
@@ -341,6 +365,7 @@ ${keys.map(
 <button type="submit">Create a key</button>
 </form>
 ${feedTokenSection(deps, csrf, feedTokens, createdFeed)}
+${webhookSection(session.plan, csrf, subscriptions, attempts, webhookNotice)}
 <form method="post" action="/account/sign-out"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`,
   );
 }

@@ -1,0 +1,151 @@
+/**
+ * Each server's webhook sender. At each publication it notices (the snapshot switch) and at start,
+ * it makes the events of every subscription (events.ts) and adds them to the outbox in the state
+ * store, where another replica's copies of the same events are kept once (their ids). Every
+ * WEBHOOK_POLL_MS it claims the events due (each one by one replica: the store's lease), sends
+ * them (deliver.ts) and records the outcome: delivered, due again after a backoff, or failed
+ * once the retry window has passed. An attempt cut short by a crash is sent again when its lease
+ * ends, with the same webhook-id, so a receiver that keeps ids sees it once.
+ */
+import type { Edition } from '../access/policy.js';
+import type { StateStore } from '../access/state-store.js';
+import type { ClaimedWebhookEvent } from '../access/webhook-outbox.js';
+import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
+import { nextAttemptAt } from './backoff.js';
+import { deliverWebhook } from './deliver.js';
+import { subscriptionEvents } from './events.js';
+import type { WebhookSettings } from './subscriptions.js';
+
+/** Events claimed at once by one server. */
+const CLAIM_BATCH = 20;
+
+export interface DispatcherDeps {
+  state: StateStore;
+  snapshots: SnapshotManager;
+  settings: WebhookSettings;
+  publicUrl: string;
+  edition: Edition;
+  log: (msg: string, fields: Record<string, unknown>) => void;
+}
+
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  /** Enqueues under way (the switch's and the start's), awaited by stop(). */
+  private readonly enqueues = new Set<Promise<void>>();
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  start(): void {
+    this.deps.snapshots.onSwitch((s) => this.enqueueFrom(s));
+    const served = this.deps.snapshots.acquire();
+    if (served) this.enqueueFrom(served, true);
+    this.timer = setInterval(() => this.kick(), this.deps.settings.pollMs);
+    this.timer.unref();
+  }
+
+  /** Makes the events of `snapshot` and sends those due; `acquired` when the caller holds it already. */
+  private enqueueFrom(snapshot: Snapshot, acquired = false): void {
+    if (this.stopped) {
+      if (acquired) snapshot.release();
+      return;
+    }
+    if (!acquired) snapshot.acquire();
+    const job = this.enqueue(snapshot)
+      .catch((e: Error) =>
+        this.deps.log('webhook events not queued', { err: e.message, data_version: snapshot.version }),
+      )
+      .finally(() => {
+        snapshot.release();
+        this.enqueues.delete(job);
+        this.kick();
+      });
+    this.enqueues.add(job);
+  }
+
+  private async enqueue(snapshot: Snapshot): Promise<void> {
+    const subscriptions = await this.deps.state.listWebhookSubscriptions();
+    if (subscriptions.length === 0) return;
+    const nowIso = new Date().toISOString();
+    const events = subscriptions.flatMap((s) =>
+      subscriptionEvents(snapshot, s, { publicUrl: this.deps.publicUrl, edition: this.deps.edition, nowIso }),
+    );
+    const added = await this.deps.state.enqueueWebhookEvents(events, nowIso);
+    if (added > 0) this.deps.log('webhook events queued', { events: added, data_version: snapshot.version });
+  }
+
+  /** Sends what is due now, unless a round is under way (then one more round follows it). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.rounds().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async rounds(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        while (!this.stopped && (await this.round()) === CLAIM_BATCH);
+      } catch (e) {
+        this.deps.log('webhook deliveries not made', { err: (e as Error).message });
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** One claim and its sends; how many events it claimed. */
+  private async round(): Promise<number> {
+    const { settings } = this.deps;
+    const now = Date.now();
+    // The lease outlasts an attempt, so no other replica sends the event while this one does.
+    const leaseUntil = new Date(now + 2 * settings.timeoutMs + 10_000).toISOString();
+    const claimed = await this.deps.state.claimWebhookEvents(
+      CLAIM_BATCH,
+      new Date(now).toISOString(),
+      leaseUntil,
+    );
+    await Promise.all(claimed.map((e) => this.send(e)));
+    return claimed.length;
+  }
+
+  private async send(event: ClaimedWebhookEvent): Promise<void> {
+    const { settings } = this.deps;
+    const result = await deliverWebhook(event, { id: event.id, body: event.body }, settings);
+    const at = Date.now();
+    const retryAt = result.ok
+      ? null
+      : nextAttemptAt(Date.parse(event.createdAt), event.attempts, at, settings);
+    await this.deps.state.recordWebhookAttempt({
+      eventId: event.id,
+      subscriptionId: event.subscriptionId,
+      at: new Date(at).toISOString(),
+      outcome: result.ok ? 'delivered' : retryAt === null ? 'failed' : 'retrying',
+      status: result.status,
+      error: result.error,
+      ...(retryAt !== null ? { nextAttemptAt: new Date(retryAt).toISOString() } : {}),
+    });
+    if (!result.ok)
+      this.deps.log('webhook delivery failed', {
+        event: event.id,
+        subscription: event.subscriptionId,
+        attempts: event.attempts,
+        status: result.status,
+        err: result.error,
+        retry: retryAt !== null,
+      });
+  }
+
+  /** Stops claiming; resolves once the sends under way are recorded. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.enqueues]);
+    await this.running;
+  }
+}

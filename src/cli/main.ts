@@ -45,6 +45,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'create, list and revoke API keys (create prints the key once, on the last line)',
     load: () => import('./keys.js'),
   },
+  subscriptions: {
+    summary: 'webhook subscriptions: create (prints the secret once), list, delete, test',
+    load: () => import('./subscriptions.js'),
+  },
   plans: { summary: "change an account's plan: ri plans set EMAIL PLAN", load: () => import('./plans.js') },
   rollback: { summary: 'publish the previous snapshot again', load: () => import('./rollback.js') },
   state: {

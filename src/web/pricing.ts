@@ -9,6 +9,7 @@ import {
   LAB_QUOTE_USD,
   OPERATIONS,
   PAID_CALL_RULE,
+  PLAN_WEBHOOK_SUBSCRIPTIONS,
   planLadder,
   usdText,
 } from '../access/policy.js';
@@ -235,6 +236,12 @@ function pricing(deps: PricingDeps, takesRequests: boolean): Html {
 <table class="data cards"><thead><tr><th scope="col">Call</th><th scope="col">With a key</th><th scope="col">Per call without a key</th></tr></thead><tbody>
 ${ops.map((o) => html`<tr><td data-label="Call"><code>${o.method} /v1${o.path}</code><br><span class="muted">${editionText(o.description, deps.edition)}</span></td><td data-label="With a key">${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td data-label="Per call">${!isPriced(o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}
 </tbody></table>
+<h2 id="webhooks">Webhook subscriptions</h2>
+<p>A webhook subscription posts the changes of the subjects it follows to an HTTPS address at each publication (<a href="/account#webhooks">account</a>). Subscriptions an account holds, by plan: ${planLadder(
+    deps.edition,
+  )
+    .map((p) => `${title(p)} ${PLAN_WEBHOOK_SUBSCRIPTIONS[p]}`)
+    .join(', ')}. Topics and keywords are followed from the Personal plan, as their changes are read.</p>
 ${
   deps.edition === 'full'
     ? html`<p>HRI is shown from the Personal plan. History: yearly with any key, monthly from Personal, daily (elements) from Professional.</p>

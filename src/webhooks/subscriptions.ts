@@ -105,13 +105,19 @@ function subjectsOf(text: string, plan: Plan, edition: Edition, snapshot: Subjec
 
 /**
  * Checks and stores a subscription; the secret is returned here only. `snapshot` (the data
- * served) checks topic and keyword ids and is the version events start after.
+ * served) checks topic and keyword ids and is the version events start after; without one (the
+ * command line) ids are checked for their form and `version` (the one published) is that version.
  */
 export async function subscribe(
   state: StateStore,
   account: { id: string; plan: Plan },
   request: SubscriptionRequest,
-  context: { edition: Edition; settings: WebhookSettings; snapshot: SubjectsView | null },
+  context: {
+    edition: Edition;
+    settings: WebhookSettings;
+    snapshot: SubjectsView | null;
+    version?: string | null;
+  },
 ): Promise<{ subscription: WebhookSubscription; secret: string }> {
   const { edition, settings, snapshot } = context;
   const limit = PLAN_WEBHOOK_SUBSCRIPTIONS[account.plan];

@@ -712,6 +712,164 @@ function stateStoreSuite(backend: Backend) {
         expect((await other.listPayments()).filter((r) => r.nonce === p.nonce)).toHaveLength(1);
       }
     });
+
+    describe('webhooks outbox', () => {
+      const subscription = async (accountId: string, limit = 10) =>
+        (await store.createWebhookSubscription(
+          {
+            accountId,
+            url: 'https://hooks.example.org/ri',
+            subjects: ['element/Fe', 'topic/T10074'],
+            minMove: 2.5,
+            secret: `whsec_${randomBytes(32).toString('base64')}`,
+            createdVersion: '0123456789abcdef',
+          },
+          limit,
+        ))!;
+      const event = (subscriptionId: string, n: number) => ({
+        id: `msg_${randomBytes(8).toString('hex')}_${n}`,
+        subscriptionId,
+        dataVersion: 'fedcba9876543210',
+        body: JSON.stringify({ n }),
+      });
+      const past = () => new Date(Date.now() - 1000).toISOString();
+      const leaseEnd = () => new Date(Date.now() + 60_000).toISOString();
+
+      it('keeps subscriptions to the limit asked, lists them without their secret', async () => {
+        const account = await store.createAccount({ email: uniqueEmail('hooks'), plan: 'personal' });
+        const a = await subscription(account.id, 2);
+        await subscription(account.id, 2);
+        expect(await subscription(account.id, 2)).toBeNull();
+        expect(a).toMatchObject({ plan: 'personal', subjects: ['element/Fe', 'topic/T10074'], minMove: 2.5 });
+        expect(a.createdAt).toMatch(ISO_MS);
+        const listed = await other.listWebhookSubscriptions(account.id);
+        expect(listed.map((s) => s.id)).toHaveLength(2);
+        expect(JSON.stringify(listed)).not.toContain('whsec_');
+        expect((await other.webhookTarget(a.id, account.id))?.secret).toMatch(/^whsec_/);
+        expect(await other.webhookTarget(a.id, 'someone-else')).toBeNull();
+      });
+
+      it('keeps an event once however many instances add it, and gives it to one claimer at a time', async () => {
+        const account = await store.createAccount({ email: uniqueEmail('outbox'), plan: 'professional' });
+        const sub = await subscription(account.id);
+        const events = Array.from({ length: 30 }, (_, i) => event(sub.id, i));
+        const added = await Promise.all([
+          store.enqueueWebhookEvents(events, past()),
+          other.enqueueWebhookEvents(events, past()),
+          store.enqueueWebhookEvents(events.slice(0, 10), past()),
+        ]);
+        expect(added.reduce((a, b) => a + b, 0)).toBe(30);
+        // Two instances claiming at once, over and over: every event is claimed by exactly one.
+        const claimed: string[] = [];
+        for (let round = 0; round < 10; round++) {
+          const got = await Promise.all(
+            [store, other, store, other].map((s) =>
+              s.claimWebhookEvents(4, new Date().toISOString(), leaseEnd()),
+            ),
+          );
+          for (const list of got)
+            claimed.push(...list.filter((e) => e.subscriptionId === sub.id).map((e) => e.id));
+        }
+        expect(claimed.sort()).toEqual(events.map((e) => e.id).sort());
+        // Leased: not claimed again before the lease ends, nor after a delivery.
+        expect(
+          (await other.claimWebhookEvents(100, new Date().toISOString(), leaseEnd())).filter(
+            (e) => e.subscriptionId === sub.id,
+          ),
+        ).toEqual([]);
+      });
+
+      it('records attempts: a retry is due again with its attempt counted, a delivery and a failure never', async () => {
+        const account = await store.createAccount({ email: uniqueEmail('attempts'), plan: 'professional' });
+        const sub = await subscription(account.id);
+        const [retried, delivered, failed] = [event(sub.id, 1), event(sub.id, 2), event(sub.id, 3)];
+        await store.enqueueWebhookEvents([retried!, delivered!, failed!], past());
+        const mine = async () =>
+          (await store.claimWebhookEvents(100, new Date().toISOString(), leaseEnd())).filter(
+            (e) => e.subscriptionId === sub.id,
+          );
+        const first = await mine();
+        expect(first.map((e) => [e.id, e.attempts])).toEqual(
+          expect.arrayContaining([
+            [retried!.id, 1],
+            [delivered!.id, 1],
+            [failed!.id, 1],
+          ]),
+        );
+        expect(first.find((e) => e.id === retried!.id)).toMatchObject({
+          url: 'https://hooks.example.org/ri',
+          body: retried!.body,
+        });
+        const at = new Date().toISOString();
+        await other.recordWebhookAttempt({
+          eventId: retried!.id,
+          subscriptionId: sub.id,
+          at,
+          outcome: 'retrying',
+          status: 500,
+          error: 'HTTP 500',
+          nextAttemptAt: past(),
+        });
+        await other.recordWebhookAttempt({
+          eventId: delivered!.id,
+          subscriptionId: sub.id,
+          at,
+          outcome: 'delivered',
+          status: 204,
+          error: null,
+        });
+        await other.recordWebhookAttempt({
+          eventId: failed!.id,
+          subscriptionId: sub.id,
+          at,
+          outcome: 'failed',
+          status: null,
+          error: 'no answer within 5000 ms',
+        });
+        const again = await mine();
+        expect(again.map((e) => [e.id, e.attempts])).toEqual([[retried!.id, 2]]);
+        const log = await store.webhookAttempts(account.id, 10);
+        expect(log).toHaveLength(3);
+        expect(log.find((a) => a.eventId === retried!.id)).toMatchObject({
+          outcome: 'retrying',
+          status: 500,
+          error: 'HTTP 500',
+          url: 'https://hooks.example.org/ri',
+        });
+        expect(log[0]!.at).toMatch(ISO_MS);
+      });
+
+      it('deleting a subscription deletes its events and log; nothing is recorded for it afterwards', async () => {
+        const account = await store.createAccount({ email: uniqueEmail('deleted'), plan: 'professional' });
+        const sub = await subscription(account.id);
+        const e = event(sub.id, 1);
+        await store.enqueueWebhookEvents([e], past());
+        await store.recordWebhookAttempt({
+          eventId: 'msg_test_1',
+          subscriptionId: sub.id,
+          at: new Date().toISOString(),
+          outcome: 'delivered',
+          status: 200,
+          error: null,
+        });
+        expect(await other.deleteWebhookSubscription(sub.id, 'someone-else')).toBe(false);
+        expect(await other.deleteWebhookSubscription(sub.id, account.id)).toBe(true);
+        expect(await other.deleteWebhookSubscription(sub.id)).toBe(false);
+        expect(await db.rows(`SELECT id FROM webhook_outbox WHERE subscription_id = '${sub.id}'`)).toEqual(
+          [],
+        );
+        await store.recordWebhookAttempt({
+          eventId: e.id,
+          subscriptionId: sub.id,
+          at: new Date().toISOString(),
+          outcome: 'delivered',
+          status: 200,
+          error: null,
+        });
+        expect(await store.webhookAttempts(account.id, 10)).toEqual([]);
+        expect(await store.enqueueWebhookEvents([event(sub.id, 2)], past())).toBe(0);
+      });
+    });
   });
 }
 

@@ -24,12 +24,12 @@ import type { ChangeQueries, SnapshotView, SubjectQueries } from '../snapshot/re
 type ChangesView = SnapshotView<ChangeQueries & SubjectQueries>;
 
 /** The event type of a subject's move. */
-export const SUBJECT_CHANGED = 'subject.changed';
+const SUBJECT_CHANGED = 'subject.changed';
 /** The event type of a test-send. */
-export const WEBHOOK_TEST = 'webhook.test';
+const WEBHOOK_TEST = 'webhook.test';
 
 /** A subscribed subject as stored: kind/id. */
-export function splitSubject(subject: string): { type: Kind; id: string } | null {
+function splitSubject(subject: string): { type: Kind; id: string } | null {
   const at = subject.indexOf('/');
   const type = subject.slice(0, at) as Kind;
   const id = subject.slice(at + 1);

@@ -48,7 +48,7 @@ const refused = ipMatcher(REFUSED_RANGES);
 const loopback = ipMatcher(LOOPBACK_RANGES);
 
 /** The longest webhook URL taken. */
-export const MAX_WEBHOOK_URL_LENGTH = 2000;
+const MAX_WEBHOOK_URL_LENGTH = 2000;
 
 export interface UrlRules {
   /** WEBHOOK_ALLOW_LOOPBACK: loopback addresses allowed, and http to them. */
@@ -75,7 +75,7 @@ function refusedUrl(detail: string): ServiceError {
 }
 
 /** The URL's form alone (no lookup): https, or http to a loopback address when allowed. */
-export function parseWebhookUrl(text: string, rules: UrlRules): URL {
+function parseWebhookUrl(text: string, rules: UrlRules): URL {
   if (text.length > MAX_WEBHOOK_URL_LENGTH)
     throw refusedUrl(`The URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters.`);
   let url: URL;

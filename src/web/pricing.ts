@@ -241,7 +241,7 @@ ${ops.map((o) => html`<tr><td data-label="Call"><code>${o.method} /v1${o.path}</
     deps.edition,
   )
     .map((p) => `${title(p)} ${PLAN_WEBHOOK_SUBSCRIPTIONS[p]}`)
-    .join(', ')}. Topics and keywords are followed from the Personal plan, as their changes are read.</p>
+    .join(', ')}. ${editionText('Topics and keywords are followed from the Personal plan, as their changes are read.', deps.edition)}</p>
 ${
   deps.edition === 'full'
     ? html`<p>HRI is shown from the Personal plan. History: yearly with any key, monthly from Personal, daily (elements) from Professional.</p>

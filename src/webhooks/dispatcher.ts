@@ -33,6 +33,8 @@ export class WebhookDispatcher {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  /** The last round failed (the state store out of reach): logged once until one succeeds. */
+  private failing = false;
   /** Enqueues under way (the switch's and the start's), awaited by stop(). */
   private readonly enqueues = new Set<Promise<void>>();
 
@@ -93,8 +95,12 @@ export class WebhookDispatcher {
       this.again = false;
       try {
         while (!this.stopped && (await this.round()) === CLAIM_BATCH);
+        if (this.failing) this.deps.log('webhook deliveries resumed', {});
+        this.failing = false;
       } catch (e) {
-        this.deps.log('webhook deliveries not made', { err: (e as Error).message });
+        // Once per outage, not at every poll: the state store logs its own unavailability.
+        if (!this.failing) this.deps.log('webhook deliveries not made', { err: (e as Error).message });
+        this.failing = true;
       }
     } while (this.again && !this.stopped);
   }

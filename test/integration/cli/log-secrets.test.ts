@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ri, riBackground, stop } from '../../helpers/cli.js';
+import { ri, riAsync, riBackground, stop } from '../../helpers/cli.js';
 import { sampleDataDir } from '../../helpers/sample.js';
 import { Browser, hidden, linkIn, smtpSink } from '../../helpers/web.js';
+import { webhookReceiver } from '../../helpers/webhook-receiver.js';
 import { tempDir } from '../../helpers/works.js';
 
 describe('the logs of a real ri serve', () => {
-  it('never hold an API key, a feed token, a sign-in link, a session or the quote-signing secret, whatever the requests', async () => {
+  it('never hold an API key, a feed token, a sign-in link, a session, a webhook secret or the quote-signing secret, whatever the requests', async () => {
     const { dataDir } = await sampleDataDir();
     const secret = 'quote-secret-that-must-not-be-logged-0123';
     const sink = await smtpSink();
@@ -14,6 +15,7 @@ describe('the logs of a real ri serve', () => {
       QUOTE_SECRET: secret,
       LOG_LEVEL: 'debug',
       SMTP_URL: sink.url,
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
     };
     const created = ri(['keys', 'create', '--plan', 'professional', '--email', 'logs@example.org'], env);
     expect(created.status).toBe(0);
@@ -78,6 +80,21 @@ describe('the logs of a real ri serve', () => {
       confirm: 'yes',
     });
     expect(await feedStatus('/v1/feeds/elements/Fe', feedToken)).toBe(401);
+    // A webhook subscription made on the account page, and a test-send that fails (a 500).
+    const receiver = await webhookReceiver({ '/hook': () => 500 });
+    expect((await riAsync(['plans', 'set', 'web@example.org', 'personal'], env)).status).toBe(0);
+    const subscribed = await browser.post('/account/webhooks', {
+      url: `${receiver.base}/hook`,
+      subjects: 'element/Fe',
+      min_move: '1',
+      csrf: hidden(account, 'csrf'),
+    });
+    const subscription = await subscribed.text();
+    const webhookSecret = /value="(whsec_[^"]+)"/.exec(subscription)![1]!;
+    const id = /Your new subscription (whs_[0-9a-f]{12})/.exec(subscription)![1]!;
+    await browser.post(`/account/webhooks/${id}/test`, { csrf: hidden(account, 'csrf') });
+    expect(receiver.at('/hook')).toHaveLength(1);
+    await receiver.close();
     await stop(server.child);
     await sink.close();
     const { stdout, stderr } = server.output();
@@ -92,6 +109,8 @@ describe('the logs of a real ri serve', () => {
       bad,
       secretPart,
       secret,
+      webhookSecret,
+      webhookSecret.slice('whsec_'.length),
       token,
       session,
       hidden(form, 'csrf'),

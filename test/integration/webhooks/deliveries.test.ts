@@ -340,6 +340,10 @@ describe('webhooks, SQLite state store', () => {
       csrf,
     });
     expect([fourth.status, refusedCode(await fourth.text())]).toEqual([403, 'subscription_limit']);
+    // /pricing states each plan's number, from the plan table.
+    expect(await (await fetch(`${server.url}/pricing`)).text()).toContain(
+      'Subscriptions an account holds, by plan: Free 0, Personal 3, Professional 20.',
+    );
     // The form is gone once the plan's subscriptions are all held.
     expect(await (await personal.get('/account')).text()).not.toContain('action="/account/webhooks"');
   });

@@ -228,6 +228,11 @@ function pricing(deps: PricingDeps, takesRequests: boolean): Html {
       return html`${head}<p class="price-ask">Priced on request: ask the operator of this server with the button below${mail ? html`, or write to ${mail}` : ''}.</p>${opens}${ask}</section>`;
     return html`${head}<p class="price">${price}</p>${opens}${ask}${mail ? html`<p>Or write to ${mail}.</p>` : html``}</section>`;
   };
+  const webhookLimits = `${planLadder(deps.edition)
+    .map((p) => `${title(p)} ${PLAN_WEBHOOK_SUBSCRIPTIONS[p]}`)
+    .join(
+      ', ',
+    )}. ${editionText('Topics and keywords are followed from the Personal plan, as their changes are read', deps.edition)}`;
   return html`<h1>Plans and prices</h1>
 <p>Every page and the current element scores are free. A key goes in <code>Authorization: Bearer &lt;API_KEY&gt;</code> (<a href="/account">account</a>); a signed-in account sees on the pages what its plan opens.</p>
 <h2 id="plans">Plans</h2>
@@ -237,11 +242,7 @@ function pricing(deps: PricingDeps, takesRequests: boolean): Html {
 ${ops.map((o) => html`<tr><td data-label="Call"><code>${o.method} /v1${o.path}</code><br><span class="muted">${editionText(o.description, deps.edition)}</span></td><td data-label="With a key">${deps.edition === 'enterprise' && (o.access === 'personal' || o.access === 'professional') ? 'Enterprise' : access[o.access]}</td><td data-label="Per call">${!isPriced(o) ? 'free' : deps.payments ? price(o) : `${price(o)} (this server takes no per-call payment)`}</td></tr>`)}
 </tbody></table>
 <h2 id="webhooks">Webhook subscriptions</h2>
-<p>A webhook subscription posts the changes of the subjects it follows to an HTTPS address at each publication (<a href="/account#webhooks">account</a>). Subscriptions an account holds, by plan: ${planLadder(
-    deps.edition,
-  )
-    .map((p) => `${title(p)} ${PLAN_WEBHOOK_SUBSCRIPTIONS[p]}`)
-    .join(', ')}. ${editionText('Topics and keywords are followed from the Personal plan, as their changes are read.', deps.edition)}</p>
+<p>A webhook subscription posts the changes of the subjects it follows to an HTTPS address at each publication (<a href="/account#webhooks">account</a>). Subscriptions an account holds, by plan: ${webhookLimits}.</p>
 ${
   deps.edition === 'full'
     ? html`<p>HRI is shown from the Personal plan. History: yearly with any key, monthly from Personal, daily (elements) from Professional.</p>

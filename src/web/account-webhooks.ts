@@ -5,6 +5,7 @@
  */
 import type { Context, Env, Hono } from 'hono';
 import { PLAN_WEBHOOK_SUBSCRIPTIONS } from '../access/policy.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 import type { WebSession } from '../access/state-store.js';
 import type { WebhookAttempt, WebhookSubscription } from '../access/webhook-outbox.js';
 import { ServiceError } from '../core/errors.js';
@@ -14,6 +15,11 @@ import { type Html, html } from './html.js';
 
 /** Attempts the log on /account shows. */
 export const DELIVERY_LOG_LENGTH = 20;
+/**
+ * Subscriptions made and test events sent per account and hour: each looks up a host and a test
+ * posts to it, so the page must not be a way to make the service send requests at will.
+ */
+const WEBHOOK_ACTIONS_PER_HOUR = 30;
 
 /** What the webhooks section says after a form: the new secret, or how a form or a test went. */
 export interface WebhookNotice {
@@ -36,13 +42,14 @@ export function registerAccountWebhooks<E extends Env>(
   deps: WebhookPageDeps & {
     state: Parameters<typeof subscribe>[0];
     edition: 'full' | 'enterprise';
+    limiter: RateLimiter;
   },
   signedIn: (c: Context<E>) => Promise<{ session: WebSession; form: Record<string, unknown> } | Response>,
   page: (
     c: Context<E>,
     session: WebSession,
     notice: WebhookNotice,
-    status: 200 | 201 | 400 | 403 | 404,
+    status: 200 | 201 | 400 | 403 | 404 | 429,
   ) => Promise<Response>,
 ): void {
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
@@ -56,10 +63,20 @@ export function registerAccountWebhooks<E extends Env>(
     );
   };
 
+  /** The page saying the hour's actions are used up, or null when this one may go ahead. */
+  const overLimit = async (c: Context<E>, session: WebSession) => {
+    const hit = await deps.limiter.hit(`webhooks:${session.accountId}`, WEBHOOK_ACTIONS_PER_HOUR, 3600);
+    if (hit.allowed) return null;
+    const text = `At most ${WEBHOOK_ACTIONS_PER_HOUR} subscriptions made or test events sent per hour: try again in ${Math.ceil(hit.resetSeconds / 60)} minutes.`;
+    return page(c, session, { message: { problem: true, text, code: 'rate_limited' } }, 429);
+  };
+
   app.post('/account/webhooks', async (c) => {
     const allowed = await signedIn(c);
     if (allowed instanceof Response) return allowed;
     const { session, form } = allowed;
+    const refusal = await overLimit(c, session);
+    if (refusal) return refusal;
     const snapshot = deps.snapshots.acquire();
     try {
       const created = await subscribe(
@@ -90,6 +107,8 @@ export function registerAccountWebhooks<E extends Env>(
   app.post('/account/webhooks/:id/test', async (c) => {
     const allowed = await signedIn(c);
     if (allowed instanceof Response) return allowed;
+    const refusal = await overLimit(c, allowed.session);
+    if (refusal) return refusal;
     try {
       const sent = await testSend(deps.state, c.req.param('id'), allowed.session.accountId, deps.webhooks);
       const text = sent.ok

@@ -347,4 +347,26 @@ describe('webhooks, SQLite state store', () => {
     // The form is gone once the plan's subscriptions are all held.
     expect(await (await personal.get('/account')).text()).not.toContain('action="/account/webhooks"');
   });
+
+  it('limits subscriptions made and test events sent per account and hour', async () => {
+    const busy = new Browser(server.url);
+    await signInByMail(busy, smtp.mails, 'busy-hooks@example.org');
+    await state.setPlan('busy-hooks@example.org', 'professional');
+    const csrf = hidden(await (await busy.get('/account')).text(), 'csrf');
+    const made = await busy.post('/account/webhooks', {
+      url: `${receiver.base}/busy`,
+      subjects: 'element/Fe',
+      csrf,
+    });
+    const id = /Your new subscription (whs_[0-9a-f]{12})/.exec(await made.text())![1]!;
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++)
+      statuses.push((await busy.post(`/account/webhooks/${id}/test`, { csrf })).status);
+    // The subscription and 29 tests; the 30th test is refused, and nothing is sent for it.
+    expect(statuses.slice(0, 29).every((s) => s === 200)).toBe(true);
+    expect(statuses[29]).toBe(429);
+    expect(receiver.at('/busy')).toHaveLength(29);
+    const refused = await busy.post(`/account/webhooks/${id}/test`, { csrf });
+    expect([refused.status, refusedCode(await refused.text())]).toEqual([429, 'rate_limited']);
+  });
 });

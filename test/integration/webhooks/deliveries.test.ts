@@ -111,7 +111,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     WEBHOOK_TIMEOUT_MS: '400',
     WEBHOOK_RETRY_BASE_MS: '100',
-    WEBHOOK_RETRY_FOR_MS: '60000',
+    WEBHOOK_RETRY_FOR_MS: '3000',
     WEBHOOK_POLL_MS: '50',
   });
   server = await startServer(config, manager, state, () => {});
@@ -254,7 +254,7 @@ describe('webhooks, SQLite state store', () => {
     );
   }, 60_000);
 
-  it('shows the delivery log on /account: times, outcomes, response codes, errors', async () => {
+  it('shows the delivery log on /account: times, outcomes, response codes, errors; fails after the window', async () => {
     const page = await accountPage();
     const rows = page.split('<caption>Delivery log')[1]!.split('<tr>').slice(2);
     const row = (id: string, outcome: string) =>
@@ -264,6 +264,18 @@ describe('webhooks, SQLite state store', () => {
     expect(row(subs['/slow']!.id, 'retrying')).toMatch(/no answer within 400 ms/);
     expect(row(subs['/slow']!.id, 'delivered')).toBeDefined();
     expect(row(subs['/moved']!.id, 'retrying')).toMatch(/redirect \(HTTP 302\) not followed/);
+    // Retried while the window lasts (WEBHOOK_RETRY_FOR_MS, 3 s here), then failed, and no more.
+    await until(
+      async () => (/data-label="Status">failed</.test(await accountPage()) ? true : undefined),
+      15_000,
+    );
+    const failed = (await accountPage()).split('<caption>Delivery log')[1]!.split('<tr>').slice(2);
+    expect(failed.find((r) => r.includes(subs['/moved']!.id) && r.includes('>failed<'))).toMatch(/redirect/);
+    const tries = receiver.at('/moved').length;
+    expect(tries).toBeGreaterThanOrEqual(3);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(receiver.at('/moved')).toHaveLength(tries);
+    expect(new Set(receiver.at('/moved').map((r) => r.id)).size).toBe(1);
     expect(rows.some((r) => r.includes(subs['/removed']!.id))).toBe(false);
     expect(rows[0]).toMatch(/data-label="Time \(UTC\)">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d</);
   });

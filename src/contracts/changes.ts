@@ -38,8 +38,11 @@ export const KindsQuery = z
       'The kinds of subject listed, comma-separated: element, topic, keyword (default all three). Topics and keywords need the Personal plan; kind=element any key.',
   });
 
-/** A number of RIS points, 0-100, in decimal digits from a query string or a JSON number. */
-const RisPoints = z.preprocess(
+/**
+ * A number of RIS points, 0-100, in decimal digits from a query string or a JSON number: the least
+ * move of the changes reads and of a webhook subscription.
+ */
+export const RisPoints = z.preprocess(
   (v) => (typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v),
   z
     .number({ error: 'expected a number of RIS points from 0 to 100, in decimal digits' })

@@ -15,6 +15,7 @@ import {
 import type { StateStore } from '../access/state-store.js';
 import type { WebhookSubscription } from '../access/webhook-outbox.js';
 import type { Config } from '../config/config.js';
+import { RisPoints } from '../contracts/changes.js';
 import { FeedSubjectsQuery } from '../contracts/feeds.js';
 import { canonicalSymbol } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
@@ -63,20 +64,15 @@ function planRequired(plan: Plan, edition: Edition, what: string): ServiceError 
   );
 }
 
+/** The least move as /v1/changes takes min_move (RisPoints); empty: 0. */
 function leastMove(value: string | number): number {
-  const n =
-    typeof value === 'number'
-      ? value
-      : value.trim() === ''
-        ? 0
-        : /^\d+(\.\d+)?$/.test(value.trim())
-          ? Number(value)
-          : Number.NaN;
-  if (!(n >= 0 && n <= 100))
+  const text = typeof value === 'string' ? value.trim() : value;
+  const parsed = RisPoints.safeParse(text === '' ? undefined : text);
+  if (!parsed.success)
     throw new ServiceError('invalid_parameter', 'min_move is a number of RIS points from 0 to 100.', {
       parameter: 'min_move',
     });
-  return n;
+  return parsed.data;
 }
 
 /**

@@ -41,12 +41,31 @@ export async function deliverWebhook(
   options: DeliveryOptions,
   nowMs = Date.now(),
 ): Promise<DeliveryResult> {
+  // One deadline for the lookup and the exchange: the outbox's lease must outlast the attempt.
+  const deadline = Date.now() + options.timeoutMs;
   let checked: Awaited<ReturnType<typeof checkWebhookUrl>>;
+  let lookupTimer: NodeJS.Timeout | undefined;
   try {
-    checked = await checkWebhookUrl(target.url, options, options.resolve);
+    checked = await Promise.race([
+      checkWebhookUrl(target.url, options, options.resolve),
+      new Promise<never>((_, reject) => {
+        lookupTimer = setTimeout(
+          () =>
+            reject(
+              new ServiceError(
+                'webhook_url_refused',
+                `no answer within ${options.timeoutMs} ms (looking up the host)`,
+              ),
+            ),
+          options.timeoutMs,
+        );
+      }),
+    ]);
   } catch (error) {
     if (error instanceof ServiceError) return { ok: false, status: null, error: error.detail };
     throw error;
+  } finally {
+    clearTimeout(lookupTimer);
   }
   const { url, address } = checked;
   // Connect to the address checked, whatever a second lookup would say (DNS rebinding).
@@ -106,7 +125,7 @@ export async function deliverWebhook(
     );
     const timer = setTimeout(
       () => done({ ok: false, status: null, error: `no answer within ${options.timeoutMs} ms` }),
-      options.timeoutMs,
+      Math.max(0, deadline - Date.now()),
     );
     request.on('error', (error: Error) => done({ ok: false, status: null, error: oneLine(error) }));
     request.end(message.body);

@@ -123,4 +123,20 @@ describe('a delivery attempt', () => {
     endless.closeAllConnections();
     await new Promise((r) => endless.close(r));
   });
+
+  it('counts a host lookup that does not end against the same deadline', async () => {
+    const never: Resolver = () => new Promise(() => undefined);
+    const started = Date.now();
+    const result = await deliverWebhook({ url: 'https://hooks.invalid/', secret }, message, {
+      allowLoopback: false,
+      timeoutMs: 300,
+      resolve: never,
+    });
+    expect(result).toEqual({
+      ok: false,
+      status: null,
+      error: 'no answer within 300 ms (looking up the host)',
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
 });

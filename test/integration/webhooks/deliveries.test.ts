@@ -40,6 +40,7 @@ let browser: Browser;
 let key: string;
 let A: string;
 let B: string;
+let config: ReturnType<typeof loadConfig>;
 const EMAIL = 'hooks@example.org';
 /** Each subscription's id and secret, by the receiver path it posts to. */
 const subs: Record<string, { id: string; secret: string }> = {};
@@ -100,7 +101,7 @@ beforeAll(async () => {
   await manager.start(50);
   // PUBLIC_URL is the server's own address: the sign-in mail's link and the payloads' links name it.
   const port = await freePort();
-  const config = loadConfig({
+  config = loadConfig({
     PORT: String(port),
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -380,5 +381,31 @@ describe('webhooks, SQLite state store', () => {
     expect(receiver.at('/busy')).toHaveLength(29);
     const refused = await busy.post(`/account/webhooks/${id}/test`, { csrf });
     expect([refused.status, refusedCode(await refused.text())]).toEqual([429, 'rate_limited']);
+  });
+
+  it('delivers, when a server starts, what was published while none ran; nothing twice', async () => {
+    await server.close();
+    const before = receiver.at('/ok').length;
+    const C = await publish(many(3, 'Nickel electrodes for batteries', NICKEL, '2025-09-01'));
+    expect(manager.version).toBe(C);
+    // Nothing sends while no server runs.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.at('/ok')).toHaveLength(before);
+    server = await startServer(config, manager, state, () => {});
+    const expected = ['/v1/elements/Ni/changes', '/v1/subjects/topic/T200/changes'].map(async (path) => {
+      const res = await fetch(`${server.url}${path}?since=${B}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return ((await res.json()) as { changes: unknown[] }).changes.length;
+    });
+    const count = (await Promise.all(expected)).reduce((a, b) => a + b, 0);
+    expect(count).toBeGreaterThan(0);
+    await until(() => (receiver.at('/ok').length >= before + count ? true : undefined), 15_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const fresh = receiver.at('/ok').slice(before);
+    expect(fresh).toHaveLength(count);
+    // C's events only: B's, made again at the start (the subscription follows from A), are kept once.
+    for (const r of fresh)
+      expect((verified(subs['/ok']!.secret, r).data.data_version as { after: string }).after).toBe(C);
   });
 });

@@ -111,23 +111,47 @@ export interface MergeCounts {
   invalid: number;
 }
 
+/** The limit the cache is evicted down to (releaseCache). */
+const RELEASE_LIMIT = '32MB';
+
 const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 export class CorpusStore {
   private constructor(
     private readonly instance: DuckDBInstance,
     readonly con: DuckDBConnection,
+    /** DuckDB's memory_limit as it was set (releaseCache sets it back). */
+    private readonly memoryLimit: string,
   ) {}
 
   static async open(path: string, options: StoreOptions = {}): Promise<CorpusStore> {
+    const memoryLimit = options.memoryLimit ?? '1GB';
     const instance = await DuckDBInstance.create(path, {
       threads: String(options.threads ?? 2),
-      memory_limit: options.memoryLimit ?? '1GB',
+      memory_limit: memoryLimit,
       preserve_insertion_order: 'false',
     });
     const con = await instance.connect();
     await con.run(SCHEMA);
-    return new CorpusStore(instance, con);
+    return new CorpusStore(instance, con, memoryLimit);
+  }
+
+  /**
+   * Lets go of DuckDB's cache of the store's table blocks (BASE_TABLE in duckdb_memory(): 248 MB
+   * after a 1M build's load, up to its whole memory_limit at 10M), which it keeps until its limit
+   * is reached: lowering the limit evicts them, and the limit is set back at once (a cache is only
+   * filled again by reads). Called before work in JavaScript that needs the memory (the build's
+   * scoring, its titles' index). A limit DuckDB cannot shrink to (its temporary tables pinned)
+   * leaves the cache as it was.
+   */
+  async releaseCache(): Promise<void> {
+    try {
+      await this.con.run(`SET memory_limit = '${RELEASE_LIMIT}'`);
+    } catch {
+      // Not evicted: the build goes on with the cache in memory.
+    } finally {
+      await this.con.run(`SET memory_limit = ${sqlString(this.memoryLimit)}`);
+    }
   }
 
   /** Rows as plain JS objects (BIGINT as bigint: cast in SQL where a number is wanted). */

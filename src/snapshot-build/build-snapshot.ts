@@ -130,6 +130,8 @@ async function buildFromStore(
     report.cachedOrdinal && previousVersion && (await previousChecked)
       ? snapshotFile(snapshotDir, previousVersion)
       : null)();
+  // DuckDB's cache of the corpus's blocks let go before the scoring (read again by the next query).
+  await store.releaseCache();
   const impact = computeImpact(corpus, params);
   lap('impact scores');
   // The subjects are scored in a worker thread while this one writes their rows as they come.

@@ -149,6 +149,7 @@ async function writeAll(
   // The papers, with the scoring worker gone.
   const paperContent = await papers();
   const pubDates = await writePaperRows(db, paperContent, store, log);
+  await store.releaseCache(); // the store is read no more: its cache let go before the titles' index
   // The titles' index is built in a thread of its own from here (title-index.ts); the file is
   // not written again until its titles are read.
   titles.pending = startTitleIndex(titles.path, titles.sidePath, topicTexts(paperContent, texts));

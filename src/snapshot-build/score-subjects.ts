@@ -6,6 +6,7 @@ import { scoreCommunities } from '../scoring/communities.js';
 import type { Corpus, Csr } from '../scoring/corpus.js';
 import type { PaperImpact } from '../scoring/impact.js';
 import type { ScoringParameters } from '../scoring/parameters.js';
+import { RESOLUTIONS, type Resolution } from '../scoring/resolutions.js';
 import {
   buildContext,
   globalRankPositions,
@@ -14,7 +15,6 @@ import {
   periodTotals,
   scoreEntities,
 } from '../scoring/score-entities.js';
-import { RESOLUTIONS, type Resolution } from '../scoring/resolutions.js';
 import type { ScoringContext, Window } from '../scoring/scoring-context.js';
 import { inSharedMemory } from '../util/shared-memory.js';
 import { type CommunityRows, communityRows, type SubjectRows, SubjectRowsBuilder } from './subject-rows.js';

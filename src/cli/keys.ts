@@ -5,6 +5,7 @@ import { PLANS, type Plan, parsePlan, UnknownPlanError } from '../access/plans.j
 import { type Account, AccountExistsError, type StateStore, StateUrlError } from '../access/state-store.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
+import { printTable } from './table.js';
 
 /** How the state commands (keys, plans, payments, state) find the state store: the end of their usage. */
 export const STATE_USAGE = `State: STATE_URL (postgres://... or sqlite:PATH), else DATA_DIR/state.sqlite.
@@ -157,13 +158,6 @@ async function listKeys(store: StateStore): Promise<number> {
   const keys = await store.listKeys();
   const header = ['PREFIX', 'PLAN', 'EMAIL', 'CREATED', 'REVOKED'];
   const rows = keys.map((k) => [k.prefix, k.plan, k.email ?? '-', k.createdAt, k.revokedAt ?? '-']);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  process.stdout.write([header, ...rows].map((r) => `${line(r)}\n`).join(''));
-  if (keys.length === 0) process.stderr.write('no keys\n');
+  printTable(header, rows, 'no keys');
   return 0;
 }

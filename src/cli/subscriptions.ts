@@ -7,6 +7,7 @@ import { readPointer } from '../snapshot/folder.js';
 import { subscribe, testSend, unsubscribe, webhookSettings } from '../webhooks/subscriptions.js';
 import { CliError, parsedOrCliError, printedHelp } from './cli-error.js';
 import { STATE_USAGE, withStore } from './keys.js';
+import { printTable } from './table.js';
 
 const USAGE = `usage: ri subscriptions create --email E --url URL --subjects KIND/ID,... [--min-move N]
        ri subscriptions list [--email E]
@@ -108,14 +109,7 @@ export async function run(args: string[]): Promise<number> {
         s.url,
         s.subjects.join(','),
       ]);
-      const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-      const line = (cells: string[]) =>
-        cells
-          .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-          .join('  ')
-          .trimEnd();
-      process.stdout.write([header, ...rows].map((r) => `${line(r)}\n`).join(''));
-      if (subscriptions.length === 0) process.stderr.write('no subscriptions\n');
+      printTable(header, rows, 'no subscriptions');
       return 0;
     });
   }

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type CorpusStore, openCorpusStore, type StoreOptions } from '../ingest/corpus-store.js';
 import { assignClusters, citationVotes } from '../scoring/clusters.js';
-import { type CachedCorpus, type Corpus, type Csr, loadCorpusReporting } from '../scoring/corpus.js';
+import { type CachedCorpus, loadCorpusReporting } from '../scoring/corpus.js';
 import { readCorpusCache, writeCorpusCache } from '../scoring/corpus-cache.js';
 import { isoDay } from '../scoring/dates.js';
 import { computeImpact } from '../scoring/impact.js';
@@ -181,14 +181,17 @@ async function buildFromStore(
     });
     subjects.catch(() => {}); // awaited by the writer; a failure before then is the writer's to report
     // What the paper rows and columns are written from, asked for by the writer once the subjects'
-    // rows are written and the scoring worker is gone: DuckDB counts the citation votes then, not
-    // beside the scoring (at 10M works the two together were the build's peak). The references
-    // are staged once the paper rows are written, by DuckDB alone, after the corpus's lists of
-    // headline subjects (read no more) are let go. An incremental build brings those of the
-    // snapshot built with the cache up to date, once that file's bytes are checked against its
-    // name; else DuckDB reads them all again.
+    // rows are written and the scoring worker is gone: the references are staged then, by DuckDB
+    // alone, not beside the scoring (at 10M works the two together were the build's peak).
+    // An incremental build brings those of the snapshot built with the cache up to date, once that
+    // file's bytes are checked against its name; else DuckDB reads them all again.
     const papers = async (): Promise<PaperContent> => {
+      // The citation graph's votes for the papers without a topic: DuckDB's joins, not beside the
+      // scoring either.
       const clusters = assignClusters(corpus.primaryTopic, await citationVotes(store));
+      refs.staging = stageReferences();
+      const stagedRefs = await refs.staging;
+      lap('references staged');
       let previous: PaperContent['previous'];
       if (report.cachedOrdinal && previousVersion) {
         const file = await previousFile;
@@ -198,13 +201,6 @@ async function buildFromStore(
             `paper rows made in full: the snapshot ${previousVersion} built with the cache is gone or damaged`,
           );
       }
-      const stagedRefs = async (): Promise<StagedRefs> => {
-        releaseSubjectLists(corpus);
-        refs.staging = stageReferences();
-        const staged = await refs.staging;
-        lap('references staged');
-        return staged;
-      };
       return { corpus, impact, clusters, previous, refs: stagedRefs };
     };
     const stageReferences = async (): Promise<StagedRefs> => {
@@ -279,17 +275,6 @@ async function buildFromStore(
     rmSync(tmp, { force: true });
     rmSync(`${tmp}-refs`, { force: true });
   }
-}
-
-/**
- * Lets go of the corpus's lists of headline elements, topics and keywords (0.55 GB at 10M works)
- * once the scoring, the build cache and the paper rows have read them: nothing after reads them.
- */
-function releaseSubjectLists(corpus: Corpus): void {
-  const none = (): Csr => ({ start: new Int32Array(0), values: new Int32Array(0) });
-  corpus.elements = none();
-  corpus.topics = none();
-  corpus.keywords = none();
 }
 
 /**

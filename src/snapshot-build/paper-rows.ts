@@ -23,11 +23,8 @@ export interface PaperContent {
    * rows are copied from it rather than made again (see writePaperRows).
    */
   previous?: { file: string; ordinal: Int32Array };
-  /**
-   * The in-corpus references, staged for the snapshot's refs columns (refs-columns.ts): asked for
-   * once the paper rows are written (the build lets go of the corpus's lists first).
-   */
-  refs: () => Promise<StagedRefs>;
+  /** The in-corpus references, staged for the snapshot's refs columns (refs-columns.ts). */
+  refs: StagedRefs;
 }
 
 /** Paper rows per INSERT statement: one statement call per row cost about as much as the row. */

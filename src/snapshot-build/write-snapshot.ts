@@ -10,7 +10,7 @@ import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from '../snapshot/schema.js';
 import { batchedInsert } from './batched-insert.js';
 import { type ChangesBase, writeChanges } from './changes.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
-import { type StagedRefs, writeRefsColumns } from './refs-columns.js';
+import { writeRefsColumns } from './refs-columns.js';
 import type { ScoredSubjects } from './score-subjects.js';
 import {
   type CommunityRows,
@@ -149,13 +149,12 @@ async function writeAll(
   // The papers, with the scoring worker gone.
   const paperContent = await papers();
   const pubDates = await writePaperRows(db, paperContent, store, log);
-  const refs = await paperContent.refs();
   await store.releaseCache(); // the store is read no more: its cache let go before the titles' index
   // The titles' index is built in a thread of its own from here (title-index.ts); the file is
   // not written again until its titles are read.
   titles.pending = startTitleIndex(titles.path, titles.sidePath, topicTexts(paperContent, texts));
   await titles.pending.titlesRead;
-  db.transaction(() => writePaperColumns(db, paperContent, pubDates, refs))();
+  db.transaction(() => writePaperColumns(db, paperContent, pubDates))();
   // The titles' index goes in here, whichever thread finished first (the same bytes either way).
   await titles.pending.built;
   copyTitleIndex(db, titles.sidePath);
@@ -327,12 +326,7 @@ const bytesOf = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.by
  * ones, rank_position and recency, are written once the scores come); the references from
  * their staging file (refs-columns.ts).
  */
-function writePaperColumns(
-  db: Database.Database,
-  content: PaperContent,
-  pubDates: Int32Array,
-  refs: StagedRefs,
-): void {
+function writePaperColumns(db: Database.Database, content: PaperContent, pubDates: Int32Array): void {
   const { corpus, clusters, impact } = content;
   const column = columnWriter(db);
   column('year', bytesOf(corpus.year));
@@ -344,7 +338,7 @@ function writePaperColumns(
   column('work_id', bytesOf(corpus.workId));
   column('doi_order', bytesOf(doiOrder(corpus)));
   column('pub_date', bytesOf(pubDates));
-  writeRefsColumns(refs, rowWriter(db));
+  writeRefsColumns(content.refs, rowWriter(db));
 }
 
 /** Each subject's papers (ordinals ascending), for the lab's set algebra, in the order of the rows. */

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ri, riBackground, stop, until } from '../../helpers/cli.js';
+import { ri, riAsync, riBackground, stop, until } from '../../helpers/cli.js';
 import { tempDir, work, writeWorks } from '../../helpers/works.js';
 
 const children: { kill(signal?: NodeJS.Signals): boolean }[] = [];
@@ -10,10 +10,7 @@ afterAll(() => {
 });
 
 async function getJson(url: string) {
-  // A pooled connection the server closed (keep-alive timeout) while spawnSync blocked this thread,
-  // so the client could not see it go, fails the next request with "other side closed": asked
-  // once more, on a fresh connection.
-  const res = await fetch(url).catch(() => fetch(url));
+  const res = await fetch(url);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -57,7 +54,10 @@ describe('ri generate, ingest, build, serve, update, rollback', () => {
       }),
     );
     writeWorks(join(root, 'more/works/updated_date=2026-02-20/part_000.gz'), extra);
-    const update = ri(['update', join(root, 'more'), '--data-dir', dataDir]);
+    // The CLI beside the test's event loop while a server holds keep-alive sockets (riAsync): a
+    // loop blocked by spawnSync misses the server closing an idle one, and the next fetch on it
+    // fails with "other side closed" on a loaded machine.
+    const update = await riAsync(['update', join(root, 'more'), '--data-dir', dataDir]);
     expect(update.status, update.stderr).toBe(0);
     const v2 = update.stdout.trim().split('\n').at(-1)!;
     expect(v2).not.toBe(v1);
@@ -67,7 +67,7 @@ describe('ri generate, ingest, build, serve, update, rollback', () => {
     });
     expect(after.body.symbol).toBe('Fe');
 
-    const back = ri(['rollback', '--data-dir', dataDir]);
+    const back = await riAsync(['rollback', '--data-dir', dataDir]);
     expect(back.status, back.stderr).toBe(0);
     expect(back.stdout.trim()).toBe(v1);
     await until(async () =>

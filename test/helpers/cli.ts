@@ -97,3 +97,25 @@ export async function riServeWithKey(
   );
   return { base: (await server.started)[1]!, key, child: server.child };
 }
+
+/**
+ * `count` replicas of `ri serve` on free loopback ports, one after the other, pushed onto
+ * `servers` (so a failed start is still stopped by the caller's afterAll) and their base URLs
+ * onto `bases`.
+ */
+export async function serveReplicas(
+  count: number,
+  env: Record<string, string>,
+  servers: ReturnType<typeof riBackground>[],
+  bases: string[],
+): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const server = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1'],
+      env,
+      /at (http:\/\/\S+)\/v1/,
+    );
+    servers.push(server);
+    bases.push((await server.started)[1]!);
+  }
+}

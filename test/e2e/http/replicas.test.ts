@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { riAsync, riBackground, stop, until } from '../../helpers/cli.js';
+import { riAsync, type riBackground, serveReplicas, stop, until } from '../../helpers/cli.js';
 import { sampleDataDir } from '../../helpers/sample.js';
 
 /**
@@ -23,15 +23,7 @@ beforeAll(async () => {
     RATE_LIMIT_PER_KEY: '6',
     LOG_LEVEL: 'info',
   });
-  for (let i = 0; i < 2; i++) {
-    const server = riBackground(
-      ['serve', '--port', '0', '--host', '127.0.0.1'],
-      env,
-      /at (http:\/\/\S+)\/v1/,
-    );
-    servers.push(server);
-    bases.push((await server.started)[1]!);
-  }
+  await serveReplicas(2, env, servers, bases);
 }, 120_000);
 
 afterAll(async () => {

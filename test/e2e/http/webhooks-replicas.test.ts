@@ -11,7 +11,7 @@ import {
   NICKEL,
   paper,
 } from '../../helpers/changes-corpus.js';
-import { riAsync, riBackground, stop, until } from '../../helpers/cli.js';
+import { riAsync, type riBackground, serveReplicas, stop, until } from '../../helpers/cli.js';
 import { verified, webhookReceiver } from '../../helpers/webhook-receiver.js';
 import { tempDir } from '../../helpers/works.js';
 
@@ -54,15 +54,7 @@ beforeAll(async () => {
     WEBHOOK_TIMEOUT_MS: '2000',
   });
   await ri(['keys', 'create', '--plan', 'professional', '--email', EMAIL]);
-  for (let i = 0; i < 2; i++) {
-    const server = riBackground(
-      ['serve', '--port', '0', '--host', '127.0.0.1'],
-      env,
-      /at (http:\/\/\S+)\/v1/,
-    );
-    servers.push(server);
-    bases.push((await server.started)[1]!);
-  }
+  await serveReplicas(2, env, servers, bases);
 }, 120_000);
 
 afterAll(async () => {

@@ -13,6 +13,7 @@ import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
 import { tagWorks } from '../tagging/tag-works.js';
 import { TAGGER_VERSION } from '../tagging/tagger.js';
 import { writeFileAtomically } from '../util/atomic-file.js';
+import { releaseFreeMemory } from '../util/release-memory.js';
 import { changesBases } from './changes.js';
 import type { PaperContent } from './paper-rows.js';
 import { type PublishResult, publishSnapshot } from './publish.js';
@@ -186,6 +187,7 @@ async function buildFromStore(
     // An incremental build brings those of the snapshot built with the cache up to date, once that
     // file's bytes are checked against its name; else DuckDB reads them all again.
     const papers = async (): Promise<PaperContent> => {
+      releaseFreeMemory(); // what the scoring worker's thread kept, given back before the references
       // The citation graph's votes for the papers without a topic: DuckDB's joins, not beside the
       // scoring either.
       const clusters = assignClusters(corpus.primaryTopic, await citationVotes(store));

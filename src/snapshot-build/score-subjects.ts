@@ -260,14 +260,19 @@ export function scoreSubjectsAside(
   } finally {
     Atomics.notify(ranks.state, 0);
   }
+  // Settled once the worker has exited, not when its answer comes: what follows (the paper rows,
+  // the references) counts on its memory being freed (releaseFreeMemory).
   const result = new Promise<ScoredSubjects>((resolve, reject) => {
+    let scored: ScoredSubjects | undefined;
     worker.on('message', (reply: ScoringReply) => {
       if ('rows' in reply) onRows(reply.rows);
-      else if (reply.ok) resolve(reply.result);
+      else if (reply.ok) scored = reply.result;
       else reject(new Error(`scoring failed: ${reply.error}`));
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the scoring worker exited (code ${code})`)));
+    worker.once('exit', (code) =>
+      scored ? resolve(scored) : reject(new Error(`the scoring worker exited (code ${code})`)),
+    );
   });
   // A build that fails before it awaits the scores must not leave an unhandled rejection.
   result.catch(failAll);

@@ -7,6 +7,7 @@ import { doiOrder } from '../scoring/doi-order.js';
 import { paperColumnRows } from '../snapshot/column-parts.js';
 import { enablePageChecksums, pageChecksums, pagesChecked } from '../snapshot/page-checksums.js';
 import { SNAPSHOT_SCHEMA, SUBJECT_INDEXES } from '../snapshot/schema.js';
+import { releaseFreeMemory } from '../util/release-memory.js';
 import { batchedInsert } from './batched-insert.js';
 import { type ChangesBase, writeChanges } from './changes.js';
 import { type PaperContent, writePaperRows } from './paper-rows.js';
@@ -150,6 +151,7 @@ async function writeAll(
   const paperContent = await papers();
   const pubDates = await writePaperRows(db, paperContent, store, log);
   await store.releaseCache(); // the store is read no more: its cache let go before the titles' index
+  releaseFreeMemory(); // and what the paper rows and the references' staging freed
   // The titles' index is built in a thread of its own from here (title-index.ts); the file is
   // not written again until its titles are read.
   titles.pending = startTitleIndex(titles.path, titles.sidePath, topicTexts(paperContent, texts));

@@ -6,8 +6,13 @@ import type Database from 'better-sqlite3';
  * about 10M works).
  */
 
-/** The largest blob of one column's row: a column above it is stored in parts. A multiple of 8. */
-const COLUMN_PART_BYTES = 256 * 1024 * 1024;
+/**
+ * The largest blob of one column's row: a column above it is stored in parts. A multiple of 8.
+ * SQLite reads a blob whole, and better-sqlite3 copies it into a Buffer, so a reader going through
+ * a column part by part (an incremental build, the previous snapshot's references) holds about
+ * twice this: at 256 MB that was 0.7 GB of a 10M update's peak.
+ */
+const COLUMN_PART_BYTES = 32 * 1024 * 1024;
 
 /**
  * The rows of table paper_columns that store one column: one row under its name, or, above

@@ -66,10 +66,11 @@ export const LAB_QUOTE_USD = 0.01;
 
 /**
  * One whole-table export file (all elements or all topics and keywords, scores or yearly history,
- * Parquet or gzip CSV) of a data version, bought per file without a key. Beside it, the subjects'
- * histories one by one cost SUBJECT_HISTORY_USD each: thousands of calls.
+ * Parquet or gzip CSV) of a data version, bought per file without a key. No more than 1 USD: the
+ * x402 reference client refuses a payment above that unless its user raises its spending cap
+ * (spendControls.maxAmountPerPayment), and a file an agent cannot buy as it stands is not for sale.
  */
-export const EXPORT_FILE_USD = 5;
+export const EXPORT_FILE_USD = 1;
 
 /** A list of top papers (an element's or a subject's): up to 20, and up to 100, priced apart. */
 const PAPERS_PRICES: PriceTier[] = [

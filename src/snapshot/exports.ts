@@ -9,7 +9,7 @@ import { fileStamp } from './folder.js';
  * renamed into place whole (src/exports/write-exports.ts), so a folder that is there is complete;
  * it is removed with its snapshot when that one is pruned (src/snapshot-build/publish.ts).
  */
-export const EXPORTS_FOLDER = 'exports';
+const EXPORTS_FOLDER = 'exports';
 const MANIFEST = 'manifest.json';
 
 /** A folder being written, `.writing-<data_version>-<pid>-<n>`: removed once its process is gone. */

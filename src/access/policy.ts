@@ -64,6 +64,14 @@ export function usdText(usd: number): string {
 
 export const LAB_QUOTE_USD = 0.01;
 
+/**
+ * One whole-table export file (all elements or all topics and keywords, scores or yearly history,
+ * Parquet or gzip CSV) of a data version, bought per file without a key. No more than 1 USD: the
+ * x402 reference client refuses a payment above that unless its user raises its spending cap
+ * (spendControls.maxAmountPerPayment), and a file an agent cannot buy as it stands is not for sale.
+ */
+export const EXPORT_FILE_USD = 1;
+
 /** A list of top papers (an element's or a subject's): up to 20, and up to 100, priced apart. */
 const PAPERS_PRICES: PriceTier[] = [
   { upToPapers: 20, usd: 0.02 },
@@ -127,6 +135,24 @@ export const OPERATIONS = [
     path: '/versions',
     access: 'public',
     prices: [],
+  },
+  {
+    id: 'listExports',
+    description:
+      'The whole-table export files of each kept data version (elements and subjects, scores and yearly history, Parquet and gzip CSV) with their size and sha256',
+    method: 'GET',
+    path: '/exports',
+    access: 'public',
+    prices: [],
+  },
+  {
+    id: 'getExportFile',
+    description:
+      'One whole-table export file of a data version, priced per file; a Range request resumes a download',
+    method: 'GET',
+    path: '/exports/{data_version}/{file}',
+    access: 'professional',
+    prices: [{ usd: EXPORT_FILE_USD }],
   },
   {
     id: 'listChanges',
@@ -410,7 +436,7 @@ export function feedLevel(kinds: readonly Kind[]): AccessLevel {
  * Professional), at the endpoint's price. Stated on /pricing and in /.well-known/x402.
  */
 export const PAID_CALL_RULE =
-  "A per-call payment answers as the lowest plan that may make that exact request, at the endpoint's price: a yearly element history as any key (HRI not shown), a monthly one as Personal (HRI shown), a daily one as Professional; an element's changes as any key, those of topics and keywords as Personal; topic and keyword data, paper lists and research as Personal; the lab as Professional.";
+  "A per-call payment answers as the lowest plan that may make that exact request, at the endpoint's price: a yearly element history as any key (HRI not shown), a monthly one as Personal (HRI shown), a daily one as Professional; an element's changes as any key, those of topics and keywords as Personal; topic and keyword data, paper lists and research as Personal; the lab and export files as Professional.";
 
 /** The plan a per-call payment stands for, for that call only (REST and MCP): PAID_CALL_RULE. */
 export function payerPlan(op: Operation, edition: Edition, terms?: RequestTerms | null): Plan {

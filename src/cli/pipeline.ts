@@ -120,12 +120,30 @@ export async function runBuild(dataDir: string, options: { full?: boolean } = {}
     store: budgeted(),
     cacheFile: join(root, 'build-cache', 'corpus.bin'),
     full: options.full,
+    placed: (version) => publishExports(snapshots, version),
   });
   process.stderr.write(
     `build: ${result.papers} papers, ${result.subjects} subjects in ${result.seconds.toFixed(1)} s; data_version ${result.version}` +
       `${result.repaired ? ' (rewrote a missing or damaged file)' : result.changed ? '' : ' (unchanged)'}\n`,
   );
   return result;
+}
+
+/**
+ * The whole-table exports of a version being published (src/exports/), before servers switch to
+ * it. A failure leaves none of its files and does not fail the build: a server writes the
+ * exports of a kept version that lacks them when it starts or switches to it.
+ */
+async function publishExports(snapshots: string, version: string): Promise<void> {
+  const { writeExports } = await import('../exports/write-exports.js');
+  try {
+    const { written, seconds } = await writeExports(snapshots, version);
+    if (written) process.stderr.write(`build: exports written in ${seconds.toFixed(1)} s\n`);
+  } catch (e) {
+    process.stderr.write(
+      `build: exports not written (a server writes them at its start): ${(e as Error).message}\n`,
+    );
+  }
 }
 
 /**

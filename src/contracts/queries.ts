@@ -47,6 +47,8 @@ export const QUERIES = {
   getSubjectElements: z.object(PinnedQuery).strict(),
   getSubjectPapers: z.object({ sort: SortQuery, limit: LimitQuery, ...PinnedQuery, ...FormatQuery }).strict(),
   listVersions: z.object({}).strict(),
+  listExports: z.object(PinnedQuery).strict(),
+  getExportFile: z.object({}).strict(),
   listChanges: z.object({ kind: KindsQuery, ...ChangesQuery, ...PinnedQuery }).strict(),
   getElementChanges: z.object({ ...ChangesQuery, ...PinnedQuery }).strict(),
   getSubjectChanges: z.object({ ...ChangesQuery, ...PinnedQuery }).strict(),

@@ -23,6 +23,9 @@ const ERRORS = {
   data_version_gone: { status: 410, title: 'Data version no longer kept' },
   // since= names no data version the changes asked of follow.
   unknown_data_version: { status: 404, title: 'Unknown data version' },
+  // A whole-table export the data version does not have (or has not been written yet).
+  unknown_export: { status: 404, title: 'Unknown export file' },
+  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   quote_stale: { status: 409, title: 'Quote stale' },
   quote_edited: { status: 400, title: 'Quote edited' },
   licence_required: { status: 403, title: 'Licence required' },

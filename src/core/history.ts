@@ -14,7 +14,7 @@ import { envelope, subjectPath, type Viewer } from './viewer.js';
 
 type HistoryView = SnapshotView<HistoryQueries & SubjectQueries>;
 
-function readSeries(
+export function readSeries(
   snapshot: SnapshotView<HistoryQueries>,
   type: 'element' | SubjectType,
   id: string,

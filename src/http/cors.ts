@@ -14,6 +14,10 @@ const EXPOSE = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
+  // An export file's, for a ranged reader in a browser (DuckDB-Wasm reads the size from them).
+  'Accept-Ranges',
+  'Content-Range',
+  'Content-Disposition',
 ];
 /** x402's headers are exposed only by a server that takes per-call payments. */
 const EXPOSE_PAYMENTS = [...EXPOSE, 'PAYMENT-REQUIRED', 'PAYMENT-RESPONSE'].join(', ');

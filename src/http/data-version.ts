@@ -7,11 +7,17 @@ export const DATA_VERSION_HEADER = 'RI-Data-Version';
 
 /**
  * Answers that cannot be pinned: a lab quote is bound to the data_version it was quoted on (a run
- * of it on other data is quote_stale), the list of versions is always today's, and the OpenAPI
- * document describes the API served now.
+ * of it on other data is quote_stale), the list of versions is always today's, the OpenAPI
+ * document describes the API served now, and an export file names its version in its path.
  */
 function pinnable(path: string): boolean {
-  return !path.startsWith('/v1/lab/') && path !== '/v1/versions' && path !== '/v1/openapi.json';
+  return (
+    !path.startsWith('/v1/lab/') &&
+    path !== '/v1/versions' &&
+    path !== '/v1/openapi.json' &&
+    // An export file names its data version in its path.
+    !path.startsWith('/v1/exports/')
+  );
 }
 
 /**

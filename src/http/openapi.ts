@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { editionDescriptions } from '../access/edition-text.js';
-import { type AccessLevel, OPERATIONS, type Operation, planLadder, requiredPlan } from '../access/policy.js';
+import {
+  type AccessLevel,
+  OPERATIONS,
+  type Operation,
+  operation,
+  planLadder,
+  requiredPlan,
+} from '../access/policy.js';
 import { DATA_VERSION } from '../contracts/data-version.js';
 import { getElement, listElements } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
@@ -144,6 +151,7 @@ function openApiDocument(
   }
   withoutBareNullable(doc);
   jsonAnswers(doc);
+  rangedAnswers(doc);
   // The descriptions are written for the full edition: the older one names its plan, Enterprise.
   editionDescriptions(doc, deps.edition);
   // The free answers' examples, from the data served now (what "Try it out" then answers).
@@ -222,6 +230,11 @@ const TAGS = [
   { name: 'lab', description: 'Filtered paper lists: a binding quote, then the run' },
   { name: 'versions', description: 'The data versions kept, for pinned reads' },
   {
+    name: 'exports',
+    description:
+      'Whole tables as files, per kept data version: elements and subjects, scores and yearly history, Parquet and gzip CSV',
+  },
+  {
     name: 'changes',
     description: 'What moved per subject at each publication (one subject: under elements and subjects)',
   },
@@ -260,6 +273,26 @@ function jsonAnswers(doc: { paths?: Record<string, object> }): void {
       ok.content = { 'application/json': json };
       ok['x-alternative-content'] = alternatives;
     }
+}
+
+/**
+ * An export file's 206: the part a Range request asked for, of the same media types as its 200,
+ * with the Content-Range that places it in the whole.
+ */
+function rangedAnswers(doc: { paths?: Record<string, object> }): void {
+  const item = doc.paths?.[operation('getExportFile').path] as
+    | { get?: { responses: Record<string, unknown> } }
+    | undefined;
+  const file = item?.get;
+  const ok = file?.responses['200'] as { content?: unknown } | undefined;
+  if (!file || !ok) return;
+  file.responses['206'] = {
+    description: 'The bytes a Range request asked for (Range: bytes=N-, bytes=N-M or bytes=-N)',
+    headers: {
+      'Content-Range': { description: 'bytes <first>-<last>/<size>', schema: { type: 'string' } },
+    },
+    content: ok.content,
+  };
 }
 
 /**

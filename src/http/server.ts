@@ -5,6 +5,7 @@ import type { StateStore } from '../access/state-store.js';
 import { UsageCounter } from '../access/usage-counter.js';
 import type { Config } from '../config/config.js';
 import { inThread } from '../core/worker-pool.js';
+import { writeMissingExports } from '../exports/write-exports.js';
 import type { SnapshotManager } from '../snapshot/snapshot.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { webhookSettings } from '../webhooks/subscriptions.js';
@@ -63,6 +64,10 @@ export function startServer(
         });
   // Each published snapshot is read ahead by the workers, the one served now first.
   snapshots.onSwitch((s) => void pool.warm(s));
+  // Exports are written at publication; a kept version without them (a build that wrote none, or
+  // whose writing failed) gets them here, at the start and at each switch, never per request.
+  void writeMissingExports(snapshots.dir, log);
+  snapshots.onSwitch(() => void writeMissingExports(snapshots.dir, log));
   const served = snapshots.acquire();
   if (served) void pool.warm(served).finally(() => served.release());
   const app = createApp({ config, snapshots, state, log, usage, workerPool: pool, ...extra });

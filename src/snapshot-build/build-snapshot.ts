@@ -55,6 +55,8 @@ export async function buildSnapshot(
     pageChecksums?: boolean;
     /** The corpus store's options (its memory limit: config/memory-budget.ts). */
     store?: StoreOptions;
+    /** What is written beside the published file before servers switch to it (publish.ts). */
+    placed?: (version: string) => Promise<void>;
   } = {},
 ): Promise<BuildResult> {
   const started = performance.now();
@@ -74,7 +76,13 @@ async function buildFromStore(
   params: ScoringParameters,
   log: (msg: string) => void,
   started: number,
-  options: { keep?: number; cacheFile?: string; full?: boolean; pageChecksums?: boolean },
+  options: {
+    keep?: number;
+    cacheFile?: string;
+    full?: boolean;
+    pageChecksums?: boolean;
+    placed?: (version: string) => Promise<void>;
+  },
 ): Promise<BuildResult> {
   const lap = (what: string) => log(`${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   const keep = options.keep;
@@ -239,7 +247,10 @@ async function buildFromStore(
     // being written on the I/O threads, is awaited after (it never fails the build: see above).
     let published: PublishResult;
     try {
-      published = await publishSnapshot(snapshotDir, tmp, keep === undefined ? {} : { keep });
+      published = await publishSnapshot(snapshotDir, tmp, {
+        ...(keep === undefined ? {} : { keep }),
+        ...(options.placed ? { placed: options.placed } : {}),
+      });
     } catch (e) {
       await cacheWritten; // not left running behind a failed build
       throw e;

@@ -2,7 +2,8 @@ import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_SNAPSHOTS_KEEP } from '../config/config.js';
-import { SNAPSHOT_FILE } from '../contracts/data-version.js';
+import { isDataVersion, SNAPSHOT_FILE } from '../contracts/data-version.js';
+import { EXPORTS_WRITING, exportsRoot } from '../snapshot/exports.js';
 import { fileHash } from '../snapshot/file-hash.js';
 import { listSnapshotVersions, readPointer, readPointerName, snapshotFile } from '../snapshot/folder.js';
 import { verifySnapshot } from '../snapshot/integrity.js';
@@ -42,7 +43,15 @@ export interface PublishResult {
 export async function publishSnapshot(
   dir: string,
   builtFile: string,
-  options: { keep?: number } = {},
+  options: {
+    keep?: number;
+    /**
+     * Called once the file is in place, before CURRENT names it: what is written beside a
+     * published version (its exports: src/exports/) is there when servers switch to it. It
+     * reports its own failures (the snapshot is published whatever it does).
+     */
+    placed?: (version: string) => Promise<void>;
+  } = {},
 ): Promise<PublishResult> {
   const keep = options.keep ?? DEFAULT_SNAPSHOTS_KEEP;
   // The file is flushed to disk (I/O threads) while it is hashed.
@@ -60,6 +69,7 @@ export async function publishSnapshot(
     renameSync(builtFile, target);
     fsyncPath(dir);
   }
+  await options.placed?.(version);
   const current = readPointer(dir, 'CURRENT');
   if (current === version) {
     prune(dir, keep);
@@ -132,6 +142,18 @@ function prune(dir: string, keep: number): void {
     // references), each with SQLite's journal.
     const b = /^\.build-(\d+)-\d+\.sqlite(-titles(-topics)?|-refs)?(-journal|-wal|-shm)?$/.exec(name);
     if (b && !processAlive(Number(b[1]))) rmSync(join(dir, name), { force: true });
+  }
+  pruneExports(dir, kept);
+}
+
+/** The exports of versions no longer kept, and the half-written ones of processes that are gone. */
+function pruneExports(dir: string, kept: Set<string>): void {
+  const root = exportsRoot(dir);
+  if (!existsSync(root)) return;
+  for (const name of readdirSync(root)) {
+    const writing = EXPORTS_WRITING.exec(name);
+    const stale = writing ? !processAlive(Number(writing[1])) : isDataVersion(name) && !kept.has(name);
+    if (stale) rmSync(join(root, name), { recursive: true, force: true });
   }
 }
 

@@ -67,6 +67,12 @@ export interface SubjectRow {
   extra: string;
 }
 
+/** A topic's or keyword's scores without its texts and ranked papers. */
+export type SubjectScoreRow = Pick<
+  SubjectRow,
+  'type' | 'id' | 'name' | 'paper_count' | 'ri' | 'ris' | 'hri' | 'extra'
+>;
+
 /** A topic or keyword found by words of its name or description. */
 export interface SubjectHit {
   type: 'topic' | 'keyword';
@@ -121,6 +127,8 @@ export interface SubjectQueries {
   /** Every element's row (118). */
   elementRows(): ElementRow[];
   subject(type: SubjectType, id: string): SubjectRow | undefined;
+  /** Every topic's and keyword's scores, by type then id (the whole-table exports). */
+  subjectScores(): SubjectScoreRow[];
   /** The elements a subject is routed to, rank 1 first. */
   routedElements(type: SubjectType, id: string): RoutedElementRow[];
   /** Topics and keywords whose name or description match an FTS expression, best first. */
@@ -438,6 +446,12 @@ export class SqliteSnapshotReader implements SnapshotReader {
     return this.statement(
       "SELECT id, name, paper_count, ri, ris, hri, extra FROM subjects WHERE type = 'element'",
     ).all() as ElementRow[];
+  }
+
+  subjectScores(): SubjectScoreRow[] {
+    return this.statement(
+      "SELECT type, id, name, paper_count, ri, ris, hri, extra FROM subjects WHERE type IN ('topic', 'keyword') ORDER BY type, id",
+    ).all() as SubjectScoreRow[];
   }
 
   changePublications(): ChangePublicationRow[] {

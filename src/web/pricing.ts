@@ -49,7 +49,8 @@ const OPENS: Record<Plan, string> = {
   free: 'API keys; element history by year (JSON or CSV); subject search, with keywords and paper counts on the pages too.',
   personal:
     'HRI; topics and keywords (scores, history, routed elements); top papers of elements and subjects (20 on the pages, 100 by CSV and API); monthly history; research.',
-  professional: 'Daily element history; the lab (quotes and runs).',
+  professional:
+    'Daily element history; the lab (quotes and runs); whole-table export files (Parquet and CSV).',
   enterprise:
     'Everything gated: HRI, topics and keywords, paper lists, monthly and daily history (the older edition).',
 };

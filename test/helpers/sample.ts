@@ -12,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUNDLED_SAMPLE } from '../../src/config/paths.js';
+import { writeExports } from '../../src/exports/write-exports.js';
 import { openCorpusStore } from '../../src/ingest/corpus-store.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { expandWorksPaths } from '../../src/ingest/sources.js';
@@ -63,7 +64,10 @@ async function builtSample(): Promise<Sample> {
   store.close();
   await ingest(corpus, expandWorksPaths(BUNDLED_SAMPLE.works));
   const snapshots = join(dataDir, 'snapshots');
-  const result = await buildSnapshot(corpus, snapshots);
+  // Its exports as `ri build` writes them (cli/pipeline.ts), before CURRENT names it.
+  const result = await buildSnapshot(corpus, snapshots, {
+    placed: async (version) => void (await writeExports(snapshots, version)),
+  });
   const sample: Sample = {
     dataDir: dir,
     snapshots: join(dir, 'snapshots'),

@@ -113,8 +113,15 @@ export function responseCache(): Middleware<Context<AppEnv>> {
 async function keep(c: Context<AppEnv>, miss: NonNullable<Pending['miss']>): Promise<void> {
   const { key, store, encoding, plan, snapshotVersion } = miss;
   const cache = store.entries;
-  // A route that answers no-store (a lab quote carries its own expiry) is never kept.
-  if (c.res.status !== 200 || c.res.headers.get('cache-control') === 'no-store') return;
+  // A route that answers no-store (a lab quote carries its own expiry) is never kept, nor a file
+  // served in byte ranges (an export): it is streamed from disk, and a kept copy would answer a
+  // Range with the whole.
+  if (
+    c.res.status !== 200 ||
+    c.res.headers.get('cache-control') === 'no-store' ||
+    c.res.headers.has('accept-ranges')
+  )
+    return;
   const body: Uint8Array<ArrayBuffer> = new Uint8Array(await c.res.arrayBuffer());
   const etag = `W/"${createHash('sha1').update(`${snapshotVersion}|${key}`).digest('base64url').slice(0, 22)}"`;
   const route = c.res.headers;

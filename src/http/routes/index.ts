@@ -7,6 +7,7 @@ import { registerElementHistories } from './elements/histories.js';
 import { registerElementHistory } from './elements/history.js';
 import { registerListElements } from './elements/list.js';
 import { registerElementPapers } from './elements/papers.js';
+import { registerExports } from './exports/index.js';
 import { registerFeeds } from './feeds/index.js';
 import { registerLabQuote } from './lab/quote.js';
 import { registerLabRun } from './lab/run.js';
@@ -39,6 +40,7 @@ export function registerRoutes(v1: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   registerSubjectPapers(v1, deps);
   registerSubjectChanges(v1, deps);
   registerVersions(v1, deps);
+  registerExports(v1, deps);
   registerListChanges(v1, deps);
   registerFeeds(v1, deps);
   if (deps.lab) {

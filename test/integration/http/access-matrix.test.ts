@@ -24,6 +24,14 @@ const ENDPOINTS: Endpoint[] = [
   { op: 'getElementHistories', method: 'GET', path: '/v1/elements/history?symbols=Fe,Ni', access: 'key' },
   { op: 'getElementPapers', method: 'GET', path: '/v1/elements/Fe/papers', access: 'personal' },
   { op: 'listVersions', method: 'GET', path: '/v1/versions', access: 'public' },
+  { op: 'listExports', method: 'GET', path: '/v1/exports', access: 'public' },
+  // VERSION: the sample's data version, known once it is built.
+  {
+    op: 'getExportFile',
+    method: 'GET',
+    path: '/v1/exports/VERSION/elements.parquet',
+    access: 'professional',
+  },
   // The changes of every kind by default: topics and keywords need Personal (KIND_ACCESS).
   { op: 'listChanges', method: 'GET', path: '/v1/changes', access: 'personal' },
   { op: 'listChanges', method: 'GET', path: '/v1/changes?kind=element', access: 'key' },
@@ -136,7 +144,7 @@ describe('access matrix (full edition)', () => {
             : caller === 'bad'
               ? bearer('ri_deadbeef_notarealkeynotarealkeynotarealkeynotarea').headers
               : bearer(ctx.keys[caller]).headers;
-        const url = path.endsWith('quote_id=') ? `${path}${quoteId}` : path;
+        const url = path.endsWith('quote_id=') ? `${path}${quoteId}` : path.replace('VERSION', ctx.version);
         const res = await ctx.app.request(url, {
           method,
           headers: body ? { ...headers, 'content-type': 'application/json' } : headers,

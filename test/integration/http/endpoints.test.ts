@@ -215,6 +215,8 @@ describe('OpenAPI', () => {
         '/elements/{symbol}/changes',
         '/elements/{symbol}/history',
         '/elements/{symbol}/papers',
+        '/exports',
+        '/exports/{data_version}/{file}',
         '/feeds/elements/{symbol}',
         '/feeds/rising',
         '/feeds/subjects',

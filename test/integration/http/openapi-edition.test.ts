@@ -64,7 +64,14 @@ describe('the OpenAPI document of the enterprise edition', () => {
   it('has no research or lab: neither their paths nor their tags', async () => {
     const { doc } = await documentOf(enterprise);
     expect(Object.keys(doc.paths).filter((p) => /^\/(research|lab)\b/.test(p))).toEqual([]);
-    expect(doc.tags.map((t) => t.name)).toEqual(['elements', 'subjects', 'versions', 'changes', 'feeds']);
+    expect(doc.tags.map((t) => t.name)).toEqual([
+      'elements',
+      'subjects',
+      'versions',
+      'exports',
+      'changes',
+      'feeds',
+    ]);
     expect((await documentOf(full)).doc.tags.map((t) => t.name)).toContain('lab');
   });
 });

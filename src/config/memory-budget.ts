@@ -23,7 +23,26 @@ export function memoryShares(budgetMb: number): MemoryShares {
   return { duckdbMb: Math.max(DUCKDB_LEAST_MB, Math.round(budgetMb * DUCKDB_SHARE)) };
 }
 
+/**
+ * What DuckDB's limit leaves for DuckDB's own overheads outside its buffer manager (about 50 MB
+ * measured at 1M works) and for the JavaScript side's growth during the phase.
+ */
+const HEADROOM_MB = 200;
+
+/**
+ * DuckDB's limit for the build's next phase: what the budget leaves beside what the process holds
+ * outside DuckDB now (`processMb` resident, of which `duckdbMb` is DuckDB's), within [its least,
+ * its share]. The build's own columns grow with the corpus (about 1.6 GB at 10M works), so at
+ * 10M DuckDB spills more rather than the process going over the budget; at 1M it keeps its share.
+ *   2,500 MB budget, 600 MB resident, 100 of them DuckDB's  -> 1,000 (its share)
+ *   2,500 MB budget, 1,900 MB resident, 240 of them DuckDB's -> 640
+ */
+export function duckdbLimitNow(budgetMb: number, processMb: number, duckdbMb: number): number {
+  const left = budgetMb - (processMb - duckdbMb) - HEADROOM_MB;
+  return Math.round(Math.min(memoryShares(budgetMb).duckdbMb, Math.max(DUCKDB_LEAST_MB, left)));
+}
+
 /** The corpus store's options for a budget (CorpusStore.open). */
-export function storeOptions(budgetMb: number): { memoryLimit: string } {
-  return { memoryLimit: `${memoryShares(budgetMb).duckdbMb}MB` };
+export function storeOptions(budgetMb: number): { memoryLimit: string; budgetMb: number } {
+  return { memoryLimit: `${memoryShares(budgetMb).duckdbMb}MB`, budgetMb };
 }

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type DuckDBConnection, type DuckDBDataChunk, DuckDBInstance } from '@duckdb/node-api';
+import { duckdbLimitNow } from '../config/memory-budget.js';
 import type { TaxonomyTopic } from './corpus-store-types.js';
 import { titleKeysSql } from './paper-record.js';
 
@@ -121,7 +122,8 @@ export class CorpusStore {
     private readonly instance: DuckDBInstance,
     readonly con: DuckDBConnection,
     /** DuckDB's memory_limit as it was set (releaseCache sets it back). */
-    private readonly memoryLimit: string,
+    private memoryLimit: string,
+    private readonly budgetMb: number | undefined,
   ) {}
 
   static async open(path: string, options: StoreOptions = {}): Promise<CorpusStore> {
@@ -133,7 +135,7 @@ export class CorpusStore {
     });
     const con = await instance.connect();
     await con.run(SCHEMA);
-    return new CorpusStore(instance, con, memoryLimit);
+    return new CorpusStore(instance, con, memoryLimit, options.budgetMb);
   }
 
   /**
@@ -152,6 +154,24 @@ export class CorpusStore {
     } finally {
       await this.con.run(`SET memory_limit = ${sqlString(this.memoryLimit)}`);
     }
+  }
+
+  /**
+   * Sets DuckDB's memory_limit to what the budget (StoreOptions.budgetMb) leaves beside what the
+   * process holds outside DuckDB now (duckdbLimitNow), its cache let go first; the limit in MB,
+   * or null without a budget (the limit stays as opened). Called before the phases in which DuckDB
+   * sorts and joins the whole corpus while the build's columns are held.
+   */
+  async fitToBudget(): Promise<number | null> {
+    if (this.budgetMb === undefined) return null;
+    await this.releaseCache();
+    const duckdbBytes = await this.scalar<number>(
+      'SELECT coalesce(sum(memory_usage_bytes), 0)::DOUBLE FROM duckdb_memory()',
+    );
+    const mb = duckdbLimitNow(this.budgetMb, process.memoryUsage.rss() / 2 ** 20, duckdbBytes / 2 ** 20);
+    this.memoryLimit = `${mb}MB`;
+    await this.con.run(`SET memory_limit = '${this.memoryLimit}'`);
+    return mb;
   }
 
   /** Rows as plain JS objects (BIGINT as bigint: cast in SQL where a number is wanted). */
@@ -591,6 +611,8 @@ function readNumbers(chunk: DuckDBDataChunk, out: Growable<NumberArray>[], nullV
 export interface StoreOptions {
   threads?: number;
   memoryLimit?: string;
+  /** The batch job's whole memory budget in MB (BUILD_MEMORY_MB), which fitToBudget keeps to. */
+  budgetMb?: number;
 }
 
 export function openCorpusStore(path: string, options?: StoreOptions): Promise<CorpusStore> {

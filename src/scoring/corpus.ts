@@ -254,6 +254,10 @@ export async function loadCorpusReporting(
     ],
   );
   if (read !== n) throw new Error('the corpus store changed while the build read it');
+  // From here the build joins `ord` by id for the ordinal alone (and the citation votes by the
+  // primary topic): the facts let go. DuckDB keeps a temporary table in its memory, not all of
+  // it evictable: 560 MB at 10M works with the facts, 240 without.
+  await store.con.run('CREATE OR REPLACE TEMP TABLE ord AS SELECT id, o, fact_topic FROM ord');
   progress(`${n} works ordered`);
   const midYear = new Map<number, number>();
   for (let p = 0; p < n; p++) {

@@ -196,12 +196,14 @@ async function buildFromStore(
     // file's bytes are checked against its name; else DuckDB reads them all again.
     const papers = async (): Promise<PaperContent> => {
       releaseFreeMemory(); // what the scoring worker's thread kept, given back before the references
+      await fitStore('the citation votes and the references');
       // The citation graph's votes for the papers without a topic: DuckDB's joins, not beside the
       // scoring either.
       const clusters = assignClusters(corpus.primaryTopic, await citationVotes(store));
       refs.staging = stageReferences();
       const stagedRefs = await refs.staging;
       lap('references staged');
+      await fitStore('the paper rows');
       let previous: PaperContent['previous'];
       if (report.cachedOrdinal && previousVersion) {
         const file = await previousFile;
@@ -212,6 +214,11 @@ async function buildFromStore(
           );
       }
       return { corpus, impact, clusters, previous, refs: stagedRefs };
+    };
+    // DuckDB's limit for what it sorts and joins next, beside the columns the build holds.
+    const fitStore = async (what: string) => {
+      const mb = await store.fitToBudget();
+      if (mb !== null) log(`DuckDB's memory limit ${mb} MB for ${what}`);
     };
     const stageReferences = async (): Promise<StagedRefs> => {
       const snapshot = await previousFile;

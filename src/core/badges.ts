@@ -42,7 +42,7 @@ export interface SparklineAnswer {
 }
 
 /** The years a sparkline draws at most: the most recent, so that an old subject's image stays small. */
-export const SPARKLINE_YEARS = 30;
+const SPARKLINE_YEARS = 30;
 
 /** Characters of a name drawn on a badge; the whole name is in its title. */
 const LABEL_CHARACTERS = 36;

@@ -44,8 +44,8 @@ export interface Operation {
   /** A batch (symbols=Fe,Ni,Co): the price is per symbol asked for, times the symbols. */
   perSymbol?: boolean;
   /**
-   * An Atom feed: its caller is a feed reader, which sends no header, so a closed feed takes a
-   * feed token in its URL (token=) instead of the bearer (feedLevel).
+   * An Atom feed or an embedded badge: its caller is a feed reader or an <img> tag, which sends no
+   * header, so a closed one takes a feed token in its URL (token=) instead of the bearer (feedLevel).
    */
   feed?: boolean;
 }
@@ -208,6 +208,45 @@ export const OPERATIONS = [
     method: 'GET',
     path: '/feeds/rising',
     access: 'public',
+    prices: [],
+    feed: true,
+  },
+  {
+    id: 'getElementBadge',
+    description: "An SVG badge of one element's current RIS, its data version in its title, to embed",
+    method: 'GET',
+    path: '/badges/elements/{symbol}.svg',
+    access: 'public',
+    prices: [],
+    feed: true,
+  },
+  {
+    // Above the yearly history's own level (any key): an embedded sparkline shows the history to
+    // every reader of the page that holds it, a republication, which the paid plans open.
+    id: 'getElementHistoryBadge',
+    description: "An SVG sparkline of one element's yearly RIS, to embed",
+    method: 'GET',
+    path: '/badges/elements/{symbol}/history.svg',
+    access: 'personal',
+    prices: [],
+    feed: true,
+  },
+  {
+    id: 'getSubjectBadge',
+    description:
+      "An SVG badge of one topic's or keyword's current RIS, its data version in its title, to embed",
+    method: 'GET',
+    path: '/badges/subjects/{subject_type}/{subject_id}.svg',
+    access: 'personal',
+    prices: [],
+    feed: true,
+  },
+  {
+    id: 'getSubjectHistoryBadge',
+    description: "An SVG sparkline of one topic's or keyword's yearly RIS, to embed",
+    method: 'GET',
+    path: '/badges/subjects/{subject_type}/{subject_id}/history.svg',
+    access: 'personal',
     prices: [],
     feed: true,
   },

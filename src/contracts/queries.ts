@@ -5,6 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { OperationId, RequestTerms } from '../access/policy.js';
+import { BadgeTokenQuery } from './badges.js';
 import { ChangesQuery, KindsQuery } from './changes.js';
 import { FeedKindQuery, FeedSubjectsQuery, FeedTokenQuery } from './feeds.js';
 import { LabQuoteText, LabRunFields, QuoteId } from './lab.js';
@@ -56,6 +57,10 @@ export const QUERIES = {
   getSubjectFeed: z.object({ ...FeedTokenQuery, ...PinnedQuery }).strict(),
   getSubjectSetFeed: z.object({ subjects: FeedSubjectsQuery, ...FeedTokenQuery, ...PinnedQuery }).strict(),
   getRisingFeed: z.object({ kind: FeedKindQuery, ...FeedTokenQuery, ...PinnedQuery }).strict(),
+  getElementBadge: z.object({ ...BadgeTokenQuery, ...PinnedQuery }).strict(),
+  getElementHistoryBadge: z.object({ ...BadgeTokenQuery, ...PinnedQuery }).strict(),
+  getSubjectBadge: z.object({ ...BadgeTokenQuery, ...PinnedQuery }).strict(),
+  getSubjectHistoryBadge: z.object({ ...BadgeTokenQuery, ...PinnedQuery }).strict(),
   research: z.object({ ...researchFields(), ...PinnedQuery }).strict(),
   labQuote: z.object({ q: LabQuoteText }).strict(),
   labRun: z.object({ quote_id: QuoteId, depth: LabRunFields.depth }).strict(),

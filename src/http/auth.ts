@@ -13,8 +13,8 @@ interface KnownKeys {
   knownKey(key: string): KeyInfo | undefined;
 }
 
-/** Where token= is read: the feeds, and no other route (a feed token opens feeds only). */
-const FEEDS_PATH = '/v1/feeds/';
+/** Where token= is read: the feeds and the badges, and no other route (a feed token opens them only). */
+const TOKEN_PATHS = ['/v1/feeds/', '/v1/badges/'];
 
 const ANONYMOUS: Caller = { plan: null, keyPrefix: null, accountId: null };
 
@@ -60,7 +60,7 @@ export function authenticate(
     }
     return accept(c, info);
   };
-  // A feed token (feed-tokens.ts), on a feed's URL only: refused like a bad key, counted against
+  // A feed token (feed-tokens.ts), on a feed's or a badge's URL only: refused like a bad key, counted against
   // the address's invalid-key budget, rate limited under its own prefix, and never logged (the
   // request log writes the path, not the query).
   const feedToken = async (c: Context<AppEnv>, token: string): Promise<undefined> => {
@@ -98,7 +98,8 @@ export function authenticate(
   return {
     enter(c) {
       const header = c.req.header('authorization');
-      const token = c.req.path.startsWith(FEEDS_PATH) ? c.req.query('token') : undefined;
+      const path = c.req.path;
+      const token = TOKEN_PATHS.some((p) => path.startsWith(p)) ? c.req.query('token') : undefined;
       if (token !== undefined) {
         if (header)
           throw new ServiceError(

@@ -20,7 +20,7 @@ export interface Caller {
   accountId: string | null;
   /** A per-call payer (x402): `plan` is the plan the operation needs, bought for this call only. */
   payer?: boolean;
-  /** A feed token's account (token= on a feed's URL): `plan` is its account's. */
+  /** A feed token's account (token= on a feed's or a badge's URL): `plan` is its account's. */
   feedToken?: boolean;
 }
 

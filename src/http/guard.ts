@@ -73,7 +73,7 @@ export function checkFeed(
   if (refusal === null) return;
   const plan = String(refusal.extra.required_plan);
   const named = `${plan.charAt(0).toUpperCase()}${plan.slice(1)}`;
-  const how = `Feed readers send no header, so the token goes in the URL: add token=<FEED_TOKEN>, a feed token made on ${publicUrl}/account by an account on the ${named} plan (an API key never goes in a URL).`;
+  const how = `Feed readers and <img> tags send no header, so the token goes in the URL: add token=<FEED_TOKEN>, a feed token made on ${publicUrl}/account by an account on the ${named} plan (an API key never goes in a URL).`;
   throw new ServiceError(
     refusal.code as 'authentication_required' | 'plan_required',
     refusal.code === 'authentication_required'

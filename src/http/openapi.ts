@@ -243,6 +243,11 @@ const TAGS = [
     description:
       'The changes as Atom feeds for feed readers: an element, a subject, a set of subjects, what rose most',
   },
+  {
+    name: 'badges',
+    description:
+      "SVG badges to embed in a page: an element's or subject's current RIS, and its yearly sparkline",
+  },
 ];
 
 function tagOf(op: Operation): string {

@@ -2,6 +2,7 @@ import type { Context, Env, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type OperationId, operation, planAllows, requiredPlan } from '../access/policy.js';
 import type { WebSession } from '../access/state-store.js';
+import { badgePath } from '../core/badges.js';
 import { listElements, symbolsNamedIn } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
 import { feedPath } from '../core/feeds.js';
@@ -15,6 +16,7 @@ import { type Viewer, viewerFor } from '../core/viewer.js';
 import { inThread, type WorkerPool } from '../core/worker-pool.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { risByYear } from './chart.js';
+import { embedSnippet } from './embed.js';
 import { feedLink, Html, html, type Site } from './html.js';
 import { countOf, countText, risText, riText } from './numbers.js';
 import { hriText, PAPERS_SHOWN, paperList, planNote } from './parts.js';
@@ -181,6 +183,15 @@ ${feedLink(feed.href, `the changes of this ${type}`, feedLevel === 'public', `${
         .map(
           ([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`,
         )}<dt>OpenAlex</dt><dd><a class="url" href="${openAlexUrl(type, s.subject_id)}">${openAlexUrl(type, s.subject_id)}</a></dd></dl>`;
+      const embed = embedSnippet({
+        publicUrl: deps.publicUrl,
+        page: s.canonical_url,
+        badge: badgePath(type, s.subject_id),
+        sparkline: badgePath(type, s.subject_id, true),
+        alt: `${s.name}: research intensity score (RIS)`,
+        tokenNeeded: operation('getSubjectBadge').access !== 'public',
+        plan: requiredName('personal', deps.edition),
+      });
       const parts = {
         title: label,
         description:
@@ -197,7 +208,8 @@ ${feedLink(feed.href, `the changes of this ${type}`, feedLevel === 'public', `${
           body: html`${facts}
 <h2>Scores, history and papers</h2>
 ${planNote(`its RI, RIS and HRI, its history by year, its top papers and the elements it is routed to`, requiredName('personal', deps.edition), session)}
-<p class="muted">From the API: <code>${apiPath}</code> and <code>${apiPath}/papers</code>${session ? '' : ', with a key on that plan or paid per call'}.</p>`,
+<p class="muted">From the API: <code>${apiPath}</code> and <code>${apiPath}/papers</code>${session ? '' : ', with a key on that plan or paid per call'}.</p>
+${embed}`,
         };
       const series = subjectHistory(snapshot, type, s.subject_id, 'yearly', viewer).series;
       const papers = subjectPapers(
@@ -233,6 +245,7 @@ ${paperList(papers.papers, papers.total_ranked, {
   csvHref: `/subjects/${type}/${encodeURIComponent(s.subject_id)}/papers.csv`,
   apiPath: `${apiPath}/papers?limit=100`,
 })}
+${embed}
 ${asJson(apiPath)}`,
       };
     }),

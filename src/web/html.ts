@@ -194,6 +194,8 @@ main li{margin:.4rem 0}
 .plan .price{font-size:1.25rem;font-weight:700;margin:.25rem 0}
 a.ask{display:inline-block;padding:.35rem .7rem;border:1px solid var(--accent);border-radius:4px;font-weight:600;text-decoration:none;min-height:24px}
 textarea,select{font:inherit;padding:.4rem .6rem;border:1px solid #8c959f;border-radius:4px;max-width:100%}
+.embed label{display:block;font-weight:600}
+.embed textarea{display:block;box-sizing:border-box;width:100%;max-width:48rem;margin:.2rem 0 .75rem;font-family:ui-monospace,monospace;font-size:.85rem}
 .gate{border-left:4px solid var(--accent);padding:.4rem .8rem;background:#f3f8fd}
 dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}
 dl.facts dd{margin:0}

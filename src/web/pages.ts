@@ -1,7 +1,8 @@
 import type { Context, Env, Hono } from 'hono';
-import { type OperationId, planAllows } from '../access/policy.js';
+import { type OperationId, operation, planAllows } from '../access/policy.js';
 import type { WebSession } from '../access/state-store.js';
 import { CSV_TYPE, papersTable, toCsv } from '../contracts/csv.js';
+import { badgePath } from '../core/badges.js';
 import { canonicalSymbol, type ElementScore, getElement, listElements } from '../core/elements.js';
 import { ERROR_CODES, ServiceError } from '../core/errors.js';
 import { feedPath } from '../core/feeds.js';
@@ -18,6 +19,7 @@ import {
   sessionViewer,
 } from './answer-pages.js';
 import { historyChart, openYearTo, risByYear } from './chart.js';
+import { embedSnippet } from './embed.js';
 import { feedLink, type Html, html, SITE_CSS } from './html.js';
 import { countOf, countText, risText, riText } from './numbers.js';
 import { hriText, PAPERS_SHOWN, type PaperEntry, paperList, planNote } from './parts.js';
@@ -139,6 +141,15 @@ ${
     : html`<h2 id="papers">Top papers</h2>${planNote(`its top papers (the ${PAPERS_SHOWN} with most impact here, up to 100 by download)`, personal, session)}`
 }
 ${howToRead(deps.edition)}
+${embedSnippet({
+  publicUrl: deps.publicUrl,
+  page: e.canonical_url,
+  badge: badgePath('element', e.symbol),
+  sparkline: badgePath('element', e.symbol, true),
+  alt: `${e.name} (${e.symbol}): research intensity score (RIS)`,
+  tokenNeeded: operation('getElementBadge').access !== 'public',
+  plan: personal,
+})}
 <h2>More on ${e.name}</h2>
 ${elementApi(e.symbol, session, deps)}`;
         return deps.site.page(`${e.name} (${e.symbol})`, body, {

@@ -13,7 +13,8 @@ import {
 import type { Middleware } from '../middleware.js';
 
 /** JSON and text, but not event streams: they are sent as they come, never buffered. */
-const COMPRESSIBLE = /^(application\/(json|problem\+json|javascript|atom\+xml)|text\/(?!event-stream))/;
+const COMPRESSIBLE =
+  /^(application\/(json|problem\+json|javascript|atom\+xml)|image\/svg\+xml|text\/(?!event-stream))/;
 
 export const isCompressible = (contentType: string) => COMPRESSIBLE.test(contentType);
 

@@ -224,9 +224,10 @@ function cacheHeaders(contentType: string, keyed: boolean, route: Headers): Reco
       .get('vary')
       ?.split(',')
       .some((h) => h.trim().toLowerCase() === 'accept') ?? false;
-  // A CSV answer carries its envelope in headers (csv.ts), the skill its file name: a hit repeats them.
+  // A CSV answer carries its envelope in headers (csv.ts), the skill its file name, a badge its
+  // policy (an SVG opened alone runs nothing): a hit repeats them.
   const envelope: Record<string, string> = {};
-  for (const name of ['link', 'ri-data-version', 'content-disposition']) {
+  for (const name of ['link', 'ri-data-version', 'content-disposition', 'content-security-policy']) {
     const value = route.get(name);
     if (value !== null) envelope[name] = value;
   }

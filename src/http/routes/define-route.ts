@@ -74,5 +74,23 @@ export function defineRoute<const S extends RouteSpec>(
       ...errorResponses(op.feed ? 'feed' : op.access === 'public' ? 'public' : 'keyed', spec.errors),
     },
   });
-  app.openapi(route, handler as never);
+  const routing = routingPath(op.path);
+  if (routing === op.path) {
+    app.openapi(route, handler as never);
+    return;
+  }
+  // The document keeps the template ({symbol}.svg); the router gets the pattern.
+  const { middleware: _, ...documented } = route;
+  app.openAPIRegistry.registerPath(documented);
+  app.openapi({ ...route, path: routing, hide: true }, handler as never);
+}
+
+/**
+ * The path the router takes for a template. A parameter followed by a suffix in its segment
+ * ({symbol}.svg) is one Hono would name `symbol.svg` and match without the suffix, so it becomes a
+ * pattern over the whole segment ending in the suffix ({symbol{[^\x2F]+\.svg}}: no literal '/',
+ * which would split the segment), and the parameter's schema drops the suffix (contracts/badges.ts).
+ */
+function routingPath(path: string): string {
+  return path.replace(/\{(\w+)\}\.(\w+)(?=\/|$)/g, '{$1{[^\\x2F]+\\.$2}}');
 }

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../context.js';
+import { registerBadges } from './badges/index.js';
 import { registerListChanges } from './changes/list.js';
 import { registerElementChanges } from './elements/changes.js';
 import { registerGetElement } from './elements/get.js';
@@ -43,6 +44,7 @@ export function registerRoutes(v1: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
   registerExports(v1, deps);
   registerListChanges(v1, deps);
   registerFeeds(v1, deps);
+  registerBadges(v1, deps);
   if (deps.lab) {
     registerResearch(v1, deps);
     registerLabQuote(v1, deps, deps.lab);

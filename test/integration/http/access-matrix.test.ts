@@ -61,6 +61,22 @@ const ENDPOINTS: Endpoint[] = [
   },
   { op: 'getRisingFeed', method: 'GET', path: '/v1/feeds/rising?kind=element', access: 'public' },
   { op: 'getRisingFeed', method: 'GET', path: '/v1/feeds/rising?kind=keyword', access: 'personal' },
+  // Badges: as the feeds (a token in the URL, or a bearer key for a script); an element's current
+  // RIS open, a subject's and every sparkline from Personal (badges.test.ts).
+  { op: 'getElementBadge', method: 'GET', path: '/v1/badges/elements/Fe.svg', access: 'public' },
+  {
+    op: 'getElementHistoryBadge',
+    method: 'GET',
+    path: '/v1/badges/elements/Fe/history.svg',
+    access: 'personal',
+  },
+  { op: 'getSubjectBadge', method: 'GET', path: '/v1/badges/subjects/topic/T10030.svg', access: 'personal' },
+  {
+    op: 'getSubjectHistoryBadge',
+    method: 'GET',
+    path: '/v1/badges/subjects/topic/T10030/history.svg',
+    access: 'personal',
+  },
   { op: 'searchSubjects', method: 'GET', path: '/v1/subjects/search?q=oxygen%20evolution', access: 'key' },
   { op: 'getSubject', method: 'GET', path: '/v1/subjects/topic/T10030', access: 'personal' },
   { op: 'getSubjectHistory', method: 'GET', path: '/v1/subjects/topic/T10030/history', access: 'personal' },

@@ -76,7 +76,7 @@ function callOf(path: string, method: string, op: Operation): string {
           exampleValue(body.schema.properties?.[name] ?? {}),
         ]),
       );
-  // A feed answers Atom XML: its answer is typed as the text it is.
+  // A feed answers Atom XML, a badge SVG: its answer is typed as the text it is.
   const json = Boolean(op.responses?.['200']?.content?.['application/json']);
   return `// ${op.operationId}
 export async function ${op.operationId}(): Promise<string> {
@@ -161,8 +161,8 @@ describe('a client generated from /v1/openapi.json (openapi-typescript)', () => 
     expect(output).toBe('');
     expect(status).toBe(0);
     // Every operation of the full edition: the elements, subjects, versions, the exports (the
-    // list and a file), changes, the four feeds, research and the lab.
-    expect(operations).toBe(25);
+    // list and a file), changes, the four feeds, the four badges, research and the lab.
+    expect(operations).toBe(29);
   }, 240_000);
 
   it('does not compile when an answer may also be CSV (the check can fail)', async () => {

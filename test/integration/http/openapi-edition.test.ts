@@ -71,6 +71,7 @@ describe('the OpenAPI document of the enterprise edition', () => {
       'exports',
       'changes',
       'feeds',
+      'badges',
     ]);
     expect((await documentOf(full)).doc.tags.map((t) => t.name)).toContain('lab');
   });

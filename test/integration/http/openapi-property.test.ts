@@ -621,6 +621,16 @@ async function check(sample: Sample, statuses: Map<number, number>): Promise<str
       return `${what}: an Atom answer that is not an Atom feed`;
     return null;
   }
+  if (res.status === 200 && !isHead && String(res.headers['content-type']).startsWith('image/svg+xml')) {
+    // A badge: documented as SVG, and an SVG image (badges.test.ts parses them with a browser's XML parser).
+    const content = (sample.op.responses['200'] as { content?: Record<string, unknown> } | undefined)
+      ?.content;
+    if (!content?.['image/svg+xml'])
+      return `${what}: SVG is not documented for ${sample.op.method} ${sample.op.template}`;
+    if (!/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]* role="img"/.test(res.body.toString('utf8')))
+      return `${what}: an SVG answer that is not an SVG image`;
+    return null;
+  }
   if (res.status === 200 && !isHead) {
     const body = JSON.parse(res.body.toString('utf8')) as unknown;
     const verdict = validators.get(`${sample.op.method} ${sample.op.template}`)!(body);

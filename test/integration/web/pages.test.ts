@@ -347,7 +347,8 @@ const words = (page: string) =>
   page
     .split('<main>')[1]!
     .split('</main>')[0]!
-    .replace(/<code>[^<]*<\/code>/g, ' ')
+    // What is there to copy (code, an embed snippet's text) is not prose.
+    .replace(/<code[^>]*>[^<]*<\/code>|<textarea[^>]*>[^<]*<\/textarea>/g, ' ')
     .replace(/<[^>]+>/g, ' ')
     .replace(/&#39;/g, "'")
     .replace(/&quot;/g, '"')

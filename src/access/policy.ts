@@ -221,13 +221,12 @@ export const OPERATIONS = [
     feed: true,
   },
   {
-    // Above the yearly history's own level (any key): an embedded sparkline shows the history to
-    // every reader of the page that holds it, a republication, which the paid plans open.
+    // The plan of the yearly history it draws (getElementHistory): any key's feed token.
     id: 'getElementHistoryBadge',
     description: "An SVG sparkline of one element's yearly RIS, to embed",
     method: 'GET',
     path: '/badges/elements/{symbol}/history.svg',
-    access: 'personal',
+    access: 'key',
     prices: [],
     feed: true,
   },

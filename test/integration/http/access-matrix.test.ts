@@ -61,15 +61,11 @@ const ENDPOINTS: Endpoint[] = [
   },
   { op: 'getRisingFeed', method: 'GET', path: '/v1/feeds/rising?kind=element', access: 'public' },
   { op: 'getRisingFeed', method: 'GET', path: '/v1/feeds/rising?kind=keyword', access: 'personal' },
-  // Badges: as the feeds (a token in the URL, or a bearer key for a script); an element's current
-  // RIS open, a subject's and every sparkline from Personal (badges.test.ts).
+  // Badges: as the feeds (a token in the URL, or a bearer key for a script); as what they draw: an
+  // element's current RIS open, its yearly history to any key, a subject's from Personal
+  // (badges.test.ts).
   { op: 'getElementBadge', method: 'GET', path: '/v1/badges/elements/Fe.svg', access: 'public' },
-  {
-    op: 'getElementHistoryBadge',
-    method: 'GET',
-    path: '/v1/badges/elements/Fe/history.svg',
-    access: 'personal',
-  },
+  { op: 'getElementHistoryBadge', method: 'GET', path: '/v1/badges/elements/Fe/history.svg', access: 'key' },
   { op: 'getSubjectBadge', method: 'GET', path: '/v1/badges/subjects/topic/T10030.svg', access: 'personal' },
   {
     op: 'getSubjectHistoryBadge',

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BUILD_MEMORY_MB, duckdbLimitNow, memoryShares, storeOptions } from '../../../src/config/memory-budget.js';
+import {
+  DEFAULT_BUILD_MEMORY_MB,
+  duckdbLimitNow,
+  memoryShares,
+  storeOptions,
+} from '../../../src/config/memory-budget.js';
 
 describe('the batch jobs’ memory budget', () => {
   it('gives DuckDB 40% of it, never under 512 MB', () => {

@@ -30,16 +30,22 @@ export function memoryShares(budgetMb: number): MemoryShares {
 const HEADROOM_MB = 200;
 
 /**
+ * The least DuckDB's limit is fitted down to: at 10M works its joins of every reference to the
+ * ordinals failed at 488 and 572 MB and ran at 954.
+ */
+const DUCKDB_FITTED_LEAST_MB = 768;
+
+/**
  * DuckDB's limit for the build's next phase: what the budget leaves beside what the process holds
- * outside DuckDB now (`processMb` resident, of which `duckdbMb` is DuckDB's), within [its least,
+ * outside DuckDB now (`processMb` resident, of which `duckdbMb` is DuckDB's), within [768 MB,
  * its share]. The build's own columns grow with the corpus (about 1.6 GB at 10M works), so at
  * 10M DuckDB spills more rather than the process going over the budget; at 1M it keeps its share.
  *   2,500 MB budget, 600 MB resident, 100 of them DuckDB's  -> 1,000 (its share)
- *   2,500 MB budget, 1,900 MB resident, 240 of them DuckDB's -> 640
+ *   2,500 MB budget, 1,800 MB resident, 240 of them DuckDB's -> 740, raised to 768
  */
 export function duckdbLimitNow(budgetMb: number, processMb: number, duckdbMb: number): number {
   const left = budgetMb - (processMb - duckdbMb) - HEADROOM_MB;
-  return Math.round(Math.min(memoryShares(budgetMb).duckdbMb, Math.max(DUCKDB_LEAST_MB, left)));
+  return Math.round(Math.min(memoryShares(budgetMb).duckdbMb, Math.max(DUCKDB_FITTED_LEAST_MB, left)));
 }
 
 /** The corpus store's options for a budget (CorpusStore.open). */

@@ -17,9 +17,13 @@ describe('the batch jobs’ memory budget', () => {
   it("fits DuckDB's limit to what the budget leaves beside the process, within its least and its share", () => {
     // 1M works: the build holds little, DuckDB keeps its share.
     expect(duckdbLimitNow(2500, 600, 100)).toBe(1000);
-    // 10M works: 1,660 MB held outside DuckDB, 200 of headroom.
-    expect(duckdbLimitNow(2500, 1900, 240)).toBe(640);
-    // Never below the least DuckDB's joins run with, however much is held.
-    expect(duckdbLimitNow(2500, 3000, 0)).toBe(512);
+    // 1,300 MB held outside DuckDB, 200 of headroom.
+    expect(duckdbLimitNow(2500, 1300, 100)).toBe(1000);
+    expect(duckdbLimitNow(2500, 1500, 100)).toBe(900);
+    // Never below the least DuckDB's joins of the references ran with at 10M works.
+    expect(duckdbLimitNow(2500, 1800, 240)).toBe(768);
+    expect(duckdbLimitNow(2500, 3000, 0)).toBe(768);
+    // Nor above its share, when the budget's share is under that least.
+    expect(duckdbLimitNow(1500, 1800, 240)).toBe(600);
   });
 });

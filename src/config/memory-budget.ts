@@ -39,7 +39,7 @@ const DUCKDB_FITTED_LEAST_MB = 768;
  * DuckDB's limit for the build's next phase: what the budget leaves beside what the process holds
  * outside DuckDB now (`processMb` resident, of which `duckdbMb` is DuckDB's), within [768 MB,
  * its share]. The build's own columns grow with the corpus (about 1.6 GB at 10M works), so at
- * 10M DuckDB spills more rather than the process going over the budget; at 1M it keeps its share.
+ * 10M DuckDB spills more, down to that floor; at 1M it keeps its share.
  *   2,500 MB budget, 600 MB resident, 100 of them DuckDB's  -> 1,000 (its share)
  *   2,500 MB budget, 1,800 MB resident, 240 of them DuckDB's -> 740, raised to 768
  */

@@ -582,6 +582,30 @@ export class PostgresStateStore implements StateStore {
     return rows.map(toAttempt);
   }
 
+  async pruneWebhookOutbox(
+    beforeIso: string,
+    keepVersions: readonly string[],
+    limit: number,
+  ): Promise<{ events: number; attempts: number }> {
+    // SKIP LOCKED: replicas pruning at once each take other rows and never wait on one another
+    // (nor deadlock); a row claimed or being recorded is pending or too new to be chosen anyway.
+    const { rows } = await this.pool.query<{ events: string; attempts: string }>(
+      `WITH events AS (
+         DELETE FROM webhook_outbox WHERE id IN (
+           SELECT id FROM webhook_outbox
+            WHERE status IN ('delivered', 'failed') AND created_at < $1 AND data_version <> ALL($2::text[])
+            LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING 1),
+       attempts AS (
+         DELETE FROM webhook_attempts WHERE id IN (
+           SELECT id FROM webhook_attempts WHERE attempted_at < $1 LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM attempts) AS attempts`,
+      [beforeIso, [...keepVersions], limit],
+    );
+    return { events: Number(rows[0]!.events), attempts: Number(rows[0]!.attempts) };
+  }
+
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
   }

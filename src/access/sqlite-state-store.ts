@@ -611,6 +611,25 @@ export class SqliteStateStore implements StateStore {
     return rows.map(toAttempt);
   }
 
+  async pruneWebhookOutbox(
+    beforeIso: string,
+    keepVersions: readonly string[],
+    limit: number,
+  ): Promise<{ events: number; attempts: number }> {
+    // Batches of `limit`: each one a short write transaction, so requests are not held behind it.
+    return this.db.transaction(() => ({
+      events: this.prepared(
+        `DELETE FROM webhook_outbox WHERE id IN (
+           SELECT id FROM webhook_outbox
+            WHERE status IN ('delivered', 'failed') AND created_at < ?
+              AND data_version NOT IN (SELECT value FROM json_each(?)) LIMIT ?)`,
+      ).run(beforeIso, JSON.stringify(keepVersions), limit).changes,
+      attempts: this.prepared(
+        'DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE attempted_at < ? LIMIT ?)',
+      ).run(beforeIso, limit).changes,
+    }))();
+  }
+
   async ping(): Promise<void> {
     this.prepared('SELECT 1').get();
   }

@@ -296,19 +296,20 @@ export class PostgresStateStore implements StateStore {
     return row.revoked_at === null ? toFeedTokenInfo(row) : null;
   }
 
-  async listFeedTokens(accountId: string): Promise<FeedTokenInfo[]> {
+  async listFeedTokens(accountId?: string): Promise<FeedTokenInfo[]> {
     const { rows } = await this.pool.query<FeedTokenRow>(
       `SELECT ${FEED_TOKEN_COLUMNS} FROM feed_tokens f JOIN accounts a ON a.id = f.account_id
-        WHERE f.account_id = $1 ORDER BY f.created_at, f.prefix`,
-      [accountId],
+        WHERE ($1::text IS NULL OR f.account_id = $1) ORDER BY f.created_at, f.prefix`,
+      [accountId ?? null],
     );
     return rows.map(toFeedTokenInfo);
   }
 
-  async revokeFeedToken(prefix: string, accountId: string): Promise<boolean> {
+  async revokeFeedToken(prefix: string, accountId?: string): Promise<boolean> {
     const result = await this.pool.query(
-      'UPDATE feed_tokens SET revoked_at = now() WHERE prefix = $1 AND revoked_at IS NULL AND account_id = $2',
-      [prefix, accountId],
+      `UPDATE feed_tokens SET revoked_at = now()
+        WHERE prefix = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR account_id = $2)`,
+      [prefix, accountId ?? null],
     );
     return (result.rowCount ?? 0) > 0;
   }

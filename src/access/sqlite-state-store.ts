@@ -327,18 +327,18 @@ export class SqliteStateStore implements StateStore {
     return row.revoked_at === null ? toFeedTokenInfo(row) : null;
   }
 
-  async listFeedTokens(accountId: string): Promise<FeedTokenInfo[]> {
+  async listFeedTokens(accountId?: string): Promise<FeedTokenInfo[]> {
     const rows = this.prepared(
       `SELECT ${FEED_TOKEN_COLUMNS} FROM feed_tokens f JOIN accounts a ON a.id = f.account_id
-          WHERE f.account_id = ? ORDER BY f.created_at, f.prefix`,
-    ).all(accountId) as FeedTokenRow[];
+          WHERE (? IS NULL OR f.account_id = ?) ORDER BY f.created_at, f.prefix`,
+    ).all(accountId ?? null, accountId ?? null) as FeedTokenRow[];
     return rows.map(toFeedTokenInfo);
   }
 
-  async revokeFeedToken(prefix: string, accountId: string): Promise<boolean> {
+  async revokeFeedToken(prefix: string, accountId?: string): Promise<boolean> {
     const result = this.prepared(
-      'UPDATE feed_tokens SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL AND account_id = ?',
-    ).run(now(), prefix, accountId);
+      'UPDATE feed_tokens SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)',
+    ).run(now(), prefix, accountId ?? null, accountId ?? null);
     return result.changes > 0;
   }
 

@@ -336,6 +336,18 @@ function stateStoreSuite(backend: Backend) {
       expect(listed.map((t) => [t.prefix, t.revokedAt !== null])).toEqual([[prefix, true]]);
       expect(JSON.stringify(listed)).not.toContain(secret);
       await expect(store.createFeedToken('no-such-account')).rejects.toBeInstanceOf(StateNotFoundError);
+      // Without an account (the command line): every account's tokens, revoked by prefix alone.
+      const second = await store.createFeedToken(theirs.id);
+      const all = (await other.listFeedTokens()).map((t) => [t.prefix, t.accountId]);
+      expect(all).toEqual(
+        expect.arrayContaining([
+          [prefix, mine.id],
+          [second.prefix, theirs.id],
+        ]),
+      );
+      expect(await other.revokeFeedToken(second.prefix)).toBe(true);
+      expect(await store.authenticateFeedToken(second.token)).toBeNull();
+      expect(await other.revokeFeedToken(second.prefix)).toBe(false);
     });
 
     it('adds calls per key and month across instances; unknown prefixes are ignored', async () => {

@@ -296,19 +296,20 @@ export class PostgresStateStore implements StateStore {
     return row.revoked_at === null ? toFeedTokenInfo(row) : null;
   }
 
-  async listFeedTokens(accountId: string): Promise<FeedTokenInfo[]> {
+  async listFeedTokens(accountId?: string): Promise<FeedTokenInfo[]> {
     const { rows } = await this.pool.query<FeedTokenRow>(
       `SELECT ${FEED_TOKEN_COLUMNS} FROM feed_tokens f JOIN accounts a ON a.id = f.account_id
-        WHERE f.account_id = $1 ORDER BY f.created_at, f.prefix`,
-      [accountId],
+        WHERE ($1::text IS NULL OR f.account_id = $1) ORDER BY f.created_at, f.prefix`,
+      [accountId ?? null],
     );
     return rows.map(toFeedTokenInfo);
   }
 
-  async revokeFeedToken(prefix: string, accountId: string): Promise<boolean> {
+  async revokeFeedToken(prefix: string, accountId?: string): Promise<boolean> {
     const result = await this.pool.query(
-      'UPDATE feed_tokens SET revoked_at = now() WHERE prefix = $1 AND revoked_at IS NULL AND account_id = $2',
-      [prefix, accountId],
+      `UPDATE feed_tokens SET revoked_at = now()
+        WHERE prefix = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR account_id = $2)`,
+      [prefix, accountId ?? null],
     );
     return (result.rowCount ?? 0) > 0;
   }
@@ -580,6 +581,30 @@ export class PostgresStateStore implements StateStore {
       [accountId, limit],
     );
     return rows.map(toAttempt);
+  }
+
+  async pruneWebhookOutbox(
+    beforeIso: string,
+    keepVersions: readonly string[],
+    limit: number,
+  ): Promise<{ events: number; attempts: number }> {
+    // SKIP LOCKED: replicas pruning at once each take other rows and never wait on one another
+    // (nor deadlock); a row claimed or being recorded is pending or too new to be chosen anyway.
+    const { rows } = await this.pool.query<{ events: string; attempts: string }>(
+      `WITH events AS (
+         DELETE FROM webhook_outbox WHERE id IN (
+           SELECT id FROM webhook_outbox
+            WHERE status IN ('delivered', 'failed') AND created_at < $1 AND data_version <> ALL($2::text[])
+            LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING 1),
+       attempts AS (
+         DELETE FROM webhook_attempts WHERE id IN (
+           SELECT id FROM webhook_attempts WHERE attempted_at < $1 LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM attempts) AS attempts`,
+      [beforeIso, [...keepVersions], limit],
+    );
+    return { events: Number(rows[0]!.events), attempts: Number(rows[0]!.attempts) };
   }
 
   async ping(): Promise<void> {

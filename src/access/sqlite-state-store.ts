@@ -327,18 +327,18 @@ export class SqliteStateStore implements StateStore {
     return row.revoked_at === null ? toFeedTokenInfo(row) : null;
   }
 
-  async listFeedTokens(accountId: string): Promise<FeedTokenInfo[]> {
+  async listFeedTokens(accountId?: string): Promise<FeedTokenInfo[]> {
     const rows = this.prepared(
       `SELECT ${FEED_TOKEN_COLUMNS} FROM feed_tokens f JOIN accounts a ON a.id = f.account_id
-          WHERE f.account_id = ? ORDER BY f.created_at, f.prefix`,
-    ).all(accountId) as FeedTokenRow[];
+          WHERE (? IS NULL OR f.account_id = ?) ORDER BY f.created_at, f.prefix`,
+    ).all(accountId ?? null, accountId ?? null) as FeedTokenRow[];
     return rows.map(toFeedTokenInfo);
   }
 
-  async revokeFeedToken(prefix: string, accountId: string): Promise<boolean> {
+  async revokeFeedToken(prefix: string, accountId?: string): Promise<boolean> {
     const result = this.prepared(
-      'UPDATE feed_tokens SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL AND account_id = ?',
-    ).run(now(), prefix, accountId);
+      'UPDATE feed_tokens SET revoked_at = ? WHERE prefix = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)',
+    ).run(now(), prefix, accountId ?? null, accountId ?? null);
     return result.changes > 0;
   }
 
@@ -609,6 +609,25 @@ export class SqliteStateStore implements StateStore {
         WHERE s.account_id = ? ORDER BY w.attempted_at DESC, w.id LIMIT ?`,
     ).all(accountId, limit) as AttemptRow[];
     return rows.map(toAttempt);
+  }
+
+  async pruneWebhookOutbox(
+    beforeIso: string,
+    keepVersions: readonly string[],
+    limit: number,
+  ): Promise<{ events: number; attempts: number }> {
+    // Batches of `limit`: each one a short write transaction, so requests are not held behind it.
+    return this.db.transaction(() => ({
+      events: this.prepared(
+        `DELETE FROM webhook_outbox WHERE id IN (
+           SELECT id FROM webhook_outbox
+            WHERE status IN ('delivered', 'failed') AND created_at < ?
+              AND data_version NOT IN (SELECT value FROM json_each(?)) LIMIT ?)`,
+      ).run(beforeIso, JSON.stringify(keepVersions), limit).changes,
+      attempts: this.prepared(
+        'DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE attempted_at < ? LIMIT ?)',
+      ).run(beforeIso, limit).changes,
+    }))();
   }
 
   async ping(): Promise<void> {

@@ -78,10 +78,10 @@ export interface StateStore extends PaymentLedger, WebhookOutbox {
   createFeedToken(accountId: string): Promise<{ token: string; prefix: string }>;
   /** Null for a malformed, unknown or revoked feed token; otherwise it with its account's current plan. */
   authenticateFeedToken(token: string): Promise<FeedTokenInfo | null>;
-  /** One account's feed tokens, revoked ones included, oldest first. Never the token or its hash. */
-  listFeedTokens(accountId: string): Promise<FeedTokenInfo[]>;
-  /** False when the account has no active feed token with that prefix. */
-  revokeFeedToken(prefix: string, accountId: string): Promise<boolean>;
+  /** One account's feed tokens (every account's when none is given), revoked ones included, oldest first. Never the token or its hash. */
+  listFeedTokens(accountId?: string): Promise<FeedTokenInfo[]>;
+  /** False when there is no active feed token with that prefix (of that account, when one is given). */
+  revokeFeedToken(prefix: string, accountId?: string): Promise<boolean>;
   /** Adds calls to each key's count for a month (YYYY-MM, UTC); several replicas add up. */
   addUsage(month: string, calls: ReadonlyMap<string, number>): Promise<void>;
   /** Calls per key prefix in a month, for one account's keys. */

@@ -95,6 +95,17 @@ export interface WebhookOutbox {
   recordWebhookAttempt(attempt: WebhookAttempt): Promise<void>;
   /** The last `limit` attempts of an account's subscriptions, newest first. */
   webhookAttempts(accountId: string, limit: number): Promise<(WebhookAttempt & { url: string })[]>;
+  /**
+   * Deletes up to `limit` events delivered or failed that were made before `beforeIso`, but none
+   * of `keepVersions` (publications the data served still holds: a server starting makes their
+   * events again, and only the stored id keeps them from being sent twice), and up to `limit`
+   * attempts logged before `beforeIso`. Pending events stay. Returns how many of each it deleted.
+   */
+  pruneWebhookOutbox(
+    beforeIso: string,
+    keepVersions: readonly string[],
+    limit: number,
+  ): Promise<{ events: number; attempts: number }>;
 }
 
 export const SUBSCRIPTION_COLUMNS =

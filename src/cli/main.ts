@@ -49,6 +49,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'webhook subscriptions: create (prints the secret once), list, delete, test',
     load: () => import('./subscriptions.js'),
   },
+  'feed-tokens': {
+    summary: 'feed tokens for feed and badge URLs: create (prints the token once), list, revoke',
+    load: () => import('./feed-tokens.js'),
+  },
   plans: { summary: "change an account's plan: ri plans set EMAIL PLAN", load: () => import('./plans.js') },
   rollback: { summary: 'publish the previous snapshot again', load: () => import('./rollback.js') },
   state: {

@@ -167,6 +167,8 @@ const EnvSchema = z.object({
     .default(86_400_000),
   /** How often each server looks in the outbox for deliveries due, in ms. */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(2_000),
+  /** How long delivered and failed events, and the delivery log, are kept, in days. */
+  WEBHOOK_KEEP_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -5,7 +5,8 @@
  * WEBHOOK_POLL_MS it claims the events due (each one by one replica: the store's lease), sends
  * them (deliver.ts) and records the outcome: delivered, due again after a backoff, or failed
  * once the retry window has passed. An attempt cut short by a crash is sent again when its lease
- * ends, with the same webhook-id, so a receiver that keeps ids sees it once.
+ * ends, with the same webhook-id, so a receiver that keeps ids sees it once. About once an hour
+ * it prunes delivered and failed events and logged attempts older than WEBHOOK_KEEP_DAYS.
  */
 import type { Edition } from '../access/policy.js';
 import type { StateStore } from '../access/state-store.js';
@@ -13,11 +14,15 @@ import type { ClaimedWebhookEvent } from '../access/webhook-outbox.js';
 import type { Snapshot, SnapshotManager } from '../snapshot/snapshot.js';
 import { nextAttemptAt } from './backoff.js';
 import { deliverWebhook } from './deliver.js';
-import { subscriptionEvents } from './events.js';
+import { eventVersions, subscriptionEvents } from './events.js';
 import type { WebhookSettings } from './subscriptions.js';
 
 /** Events claimed at once by one server. */
 const CLAIM_BATCH = 20;
+/** How often each server prunes the outbox: its rows age by days, so an hour is soon enough. */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** Rows deleted per statement, so that one stays well inside the state store's deadline. */
+const PRUNE_BATCH = 1000;
 
 export interface DispatcherDeps {
   state: StateStore;
@@ -37,6 +42,8 @@ export class WebhookDispatcher {
   private failing = false;
   /** Enqueues under way (the switch's and the start's), awaited by stop(). */
   private readonly enqueues = new Set<Promise<void>>();
+  /** When the outbox is pruned next (ms): the first round prunes. */
+  private pruneAt = 0;
 
   constructor(private readonly deps: DispatcherDeps) {}
 
@@ -102,7 +109,38 @@ export class WebhookDispatcher {
         if (!this.failing) this.deps.log('webhook deliveries not made', { err: (e as Error).message });
         this.failing = true;
       }
+      if (!this.failing && Date.now() >= this.pruneAt) await this.prune();
     } while (this.again && !this.stopped);
+  }
+
+  /**
+   * Deletes delivered and failed events and logged attempts older than WEBHOOK_KEEP_DAYS, batch by
+   * batch, but not the events of a publication the data served still holds (a server starting
+   * makes them again: their ids keep them from being sent twice). Not when nothing is served.
+   */
+  private async prune(): Promise<void> {
+    this.pruneAt = Date.now() + PRUNE_EVERY_MS;
+    const served = this.deps.snapshots.acquire();
+    if (!served) return;
+    let keep: string[];
+    try {
+      keep = eventVersions(served);
+    } finally {
+      served.release();
+    }
+    const before = new Date(Date.now() - this.deps.settings.keepMs).toISOString();
+    const pruned = { events: 0, attempts: 0 };
+    try {
+      for (;;) {
+        const batch = await this.deps.state.pruneWebhookOutbox(before, keep, PRUNE_BATCH);
+        pruned.events += batch.events;
+        pruned.attempts += batch.attempts;
+        if (this.stopped || (batch.events < PRUNE_BATCH && batch.attempts < PRUNE_BATCH)) break;
+      }
+    } catch (e) {
+      this.deps.log('webhook outbox not pruned', { err: (e as Error).message });
+    }
+    if (pruned.events + pruned.attempts > 0) this.deps.log('webhook outbox pruned', { ...pruned, before });
   }
 
   /** One claim and its sends; how many events it claimed. */

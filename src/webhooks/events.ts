@@ -55,6 +55,14 @@ function sinceFor(snapshot: ChangesView, createdVersion: string | null): string 
   return publications[0]!.since;
 }
 
+/**
+ * The data versions whose events `snapshot` can make (its publications': its own and those it
+ * carries), so the outbox keeps their ids however old they are (dispatcher.ts prunes the rest).
+ */
+export function eventVersions(snapshot: ChangesView): string[] {
+  return snapshot.reader.changePublications().map((p) => p.version ?? snapshot.version);
+}
+
 /** The body of a subject.changed event (docs/feeds.md#webhooks). */
 function changedBody(subscriptionId: string, change: ChangeEntry, publicUrl: string, nowIso: string): string {
   const resource =

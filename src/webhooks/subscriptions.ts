@@ -31,6 +31,8 @@ import { checkWebhookUrl } from './url-check.js';
 export interface WebhookSettings extends DeliveryOptions, Backoff {
   /** How often each replica looks for due events (ms). */
   pollMs: number;
+  /** How long delivered and failed events and logged attempts are kept (ms). */
+  keepMs: number;
 }
 
 export function webhookSettings(config: Config): WebhookSettings {
@@ -40,6 +42,7 @@ export function webhookSettings(config: Config): WebhookSettings {
     baseMs: config.WEBHOOK_RETRY_BASE_MS,
     forMs: config.WEBHOOK_RETRY_FOR_MS,
     pollMs: config.WEBHOOK_POLL_MS,
+    keepMs: config.WEBHOOK_KEEP_DAYS * 86_400_000,
   };
 }
 

@@ -336,6 +336,18 @@ function stateStoreSuite(backend: Backend) {
       expect(listed.map((t) => [t.prefix, t.revokedAt !== null])).toEqual([[prefix, true]]);
       expect(JSON.stringify(listed)).not.toContain(secret);
       await expect(store.createFeedToken('no-such-account')).rejects.toBeInstanceOf(StateNotFoundError);
+      // Without an account (the command line): every account's tokens, revoked by prefix alone.
+      const second = await store.createFeedToken(theirs.id);
+      const all = (await other.listFeedTokens()).map((t) => [t.prefix, t.accountId]);
+      expect(all).toEqual(
+        expect.arrayContaining([
+          [prefix, mine.id],
+          [second.prefix, theirs.id],
+        ]),
+      );
+      expect(await other.revokeFeedToken(second.prefix)).toBe(true);
+      expect(await store.authenticateFeedToken(second.token)).toBeNull();
+      expect(await other.revokeFeedToken(second.prefix)).toBe(false);
     });
 
     it('adds calls per key and month across instances; unknown prefixes are ignored', async () => {
@@ -869,6 +881,83 @@ function stateStoreSuite(backend: Backend) {
         });
         expect(await store.webhookAttempts(account.id, 10)).toEqual([]);
         expect(await store.enqueueWebhookEvents([event(sub.id, 2)], past())).toBe(0);
+      });
+
+      it('prunes finished events and attempts past the retention, not pending ones nor kept versions', async () => {
+        const account = await store.createAccount({ email: uniqueEmail('pruned'), plan: 'professional' });
+        const sub = await subscription(account.id);
+        const day = 86_400_000;
+        const daysAgo = (n: number) => new Date(Date.now() - n * day).toISOString();
+        const kept = { ...event(sub.id, 0), dataVersion: 'aaaaaaaaaaaaaaaa' };
+        const [oldDelivered, oldFailed, oldPending, newDelivered] = [1, 2, 3, 4].map((n) => event(sub.id, n));
+        await store.enqueueWebhookEvents([oldDelivered!, oldFailed!, oldPending!, kept], daysAgo(40));
+        await store.enqueueWebhookEvents([newDelivered!], daysAgo(2));
+        const record = (e: { id: string }, outcome: 'delivered' | 'failed' | 'retrying', at: string) =>
+          other.recordWebhookAttempt({
+            eventId: e.id,
+            subscriptionId: sub.id,
+            at,
+            outcome,
+            status: outcome === 'delivered' ? 200 : 500,
+            error: outcome === 'delivered' ? null : 'HTTP 500',
+            ...(outcome === 'retrying' ? { nextAttemptAt: new Date(Date.now() + day).toISOString() } : {}),
+          });
+        await record(oldDelivered!, 'delivered', daysAgo(40));
+        await record(oldFailed!, 'failed', daysAgo(39));
+        await record(kept, 'delivered', daysAgo(40));
+        await record(oldPending!, 'retrying', daysAgo(1));
+        await record(newDelivered!, 'delivered', daysAgo(2));
+        const logBefore = (await store.webhookAttempts(account.id, 20)).filter((a) => a.at > daysAgo(30));
+
+        // Two instances at once (two replicas): each row deleted once, neither waits nor fails.
+        const pruned = await Promise.all(
+          [store, other].map((s) => s.pruneWebhookOutbox(daysAgo(30), ['aaaaaaaaaaaaaaaa'], 1000)),
+        );
+        expect(pruned.reduce((a, b) => a + b.events, 0)).toBe(2);
+        expect(pruned.reduce((a, b) => a + b.attempts, 0)).toBe(3);
+        const left = await db.rows(
+          `SELECT id, status FROM webhook_outbox WHERE subscription_id = '${sub.id}' ORDER BY id`,
+        );
+        expect(left.map((r) => r.id).sort()).toEqual([kept.id, oldPending!.id, newDelivered!.id].sort());
+        expect(left.find((r) => r.id === oldPending!.id)?.status).toBe('pending');
+        // The delivery log shows what it showed within the retention.
+        expect(await store.webhookAttempts(account.id, 20)).toEqual(logBefore);
+        expect(logBefore.map((a) => a.eventId).sort()).toEqual([oldPending!.id, newDelivered!.id].sort());
+        // A pruned event made again is new to the outbox; a kept one is not.
+        expect(await store.enqueueWebhookEvents([oldDelivered!, kept], past())).toBe(1);
+        expect(await store.pruneWebhookOutbox(daysAgo(30), ['aaaaaaaaaaaaaaaa'], 1000)).toEqual({
+          events: 0,
+          attempts: 0,
+        });
+      });
+
+      it('prunes in batches of the size asked', async () => {
+        const account = await store.createAccount({ email: uniqueEmail('batches'), plan: 'professional' });
+        const sub = await subscription(account.id);
+        const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
+        const events = [1, 2, 3].map((n) => event(sub.id, n));
+        await store.enqueueWebhookEvents(events, old);
+        for (const e of events)
+          await store.recordWebhookAttempt({
+            eventId: e.id,
+            subscriptionId: sub.id,
+            at: old,
+            outcome: 'delivered',
+            status: 204,
+            error: null,
+          });
+        const before = new Date(Date.now() - 30 * 86_400_000).toISOString();
+        expect(await other.pruneWebhookOutbox(before, ['aaaaaaaaaaaaaaaa'], 2)).toEqual({
+          events: 2,
+          attempts: 2,
+        });
+        expect(await other.pruneWebhookOutbox(before, ['aaaaaaaaaaaaaaaa'], 2)).toEqual({
+          events: 1,
+          attempts: 1,
+        });
+        expect(await db.rows(`SELECT id FROM webhook_outbox WHERE subscription_id = '${sub.id}'`)).toEqual(
+          [],
+        );
       });
     });
   });

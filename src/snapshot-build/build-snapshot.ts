@@ -142,7 +142,6 @@ async function buildFromStore(
   // DuckDB's cache of the corpus's blocks let go before the scoring (read again by the next query).
   await store.releaseCache();
   const impact = computeImpact(corpus, params);
-  releaseFreeMemory(); // what the load's reads freed, given back before the scoring's peak
   lap('impact scores');
   // The subjects are scored in a worker thread while this one writes their rows as they come.
   const scoring = scoreSubjectsAside(corpus, impact, params);

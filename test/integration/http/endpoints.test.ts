@@ -208,6 +208,10 @@ describe('OpenAPI', () => {
     expect(Object.keys((doc.components as Json).securitySchemes as Json)).toEqual(['bearer']);
     expect(Object.keys(paths).sort()).toEqual(
       [
+        '/badges/elements/{symbol}.svg',
+        '/badges/elements/{symbol}/history.svg',
+        '/badges/subjects/{subject_type}/{subject_id}.svg',
+        '/badges/subjects/{subject_type}/{subject_id}/history.svg',
         '/changes',
         '/elements',
         '/elements/history',

@@ -167,6 +167,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getElementChanges',
+    tool: 'get_changes',
     description: 'What moved of one element at each publication kept (RI, RIS, HRI, rank)',
     method: 'GET',
     path: '/elements/{symbol}/changes',
@@ -278,6 +279,7 @@ export const OPERATIONS = [
   },
   {
     id: 'getSubjectChanges',
+    tool: 'get_changes',
     description: 'What moved of one topic or keyword at each publication kept (RI, RIS, HRI, rank, rising)',
     method: 'GET',
     path: '/subjects/{subject_type}/{subject_id}/changes',

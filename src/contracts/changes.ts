@@ -3,7 +3,7 @@
  * the answers and the parameters REST's changes routes and MCP's get_changes take.
  */
 import { z } from '@hono/zod-openapi';
-import { KINDS } from '../access/policy.js';
+import { KINDS, type Kind } from '../access/policy.js';
 import { envelopeShape } from './common.js';
 import { DATA_VERSION, DATA_VERSION_FORM } from './data-version.js';
 import { integerParam } from './params.js';
@@ -19,24 +19,28 @@ const DEFAULT_CHANGES_LIMIT = 100;
  * kind=element,topic: the kinds of subject listed, comma-separated (every kind unless told). The
  * plan a call needs is that of the kinds asked for: topics and keywords from Personal.
  */
-export const KindsQuery = z
-  .string()
-  .default(KINDS.join(','))
-  .transform((text, ctx) => {
-    const kinds = [...new Set(text.split(',').map((k) => k.trim().toLowerCase()))];
-    const bad = kinds.filter((k) => !(KINDS as readonly string[]).includes(k));
-    if (bad.length > 0 || kinds.length === 0) {
-      ctx.addIssue({ code: 'custom', message: `expected kinds from ${KINDS.join(', ')}, comma-separated` });
-      return z.NEVER;
-    }
-    return KINDS.filter((k) => kinds.includes(k));
-  })
-  .openapi({
-    type: 'string',
-    example: 'element,topic',
-    description:
-      'The kinds of subject listed, comma-separated: element, topic, keyword (default all three). Topics and keywords need the Personal plan; kind=element any key.',
-  });
+export const KindsQuery = z.string().default(KINDS.join(',')).transform(parseKinds).openapi({
+  type: 'string',
+  example: 'element,topic',
+  description:
+    'The kinds of subject listed, comma-separated: element, topic, keyword (default all three). Topics and keywords need the Personal plan; kind=element any key.',
+});
+
+/**
+ * kind as get_changes takes it: absent when not given, since one subject's changes take no kind
+ * (the list then takes every kind, as KindsQuery's default).
+ */
+export const KindsArg = z.string().transform(parseKinds).optional();
+
+function parseKinds(text: string, ctx: z.core.$RefinementCtx<string>): Kind[] {
+  const kinds = [...new Set(text.split(',').map((k) => k.trim().toLowerCase()))];
+  const bad = kinds.filter((k) => !(KINDS as readonly string[]).includes(k));
+  if (bad.length > 0 || kinds.length === 0) {
+    ctx.addIssue({ code: 'custom', message: `expected kinds from ${KINDS.join(', ')}, comma-separated` });
+    return z.NEVER;
+  }
+  return KINDS.filter((k) => kinds.includes(k));
+}
 
 /**
  * A number of RIS points, 0-100, in decimal digits from a query string or a JSON number: the least

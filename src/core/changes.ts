@@ -267,7 +267,7 @@ export function fitChanges<T extends ChangesAnswer | SubjectChangesAnswer>(
       left_out:
         `Changes ${kept + 1} to ${listedCount} of the ${listedCount} listed (total ${answer.total}) are left out: a ` +
         `result holds about ${budget.toLocaleString('en-US')} tokens and keeps the first changes that fit (the newest ` +
-        `publication, the largest moves). Narrow the call with kind, min_move or direction, or read the whole answer: ${whole}.`,
+        `publication, the largest moves). Narrow the call with ${'kind' in answer ? 'kind' : 'since'}, min_move or direction, or read the whole answer: ${whole}.`,
     },
   });
   return first(mostThatFit(1, listedCount - 1, (n) => fits(first(n))));

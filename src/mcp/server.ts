@@ -16,7 +16,7 @@ import type { PaymentRequired } from '@x402/core/types';
 import { z } from 'zod';
 import { editionDescriptions, editionText } from '../access/edition-text.js';
 import type { Plan } from '../access/plans.js';
-import { type Edition, operation, PAID_CALL_RULE } from '../access/policy.js';
+import { type Edition, type OperationId, operation, PAID_CALL_RULE } from '../access/policy.js';
 import { type CallDeps, OperationCall } from '../calls/operation-call.js';
 import { pinnedSnapshot } from '../calls/pinned-snapshot.js';
 import type { Notes } from '../contracts/common.js';
@@ -139,16 +139,24 @@ export function createMcp(deps: McpDeps) {
     if (!tool) return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
     if (!deps.lab && (tool.name === 'lab_quote' || tool.name === 'lab_run'))
       return errorResult(new ServiceError('not_found', `No tool named '${name}'.`));
-    const op = operation(tool.op);
     // Parsed once, by the tool's own schema: the price and the plan a call needs read the parsed
     // arguments; ones that do not parse are refused as invalid (after access, as on REST).
     const parsed = tool.input.safeParse(args ?? {});
+    // The operation the call is (a tool whose arguments choose it: that one's plan and price).
+    let routed: { op: OperationId; args: Record<string, unknown> } | undefined;
+    let unrouted: unknown;
+    try {
+      if (parsed.success) routed = tool.route?.(parsed.data) ?? { op: tool.op, args: parsed.data };
+    } catch (e) {
+      unrouted = e;
+    }
+    const op = operation(routed?.op ?? tool.op);
     let input: Record<string, unknown> = {};
     // The one operation runner REST's middleware uses too (calls/operation-call.ts): this door only
     // translates the arguments in and the outcome out.
     const call = new OperationCall(callDeps, op, caller.plan, {
       payment: meta?.['x402/payment'],
-      terms: parsed.success ? termsOf(parsed.data) : null,
+      terms: routed ? termsOf(routed.args) : null,
       what: `The tool ${name}`,
       retry: 'Call this tool again with the same arguments and the same x402/payment',
       resource: (snapshot) => ({
@@ -162,7 +170,8 @@ export function createMcp(deps: McpDeps) {
     const outcome = await call.run(
       () => {
         if (!parsed.success) throw inputProblem(parsed.error.issues);
-        input = parsed.data as Record<string, unknown>;
+        if (!routed) throw unrouted;
+        input = routed.args;
         // A read pinned with data_version answers from that version, as on REST.
         return { input, version: typeof input.data_version === 'string' ? input.data_version : null };
       },

@@ -1,6 +1,13 @@
 import { z } from '@hono/zod-openapi';
-import { batchPrice, type LabDepth, type OperationId, operation } from '../access/policy.js';
-import { ChangesQuery, ChangesSchema, KindsQuery } from '../contracts/changes.js';
+import {
+  batchPrice,
+  KINDS,
+  type Kind,
+  type LabDepth,
+  type OperationId,
+  operation,
+} from '../access/policy.js';
+import { ChangesQuery, ChangesSchema, KindsArg, SubjectChangesSchema } from '../contracts/changes.js';
 import {
   ElementHistoriesSchema,
   ElementHistorySchema,
@@ -39,7 +46,7 @@ import {
 } from '../contracts/subjects.js';
 import { VersionsSchema } from '../contracts/versions.js';
 import { RESULT_TOKENS } from '../core/answer-size.js';
-import { fitChanges, listChanges } from '../core/changes.js';
+import { elementChanges, fitChanges, listChanges, subjectChanges } from '../core/changes.js';
 import { batchSymbols, canonicalSymbol, getElement, listElements } from '../core/elements.js';
 import { ServiceError } from '../core/errors.js';
 import { requireExactlyOne } from '../core/exactly-one.js';
@@ -99,6 +106,12 @@ export interface ToolDef {
   description: string;
   input: z.ZodObject;
   output: z.ZodType;
+  /**
+   * The REST operation a call is, when its arguments choose among several (get_changes: the list,
+   * one element's or one subject's changes), with the arguments as that operation takes them: the
+   * call needs that operation's plan and pays its price. Without it, `op` with the arguments as parsed.
+   */
+  route?(args: Record<string, unknown>): { op: OperationId; args: Record<string, unknown> };
   run(ctx: ToolContext, args: Record<string, unknown>): Promise<unknown>;
   /**
    * The result held to its size (the answer with only its own notes, as the model reads it): a
@@ -429,26 +442,49 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_changes',
       op: 'listChanges',
-      description: `${d('listChanges')}, as GET /v1/changes: since (a data_version; the last publication when not given), kind (element,topic,keyword; topics and keywords need Personal), min_move (RIS points), direction (up, down), limit. Newest publication first, then the largest moves.`,
-      input: z.object({ kind: KindsQuery, ...ChangesQuery, ...PINNED }).strict(),
-      output: ChangesSchema,
+      description: `${d('listChanges')}, as GET /v1/changes: since (a data_version; the last publication when not given), kind (element,topic,keyword, default all; topics and keywords need Personal), min_move (RIS points), direction (up, down), limit. Newest publication first, then the largest moves. symbol, or subject_type and subject_id: one subject's changes (all kept unless since), as GET /v1/elements/{symbol}/changes (any key) or /v1/subjects/{subject_type}/{subject_id}/changes (Personal).`,
+      input: z
+        .object({
+          kind: KindsArg,
+          symbol: SymbolParam.shape.symbol.optional(),
+          subject_type: SubjectParams.shape.subject_type.optional(),
+          subject_id: SubjectParams.shape.subject_id.optional(),
+          ...ChangesQuery,
+          ...PINNED,
+        })
+        .strict(),
+      output: ChangesSchema.partial({ kind: true }).extend(
+        SubjectChangesSchema.pick({ subject_type: true, subject_id: true, name: true }).partial().shape,
+      ),
+      route: changesRoute,
       async run(ctx, a) {
-        const { kind, since, min_move, direction, limit } = a as {
-          kind: ('element' | 'topic' | 'keyword')[];
+        const { since, min_move, direction, limit } = a as {
           since?: string;
           min_move: number;
           direction?: 'up' | 'down';
           limit: number;
         };
-        const answer = listChanges(ctx.snapshot, kind, { since, min_move, direction, limit }, ctx.viewer);
+        const filters = { since, min_move, direction, limit };
+        const answer = a.symbol
+          ? elementChanges(ctx.snapshot, a.symbol as string, filters, ctx.viewer)
+          : a.subject_type
+            ? subjectChanges(
+                ctx.snapshot,
+                a.subject_type as 'topic',
+                a.subject_id as string,
+                filters,
+                ctx.viewer,
+              )
+            : listChanges(ctx.snapshot, a.kind as Kind[], filters, ctx.viewer);
         return paid(ctx, answer);
       },
       fit(answer, args, viewer) {
         const changes = answer as Parameters<typeof fitChanges>[0];
-        const kind = (args.kind as string[] | undefined)?.join(',');
+        const { op, args: asked } = changesRoute(args);
+        const kind = (asked.kind as string[] | undefined)?.join(',');
         const url = restUrl(
-          'listChanges',
-          { ...args, kind, data_version: changes.data_version },
+          op,
+          { ...asked, ...(kind ? { kind } : {}), data_version: changes.data_version },
           viewer.publicUrl,
         );
         return fitChanges(changes, url);
@@ -476,6 +512,28 @@ export function toolDefinitions(): ToolDef[] {
 function quoteFromTool(e: unknown): unknown {
   if (!(e instanceof ServiceError) || e.code !== 'unknown_quote') return e;
   return new ServiceError(e.code, e.detail.replace('at /v1/lab/quote', 'with the lab_quote tool'), e.extra);
+}
+
+/**
+ * get_changes as the REST operation it is: one element's changes (symbol), one topic's or
+ * keyword's (subject_type and subject_id), or the list (kind, every kind unless told). Arguments
+ * of two of them at once are refused as REST has no such call.
+ */
+function changesRoute(args: Record<string, unknown>): { op: OperationId; args: Record<string, unknown> } {
+  const { kind, symbol, subject_type, subject_id, ...rest } = args;
+  const one = subject_type !== undefined || subject_id !== undefined;
+  if ([kind !== undefined, symbol !== undefined, one].filter(Boolean).length > 1)
+    throw new ServiceError(
+      'invalid_parameter',
+      "get_changes takes kind (the list), symbol (one element's) or subject_type and subject_id (one subject's), not two of them.",
+    );
+  if (symbol !== undefined) return { op: 'getElementChanges', args: { symbol, ...rest } };
+  if (one) {
+    if (subject_type === undefined || subject_id === undefined)
+      throw new ServiceError('invalid_parameter', 'subject_type and subject_id go together.');
+    return { op: 'getSubjectChanges', args: { subject_type, subject_id, ...rest } };
+  }
+  return { op: 'listChanges', args: { kind: kind ?? [...KINDS], ...rest } };
 }
 
 async function paid<T>(ctx: ToolContext, answer: T): Promise<T> {

@@ -342,6 +342,83 @@ describe('changes between two publications', () => {
   });
 });
 
+it("over MCP: get_changes with symbol or subject_type and subject_id answers as the one subject's route", async () => {
+  const connect = async (key: string | null) => {
+    const client = new Client({ name: 'ri-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} },
+      }),
+    );
+    await client.listTools();
+    return client;
+  };
+  const tool = (client: Client, args: Record<string, unknown>) =>
+    client.callTool({ name: 'get_changes', arguments: args }) as Promise<CallToolResult>;
+  const personal = await connect(keys.personal);
+  const free = await connect(keys.free);
+  const anon = await connect(null);
+  try {
+    const { tools } = await personal.listTools();
+    const listed = tools.find((t) => t.name === 'get_changes')!;
+    expect(Object.keys(listed.inputSchema.properties!)).toEqual(
+      expect.arrayContaining(['kind', 'symbol', 'subject_type', 'subject_id', 'since', 'limit']),
+    );
+    for (const [args, path, key] of [
+      [{ symbol: 'ni' }, '/v1/elements/ni/changes', keys.free],
+      [
+        { symbol: 'Ni', since: A, min_move: 1, direction: 'up' },
+        `/v1/elements/Ni/changes?since=${A}&min_move=1&direction=up`,
+        keys.personal,
+      ],
+      [{ symbol: 'Cu', limit: 1 }, '/v1/elements/Cu/changes?limit=1', keys.personal],
+      [{ subject_type: 'topic', subject_id: 'T200' }, '/v1/subjects/topic/T200/changes', keys.personal],
+      [
+        { subject_type: 'topic', subject_id: 'T200', since: A, direction: 'up' },
+        `/v1/subjects/topic/T200/changes?since=${A}&direction=up`,
+        keys.personal,
+      ],
+    ] as const) {
+      const client = key === keys.free ? free : personal;
+      const r = await tool(client, args);
+      expect([args, r.isError ?? false]).toEqual([args, false]);
+      const rest = await get(path, key);
+      expect(rest.res.status).toBe(200);
+      const got = r.structuredContent as Record<string, unknown>;
+      // The subject's answer (no kind), every field of it.
+      const { notes: _, ...fields } = got;
+      SubjectChangesSchema.omit({ notes: true }).strict().parse(fields);
+      // The same answer but for the notes every answer shares (MCP names them once, as a resource).
+      expect({ ...got, notes: null }).toEqual({ ...rest.body, notes: null });
+      expect((got.notes as Record<string, string>).changes).toBe(
+        (rest.body.notes as Record<string, string>).changes,
+      );
+    }
+    // Plans as the routes': an element's changes any key, a topic's Personal; none without a key.
+    expect((await tool(free, { symbol: 'Fe' })).isError ?? false).toBe(false);
+    expect(toolError(await tool(free, { subject_type: 'topic', subject_id: 'T200' }))).toMatchObject({
+      code: 'plan_required',
+      required_plan: 'personal',
+    });
+    expect(toolError(await tool(anon, { symbol: 'Fe' }))).toMatchObject({ code: 'authentication_required' });
+    // Refusals as REST's: an unknown subject; arguments of two calls at once, or half a subject.
+    expect(toolError(await tool(personal, { symbol: 'Xx' }))?.code).toBe('unknown_symbol');
+    expect(toolError(await tool(personal, { subject_type: 'topic', subject_id: 'T999999' }))?.code).toBe(
+      'unknown_subject',
+    );
+    for (const args of [
+      { symbol: 'Fe', kind: 'element' },
+      { symbol: 'Fe', subject_type: 'topic', subject_id: 'T200' },
+      { subject_type: 'topic' },
+      { subject_id: 'T200' },
+      { subject_type: 'galaxy', subject_id: 'x' },
+    ])
+      expect([args, toolError(await tool(personal, args))?.code]).toEqual([args, 'invalid_parameter']);
+  } finally {
+    for (const c of [personal, free, anon]) await c.close();
+  }
+});
+
 describe('a third publication', () => {
   beforeAll(async () => {
     C = await publish(many(5, 'Copper wires in circuits', COPPER, '2025-09-01'));

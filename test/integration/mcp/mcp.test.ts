@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decode, encode } from '@toon-format/toon';
 import { decodePaymentResponseHeader } from '@x402/core/http';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevChain } from '../../../scripts/dev-chain.mjs';
 import { OPERATIONS, operation, priceOf } from '../../../src/access/policy.js';
@@ -229,6 +230,12 @@ describe('the MCP tool server', () => {
         `/v1/subjects/topic/${topic}/elements`,
       ],
       ['get_changes', { kind: 'element', min_move: 1 }, '/v1/changes?kind=element&min_move=1'],
+      ['get_changes', { symbol: 'fe', direction: 'up' }, '/v1/elements/fe/changes?direction=up'],
+      [
+        'get_changes',
+        { subject_type: 'topic', subject_id: topic, limit: 5 },
+        `/v1/subjects/topic/${topic}/changes?limit=5`,
+      ],
     ];
     for (const [tool, args, path] of cases) {
       const r = await call(pro, tool, args);
@@ -257,6 +264,21 @@ describe('the MCP tool server', () => {
       expect(text).toBe(encode(tableReady(got) as never, { delimiter: '|' }));
     }
     await pro.close();
+  });
+
+  it('keeps the tool list from growing past what it costs a model now, prices said', async () => {
+    // As bench/mcp-tokens.mjs counts it (docs/mcp.md): the listing as JSON, with x402 on (each
+    // priced tool's description then says its price too), for a caller without a key and with one.
+    // The budget of issue 31 is 3,500; this server's listing was 3,818 before get_changes took one
+    // subject (3,913 with it): a ceiling against growth until the listing is trimmed to budget.
+    const LISTING_TOKENS = 3_920;
+    for (const key of [undefined, ctx.keys.professional]) {
+      const client = await connect(key);
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'get_changes')!.description).toMatch(/x402: \d+\.\d{2} USD/);
+      expect(countTokens(JSON.stringify(tools))).toBeLessThanOrEqual(LISTING_TOKENS);
+      await client.close();
+    }
   });
 
   it('gates each tool exactly as REST: no key, a key on a plan too low', async () => {
@@ -449,10 +471,21 @@ describe('the MCP tool server', () => {
       ]);
       return paid.structuredContent as Record<string, unknown>;
     };
-    // Every tool with a price in the table; lab_run is priced by its quote.
-    const priced = OPERATIONS.filter((o) => 'tool' in o && o.prices.length > 0).map(
-      (o) => (o as { tool: string }).tool,
-    );
+    // Every operation with a price in the table that a tool offers (get_changes three: the list,
+    // an element's, a subject's, each at its own price); lab_run is priced by its quote.
+    const pricedOps = OPERATIONS.filter((o) => 'tool' in o && o.prices.length > 0);
+    const priced = pricedOps.map((o) => (o as { tool: string }).tool);
+    const byOp: Record<string, Record<string, unknown>> = {
+      getElementChanges: { symbol: 'ni' },
+      getSubjectChanges: { subject_type: 'topic', subject_id: topic },
+    };
+    for (const [id, a] of Object.entries(byOp)) {
+      const terms = toolTerms(await call(agent, 'get_changes', a));
+      expect([id, terms.accepts[0]!.amount]).toEqual([
+        id,
+        usdToAtomic(priceOf(operation(id as 'getElementChanges'))!),
+      ]);
+    }
     const args: Record<string, Record<string, unknown>> = {
       research: { q: 'oxygen evolution nickel', page_size: 2 },
       search_subjects: { q: 'iron' },
@@ -467,9 +500,10 @@ describe('the MCP tool server', () => {
       get_changes: { kind: 'element,topic' },
     };
     const paidTools: string[] = [];
-    for (const name of priced) {
-      expect([name, args[name]]).toEqual([name, expect.any(Object)]);
-      const answer = await pay(name, args[name]!);
+    for (const [i, name] of priced.entries()) {
+      const a = byOp[pricedOps[i]!.id] ?? args[name];
+      expect([name, a]).toEqual([name, expect.any(Object)]);
+      const answer = await pay(name, a!);
       expect([name, typeof answer.data_version]).toEqual([name, 'string']);
       paidTools.push(name);
       if (name === 'lab_quote') {

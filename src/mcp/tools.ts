@@ -193,7 +193,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'research',
       op: 'research',
-      description: `${d('research')}: communities and element sub-communities of q or paper, why each matched and whether it is rising; lists foundational (most cited by the matches), now (highest impact), newest (last two years). Pages 1-${MAX_PAGES}: for the next, call again with next.url's page and data_version (one data version throughout); a page past the last is refused uncharged.`,
+      description: `${d('research')}: communities (and element sub-communities), why each matched, whether rising; lists foundational (most cited by the matches), now (highest impact), newest (last two years). Pages 1-${MAX_PAGES}: next.url's page and data_version give the next; past the last, refused uncharged.`,
       input: z
         .object({
           ...researchFields(),
@@ -442,7 +442,7 @@ export function toolDefinitions(): ToolDef[] {
     {
       name: 'get_changes',
       op: 'listChanges',
-      description: `${d('listChanges')}, as GET /v1/changes: since (a data_version; the last publication when not given), kind (element,topic,keyword, default all; topics and keywords need Personal), min_move (RIS points), direction (up, down), limit. Newest publication first, then the largest moves. symbol, or subject_type and subject_id: one subject's changes (all kept unless since), as GET /v1/elements/{symbol}/changes (any key) or /v1/subjects/{subject_type}/{subject_id}/changes (Personal).`,
+      description: `${d('listChanges')}. since: default the last publication; kind: default all (topics, keywords: Personal); min_move in RIS points; direction up or down. With symbol, or subject_type and subject_id: that subject's alone.`,
       input: z
         .object({
           kind: KindsArg,

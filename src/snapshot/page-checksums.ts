@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { nativeLibrary } from '../util/native-library.js';
 
 /**
  * Page checksums (native/page-checksums.c, a SQLite extension built with the project): once loaded,
@@ -11,11 +11,8 @@ import Database from 'better-sqlite3';
  * without them pass through unchanged.
  */
 
-const SUFFIX: string = { darwin: 'dylib', win32: 'dll' }[process.platform as string] ?? 'so';
-/** The extension, built by scripts/build-native.mjs (`npm run build`): dist/native/, from src/ or dist/ alike. */
-export const PAGE_CHECKSUMS_LIBRARY = fileURLToPath(
-  new URL(`../../dist/native/page-checksums.${SUFFIX}`, import.meta.url),
-);
+/** The extension, built by scripts/build-native.mjs (`npm run build`). */
+export const PAGE_CHECKSUMS_LIBRARY = nativeLibrary('page-checksums');
 
 /** The bytes at the end of each page that hold its checksum. */
 const RESERVE = 8;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { nativeLibrary } from './native-library.js';
 
 /**
  * Gives back to the system the memory the C allocator keeps (native/release-memory.c, a SQLite
@@ -10,11 +10,7 @@ import Database from 'better-sqlite3';
  * large as at the scoring's peak through every phase after it.
  */
 
-const SUFFIX: string = { darwin: 'dylib', win32: 'dll' }[process.platform as string] ?? 'so';
-/** The extension, built by scripts/build-native.mjs (`npm run build`): dist/native/, from src/ or dist/ alike. */
-const RELEASE_MEMORY_LIBRARY = fileURLToPath(
-  new URL(`../../dist/native/release-memory.${SUFFIX}`, import.meta.url),
-);
+const RELEASE_MEMORY_LIBRARY = nativeLibrary('release-memory');
 
 let statement: Database.Statement | null | undefined;
 

@@ -1,4 +1,4 @@
-import { closeSync, openSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, openSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPointer, snapshotFile } from '../../../src/snapshot/folder.js';
@@ -21,9 +21,31 @@ function damage(path: string): void {
   }
 }
 
-/** Two published snapshots (older, then newer = CURRENT) built by the CLI, and a professional key. */
-function twoSnapshots(options: { only?: boolean } = {}) {
-  const root = tempDir('ri-worker-recovery-');
+interface TwoSnapshots {
+  dataDir: string;
+  dir: string;
+  older: string;
+  newer: string;
+  key: string;
+}
+
+/**
+ * Two published snapshots (older, then newer = CURRENT) built by the CLI, and a professional key
+ * (`only`: the older one alone, no key). Each is built once for the file (two ingests and builds,
+ * about 10 s) and each test gets a copy of its own to damage.
+ */
+const built = new Map<boolean, TwoSnapshots>();
+function twoSnapshots(options: { only?: boolean } = {}): TwoSnapshots {
+  const only = options.only === true;
+  const made = built.get(only) ?? buildTwoSnapshots(only);
+  built.set(only, made);
+  const dataDir = join(tempDir('ri-worker-recovery-'), 'data');
+  cpSync(made.dataDir, dataDir, { recursive: true });
+  return { ...made, dataDir, dir: join(dataDir, 'snapshots') };
+}
+
+function buildTwoSnapshots(only: boolean): TwoSnapshots {
+  const root = tempDir('ri-worker-recovery-built-');
   const dataDir = join(root, 'data');
   const env = { DATA_DIR: dataDir };
   const first = writeWorks(
@@ -33,7 +55,7 @@ function twoSnapshots(options: { only?: boolean } = {}) {
   expect(ri(['ingest', first, '--data-dir', dataDir]).status).toBe(0);
   expect(ri(['build', '--data-dir', dataDir]).status).toBe(0);
   const older = readPointer(join(dataDir, 'snapshots'), 'CURRENT')!;
-  if (options.only) return { dataDir, dir: join(dataDir, 'snapshots'), older, newer: older, key: '' };
+  if (only) return { dataDir, dir: join(dataDir, 'snapshots'), older, newer: older, key: '' };
   const more = writeWorks(
     join(root, 'more.jsonl'),
     Array.from({ length: 30 }, (_, i) => work(1000 + i, { title: `Iron nitride magnets ${i}` })),

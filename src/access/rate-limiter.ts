@@ -14,7 +14,8 @@
  * would replace only the Lua script below.
  */
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -162,7 +163,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   constructor(url: string, options: RedisRateLimiterOptions = {}) {
     this.log = options.log ?? (() => {});
-    this.redis = new Redis(url, {
+    this.redis = new (loadIoredis().Redis)(url, {
       // No queueing while disconnected: a request must not wait for Redis to come back.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -248,4 +249,12 @@ export class RedisRateLimiter implements RateLimiter {
 /** Redis when a URL is given (shared between replicas), otherwise counters in this process. */
 export function createRateLimiter(redisUrl?: string, options: RedisRateLimiterOptions = {}): RateLimiter {
   return redisUrl ? new RedisRateLimiter(redisUrl, options) : new MemoryRateLimiter();
+}
+
+/**
+ * ioredis, loaded when a Redis is configured (a third of a second of every start otherwise:
+ * the embedded default and most tests have none). CommonJS, so required as `import` would.
+ */
+export function loadIoredis(): typeof import('ioredis') {
+  return createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
 }

@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { type DuckDBAppender, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBAppender } from '@duckdb/node-api';
 import { EXPORT_TABLES, type ExportColumn, exportFileName } from '../core/exports.js';
 import {
   type ExportFile,
@@ -91,6 +91,8 @@ export async function writeExports(snapshotDir: string, version: string): Promis
 /** Each table into an in-memory DuckDB table, then COPY to its two files; the rows per table. */
 async function writeTables(path: string, version: string, folder: string): Promise<Map<string, number>> {
   const snapshot = new Snapshot(version, path, { mmap: false, cacheKib: 16_384 });
+  // DuckDB loaded when exports are written, not at every server's start.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
   const db = await DuckDBInstance.create(':memory:', { threads: '2' });
   const con = await db.connect();
   const counts = new Map<string, number>();

@@ -2,8 +2,8 @@ import type { FacilitatorClient } from '@x402/core/server';
 import type { Network } from '@x402/core/types';
 import { getDefaultAsset as evmDefaultAsset } from '@x402/evm';
 import { getDefaultAsset as svmDefaultAsset } from '@x402/svm';
-import { Redis } from 'ioredis';
 import type { PaymentLedger } from '../access/payment-ledger.js';
+import { loadIoredis } from '../access/rate-limiter.js';
 import type { Config } from '../config/config.js';
 import { evmChainReader } from './evm-chain.js';
 import { httpFacilitator } from './facilitator.js';
@@ -31,7 +31,10 @@ export function paymentsFromConfig(
   const on = Boolean(config.X402_PAY_TO_EVM || config.X402_PAY_TO_SOLANA);
   let locks: NonceLock = new MemoryNonceLock();
   if (on && config.REDIS_URL) {
-    const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    const redis = new (loadIoredis().Redis)(config.REDIS_URL, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    });
     redis.on('error', () => {}); // an unreachable Redis falls back to this process's locks
     locks = new RedisNonceLock(redis);
   }

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import { createRequire } from 'node:module';
 
 export interface Mailer {
   send(message: { to: string; subject: string; text: string; replyTo?: string }): Promise<void>;
@@ -24,6 +24,8 @@ export function createMailer(options: {
       },
     };
   }
+  // Loaded only when mail is sent through SMTP (its own build for require).
+  const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer');
   const transport = nodemailer.createTransport(options.smtpUrl);
   return {
     async send({ to, subject, text, replyTo }) {

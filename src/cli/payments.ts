@@ -70,7 +70,7 @@ export async function run(args: string[]): Promise<number> {
     if (!Number.isInteger(days) || days < 1 || days > 365)
       throw new CliError(`--days must be a whole number of days, 1-365, not '${values.days}'`);
     const chains = chainReaders(config);
-    const watch = watchOf(config);
+    const watch = await watchOf(config);
     return withStore(values['data-dir'], async (store) => {
       const report = await reconcilePayments(store, chains, { days, watch });
       for (const r of report.settled)

@@ -1,17 +1,13 @@
 import type { FacilitatorClient } from '@x402/core/server';
 import type { Network } from '@x402/core/types';
-import { getDefaultAsset as evmDefaultAsset } from '@x402/evm';
-import { getDefaultAsset as svmDefaultAsset } from '@x402/svm';
 import type { PaymentLedger } from '../access/payment-ledger.js';
 import { loadIoredis } from '../access/rate-limiter.js';
 import type { Config } from '../config/config.js';
-import { evmChainReader } from './evm-chain.js';
 import { httpFacilitator } from './facilitator.js';
 import { NETWORKS } from './networks.js';
 import { MemoryNonceLock, type NonceLock, RedisNonceLock } from './nonce-lock.js';
 import { PaymentService } from './payment-service.js';
-import type { ChainReaders, Watch } from './reconcile.js';
-import { svmChainReader } from './svm-chain.js';
+import type { ChainReader, ChainReaders, Watch } from './reconcile.js';
 
 /**
  * The payment service the configuration asks for: the networks of X402_NETWORKS that have a payTo,
@@ -54,9 +50,31 @@ export function paymentsFromConfig(
 
 /** The chain readers of the RPC endpoints configured (X402_EVM_RPC_URL, X402_SOLANA_RPC_URL). */
 export function chainReaders(config: Pick<Config, 'X402_EVM_RPC_URL' | 'X402_SOLANA_RPC_URL'>): ChainReaders {
+  const evm = config.X402_EVM_RPC_URL;
+  const svm = config.X402_SOLANA_RPC_URL;
   return {
-    ...(config.X402_EVM_RPC_URL ? { evm: evmChainReader(config.X402_EVM_RPC_URL) } : {}),
-    ...(config.X402_SOLANA_RPC_URL ? { svm: svmChainReader(config.X402_SOLANA_RPC_URL) } : {}),
+    ...(evm ? { evm: readerWhenUsed(async () => (await import('./evm-chain.js')).evmChainReader(evm)) } : {}),
+    ...(svm ? { svm: readerWhenUsed(async () => (await import('./svm-chain.js')).svmChainReader(svm)) } : {}),
+  };
+}
+
+/**
+ * A chain reader whose client library (viem, @solana/kit: most of a second to import) is loaded
+ * at its first read, not at every start.
+ */
+function readerWhenUsed(make: () => Promise<ChainReader>): ChainReader {
+  let reader: Promise<ChainReader> | undefined;
+  const loaded = () => {
+    reader ??= make();
+    return reader;
+  };
+  return {
+    lookup: async (row) => (await loaded()).lookup(row),
+    transfersTo: async (asset, payTo, sinceMs) => (await loaded()).transfersTo(asset, payTo, sinceMs),
+    serves: async (network) => {
+      const r = await loaded();
+      return r.serves ? r.serves(network) : true;
+    },
   };
 }
 
@@ -64,19 +82,22 @@ export function chainReaders(config: Pick<Config, 'X402_EVM_RPC_URL' | 'X402_SOL
  * What `reconcile` compares with the chain: each family's payTo and the USDC of its configured
  * networks (contracts on EVM, mints on Solana).
  */
-export function watchOf(
+export async function watchOf(
   config: Pick<Config, 'X402_NETWORKS' | 'X402_PAY_TO_EVM' | 'X402_PAY_TO_SOLANA'>,
-): Watch {
-  const assets = (family: 'evm' | 'svm') =>
-    config.X402_NETWORKS.filter((n) => NETWORKS[n].family === family).map((n) =>
-      family === 'evm'
-        ? evmDefaultAsset(NETWORKS[n].caip2 as Network).asset
-        : svmDefaultAsset(NETWORKS[n].caip2 as Network).asset,
+): Promise<Watch> {
+  // The reference libraries' default assets, loaded only for a family that is paid to.
+  const assets = async (family: 'evm' | 'svm') => {
+    const { getDefaultAsset } = family === 'evm' ? await import('@x402/evm') : await import('@x402/svm');
+    return config.X402_NETWORKS.filter((n) => NETWORKS[n].family === family).map(
+      (n) => getDefaultAsset(NETWORKS[n].caip2 as Network).asset,
     );
+  };
   return {
-    ...(config.X402_PAY_TO_EVM ? { evm: { payTo: config.X402_PAY_TO_EVM, assets: assets('evm') } } : {}),
+    ...(config.X402_PAY_TO_EVM
+      ? { evm: { payTo: config.X402_PAY_TO_EVM, assets: await assets('evm') } }
+      : {}),
     ...(config.X402_PAY_TO_SOLANA
-      ? { svm: { payTo: config.X402_PAY_TO_SOLANA, assets: assets('svm') } }
+      ? { svm: { payTo: config.X402_PAY_TO_SOLANA, assets: await assets('svm') } }
       : {}),
   };
 }

@@ -10,13 +10,11 @@ import {
   type SettleResponse,
   VerifyError,
 } from '@x402/core/types';
-import { ExactEvmScheme } from '@x402/evm/exact/server';
 import {
   declarePaymentIdentifierExtension,
   extractAndValidatePaymentIdentifier,
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
-import { ExactSvmScheme } from '@x402/svm/exact/server';
 import type { PaymentLedger, PaymentRow } from '../access/payment-ledger.js';
 import { usdText } from '../access/policy.js';
 import { ServiceError } from '../core/errors.js';
@@ -157,7 +155,7 @@ export interface PaymentServiceOptions {
    */
   chains?: ChainReaders;
   /** The service's addresses and the tokens it is paid in (compared with the chain by `reconcile`). */
-  watch?: Watch;
+  watch?: Watch | Promise<Watch>;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   now?: () => number;
 }
@@ -182,6 +180,7 @@ export class PaymentService {
   private readonly locks: NonceLock;
   private readonly maxTimeoutSeconds: number;
   private initialized: Promise<void> | null = null;
+  private schemes: Promise<void> | null = null;
   private initializedAt = 0;
   private readonly terms = new Map<string, Promise<PaymentRequirements[]>>();
   /** The unpaid PaymentRequired of each URL asked for lately (paymentRequired). */
@@ -201,12 +200,6 @@ export class PaymentService {
     );
     this.facilitator = new ResilientFacilitator(options.facilitator, this.offered);
     this.server = new x402ResourceServer(this.facilitator);
-    for (const n of this.offered) {
-      this.server.register(
-        NETWORKS[n].caip2 as Network,
-        NETWORKS[n].family === 'evm' ? new ExactEvmScheme() : new ExactSvmScheme(),
-      );
-    }
     this.locks = options.locks ?? new MemoryNonceLock();
     this.maxTimeoutSeconds = options.maxTimeoutSeconds ?? 300;
     this.settleDeadlineMs = options.settleDeadlineMs ?? 60_000;
@@ -610,7 +603,7 @@ export class PaymentService {
    */
   async reconcile(): Promise<Mismatches | null> {
     const chains = this.options.chains ?? {};
-    const watch = this.options.watch ?? {};
+    const watch = (await this.options.watch) ?? {};
     if (!(Object.keys(watch) as (keyof Watch)[]).some((family) => chains[family])) return null;
     const report = await reconcilePayments(this.options.ledger, chains, { now: this.now(), watch });
     this.mismatches = report.mismatches;
@@ -709,13 +702,30 @@ export class PaymentService {
     return all;
   }
 
+  /**
+   * The reference `exact` scheme of each network offered, registered before the terms are first
+   * built (everything that reads them waits for ensureInitialized). Their libraries are loaded
+   * then, not at every start: most of a second, for a service that may take no payments.
+   */
+  private async registerSchemes(): Promise<void> {
+    const families = new Set(this.offered.map((n) => NETWORKS[n].family));
+    const evm = families.has('evm') ? (await import('@x402/evm/exact/server')).ExactEvmScheme : null;
+    const svm = families.has('svm') ? (await import('@x402/svm/exact/server')).ExactSvmScheme : null;
+    for (const n of this.offered)
+      this.server.register(
+        NETWORKS[n].caip2 as Network,
+        NETWORKS[n].family === 'evm' ? new evm!() : new svm!(),
+      );
+  }
+
   private ensureInitialized(): Promise<void> {
     const stale = !this.facilitator.reachable && Date.now() - this.initializedAt > RETRY_SUPPORTED_MS;
     if (!this.initialized || (stale && this.initializedAt > 0)) {
       // A facilitator that cannot be reached leaves only what needs nothing from it (or nothing):
       // never a rejected promise kept for good, so it is asked again after RETRY_SUPPORTED_MS.
-      this.initialized = this.server
-        .initialize()
+      this.schemes ??= this.registerSchemes();
+      this.initialized = this.schemes
+        .then(() => this.server.initialize())
         .catch((e) => {
           this.options.log?.('x402 facilitator supported kinds unavailable', { err: (e as Error).message });
         })

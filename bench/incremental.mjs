@@ -14,6 +14,7 @@
 //   BENCH_ONE_COPY=1: for corpora too large to copy three times a day: the day is published by
 //   `ri update` on one copy, then `ri build --full` of the same folder must publish the same
 //   data_version (it finds it current); the full build's time is its own, on the same corpus.
+//   BENCH_DAYS_ONLY=1: writes the days' partitions, prints their paths and stops.
 import { spawnSync } from 'node:child_process';
 import { cpSync, createReadStream, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -153,6 +154,11 @@ for (let r = 0; r < rounds; r++) {
   // As bytes, record by record: a 10M-works day (60,000 records of 13 KB) is past V8's longest string.
   writeFileSync(file, gzipSync(Buffer.concat(records.map((x) => Buffer.from(`${JSON.stringify(x)}\n`)))));
   partitions.push({ day, file, records: records.length });
+}
+// BENCH_DAYS_ONLY=1: the days' partitions written (to trace one with bench/rss-trace.mjs), no run.
+if (process.env.BENCH_DAYS_ONLY === '1') {
+  for (const p of partitions) console.log(p.file);
+  process.exit(0);
 }
 
 // Each round: two copies of the state before the day; one full, one incremental; alternating.

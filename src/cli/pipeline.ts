@@ -10,7 +10,6 @@ import { listSnapshotVersions, readPointerName, snapshotFile } from '../snapshot
 import { startsSound } from '../snapshot/integrity.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot/schema.js';
 import { type SnapshotManager, snapshotSchemaVersion } from '../snapshot/snapshot.js';
-import { releaseFreeMemory } from '../util/release-memory.js';
 import { CliError } from './cli-error.js';
 import { ingestProgressReporter } from './progress.js';
 
@@ -114,9 +113,6 @@ export async function runBuild(dataDir: string, options: { full?: boolean } = {}
   if (!existsSync(corpus))
     throw new CliError(`no corpus store at ${corpus}: run \`ri ingest PATH...\` first`);
   const { buildSnapshot } = await import('../snapshot-build/build-snapshot.js');
-  // What the steps before it in this process freed (`ri update`'s ingest or pull: DuckDB's joins
-  // against every stored work) given back first: the build fits DuckDB to what the process holds.
-  releaseFreeMemory();
   process.stderr.write(`build: memory budget ${loadConfig().BUILD_MEMORY_MB} MB (BUILD_MEMORY_MB)\n`);
   const result = await buildSnapshot(corpus, snapshots, {
     log: (m) => process.stderr.write(`build: ${m}\n`),

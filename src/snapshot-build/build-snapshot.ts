@@ -200,6 +200,7 @@ async function buildFromStore(
       // The citation graph's votes for the papers without a topic: DuckDB's joins, not beside the
       // scoring either.
       const clusters = assignClusters(corpus.primaryTopic, await citationVotes(store));
+      lap('  citation votes read');
       refs.staging = stageReferences();
       const stagedRefs = await refs.staging;
       lap('references staged');
@@ -229,6 +230,7 @@ async function buildFromStore(
         cachedOrdinal,
         workId: corpus.workId,
         delta: refsDelta,
+        onFreshRead: (pairs) => lap(`  references read again: ${pairs} pairs`),
       });
       if (staged) {
         lap(

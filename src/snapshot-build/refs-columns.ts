@@ -92,6 +92,8 @@ export interface PreviousRefs {
   /** Each paper's work id now: the snapshot's must agree for every unchanged one. */
   workId: Float64Array;
   delta: RefsDelta;
+  /** Told once the store's pairs (the changed works' and those to new works) are read. */
+  onFreshRead?: (pairs: number) => void;
 }
 
 /**
@@ -123,6 +125,7 @@ export async function stageRefsFrom(
     if (!packedRows || !oldStart || oldStart.length !== target.length + 1 || !sameWorks(db, previous))
       return null;
     const [freshFrom, freshTo] = await freshRefPairs(store, changedIds, addedIds);
+    previous.onFreshRead?.(freshFrom!.length);
     parts = paperColumnBlobs(db, 'refs_packed')[Symbol.iterator]();
     const old = new PackedValues(parts, oldStart);
     return await staged(new RefsFile(n, file), async (out) => {

@@ -58,7 +58,7 @@ export async function openStateStore(
     // Bounded too (a stalled server must not hold the start forever), keeping the driver's message.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      store.migrate(),
+      migrateOnceAnswered(store),
       new Promise<never>((_, reject) => {
         timer = setTimeout(
           () => reject(new Error(`no answer within ${MIGRATE_TIMEOUT_MS / 1000} s`)),
@@ -71,6 +71,23 @@ export async function openStateStore(
     throw error;
   }
   return bounded;
+}
+
+/**
+ * A connection that timed out (a server slow to answer, in a boot storm or a stall), which a start
+ * tries again until the migration's deadline; a refusal or a bad password fails at once.
+ */
+const CONNECT_TIMED_OUT = /connection timeout|timeout exceeded when trying to connect/i;
+
+async function migrateOnceAnswered(store: StateStore): Promise<void> {
+  for (;;) {
+    try {
+      return await store.migrate();
+    } catch (e) {
+      if (!CONNECT_TIMED_OUT.test((e as Error).message)) throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 async function openSqlite(path: string, log: StateLog | undefined): Promise<StateStore> {

@@ -378,4 +378,29 @@ describe('ri serve on a PostgreSQL that stalls and goes down', () => {
     expect(lines.some((l) => l.level === 50 && l.msg === 'request failed')).toBe(false);
     expect(stdout + stderr).not.toContain(PASSWORD);
   });
+
+  it('starts once a server that stalls at its start answers again (each connect over 500 ms)', async () => {
+    const slow = new PgProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    await slow.start();
+    const viaSlow = new URL(PG);
+    viaSlow.host = `127.0.0.1:${slow.port}`;
+    viaSlow.searchParams.set('schema', schema);
+    slow.stall();
+    const later = riBackground(
+      ['serve', '--port', '0', '--host', '127.0.0.1'],
+      { DATA_DIR: (await sampleDataDir()).dataDir, STATE_URL: viaSlow.toString(), STATE_TIMEOUT_MS: '500' },
+      /at (http:\/\/\S+)\/v1/,
+    );
+    try {
+      // Several connects time out meanwhile (500 ms each): the start tries again, it does not exit.
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(later.child.exitCode).toBeNull();
+      slow.resume();
+      const started = (await later.started)[1]!;
+      expect((await fetch(`${started}/readyz`)).status).toBe(200);
+    } finally {
+      await stop(later.child);
+      await slow.close();
+    }
+  }, 60_000);
 });

@@ -34,6 +34,8 @@ export function paymentsFromConfig(
     redis.on('error', () => {}); // an unreachable Redis falls back to this process's locks
     locks = new RedisNonceLock(redis);
   }
+  const watch = watchOf(config);
+  watch.catch(() => {}); // a library that cannot load fails the comparison that awaits it, not the process
   return new PaymentService({
     networks: config.X402_NETWORKS,
     payTo: { evm: config.X402_PAY_TO_EVM, solana: config.X402_PAY_TO_SOLANA },
@@ -42,7 +44,7 @@ export function paymentsFromConfig(
     locks,
     settleDeadlineMs: config.X402_SETTLE_TIMEOUT_SECONDS * 1000,
     chains: chainReaders(config),
-    watch: watchOf(config),
+    watch,
     ...(options.log ? { log: options.log } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
